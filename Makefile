@@ -1,0 +1,33 @@
+# Thin wrapper around CMake. `make` builds build/benchgate; `make test` runs
+# every test (unit, CLI golden, conformance); `make asan` builds build-asan/
+# with AddressSanitizer + UBSan and runs the whole suite there.
+PREFIX ?= /usr/local
+WERROR ?= OFF
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+CONFORMANCE ?= ../shared/conformance
+
+.PHONY: all build test asan install clean bench demo fuzz
+
+all: build
+
+build:
+	cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DBENCHGATE_WERROR=$(WERROR) >/dev/null
+	cmake --build build -j $(JOBS)
+
+test: build
+	tests/run-all build $(CONFORMANCE)
+
+asan:
+	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DBENCHGATE_SANITIZE=ON -DBENCHGATE_WERROR=$(WERROR) >/dev/null
+	cmake --build build-asan -j $(JOBS)
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+		tests/run-all build-asan $(CONFORMANCE)
+
+install: build
+	cmake --install build --prefix $(PREFIX)
+
+bench: build
+	bench/registry.sh
+
+clean:
+	rm -rf build build-asan

@@ -1,0 +1,80 @@
+/*
+ * config.h - benchgate.json: the project root, paths, vocabulary and store.
+ *
+ * bg_config_load finds the project root (DIR from -C, else the nearest
+ * folder upwards from the working directory holding benchgate.json, else
+ * the working directory), reads benchgate.json when present and fills every
+ * field, defaults included. All strings are owned by the config and freed
+ * by bg_config_release. Paths are relative to root unless absolute.
+ */
+#ifndef BENCHGATE_CONFIG_H
+#define BENCHGATE_CONFIG_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "benchgate/status.h"
+#include "benchgate/strbuf.h"
+
+struct bg_computer {
+	char *label;
+	char *slug;
+};
+
+enum bg_rule_kind { BG_RULE_DEVICE_CONTAINS, BG_RULE_COMPUTER_EQUALS_IGNORING_CASE };
+struct bg_computer_rule {
+	enum bg_rule_kind kind;
+	char *pattern;
+	char *computer;
+};
+
+struct bg_config {
+	char *root;        /* absolute project root */
+	char *config_path; /* benchgate.json used, relative to root when inside; NULL when none */
+	char *registry_path;
+	char *registry_protocol; /* NULL: any accepted */
+	char *generated_path;
+	char *profile_path;
+	char *profile_protocol; /* NULL: any accepted */
+	char *parity_matrix;
+	char *experiments;
+	char *runs_index;
+	struct bg_computer *computers;
+	size_t ncomputers;
+	struct bg_computer_rule *rules;
+	size_t nrules;
+	json_t *platform_labels; /* object, owned reference */
+	json_t *module_labels;   /* object, owned reference */
+	char *store;             /* "sqlite:PATH" or "postgresql://..." */
+	json_t *raw;             /* the whole file (or an empty object), owned reference */
+};
+
+/*
+ * chdir_root: -C DIR or NULL. config_file: --config FILE or NULL.
+ * Errors: BG_EIO (unreadable), BG_ECHECK (malformed: "benchgate.json:L:C: ..."
+ * or "benchgate.json: 'registry.path' must be a string").
+ */
+int bg_config_load(struct bg_config *cfg, const char *chdir_root, const char *config_file,
+		   struct bg_ctx *ctx);
+void bg_config_release(struct bg_config *cfg);
+
+/* root/rel into out (rel kept when absolute). */
+void bg_config_path(const struct bg_config *cfg, struct bg_strbuf *out, const char *rel);
+/* True when computers is empty or label is one of them. */
+bool bg_config_computer_known(const struct bg_config *cfg, const char *label);
+/* The slug of a computer label, or NULL. */
+const char *bg_config_computer_slug(const struct bg_config *cfg, const char *label);
+/*
+ * The reference's _computer_label: current when it is a known label, else
+ * the first rule that matches (device_contains against device,
+ * computer_equals_ignoring_case against current), else current.
+ * Returns a pointer into cfg or to current.
+ */
+const char *bg_config_computer_label(const struct bg_config *cfg, const char *device,
+				     const char *current);
+/* Label of a platform/module key from the config maps, or NULL. */
+const char *bg_config_platform_label(const struct bg_config *cfg, const char *key);
+const char *bg_config_module_label(const struct bg_config *cfg, const char *key);
+
+#endif

@@ -1,0 +1,50 @@
+/*
+ * json.h - JSON reading with precise errors, and Python-compatible text.
+ *
+ * Values are jansson json_t; the caller owns what bg_json_load_* returns
+ * (json_decref). The dump and str functions append to a caller's strbuf and
+ * reproduce CPython byte for byte:
+ *   bg_json_dump_py  json.dumps(v, indent=N, sort_keys=S) (ensure_ascii)
+ *   bg_py_str        str(v) of the value json.loads would have produced
+ *   bg_py_repr       repr(v)
+ *   bg_py_float_repr repr(float)
+ */
+#ifndef BENCHGATE_JSON_H
+#define BENCHGATE_JSON_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "benchgate/status.h"
+#include "benchgate/strbuf.h"
+
+/*
+ * Parses the file at path (shown in messages as display, or path when NULL).
+ * Errors: BG_EIO when the file cannot be read ("PATH: cannot read: ..."),
+ * BG_ECHECK when it is not JSON ("PATH:LINE:COL: what"). Any top-level
+ * value is accepted; check its type with bg_json_expect_object.
+ */
+int bg_json_load_file(const char *path, const char *display, json_t **out,
+		      struct bg_ctx *ctx);
+int bg_json_load_buffer(const char *data, size_t len, const char *display,
+			json_t **out, struct bg_ctx *ctx);
+/* BG_ECHECK with "DISPLAY: top level must be a JSON object" unless it is. */
+int bg_json_expect_object(const json_t *v, const char *display, struct bg_ctx *ctx);
+
+/* indent < 0: compact with ", " and ": " separators (json.dumps default). */
+void bg_json_dump_py(struct bg_strbuf *out, const json_t *v, int indent, bool sort_keys);
+void bg_py_str(struct bg_strbuf *out, const json_t *v);
+void bg_py_repr(struct bg_strbuf *out, const json_t *v);
+void bg_py_repr_string(struct bg_strbuf *out, const char *s, size_t len);
+void bg_py_float_repr(struct bg_strbuf *out, double x);
+/* Python truthiness of a JSON value (NULL counts as None). */
+bool bg_py_truthy(const json_t *v);
+/* Python ==: integers and reals compare by value, containers deeply. */
+bool bg_py_equal(const json_t *a, const json_t *b);
+
+/* Object keys in code-point order; caller frees the array (not the keys). */
+const char **bg_json_sorted_keys(const json_t *obj, size_t *count);
+/* strcmp by unsigned bytes: code-point order for UTF-8. */
+int bg_strcmp_cp(const char *a, const char *b);
+
+#endif

@@ -1,0 +1,31 @@
+/*
+ * profile.h - the profile matrix against the parity matrix, the experiment
+ * manifests and experiments/RUNS.md: the reference's check_profile_registry,
+ * with the same messages in the same order.
+ */
+#ifndef BENCHGATE_PROFILE_H
+#define BENCHGATE_PROFILE_H
+
+#include <stddef.h>
+
+#include "benchgate/config.h"
+#include "benchgate/registry.h"
+#include "benchgate/status.h"
+
+struct bg_profile_counts {
+	size_t cells;
+	size_t experiments;
+};
+
+/*
+ * Appends each failure to problems. Returns BG_OK when the checks ran, or an
+ * error (unreadable or malformed profile/parity matrix or manifest, with the
+ * file named) when they could not.
+ */
+int bg_profile_check(const struct bg_config *cfg, struct bg_problems *problems,
+		     struct bg_profile_counts *counts, struct bg_ctx *ctx);
+
+/* The RUNS.md status word a manifest status maps to ("completed" -> "ok"), or NULL. */
+const char *bg_profile_runs_status(const char *manifest_status);
+
+#endif

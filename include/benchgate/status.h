@@ -1,0 +1,51 @@
+/*
+ * status.h - status codes and the error context every library call fills.
+ *
+ * The library never prints and never exits. A failing call returns a
+ * bg_status and leaves one human-readable message on its struct bg_ctx;
+ * src/cli/ alone prints it and maps the status to an exit code (the codes
+ * are the exit statuses of DESIGN.md).
+ */
+#ifndef BENCHGATE_STATUS_H
+#define BENCHGATE_STATUS_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+enum bg_status {
+	BG_OK = 0,      /* success */
+	BG_ECHECK = 1,  /* a check failed or a decision blocked */
+	BG_EUSAGE = 2,  /* bad usage or arguments */
+	BG_EPRECOND = 3, /* a fail-closed precondition was not met */
+	BG_EIO = 4      /* I/O, store or system failure */
+};
+
+/* The error context: one message, owned by the context. */
+struct bg_ctx {
+	char *msg;  /* NULL when no error is recorded; owned */
+	int status; /* status of the last recorded error */
+};
+
+#if defined(__GNUC__)
+#define BG_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define BG_PRINTF(a, b)
+#endif
+
+void bg_ctx_init(struct bg_ctx *ctx);
+/* Frees the message; the context may be reused after bg_ctx_init. */
+void bg_ctx_release(struct bg_ctx *ctx);
+/* Records a message (replacing any earlier one) and returns status. */
+int bg_error(struct bg_ctx *ctx, int status, const char *fmt, ...) BG_PRINTF(3, 4);
+int bg_verror(struct bg_ctx *ctx, int status, const char *fmt, va_list ap);
+/* The recorded message, or "" when none; owned by the context. */
+const char *bg_ctx_message(const struct bg_ctx *ctx);
+
+/* Allocation that aborts on exhaustion (the only abort in the library). */
+void *bg_xmalloc(size_t n);
+void *bg_xcalloc(size_t n, size_t size);
+void *bg_xrealloc(void *p, size_t n);
+char *bg_xstrdup(const char *s);
+char *bg_xstrndup(const char *s, size_t n);
+
+#endif

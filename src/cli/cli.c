@@ -1,0 +1,230 @@
+/*
+ * cli.c - option parsing, usage and error printing shared by every verb.
+ */
+#include "cli/cli.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+bool bg_cli_wants_help(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0)
+			return false;
+		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
+			return true;
+	}
+	return false;
+}
+
+void bg_cli_print_help(const struct bg_cmd *cmd)
+{
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+
+	bg_strbuf_addf(&sb, "usage: %s\n\n%s\n", cmd->usage, cmd->summary);
+	if (cmd->options)
+		bg_strbuf_addf(&sb, "\noptions:\n%s", cmd->options);
+	bg_cli_write(&sb, false);
+	bg_strbuf_release(&sb);
+}
+
+int bg_cli_usage_error(const struct bg_cmd *cmd, const char *fmt, ...)
+{
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+	va_list ap;
+
+	bg_strbuf_addf(&sb, "benchgate %s: ", cmd->name);
+	va_start(ap, fmt);
+	bg_strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	bg_strbuf_addf(&sb, "\nusage: %s\n", cmd->usage);
+	bg_cli_write(&sb, true);
+	bg_strbuf_release(&sb);
+	return BG_EUSAGE;
+}
+
+int bg_cli_fail(int status, const char *msg)
+{
+	fprintf(stderr, "benchgate: %s\n", msg && *msg ? msg : "failed");
+	return status;
+}
+
+int bg_cli_write(const struct bg_strbuf *sb, bool to_stderr)
+{
+	FILE *f = to_stderr ? stderr : stdout;
+
+	if (sb->len && fwrite(sb->buf, 1, sb->len, f) != sb->len)
+		return BG_EIO;
+	if (fflush(f) != 0)
+		return BG_EIO;
+	return BG_OK;
+}
+
+int bg_cli_load_config(struct bg_cli *cli, struct bg_config *cfg)
+{
+	struct bg_ctx ctx;
+	int rc;
+
+	bg_ctx_init(&ctx);
+	rc = bg_config_load(cfg, cli->chdir_root, cli->config_file, &ctx);
+	if (rc) {
+		bg_cli_fail(rc, bg_ctx_message(&ctx));
+		bg_config_release(cfg);
+	}
+	bg_ctx_release(&ctx);
+	return rc;
+}
+
+bool bg_cli_parse_int(const char *s, long long *out)
+{
+	char digits[64];
+	size_t n = 0;
+	int neg = 0;
+	char *end;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	if (*s == '+' || *s == '-')
+		neg = *s++ == '-';
+	if (!isdigit((unsigned char)*s))
+		return false;
+	while (*s) {
+		if (isdigit((unsigned char)*s)) {
+			if (n + 2 >= sizeof(digits))
+				return false;
+			digits[n++] = *s++;
+		} else if (*s == '_' && isdigit((unsigned char)s[1]) && n) {
+			s++;
+		} else {
+			break;
+		}
+	}
+	while (isspace((unsigned char)*s))
+		s++;
+	if (*s)
+		return false;
+	digits[n] = '\0';
+	errno = 0;
+	*out = strtoll(digits, &end, 10);
+	if (errno)
+		return false;
+	if (neg)
+		*out = -*out;
+	return true;
+}
+
+static const struct bg_opt *find_long(const struct bg_opt *opts, const char *name, size_t len,
+				      const char **err)
+{
+	const struct bg_opt *hit = NULL;
+	int matches = 0;
+
+	for (const struct bg_opt *o = opts; o && o->long_name; o++) {
+		if (strlen(o->long_name) == len && strncmp(o->long_name, name, len) == 0)
+			return o;
+		if (strncmp(o->long_name, name, len) == 0) {
+			hit = o;
+			matches++;
+		}
+	}
+	if (matches > 1) {
+		*err = "ambiguous option";
+		return NULL;
+	}
+	return hit;
+}
+
+int bg_cli_parse(struct bg_cli *cli, const struct bg_cmd *cmd, const struct bg_opt *opts,
+		 int max_pos, bool stop_at_dashdash, bg_opt_fn on_opt, void *data,
+		 struct bg_parsed *out)
+{
+	bool options_done = false;
+
+	memset(out, 0, sizeof(*out));
+	out->rest_index = -1;
+	for (int i = 1; i < cli->argc; i++) {
+		char *a = cli->argv[i];
+		const struct bg_opt *o = NULL;
+		const char *value = NULL, *err = NULL, *msg;
+
+		if (!options_done && strcmp(a, "--") == 0) {
+			if (stop_at_dashdash) {
+				out->rest_index = i + 1;
+				return BG_OK;
+			}
+			options_done = true;
+			continue;
+		}
+		if (options_done || a[0] != '-' || a[1] == '\0' || isdigit((unsigned char)a[1])) {
+			if (out->npos >= max_pos || out->npos >= 8)
+				return bg_cli_usage_error(cmd, "unexpected argument '%s'", a);
+			out->pos[out->npos++] = a;
+			continue;
+		}
+		if (a[1] == '-') {
+			const char *eq = strchr(a + 2, '=');
+			size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+
+			o = find_long(opts, a + 2, len, &err);
+			if (!o)
+				return bg_cli_usage_error(cmd, "%s '%.*s'", err ? err : "unknown option",
+							  (int)(len + 2), a);
+			if (eq) {
+				if (o->kind == BG_OPT_FLAG)
+					return bg_cli_usage_error(cmd, "option '--%s' takes no value", o->long_name);
+				value = eq + 1;
+			}
+		} else {
+			for (const struct bg_opt *p = opts; p && p->long_name; p++)
+				if (p->short_name && p->short_name == a[1])
+					o = p;
+			if (!o)
+				return bg_cli_usage_error(cmd, "unknown option '%s'", a);
+			if (a[2]) {
+				if (o->kind == BG_OPT_FLAG)
+					return bg_cli_usage_error(cmd, "option '-%c' takes no value", a[1]);
+				value = a + 2;
+			}
+		}
+		if (o->kind == BG_OPT_VALUE && !value) {
+			if (i + 1 >= cli->argc)
+				return bg_cli_usage_error(cmd, "option '--%s' needs a value", o->long_name);
+			value = cli->argv[++i];
+		}
+		msg = on_opt(o->id, value, data);
+		if (msg)
+			return bg_cli_usage_error(cmd, "%s", msg);
+	}
+	return BG_OK;
+}
+
+int bg_cli_fail_ctx(int status, struct bg_ctx *ctx)
+{
+	bg_cli_fail(status, bg_ctx_message(ctx));
+	bg_ctx_release(ctx);
+	return status;
+}
+
+int bg_cli_load_registry(struct bg_cli *cli, struct bg_config *cfg, struct bg_registry *reg)
+{
+	struct bg_ctx ctx;
+	int rc;
+
+	memset(reg, 0, sizeof(*reg));
+	if ((rc = bg_cli_load_config(cli, cfg)))
+		return rc;
+	bg_ctx_init(&ctx);
+	rc = bg_registry_load(reg, cfg, &ctx);
+	if (rc) {
+		bg_cli_fail_ctx(rc, &ctx);
+		bg_registry_release(reg);
+		bg_config_release(cfg);
+		return rc;
+	}
+	bg_ctx_release(&ctx);
+	return BG_OK;
+}

@@ -1,0 +1,83 @@
+/*
+ * cli.h - the verb table and the shared option parser of the benchgate
+ * program. Only src/cli/ prints or exits. Each cmd_<verb>.c exports one
+ * struct bg_cmd; main.c lists them in one table, and --help is built from it.
+ */
+#ifndef BENCHGATE_CLI_H
+#define BENCHGATE_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "benchgate/config.h"
+#include "benchgate/registry.h"
+#include "benchgate/status.h"
+#include "benchgate/strbuf.h"
+
+/* What every verb receives: the global options and its own arguments. */
+struct bg_cli {
+	const char *chdir_root; /* -C DIR, or NULL */
+	const char *config_file; /* --config FILE, or NULL */
+	int argc;                /* the verb's arguments, argv[0] is the verb */
+	char **argv;
+};
+
+struct bg_cmd {
+	const char *name;
+	const char *summary; /* one line for `benchgate --help` */
+	const char *usage;   /* "benchgate NAME [options] ..." (may be several lines) */
+	const char *options; /* option help text, or NULL */
+	int (*run)(struct bg_cli *cli, const struct bg_cmd *self);
+};
+
+/* Option descriptors for bg_cli_parse. */
+enum bg_opt_kind { BG_OPT_FLAG, BG_OPT_VALUE };
+struct bg_opt {
+	const char *long_name; /* without the leading "--" */
+	char short_name;       /* 0 when none */
+	enum bg_opt_kind kind;
+	int id;                /* returned to the callback */
+	bool repeatable;
+};
+
+/*
+ * Parses cli->argv[1..] the way argparse does: --name=value, --name value,
+ * unique prefixes of long names, -x value, and "--" ending the options.
+ * on_opt(id, value, data) returns 0 or a usage message (static or owned by
+ * data). Positionals are collected in order into pos (at most max_pos; more
+ * is a usage error unless rest_after_dashdash is set and "--" came, in which
+ * case everything after "--" is left at *rest_index).
+ */
+struct bg_parsed {
+	char *pos[8];
+	int npos;
+	int rest_index; /* index in argv of the first word after "--", or -1 */
+};
+typedef const char *(*bg_opt_fn)(int id, const char *value, void *data);
+int bg_cli_parse(struct bg_cli *cli, const struct bg_cmd *cmd, const struct bg_opt *opts,
+		 int max_pos, bool stop_at_dashdash, bg_opt_fn on_opt, void *data,
+		 struct bg_parsed *out);
+
+/* Prints "benchgate VERB: MESSAGE" and the verb's usage on stderr; returns 2. */
+int bg_cli_usage_error(const struct bg_cmd *cmd, const char *fmt, ...) BG_PRINTF(2, 3);
+/* Prints "benchgate: MESSAGE" on stderr; returns status. */
+int bg_cli_fail(int status, const char *msg);
+/* Writes the whole buffer to stdout (or stderr); BG_EIO on failure. */
+int bg_cli_write(const struct bg_strbuf *sb, bool to_stderr);
+/* True when argv holds -h or --help before any "--". */
+bool bg_cli_wants_help(int argc, char **argv);
+void bg_cli_print_help(const struct bg_cmd *cmd);
+
+/* Loads the project configuration for the verb. On failure prints and returns the status. */
+int bg_cli_load_config(struct bg_cli *cli, struct bg_config *cfg);
+/* Loads config and registry; on failure prints the message and returns the status. */
+int bg_cli_load_registry(struct bg_cli *cli, struct bg_config *cfg, struct bg_registry *reg);
+/* Prints the library message for a failed call and returns status. */
+int bg_cli_fail_ctx(int status, struct bg_ctx *ctx);
+
+/* Parses a Python-style integer (argparse type=int). */
+bool bg_cli_parse_int(const char *s, long long *out);
+
+extern const struct bg_cmd *const bg_commands[];
+
+#endif

@@ -1,0 +1,55 @@
+/*
+ * cmd_command.c - `benchgate command GATE`: the gate's runbook, preflight,
+ * required environment and the command with the gate's fields substituted.
+ */
+#include "cli/cli.h"
+
+static const char *on_opt(int id, const char *value, void *data)
+{
+	(void)id;
+	(void)value;
+	(void)data;
+	return "unknown option";
+}
+
+static int run(struct bg_cli *cli, const struct bg_cmd *self)
+{
+	struct bg_config cfg;
+	struct bg_registry reg;
+	struct bg_strbuf out = BG_STRBUF_INIT;
+	struct bg_parsed parsed;
+	struct bg_ctx ctx;
+	json_t *gate;
+	int rc;
+
+	if ((rc = bg_cli_parse(cli, self, NULL, 1, false, on_opt, NULL, &parsed)))
+		return rc;
+	if (parsed.npos != 1)
+		return bg_cli_usage_error(self, "the following arguments are required: gate_id");
+	if ((rc = bg_cli_load_registry(cli, &cfg, &reg)))
+		return rc;
+	bg_ctx_init(&ctx);
+	gate = bg_registry_find_gate(&reg, parsed.pos[0]);
+	if (!gate) {
+		bg_strbuf_addf(&out, "Unknown benchmark gate: %s\n", parsed.pos[0]);
+		bg_cli_write(&out, true);
+		rc = BG_ECHECK;
+	} else if ((rc = bg_registry_command(&reg, gate, &out, &ctx))) {
+		bg_cli_fail_ctx(rc, &ctx);
+	} else if (bg_cli_write(&out, false)) {
+		rc = BG_EIO;
+	}
+	bg_ctx_release(&ctx);
+	bg_strbuf_release(&out);
+	bg_registry_release(&reg);
+	bg_config_release(&cfg);
+	return rc;
+}
+
+const struct bg_cmd bg_cmd_command = {
+	"command",
+	"show one gate's runbook: preflight, environment, the command to run",
+	"benchgate command GATE",
+	NULL,
+	run,
+};

@@ -1,0 +1,74 @@
+/*
+ * cmd_render.c - `benchgate render [--output FILE]`: writes the generated
+ * coverage document atomically (default: registry.generated of benchgate.json;
+ * a relative FILE is relative to the project root).
+ */
+#include "cli/cli.h"
+#include "benchgate/fsutil.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *on_opt(int id, const char *value, void *data)
+{
+	(void)id;
+	*(const char **)data = value;
+	return NULL;
+}
+
+static int run(struct bg_cli *cli, const struct bg_cmd *self)
+{
+	static const struct bg_opt opts[] = {{"output", 0, BG_OPT_VALUE, 1, false}, {0}};
+	struct bg_config cfg;
+	struct bg_registry reg;
+	struct bg_strbuf doc = BG_STRBUF_INIT, path = BG_STRBUF_INIT, msg = BG_STRBUF_INIT;
+	struct bg_parsed parsed;
+	struct bg_ctx ctx;
+	const char *output = NULL;
+	int rc;
+
+	if ((rc = bg_cli_parse(cli, self, opts, 0, false, on_opt, &output, &parsed)))
+		return rc;
+	if (output && !*output)
+		return bg_cli_usage_error(self, "argument --output: expected a file name");
+	if ((rc = bg_cli_load_registry(cli, &cfg, &reg)))
+		return rc;
+	if (!output)
+		output = cfg.generated_path;
+	bg_ctx_init(&ctx);
+	bg_config_path(&cfg, &path, output);
+	if ((rc = bg_registry_render(&reg, &doc, &ctx))) {
+		bg_cli_fail_ctx(rc, &ctx);
+	} else {
+		char *dir = bg_xstrdup(path.buf), *slash = strrchr(dir, '/');
+		if (slash && slash != dir) {
+			*slash = '\0';
+			rc = bg_mkdirs(dir, &ctx);
+		}
+		free(dir);
+		if (!rc)
+			rc = bg_file_write_atomic(path.buf, output, doc.buf, doc.len, &ctx);
+		if (rc) {
+			bg_cli_fail_ctx(rc, &ctx);
+		} else {
+			bg_strbuf_addf(&msg, "%s\n", output);
+			bg_cli_write(&msg, false);
+		}
+	}
+	bg_ctx_release(&ctx);
+	bg_strbuf_release(&doc);
+	bg_strbuf_release(&path);
+	bg_strbuf_release(&msg);
+	bg_registry_release(&reg);
+	bg_config_release(&cfg);
+	return rc;
+}
+
+const struct bg_cmd bg_cmd_render = {
+	"render",
+	"write the generated Markdown coverage document",
+	"benchgate render [--output FILE]",
+	"  --output FILE      write FILE (relative to the project root) instead of\n"
+	"                     registry.generated from benchgate.json\n",
+	run,
+};

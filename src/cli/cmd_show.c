@@ -1,0 +1,51 @@
+/*
+ * cmd_show.c - `benchgate show GATE`: one resolved gate as sorted JSON.
+ */
+#include "cli/cli.h"
+
+static const char *on_opt(int id, const char *value, void *data)
+{
+	(void)id;
+	(void)value;
+	(void)data;
+	return "unknown option";
+}
+
+static int run(struct bg_cli *cli, const struct bg_cmd *self)
+{
+	struct bg_config cfg;
+	struct bg_registry reg;
+	struct bg_strbuf out = BG_STRBUF_INIT;
+	struct bg_parsed parsed;
+	json_t *gate;
+	int rc;
+
+	if ((rc = bg_cli_parse(cli, self, NULL, 1, false, on_opt, NULL, &parsed)))
+		return rc;
+	if (parsed.npos != 1)
+		return bg_cli_usage_error(self, "the following arguments are required: gate_id");
+	if ((rc = bg_cli_load_registry(cli, &cfg, &reg)))
+		return rc;
+	gate = bg_registry_find_gate(&reg, parsed.pos[0]);
+	if (!gate) {
+		bg_strbuf_addf(&out, "Unknown benchmark gate: %s\n", parsed.pos[0]);
+		bg_cli_write(&out, true);
+		rc = BG_ECHECK;
+	} else {
+		bg_registry_show(gate, &out);
+		if (bg_cli_write(&out, false))
+			rc = BG_EIO;
+	}
+	bg_strbuf_release(&out);
+	bg_registry_release(&reg);
+	bg_config_release(&cfg);
+	return rc;
+}
+
+const struct bg_cmd bg_cmd_show = {
+	"show",
+	"show one resolved gate (configuration fields included) as JSON",
+	"benchgate show GATE",
+	NULL,
+	run,
+};

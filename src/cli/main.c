@@ -1,0 +1,98 @@
+/*
+ * main.c - the benchgate program: global options, the verb table, help.
+ */
+#include "cli/cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+extern const struct bg_cmd bg_cmd_validate, bg_cmd_list, bg_cmd_next, bg_cmd_show,
+	bg_cmd_command, bg_cmd_render, bg_cmd_check;
+/* measurement engine verbs */
+extern const struct bg_cmd bg_cmd_measure, bg_cmd_sessions, bg_cmd_session;
+
+const struct bg_cmd *const bg_commands[] = {
+	&bg_cmd_validate,
+	&bg_cmd_list,
+	&bg_cmd_next,
+	&bg_cmd_show,
+	&bg_cmd_command,
+	&bg_cmd_render,
+	&bg_cmd_check,
+	/* BEGIN measurement verbs */
+	/* END measurement verbs */
+	NULL,
+};
+
+static void main_usage(FILE *f)
+{
+	fprintf(f, "usage: benchgate [-C DIR] [--config FILE] VERB [options]\n"
+		   "       benchgate --help | --version\n\n"
+		   "benchgate is parity-first continuous profiling for scientific and GPU code.\n\n"
+		   "global options:\n"
+		   "  -C DIR         run in the project rooted at DIR\n"
+		   "  --config FILE  read FILE instead of benchgate.json\n"
+		   "  -h, --help     show this help (benchgate VERB --help for a verb)\n"
+		   "  --version      show the version\n\n"
+		   "verbs:\n");
+	for (size_t i = 0; bg_commands[i]; i++)
+		fprintf(f, "  %-10s %s\n", bg_commands[i]->name, bg_commands[i]->summary);
+}
+
+int main(int argc, char **argv)
+{
+	struct bg_cli cli = {0};
+	int i = 1;
+
+	while (i < argc && argv[i][0] == '-') {
+		const char *a = argv[i];
+
+		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+			main_usage(stdout);
+			return 0;
+		} else if (strcmp(a, "--version") == 0) {
+			printf("benchgate %s\n", BENCHGATE_VERSION);
+			return 0;
+		} else if (strcmp(a, "-C") == 0 || strcmp(a, "--config") == 0) {
+			if (i + 1 >= argc) {
+				fprintf(stderr, "benchgate: option '%s' needs an argument\n", a);
+				main_usage(stderr);
+				return BG_EUSAGE;
+			}
+			if (a[1] == 'C')
+				cli.chdir_root = argv[i + 1];
+			else
+				cli.config_file = argv[i + 1];
+			i += 2;
+		} else if (strncmp(a, "-C", 2) == 0) {
+			cli.chdir_root = a + 2;
+			i++;
+		} else if (strncmp(a, "--config=", 9) == 0) {
+			cli.config_file = a + 9;
+			i++;
+		} else {
+			fprintf(stderr, "benchgate: unknown option '%s'\n", a);
+			main_usage(stderr);
+			return BG_EUSAGE;
+		}
+	}
+	if (i >= argc) {
+		fprintf(stderr, "benchgate: a verb is required\n");
+		main_usage(stderr);
+		return BG_EUSAGE;
+	}
+	for (size_t k = 0; bg_commands[k]; k++) {
+		if (strcmp(bg_commands[k]->name, argv[i]) == 0) {
+			cli.argc = argc - i;
+			cli.argv = argv + i;
+			if (bg_cli_wants_help(cli.argc, cli.argv)) {
+				bg_cli_print_help(bg_commands[k]);
+				return 0;
+			}
+			return bg_commands[k]->run(&cli, bg_commands[k]);
+		}
+	}
+	fprintf(stderr, "benchgate: unknown verb '%s'; see 'benchgate --help'\n", argv[i]);
+	main_usage(stderr);
+	return BG_EUSAGE;
+}

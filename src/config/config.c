@@ -1,0 +1,342 @@
+/*
+ * config.c - benchgate.json loading and the vocabulary lookups (config.h).
+ */
+#include "benchgate/config.h"
+#include "benchgate/fsutil.h"
+#include "benchgate/json.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define CONFIG_NAME "benchgate.json"
+
+static char *absolute_dir(const char *dir, struct bg_ctx *ctx)
+{
+	char *abs = realpath(dir, NULL);
+
+	if (!abs)
+		bg_error(ctx, BG_EIO, "%s: cannot open project directory: %s", dir, strerror(errno));
+	return abs;
+}
+
+/* Walks up from start looking for benchgate.json; returns the folder or NULL. */
+static char *find_root(const char *start)
+{
+	char *dir = bg_xstrdup(start);
+
+	for (;;) {
+		struct bg_strbuf p = BG_STRBUF_INIT;
+		char *slash;
+
+		bg_path_join(&p, dir, CONFIG_NAME);
+		if (bg_is_file(p.buf)) {
+			bg_strbuf_release(&p);
+			return dir;
+		}
+		bg_strbuf_release(&p);
+		slash = strrchr(dir, '/');
+		if (!slash || slash == dir) {
+			free(dir);
+			return NULL;
+		}
+		*slash = '\0';
+	}
+}
+
+static int get_string(const json_t *obj, const char *section, const char *key, const char *def,
+		      bool nullable, char **out, const char *display, struct bg_ctx *ctx)
+{
+	json_t *v = obj ? json_object_get(obj, key) : NULL;
+
+	if (!v) {
+		*out = def ? bg_xstrdup(def) : NULL;
+		return BG_OK;
+	}
+	if (json_is_null(v) && nullable) {
+		*out = NULL;
+		return BG_OK;
+	}
+	if (!json_is_string(v) || json_string_length(v) == 0)
+		return bg_error(ctx, BG_ECHECK, "%s: '%s%s%s' must be a non-empty string%s", display,
+				section ? section : "", section ? "." : "", key,
+				nullable ? " or null" : "");
+	*out = bg_xstrdup(json_string_value(v));
+	return BG_OK;
+}
+
+static int get_section(const json_t *raw, const char *name, json_t **out, const char *display,
+		       struct bg_ctx *ctx)
+{
+	json_t *v = json_object_get(raw, name);
+
+	*out = NULL;
+	if (!v || json_is_null(v))
+		return BG_OK;
+	if (!json_is_object(v))
+		return bg_error(ctx, BG_ECHECK, "%s: '%s' must be an object", display, name);
+	*out = v;
+	return BG_OK;
+}
+
+static int load_labels(const json_t *raw, const char *name, json_t **out, const char *display,
+		       struct bg_ctx *ctx)
+{
+	json_t *v = json_object_get(raw, name);
+	const char *k;
+	json_t *x;
+
+	if (!v || json_is_null(v)) {
+		*out = json_object();
+		return BG_OK;
+	}
+	if (!json_is_object(v))
+		return bg_error(ctx, BG_ECHECK, "%s: '%s' must be an object of strings", display, name);
+	json_object_foreach(v, k, x) {
+		if (!json_is_string(x))
+			return bg_error(ctx, BG_ECHECK, "%s: '%s.%s' must be a string", display, name, k);
+	}
+	*out = json_incref(v);
+	return BG_OK;
+}
+
+static int load_computers(struct bg_config *cfg, const char *display, struct bg_ctx *ctx)
+{
+	json_t *v = json_object_get(cfg->raw, "computers");
+	size_t i;
+	json_t *item;
+
+	if (!v || json_is_null(v))
+		return BG_OK;
+	if (!json_is_array(v))
+		return bg_error(ctx, BG_ECHECK, "%s: 'computers' must be a list", display);
+	cfg->computers = bg_xcalloc(json_array_size(v) + 1, sizeof(*cfg->computers));
+	json_array_foreach(v, i, item) {
+		json_t *label = json_object_get(item, "label"), *slug = json_object_get(item, "slug");
+
+		if (!json_is_object(item) || !json_is_string(label) || !json_is_string(slug) ||
+		    !json_string_length(label) || !json_string_length(slug))
+			return bg_error(ctx, BG_ECHECK,
+					"%s: computers[%zu] must be an object with string 'label' and 'slug'",
+					display, i);
+		cfg->computers[i].label = bg_xstrdup(json_string_value(label));
+		cfg->computers[i].slug = bg_xstrdup(json_string_value(slug));
+		cfg->ncomputers = i + 1;
+	}
+	return BG_OK;
+}
+
+static int load_rules(struct bg_config *cfg, const char *display, struct bg_ctx *ctx)
+{
+	json_t *v = json_object_get(cfg->raw, "computer_rules");
+	size_t i;
+	json_t *item;
+
+	if (!v || json_is_null(v))
+		return BG_OK;
+	if (!json_is_array(v))
+		return bg_error(ctx, BG_ECHECK, "%s: 'computer_rules' must be a list", display);
+	cfg->rules = bg_xcalloc(json_array_size(v) + 1, sizeof(*cfg->rules));
+	json_array_foreach(v, i, item) {
+		json_t *contains = json_object_get(item, "device_contains");
+		json_t *equals = json_object_get(item, "computer_equals_ignoring_case");
+		json_t *computer = json_object_get(item, "computer");
+		struct bg_computer_rule *r = &cfg->rules[i];
+
+		if (!json_is_object(item) || !json_is_string(computer) || (!contains == !equals) ||
+		    (contains && !json_is_string(contains)) || (equals && !json_is_string(equals)))
+			return bg_error(ctx, BG_ECHECK,
+					"%s: computer_rules[%zu] needs a string 'computer' and exactly one "
+					"of 'device_contains' or 'computer_equals_ignoring_case'",
+					display, i);
+		r->kind = contains ? BG_RULE_DEVICE_CONTAINS : BG_RULE_COMPUTER_EQUALS_IGNORING_CASE;
+		r->pattern = bg_xstrdup(json_string_value(contains ? contains : equals));
+		r->computer = bg_xstrdup(json_string_value(computer));
+		cfg->nrules = i + 1;
+	}
+	return BG_OK;
+}
+
+static int fill(struct bg_config *cfg, const char *display, struct bg_ctx *ctx)
+{
+	json_t *reg, *prof, *sv;
+	int rc;
+
+	sv = json_object_get(cfg->raw, "schema_version");
+	if (sv && !(json_is_integer(sv) && json_integer_value(sv) == 1))
+		return bg_error(ctx, BG_ECHECK, "%s: 'schema_version' must be 1", display);
+	if ((rc = get_section(cfg->raw, "registry", &reg, display, ctx)) ||
+	    (rc = get_section(cfg->raw, "profile", &prof, display, ctx)))
+		return rc;
+	if ((rc = get_string(reg, "registry", "path", "benchmarks/benchmark_registry.json", false,
+			     &cfg->registry_path, display, ctx)) ||
+	    (rc = get_string(reg, "registry", "protocol_version", NULL, true, &cfg->registry_protocol,
+			     display, ctx)) ||
+	    (rc = get_string(reg, "registry", "generated", "docs/_generated/benchmark_coverage.md",
+			     false, &cfg->generated_path, display, ctx)) ||
+	    (rc = get_string(prof, "profile", "path", "benchmarks/profile_matrix.json", false,
+			     &cfg->profile_path, display, ctx)) ||
+	    (rc = get_string(prof, "profile", "protocol_version", NULL, true, &cfg->profile_protocol,
+			     display, ctx)) ||
+	    (rc = get_string(prof, "profile", "parity_matrix", "tests/parity/backend_matrix.json",
+			     false, &cfg->parity_matrix, display, ctx)) ||
+	    (rc = get_string(prof, "profile", "experiments", "experiments", false, &cfg->experiments,
+			     display, ctx)) ||
+	    (rc = get_string(prof, "profile", "runs_index", "experiments/RUNS.md", false,
+			     &cfg->runs_index, display, ctx)) ||
+	    (rc = get_string(cfg->raw, NULL, "store", "sqlite:.benchgate/store.sqlite3", false,
+			     &cfg->store, display, ctx)))
+		return rc;
+	if ((rc = load_computers(cfg, display, ctx)) || (rc = load_rules(cfg, display, ctx)) ||
+	    (rc = load_labels(cfg->raw, "platform_labels", &cfg->platform_labels, display, ctx)) ||
+	    (rc = load_labels(cfg->raw, "module_labels", &cfg->module_labels, display, ctx)))
+		return rc;
+	return BG_OK;
+}
+
+int bg_config_load(struct bg_config *cfg, const char *chdir_root, const char *config_file,
+		   struct bg_ctx *ctx)
+{
+	char cwd[PATH_MAX];
+	char *file = NULL;
+	const char *display = CONFIG_NAME;
+	int rc;
+
+	memset(cfg, 0, sizeof(*cfg));
+	if (!getcwd(cwd, sizeof(cwd)))
+		return bg_error(ctx, BG_EIO, "cannot determine the working directory: %s", strerror(errno));
+	if (chdir_root) {
+		cfg->root = absolute_dir(chdir_root, ctx);
+		if (!cfg->root)
+			return BG_EIO;
+	} else if (!config_file) {
+		cfg->root = find_root(cwd);
+	}
+	if (config_file) {
+		file = bg_xstrdup(config_file);
+		display = config_file;
+		if (!cfg->root)
+			cfg->root = bg_xstrdup(cwd);
+	} else {
+		struct bg_strbuf p = BG_STRBUF_INIT;
+
+		if (!cfg->root)
+			cfg->root = bg_xstrdup(cwd);
+		bg_path_join(&p, cfg->root, CONFIG_NAME);
+		if (bg_is_file(p.buf))
+			file = bg_strbuf_detach(&p, NULL);
+		else
+			bg_strbuf_release(&p);
+	}
+	if (file) {
+		json_t *raw;
+
+		rc = bg_json_load_file(file, display, &raw, ctx);
+		free(file);
+		if (rc)
+			return rc;
+		if (!json_is_object(raw)) {
+			json_decref(raw);
+			return bg_error(ctx, BG_ECHECK, "%s: top level must be a JSON object", display);
+		}
+		cfg->raw = raw;
+		cfg->config_path = bg_xstrdup(display);
+	} else {
+		cfg->raw = json_object();
+	}
+	return fill(cfg, display, ctx);
+}
+
+void bg_config_release(struct bg_config *cfg)
+{
+	for (size_t i = 0; i < cfg->ncomputers; i++) {
+		free(cfg->computers[i].label);
+		free(cfg->computers[i].slug);
+	}
+	free(cfg->computers);
+	for (size_t i = 0; i < cfg->nrules; i++) {
+		free(cfg->rules[i].pattern);
+		free(cfg->rules[i].computer);
+	}
+	free(cfg->rules);
+	free(cfg->root);
+	free(cfg->config_path);
+	free(cfg->registry_path);
+	free(cfg->registry_protocol);
+	free(cfg->generated_path);
+	free(cfg->profile_path);
+	free(cfg->profile_protocol);
+	free(cfg->parity_matrix);
+	free(cfg->experiments);
+	free(cfg->runs_index);
+	free(cfg->store);
+	json_decref(cfg->platform_labels);
+	json_decref(cfg->module_labels);
+	json_decref(cfg->raw);
+	memset(cfg, 0, sizeof(*cfg));
+}
+
+void bg_config_path(const struct bg_config *cfg, struct bg_strbuf *out, const char *rel)
+{
+	bg_path_join(out, cfg->root, rel);
+}
+
+bool bg_config_computer_known(const struct bg_config *cfg, const char *label)
+{
+	if (cfg->ncomputers == 0)
+		return true;
+	return bg_config_computer_slug(cfg, label) != NULL;
+}
+
+const char *bg_config_computer_slug(const struct bg_config *cfg, const char *label)
+{
+	if (!label)
+		return NULL;
+	for (size_t i = 0; i < cfg->ncomputers; i++)
+		if (strcmp(cfg->computers[i].label, label) == 0)
+			return cfg->computers[i].slug;
+	return NULL;
+}
+
+static bool equals_ignoring_case(const char *a, const char *b)
+{
+	for (; *a && *b; a++, b++)
+		if (tolower((unsigned char)*a) != tolower((unsigned char)*b))
+			return false;
+	return *a == *b;
+}
+
+const char *bg_config_computer_label(const struct bg_config *cfg, const char *device,
+				     const char *current)
+{
+	if (cfg->ncomputers && bg_config_computer_slug(cfg, current))
+		return current;
+	for (size_t i = 0; i < cfg->nrules; i++) {
+		const struct bg_computer_rule *r = &cfg->rules[i];
+
+		if (r->kind == BG_RULE_DEVICE_CONTAINS ? strstr(device, r->pattern) != NULL
+						       : equals_ignoring_case(current, r->pattern))
+			return r->computer;
+	}
+	return current;
+}
+
+static const char *label_of(const json_t *map, const char *key)
+{
+	json_t *v = json_object_get(map, key);
+
+	return v ? json_string_value(v) : NULL;
+}
+
+const char *bg_config_platform_label(const struct bg_config *cfg, const char *key)
+{
+	return label_of(cfg->platform_labels, key);
+}
+
+const char *bg_config_module_label(const struct bg_config *cfg, const char *key)
+{
+	return label_of(cfg->module_labels, key);
+}

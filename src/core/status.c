@@ -1,0 +1,99 @@
+/*
+ * status.c - the error context and aborting allocators.
+ */
+#include "benchgate/status.h"
+#include "benchgate/strbuf.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void bg_ctx_init(struct bg_ctx *ctx)
+{
+	ctx->msg = NULL;
+	ctx->status = BG_OK;
+}
+
+void bg_ctx_release(struct bg_ctx *ctx)
+{
+	free(ctx->msg);
+	ctx->msg = NULL;
+	ctx->status = BG_OK;
+}
+
+int bg_verror(struct bg_ctx *ctx, int status, const char *fmt, va_list ap)
+{
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+
+	bg_strbuf_vaddf(&sb, fmt, ap);
+	if (ctx) {
+		free(ctx->msg);
+		ctx->msg = bg_strbuf_detach(&sb, NULL);
+		ctx->status = status;
+	} else {
+		bg_strbuf_release(&sb);
+	}
+	return status;
+}
+
+int bg_error(struct bg_ctx *ctx, int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	bg_verror(ctx, status, fmt, ap);
+	va_end(ap);
+	return status;
+}
+
+const char *bg_ctx_message(const struct bg_ctx *ctx)
+{
+	return ctx->msg ? ctx->msg : "";
+}
+
+static void out_of_memory(size_t n)
+{
+	fprintf(stderr, "benchgate: out of memory allocating %zu bytes\n", n);
+	abort();
+}
+
+void *bg_xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p)
+		out_of_memory(n);
+	return p;
+}
+
+void *bg_xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+
+	if (!p)
+		out_of_memory(n * size);
+	return p;
+}
+
+void *bg_xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+
+	if (!q)
+		out_of_memory(n);
+	return q;
+}
+
+char *bg_xstrdup(const char *s)
+{
+	return bg_xstrndup(s, strlen(s));
+}
+
+char *bg_xstrndup(const char *s, size_t n)
+{
+	char *p = bg_xmalloc(n + 1);
+
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}

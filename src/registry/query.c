@@ -1,0 +1,372 @@
+/*
+ * query.c - the read-only registry verbs: list, next, show, command, and the
+ * str.format_map substitution of runbook commands.
+ */
+#include "benchgate/registry.h"
+#include "benchgate/json.h"
+#include "core/pyval.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int missing_field(const json_t *gate, const char *field, struct bg_ctx *ctx)
+{
+	struct bg_strbuf id = BG_STRBUF_INIT;
+
+	bg_py_str(&id, json_object_get(gate, "id"));
+	bg_error(ctx, BG_ECHECK, "gate '%s' has no '%s'; run 'benchgate validate' to see every problem",
+		 id.buf, field);
+	bg_strbuf_release(&id);
+	return BG_ECHECK;
+}
+
+static bool filter_field(const json_t *gate, const char *field, const char *want)
+{
+	struct bg_strbuf have = BG_STRBUF_INIT, a = BG_STRBUF_INIT, b = BG_STRBUF_INIT;
+	json_t *v = json_object_get(gate, field);
+	bool ok;
+
+	if (!want || !*want)
+		return true;
+	if (v)
+		bg_py_str(&have, v);
+	bg_py_lower(&a, have.buf);
+	bg_py_lower(&b, want);
+	ok = strcmp(a.buf, b.buf) == 0;
+	bg_strbuf_release(&have);
+	bg_strbuf_release(&a);
+	bg_strbuf_release(&b);
+	return ok;
+}
+
+static bool filters_match(const json_t *gate, const struct bg_gate_filter *f)
+{
+	return filter_field(gate, "state", f->state) && filter_field(gate, "platform", f->platform) &&
+	       filter_field(gate, "module", f->module) && filter_field(gate, "computer", f->computer);
+}
+
+struct item {
+	json_t *gate;
+	json_t *k[3];
+	size_t index;
+};
+static int g_nk;
+static bool g_err;
+
+static int cmp_item(const void *a, const void *b)
+{
+	const struct item *x = a, *y = b;
+
+	for (int i = 0; i < g_nk; i++) {
+		int c = bg_py_cmp(x->k[i], y->k[i], &g_err);
+		if (c)
+			return c;
+	}
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static int emit(struct item *items, size_t n, struct bg_strbuf *out, struct bg_ctx *ctx)
+{
+	static const char *const need[] = {"id", "state", "platform", "computer", "runbook", NULL};
+
+	for (size_t i = 0; i < n; i++) {
+		json_t *g = items[i].gate;
+		json_t *st = json_object_get(g, "state");
+		const char *label;
+
+		for (const char *const *f = need; *f; f++)
+			if (!json_object_get(g, *f))
+				return missing_field(g, *f, ctx);
+		label = json_is_string(st) ? bg_state_label(json_string_value(st)) : NULL;
+		if (!label) {
+			struct bg_strbuf id = BG_STRBUF_INIT, s = BG_STRBUF_INIT;
+			bg_py_str(&id, json_object_get(g, "id"));
+			bg_py_repr(&s, st);
+			bg_error(ctx, BG_ECHECK, "gate '%s' has unknown state %s; run 'benchgate validate'",
+				 id.buf, s.buf);
+			bg_strbuf_release(&id);
+			bg_strbuf_release(&s);
+			return BG_ECHECK;
+		}
+		bg_py_str(out, json_object_get(g, "id"));
+		bg_strbuf_addf(out, "\t%s\t", label);
+		bg_py_str(out, json_object_get(g, "platform"));
+		bg_strbuf_addch(out, '\t');
+		bg_py_str(out, json_object_get(g, "computer"));
+		bg_strbuf_addch(out, '\t');
+		bg_py_str(out, json_object_get(g, "runbook"));
+		bg_strbuf_addch(out, '\n');
+	}
+	return BG_OK;
+}
+
+static int sorted_emit(struct item *items, size_t n, int nk, long long limit,
+		       struct bg_strbuf *out, struct bg_ctx *ctx)
+{
+	g_nk = nk;
+	g_err = false;
+	qsort(items, n, sizeof(*items), cmp_item);
+	if (g_err)
+		return bg_error(ctx, BG_ECHECK,
+				"gates cannot be ordered: a sort field mixes types; run 'benchgate validate'");
+	if (limit >= 0 && (size_t)limit < n)
+		n = (size_t)limit;
+	return emit(items, n, out, ctx);
+}
+
+int bg_registry_list(struct bg_registry *reg, const struct bg_gate_filter *f,
+		     struct bg_strbuf *out, struct bg_ctx *ctx)
+{
+	static const char *const keys[] = {"module", "platform", "id"};
+	size_t n = 0, i;
+	json_t *gate;
+	struct item *items = bg_xcalloc(json_array_size(reg->gates) + 1, sizeof(*items));
+	int rc = BG_OK;
+
+	json_array_foreach(reg->gates, i, gate) {
+		if (!filters_match(gate, f))
+			continue;
+		for (int k = 0; k < 3; k++) {
+			items[n].k[k] = json_object_get(gate, keys[k]);
+			if (!items[n].k[k] && !rc)
+				rc = missing_field(gate, keys[k], ctx);
+		}
+		items[n].gate = gate;
+		items[n].index = n;
+		n++;
+	}
+	if (!rc)
+		rc = sorted_emit(items, n, 3, -1, out, ctx);
+	free(items);
+	return rc;
+}
+
+int bg_registry_next(struct bg_registry *reg, const struct bg_gate_filter *f, long long limit,
+		     bool performance_only, struct bg_strbuf *out, struct bg_ctx *ctx)
+{
+	size_t n = 0, i;
+	json_t *gate;
+	struct item *items = bg_xcalloc(json_array_size(reg->gates) + 1, sizeof(*items));
+	int rc = BG_OK;
+
+	json_array_foreach(reg->gates, i, gate) {
+		json_t *st;
+
+		if (!filters_match(gate, f))
+			continue;
+		st = json_object_get(gate, "state");
+		if (!st) {
+			rc = missing_field(gate, "state", ctx);
+			break;
+		}
+		if (!json_is_string(st) || !bg_state_is_open(json_string_value(st)))
+			continue;
+		if (performance_only) {
+			json_t *rbid = json_object_get(gate, "runbook"), *rb, *level;
+			if (!rbid) {
+				rc = missing_field(gate, "runbook", ctx);
+				break;
+			}
+			rb = json_is_string(rbid) ? json_object_get(reg->runbooks, json_string_value(rbid)) : NULL;
+			if (!rb) {
+				struct bg_strbuf id = BG_STRBUF_INIT, r = BG_STRBUF_INIT;
+				bg_py_str(&id, json_object_get(gate, "id"));
+				bg_py_str(&r, rbid);
+				rc = bg_error(ctx, BG_ECHECK, "gate '%s' names unknown runbook '%s'", id.buf, r.buf);
+				bg_strbuf_release(&id);
+				bg_strbuf_release(&r);
+				break;
+			}
+			level = json_object_get(rb, "evidence_level");
+			if (!level) {
+				rc = bg_error(ctx, BG_ECHECK, "runbook '%s' has no 'evidence_level'",
+					      json_string_value(rbid));
+				break;
+			}
+			if (!json_is_string(level) || strcmp(json_string_value(level), "physical performance") != 0)
+				continue;
+		}
+		items[n].k[0] = json_object_get(gate, "priority");
+		items[n].k[1] = json_object_get(gate, "id");
+		if (!items[n].k[0]) {
+			rc = missing_field(gate, "priority", ctx);
+			break;
+		}
+		if (!items[n].k[1]) {
+			rc = missing_field(gate, "id", ctx);
+			break;
+		}
+		items[n].gate = gate;
+		items[n].index = n;
+		n++;
+	}
+	if (!rc)
+		rc = sorted_emit(items, n, 2, limit < 0 ? 0 : limit, out, ctx);
+	free(items);
+	return rc;
+}
+
+void bg_registry_show(const json_t *gate, struct bg_strbuf *out)
+{
+	bg_json_dump_py(out, gate, 2, true);
+	bg_strbuf_addch(out, '\n');
+}
+
+int bg_registry_format(const char *tmpl, const json_t *values, struct bg_strbuf *out,
+		       struct bg_ctx *ctx)
+{
+	const char *p = tmpl;
+
+	while (*p) {
+		if (*p == '{' && p[1] == '{') {
+			bg_strbuf_addch(out, '{');
+			p += 2;
+		} else if (*p == '}' && p[1] == '}') {
+			bg_strbuf_addch(out, '}');
+			p += 2;
+		} else if (*p == '}') {
+			return bg_error(ctx, BG_ECHECK,
+					"command template: single '}' at character %zu; write '}}' for a literal brace",
+					(size_t)(p - tmpl) + 1);
+		} else if (*p == '{') {
+			const char *end = strchr(p, '}');
+			const char *name = p + 1, *bang, *colon;
+			size_t nlen;
+			char conv = 's';
+			char *key;
+			json_t *v;
+
+			if (!end)
+				return bg_error(ctx, BG_ECHECK,
+						"command template: '{' at character %zu is never closed; write '{{' for a literal brace",
+						(size_t)(p - tmpl) + 1);
+			nlen = (size_t)(end - name);
+			bang = memchr(name, '!', nlen);
+			colon = memchr(name, ':', nlen);
+			if (colon && (!bang || colon < bang))
+				return bg_error(ctx, BG_ECHECK,
+						"command template: format specifications ('%.*s') are not supported",
+						(int)(end - p + 1), p);
+			if (bang) {
+				if (end - bang != 2 || (bang[1] != 'r' && bang[1] != 's'))
+					return bg_error(ctx, BG_ECHECK,
+							"command template: conversion in '%.*s' must be !r or !s",
+							(int)(end - p + 1), p);
+				conv = bang[1];
+				nlen = (size_t)(bang - name);
+			}
+			if (memchr(name, '.', nlen) || memchr(name, '[', nlen) || memchr(name, '{', nlen))
+				return bg_error(ctx, BG_ECHECK,
+						"command template: field '%.*s' must be a plain name",
+						(int)nlen, name);
+			key = bg_xstrndup(name, nlen);
+			v = json_object_get(values, key);
+			if (!v) {
+				/* _SafeFormat.__missing__ gives "{name}", then the conversion */
+				struct bg_strbuf lit = BG_STRBUF_INIT;
+				bg_strbuf_addf(&lit, "{%s}", key);
+				if (conv == 'r')
+					bg_py_repr_string(out, lit.buf, lit.len);
+				else
+					bg_strbuf_addn(out, lit.buf, lit.len);
+				bg_strbuf_release(&lit);
+			} else if (conv == 'r') {
+				bg_py_repr(out, v);
+			} else {
+				bg_py_str(out, v);
+			}
+			free(key);
+			p = end + 1;
+		} else {
+			bg_strbuf_addch(out, *p++);
+		}
+	}
+	return BG_OK;
+}
+
+static int runbook_list(struct bg_strbuf *out, const json_t *rb, const char *field, const char *rbid,
+			struct bg_ctx *ctx)
+{
+	json_t *v = json_object_get(rb, field), *x;
+	size_t i;
+
+	if (!v)
+		return bg_error(ctx, BG_ECHECK, "runbook '%s' has no '%s'", rbid, field);
+	if (!json_is_array(v))
+		return bg_error(ctx, BG_ECHECK, "runbook '%s': '%s' must be a list", rbid, field);
+	json_array_foreach(v, i, x) {
+		bg_strbuf_adds(out, "  - ");
+		bg_py_str(out, x);
+		bg_strbuf_addch(out, '\n');
+	}
+	return BG_OK;
+}
+
+int bg_registry_command(struct bg_registry *reg, const json_t *gate, struct bg_strbuf *out,
+			struct bg_ctx *ctx)
+{
+	json_t *rbid = json_object_get(gate, "runbook"), *rb, *st, *env, *cmd, *boundary;
+	const char *label, *id;
+	static const char *const need[] = {"title", "evidence_level", "command", NULL};
+	int rc;
+
+	if (!rbid)
+		return missing_field(gate, "runbook", ctx);
+	rb = json_is_string(rbid) ? json_object_get(reg->runbooks, json_string_value(rbid)) : NULL;
+	if (!rb) {
+		struct bg_strbuf r = BG_STRBUF_INIT;
+		bg_py_str(&r, rbid);
+		bg_error(ctx, BG_ECHECK, "gate '%s' names unknown runbook '%s'",
+			 json_string_value(json_object_get(gate, "id")), r.buf);
+		bg_strbuf_release(&r);
+		return BG_ECHECK;
+	}
+	id = json_string_value(rbid);
+	st = json_object_get(gate, "state");
+	label = json_is_string(st) ? bg_state_label(json_string_value(st)) : NULL;
+	if (!label) {
+		struct bg_strbuf s = BG_STRBUF_INIT;
+		bg_py_repr(&s, st);
+		bg_error(ctx, BG_ECHECK, "gate '%s' has unknown state %s",
+			 json_string_value(json_object_get(gate, "id")), s.buf);
+		bg_strbuf_release(&s);
+		return BG_ECHECK;
+	}
+	for (const char *const *f = need; *f; f++)
+		if (!json_object_get(rb, *f))
+			return bg_error(ctx, BG_ECHECK, "runbook '%s' has no '%s'", id, *f);
+	cmd = json_object_get(rb, "command");
+	if (!json_is_string(cmd))
+		return bg_error(ctx, BG_ECHECK, "runbook '%s': 'command' must be a string", id);
+	bg_strbuf_adds(out, "Gate: ");
+	bg_py_str(out, json_object_get(gate, "id"));
+	bg_strbuf_addf(out, "\nState: %s\nRunbook: %s -- ", label, id);
+	bg_py_str(out, json_object_get(rb, "title"));
+	bg_strbuf_adds(out, "\nEvidence level: ");
+	bg_py_str(out, json_object_get(rb, "evidence_level"));
+	bg_strbuf_adds(out, "\nPreflight:\n");
+	if ((rc = runbook_list(out, rb, "preflight", id, ctx)))
+		return rc;
+	env = json_object_get(rb, "required_environment");
+	if (!env)
+		return bg_error(ctx, BG_ECHECK, "runbook '%s' has no 'required_environment'", id);
+	if (bg_py_truthy(env)) {
+		bg_strbuf_adds(out, "Required environment:\n");
+		if ((rc = runbook_list(out, rb, "required_environment", id, ctx)))
+			return rc;
+	}
+	bg_strbuf_adds(out, "Command:\n");
+	if ((rc = bg_registry_format(json_string_value(cmd), gate, out, ctx)))
+		return rc;
+	bg_strbuf_adds(out, "\nRequired artifacts:\n");
+	if ((rc = runbook_list(out, rb, "required_artifacts", id, ctx)))
+		return rc;
+	bg_strbuf_adds(out, "Promotion boundary:\n  ");
+	boundary = json_object_get(rb, "promotion_boundary");
+	if (boundary)
+		bg_py_str(out, boundary);
+	else
+		bg_strbuf_adds(out, "Human evidence review required.");
+	bg_strbuf_addch(out, '\n');
+	return BG_OK;
+}
