@@ -428,13 +428,14 @@ int bg_registry_resolve_measurements(struct bg_registry *reg, struct bg_ctx *ctx
 {
 	json_t *imports = json_object_get(reg->root, "evidence_imports");
 	json_t *extra = json_object_get(reg->root, "additional_measurements");
-	json_t *rows = json_array(), *item;
+	json_t *rows, *item;
 	const json_t **pairs;
 	size_t i, n;
 	int rc;
 
 	if (reg->measurements)
 		return BG_OK;
+	rows = json_array();
 	if (imports && !json_is_array(imports)) {
 		json_decref(rows);
 		return bg_error(ctx, BG_ECHECK, "%s: 'evidence_imports' must be a list", reg->display);
