@@ -101,6 +101,11 @@ int bg_registry_command(struct bg_registry *reg, const json_t *gate, struct bg_s
 int bg_registry_format(const char *tmpl, const json_t *values, struct bg_strbuf *out,
 		       struct bg_ctx *ctx);
 
+/* The render's number formats: "12.346 ms" below 0.1 s, else "0.123457 s";
+ * "0 B" or GiB with three decimals. */
+void bg_registry_format_seconds(struct bg_strbuf *out, double seconds);
+void bg_registry_format_bytes(struct bg_strbuf *out, long long bytes);
+
 /* The state vocabulary and its labels. */
 extern const char *const bg_state_order[7];
 const char *bg_state_label(const char *state); /* NULL when unknown */

@@ -356,8 +356,12 @@ int bg_registry_command(struct bg_registry *reg, const json_t *gate, struct bg_s
 			return rc;
 	}
 	bg_strbuf_adds(out, "Command:\n");
-	if ((rc = bg_registry_format(json_string_value(cmd), gate, out, ctx)))
+	if ((rc = bg_registry_format(json_string_value(cmd), gate, out, ctx))) {
+		char *msg = bg_xstrdup(bg_ctx_message(ctx));
+		bg_error(ctx, rc, "%s: runbook '%s': %s", reg->display, id, msg);
+		free(msg);
 		return rc;
+	}
 	bg_strbuf_adds(out, "\nRequired artifacts:\n");
 	if ((rc = runbook_list(out, rb, "required_artifacts", id, ctx)))
 		return rc;

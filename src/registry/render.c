@@ -159,10 +159,26 @@ static void cell_shape(struct render *r, const json_t *rows, const json_t *cols)
 	bg_strbuf_release(&sb);
 }
 
+void bg_registry_format_seconds(struct bg_strbuf *out, double s)
+{
+	if (s < 0.1)
+		bg_strbuf_addf(out, "%.3f ms", s * 1000);
+	else
+		bg_strbuf_addf(out, "%.6f s", s);
+}
+
+void bg_registry_format_bytes(struct bg_strbuf *out, long long n)
+{
+	if (n == 0)
+		bg_strbuf_adds(out, "0 B");
+	else
+		bg_strbuf_addf(out, "%.3f GiB", (double)n / (double)(1 << 30));
+}
+
 static void cell_seconds(struct render *r, const json_t *row, const char *field)
 {
 	const json_t *v = json_object_get(row, field);
-	char buf[512];
+	struct bg_strbuf sb = BG_STRBUF_INIT;
 	double s;
 
 	if (!v || json_is_null(v)) {
@@ -173,18 +189,16 @@ static void cell_seconds(struct render *r, const json_t *row, const char *field)
 		fail_value(r, "measurement", row, field, "which is not a number");
 		return;
 	}
-	if (s < 0.1)
-		snprintf(buf, sizeof(buf), "%.3f ms", s * 1000);
-	else
-		snprintf(buf, sizeof(buf), "%.6f s", s);
-	cell_cstr(r, buf);
+	bg_registry_format_seconds(&sb, s);
+	cell_text(r, sb.buf, sb.len);
+	bg_strbuf_release(&sb);
 }
 
 static void cell_bytes(struct render *r, const json_t *row, const char *field)
 {
 	const json_t *v = json_object_get(row, field);
+	struct bg_strbuf sb = BG_STRBUF_INIT;
 	long long n;
-	char buf[512];
 
 	if (!v || json_is_null(v)) {
 		cell_cstr(r, "n/a");
@@ -194,12 +208,9 @@ static void cell_bytes(struct render *r, const json_t *row, const char *field)
 		fail_value(r, "measurement", row, field, "which is not an integer byte count");
 		return;
 	}
-	if (n == 0)
-		cell_cstr(r, "0 B");
-	else {
-		snprintf(buf, sizeof(buf), "%.3f GiB", (double)n / (double)(1 << 30));
-		cell_cstr(r, buf);
-	}
+	bg_registry_format_bytes(&sb, n);
+	cell_text(r, sb.buf, sb.len);
+	bg_strbuf_release(&sb);
 }
 
 static const char *parity_label(const json_t *v)
