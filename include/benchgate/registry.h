@@ -44,6 +44,9 @@ void bg_problems_release(struct bg_problems *p);
  * object, or a section of the wrong type, naming the file and the object).
  */
 int bg_registry_load(struct bg_registry *reg, const struct bg_config *cfg, struct bg_ctx *ctx);
+/* The same from memory (display names the text in messages). */
+int bg_registry_load_buffer(struct bg_registry *reg, const struct bg_config *cfg, const char *data,
+			    size_t len, const char *display, struct bg_ctx *ctx);
 /* Reads evidence imports and resolves measurement rows (see header comment). */
 int bg_registry_resolve_measurements(struct bg_registry *reg, struct bg_ctx *ctx);
 void bg_registry_release(struct bg_registry *reg);

@@ -76,10 +76,29 @@ static int resolve_gates(struct bg_registry *reg, struct bg_ctx *ctx)
 	return BG_OK;
 }
 
+static int finish_load(struct bg_registry *reg, struct bg_ctx *ctx)
+{
+	json_t *runbooks;
+	const char *k;
+	json_t *rb;
+	int rc;
+
+	if ((rc = bg_json_expect_object(reg->root, reg->display, ctx)))
+		return rc;
+	runbooks = json_object_get(reg->root, "runbooks");
+	if (runbooks && !json_is_object(runbooks))
+		return bg_error(ctx, BG_ECHECK, "%s: 'runbooks' must be an object", reg->display);
+	reg->runbooks = runbooks ? json_incref(runbooks) : json_object();
+	json_object_foreach(reg->runbooks, k, rb) {
+		if (!json_is_object(rb))
+			return bg_error(ctx, BG_ECHECK, "%s: runbook '%s' must be an object", reg->display, k);
+	}
+	return resolve_gates(reg, ctx);
+}
+
 int bg_registry_load(struct bg_registry *reg, const struct bg_config *cfg, struct bg_ctx *ctx)
 {
 	struct bg_strbuf path = BG_STRBUF_INIT;
-	json_t *runbooks;
 	int rc;
 
 	memset(reg, 0, sizeof(*reg));
@@ -90,22 +109,20 @@ int bg_registry_load(struct bg_registry *reg, const struct bg_config *cfg, struc
 	bg_strbuf_release(&path);
 	if (rc)
 		return rc;
-	if ((rc = bg_json_expect_object(reg->root, reg->display, ctx)))
+	return finish_load(reg, ctx);
+}
+
+int bg_registry_load_buffer(struct bg_registry *reg, const struct bg_config *cfg, const char *data,
+			    size_t len, const char *display, struct bg_ctx *ctx)
+{
+	int rc;
+
+	memset(reg, 0, sizeof(*reg));
+	reg->cfg = cfg;
+	reg->display = bg_xstrdup(display);
+	if ((rc = bg_json_load_buffer(data, len, display, &reg->root, ctx)))
 		return rc;
-	runbooks = json_object_get(reg->root, "runbooks");
-	if (runbooks && !json_is_object(runbooks))
-		return bg_error(ctx, BG_ECHECK, "%s: 'runbooks' must be an object", reg->display);
-	reg->runbooks = runbooks ? json_incref(runbooks) : json_object();
-	{
-		const char *k;
-		json_t *rb;
-		json_object_foreach(reg->runbooks, k, rb) {
-			if (!json_is_object(rb))
-				return bg_error(ctx, BG_ECHECK, "%s: runbook '%s' must be an object",
-						reg->display, k);
-		}
-	}
-	return resolve_gates(reg, ctx);
+	return finish_load(reg, ctx);
 }
 
 void bg_registry_release(struct bg_registry *reg)

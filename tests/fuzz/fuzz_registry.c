@@ -1,0 +1,84 @@
+/*
+ * fuzz_registry.c - fuzz target for the registry parser and every pure
+ * registry verb (validate, render, list, next, show, command, format).
+ *
+ * With -fsanitize=fuzzer (make fuzz, clang) this is a libFuzzer target.
+ * Without it, main() replays the files named on the command line, which is
+ * how the test suite runs the saved corpus under the sanitizers.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "benchgate/fsutil.h"
+#include "benchgate/registry.h"
+
+int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
+{
+	static struct bg_config cfg;
+	static int ready;
+	struct bg_registry reg;
+	struct bg_problems problems = {0};
+	struct bg_registry_counts counts;
+	struct bg_gate_filter none = {0};
+	struct bg_strbuf out = BG_STRBUF_INIT;
+	struct bg_ctx ctx;
+	size_t i;
+	json_t *gate;
+
+	if (!ready) {
+		struct bg_ctx c;
+		bg_ctx_init(&c);
+		/* a project root with nothing in it: evidence imports fail cleanly */
+		if (bg_config_load(&cfg, "/nonexistent-benchgate-fuzz-root", NULL, &c) != BG_OK) {
+			bg_config_release(&cfg);
+			memset(&cfg, 0, sizeof(cfg));
+			cfg.root = bg_xstrdup("/nonexistent-benchgate-fuzz-root");
+			cfg.registry_path = bg_xstrdup("registry.json");
+			cfg.generated_path = bg_xstrdup("coverage.md");
+			cfg.platform_labels = json_object();
+			cfg.module_labels = json_object();
+			cfg.raw = json_object();
+		}
+		bg_ctx_release(&c);
+		ready = 1;
+	}
+	bg_ctx_init(&ctx);
+	if (bg_registry_load_buffer(&reg, &cfg, (const char *)data, size, "fuzz.json", &ctx) == BG_OK) {
+		bg_registry_list(&reg, &none, &out, &ctx);
+		bg_registry_next(&reg, &none, 5, true, &out, &ctx);
+		json_array_foreach(reg.gates, i, gate) {
+			bg_registry_show(gate, &out);
+			bg_registry_command(&reg, gate, &out, &ctx);
+		}
+		if (bg_registry_validate(&reg, true, &problems, &counts, &ctx) == BG_OK)
+			bg_registry_render(&reg, &out, &ctx);
+	}
+	bg_problems_release(&problems);
+	bg_registry_release(&reg);
+	bg_strbuf_release(&out);
+	bg_ctx_release(&ctx);
+	return 0;
+}
+
+#ifndef BENCHGATE_LIBFUZZER
+int main(int argc, char **argv)
+{
+	int failures = 0;
+
+	for (int i = 1; i < argc; i++) {
+		struct bg_strbuf sb = BG_STRBUF_INIT;
+		if (bg_file_read(argv[i], NULL, &sb, NULL) != BG_OK) {
+			fprintf(stderr, "fuzz_registry: cannot read %s\n", argv[i]);
+			failures++;
+			continue;
+		}
+		LLVMFuzzerTestOneInput((const unsigned char *)sb.buf, sb.len);
+		bg_strbuf_release(&sb);
+	}
+	printf("fuzz_registry: replayed %d inputs\n", argc - 1 - failures);
+	return failures ? 1 : 0;
+}
+#endif
