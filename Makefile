@@ -31,3 +31,10 @@ bench: build
 
 clean:
 	rm -rf build build-asan
+
+# libFuzzer targets (clang): build-fuzz/fuzz_registry, run over tests/fuzz/corpus.
+fuzz:
+	CC=clang cmake -S . -B build-fuzz -DBENCHGATE_LIBFUZZER=ON -DBENCHGATE_SANITIZE=ON -DBENCHGATE_TESTS=OFF -DCMAKE_BUILD_TYPE=Debug >/dev/null
+	cmake --build build-fuzz -j $(JOBS) --target fuzz_registry
+	mkdir -p build-fuzz/corpus && cp tests/fuzz/corpus/registry/* build-fuzz/corpus/
+	build-fuzz/fuzz_registry -max_total_time=$${FUZZ_SECONDS:-60} -max_len=8192 build-fuzz/corpus
