@@ -1,0 +1,85 @@
+/*
+ * lifecycle.h - what surrounds a measured session: device leases, experiment
+ * ids, manifests and the RUNS.md index.
+ *
+ * Leases: one owner per device slug, held as an flock on
+ * STATE/leases/SLUG.lock (the kernel drops it when the holder dies) plus a
+ * readable owner record STATE/leases/SLUG.json. STATE is the folder of the
+ * store (".benchgate" by default).
+ *
+ * Manifests and RUNS.md are written whole (temporary file, fsync, rename);
+ * RUNS.md updates are serialised by an flock on a lock file beside it, so
+ * concurrent experiments never lose each other's rows. Every path written
+ * is relative to the project root. Returned JSON belongs to the caller.
+ */
+#ifndef BENCHGATE_LIFECYCLE_H
+#define BENCHGATE_LIFECYCLE_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "benchgate/config.h"
+#include "benchgate/status.h"
+#include "benchgate/strbuf.h"
+
+/* The folder that holds the store and leases (absolute), into out. */
+void bg_lifecycle_state_dir(const struct bg_config *cfg, struct bg_strbuf *out);
+
+struct bg_lease {
+	int fd;      /* the locked file, or -1 */
+	char *slug;  /* owned */
+	char *lock_path;
+	char *owner_path;
+	bool replaced_stale; /* an owner record of a dead holder was found and replaced */
+	json_t *stale_owner; /* that record, or NULL */
+};
+
+/*
+ * Takes the lease of device slug for experiment_id. BG_EPRECOND when another
+ * live process holds it: "device 'SLUG' is leased by experiment ID (pid P on
+ * HOST, user U, since T); wait for it or run 'benchgate lease status'".
+ */
+int bg_lease_acquire(const struct bg_config *cfg, const char *slug, const char *experiment_id,
+		     struct bg_lease *lease, struct bg_ctx *ctx);
+/* Removes the owner record and drops the lock; safe on a zeroed lease. */
+void bg_lease_release(struct bg_lease *lease);
+/* True while the lease's lock is held by this process. */
+bool bg_lease_held(const struct bg_lease *lease);
+/*
+ * Every device with a lease file: [{"device", "state": "free"|"held"|"stale",
+ * "owner": {...}|null}]. "stale": an owner record whose holder is gone.
+ */
+int bg_lease_status(const struct bg_config *cfg, json_t **out, struct bg_ctx *ctx);
+
+/*
+ * Reserves experiments/ID/ for a new experiment, ID being
+ * YYYYMMDD-<gate id with dots as dashes> (UTC date), then -2, -3 ... when
+ * taken. The folder is created exclusively, so two runs never share one.
+ */
+int bg_experiment_reserve(const struct bg_config *cfg, const char *gate_id, struct bg_strbuf *id,
+			  struct bg_ctx *ctx);
+/* Writes experiments/ID/manifest.json atomically. */
+int bg_experiment_write_manifest(const struct bg_config *cfg, const char *id, const json_t *manifest,
+				 struct bg_ctx *ctx);
+/* Reads experiments/ID/manifest.json. */
+int bg_experiment_read_manifest(const struct bg_config *cfg, const char *id, json_t **out,
+				struct bg_ctx *ctx);
+
+/* One row of RUNS.md: | id | hypothesis | setup | status | result | artifact | */
+struct bg_runs_row {
+	const char *id, *hypothesis, *setup, *status, *result, *artifact;
+};
+/*
+ * Adds the row, or replaces the row with the same id when present; creates
+ * RUNS.md with its header when absent. Cells have "|" escaped and newlines
+ * folded.
+ */
+int bg_runs_index_put(const struct bg_config *cfg, const struct bg_runs_row *row, struct bg_ctx *ctx);
+
+/* "2026-11-30T10:15:19Z"-style UTC timestamp with microseconds into out. */
+void bg_lifecycle_now_rfc3339(struct bg_strbuf *out);
+/* Whether a process with this pid exists (kill 0). */
+bool bg_pid_alive(pid_t pid);
+
+#endif

@@ -1,0 +1,224 @@
+/*
+ * experiment.c - experiment ids, manifests and the RUNS.md index
+ * (see lifecycle.h).
+ */
+#include "benchgate/lifecycle.h"
+#include "benchgate/fsutil.h"
+#include "benchgate/json.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+int bg_experiment_reserve(const struct bg_config *cfg, const char *gate_id, struct bg_strbuf *id,
+			  struct bg_ctx *ctx)
+{
+	struct bg_strbuf base = BG_STRBUF_INIT, dir = BG_STRBUF_INIT;
+	time_t now = time(NULL);
+	struct tm tm;
+	char date[16];
+	int rc;
+
+	gmtime_r(&now, &tm);
+	strftime(date, sizeof(date), "%Y%m%d", &tm);
+	bg_strbuf_addf(&base, "%s-", date);
+	for (const char *p = gate_id; *p; p++) {
+		char c = *p;
+		if (c == '.')
+			c = '-';
+		else if (!(c == '-' || c == '_' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+			   (c >= 'A' && c <= 'Z')))
+			c = '_';
+		bg_strbuf_addch(&base, c);
+	}
+	bg_config_path(cfg, &dir, cfg->experiments);
+	if ((rc = bg_mkdirs(dir.buf, ctx)))
+		goto out;
+	for (int n = 1; n < 10000; n++) {
+		struct bg_strbuf path = BG_STRBUF_INIT;
+
+		bg_strbuf_reset(id);
+		bg_strbuf_addn(id, base.buf, base.len);
+		if (n > 1)
+			bg_strbuf_addf(id, "-%d", n);
+		bg_strbuf_addf(&path, "%s/%s", dir.buf, id->buf);
+		if (mkdir(path.buf, 0755) == 0) {
+			bg_strbuf_release(&path);
+			rc = BG_OK;
+			goto out;
+		}
+		if (errno != EEXIST) {
+			rc = bg_error(ctx, BG_EIO, "%s/%s: cannot create the experiment folder: %s",
+				      cfg->experiments, id->buf, strerror(errno));
+			bg_strbuf_release(&path);
+			goto out;
+		}
+		bg_strbuf_release(&path);
+	}
+	rc = bg_error(ctx, BG_EIO, "%s: no free experiment id for '%s' today", cfg->experiments, base.buf);
+out:
+	bg_strbuf_release(&base);
+	bg_strbuf_release(&dir);
+	return rc;
+}
+
+static void manifest_paths(const struct bg_config *cfg, const char *id, struct bg_strbuf *abs,
+			   struct bg_strbuf *rel)
+{
+	bg_strbuf_addf(rel, "%s/%s/manifest.json", cfg->experiments, id);
+	bg_config_path(cfg, abs, rel->buf);
+}
+
+int bg_experiment_write_manifest(const struct bg_config *cfg, const char *id, const json_t *manifest,
+				 struct bg_ctx *ctx)
+{
+	struct bg_strbuf abs = BG_STRBUF_INIT, rel = BG_STRBUF_INIT, text = BG_STRBUF_INIT;
+	int rc;
+
+	manifest_paths(cfg, id, &abs, &rel);
+	bg_json_dump_py(&text, manifest, 2, false);
+	bg_strbuf_addch(&text, '\n');
+	rc = bg_file_write_atomic(abs.buf, rel.buf, text.buf, text.len, ctx);
+	bg_strbuf_release(&abs);
+	bg_strbuf_release(&rel);
+	bg_strbuf_release(&text);
+	return rc;
+}
+
+int bg_experiment_read_manifest(const struct bg_config *cfg, const char *id, json_t **out,
+				struct bg_ctx *ctx)
+{
+	struct bg_strbuf abs = BG_STRBUF_INIT, rel = BG_STRBUF_INIT;
+	int rc;
+
+	manifest_paths(cfg, id, &abs, &rel);
+	rc = bg_json_load_file(abs.buf, rel.buf, out, ctx);
+	if (!rc && (rc = bg_json_expect_object(*out, rel.buf, ctx))) {
+		json_decref(*out);
+		*out = NULL;
+	}
+	bg_strbuf_release(&abs);
+	bg_strbuf_release(&rel);
+	return rc;
+}
+
+static const char runs_header[] =
+	"# Profiling run registry\n\n"
+	"This is the human index of profiling experiments. Each row points to a\n"
+	"machine-readable manifest. Failed, refuted, superseded, and partial runs\n"
+	"remain visible; only parity-qualified results with complete provenance are\n"
+	"promoted.\n\n"
+	"| id | hypothesis | setup | status | result | artifact |\n"
+	"|---|---|---|---|---|---|\n";
+
+static void cell(struct bg_strbuf *out, const char *s)
+{
+	bg_strbuf_adds(out, " ");
+	if (!s || !*s)
+		s = "n/a";
+	for (; *s; s++) {
+		if (*s == '|')
+			bg_strbuf_adds(out, "\\|");
+		else if (*s == '\n' || *s == '\r')
+			bg_strbuf_addch(out, ' ');
+		else
+			bg_strbuf_addch(out, *s);
+	}
+	bg_strbuf_adds(out, " |");
+}
+
+/* True when line is the table row of id ("| ID |"). */
+static bool row_of(const char *line, size_t len, const char *id)
+{
+	size_t n = strlen(id), i = 1;
+
+	if (len < 2 || line[0] != '|')
+		return false;
+	while (i < len && line[i] == ' ')
+		i++;
+	if (len - i < n || strncmp(line + i, id, n) != 0)
+		return false;
+	i += n;
+	while (i < len && line[i] == ' ')
+		i++;
+	return i < len && line[i] == '|';
+}
+
+int bg_runs_index_put(const struct bg_config *cfg, const struct bg_runs_row *row, struct bg_ctx *ctx)
+{
+	struct bg_strbuf path = BG_STRBUF_INIT, lock = BG_STRBUF_INIT, old = BG_STRBUF_INIT;
+	struct bg_strbuf text = BG_STRBUF_INIT, line = BG_STRBUF_INIT;
+	bool replaced = false;
+	int fd, rc;
+	char *slash;
+
+	bg_config_path(cfg, &path, cfg->runs_index);
+	slash = strrchr(path.buf, '/');
+	if (slash) {
+		*slash = '\0';
+		rc = bg_mkdirs(path.buf, ctx);
+		*slash = '/';
+		if (rc)
+			goto out0;
+	}
+	bg_strbuf_addf(&lock, "%s.lock", path.buf);
+	if (slash) { /* a hidden lock file beside RUNS.md */
+		bg_strbuf_reset(&lock);
+		bg_strbuf_addn(&lock, path.buf, (size_t)(slash - path.buf) + 1);
+		bg_strbuf_addf(&lock, ".%s.lock", slash + 1);
+	}
+	fd = open(lock.buf, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0 || flock(fd, LOCK_EX) != 0) {
+		rc = bg_error(ctx, BG_EIO, "%s: cannot lock: %s", cfg->runs_index, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		goto out0;
+	}
+	bg_strbuf_adds(&line, "|");
+	cell(&line, row->id);
+	cell(&line, row->hypothesis);
+	cell(&line, row->setup);
+	cell(&line, row->status);
+	cell(&line, row->result);
+	cell(&line, row->artifact);
+	bg_strbuf_addch(&line, '\n');
+	if (bg_is_file(path.buf)) {
+		if ((rc = bg_file_read(path.buf, cfg->runs_index, &old, ctx)))
+			goto out;
+	} else {
+		bg_strbuf_adds(&old, runs_header);
+	}
+	for (size_t i = 0; i < old.len;) {
+		char *nl = memchr(old.buf + i, '\n', old.len - i);
+		size_t end = nl ? (size_t)(nl - old.buf) + 1 : old.len;
+
+		if (!replaced && row_of(old.buf + i, end - i, row->id)) {
+			bg_strbuf_addn(&text, line.buf, line.len);
+			replaced = true;
+		} else {
+			bg_strbuf_addn(&text, old.buf + i, end - i);
+		}
+		i = end;
+	}
+	if (!replaced) {
+		if (text.len && text.buf[text.len - 1] != '\n')
+			bg_strbuf_addch(&text, '\n');
+		bg_strbuf_addn(&text, line.buf, line.len);
+	}
+	rc = bg_file_write_atomic(path.buf, cfg->runs_index, text.buf, text.len, ctx);
+out:
+	flock(fd, LOCK_UN);
+	close(fd);
+out0:
+	bg_strbuf_release(&path);
+	bg_strbuf_release(&lock);
+	bg_strbuf_release(&old);
+	bg_strbuf_release(&text);
+	bg_strbuf_release(&line);
+	return rc;
+}

@@ -1,0 +1,245 @@
+/*
+ * lease.c - exclusive device leases: flock plus a readable owner record
+ * (see lifecycle.h).
+ */
+#include "benchgate/lifecycle.h"
+#include "benchgate/fsutil.h"
+#include "benchgate/json.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+void bg_lifecycle_state_dir(const struct bg_config *cfg, struct bg_strbuf *out)
+{
+	const char *spec = cfg->store;
+	struct bg_strbuf file = BG_STRBUF_INIT;
+	char *slash;
+
+	if (strncmp(spec, "sqlite:", 7) == 0) {
+		bg_config_path(cfg, &file, spec + 7);
+		slash = strrchr(file.buf, '/');
+		if (slash)
+			bg_strbuf_setlen(&file, (size_t)(slash - file.buf));
+		bg_strbuf_addn(out, file.buf, file.len);
+	} else {
+		bg_config_path(cfg, out, ".benchgate");
+	}
+	bg_strbuf_release(&file);
+}
+
+void bg_lifecycle_now_rfc3339(struct bg_strbuf *out)
+{
+	struct timeval tv;
+	struct tm tm;
+	char buf[64];
+
+	gettimeofday(&tv, NULL);
+	gmtime_r(&tv.tv_sec, &tm);
+	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
+	bg_strbuf_addf(out, "%s.%06ldZ", buf, (long)tv.tv_usec);
+}
+
+bool bg_pid_alive(pid_t pid)
+{
+	return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
+}
+
+static int lease_paths(const struct bg_config *cfg, const char *slug, struct bg_strbuf *dir,
+		       struct bg_ctx *ctx)
+{
+	for (const char *p = slug; *p; p++)
+		if (!(*p == '-' || *p == '_' || *p == '.' || (*p >= '0' && *p <= '9') ||
+		      (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')))
+			return bg_error(ctx, BG_EUSAGE,
+					"device slug '%s' may hold only letters, digits, '.', '-' and '_'", slug);
+	if (!*slug || slug[0] == '.')
+		return bg_error(ctx, BG_EUSAGE, "device slug '%s' is not a usable name", slug);
+	bg_lifecycle_state_dir(cfg, dir);
+	bg_strbuf_adds(dir, "/leases");
+	return bg_mkdirs(dir->buf, ctx);
+}
+
+static json_t *read_owner(const char *path)
+{
+	json_error_t err;
+	return json_load_file(path, 0, &err);
+}
+
+static const char *field(const json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+	return s ? s : "?";
+}
+
+static void describe_owner(struct bg_strbuf *out, const json_t *o)
+{
+	bg_strbuf_addf(out, "experiment %s (pid %lld on %s, user %s, since %s)", field(o, "experiment_id"),
+		       (long long)json_integer_value(json_object_get(o, "pid")), field(o, "host"),
+		       field(o, "user"), field(o, "started"));
+}
+
+int bg_lease_acquire(const struct bg_config *cfg, const char *slug, const char *experiment_id,
+		     struct bg_lease *lease, struct bg_ctx *ctx)
+{
+	struct bg_strbuf dir = BG_STRBUF_INIT, lock = BG_STRBUF_INIT, owner = BG_STRBUF_INIT;
+	struct bg_strbuf when = BG_STRBUF_INIT;
+	char host[256] = "unknown";
+	struct passwd *pw;
+	json_t *rec, *old;
+	char *text;
+	int fd, rc;
+
+	memset(lease, 0, sizeof(*lease));
+	lease->fd = -1;
+	if ((rc = lease_paths(cfg, slug, &dir, ctx))) {
+		bg_strbuf_release(&dir);
+		return rc;
+	}
+	bg_strbuf_addf(&lock, "%s/%s.lock", dir.buf, slug);
+	bg_strbuf_addf(&owner, "%s/%s.json", dir.buf, slug);
+	bg_strbuf_release(&dir);
+	fd = open(lock.buf, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		rc = bg_error(ctx, BG_EIO, "%s: cannot open the lease lock: %s", lock.buf, strerror(errno));
+		goto fail;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		struct bg_strbuf who = BG_STRBUF_INIT;
+		close(fd);
+		old = read_owner(owner.buf);
+		if (old)
+			describe_owner(&who, old);
+		else
+			bg_strbuf_adds(&who, "another process (its owner record is not readable yet)");
+		rc = bg_error(ctx, BG_EPRECOND,
+			      "device '%s' is leased by %s; wait for it to finish or see 'benchgate lease status'",
+			      slug, who.buf);
+		json_decref(old);
+		bg_strbuf_release(&who);
+		goto fail;
+	}
+	old = read_owner(owner.buf);
+	if (old) { /* the lock was free, so its writer died without releasing */
+		lease->replaced_stale = true;
+		lease->stale_owner = old;
+	}
+	gethostname(host, sizeof(host) - 1);
+	pw = getpwuid(getuid());
+	bg_lifecycle_now_rfc3339(&when);
+	rec = json_pack("{s:s, s:s, s:I, s:s, s:s, s:s}", "device", slug, "experiment_id", experiment_id,
+			"pid", (json_int_t)getpid(), "host", host, "user", pw ? pw->pw_name : "unknown",
+			"started", when.buf);
+	text = json_dumps(rec, JSON_INDENT(2) | JSON_SORT_KEYS);
+	json_decref(rec);
+	rc = bg_file_write_atomic(owner.buf, NULL, text, strlen(text), ctx);
+	free(text);
+	if (rc) {
+		close(fd);
+		goto fail;
+	}
+	lease->fd = fd;
+	lease->slug = bg_xstrdup(slug);
+	lease->lock_path = bg_strbuf_detach(&lock, NULL);
+	lease->owner_path = bg_strbuf_detach(&owner, NULL);
+	bg_strbuf_release(&when);
+	return BG_OK;
+fail:
+	bg_strbuf_release(&lock);
+	bg_strbuf_release(&owner);
+	bg_strbuf_release(&when);
+	json_decref(lease->stale_owner);
+	lease->stale_owner = NULL;
+	return rc;
+}
+
+bool bg_lease_held(const struct bg_lease *lease)
+{
+	struct stat st;
+
+	return lease->fd >= 0 && fstat(lease->fd, &st) == 0;
+}
+
+void bg_lease_release(struct bg_lease *lease)
+{
+	if (lease->fd >= 0) {
+		unlink(lease->owner_path);
+		flock(lease->fd, LOCK_UN);
+		close(lease->fd);
+	}
+	free(lease->slug);
+	free(lease->lock_path);
+	free(lease->owner_path);
+	json_decref(lease->stale_owner);
+	memset(lease, 0, sizeof(*lease));
+	lease->fd = -1;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int bg_lease_status(const struct bg_config *cfg, json_t **out, struct bg_ctx *ctx)
+{
+	struct bg_strbuf dir = BG_STRBUF_INIT;
+	DIR *d;
+	struct dirent *e;
+	char **names = NULL;
+	size_t n = 0;
+
+	(void)ctx;
+	*out = json_array();
+	bg_lifecycle_state_dir(cfg, &dir);
+	bg_strbuf_adds(&dir, "/leases");
+	d = opendir(dir.buf);
+	if (!d) {
+		bg_strbuf_release(&dir);
+		return BG_OK;
+	}
+	while ((e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+		if (len > 5 && strcmp(e->d_name + len - 5, ".lock") == 0) {
+			names = bg_xrealloc(names, (n + 1) * sizeof(*names));
+			names[n++] = bg_xstrndup(e->d_name, len - 5);
+		}
+	}
+	closedir(d);
+	qsort(names, n, sizeof(*names), cmp_str);
+	for (size_t i = 0; i < n; i++) {
+		struct bg_strbuf lock = BG_STRBUF_INIT, owner = BG_STRBUF_INIT;
+		json_t *rec;
+		const char *state;
+		int fd;
+
+		bg_strbuf_addf(&lock, "%s/%s.lock", dir.buf, names[i]);
+		bg_strbuf_addf(&owner, "%s/%s.json", dir.buf, names[i]);
+		rec = read_owner(owner.buf);
+		fd = open(lock.buf, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0 && flock(fd, LOCK_SH | LOCK_NB) == 0) {
+			state = rec ? "stale" : "free";
+			flock(fd, LOCK_UN);
+		} else {
+			state = "held";
+		}
+		if (fd >= 0)
+			close(fd);
+		json_array_append_new(*out, json_pack("{s:s, s:s, s:o}", "device", names[i], "state", state,
+						      "owner", rec ? rec : json_null()));
+		bg_strbuf_release(&lock);
+		bg_strbuf_release(&owner);
+		free(names[i]);
+	}
+	free(names);
+	bg_strbuf_release(&dir);
+	return BG_OK;
+}
