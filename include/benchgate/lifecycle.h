@@ -71,7 +71,8 @@ struct bg_runs_row {
 	const char *id, *hypothesis, *setup, *status, *result, *artifact;
 };
 /*
- * Adds the row, or replaces the row with the same id when present; creates
+ * Adds the row, or replaces the row with the same id when present (a NULL
+ * field keeps that cell of the existing row); creates
  * RUNS.md with its header when absent. Cells have "|" escaped and newlines
  * folded.
  */

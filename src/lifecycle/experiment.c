@@ -149,6 +149,36 @@ static bool row_of(const char *line, size_t len, const char *id)
 	return i < len && line[i] == '|';
 }
 
+/* The cells of a table row, split at unescaped '|' and stripped; escapes kept. */
+static size_t split_row(const char *line, size_t len, struct bg_strbuf cells[6])
+{
+	size_t n = 0, i = 0;
+
+	while (len && (line[len - 1] == '\n' || line[len - 1] == ' '))
+		len--;
+	if (i < len && line[i] == '|')
+		i++;
+	while (i < len && n < 6) {
+		size_t start = i, end;
+		while (i < len && !(line[i] == '|' && (i == 0 || line[i - 1] != '\\')))
+			i++;
+		end = i;
+		while (start < end && line[start] == ' ')
+			start++;
+		while (end > start && line[end - 1] == ' ')
+			end--;
+		bg_strbuf_addn(&cells[n++], line + start, end - start);
+		if (i < len)
+			i++;
+	}
+	return n;
+}
+
+static void raw_cell(struct bg_strbuf *out, const char *s)
+{
+	bg_strbuf_addf(out, " %s |", s);
+}
+
 int bg_runs_index_put(const struct bg_config *cfg, const struct bg_runs_row *row, struct bg_ctx *ctx)
 {
 	struct bg_strbuf path = BG_STRBUF_INIT, lock = BG_STRBUF_INIT, old = BG_STRBUF_INIT;
@@ -179,14 +209,6 @@ int bg_runs_index_put(const struct bg_config *cfg, const struct bg_runs_row *row
 			close(fd);
 		goto out0;
 	}
-	bg_strbuf_adds(&line, "|");
-	cell(&line, row->id);
-	cell(&line, row->hypothesis);
-	cell(&line, row->setup);
-	cell(&line, row->status);
-	cell(&line, row->result);
-	cell(&line, row->artifact);
-	bg_strbuf_addch(&line, '\n');
 	if (bg_is_file(path.buf)) {
 		if ((rc = bg_file_read(path.buf, cfg->runs_index, &old, ctx)))
 			goto out;
@@ -198,6 +220,21 @@ int bg_runs_index_put(const struct bg_config *cfg, const struct bg_runs_row *row
 		size_t end = nl ? (size_t)(nl - old.buf) + 1 : old.len;
 
 		if (!replaced && row_of(old.buf + i, end - i, row->id)) {
+			struct bg_strbuf prev[6] = {BG_STRBUF_INIT, BG_STRBUF_INIT, BG_STRBUF_INIT,
+						    BG_STRBUF_INIT, BG_STRBUF_INIT, BG_STRBUF_INIT};
+			const char *const want[6] = {row->id, row->hypothesis, row->setup,
+						     row->status, row->result, row->artifact};
+			size_t n = split_row(old.buf + i, end - i, prev);
+
+			bg_strbuf_adds(&line, "|");
+			for (size_t k = 0; k < 6; k++) {
+				if (want[k] || k >= n)
+					cell(&line, want[k]);
+				else
+					raw_cell(&line, prev[k].buf);
+				bg_strbuf_release(&prev[k]);
+			}
+			bg_strbuf_addch(&line, '\n');
 			bg_strbuf_addn(&text, line.buf, line.len);
 			replaced = true;
 		} else {
@@ -206,6 +243,14 @@ int bg_runs_index_put(const struct bg_config *cfg, const struct bg_runs_row *row
 		i = end;
 	}
 	if (!replaced) {
+		bg_strbuf_adds(&line, "|");
+		cell(&line, row->id);
+		cell(&line, row->hypothesis);
+		cell(&line, row->setup);
+		cell(&line, row->status);
+		cell(&line, row->result);
+		cell(&line, row->artifact);
+		bg_strbuf_addch(&line, '\n');
 		if (text.len && text.buf[text.len - 1] != '\n')
 			bg_strbuf_addch(&text, '\n');
 		bg_strbuf_addn(&text, line.buf, line.len);

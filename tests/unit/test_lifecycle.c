@@ -137,12 +137,14 @@ static void test_manifest_and_runs(void **state)
 	assert_int_equal(bg_runs_index_put(&cfg, &row, &ctx), BG_OK);
 	row.status = "ok";
 	row.result = "p50 1 ms | exact";
+	row.hypothesis = NULL; /* kept from the existing row */
 	assert_int_equal(bg_runs_index_put(&cfg, &row, &ctx), BG_OK);
 	bg_config_path(&cfg, &path, "experiments/RUNS.md");
 	assert_int_equal(bg_file_read(path.buf, NULL, &text, &ctx), BG_OK);
 	assert_non_null(strstr(text.buf, "| id | hypothesis | setup | status | result | artifact |"));
 	assert_non_null(strstr(text.buf, "| ok | p50 1 ms \\| exact | [manifest](x) |\n"));
 	assert_null(strstr(text.buf, "| running |"));
+	assert_non_null(strstr(text.buf, "| Is it fast? | box; gate | ok |"));
 	bg_strbuf_release(&id);
 	bg_strbuf_release(&path);
 	bg_strbuf_release(&text);
