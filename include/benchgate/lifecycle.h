@@ -66,6 +66,28 @@ int bg_experiment_write_manifest(const struct bg_config *cfg, const char *id, co
 int bg_experiment_read_manifest(const struct bg_config *cfg, const char *id, json_t **out,
 				struct bg_ctx *ctx);
 
+/*
+ * Whether a running experiment's owner lives: *state is "alive", "dead",
+ * "other-host" (recorded on another host: cannot tell) or "unknown".
+ */
+int bg_experiment_owner_state(const json_t *manifest, const char **state);
+/*
+ * Records a failure: writes experiments/ID/NOTE_NAME (the note, as JSON),
+ * lists it among the outputs with its SHA-256, sets status "failed",
+ * failure_reason and timestamps.finished, rewrites the manifest and makes
+ * the RUNS.md row "failed" with the reason. manifest is modified in place.
+ */
+int bg_experiment_mark_failed(const struct bg_config *cfg, const char *id, json_t *manifest,
+			      const char *reason, const char *note_name, const json_t *note,
+			      struct bg_ctx *ctx);
+/*
+ * Marks a running experiment whose owner is dead as failed with reason
+ * "abandoned: WHY". BG_EPRECOND while its owner is alive (or on another
+ * host), BG_ECHECK when it is not running.
+ */
+int bg_experiment_abandon(const struct bg_config *cfg, const char *id, const char *why,
+			  struct bg_ctx *ctx);
+
 /* One row of RUNS.md: | id | hypothesis | setup | status | result | artifact | */
 struct bg_runs_row {
 	const char *id, *hypothesis, *setup, *status, *result, *artifact;

@@ -8,6 +8,7 @@
 
 extern const struct bg_cmd bg_cmd_validate, bg_cmd_list, bg_cmd_next, bg_cmd_show,
 	bg_cmd_command, bg_cmd_render, bg_cmd_check;
+extern const struct bg_cmd bg_cmd_lease, bg_cmd_experiments;
 /* measurement engine verbs */
 extern const struct bg_cmd bg_cmd_measure, bg_cmd_sessions, bg_cmd_session;
 
@@ -21,6 +22,8 @@ const struct bg_cmd *const bg_commands[] = {
 	&bg_cmd_check,
 	/* BEGIN measurement verbs */
 	/* END measurement verbs */
+	&bg_cmd_lease,
+	&bg_cmd_experiments,
 	NULL,
 };
 

@@ -5,6 +5,7 @@
 #include "benchgate/lifecycle.h"
 #include "benchgate/fsutil.h"
 #include "benchgate/json.h"
+#include "benchgate/sha256.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -265,5 +266,124 @@ out0:
 	bg_strbuf_release(&old);
 	bg_strbuf_release(&text);
 	bg_strbuf_release(&line);
+	return rc;
+}
+
+static bool owner_alive(const json_t *manifest)
+{
+	json_t *ex = json_object_get(manifest, "execution");
+	json_t *pid = json_object_get(ex, "pid");
+	const char *host = json_string_value(json_object_get(ex, "host"));
+	char me[256] = "";
+
+	if (!json_is_integer(pid))
+		return false;
+	gethostname(me, sizeof(me) - 1);
+	if (host && strcmp(host, me) != 0)
+		return true; /* another host: cannot tell, so assume alive */
+	return bg_pid_alive((pid_t)json_integer_value(pid));
+}
+
+int bg_experiment_owner_state(const json_t *manifest, const char **state)
+{
+	json_t *ex = json_object_get(manifest, "execution");
+	const char *host = json_string_value(json_object_get(ex, "host"));
+	char me[256] = "";
+
+	gethostname(me, sizeof(me) - 1);
+	if (!json_is_integer(json_object_get(ex, "pid")))
+		*state = "unknown";
+	else if (host && strcmp(host, me) != 0)
+		*state = "other-host";
+	else
+		*state = owner_alive(manifest) ? "alive" : "dead";
+	return BG_OK;
+}
+
+int bg_experiment_mark_failed(const struct bg_config *cfg, const char *id, json_t *manifest,
+			      const char *reason, const char *note_name, const json_t *note,
+			      struct bg_ctx *ctx)
+{
+	struct bg_strbuf rel = BG_STRBUF_INIT, abs = BG_STRBUF_INIT, text = BG_STRBUF_INIT;
+	struct bg_strbuf when = BG_STRBUF_INIT, result = BG_STRBUF_INIT;
+	struct bg_runs_row row = {id, NULL, NULL, "failed", NULL, NULL};
+	json_t *outputs, *ts;
+	char hex[65];
+	int rc;
+
+	bg_lifecycle_now_rfc3339(&when);
+	bg_strbuf_addf(&rel, "%s/%s/%s", cfg->experiments, id, note_name);
+	bg_config_path(cfg, &abs, rel.buf);
+	bg_json_dump_py(&text, note, 2, true);
+	bg_strbuf_addch(&text, '\n');
+	if ((rc = bg_file_write_atomic(abs.buf, rel.buf, text.buf, text.len, ctx)))
+		goto out;
+	bg_sha256_hex(text.buf, text.len, hex);
+	bg_strbuf_addf(&result, "failed: %s", reason);
+	json_object_set_new(manifest, "status", json_string("failed"));
+	json_object_set_new(manifest, "failure_reason", json_string(reason));
+	ts = json_object_get(manifest, "timestamps");
+	if (!json_is_object(ts)) {
+		ts = json_object();
+		json_object_set_new(manifest, "timestamps", ts);
+	}
+	json_object_set_new(ts, "finished", json_string(when.buf));
+	outputs = json_object_get(manifest, "outputs");
+	if (!json_is_array(outputs)) {
+		outputs = json_array();
+		json_object_set_new(manifest, "outputs", outputs);
+	}
+	json_array_append_new(outputs, json_pack("{s:s, s:s, s:s}", "artifact", rel.buf, "sha256", hex,
+						 "result", result.buf));
+	if ((rc = bg_experiment_write_manifest(cfg, id, manifest, ctx)))
+		goto out;
+	row.result = result.buf;
+	rc = bg_runs_index_put(cfg, &row, ctx);
+out:
+	bg_strbuf_release(&rel);
+	bg_strbuf_release(&abs);
+	bg_strbuf_release(&text);
+	bg_strbuf_release(&when);
+	bg_strbuf_release(&result);
+	return rc;
+}
+
+int bg_experiment_abandon(const struct bg_config *cfg, const char *id, const char *why,
+			  struct bg_ctx *ctx)
+{
+	json_t *m = NULL, *note;
+	struct bg_strbuf reason = BG_STRBUF_INIT, when = BG_STRBUF_INIT;
+	const char *status;
+	int rc;
+
+	for (const char *p = id; *p; p++)
+		if (*p == '/' || (p == id && *p == '.'))
+			return bg_error(ctx, BG_EUSAGE, "'%s' is not an experiment id", id);
+	if ((rc = bg_experiment_read_manifest(cfg, id, &m, ctx)))
+		return rc;
+	status = json_string_value(json_object_get(m, "status"));
+	if (!status || strcmp(status, "running") != 0) {
+		rc = bg_error(ctx, BG_ECHECK, "experiment '%s' is %s, not running: there is nothing to abandon",
+			      id, status ? status : "without a status");
+		goto out;
+	}
+	if (owner_alive(m)) {
+		rc = bg_error(ctx, BG_EPRECOND,
+			      "experiment '%s' is still running (pid %lld on %s); stop it first (SIGINT records it as interrupted)",
+			      id, (long long)json_integer_value(json_object_get(json_object_get(m, "execution"), "pid")),
+			      json_string_value(json_object_get(json_object_get(m, "execution"), "host")));
+		goto out;
+	}
+	bg_strbuf_addf(&reason, "abandoned: %s", why);
+	bg_lifecycle_now_rfc3339(&when);
+	note = json_pack("{s:s, s:s, s:s, s:O}", "experiment_id", id, "reason", why, "abandoned_at", when.buf,
+			 "owner_pid", json_object_get(json_object_get(m, "execution"), "pid") ?
+			 json_object_get(json_object_get(m, "execution"), "pid") : json_null());
+	rc = bg_experiment_mark_failed(cfg, id, m, reason.buf, "abandoned.json", note, ctx);
+	json_decref(note);
+out:
+	json_decref(m);
+	bg_strbuf_release(&reason);
+	bg_strbuf_release(&when);
 	return rc;
 }

@@ -1,0 +1,182 @@
+/*
+ * cmd_experiments.c - `benchgate experiments [--json]` lists the experiments
+ * with their state and, for running ones, whether the owner lives;
+ * `benchgate experiments abandon ID --why TEXT` marks a dead one failed.
+ */
+#include "cli/cli.h"
+#include "benchgate/fsutil.h"
+#include "benchgate/json.h"
+#include "benchgate/lifecycle.h"
+
+#include <dirent.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+
+enum { OPT_JSON = 1, OPT_WHY };
+struct opts {
+	bool json;
+	const char *why;
+};
+
+static const char *on_opt(int id, const char *value, void *data)
+{
+	struct opts *o = data;
+
+	if (id == OPT_JSON)
+		o->json = true;
+	else
+		o->why = value;
+	return NULL;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static json_t *collect(const struct bg_config *cfg)
+{
+	struct bg_strbuf dir = BG_STRBUF_INIT;
+	json_t *list = json_array();
+	char **names = NULL;
+	size_t n = 0;
+	DIR *d;
+	struct dirent *e;
+
+	bg_config_path(cfg, &dir, cfg->experiments);
+	d = opendir(dir.buf);
+	while (d && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		names = bg_xrealloc(names, (n + 1) * sizeof(*names));
+		names[n++] = bg_xstrdup(e->d_name);
+	}
+	if (d)
+		closedir(d);
+	qsort(names, n, sizeof(*names), cmp_str);
+	for (size_t i = 0; i < n; i++) {
+		struct bg_ctx ctx;
+		json_t *m = NULL, *item;
+		const char *status, *owner = NULL;
+
+		bg_ctx_init(&ctx);
+		if (bg_experiment_read_manifest(cfg, names[i], &m, &ctx) == BG_OK) {
+			status = json_string_value(json_object_get(m, "status"));
+			if (status && strcmp(status, "running") == 0)
+				bg_experiment_owner_state(m, &owner);
+			item = json_pack("{s:s, s:s, s:O, s:O, s:O, s:s?}", "id", names[i], "status",
+					 status ? status : "invalid", "question",
+					 json_object_get(m, "question") ? json_object_get(m, "question") : json_null(),
+					 "started",
+					 json_object_get(json_object_get(m, "timestamps"), "started")
+						 ? json_object_get(json_object_get(m, "timestamps"), "started")
+						 : json_null(),
+					 "failure_reason",
+					 json_object_get(m, "failure_reason") ? json_object_get(m, "failure_reason")
+									    : json_null(),
+					 "owner", owner);
+			json_array_append_new(list, item);
+		} else if (!bg_is_dir(names[i])) {
+			struct bg_strbuf p = BG_STRBUF_INIT;
+			bg_strbuf_addf(&p, "%s/%s", dir.buf, names[i]);
+			if (bg_is_dir(p.buf))
+				json_array_append_new(list, json_pack("{s:s, s:s, s:s}", "id", names[i], "status",
+								      "unreadable", "error", bg_ctx_message(&ctx)));
+			bg_strbuf_release(&p);
+		}
+		json_decref(m);
+		bg_ctx_release(&ctx);
+		free(names[i]);
+	}
+	free(names);
+	bg_strbuf_release(&dir);
+	return list;
+}
+
+static int list(const struct bg_config *cfg, bool as_json)
+{
+	struct bg_strbuf out = BG_STRBUF_INIT;
+	json_t *items = collect(cfg), *it;
+	size_t i;
+	int rc = BG_OK;
+
+	if (as_json) {
+		bg_json_dump_py(&out, items, 2, true);
+		bg_strbuf_addch(&out, '\n');
+	} else if (json_array_size(items) == 0) {
+		bg_strbuf_addf(&out, "no experiments under %s/\n", cfg->experiments);
+	} else {
+		json_array_foreach(items, i, it) {
+			const char *owner = json_string_value(json_object_get(it, "owner"));
+			const char *why = json_string_value(json_object_get(it, "failure_reason"));
+
+			bg_strbuf_addf(&out, "%-48s %-10s", json_string_value(json_object_get(it, "id")),
+				       json_string_value(json_object_get(it, "status")));
+			if (owner && strcmp(owner, "dead") == 0)
+				bg_strbuf_adds(&out, " owner is gone: abandon it with 'benchgate experiments abandon ID --why TEXT'");
+			else if (owner)
+				bg_strbuf_addf(&out, " owner %s", owner);
+			if (why)
+				bg_strbuf_addf(&out, " (%s)", why);
+			bg_strbuf_addch(&out, '\n');
+		}
+	}
+	if (bg_cli_write(&out, false))
+		rc = BG_EIO;
+	bg_strbuf_release(&out);
+	json_decref(items);
+	return rc;
+}
+
+static int run(struct bg_cli *cli, const struct bg_cmd *self)
+{
+	static const struct bg_opt opts[] = {
+		{"json", 0, BG_OPT_FLAG, OPT_JSON, false},
+		{"why", 0, BG_OPT_VALUE, OPT_WHY, false},
+		{0},
+	};
+	struct opts o = {false, NULL};
+	struct bg_config cfg;
+	struct bg_parsed parsed;
+	struct bg_ctx ctx;
+	int rc;
+
+	if ((rc = bg_cli_parse(cli, self, opts, 2, false, on_opt, &o, &parsed)))
+		return rc;
+	if (parsed.npos == 0) {
+		if (o.why)
+			return bg_cli_usage_error(self, "--why goes with 'abandon ID'");
+	} else if (strcmp(parsed.pos[0], "abandon") != 0) {
+		return bg_cli_usage_error(self, "unknown action '%s'", parsed.pos[0]);
+	} else if (parsed.npos != 2) {
+		return bg_cli_usage_error(self, "'abandon' needs an experiment id");
+	} else if (!o.why || !*o.why) {
+		return bg_cli_usage_error(self, "'abandon' needs --why TEXT: the reason is recorded");
+	}
+	if ((rc = bg_cli_load_config(cli, &cfg)))
+		return rc;
+	if (parsed.npos == 0) {
+		rc = list(&cfg, o.json);
+	} else {
+		bg_ctx_init(&ctx);
+		rc = bg_experiment_abandon(&cfg, parsed.pos[1], o.why, &ctx);
+		if (rc)
+			bg_cli_fail_ctx(rc, &ctx);
+		else
+			printf("experiment %s marked failed: abandoned: %s\n", parsed.pos[1], o.why);
+		bg_ctx_release(&ctx);
+	}
+	bg_config_release(&cfg);
+	return rc;
+}
+
+const struct bg_cmd bg_cmd_experiments = {
+	"experiments",
+	"list experiments and their state; abandon one whose owner died",
+	"benchgate experiments [--json]\n"
+	"       benchgate experiments abandon ID --why TEXT",
+	"  --json             print the experiments as JSON\n"
+	"  --why TEXT         the reason recorded when abandoning\n",
+	run,
+};

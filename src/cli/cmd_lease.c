@@ -1,0 +1,81 @@
+/*
+ * cmd_lease.c - `benchgate lease status [--json]`: every device that has a
+ * lease file, whether it is free, held, or left by a dead holder, and who
+ * owns it.
+ */
+#include "cli/cli.h"
+#include "benchgate/json.h"
+#include "benchgate/lifecycle.h"
+
+#include <string.h>
+
+static const char *on_opt(int id, const char *value, void *data)
+{
+	(void)id;
+	(void)value;
+	*(bool *)data = true;
+	return NULL;
+}
+
+static int run(struct bg_cli *cli, const struct bg_cmd *self)
+{
+	static const struct bg_opt opts[] = {{"json", 0, BG_OPT_FLAG, 1, false}, {0}};
+	struct bg_config cfg;
+	struct bg_parsed parsed;
+	struct bg_strbuf out = BG_STRBUF_INIT;
+	struct bg_ctx ctx;
+	bool as_json = false;
+	json_t *st = NULL, *item;
+	size_t i;
+	int rc;
+
+	if ((rc = bg_cli_parse(cli, self, opts, 1, false, on_opt, &as_json, &parsed)))
+		return rc;
+	if (parsed.npos != 1 || strcmp(parsed.pos[0], "status") != 0)
+		return bg_cli_usage_error(self, "expected 'status'");
+	if ((rc = bg_cli_load_config(cli, &cfg)))
+		return rc;
+	bg_ctx_init(&ctx);
+	if ((rc = bg_lease_status(&cfg, &st, &ctx))) {
+		bg_cli_fail_ctx(rc, &ctx);
+		goto out;
+	}
+	if (as_json) {
+		bg_json_dump_py(&out, st, 2, true);
+		bg_strbuf_addch(&out, '\n');
+	} else if (json_array_size(st) == 0) {
+		bg_strbuf_adds(&out, "no device has been leased in this project\n");
+	} else {
+		json_array_foreach(st, i, item) {
+			json_t *o = json_object_get(item, "owner");
+			const char *state = json_string_value(json_object_get(item, "state"));
+
+			bg_strbuf_addf(&out, "%-28s %-6s", json_string_value(json_object_get(item, "device")), state);
+			if (json_is_object(o) && strcmp(state, "free") != 0)
+				bg_strbuf_addf(&out, " experiment %s, pid %lld on %s, user %s, since %s%s",
+					       json_string_value(json_object_get(o, "experiment_id")),
+					       (long long)json_integer_value(json_object_get(o, "pid")),
+					       json_string_value(json_object_get(o, "host")),
+					       json_string_value(json_object_get(o, "user")),
+					       json_string_value(json_object_get(o, "started")),
+					       strcmp(state, "stale") == 0 ? " (holder is gone; the next run replaces it)" : "");
+			bg_strbuf_addch(&out, '\n');
+		}
+	}
+	if (bg_cli_write(&out, false))
+		rc = BG_EIO;
+out:
+	json_decref(st);
+	bg_strbuf_release(&out);
+	bg_ctx_release(&ctx);
+	bg_config_release(&cfg);
+	return rc;
+}
+
+const struct bg_cmd bg_cmd_lease = {
+	"lease",
+	"show device leases: free, held (and by whom), or left by a dead holder",
+	"benchgate lease status [--json]",
+	"  --json             print the leases as JSON\n",
+	run,
+};

@@ -1,0 +1,224 @@
+/*
+ * decide.c - comparison keys, envelopes and decisions (see decide.h).
+ */
+#include "benchgate/decide.h"
+#include "benchgate/json.h"
+#include "benchgate/sha256.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const bg_default_key_fields[] = {
+	"gate", "computer", "device", "runtime", "revision", "protocol_version", "cell",
+	"cache_state", "timing_boundary", "measure", "inputs", NULL,
+};
+
+const char *const bg_metric_names[BG_NMETRICS] = {
+	"wall_p50", "wall_p95", "wall_max", "tree_peak_bytes", "accelerator_peak_bytes",
+};
+
+const char *bg_decision_name(enum bg_decision d)
+{
+	switch (d) {
+	case BG_DECISION_PASS: return "pass";
+	case BG_DECISION_INVESTIGATE: return "investigate";
+	case BG_DECISION_BLOCK: return "block";
+	case BG_DECISION_NO_BASELINE: return "no-baseline";
+	}
+	return "unknown";
+}
+
+static int resolve_one(const json_t *context, const json_t *source, json_t **value, const char **from)
+{
+	if (json_is_string(source)) {
+		json_t *v = json_object_get(context, json_string_value(source));
+		if (v) {
+			*value = v;
+			*from = json_string_value(source);
+		}
+		return 0;
+	}
+	if (json_is_array(source)) {
+		size_t i;
+		json_t *s;
+		json_array_foreach(source, i, s) {
+			if (!json_is_string(s))
+				return -1;
+			if (!*value && json_object_get(context, json_string_value(s))) {
+				*value = json_object_get(context, json_string_value(s));
+				*from = json_string_value(s);
+			}
+		}
+		return 0;
+	}
+	return -1;
+}
+
+int bg_key_compute(const json_t *fields, const json_t *context, const json_t *map, json_t **key,
+		   char id[65], struct bg_ctx *ctx)
+{
+	json_t *list, *values;
+	struct bg_strbuf canon = BG_STRBUF_INIT;
+	size_t i;
+	json_t *f;
+
+	*key = NULL;
+	if (!json_is_array(fields))
+		return bg_error(ctx, BG_ECHECK, "comparison_key must be a list of field names");
+	if (map && !json_is_object(map))
+		return bg_error(ctx, BG_ECHECK, "benchgate.json: 'key_fields' must be an object");
+	list = json_array();
+	values = json_object();
+	json_array_foreach(fields, i, f) {
+		const char *name = json_string_value(f), *from = NULL;
+		json_t *value = NULL, *src;
+		char source[300];
+
+		if (!name) {
+			json_decref(list);
+			json_decref(values);
+			return bg_error(ctx, BG_ECHECK, "comparison_key[%zu] must be a field name", i);
+		}
+		src = map ? json_object_get(map, name) : NULL;
+		if (src) {
+			if (resolve_one(context, src, &value, &from)) {
+				json_decref(list);
+				json_decref(values);
+				return bg_error(ctx, BG_ECHECK,
+						"benchgate.json: key_fields.%s must name a context field or a list of them",
+						name);
+			}
+			if (value)
+				snprintf(source, sizeof(source), "key_fields: %s", from);
+		}
+		if (!value && (value = json_object_get(context, name)))
+			snprintf(source, sizeof(source), "context: %s", name);
+		if (!value)
+			snprintf(source, sizeof(source), "unresolved");
+		json_object_set(values, name, value ? value : json_null());
+		json_array_append_new(list, json_pack("{s:s, s:O, s:s}", "field", name, "value",
+						      value ? value : json_null(), "source", source));
+	}
+	{
+		/* canonical JSON: sorted keys, compact separators, ASCII */
+		char *text = json_dumps(values, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENSURE_ASCII);
+		bg_strbuf_adds(&canon, text);
+		free(text);
+	}
+	bg_sha256_hex(canon.buf, canon.len, id);
+	*key = json_pack("{s:o, s:o, s:s, s:s}", "fields", list, "values", values, "id", id, "canonical",
+			 canon.buf);
+	bg_strbuf_release(&canon);
+	return BG_OK;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+double bg_median(const double *values, size_t n)
+{
+	double *v = malloc(n * sizeof(*v)), m;
+
+	memcpy(v, values, n * sizeof(*v));
+	qsort(v, n, sizeof(*v), cmp_double);
+	m = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	free(v);
+	return m;
+}
+
+void bg_envelope_compute(const double *values, size_t n, double k, double floor_rel,
+			 struct bg_envelope *out)
+{
+	double *dev = malloc(n * sizeof(*dev));
+
+	out->n = n;
+	out->centre = bg_median(values, n);
+	for (size_t i = 0; i < n; i++)
+		dev[i] = fabs(values[i] - out->centre);
+	out->mad = bg_median(dev, n);
+	out->scale = fmax(1.4826 * out->mad, floor_rel * fabs(out->centre));
+	out->low = out->centre - k * out->scale;
+	out->high = out->centre + k * out->scale;
+	free(dev);
+}
+
+void bg_decide_opts_init(struct bg_decide_opts *o)
+{
+	o->min_sessions = 5;
+	o->window = 20;
+	o->k = 4.0;
+	o->floor_rel = 0.01;
+}
+
+static json_t *num_or_null(double x)
+{
+	return isnan(x) ? json_null() : json_real(x);
+}
+
+enum bg_decision bg_decide(const struct bg_session_facts *s, const struct bg_session_facts *baseline,
+			   size_t nbaseline, const struct bg_decide_opts *o, json_t **out)
+{
+	json_t *reasons = json_array(), *ids = json_array(), *metrics = json_array();
+	enum bg_decision d = BG_DECISION_PASS;
+	size_t used = nbaseline < o->window ? nbaseline : o->window;
+
+	for (size_t i = 0; i < used; i++)
+		json_array_append_new(ids, json_integer(baseline[i].id));
+	if (s->block_reasons && s->block_reasons[0]) {
+		d = BG_DECISION_BLOCK;
+		for (const char *const *r = s->block_reasons; *r; r++)
+			json_array_append_new(reasons, json_string(*r));
+	} else if (nbaseline < o->min_sessions) {
+		char buf[200];
+		d = BG_DECISION_NO_BASELINE;
+		snprintf(buf, sizeof(buf),
+			 "%zu accepted session%s of this key; no threshold applies before %zu (report only)",
+			 nbaseline, nbaseline == 1 ? "" : "s", o->min_sessions);
+		json_array_append_new(reasons, json_string(buf));
+	} else {
+		double *vals = malloc((used + 1) * sizeof(*vals));
+		for (int m = 0; m < BG_NMETRICS; m++) {
+			size_t n = 0;
+			struct bg_envelope env;
+			double v = s->metric[m], devn;
+			const char *dir = "inside";
+			bool outside;
+
+			for (size_t i = 0; i < used; i++)
+				if (!isnan(baseline[i].metric[m]))
+					vals[n++] = baseline[i].metric[m];
+			if (isnan(v) || n == 0)
+				continue;
+			bg_envelope_compute(vals, n, o->k, o->floor_rel, &env);
+			devn = env.scale > 0 ? (v - env.centre) / env.scale : (v == env.centre ? 0 : INFINITY);
+			outside = v < env.low || v > env.high;
+			if (outside) {
+				char buf[256];
+				dir = v > env.high ? "slower-or-larger" : "faster-or-smaller";
+				d = BG_DECISION_INVESTIGATE;
+				snprintf(buf, sizeof(buf), "%s %.6g is outside %.6g .. %.6g (%.2f scales from the centre)",
+					 bg_metric_names[m], v, env.low, env.high, devn);
+				json_array_append_new(reasons, json_string(buf));
+			}
+			json_array_append_new(metrics,
+					      json_pack("{s:s, s:o, s:f, s:f, s:f, s:f, s:f, s:f, s:o, s:s, s:b, s:I}",
+							"metric", bg_metric_names[m], "value", num_or_null(v),
+							"centre", env.centre, "mad", env.mad, "scale", env.scale,
+							"low", env.low, "high", env.high, "k", o->k, "deviation",
+							isfinite(devn) ? json_real(devn) : json_null(), "direction", dir,
+							"outside", outside, "baseline_values", (json_int_t)n));
+		}
+		free(vals);
+		if (d == BG_DECISION_PASS)
+			json_array_append_new(reasons, json_string("every metric is inside its envelope"));
+	}
+	*out = json_pack("{s:s, s:o, s:o, s:o, s:I, s:f, s:f, s:I}", "decision", bg_decision_name(d), "reasons",
+			 reasons, "baseline", ids, "metrics", metrics, "window", (json_int_t)o->window, "k", o->k,
+			 "floor", o->floor_rel, "minimum_sessions", (json_int_t)o->min_sessions);
+	return d;
+}

@@ -1,0 +1,207 @@
+/*
+ * test_decide.c - envelopes and decisions with hand-computed values, and the
+ * comparison key resolution table.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <string.h>
+
+#include "benchgate/decide.h"
+
+static struct bg_session_facts facts(long long id, double p50)
+{
+	struct bg_session_facts f;
+
+	f.id = id;
+	for (int m = 0; m < BG_NMETRICS; m++)
+		f.metric[m] = NAN;
+	f.metric[BG_METRIC_P50] = p50;
+	f.block_reasons = NULL;
+	return f;
+}
+
+static enum bg_decision decide(double value, const double *base, size_t n, json_t **out)
+{
+	struct bg_session_facts s = facts(100, value), b[32];
+	struct bg_decide_opts o;
+
+	bg_decide_opts_init(&o);
+	for (size_t i = 0; i < n; i++)
+		b[i] = facts((long long)i + 1, base[i]);
+	return bg_decide(&s, b, n, &o, out);
+}
+
+static double metric_field(json_t *d, const char *field)
+{
+	return json_number_value(json_object_get(json_array_get(json_object_get(d, "metrics"), 0), field));
+}
+
+static void test_identical_sessions(void **state)
+{
+	const double base[] = {1.0, 1.0, 1.0, 1.0, 1.0};
+	json_t *d;
+
+	(void)state;
+	/* MAD 0: the 1 % floor gives scale 0.01, band 0.96 .. 1.04 */
+	assert_int_equal(decide(1.03, base, 5, &d), BG_DECISION_PASS);
+	assert_float_equal(metric_field(d, "centre"), 1.0, 1e-12);
+	assert_float_equal(metric_field(d, "scale"), 0.01, 1e-12);
+	assert_float_equal(metric_field(d, "low"), 0.96, 1e-12);
+	assert_float_equal(metric_field(d, "high"), 1.04, 1e-12);
+	json_decref(d);
+	assert_int_equal(decide(1.05, base, 5, &d), BG_DECISION_INVESTIGATE);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(d, "metrics"), 0), "direction")),
+			    "slower-or-larger");
+	json_decref(d);
+}
+
+static void test_one_outlier(void **state)
+{
+	/* sorted 0.9 1.0 1.0 1.1 5.0: median 1.0; |dev| 0 0 0.1 0.1 4.0: MAD 0.1;
+	 * scale 0.14826; band 1.0 +- 0.59304 */
+	const double base[] = {1.0, 1.1, 0.9, 1.0, 5.0};
+	json_t *d;
+
+	(void)state;
+	assert_int_equal(decide(1.5, base, 5, &d), BG_DECISION_PASS);
+	assert_float_equal(metric_field(d, "mad"), 0.1, 1e-12);
+	assert_float_equal(metric_field(d, "scale"), 0.14826, 1e-12);
+	assert_float_equal(metric_field(d, "high"), 1.59304, 1e-12);
+	assert_float_equal(metric_field(d, "deviation"), 0.5 / 0.14826, 1e-9);
+	json_decref(d);
+	assert_int_equal(decide(1.6, base, 5, &d), BG_DECISION_INVESTIGATE);
+	json_decref(d);
+}
+
+static void test_improvement_is_investigated(void **state)
+{
+	const double base[] = {1.0, 1.1, 0.9, 1.0, 5.0};
+	json_t *d;
+
+	(void)state;
+	assert_int_equal(decide(0.3, base, 5, &d), BG_DECISION_INVESTIGATE);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(d, "metrics"), 0), "direction")),
+			    "faster-or-smaller");
+	json_decref(d);
+}
+
+static void test_fewer_than_five(void **state)
+{
+	const double base[] = {1.0, 1.0, 1.0, 1.0};
+	json_t *d;
+
+	(void)state;
+	assert_int_equal(decide(100.0, base, 4, &d), BG_DECISION_NO_BASELINE);
+	assert_int_equal(json_array_size(json_object_get(d, "metrics")), 0);
+	assert_int_equal(json_array_size(json_object_get(d, "baseline")), 4);
+	json_decref(d);
+	assert_int_equal(decide(100.0, base, 0, &d), BG_DECISION_NO_BASELINE);
+	json_decref(d);
+}
+
+static void test_block_wins(void **state)
+{
+	const char *const why[] = {"parity failed on run 3", NULL};
+	struct bg_session_facts s = facts(9, 1.0), b[5];
+	struct bg_decide_opts o;
+	json_t *d;
+
+	(void)state;
+	bg_decide_opts_init(&o);
+	for (int i = 0; i < 5; i++)
+		b[i] = facts(i, 1.0);
+	s.block_reasons = why;
+	assert_int_equal(bg_decide(&s, b, 5, &o, &d), BG_DECISION_BLOCK);
+	assert_string_equal(json_string_value(json_array_get(json_object_get(d, "reasons"), 0)), "parity failed on run 3");
+	json_decref(d);
+	/* a block with no baseline at all is still a block */
+	assert_int_equal(bg_decide(&s, NULL, 0, &o, &d), BG_DECISION_BLOCK);
+	json_decref(d);
+}
+
+static void test_window_uses_most_recent(void **state)
+{
+	double base[25];
+	json_t *d;
+
+	(void)state;
+	for (int i = 0; i < 20; i++)
+		base[i] = 2.0; /* most recent first */
+	for (int i = 20; i < 25; i++)
+		base[i] = 1.0; /* older, outside the window of 20 */
+	assert_int_equal(decide(2.0, base, 25, &d), BG_DECISION_PASS);
+	assert_float_equal(metric_field(d, "centre"), 2.0, 1e-12);
+	assert_int_equal(json_array_size(json_object_get(d, "baseline")), 20);
+	json_decref(d);
+}
+
+static void test_missing_metric_is_skipped(void **state)
+{
+	struct bg_session_facts s = facts(9, 1.0), b[5];
+	struct bg_decide_opts o;
+	json_t *d;
+
+	(void)state;
+	bg_decide_opts_init(&o);
+	for (int i = 0; i < 5; i++) {
+		b[i] = facts(i, 1.0);
+		b[i].metric[BG_METRIC_GPU_PEAK] = 1e9;
+	}
+	assert_int_equal(bg_decide(&s, b, 5, &o, &d), BG_DECISION_PASS);
+	assert_int_equal(json_array_size(json_object_get(d, "metrics")), 1);
+	json_decref(d);
+}
+
+static void test_key_resolution(void **state)
+{
+	json_error_t err;
+	json_t *fields = json_loads("[\"gate\", \"computer\", \"revision\", \"missing\"]", 0, &err);
+	json_t *context = json_loads("{\"gate\": \"g\", \"computer\": \"c\", \"git_revision\": \"abc\", \"revision\": \"zzz\"}", 0, &err);
+	json_t *map = json_loads("{\"revision\": [\"source_revision\", \"git_revision\"]}", 0, &err);
+	json_t *bad = json_loads("{\"revision\": 3}", 0, &err);
+	json_t *key;
+	char id[65];
+	struct bg_ctx ctx;
+
+	(void)state;
+	bg_ctx_init(&ctx);
+	assert_int_equal(bg_key_compute(fields, context, map, &key, id, &ctx), BG_OK);
+	assert_string_equal(id, "ed7ffc47715d6c6192afcb3693f3c79d99c7fa5de519e0e324b2741ed171ad0a");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(key, "fields"), 2), "source")),
+			    "key_fields: git_revision");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(key, "fields"), 0), "source")),
+			    "context: gate");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(key, "fields"), 3), "source")),
+			    "unresolved");
+	json_decref(key);
+	/* without the map, the context field of the same name */
+	assert_int_equal(bg_key_compute(fields, context, NULL, &key, id, &ctx), BG_OK);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(key, "values"), "revision")), "zzz");
+	json_decref(key);
+	assert_int_equal(bg_key_compute(fields, context, bad, &key, id, &ctx), BG_ECHECK);
+	assert_int_equal(bg_key_compute(context, context, NULL, &key, id, &ctx), BG_ECHECK);
+	bg_ctx_release(&ctx);
+	json_decref(fields);
+	json_decref(context);
+	json_decref(map);
+	json_decref(bad);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_identical_sessions),
+		cmocka_unit_test(test_one_outlier),
+		cmocka_unit_test(test_improvement_is_investigated),
+		cmocka_unit_test(test_fewer_than_five),
+		cmocka_unit_test(test_block_wins),
+		cmocka_unit_test(test_window_uses_most_recent),
+		cmocka_unit_test(test_missing_metric_is_skipped),
+		cmocka_unit_test(test_key_resolution),
+	};
+	return cmocka_run_group_tests_name("decide", tests, NULL, NULL);
+}
