@@ -1,0 +1,37 @@
+/*
+ * report.h - the static HTML dashboard: one self-contained page (inline CSS
+ * and SVG, no script, no network) that reads well on a laptop and prints on
+ * paper.
+ *
+ * The page is rendered from a model the caller assembles from the registry
+ * and the store:
+ *   {"title": str, "generated_at": str, "project": str,
+ *    "states": [{"state", "label", "count"}],
+ *    "platforms": [{"platform", "counts": {state: n}, "total"}],
+ *    "gates": [{"id", "state", "label", "platform", "computer", "next"}],
+ *    "keys": [{"id", "gate", "computer", "envelope": {"centre","low","high"}|null,
+ *              "sessions": [{"id", "started", "tier", "p50", "p95", "max",
+ *                            "tree_peak", "gpu_peak", "decision", "curation"}]}]}
+ * Times are seconds and memory bytes; null is drawn as a gap and shown as
+ * "n/a". The caller owns the model; the page is appended to out.
+ */
+#ifndef BENCHGATE_REPORT_H
+#define BENCHGATE_REPORT_H
+
+#include <jansson.h>
+
+#include "benchgate/status.h"
+#include "benchgate/strbuf.h"
+
+int bg_report_dashboard(const json_t *model, struct bg_strbuf *out, struct bg_ctx *ctx);
+/* HTML-escapes s (& < > " ') into out. */
+void bg_report_escape(struct bg_strbuf *out, const char *s);
+/*
+ * One SVG line plot: series of (x index, y) with nulls as gaps, an optional
+ * band [low, high], markers coloured by decision. Appended to out.
+ */
+void bg_report_svg_plot(struct bg_strbuf *out, const char *title, const char *unit, const json_t *sessions,
+			const char *const *fields, const char *const *labels, int nfields,
+			const json_t *envelope);
+
+#endif

@@ -1,0 +1,90 @@
+/*
+ * test_report.c - the dashboard page: self-contained, escaped, plots present,
+ * nulls shown as n/a.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "benchgate/report.h"
+
+static const char model_json[] =
+	"{\"title\": \"Bench <b>&</b>\", \"generated_at\": \"2026-11-30T10:00:00Z\","
+	" \"states\": [{\"state\": \"measured\", \"label\": \"Measured\", \"count\": 1},"
+	"              {\"state\": \"pending\", \"label\": \"Pending\", \"count\": 1}],"
+	" \"platforms\": [{\"platform\": \"CPU\", \"counts\": {\"measured\": 1, \"pending\": 1}, \"total\": 2}],"
+	" \"gates\": [{\"id\": \"g.1\", \"state\": \"measured\", \"label\": \"Measured\", \"platform\": \"CPU\","
+	"              \"computer\": \"box\", \"next\": null},"
+	"             {\"id\": \"g.2\", \"state\": \"pending\", \"label\": \"Pending\", \"platform\": \"CPU\","
+	"              \"computer\": \"box\", \"next\": \"run it\"}],"
+	" \"keys\": [{\"id\": \"abc\", \"gate\": \"g.1\", \"computer\": \"box\","
+	"            \"envelope\": {\"centre\": 0.010, \"low\": 0.009, \"high\": 0.011},"
+	"            \"sessions\": ["
+	"   {\"id\": 1, \"started\": \"t1\", \"tier\": \"scheduled-profile\", \"p50\": 0.010, \"p95\": 0.012, \"max\": 0.013, \"tree_peak\": 1048576, \"gpu_peak\": null, \"decision\": \"no-baseline\", \"curation\": null},"
+	"   {\"id\": 2, \"started\": \"t2\", \"tier\": \"scheduled-profile\", \"p50\": null, \"p95\": null, \"max\": null, \"tree_peak\": null, \"gpu_peak\": null, \"decision\": \"block\", \"curation\": \"rejected\"},"
+	"   {\"id\": 3, \"started\": \"t3\", \"tier\": \"release-signoff\", \"p50\": 0.0101, \"p95\": 0.0111, \"max\": 0.02, \"tree_peak\": 2097152, \"gpu_peak\": null, \"decision\": \"pass\", \"curation\": \"accepted\"}]},"
+	"   {\"id\": \"def\", \"gate\": \"g.2\", \"computer\": \"box\", \"envelope\": null, \"sessions\": []}]}";
+
+static void test_page(void **state)
+{
+	json_error_t err;
+	json_t *model = json_loads(model_json, 0, &err);
+	struct bg_strbuf out = BG_STRBUF_INIT;
+	struct bg_ctx ctx;
+
+	(void)state;
+	assert_non_null(model);
+	bg_ctx_init(&ctx);
+	assert_int_equal(bg_report_dashboard(model, &out, &ctx), BG_OK);
+	assert_non_null(strstr(out.buf, "<!DOCTYPE html>"));
+	assert_non_null(strstr(out.buf, "<title>Bench &lt;b&gt;&amp;&lt;/b&gt;</title>"));
+	assert_null(strstr(out.buf, "<b>"));
+	assert_null(strstr(out.buf, "<script"));
+	assert_null(strstr(out.buf, "https://"));
+	assert_null(strstr(out.buf, "src="));
+	assert_non_null(strstr(out.buf, "<svg class=\"plot\""));
+	assert_non_null(strstr(out.buf, "class=\"band\""));        /* the envelope band */
+	assert_non_null(strstr(out.buf, "color:#cf222e")); /* the blocked session's decision cell */
+	assert_non_null(strstr(out.buf, "fill=\"#1a7f37\""));      /* a pass marker */
+	assert_non_null(strstr(out.buf, "n/a: nothing measured")); /* the empty key and gpu plot */
+	assert_non_null(strstr(out.buf, "<td class=\"n\">n/a</td>"));
+	assert_non_null(strstr(out.buf, "M")); /* a path was drawn */
+	bg_strbuf_release(&out);
+	bg_ctx_release(&ctx);
+	json_decref(model);
+}
+
+static void test_gap_in_series(void **state)
+{
+	json_error_t err;
+	json_t *ss = json_loads("[{\"id\": 1, \"p50\": 1.0}, {\"id\": 2, \"p50\": null}, {\"id\": 3, \"p50\": 2.0}]", 0, &err);
+	const char *const f[] = {"p50"};
+	struct bg_strbuf out = BG_STRBUF_INIT;
+	const char *d, *end;
+	int moves = 0;
+
+	(void)state;
+	bg_report_svg_plot(&out, "t", "s", ss, f, f, 1, NULL);
+	d = strstr(out.buf, "d=\"");
+	assert_non_null(d);
+	end = strchr(d + 3, '"');
+	/* two separate moves, no line across the gap */
+	for (const char *p = d + 3; p < end; p++)
+		moves += *p == 'M';
+	assert_int_equal(moves, 2);
+	assert_null(memchr(d, 'L', (size_t)(end - d)));
+	bg_strbuf_release(&out);
+	json_decref(ss);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_page),
+		cmocka_unit_test(test_gap_in_series),
+	};
+	return cmocka_run_group_tests_name("report", tests, NULL, NULL);
+}
