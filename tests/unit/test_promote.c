@@ -1,0 +1,120 @@
+/*
+ * test_promote.c - the registry text edit of a promotion changes exactly the
+ * intended bytes.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "benchgate/promote.h"
+
+static void expect_edit(const char *in, const char *gate, const char *want)
+{
+	struct bg_strbuf out = BG_STRBUF_INIT;
+	struct bg_ctx ctx;
+
+	bg_ctx_init(&ctx);
+	assert_int_equal(bg_promote_edit_registry(in, strlen(in), gate, "measured", "box-s7",
+						  "experiments/benchgate-evidence.json", &out, &ctx),
+			 BG_OK);
+	assert_string_equal(out.buf, want);
+	bg_strbuf_release(&out);
+	bg_ctx_release(&ctx);
+}
+
+static void test_multiline(void **state)
+{
+	(void)state;
+	expect_edit("{\n"
+		    "  \"schema_version\": 1,\n"
+		    "  \"evidence_imports\": [\n"
+		    "    {\"path\": \"experiments/old.json\"}\n"
+		    "  ],\n"
+		    "  \"gates\": [\n"
+		    "    {\n"
+		    "      \"id\": \"a\",\n"
+		    "      \"state\": \"pending\",\n"
+		    "      \"satisfied_by\": [\n"
+		    "        \"m1\"\n"
+		    "      ],\n"
+		    "      \"priority\": 1\n"
+		    "    },\n"
+		    "    {\n"
+		    "      \"id\": \"b\",\n"
+		    "      \"state\": \"partial\",\n"
+		    "      \"priority\": 2\n"
+		    "    }\n"
+		    "  ]\n"
+		    "}\n",
+		    "b",
+		    "{\n"
+		    "  \"schema_version\": 1,\n"
+		    "  \"evidence_imports\": [\n"
+		    "    {\"path\": \"experiments/old.json\"},\n"
+		    "    {\"path\": \"experiments/benchgate-evidence.json\"}\n"
+		    "  ],\n"
+		    "  \"gates\": [\n"
+		    "    {\n"
+		    "      \"id\": \"a\",\n"
+		    "      \"state\": \"pending\",\n"
+		    "      \"satisfied_by\": [\n"
+		    "        \"m1\"\n"
+		    "      ],\n"
+		    "      \"priority\": 1\n"
+		    "    },\n"
+		    "    {\n"
+		    "      \"id\": \"b\",\n"
+		    "      \"state\": \"measured\",\n"
+		    "      \"priority\": 2,\n"
+		    "      \"satisfied_by\": [\"box-s7\"]\n"
+		    "    }\n"
+		    "  ]\n"
+		    "}\n");
+}
+
+static void test_existing_list_and_import(void **state)
+{
+	(void)state;
+	/* the import is present already: not added twice; the id joins the list */
+	expect_edit("{\"evidence_imports\": [{\"path\": \"experiments/benchgate-evidence.json\"}],\n"
+		    " \"gates\": [{\"id\": \"a\", \"state\": \"partial\", \"satisfied_by\": [\"m1\"]}]}",
+		    "a",
+		    "{\"evidence_imports\": [{\"path\": \"experiments/benchgate-evidence.json\"}],\n"
+		    " \"gates\": [{\"id\": \"a\", \"state\": \"measured\", \"satisfied_by\": [\"m1\", \"box-s7\"]}]}");
+	/* no imports at all: added as the last top-level member; empty list filled */
+	expect_edit("{\"gates\": [{\"id\": \"a\", \"state\": \"pending\", \"satisfied_by\": []}]}", "a",
+		    "{\"gates\": [{\"id\": \"a\", \"state\": \"measured\", \"satisfied_by\": [\"box-s7\"]}], "
+		    "\"evidence_imports\": [{\"path\": \"experiments/benchgate-evidence.json\"}]}");
+}
+
+static void test_refusals(void **state)
+{
+	struct bg_strbuf out = BG_STRBUF_INIT;
+	struct bg_ctx ctx;
+	const char *no_gate = "{\"gates\": [{\"id\": \"a\"}]}";
+	const char *bad = "{\"gates\": [{\"id\": \"a\", \"satisfied_by\": \"m1\"}]}";
+
+	(void)state;
+	bg_ctx_init(&ctx);
+	assert_int_equal(bg_promote_edit_registry(no_gate, strlen(no_gate), "zz", "measured", "m", "e.json", &out, &ctx),
+			 BG_ECHECK);
+	assert_non_null(strstr(bg_ctx_message(&ctx), "'zz'"));
+	assert_int_equal(bg_promote_edit_registry(bad, strlen(bad), "a", "measured", "m", "e.json", &out, &ctx),
+			 BG_ECHECK);
+	assert_int_equal(bg_promote_edit_registry("[]", 2, "a", "measured", "m", "e.json", &out, &ctx), BG_ECHECK);
+	bg_strbuf_release(&out);
+	bg_ctx_release(&ctx);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_multiline),
+		cmocka_unit_test(test_existing_list_and_import),
+		cmocka_unit_test(test_refusals),
+	};
+	return cmocka_run_group_tests_name("promote", tests, NULL, NULL);
+}
