@@ -21,6 +21,9 @@ const struct bg_cmd *const bg_commands[] = {
 	&bg_cmd_render,
 	&bg_cmd_check,
 	/* BEGIN measurement verbs */
+	&bg_cmd_measure,
+	&bg_cmd_sessions,
+	&bg_cmd_session,
 	/* END measurement verbs */
 	&bg_cmd_lease,
 	&bg_cmd_experiments,

@@ -76,6 +76,13 @@ int bg_file_write_atomic(const char *path, const char *display, const char *data
 
 	if (!display)
 		display = path;
+	{
+		struct stat st;
+		/* never replace a device, FIFO or directory with a regular file */
+		if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+			return bg_error(ctx, BG_EIO, "%s: cannot write: it exists and is not a regular file",
+					display);
+	}
 	bg_strbuf_addf(&tmp, "%s.tmp.%ld", path, (long)getpid());
 	fd = open(tmp.buf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
