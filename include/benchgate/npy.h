@@ -1,0 +1,56 @@
+/*
+ * npy.h - NumPy .npy files (format 1.0, 2.0, 3.0) and numpy.allclose.
+ *
+ * bg_npy_load reads a whole array of bool, int8..int64, uint8..uint64,
+ * float32, float64, complex64 or complex128 (either byte order, C or Fortran
+ * order) into doubles in C order; the caller releases it with
+ * bg_npy_release. Messages name the file (display) and what is wrong.
+ */
+#ifndef BENCHGATE_NPY_H
+#define BENCHGATE_NPY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "benchgate/status.h"
+
+#define BG_NPY_MAX_DIMS 32
+
+struct bg_npy {
+	char dtype[16]; /* numpy name: "float64", "int8", "bool", "complex64", ... */
+	size_t ndim;
+	size_t shape[BG_NPY_MAX_DIMS];
+	size_t count; /* product of shape (1 for a 0-d array) */
+	double *re;   /* count values, C order; owned */
+	double *im;   /* count imaginary parts for complex dtypes, else NULL; owned */
+};
+
+/* BG_EIO when unreadable, BG_ECHECK "DISPLAY: not a .npy file: ..." when malformed. */
+int bg_npy_load(const char *path, const char *display, struct bg_npy *out, struct bg_ctx *ctx);
+int bg_npy_parse(const unsigned char *data, size_t len, const char *display, struct bg_npy *out,
+		 struct bg_ctx *ctx);
+void bg_npy_release(struct bg_npy *a);
+/* "(3, 4)" / "(5,)" / "()" like numpy's shape repr, into buf. */
+void bg_npy_shape_str(const struct bg_npy *a, char *buf, size_t size);
+
+/*
+ * numpy.allclose(a, b, rtol, atol): |a - b| <= atol + rtol * |b| for every
+ * element; NaN never passes, equal infinities do. Errors are computed over
+ * the finite elements: max_abs = max |a - b|; max_rel = max |a - b| / |b|
+ * over elements with b != 0; rel_l2 = ||a - b||2 / ||b||2 (rel_l2_valid is
+ * false when ||b||2 == 0 and a != b). beyond counts elements not close.
+ */
+struct bg_allclose {
+	bool pass;
+	size_t count;
+	size_t beyond;
+	double max_abs;
+	double max_rel;
+	double rel_l2;
+	bool rel_l2_valid;
+};
+/* a: the output, b: the reference. BG_ECHECK naming both on a shape or dtype mismatch. */
+int bg_npy_allclose(const struct bg_npy *a, const struct bg_npy *b, double rtol, double atol,
+		    struct bg_allclose *r, struct bg_ctx *ctx);
+
+#endif

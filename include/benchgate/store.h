@@ -1,0 +1,76 @@
+/*
+ * store.h - where sessions and their runs are kept: one interface, several
+ * back ends chosen by the store string of benchgate.json:
+ *   "sqlite:PATH"        SQLite file (PATH relative to the project root), now
+ *   "postgresql://..."   PostgreSQL, later (refused with BG_EIO for now)
+ *
+ * A session is the document bg_measure_session returns (docs/measure.md);
+ * bg_store_put_session writes it and its runs in one transaction, so a
+ * killed writer leaves no half session. Documents returned are new
+ * references owned by the caller. Errors: BG_EIO for any store failure
+ * ("STORE: what failed: REASON"), BG_ECHECK when a session id is unknown.
+ */
+#ifndef BENCHGATE_STORE_H
+#define BENCHGATE_STORE_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "benchgate/status.h"
+
+struct bg_store;
+
+/*
+ * Opens the store named by spec (root: the project root, for relative
+ * paths). With create false a store that does not exist yet is not made:
+ * BG_OK with *out NULL. With create true it is made (folders, schema).
+ */
+int bg_store_open(const char *spec, const char *root, bool create, struct bg_store **out,
+		  struct bg_ctx *ctx);
+void bg_store_close(struct bg_store *st);
+/* Stores a session document and its "runs"; *id receives the new session id. */
+int bg_store_put_session(struct bg_store *st, const json_t *session, long long *id,
+			 struct bg_ctx *ctx);
+/*
+ * The last sessions (all when last <= 0), oldest first, as an array of
+ * summaries: {id, started_at, status, reason, command, timed_runs, wall_p50_ns,
+ * wall_p95_ns, wall_max_ns, wall_mad_ns, cpu_p50_ns, max_rss_bytes,
+ * tree_peak_bytes, gpu_peak_bytes, parity, cache_state, git_revision,
+ * git_dirty, experiment_id, gate_id, tier, computer}.
+ */
+int bg_store_list_sessions(struct bg_store *st, long last, json_t **out, struct bg_ctx *ctx);
+/* The whole session document with "id" and "runs"; BG_ECHECK when unknown. */
+int bg_store_get_session(struct bg_store *st, long long id, json_t **out, struct bg_ctx *ctx);
+/*
+ * Decisions and curation (migration 2). A gate session (benchgate run) gets
+ * its comparison key and decision when it is stored:
+ *   key_id   SHA-256 of the key's canonical JSON (decide.h)
+ *   key      {"fields": [...], "values": {...}, "id", "canonical"}
+ *   decision the document bg_decide returns ({"decision", "reasons", "baseline", "metrics", ...})
+ *   curation "auto-accepted" (pass, no-baseline), "pending" (investigate),
+ *            "rejected" (block: never a baseline), later "accepted" or
+ *            "rejected" by a person with a reason.
+ * Errors: BG_ECHECK for an unknown session id, BG_EIO for the store.
+ */
+int bg_store_set_decision(struct bg_store *st, long long id, const char *key_id, const json_t *key,
+			  const json_t *decision, const char *curation, struct bg_ctx *ctx);
+/*
+ * The baseline of a key: summaries (as bg_store_list_sessions, plus
+ * "key_id", "decision", "curation") of sessions with that key_id whose
+ * curation is "accepted" or "auto-accepted", tier "scheduled-profile" or
+ * "release-signoff", status "ok", excluding exclude_id; most recent first,
+ * at most limit (all when limit <= 0).
+ */
+int bg_store_baseline(struct bg_store *st, const char *key_id, long long exclude_id, long limit,
+		      json_t **out, struct bg_ctx *ctx);
+/*
+ * A person's curation: curation "accepted" or "rejected", with why (non-empty),
+ * who and when recorded. BG_ECHECK for an unknown id.
+ */
+int bg_store_curate(struct bg_store *st, long long id, const char *curation, const char *why,
+		    const char *who, struct bg_ctx *ctx);
+
+/* The schema version of an open store. */
+int bg_store_schema_version(struct bg_store *st);
+
+#endif

@@ -1,0 +1,472 @@
+/*
+ * cmd_measure.c - `benchgate measure [options] -- CMD [ARGS...]`: one
+ * diagnostic session through the measurement engine, stored in the store
+ * of benchgate.json, summarised on stdout (or as JSON with --json), runs
+ * optionally exported as JSON Lines. Exit 0 ok, 1 blocked, 2 usage,
+ * 4 when the command cannot start or the store fails.
+ */
+#include "cli/cli.h"
+#include "cli/measure_print.h"
+#include "benchgate/fsutil.h"
+#include "benchgate/json.h"
+#include "benchgate/measure.h"
+#include "benchgate/store.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <sys/stat.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+enum {
+	O_WARMUPS, O_RUNS, O_MIN_RUNS, O_MAX_RUNS, O_MIN_TIME, O_TIMEOUT, O_PREPARE, O_SETUP,
+	O_CLEANUP, O_OUTPUT, O_PARITY, O_PARITY_COMMAND, O_DETERMINISTIC, O_EVICT, O_ENV, O_SHELL,
+	O_JSON, O_EXPORT, O_QUIET, O_SAMPLE
+};
+
+static const struct bg_opt measure_opts[] = {
+	{"warmups", 'w', BG_OPT_VALUE, O_WARMUPS, false},
+	{"runs", 'r', BG_OPT_VALUE, O_RUNS, false},
+	{"min-runs", 0, BG_OPT_VALUE, O_MIN_RUNS, false},
+	{"max-runs", 0, BG_OPT_VALUE, O_MAX_RUNS, false},
+	{"min-time", 0, BG_OPT_VALUE, O_MIN_TIME, false},
+	{"timeout", 0, BG_OPT_VALUE, O_TIMEOUT, false},
+	{"prepare", 0, BG_OPT_VALUE, O_PREPARE, false},
+	{"setup", 0, BG_OPT_VALUE, O_SETUP, false},
+	{"cleanup", 0, BG_OPT_VALUE, O_CLEANUP, false},
+	{"output", 0, BG_OPT_VALUE, O_OUTPUT, true},
+	{"parity", 0, BG_OPT_VALUE, O_PARITY, false},
+	{"parity-command", 0, BG_OPT_VALUE, O_PARITY_COMMAND, false},
+	{"deterministic", 0, BG_OPT_FLAG, O_DETERMINISTIC, false},
+	{"evict", 0, BG_OPT_VALUE, O_EVICT, true},
+	{"env", 0, BG_OPT_VALUE, O_ENV, true},
+	{"shell", 0, BG_OPT_FLAG, O_SHELL, false},
+	{"json", 0, BG_OPT_FLAG, O_JSON, false},
+	{"export-jsonl", 0, BG_OPT_VALUE, O_EXPORT, false},
+	{"quiet", 'q', BG_OPT_FLAG, O_QUIET, false},
+	{"sample-interval", 0, BG_OPT_VALUE, O_SAMPLE, false},
+	{NULL, 0, 0, 0, false},
+};
+
+struct measure_args {
+	struct bg_measure_opts o;
+	const char **outputs, **evict, **env;
+	size_t noutputs, nevict, nenv;
+	bool runs_given, json, quiet;
+	const char *export_path;
+	char msg[256];
+	char *parity_ref;
+};
+
+static volatile sig_atomic_t interrupted;
+
+static void on_sigint(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+static const char *count_arg(struct measure_args *a, const char *name, const char *v, long min,
+			     long *out)
+{
+	long long n;
+
+	if (!bg_cli_parse_int(v, &n) || n < min || n > 100000000) {
+		snprintf(a->msg, sizeof(a->msg), "%s must be an integer >= %ld, not '%s'", name, min, v);
+		return a->msg;
+	}
+	*out = (long)n;
+	return NULL;
+}
+
+static const char *seconds_arg(struct measure_args *a, const char *name, const char *v,
+			       bool positive, double *out)
+{
+	char *end;
+	double d = strtod(v, &end);
+
+	if (end == v || *end || !isfinite(d) || d < 0 || (positive && d <= 0)) {
+		snprintf(a->msg, sizeof(a->msg), "%s must be a %s number of seconds, not '%s'", name,
+			 positive ? "positive" : "non-negative", v);
+		return a->msg;
+	}
+	*out = d;
+	return NULL;
+}
+
+static void push(const char ***arr, size_t *n, const char *v)
+{
+	*arr = bg_xrealloc(*arr, (*n + 1) * sizeof(char *));
+	(*arr)[(*n)++] = v;
+}
+
+static const char *parse_parity(struct measure_args *a, const char *v)
+{
+	if (a->o.parity != BG_PARITY_NONE)
+		return "give one of --parity and --parity-command, once";
+	if (strncmp(v, "sha256:", 7) == 0) {
+		const char *h = v + 7;
+
+		if (strlen(h) != 64 || strspn(h, "0123456789abcdefABCDEF") != 64)
+			return "--parity sha256:HEX needs 64 hexadecimal digits";
+		a->o.parity = BG_PARITY_SHA256;
+		a->o.parity_sha256 = h;
+		return NULL;
+	}
+	if (strncmp(v, "allclose:", 9) == 0) {
+		char *spec = bg_xstrdup(v + 9), *save = NULL, *tok;
+
+		free(a->parity_ref);
+		a->parity_ref = spec;
+		tok = strtok_r(spec, ",", &save);
+		if (!tok || !*tok)
+			return "--parity allclose:REF.npy needs a reference file";
+		a->o.parity_reference = tok;
+		while ((tok = strtok_r(NULL, ",", &save))) {
+			double *dst = strncmp(tok, "rtol=", 5) == 0   ? &a->o.rtol
+				      : strncmp(tok, "atol=", 5) == 0 ? &a->o.atol
+								      : NULL;
+			char *end;
+
+			if (!dst) {
+				snprintf(a->msg, sizeof(a->msg),
+					 "unknown allclose setting '%s'; use rtol=R or atol=A", tok);
+				return a->msg;
+			}
+			*dst = strtod(tok + 5, &end);
+			if (end == tok + 5 || *end || !isfinite(*dst) || *dst < 0) {
+				snprintf(a->msg, sizeof(a->msg),
+					 "allclose setting '%s' needs a non-negative number", tok);
+				return a->msg;
+			}
+		}
+		a->o.parity = BG_PARITY_ALLCLOSE;
+		return NULL;
+	}
+	snprintf(a->msg, sizeof(a->msg),
+		 "unknown parity '%.64s'; use sha256:HEX or allclose:REF.npy[,rtol=R][,atol=A]", v);
+	return a->msg;
+}
+
+static const char *on_opt(int id, const char *v, void *data)
+{
+	struct measure_args *a = data;
+	long ms = 5;
+
+	switch (id) {
+	case O_WARMUPS:
+		return count_arg(a, "--warmups", v, 0, &a->o.warmups);
+	case O_RUNS:
+		a->runs_given = true;
+		return count_arg(a, "--runs", v, 1, &a->o.runs);
+	case O_MIN_RUNS:
+		a->o.adaptive = true;
+		return count_arg(a, "--min-runs", v, 1, &a->o.min_runs);
+	case O_MAX_RUNS:
+		a->o.adaptive = true;
+		return count_arg(a, "--max-runs", v, 1, &a->o.max_runs);
+	case O_MIN_TIME:
+		a->o.adaptive = true;
+		return seconds_arg(a, "--min-time", v, false, &a->o.min_time);
+	case O_TIMEOUT:
+		return seconds_arg(a, "--timeout", v, true, &a->o.timeout);
+	case O_PREPARE:
+		a->o.prepare = v;
+		return NULL;
+	case O_SETUP:
+		a->o.setup = v;
+		return NULL;
+	case O_CLEANUP:
+		a->o.cleanup = v;
+		return NULL;
+	case O_OUTPUT:
+		push(&a->outputs, &a->noutputs, v);
+		return NULL;
+	case O_PARITY:
+		return parse_parity(a, v);
+	case O_PARITY_COMMAND:
+		if (a->o.parity != BG_PARITY_NONE)
+			return "give one of --parity and --parity-command, once";
+		a->o.parity = BG_PARITY_COMMAND;
+		a->o.parity_command = v;
+		return NULL;
+	case O_DETERMINISTIC:
+		a->o.deterministic = true;
+		return NULL;
+	case O_EVICT:
+		push(&a->evict, &a->nevict, v);
+		return NULL;
+	case O_ENV:
+		push(&a->env, &a->nenv, v);
+		return NULL;
+	case O_SHELL:
+		a->o.shell = true;
+		return NULL;
+	case O_JSON:
+		a->json = true;
+		return NULL;
+	case O_EXPORT:
+		a->export_path = v;
+		return NULL;
+	case O_QUIET:
+		a->quiet = true;
+		return NULL;
+	case O_SAMPLE: {
+		const char *m = count_arg(a, "--sample-interval", v, 1, &ms);
+
+		a->o.sample_interval_ms = ms;
+		return m;
+	}
+	default:
+		return "unknown option";
+	}
+}
+
+struct progress_state {
+	bool color;
+	bool shown;
+	const char *phase;  /* last phase drawn */
+	double last_drawn;  /* CLOCK_MONOTONIC seconds */
+};
+
+static double now_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void on_progress(const struct bg_measure_progress *p, void *data)
+{
+	struct progress_state *ps = data;
+	char line[200];
+	int n;
+
+	if (strcmp(p->phase, "done") == 0) {
+		if (ps->shown)
+			fputs("\r\033[K", stderr);
+		fflush(stderr);
+		return;
+	}
+	/* at most 20 redraws a second, and always on a new phase */
+	if (ps->phase && strcmp(ps->phase, p->phase) == 0 && now_seconds() - ps->last_drawn < 0.05)
+		return;
+	ps->phase = p->phase;
+	ps->last_drawn = now_seconds();
+	n = snprintf(line, sizeof(line), "\r\033[K%s%-6s%s run %ld of %ld", ps->color ? "\033[36m" : "",
+		     p->phase, ps->color ? "\033[0m" : "", p->index, p->total);
+	if (p->p50_seconds >= 0 && n > 0 && (size_t)n < sizeof(line))
+		n += snprintf(line + n, sizeof(line) - (size_t)n, "  p50 %.4g ms", p->p50_seconds * 1e3);
+	if (p->eta_seconds >= 0 && n > 0 && (size_t)n < sizeof(line))
+		snprintf(line + n, sizeof(line) - (size_t)n, "  ETA %.1f s", p->eta_seconds);
+	fputs(line, stderr);
+	fflush(stderr);
+	ps->shown = true;
+}
+
+static int export_jsonl(const char *path, const json_t *doc, long long id)
+{
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+	struct bg_ctx ctx;
+	struct stat st;
+	size_t i;
+	json_t *r;
+	int rc;
+
+	json_array_foreach(json_object_get(doc, "runs"), i, r) {
+		json_t *copy = json_copy(r);
+		char *line;
+
+		json_object_set_new(copy, "session_id", id > 0 ? json_integer(id) : json_null());
+		line = json_dumps(copy, JSON_COMPACT | JSON_ENSURE_ASCII);
+		bg_strbuf_adds(&sb, line);
+		bg_strbuf_addch(&sb, '\n');
+		free(line);
+		json_decref(copy);
+	}
+	bg_ctx_init(&ctx);
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		/* a device, FIFO or terminal (/dev/stdout): write into it, never rename over it */
+		FILE *f = fopen(path, "w");
+
+		rc = BG_OK;
+		if (!f || fwrite(sb.buf, 1, sb.len, f) != sb.len)
+			rc = bg_error(&ctx, BG_EIO, "'%s': cannot write the runs: %s", path,
+				      strerror(errno));
+		if (f && fclose(f) != 0 && rc == BG_OK)
+			rc = bg_error(&ctx, BG_EIO, "'%s': cannot write the runs: %s", path,
+				      strerror(errno));
+	} else {
+		rc = bg_file_write_atomic(path, NULL, sb.buf, sb.len, &ctx);
+	}
+	if (rc)
+		bg_cli_fail(rc, bg_ctx_message(&ctx));
+	bg_ctx_release(&ctx);
+	bg_strbuf_release(&sb);
+	return rc;
+}
+
+static int run_measure(struct bg_cli *cli, const struct bg_cmd *self)
+{
+	struct measure_args a;
+	struct bg_parsed parsed;
+	struct bg_config cfg;
+	struct progress_state ps = {false, false, NULL, 0};
+	struct bg_store *store = NULL;
+	struct bg_ctx ctx;
+	struct sigaction sa, old_int, old_term;
+	json_t *doc = NULL;
+	long long id = 0;
+	int rc;
+
+	memset(&a, 0, sizeof(a));
+	bg_measure_opts_init(&a.o);
+	rc = bg_cli_parse(cli, self, measure_opts, 0, true, on_opt, &a, &parsed);
+	if (rc)
+		goto out_args;
+	if (parsed.rest_index < 0 || parsed.rest_index >= cli->argc) {
+		rc = bg_cli_usage_error(self, "a command to measure is required after '--'");
+		goto out_args;
+	}
+	if (a.runs_given && a.o.adaptive) {
+		rc = bg_cli_usage_error(self, "--runs conflicts with --min-runs/--max-runs/--min-time");
+		goto out_args;
+	}
+	if (a.o.adaptive && a.o.max_runs < a.o.min_runs) {
+		rc = bg_cli_usage_error(self, "--max-runs must not be less than --min-runs");
+		goto out_args;
+	}
+	if ((a.o.parity == BG_PARITY_SHA256 || a.o.parity == BG_PARITY_ALLCLOSE ||
+	     a.o.deterministic) && a.noutputs == 0) {
+		rc = bg_cli_usage_error(self, "--parity and --deterministic need at least one --output");
+		goto out_args;
+	}
+	rc = bg_cli_load_config(cli, &cfg);
+	if (rc)
+		goto out_args;
+	a.o.argv = cli->argv + parsed.rest_index;
+	a.o.argc = cli->argc - parsed.rest_index;
+	a.o.outputs = a.outputs;
+	a.o.noutputs = a.noutputs;
+	a.o.evict = a.evict;
+	a.o.nevict = a.nevict;
+	a.o.env_names = a.env;
+	a.o.nenv = a.nenv;
+	a.o.root = cfg.root;
+	a.o.bg_argv = cli->argv;
+	a.o.bg_argc = cli->argc;
+	a.o.interrupted = &interrupted;
+	if (!a.quiet && isatty(STDERR_FILENO)) {
+		const char *nc = getenv("NO_COLOR"), *term = getenv("TERM");
+
+		ps.color = !(nc && *nc) && !(term && strcmp(term, "dumb") == 0);
+		a.o.progress = on_progress;
+		a.o.progress_data = &ps;
+	}
+	/* open (or create) the store first: a store that cannot work fails before measuring */
+	bg_ctx_init(&ctx);
+	rc = bg_store_open(cfg.store, cfg.root, true, &store, &ctx);
+	if (rc) {
+		bg_cli_fail(rc, bg_ctx_message(&ctx));
+		goto out;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sigint;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+
+	rc = bg_measure_session(&a.o, &doc, &ctx);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	if (rc == BG_EUSAGE) {
+		rc = bg_cli_usage_error(self, "%s", bg_ctx_message(&ctx));
+		goto out;
+	}
+	if (rc) {
+		bg_cli_fail(rc, bg_ctx_message(&ctx));
+		goto out;
+	}
+	if (strcmp(json_string_value(json_object_get(doc, "status")), "interrupted") == 0) {
+		rc = bg_cli_fail(BG_EIO, "interrupted: the session was not stored");
+		goto out;
+	}
+	rc = bg_store_put_session(store, doc, &id, &ctx);
+	if (rc) {
+		bg_cli_fail(rc, bg_ctx_message(&ctx));
+		goto out;
+	}
+	json_object_set_new(doc, "id", json_integer(id));
+	if (a.export_path) {
+		rc = export_jsonl(a.export_path, doc, id);
+		if (rc)
+			goto out;
+	}
+	{
+		struct bg_strbuf sb = BG_STRBUF_INIT;
+
+		if (a.json) {
+			bg_json_dump_py(&sb, doc, 2, false);
+			bg_strbuf_addch(&sb, '\n');
+		} else {
+			bg_mp_summary(&sb, doc);
+		}
+		if (bg_cli_write(&sb, false) != BG_OK)
+			rc = BG_EIO;
+		bg_strbuf_release(&sb);
+	}
+	if (rc == BG_OK && strcmp(json_string_value(json_object_get(doc, "status")), "ok") != 0) {
+		struct bg_strbuf msg = BG_STRBUF_INIT;
+
+		bg_strbuf_addf(&msg, "session %lld blocked: %s", id,
+			       json_string_value(json_object_get(doc, "reason")));
+		rc = bg_cli_fail(BG_ECHECK, msg.buf);
+		bg_strbuf_release(&msg);
+	}
+out:
+	bg_store_close(store);
+	json_decref(doc);
+	bg_ctx_release(&ctx);
+	bg_config_release(&cfg);
+out_args:
+	free(a.outputs);
+	free(a.evict);
+	free(a.env);
+	free(a.parity_ref);
+	return rc;
+}
+
+const struct bg_cmd bg_cmd_measure = {
+	"measure",
+	"measure a command: smoke run and parity first, then warmups and timed runs",
+	"benchgate measure [options] -- CMD [ARGS...]",
+	"  -w, --warmups N          untimed runs after the smoke run (default 1)\n"
+	"  -r, --runs N             timed runs (default 7)\n"
+	"  --min-runs N, --max-runs N, --min-time S\n"
+	"                           adaptive count: at least N runs and S seconds of timed runs,\n"
+	"                           at most --max-runs (defaults 3, unbounded, 3 s)\n"
+	"  --timeout S              per run; the whole process tree is killed\n"
+	"  --prepare CMD            shell command before every run, not timed\n"
+	"  --setup CMD, --cleanup CMD\n"
+	"                           shell commands once before and after the session\n"
+	"  --output GLOB            file(s) each run writes, hashed and checked (repeatable)\n"
+	"  --parity sha256:HEX      the output (or the sha256sum-style list of outputs) hashes to HEX\n"
+	"  --parity allclose:REF.npy[,rtol=R][,atol=A]\n"
+	"                           the .npy output is numpy.allclose to REF (rtol 1e-5, atol 1e-8)\n"
+	"  --parity-command CMD     shell command given the output paths; exit 0 = pass\n"
+	"  --deterministic          every run's outputs must hash like the smoke run's\n"
+	"  --evict FILE             make FILE cold before each run; verified (repeatable)\n"
+	"  --env NAME               record this variable's value (repeatable)\n"
+	"  --shell                  run the command through /bin/sh -c\n"
+	"  --json                   print the session as JSON\n"
+	"  --export-jsonl FILE      write the runs as JSON Lines\n"
+	"  -q, --quiet              no progress line\n"
+	"  --sample-interval MS     memory sampling period (default 5)\n",
+	run_measure,
+};

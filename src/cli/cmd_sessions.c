@@ -1,0 +1,123 @@
+/*
+ * cmd_sessions.c - `benchgate sessions [--last N] [--json]`: the stored
+ * sessions, oldest first, as a table or a JSON array of summaries.
+ */
+#include "cli/cli.h"
+#include "cli/measure_print.h"
+#include "benchgate/json.h"
+#include "benchgate/store.h"
+
+#include <stdio.h>
+#include <string.h>
+
+enum { O_LAST, O_JSON };
+
+static const struct bg_opt sessions_opts[] = {
+	{"last", 0, BG_OPT_VALUE, O_LAST, false},
+	{"json", 0, BG_OPT_FLAG, O_JSON, false},
+	{NULL, 0, 0, 0, false},
+};
+
+struct sessions_args {
+	long last;
+	bool json;
+	char msg[128];
+};
+
+static const char *on_opt(int id, const char *v, void *data)
+{
+	struct sessions_args *a = data;
+	long long n;
+
+	if (id == O_JSON) {
+		a->json = true;
+		return NULL;
+	}
+	if (!bg_cli_parse_int(v, &n) || n < 1) {
+		snprintf(a->msg, sizeof(a->msg), "--last must be a positive integer, not '%s'", v);
+		return a->msg;
+	}
+	a->last = (long)n;
+	return NULL;
+}
+
+static void table(struct bg_strbuf *out, const json_t *rows)
+{
+	size_t i;
+	json_t *r;
+
+	bg_strbuf_adds(out, "id    started                      status       runs  p50         p95         tree peak   parity  command\n");
+	json_array_foreach(rows, i, r) {
+		struct bg_strbuf a = BG_STRBUF_INIT, b = BG_STRBUF_INIT, c = BG_STRBUF_INIT;
+		const char *parity = json_string_value(json_object_get(r, "parity"));
+
+		bg_mp_duration(&a, json_object_get(r, "wall_p50_ns"));
+		bg_mp_duration(&b, json_object_get(r, "wall_p95_ns"));
+		bg_mp_bytes(&c, json_object_get(r, "tree_peak_bytes"));
+		bg_strbuf_addf(out, "%-5lld %-28s %-12s %-5lld %-11s %-11s %-11s %-7s ",
+			       (long long)json_integer_value(json_object_get(r, "id")),
+			       json_string_value(json_object_get(r, "started_at")),
+			       json_string_value(json_object_get(r, "status")),
+			       (long long)json_integer_value(json_object_get(r, "timed_runs")), a.buf,
+			       b.buf, c.buf, parity ? parity : "n/a");
+		bg_mp_command(out, json_object_get(r, "command"));
+		bg_strbuf_addch(out, '\n');
+		bg_strbuf_release(&a);
+		bg_strbuf_release(&b);
+		bg_strbuf_release(&c);
+	}
+}
+
+static int run_sessions(struct bg_cli *cli, const struct bg_cmd *self)
+{
+	struct sessions_args a = {0, false, ""};
+	struct bg_parsed parsed;
+	struct bg_config cfg;
+	struct bg_store *store = NULL;
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+	struct bg_ctx ctx;
+	json_t *rows = NULL;
+	int rc;
+
+	rc = bg_cli_parse(cli, self, sessions_opts, 0, false, on_opt, &a, &parsed);
+	if (rc)
+		return rc;
+	rc = bg_cli_load_config(cli, &cfg);
+	if (rc)
+		return rc;
+	bg_ctx_init(&ctx);
+	rc = bg_store_open(cfg.store, cfg.root, false, &store, &ctx);
+	if (rc == BG_OK && store)
+		rc = bg_store_list_sessions(store, a.last, &rows, &ctx);
+	if (rc) {
+		bg_cli_fail(rc, bg_ctx_message(&ctx));
+		goto out;
+	}
+	if (!rows)
+		rows = json_array();
+	if (a.json) {
+		bg_json_dump_py(&sb, rows, 2, false);
+		bg_strbuf_addch(&sb, '\n');
+	} else if (json_array_size(rows) == 0) {
+		bg_strbuf_adds(&sb, "no sessions stored yet; measure one with 'benchgate measure -- CMD'\n");
+	} else {
+		table(&sb, rows);
+	}
+	rc = bg_cli_write(&sb, false);
+out:
+	bg_strbuf_release(&sb);
+	json_decref(rows);
+	bg_store_close(store);
+	bg_ctx_release(&ctx);
+	bg_config_release(&cfg);
+	return rc;
+}
+
+const struct bg_cmd bg_cmd_sessions = {
+	"sessions",
+	"list the stored measurement sessions",
+	"benchgate sessions [--last N] [--json]",
+	"  --last N   only the N most recent sessions\n"
+	"  --json     print a JSON array of session summaries\n",
+	run_sessions,
+};

@@ -1,0 +1,198 @@
+/*
+ * measure_print.c - text rendering of sessions and runs (see measure_print.h).
+ */
+#include "cli/measure_print.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <string.h>
+
+static bool num(const json_t *v, double *out)
+{
+	if (!json_is_number(v))
+		return false;
+	*out = json_number_value(v);
+	return true;
+}
+
+void bg_mp_duration(struct bg_strbuf *out, const json_t *ns)
+{
+	double v;
+
+	if (!num(ns, &v))
+		bg_strbuf_adds(out, "n/a");
+	else if (v < 1e3)
+		bg_strbuf_addf(out, "%.0f ns", v);
+	else if (v < 1e6)
+		bg_strbuf_addf(out, "%.1f us", v / 1e3);
+	else if (v < 1e9)
+		bg_strbuf_addf(out, "%.2f ms", v / 1e6);
+	else
+		bg_strbuf_addf(out, "%.3f s", v / 1e9);
+}
+
+void bg_mp_bytes(struct bg_strbuf *out, const json_t *bytes)
+{
+	double v;
+
+	if (!num(bytes, &v))
+		bg_strbuf_adds(out, "n/a");
+	else if (v < 1024)
+		bg_strbuf_addf(out, "%.0f B", v);
+	else if (v < 1024.0 * 1024)
+		bg_strbuf_addf(out, "%.1f KiB", v / 1024);
+	else if (v < 1024.0 * 1024 * 1024)
+		bg_strbuf_addf(out, "%.1f MiB", v / 1024 / 1024);
+	else
+		bg_strbuf_addf(out, "%.2f GiB", v / 1024 / 1024 / 1024);
+}
+
+void bg_mp_command(struct bg_strbuf *out, const json_t *command)
+{
+	size_t i;
+	json_t *w;
+
+	if (!json_is_array(command)) {
+		bg_strbuf_adds(out, "n/a");
+		return;
+	}
+	json_array_foreach(command, i, w) {
+		const char *s = json_string_value(w);
+
+		if (i)
+			bg_strbuf_addch(out, ' ');
+		if (s && (!*s || strpbrk(s, " \t'\"$\\")))
+			bg_strbuf_addf(out, "'%s'", s);
+		else
+			bg_strbuf_adds(out, s ? s : "?");
+	}
+}
+
+static void stat_line(struct bg_strbuf *out, const char *label, const json_t *st, bool bytes,
+		      bool full)
+{
+	void (*fmt)(struct bg_strbuf *, const json_t *) = bytes ? bg_mp_bytes : bg_mp_duration;
+
+	bg_strbuf_addf(out, "  %-12s", label);
+	if (!json_is_object(st)) {
+		bg_strbuf_adds(out, "n/a\n");
+		return;
+	}
+	if (full) {
+		bg_strbuf_adds(out, "min ");
+		fmt(out, json_object_get(st, "min"));
+		bg_strbuf_adds(out, "  ");
+	}
+	bg_strbuf_adds(out, "p50 ");
+	fmt(out, json_object_get(st, "p50"));
+	bg_strbuf_adds(out, "  p95 ");
+	fmt(out, json_object_get(st, "p95"));
+	bg_strbuf_adds(out, "  max ");
+	fmt(out, json_object_get(st, "max"));
+	if (full) {
+		bg_strbuf_adds(out, "  MAD ");
+		fmt(out, json_object_get(st, "mad"));
+	}
+	bg_strbuf_addf(out, "  (%lld runs)\n", (long long)json_integer_value(json_object_get(st, "count")));
+}
+
+void bg_mp_summary(struct bg_strbuf *out, const json_t *doc)
+{
+	const json_t *stats = json_object_get(doc, "statistics"), *counts = json_object_get(doc, "counts");
+	const json_t *parity = json_object_get(doc, "parity"), *cache = json_object_get(doc, "cache");
+	const json_t *id = json_object_get(doc, "id"), *outl = json_object_get(doc, "outliers");
+	const char *status = json_string_value(json_object_get(doc, "status"));
+	const char *pres = json_string_value(json_object_get(parity, "result"));
+	const char *pkind = json_string_value(json_object_get(parity, "kind"));
+	const json_t *det = json_object_get(doc, "deterministic");
+
+	if (json_is_integer(id))
+		bg_strbuf_addf(out, "session %lld: %s", (long long)json_integer_value(id),
+			       status ? status : "?");
+	else
+		bg_strbuf_addf(out, "session: %s", status ? status : "?");
+	bg_strbuf_addf(out, " (%lld smoke, %lld warmup, %lld timed runs)\n",
+		       (long long)json_integer_value(json_object_get(counts, "smoke")),
+		       (long long)json_integer_value(json_object_get(counts, "warmup")),
+		       (long long)json_integer_value(json_object_get(counts, "timed")));
+	if (json_is_string(json_object_get(doc, "reason")))
+		bg_strbuf_addf(out, "  %-12s%s\n", "reason",
+			       json_string_value(json_object_get(doc, "reason")));
+	bg_strbuf_addf(out, "  %-12s", "command");
+	bg_mp_command(out, json_object_get(doc, "command"));
+	bg_strbuf_addch(out, '\n');
+	stat_line(out, "time", json_object_get(stats, "wall_ns"), false, true);
+	stat_line(out, "cpu", json_object_get(stats, "cpu_ns"), false, false);
+	stat_line(out, "peak RSS", json_object_get(stats, "max_rss_bytes"), true, false);
+	stat_line(out, "tree peak", json_object_get(stats, "tree_peak_bytes"), true, false);
+	stat_line(out, "accelerator", json_object_get(stats, "gpu_process_peak_bytes"), true, false);
+	bg_strbuf_addf(out, "  %-12s", "parity");
+	if (!pkind || strcmp(pkind, "none") == 0)
+		bg_strbuf_adds(out, "n/a (no parity declared)");
+	else
+		bg_strbuf_addf(out, "%s (%s)", pres ? pres : "n/a", pkind);
+	if (json_is_boolean(det))
+		bg_strbuf_addf(out, ", deterministic: %s", json_is_true(det) ? "yes" : "no");
+	bg_strbuf_addch(out, '\n');
+	if (json_is_string(json_object_get(cache, "requested")))
+		bg_strbuf_addf(out, "  %-12s%s requested, got %s\n", "cache",
+			       json_string_value(json_object_get(cache, "requested")),
+			       json_is_string(json_object_get(cache, "state"))
+				       ? json_string_value(json_object_get(cache, "state")) : "n/a");
+	if (json_array_size(outl)) {
+		size_t i;
+		json_t *o;
+
+		bg_strbuf_addf(out, "  %-12sruns", "outliers");
+		json_array_foreach(outl, i, o)
+			bg_strbuf_addf(out, "%s %lld", i ? "," : "", (long long)json_integer_value(o));
+		bg_strbuf_adds(out, " beyond p50 + 10 x MAD (kept)\n");
+	}
+}
+
+void bg_mp_runs(struct bg_strbuf *out, const json_t *runs)
+{
+	size_t i;
+	json_t *r;
+
+	bg_strbuf_adds(out, "  #    phase   wall        cpu         exit    peak RSS    tree peak   samples  parity  flags\n");
+	json_array_foreach(runs, i, r) {
+		struct bg_strbuf a = BG_STRBUF_INIT, b = BG_STRBUF_INIT, c = BG_STRBUF_INIT,
+				 d = BG_STRBUF_INIT, e = BG_STRBUF_INIT;
+		const json_t *exitv = json_object_get(r, "exit_status"), *flags = json_object_get(r, "flags");
+		const json_t *par = json_object_get(r, "parity");
+		json_t *cpu = NULL, *f;
+		size_t k;
+
+		if (json_is_integer(json_object_get(r, "user_ns")))
+			cpu = json_integer(json_integer_value(json_object_get(r, "user_ns")) +
+					   json_integer_value(json_object_get(r, "sys_ns")));
+		bg_mp_duration(&a, json_object_get(r, "wall_ns"));
+		bg_mp_duration(&b, cpu);
+		json_decref(cpu);
+		if (json_is_true(json_object_get(r, "timed_out")))
+			bg_strbuf_adds(&c, "timeout");
+		else if (json_is_integer(exitv))
+			bg_strbuf_addf(&c, "%lld", (long long)json_integer_value(exitv));
+		else
+			bg_strbuf_addf(&c, "sig %lld",
+				       (long long)json_integer_value(json_object_get(r, "signal")));
+		bg_mp_bytes(&d, json_object_get(r, "max_rss_bytes"));
+		bg_mp_bytes(&e, json_object_get(r, "tree_peak_bytes"));
+		bg_strbuf_addf(out, "  %-4lld %-7s %-11s %-11s %-7s %-11s %-11s %-8lld %-7s ",
+			       (long long)json_integer_value(json_object_get(r, "ordinal")),
+			       json_string_value(json_object_get(r, "phase")), a.buf, b.buf, c.buf,
+			       d.buf, e.buf,
+			       (long long)json_integer_value(json_object_get(r, "tree_samples")),
+			       json_is_object(par) ? json_string_value(json_object_get(par, "result"))
+						   : "n/a");
+		json_array_foreach(flags, k, f)
+			bg_strbuf_addf(out, "%s%s", k ? "," : "", json_string_value(f));
+		bg_strbuf_addch(out, '\n');
+		bg_strbuf_release(&a);
+		bg_strbuf_release(&b);
+		bg_strbuf_release(&c);
+		bg_strbuf_release(&d);
+		bg_strbuf_release(&e);
+	}
+}

@@ -1,0 +1,105 @@
+/*
+ * internal.h - the measurement engine's private modules (not installed).
+ *
+ *   watch.c    sampling thread: RSS of a run's live process tree, GPU memory
+ *   spawn.c    spawning and reaping one run or one shell command
+ *   cache.c    page-cache eviction and residency (fadvise, mincore)
+ *   sysinfo.c  swap, memory pressure, timestamps
+ *   nvml.c     NVIDIA management library through dlopen, optional
+ */
+#ifndef BENCHGATE_MEASURE_INTERNAL_H
+#define BENCHGATE_MEASURE_INTERNAL_H
+
+#include <jansson.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+
+#include "benchgate/status.h"
+
+/* ---- nvml.c ---- */
+struct bg_nvml;
+/* NULL when libnvidia-ml.so.1 is absent or does not initialise. */
+struct bg_nvml *bg_nvml_open(void);
+void bg_nvml_close(struct bg_nvml *n);
+/* Per-device facts as a JSON array (name, uuid, memory_total_bytes) plus versions; new reference. */
+json_t *bg_nvml_describe(struct bg_nvml *n);
+/* Sums used memory of processes in pids[0..npids) and total used memory over all devices. */
+bool bg_nvml_sample(struct bg_nvml *n, const pid_t *pids, size_t npids, uint64_t *proc_bytes,
+		    uint64_t *device_bytes);
+
+/* ---- watch.c ---- */
+struct bg_watch;
+struct bg_watch_result {
+	long samples;            /* samples taken while the run was live */
+	uint64_t tree_peak;      /* max over samples of the summed RSS, bytes */
+	long gpu_samples;        /* samples where NVML answered */
+	uint64_t gpu_proc_peak;  /* max summed per-process GPU memory of the tree */
+	uint64_t gpu_device_peak; /* max total used GPU memory */
+};
+/* Starts the thread; nvml may be NULL. BG_EIO when the thread cannot start. */
+int bg_watch_start(struct bg_watch **out, long interval_ms, struct bg_nvml *nvml,
+		   struct bg_ctx *ctx);
+/* Starts watching the tree rooted at pid (also orphans left in its process group). */
+void bg_watch_begin(struct bg_watch *w, pid_t pid);
+/* Stops watching and returns what was seen since bg_watch_begin. */
+void bg_watch_end(struct bg_watch *w, struct bg_watch_result *res);
+void bg_watch_stop(struct bg_watch *w);
+/* Pids of the live tree of root (root first); caller frees. */
+size_t bg_proc_tree(pid_t root, pid_t **pids);
+
+/* ---- spawn.c ---- */
+struct bg_spawn_result {
+	int64_t wall_ns;
+	int64_t user_ns, sys_ns;
+	int64_t maxrss_bytes;
+	bool exited;     /* exit_status valid */
+	int exit_status;
+	int term_signal; /* 0 unless killed by a signal */
+	bool timed_out;
+	bool interrupted;
+	double start_realtime; /* seconds since the epoch */
+};
+/*
+ * Spawns argv (PATH search) in a new process group with stdin and stdout on
+ * /dev/null, watches it with w (may be NULL), waits for it (killing the
+ * whole group after timeout seconds, 0 = never, or when *interrupted is
+ * set) and fills res. BG_EIO "'ARGV0': cannot start: REASON" when it cannot
+ * be started.
+ */
+int bg_spawn_run(char *const *argv, double timeout, volatile sig_atomic_t *interrupted,
+		 struct bg_watch *w, struct bg_spawn_result *res, struct bg_ctx *ctx);
+/*
+ * Runs /bin/sh -c CMD (with args as "$1"...) and waits; *status is the exit
+ * status, or 128 + signal. BG_EIO when /bin/sh cannot start.
+ */
+int bg_spawn_shell(const char *cmd, const char *const *args, size_t nargs,
+		   volatile sig_atomic_t *interrupted, int *status, struct bg_ctx *ctx);
+/* Runs argv in dir capturing stdout into out; *status as above. */
+struct bg_strbuf;
+int bg_spawn_capture(char *const *argv, const char *dir, struct bg_strbuf *out, int *status,
+		     struct bg_ctx *ctx);
+/* Reaps finished children without blocking (orphans adopted as subreaper). */
+void bg_spawn_reap_orphans(void);
+
+/* ---- cache.c ---- */
+/* Writes back and drops the file's cached pages, then measures residency. */
+int bg_cache_evict(const char *path, double *resident_fraction, struct bg_ctx *ctx);
+/* Fraction of the file's pages resident in the page cache (mincore). */
+int bg_cache_resident(const char *path, double *resident_fraction, struct bg_ctx *ctx);
+
+/* ---- sysinfo.c ---- */
+/* Swap in use in bytes; false when /proc/meminfo lacks it. */
+bool bg_sys_swap_used(uint64_t *bytes);
+/* An fd on /proc/pressure/memory, or -1 when the kernel lacks PSI; close() it. */
+int bg_sys_psi_open(void);
+/* PSI memory "some avg10" read through fd (re-read each call); false when unavailable. */
+bool bg_sys_psi_memory_some10(int fd, double *avg10);
+/* RFC 3339 UTC with microseconds: "2026-01-02T03:04:05.123456Z" into buf[64]. */
+void bg_sys_rfc3339(double epoch_seconds, char buf[64]);
+double bg_sys_realtime(void);
+int64_t bg_sys_monotonic_ns(void);
+
+#endif

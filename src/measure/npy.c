@@ -1,0 +1,387 @@
+/*
+ * npy.c - .npy reading and numpy.allclose (see benchgate/npy.h).
+ */
+#include "benchgate/npy.h"
+#include "benchgate/fsutil.h"
+#include "benchgate/strbuf.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct npy_header {
+	char order;   /* '<' little, '>' big, '|' not applicable */
+	char kind;    /* b i u f c */
+	size_t size;  /* item size in bytes */
+	bool fortran;
+	bool have_descr, have_order, have_shape;
+};
+
+static int bad(struct bg_ctx *ctx, const char *display, const char *what)
+{
+	return bg_error(ctx, BG_ECHECK, "%s: not a valid .npy file: %s", display, what);
+}
+
+static const char *skip_ws(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	return p;
+}
+
+/* Reads a quoted Python string literal (no escapes needed for .npy headers). */
+static const char *read_quoted(const char *p, const char *end, char *buf, size_t size)
+{
+	char q;
+	size_t n = 0;
+
+	if (p >= end || (*p != '\'' && *p != '"'))
+		return NULL;
+	q = *p++;
+	while (p < end && *p != q) {
+		if (n + 1 >= size)
+			return NULL;
+		buf[n++] = *p++;
+	}
+	if (p >= end)
+		return NULL;
+	buf[n] = '\0';
+	return p + 1;
+}
+
+static bool parse_descr(const char *d, struct npy_header *h)
+{
+	char *end;
+	unsigned long size;
+
+	if (d[0] != '<' && d[0] != '>' && d[0] != '|' && d[0] != '=')
+		return false;
+	h->order = d[0] == '=' ? '<' : d[0];
+	h->kind = d[1];
+	if (!strchr("biufc", h->kind) || !h->kind)
+		return false;
+	size = strtoul(d + 2, &end, 10);
+	if (*end || end == d + 2)
+		return false;
+	h->size = size;
+	switch (h->kind) {
+	case 'b':
+		return size == 1;
+	case 'i':
+	case 'u':
+		return size == 1 || size == 2 || size == 4 || size == 8;
+	case 'f':
+		return size == 4 || size == 8;
+	default:
+		return size == 8 || size == 16;
+	}
+}
+
+static void dtype_name(const struct npy_header *h, char *buf, size_t size)
+{
+	switch (h->kind) {
+	case 'b':
+		snprintf(buf, size, "bool");
+		break;
+	case 'i':
+		snprintf(buf, size, "int%zu", h->size * 8);
+		break;
+	case 'u':
+		snprintf(buf, size, "uint%zu", h->size * 8);
+		break;
+	case 'f':
+		snprintf(buf, size, "float%zu", h->size * 8);
+		break;
+	default:
+		snprintf(buf, size, "complex%zu", h->size * 8);
+		break;
+	}
+}
+
+/* Parses the header dict: {'descr': '<f8', 'fortran_order': False, 'shape': (3, 4), } */
+static const char *parse_dict(const char *p, const char *end, struct npy_header *h,
+			      struct bg_npy *out)
+{
+	char key[32], val[32];
+
+	p = skip_ws(p, end);
+	if (p >= end || *p++ != '{')
+		return "header is not a dictionary";
+	for (;;) {
+		p = skip_ws(p, end);
+		if (p < end && *p == '}')
+			break;
+		p = read_quoted(p, end, key, sizeof(key));
+		if (!p)
+			return "header key is not a string";
+		p = skip_ws(p, end);
+		if (p >= end || *p++ != ':')
+			return "expected ':' in header";
+		p = skip_ws(p, end);
+		if (strcmp(key, "descr") == 0) {
+			p = read_quoted(p, end, val, sizeof(val));
+			if (!p || !parse_descr(val, h))
+				return "unsupported or malformed 'descr' (structured or object dtypes are not supported)";
+			h->have_descr = true;
+		} else if (strcmp(key, "fortran_order") == 0) {
+			if (end - p >= 4 && strncmp(p, "True", 4) == 0) {
+				h->fortran = true;
+				p += 4;
+			} else if (end - p >= 5 && strncmp(p, "False", 5) == 0) {
+				h->fortran = false;
+				p += 5;
+			} else {
+				return "'fortran_order' must be True or False";
+			}
+			h->have_order = true;
+		} else if (strcmp(key, "shape") == 0) {
+			if (p >= end || *p++ != '(')
+				return "'shape' must be a tuple";
+			out->ndim = 0;
+			for (;;) {
+				char *e;
+				unsigned long long v;
+
+				p = skip_ws(p, end);
+				if (p < end && *p == ')') {
+					p++;
+					break;
+				}
+				if (p >= end || *p < '0' || *p > '9')
+					return "'shape' must hold non-negative integers";
+				v = strtoull(p, &e, 10);
+				if (e > end || out->ndim >= BG_NPY_MAX_DIMS)
+					return "'shape' has too many dimensions";
+				out->shape[out->ndim++] = (size_t)v;
+				p = skip_ws(e, end);
+				if (p < end && *p == ',')
+					p++;
+				else if (p < end && *p != ')')
+					return "'shape' is malformed";
+			}
+			h->have_shape = true;
+		} else {
+			return "header has an unknown key";
+		}
+		p = skip_ws(p, end);
+		if (p < end && *p == ',')
+			p++;
+		else if (p < end && *p != '}')
+			return "expected ',' or '}' in header";
+	}
+	if (!h->have_descr || !h->have_order || !h->have_shape)
+		return "header lacks 'descr', 'fortran_order' or 'shape'";
+	return NULL;
+}
+
+static uint64_t load_uint(const unsigned char *p, size_t size, bool big)
+{
+	uint64_t v = 0;
+
+	for (size_t i = 0; i < size; i++) {
+		size_t k = big ? i : size - 1 - i;
+
+		v = (v << 8) | p[k];
+	}
+	return v;
+}
+
+static double load_value(const unsigned char *p, const struct npy_header *h, size_t size)
+{
+	bool big = h->order == '>';
+	uint64_t u = load_uint(p, size, big);
+
+	switch (h->kind) {
+	case 'b':
+		return u ? 1.0 : 0.0;
+	case 'u':
+		return (double)u;
+	case 'i':
+		if (size < 8 && (u >> (size * 8 - 1)) & 1)
+			u |= ~(uint64_t)0 << (size * 8);
+		return (double)(int64_t)u;
+	default:
+		if (size == 4) {
+			uint32_t w = (uint32_t)u;
+			float f;
+
+			memcpy(&f, &w, sizeof(f));
+			return (double)f;
+		} else {
+			double d;
+
+			memcpy(&d, &u, sizeof(d));
+			return d;
+		}
+	}
+}
+
+int bg_npy_parse(const unsigned char *data, size_t len, const char *display, struct bg_npy *out,
+		 struct bg_ctx *ctx)
+{
+	struct npy_header h = {0};
+	size_t hlen, hstart, count = 1, esize, csize;
+	const char *err;
+	const unsigned char *body;
+
+	memset(out, 0, sizeof(*out));
+	if (len < 10 || memcmp(data, "\x93NUMPY", 6) != 0)
+		return bad(ctx, display, "missing the \\x93NUMPY magic");
+	if (data[6] == 1) {
+		hlen = (size_t)data[8] | (size_t)data[9] << 8;
+		hstart = 10;
+	} else if (data[6] == 2 || data[6] == 3) {
+		if (len < 12)
+			return bad(ctx, display, "truncated header");
+		hlen = (size_t)data[8] | (size_t)data[9] << 8 | (size_t)data[10] << 16 |
+		       (size_t)data[11] << 24;
+		hstart = 12;
+	} else {
+		char what[64];
+
+		snprintf(what, sizeof(what), "unsupported format version %u.%u", data[6], data[7]);
+		return bad(ctx, display, what);
+	}
+	if (hlen > len - hstart)
+		return bad(ctx, display, "truncated header");
+	err = parse_dict((const char *)data + hstart, (const char *)data + hstart + hlen, &h, out);
+	if (err)
+		return bad(ctx, display, err);
+	for (size_t i = 0; i < out->ndim; i++) {
+		if (out->shape[i] && count > SIZE_MAX / 16 / out->shape[i])
+			return bad(ctx, display, "shape too large");
+		count *= out->shape[i];
+	}
+	esize = h.size;
+	csize = h.kind == 'c' ? esize / 2 : esize;
+	body = data + hstart + hlen;
+	if (len - hstart - hlen != count * esize) {
+		char what[128];
+
+		snprintf(what, sizeof(what), "data holds %zu bytes, shape and dtype need %zu",
+			 len - hstart - hlen, count * esize);
+		return bad(ctx, display, what);
+	}
+	dtype_name(&h, out->dtype, sizeof(out->dtype));
+	out->count = count;
+	out->re = bg_xmalloc((count ? count : 1) * sizeof(double));
+	if (h.kind == 'c')
+		out->im = bg_xmalloc((count ? count : 1) * sizeof(double));
+	for (size_t i = 0; i < count; i++) {
+		size_t dst = i;
+
+		if (h.fortran && out->ndim > 1) {
+			/* element i of Fortran order: first index fastest; find its C-order position */
+			size_t rem = i, idx, stride = 1;
+
+			dst = 0;
+			for (size_t d = 0; d < out->ndim; d++) {
+				idx = rem % out->shape[d];
+				rem /= out->shape[d];
+				stride = 1;
+				for (size_t e = d + 1; e < out->ndim; e++)
+					stride *= out->shape[e];
+				dst += idx * stride;
+			}
+		}
+		out->re[dst] = load_value(body + i * esize, &h, csize);
+		if (out->im)
+			out->im[dst] = load_value(body + i * esize + csize, &h, csize);
+	}
+	return BG_OK;
+}
+
+int bg_npy_load(const char *path, const char *display, struct bg_npy *out, struct bg_ctx *ctx)
+{
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	rc = bg_file_read(path, display, &sb, ctx);
+	if (rc == BG_OK)
+		rc = bg_npy_parse((const unsigned char *)sb.buf, sb.len, display ? display : path, out,
+				  ctx);
+	bg_strbuf_release(&sb);
+	return rc;
+}
+
+void bg_npy_release(struct bg_npy *a)
+{
+	free(a->re);
+	free(a->im);
+	memset(a, 0, sizeof(*a));
+}
+
+void bg_npy_shape_str(const struct bg_npy *a, char *buf, size_t size)
+{
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+
+	bg_strbuf_addch(&sb, '(');
+	for (size_t i = 0; i < a->ndim; i++)
+		bg_strbuf_addf(&sb, "%s%zu", i ? ", " : "", a->shape[i]);
+	if (a->ndim == 1)
+		bg_strbuf_addch(&sb, ',');
+	bg_strbuf_addch(&sb, ')');
+	snprintf(buf, size, "%s", sb.buf);
+	bg_strbuf_release(&sb);
+}
+
+int bg_npy_allclose(const struct bg_npy *a, const struct bg_npy *b, double rtol, double atol,
+		    struct bg_allclose *r, struct bg_ctx *ctx)
+{
+	double num = 0, den = 0;
+
+	memset(r, 0, sizeof(*r));
+	if (strcmp(a->dtype, b->dtype) != 0)
+		return bg_error(ctx, BG_ECHECK, "dtype mismatch: output is %s, reference is %s",
+				a->dtype, b->dtype);
+	if (a->ndim != b->ndim || memcmp(a->shape, b->shape, a->ndim * sizeof(size_t)) != 0) {
+		char sa[128], sb[128];
+
+		bg_npy_shape_str(a, sa, sizeof(sa));
+		bg_npy_shape_str(b, sb, sizeof(sb));
+		return bg_error(ctx, BG_ECHECK, "shape mismatch: output is %s, reference is %s", sa,
+				sb);
+	}
+	r->count = a->count;
+	for (size_t i = 0; i < a->count; i++) {
+		double ar = a->re[i], br = b->re[i];
+		double ai = a->im ? a->im[i] : 0, bi = b->im ? b->im[i] : 0;
+		bool nan = isnan(ar) || isnan(br) || isnan(ai) || isnan(bi);
+		bool inf = isinf(ar) || isinf(br) || isinf(ai) || isinf(bi);
+		double diff, babs;
+		bool close;
+
+		if (nan) {
+			r->beyond++;
+			continue;
+		}
+		if (inf) {
+			if (!(ar == br && ai == bi))
+				r->beyond++;
+			continue;
+		}
+		diff = hypot(ar - br, ai - bi);
+		babs = hypot(br, bi);
+		close = diff <= atol + rtol * babs;
+		if (!close)
+			r->beyond++;
+		if (diff > r->max_abs)
+			r->max_abs = diff;
+		if (babs > 0 && diff / babs > r->max_rel)
+			r->max_rel = diff / babs;
+		num += diff * diff;
+		den += babs * babs;
+	}
+	if (den > 0) {
+		r->rel_l2 = sqrt(num) / sqrt(den);
+		r->rel_l2_valid = true;
+	} else {
+		r->rel_l2 = 0;
+		r->rel_l2_valid = num == 0;
+	}
+	r->pass = r->beyond == 0;
+	return BG_OK;
+}

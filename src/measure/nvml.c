@@ -1,0 +1,162 @@
+/*
+ * nvml.c - NVIDIA GPU facts and memory through libnvidia-ml.so.1, opened with
+ * dlopen at run time (no build dependency). Every failure means "no GPU
+ * data": callers record null. Only the few entry points needed are bound.
+ */
+#include "measure/internal.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef int nvmlReturn_t;
+typedef void *nvmlDevice_t;
+typedef struct {
+	unsigned long long total, free, used;
+} nvmlMemory_t;
+typedef struct {
+	unsigned int pid;
+	unsigned long long usedGpuMemory;
+	unsigned int gpuInstanceId, computeInstanceId;
+} nvmlProcessInfo_t; /* the _v2/_v3 layout */
+
+#define NVML_MAX_DEVICES 16
+#define NVML_MAX_PROCS 256
+
+struct bg_nvml {
+	void *lib;
+	nvmlReturn_t (*shutdown)(void);
+	nvmlReturn_t (*count)(unsigned int *);
+	nvmlReturn_t (*handle)(unsigned int, nvmlDevice_t *);
+	nvmlReturn_t (*name)(nvmlDevice_t, char *, unsigned int);
+	nvmlReturn_t (*uuid)(nvmlDevice_t, char *, unsigned int);
+	nvmlReturn_t (*memory)(nvmlDevice_t, nvmlMemory_t *);
+	nvmlReturn_t (*driver)(char *, unsigned int);
+	nvmlReturn_t (*cuda)(int *);
+	nvmlReturn_t (*procs)(nvmlDevice_t, unsigned int *, nvmlProcessInfo_t *);
+	unsigned int ndev;
+	nvmlDevice_t dev[NVML_MAX_DEVICES];
+};
+
+/* dlsym into a function pointer without the object-to-function cast warning. */
+static void nvml_bind(void *lib, const char *name, void *slot)
+{
+	void *sym = dlsym(lib, name);
+
+	memcpy(slot, &sym, sizeof(sym));
+}
+
+struct bg_nvml *bg_nvml_open(void)
+{
+	void *lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+	nvmlReturn_t (*init)(void) = NULL;
+	struct bg_nvml *n;
+
+	if (!lib)
+		return NULL;
+	n = bg_xcalloc(1, sizeof(*n));
+	n->lib = lib;
+	nvml_bind(lib, "nvmlInit_v2", &init);
+	nvml_bind(lib, "nvmlShutdown", &n->shutdown);
+	nvml_bind(lib, "nvmlDeviceGetCount_v2", &n->count);
+	nvml_bind(lib, "nvmlDeviceGetHandleByIndex_v2", &n->handle);
+	nvml_bind(lib, "nvmlDeviceGetName", &n->name);
+	nvml_bind(lib, "nvmlDeviceGetUUID", &n->uuid);
+	nvml_bind(lib, "nvmlDeviceGetMemoryInfo", &n->memory);
+	nvml_bind(lib, "nvmlSystemGetDriverVersion", &n->driver);
+	nvml_bind(lib, "nvmlSystemGetCudaDriverVersion", &n->cuda);
+	nvml_bind(lib, "nvmlDeviceGetComputeRunningProcesses_v3", &n->procs);
+	if (!n->procs)
+		nvml_bind(lib, "nvmlDeviceGetComputeRunningProcesses_v2", &n->procs);
+	if (!init || !n->count || !n->handle || init() != 0) {
+		dlclose(lib);
+		free(n);
+		return NULL;
+	}
+	if (n->count(&n->ndev) != 0)
+		n->ndev = 0;
+	if (n->ndev > NVML_MAX_DEVICES)
+		n->ndev = NVML_MAX_DEVICES;
+	for (unsigned int i = 0; i < n->ndev; i++)
+		if (n->handle(i, &n->dev[i]) != 0)
+			n->dev[i] = NULL;
+	return n;
+}
+
+void bg_nvml_close(struct bg_nvml *n)
+{
+	if (!n)
+		return;
+	if (n->shutdown)
+		n->shutdown();
+	dlclose(n->lib);
+	free(n);
+}
+
+json_t *bg_nvml_describe(struct bg_nvml *n)
+{
+	json_t *o = json_object(), *devs = json_array();
+	char buf[256];
+	int cuda;
+
+	if (n->driver && n->driver(buf, sizeof(buf)) == 0)
+		json_object_set_new(o, "driver_version", json_string(buf));
+	else
+		json_object_set_new(o, "driver_version", json_null());
+	if (n->cuda && n->cuda(&cuda) == 0) {
+		snprintf(buf, sizeof(buf), "%d.%d", cuda / 1000, cuda % 1000 / 10);
+		json_object_set_new(o, "cuda_version", json_string(buf));
+	} else {
+		json_object_set_new(o, "cuda_version", json_null());
+	}
+	for (unsigned int i = 0; i < n->ndev; i++) {
+		json_t *d = json_object();
+		nvmlMemory_t mem;
+
+		if (n->dev[i] && n->name && n->name(n->dev[i], buf, sizeof(buf)) == 0)
+			json_object_set_new(d, "name", json_string(buf));
+		else
+			json_object_set_new(d, "name", json_null());
+		if (n->dev[i] && n->uuid && n->uuid(n->dev[i], buf, sizeof(buf)) == 0)
+			json_object_set_new(d, "uuid", json_string(buf));
+		else
+			json_object_set_new(d, "uuid", json_null());
+		if (n->dev[i] && n->memory && n->memory(n->dev[i], &mem) == 0)
+			json_object_set_new(d, "memory_total_bytes", json_integer((json_int_t)mem.total));
+		else
+			json_object_set_new(d, "memory_total_bytes", json_null());
+		json_array_append_new(devs, d);
+	}
+	json_object_set_new(o, "devices", devs);
+	return o;
+}
+
+bool bg_nvml_sample(struct bg_nvml *n, const pid_t *pids, size_t npids, uint64_t *proc_bytes,
+		    uint64_t *device_bytes)
+{
+	static nvmlProcessInfo_t info[NVML_MAX_PROCS];
+	bool any = false;
+
+	*proc_bytes = 0;
+	*device_bytes = 0;
+	for (unsigned int i = 0; i < n->ndev; i++) {
+		nvmlMemory_t mem;
+		unsigned int count = NVML_MAX_PROCS;
+
+		if (!n->dev[i])
+			continue;
+		if (n->memory && n->memory(n->dev[i], &mem) == 0) {
+			*device_bytes += mem.used;
+			any = true;
+		}
+		if (!n->procs || n->procs(n->dev[i], &count, info) != 0)
+			continue;
+		for (unsigned int k = 0; k < count && k < NVML_MAX_PROCS; k++)
+			for (size_t j = 0; j < npids; j++)
+				if ((pid_t)info[k].pid == pids[j] &&
+				    info[k].usedGpuMemory != ~0ULL) /* NVML_VALUE_NOT_AVAILABLE */
+					*proc_bytes += info[k].usedGpuMemory;
+	}
+	return any;
+}

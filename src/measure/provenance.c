@@ -1,0 +1,202 @@
+/*
+ * provenance.c - git state, environment and host facts (see benchgate/provenance.h).
+ */
+#include "benchgate/provenance.h"
+#include "benchgate/sha256.h"
+#include "benchgate/strbuf.h"
+#include "measure/internal.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+extern char **environ;
+
+bool bg_provenance_secret_name(const char *name)
+{
+	static const char *const words[] = {"TOKEN", "SECRET", "PASSWORD", "KEY", "CREDENTIAL"};
+	char up[256];
+	size_t i;
+
+	for (i = 0; name[i] && i + 1 < sizeof(up); i++)
+		up[i] = (char)toupper((unsigned char)name[i]);
+	up[i] = '\0';
+	for (size_t k = 0; k < sizeof(words) / sizeof(words[0]); k++)
+		if (strstr(up, words[k]))
+			return true;
+	return false;
+}
+
+static void chomp(struct bg_strbuf *sb)
+{
+	while (sb->len && (sb->buf[sb->len - 1] == '\n' || sb->buf[sb->len - 1] == '\r'))
+		bg_strbuf_setlen(sb, sb->len - 1);
+}
+
+/* git ARGS in root; stdout in out; false when git fails. */
+static bool git(const char *root, const char *a1, const char *a2, const char *a3,
+		struct bg_strbuf *out)
+{
+	char *argv[] = {(char *)"git", (char *)a1, (char *)a2, (char *)a3, NULL};
+	struct bg_ctx ctx;
+	int st = -1, rc;
+
+	bg_ctx_init(&ctx);
+	rc = bg_spawn_capture(argv, root, out, &st, &ctx);
+	bg_ctx_release(&ctx);
+	return rc == BG_OK && st == 0;
+}
+
+static json_t *capture_git(const char *root)
+{
+	json_t *g = json_object();
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+
+	json_object_set_new(g, "revision", json_null());
+	json_object_set_new(g, "dirty", json_null());
+	json_object_set_new(g, "diff_sha256", json_null());
+	if (!git(root, "rev-parse", "--verify", "HEAD", &sb)) {
+		bg_strbuf_release(&sb);
+		return g;
+	}
+	chomp(&sb);
+	json_object_set_new(g, "revision", json_string(sb.buf));
+	bg_strbuf_reset(&sb);
+	if (git(root, "status", "--porcelain", "--untracked-files=no", &sb)) {
+		bool dirty = sb.len > 0;
+
+		json_object_set_new(g, "dirty", json_boolean(dirty));
+		bg_strbuf_reset(&sb);
+		if (dirty && git(root, "diff", "HEAD", "--binary", &sb)) {
+			char hex[65];
+
+			bg_sha256_hex(sb.buf, sb.len, hex);
+			json_object_set_new(g, "diff_sha256", json_string(hex));
+		}
+	}
+	bg_strbuf_release(&sb);
+	return g;
+}
+
+static json_t *file_field(const char *path, const char *prefix, char sep)
+{
+	FILE *f = fopen(path, "re");
+	char line[512];
+	size_t plen = strlen(prefix);
+	json_t *v = json_null();
+
+	if (!f)
+		return v;
+	while (fgets(line, sizeof(line), f)) {
+		char *p, *e;
+
+		if (strncmp(line, prefix, plen) != 0)
+			continue;
+		p = line + plen;
+		if (sep) {
+			p = strchr(p, sep);
+			if (!p)
+				continue;
+			p++;
+		}
+		while (*p == ' ' || *p == '\t' || *p == '"')
+			p++;
+		e = p + strlen(p);
+		while (e > p && (e[-1] == '\n' || e[-1] == ' ' || e[-1] == '"'))
+			e--;
+		json_decref(v);
+		v = json_stringn(p, (size_t)(e - p));
+		break;
+	}
+	fclose(f);
+	return v;
+}
+
+static json_t *capture_host(void)
+{
+	json_t *h = json_object(), *mem;
+	struct utsname u;
+	double load[3];
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+
+	json_object_set_new(h, "cpu_model", file_field("/proc/cpuinfo", "model name", ':'));
+	json_object_set_new(h, "logical_cores", cores > 0 ? json_integer(cores) : json_null());
+	mem = file_field("/proc/meminfo", "MemTotal:", 0);
+	if (json_is_string(mem)) {
+		long long kb = atoll(json_string_value(mem));
+
+		json_object_set_new(h, "memory_total_bytes", json_integer(kb * 1024));
+	} else {
+		json_object_set_new(h, "memory_total_bytes", json_null());
+	}
+	json_decref(mem);
+	json_object_set_new(h, "kernel_release", uname(&u) == 0 ? json_string(u.release) : json_null());
+	json_object_set_new(h, "os_release", file_field("/etc/os-release", "PRETTY_NAME=", 0));
+	json_object_set_new(h, "cpu_governor",
+			    file_field("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", "", 0));
+	if (getloadavg(load, 3) == 3) {
+		json_t *l = json_array();
+
+		for (int i = 0; i < 3; i++)
+			json_array_append_new(l, json_real(load[i]));
+		json_object_set_new(h, "load_average", l);
+	} else {
+		json_object_set_new(h, "load_average", json_null());
+	}
+	return h;
+}
+
+static json_t *relative_cwd(const char *root)
+{
+	char *cwd = getcwd(NULL, 0);
+	size_t n = root ? strlen(root) : 0;
+	json_t *v = json_null();
+
+	if (!cwd)
+		return v;
+	while (n > 1 && root[n - 1] == '/')
+		n--;
+	if (root && strncmp(cwd, root, n) == 0 && (cwd[n] == '/' || cwd[n] == '\0')) {
+		json_decref(v);
+		v = json_string(cwd[n] ? cwd + n + 1 : ".");
+	}
+	free(cwd);
+	return v;
+}
+
+json_t *bg_provenance_capture(const struct bg_provenance_opts *opts)
+{
+	json_t *p = json_object(), *argv = json_array(), *env = json_object();
+
+	json_object_set_new(p, "git", capture_git(opts->root ? opts->root : "."));
+	json_object_set_new(p, "benchgate_version", json_string(BENCHGATE_VERSION));
+	for (int i = 0; i < opts->argc; i++)
+		json_array_append_new(argv, json_string(opts->argv[i]));
+	json_object_set_new(p, "argv", argv);
+	json_object_set_new(p, "cwd", relative_cwd(opts->root));
+	for (char **e = environ; e && *e; e++) {
+		const char *eq = strchr(*e, '=');
+		char *name;
+		json_t *val = json_null();
+
+		if (!eq)
+			continue;
+		name = bg_xstrndup(*e, (size_t)(eq - *e));
+		for (size_t k = 0; k < opts->nenv; k++) {
+			if (strcmp(opts->env_names[k], name) != 0)
+				continue;
+			json_decref(val);
+			val = bg_provenance_secret_name(name) ? json_string("<redacted>")
+							      : json_string(eq + 1);
+		}
+		json_object_set_new(env, name, val);
+		free(name);
+	}
+	json_object_set_new(p, "environment", env);
+	json_object_set_new(p, "host", capture_host());
+	json_object_set_new(p, "gpu", opts->gpu ? json_incref(opts->gpu) : json_null());
+	return p;
+}

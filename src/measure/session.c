@@ -1,0 +1,852 @@
+/*
+ * session.c - one measurement session: setup, smoke run and parity,
+ * warmups, timed runs, statistics, cleanup (see benchgate/measure.h and
+ * docs/measure.md for the document it returns).
+ */
+#include "benchgate/measure.h"
+#include "benchgate/npy.h"
+#include "benchgate/provenance.h"
+#include "benchgate/sha256.h"
+#include "benchgate/stats.h"
+#include "benchgate/strbuf.h"
+#include "measure/internal.h"
+
+#include <glob.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#define COLD_LIMIT 0.01 /* resident fraction above which a run is not cold */
+
+struct series {
+	double *v;
+	size_t n, cap;
+};
+
+struct session {
+	const struct bg_measure_opts *o;
+	struct bg_watch *watch;
+	struct bg_nvml *nvml;
+	int psi_fd; /* /proc/pressure/memory or -1 */
+	bool after_valid, after_have_swap, after_have_psi; /* readings after the last run */
+	uint64_t after_swap;
+	double after_psi;
+	char **argv; /* what is spawned */
+	json_t *runs;
+	long ordinal;
+	json_t *smoke_outputs; /* borrowed from the smoke run's record */
+	struct bg_npy ref;
+	bool ref_loaded;
+	char *block;            /* first reason the session is blocked, owned */
+	bool interrupted;
+	bool any_first_process; /* a run was not cold although cold was asked for */
+	bool any_parity_checked, all_parity_pass;
+	bool deterministic_ok;
+	double timed_wall_s; /* sum of timed wall times */
+	double all_wall_s;
+	const char *last_phase; /* of the last progress report */
+	int64_t last_progress_ns;
+	long all_count;
+	struct series wall, user, sys, cpu, rss, tree, gpu_proc, gpu_dev;
+};
+
+static void series_add(struct series *s, double v)
+{
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 16;
+		s->v = bg_xrealloc(s->v, s->cap * sizeof(double));
+	}
+	s->v[s->n++] = v;
+}
+
+static void block(struct session *s, const char *fmt, ...) BG_PRINTF(2, 3);
+static void block(struct session *s, const char *fmt, ...)
+{
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+	va_list ap;
+
+	if (s->block)
+		return;
+	va_start(ap, fmt);
+	bg_strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	s->block = bg_strbuf_detach(&sb, NULL);
+}
+
+/* Sets a run record field (keys are ASCII literals: no UTF-8 check needed). */
+static void rset(json_t *r, const char *key, json_t *v)
+{
+	json_object_set_new_nocheck(r, key, v);
+}
+
+static json_t *jint_or_null(bool ok, long long v)
+{
+	return ok ? json_integer(v) : json_null();
+}
+
+static json_t *jreal_or_null(bool ok, double v)
+{
+	return ok && isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *jstr_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+static void progress(struct session *s, const char *phase, long index, long total, long left)
+{
+	struct bg_measure_progress p;
+	int64_t now = bg_sys_monotonic_ns();
+
+	if (!s->o->progress)
+		return;
+	/* at most 20 reports a second (the running p50 sorts), always on a new phase */
+	if (s->last_phase && strcmp(s->last_phase, phase) == 0 &&
+	    now - s->last_progress_ns < 50000000)
+		return;
+	s->last_phase = phase;
+	s->last_progress_ns = now;
+	p.phase = phase;
+	p.index = index;
+	p.total = total;
+	p.p50_seconds = s->wall.n ? bg_stats_quantile(s->wall.v, s->wall.n, 0.5) / 1e9 : -1;
+	p.eta_seconds = s->all_count ? (double)left * s->all_wall_s / (double)s->all_count : -1;
+	s->o->progress(&p, s->o->progress_data);
+}
+
+/* Expands the output patterns and hashes every file; *err set when a pattern matches nothing. */
+static json_t *hash_outputs(struct session *s, char **err)
+{
+	json_t *out = json_array();
+	struct bg_strbuf e = BG_STRBUF_INIT;
+
+	for (size_t i = 0; i < s->o->noutputs; i++) {
+		glob_t g;
+		int rc = glob(s->o->outputs[i], GLOB_ERR, NULL, &g);
+
+		if (rc != 0) {
+			if (!e.len)
+				bg_strbuf_addf(&e, "output pattern '%s' matched no file",
+					       s->o->outputs[i]);
+			if (rc != GLOB_NOMATCH)
+				globfree(&g);
+			continue;
+		}
+		for (size_t k = 0; k < g.gl_pathc; k++) {
+			struct bg_ctx ctx;
+			char hex[65];
+			json_t *f = json_object();
+
+			bg_ctx_init(&ctx);
+			json_object_set_new(f, "path", json_string(g.gl_pathv[k]));
+			if (bg_sha256_file(g.gl_pathv[k], NULL, hex, &ctx) == BG_OK) {
+				json_object_set_new(f, "sha256", json_string(hex));
+			} else {
+				json_object_set_new(f, "sha256", json_null());
+				if (!e.len)
+					bg_strbuf_adds(&e, bg_ctx_message(&ctx));
+			}
+			bg_ctx_release(&ctx);
+			json_array_append_new(out, f);
+		}
+		globfree(&g);
+	}
+	*err = e.len ? bg_strbuf_detach(&e, NULL) : NULL;
+	bg_strbuf_release(&e);
+	return out;
+}
+
+/* The value --parity sha256:HEX is compared with (see docs/measure.md). */
+static void outputs_digest(const json_t *outputs, char hex[65])
+{
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+	size_t i;
+	json_t *f;
+
+	if (json_array_size(outputs) == 1) {
+		snprintf(hex, 65, "%s",
+			 json_string_value(json_object_get(json_array_get(outputs, 0), "sha256")));
+		return;
+	}
+	json_array_foreach(outputs, i, f)
+		bg_strbuf_addf(&sb, "%s  %s\n", json_string_value(json_object_get(f, "sha256")),
+			       json_string_value(json_object_get(f, "path")));
+	bg_sha256_hex(sb.buf, sb.len, hex);
+	bg_strbuf_release(&sb);
+}
+
+/* Checks parity of this run's outputs; returns the parity object. */
+static json_t *check_parity(struct session *s, const json_t *outputs, const char *out_err)
+{
+	const struct bg_measure_opts *o = s->o;
+	json_t *p = json_object();
+	bool pass = false;
+	struct bg_strbuf detail = BG_STRBUF_INIT;
+
+	if (out_err) {
+		bg_strbuf_adds(&detail, out_err);
+	} else if (o->parity == BG_PARITY_SHA256) {
+		char hex[65];
+
+		outputs_digest(outputs, hex);
+		pass = strcasecmp(hex, o->parity_sha256) == 0;
+		json_object_set_new(p, "sha256", json_string(hex));
+		if (!pass)
+			bg_strbuf_addf(&detail, "sha256 %s differs from the expected %s", hex,
+				       o->parity_sha256);
+	} else if (o->parity == BG_PARITY_ALLCLOSE) {
+		struct bg_ctx ctx;
+		struct bg_npy a;
+		struct bg_allclose r;
+		const char *path;
+
+		bg_ctx_init(&ctx);
+		if (json_array_size(outputs) != 1) {
+			bg_strbuf_addf(&detail, "allclose needs exactly one output file, %zu matched",
+				       json_array_size(outputs));
+		} else if (!s->ref_loaded &&
+			   bg_npy_load(o->parity_reference, NULL, &s->ref, &ctx) != BG_OK) {
+			bg_strbuf_addf(&detail, "reference: %s", bg_ctx_message(&ctx));
+		} else {
+			s->ref_loaded = true;
+			path = json_string_value(json_object_get(json_array_get(outputs, 0), "path"));
+			if (bg_npy_load(path, NULL, &a, &ctx) != BG_OK) {
+				bg_strbuf_adds(&detail, bg_ctx_message(&ctx));
+			} else {
+				if (bg_npy_allclose(&a, &s->ref, o->rtol, o->atol, &r, &ctx) != BG_OK) {
+					bg_strbuf_addf(&detail, "%s vs %s: %s", path, o->parity_reference,
+						       bg_ctx_message(&ctx));
+				} else {
+					pass = r.pass;
+					json_object_set_new(p, "rtol", json_real(o->rtol));
+					json_object_set_new(p, "atol", json_real(o->atol));
+					json_object_set_new(p, "elements", json_integer((json_int_t)r.count));
+					json_object_set_new(p, "beyond_tolerance",
+							    json_integer((json_int_t)r.beyond));
+					json_object_set_new(p, "max_abs_error", json_real(r.max_abs));
+					json_object_set_new(p, "max_rel_error", json_real(r.max_rel));
+					json_object_set_new(p, "rel_l2_error",
+							    jreal_or_null(r.rel_l2_valid, r.rel_l2));
+					if (!pass)
+						bg_strbuf_addf(&detail,
+							       "%zu of %zu elements of %s beyond rtol=%g atol=%g "
+							       "(max abs error %g)",
+							       r.beyond, r.count, path, o->rtol, o->atol,
+							       r.max_abs);
+				}
+				bg_npy_release(&a);
+			}
+		}
+		bg_ctx_release(&ctx);
+	} else if (o->parity == BG_PARITY_COMMAND) {
+		size_t n = json_array_size(outputs), i;
+		const char **paths = bg_xcalloc(n + 1, sizeof(char *));
+		struct bg_ctx ctx;
+		json_t *f;
+		int st = -1;
+
+		json_array_foreach(outputs, i, f)
+			paths[i] = json_string_value(json_object_get(f, "path"));
+		bg_ctx_init(&ctx);
+		if (bg_spawn_shell(o->parity_command, paths, n, o->interrupted, &st, &ctx) != BG_OK)
+			bg_strbuf_adds(&detail, bg_ctx_message(&ctx));
+		else if (st != 0)
+			bg_strbuf_addf(&detail, "parity command exited %d", st);
+		pass = st == 0;
+		json_object_set_new(p, "exit_status", json_integer(st));
+		bg_ctx_release(&ctx);
+		free(paths);
+	}
+	json_object_set_new(p, "result", json_string(pass ? "pass" : "fail"));
+	json_object_set_new(p, "detail", detail.len ? json_string(detail.buf) : json_null());
+	bg_strbuf_release(&detail);
+	s->any_parity_checked = true;
+	if (!pass)
+		s->all_parity_pass = false;
+	return p;
+}
+
+static bool same_outputs(const json_t *a, const json_t *b, const char **which)
+{
+	size_t i;
+	json_t *f;
+
+	*which = NULL;
+	if (json_array_size(a) != json_array_size(b))
+		return false;
+	json_array_foreach(a, i, f) {
+		json_t *g = json_array_get(b, i);
+
+		if (!json_equal(f, g)) {
+			*which = json_string_value(json_object_get(f, "path"));
+			return false;
+		}
+	}
+	return true;
+}
+
+/* One run of the given phase. Returns BG_OK (possibly blocking the session) or BG_EIO. */
+static int do_run(struct session *s, const char *phase, long index, struct bg_ctx *ctx)
+{
+	const struct bg_measure_opts *o = s->o;
+	json_t *r = json_object(), *cache = NULL, *outputs = NULL;
+	struct bg_spawn_result res;
+	struct bg_watch_result wr = {0};
+	uint64_t swap0 = 0, swap1 = 0;
+	double psi0 = 0, psi1 = 0;
+	bool have_swap0, have_swap1, have_psi0, have_psi1, ok;
+	char when[64], *out_err = NULL;
+	bool timed = strcmp(phase, "timed") == 0, smoke = strcmp(phase, "smoke") == 0;
+	int rc;
+
+	bg_spawn_reap_orphans();
+	if (o->prepare) {
+		int st = -1;
+
+		rc = bg_spawn_shell(o->prepare, NULL, 0, o->interrupted, &st, ctx);
+		if (rc != BG_OK) {
+			json_decref(r);
+			return rc;
+		}
+		if (o->interrupted && *o->interrupted) {
+			s->interrupted = true;
+			json_decref(r);
+			return BG_OK;
+		}
+		if (st != 0) {
+			block(s, "the prepare command exited %d before run %ld", st, s->ordinal + 1);
+			json_decref(r);
+			return BG_OK;
+		}
+	}
+	s->ordinal++;
+	if (o->nevict) {
+		json_t *files = json_array();
+		bool cold = true;
+
+		for (size_t i = 0; i < o->nevict; i++) {
+			double frac;
+			json_t *f = json_object();
+
+			rc = bg_cache_evict(o->evict[i], &frac, ctx);
+			if (rc != BG_OK) {
+				json_decref(files);
+				json_decref(f);
+				json_decref(r);
+				return rc;
+			}
+			if (frac > COLD_LIMIT)
+				cold = false;
+			json_object_set_new(f, "path", json_string(o->evict[i]));
+			json_object_set_new(f, "resident_fraction", json_real(frac));
+			json_array_append_new(files, f);
+		}
+		cache = json_object();
+		json_object_set_new(cache, "state", json_string(cold ? "cold" : "first-process"));
+		json_object_set_new(cache, "files", files);
+		if (!cold) {
+			s->any_first_process = true;
+			block(s, "run %ld was not cold: more than 1%% of an evicted file stayed resident",
+			      s->ordinal);
+		}
+	}
+	if (s->after_valid && !o->prepare && !o->nevict && o->parity != BG_PARITY_COMMAND) {
+		/* nothing ran since the last reading after the previous run: it is this run's "before" */
+		have_swap0 = s->after_have_swap;
+		swap0 = s->after_swap;
+		have_psi0 = s->after_have_psi;
+		psi0 = s->after_psi;
+	} else {
+		have_swap0 = bg_sys_swap_used(&swap0);
+		have_psi0 = bg_sys_psi_memory_some10(s->psi_fd, &psi0);
+	}
+	rc = bg_spawn_run(s->argv, o->timeout, o->interrupted, s->watch, &res, ctx);
+	if (rc != BG_OK) {
+		json_decref(cache);
+		json_decref(r);
+		return rc;
+	}
+	bg_watch_end(s->watch, &wr);
+	have_swap1 = bg_sys_swap_used(&swap1);
+	have_psi1 = bg_sys_psi_memory_some10(s->psi_fd, &psi1);
+	s->after_valid = true;
+	s->after_have_swap = have_swap1;
+	s->after_swap = swap1;
+	s->after_have_psi = have_psi1;
+	s->after_psi = psi1;
+	if (res.interrupted)
+		s->interrupted = true;
+
+	bg_sys_rfc3339(res.start_realtime, when);
+	rset(r, "schema_version", json_integer(BG_MEASURE_SCHEMA_VERSION));
+	rset(r, "ordinal", json_integer(s->ordinal));
+	rset(r, "phase", json_string(phase));
+	rset(r, "phase_index", json_integer(index));
+	rset(r, "started_at", json_string(when));
+	rset(r, "wall_ns", json_integer(res.wall_ns));
+	rset(r, "user_ns", json_integer(res.user_ns));
+	rset(r, "sys_ns", json_integer(res.sys_ns));
+	rset(r, "exit_status", jint_or_null(res.exited, res.exit_status));
+	rset(r, "signal", jint_or_null(res.term_signal != 0, res.term_signal));
+	rset(r, "timed_out", json_boolean(res.timed_out));
+	rset(r, "max_rss_bytes", json_integer(res.maxrss_bytes));
+	rset(r, "tree_peak_bytes",
+		jint_or_null(wr.samples > 0, (long long)wr.tree_peak));
+	rset(r, "tree_peak_source", json_string("sampled"));
+	rset(r, "tree_samples", json_integer(wr.samples));
+	rset(r, "swap_used_before_bytes", jint_or_null(have_swap0, (long long)swap0));
+	rset(r, "swap_used_after_bytes", jint_or_null(have_swap1, (long long)swap1));
+	rset(r, "swap_delta_bytes",
+		jint_or_null(have_swap0 && have_swap1, (long long)swap1 - (long long)swap0));
+	rset(r, "psi_memory_some_avg10_before", jreal_or_null(have_psi0, psi0));
+	rset(r, "psi_memory_some_avg10_after", jreal_or_null(have_psi1, psi1));
+	rset(r, "gpu_process_peak_bytes",
+		jint_or_null(wr.gpu_samples > 0, (long long)wr.gpu_proc_peak));
+	rset(r, "gpu_device_used_peak_bytes",
+		jint_or_null(wr.gpu_samples > 0, (long long)wr.gpu_device_peak));
+	rset(r, "gpu_samples", jint_or_null(s->nvml != NULL, wr.gpu_samples));
+	rset(r, "cache", cache ? cache : json_null());
+
+	ok = res.exited && res.exit_status == 0 && !res.timed_out;
+	if (!ok && !s->interrupted) {
+		if (res.timed_out)
+			block(s, "%s run %ld timed out after %g s; its process tree was killed", phase,
+			      s->ordinal, o->timeout);
+		else if (res.exited)
+			block(s, "%s run %ld exited with status %d", phase, s->ordinal,
+			      res.exit_status);
+		else
+			block(s, "%s run %ld was killed by signal %d", phase, s->ordinal,
+			      res.term_signal);
+	}
+	if (o->noutputs) {
+		outputs = hash_outputs(s, &out_err);
+		rset(r, "outputs", outputs);
+		rset(r, "outputs_error", jstr_or_null(out_err));
+	} else {
+		rset(r, "outputs", json_array());
+		rset(r, "outputs_error", json_null());
+	}
+	if (ok && o->parity != BG_PARITY_NONE && (smoke || timed)) {
+		json_t *p = check_parity(s, outputs ? outputs : json_object_get(r, "outputs"), out_err);
+
+		if (strcmp(json_string_value(json_object_get(p, "result")), "pass") != 0)
+			block(s, "parity failed on %s run %ld: %s", phase, s->ordinal,
+			      json_string_value(json_object_get(p, "detail")));
+		rset(r, "parity", p);
+	} else {
+		rset(r, "parity", json_null());
+	}
+	if (ok && out_err && o->parity == BG_PARITY_NONE)
+		block(s, "%s run %ld: %s", phase, s->ordinal, out_err);
+	if (smoke) {
+		s->smoke_outputs = json_object_get(r, "outputs");
+	} else if (o->deterministic && ok && !out_err && s->smoke_outputs) {
+		const char *which;
+
+		if (!same_outputs(json_object_get(r, "outputs"), s->smoke_outputs, &which)) {
+			s->deterministic_ok = false;
+			block(s, "outputs are not deterministic: %s of %s run %ld differs from the smoke run",
+			      which ? which : "the set of output files", phase, s->ordinal);
+		}
+	}
+	rset(r, "flags", json_array());
+	free(out_err);
+	s->all_wall_s += (double)res.wall_ns / 1e9;
+	s->all_count++;
+	if (timed && ok) {
+		s->timed_wall_s += (double)res.wall_ns / 1e9;
+		series_add(&s->wall, (double)res.wall_ns);
+		series_add(&s->user, (double)res.user_ns);
+		series_add(&s->sys, (double)res.sys_ns);
+		series_add(&s->cpu, (double)(res.user_ns + res.sys_ns));
+		series_add(&s->rss, (double)res.maxrss_bytes);
+		if (wr.samples > 0)
+			series_add(&s->tree, (double)wr.tree_peak);
+		if (wr.gpu_samples > 0) {
+			series_add(&s->gpu_proc, (double)wr.gpu_proc_peak);
+			series_add(&s->gpu_dev, (double)wr.gpu_device_peak);
+		}
+	}
+	json_array_append_new(s->runs, r);
+	return BG_OK;
+}
+
+static json_t *stats_json(const struct series *sr)
+{
+	struct bg_stats st;
+	json_t *o;
+
+	if (!bg_stats_compute(sr->v, sr->n, &st))
+		return json_null();
+	o = json_object();
+	json_object_set_new(o, "count", json_integer((json_int_t)st.count));
+	json_object_set_new(o, "min", json_real(st.min));
+	json_object_set_new(o, "p50", json_real(st.p50));
+	json_object_set_new(o, "p95", json_real(st.p95));
+	json_object_set_new(o, "max", json_real(st.max));
+	json_object_set_new(o, "mean", json_real(st.mean));
+	json_object_set_new(o, "stddev", json_real(st.stddev));
+	json_object_set_new(o, "mad", json_real(st.mad));
+	return o;
+}
+
+/* Flags the first timed run and runs beyond p50 + 10 x MAD of wall time. */
+static json_t *flag_runs(struct session *s)
+{
+	struct bg_stats st;
+	json_t *outliers = json_array(), *r;
+	bool first = true, have = bg_stats_compute(s->wall.v, s->wall.n, &st);
+	size_t i;
+
+	json_array_foreach(s->runs, i, r) {
+		json_t *flags = json_object_get(r, "flags");
+
+		if (strcmp(json_string_value(json_object_get(r, "phase")), "timed") != 0)
+			continue;
+		if (first) {
+			json_array_append_new(flags, json_string("first_timed"));
+			first = false;
+		}
+		if (have && (double)json_integer_value(json_object_get(r, "wall_ns")) >
+				    st.p50 + 10 * st.mad) {
+			json_array_append_new(flags, json_string("outlier"));
+			json_array_append(outliers, json_object_get(r, "ordinal"));
+		}
+	}
+	return outliers;
+}
+
+/* Why cgroup v2 memory.peak is not used here (sampling is the fallback). */
+static json_t *cgroup_note(void)
+{
+	FILE *f = fopen("/proc/self/cgroup", "re");
+	char line[1024], path[1200];
+	bool v2 = false;
+
+	if (f) {
+		while (fgets(line, sizeof(line), f))
+			if (strncmp(line, "0::", 3) == 0) {
+				line[strcspn(line, "\n")] = '\0';
+				v2 = true;
+				break;
+			}
+		fclose(f);
+	}
+	if (!v2)
+		return json_string("no cgroup v2 hierarchy for this process");
+	snprintf(path, sizeof(path), "/sys/fs/cgroup%s/cgroup.controllers", line + 3);
+	f = fopen(path, "re");
+	if (!f) {
+		snprintf(path, sizeof(path), "/sys/fs/cgroup/unified%s/cgroup.controllers", line + 3);
+		f = fopen(path, "re");
+	}
+	if (f) {
+		bool mem = false;
+
+		while (fgets(line, sizeof(line), f))
+			if (strstr(line, "memory"))
+				mem = true;
+		fclose(f);
+		if (!mem)
+			return json_string("the cgroup v2 memory controller is not available to "
+					   "benchgate's cgroup");
+	}
+	return json_string("benchgate does not place runs in a cgroup of its own yet");
+}
+
+static json_t *options_json(const struct bg_measure_opts *o)
+{
+	json_t *j = json_object(), *a;
+
+	json_object_set_new(j, "warmups", json_integer(o->warmups));
+	json_object_set_new(j, "runs", o->adaptive ? json_null() : json_integer(o->runs));
+	json_object_set_new(j, "min_runs", o->adaptive ? json_integer(o->min_runs) : json_null());
+	json_object_set_new(j, "max_runs", o->adaptive && o->max_runs != LONG_MAX
+						   ? json_integer(o->max_runs) : json_null());
+	json_object_set_new(j, "min_time_seconds", o->adaptive ? json_real(o->min_time) : json_null());
+	json_object_set_new(j, "timeout_seconds", o->timeout > 0 ? json_real(o->timeout) : json_null());
+	json_object_set_new(j, "prepare", jstr_or_null(o->prepare));
+	json_object_set_new(j, "setup", jstr_or_null(o->setup));
+	json_object_set_new(j, "cleanup", jstr_or_null(o->cleanup));
+	a = json_array();
+	for (size_t i = 0; i < o->noutputs; i++)
+		json_array_append_new(a, json_string(o->outputs[i]));
+	json_object_set_new(j, "outputs", a);
+	a = json_object();
+	switch (o->parity) {
+	case BG_PARITY_NONE:
+		json_decref(a);
+		a = json_null();
+		break;
+	case BG_PARITY_SHA256:
+		json_object_set_new(a, "kind", json_string("sha256"));
+		json_object_set_new(a, "expected", json_string(o->parity_sha256));
+		break;
+	case BG_PARITY_ALLCLOSE:
+		json_object_set_new(a, "kind", json_string("allclose"));
+		json_object_set_new(a, "reference", json_string(o->parity_reference));
+		json_object_set_new(a, "rtol", json_real(o->rtol));
+		json_object_set_new(a, "atol", json_real(o->atol));
+		break;
+	case BG_PARITY_COMMAND:
+		json_object_set_new(a, "kind", json_string("command"));
+		json_object_set_new(a, "command", json_string(o->parity_command));
+		break;
+	}
+	json_object_set_new(j, "parity", a);
+	json_object_set_new(j, "deterministic", json_boolean(o->deterministic));
+	a = json_array();
+	for (size_t i = 0; i < o->nevict; i++)
+		json_array_append_new(a, json_string(o->evict[i]));
+	json_object_set_new(j, "evict", a);
+	a = json_array();
+	for (size_t i = 0; i < o->nenv; i++)
+		json_array_append_new(a, json_string(o->env_names[i]));
+	json_object_set_new(j, "env", a);
+	json_object_set_new(j, "shell", json_boolean(o->shell));
+	json_object_set_new(j, "sample_interval_ms", json_integer(o->sample_interval_ms));
+	return j;
+}
+
+void bg_measure_opts_init(struct bg_measure_opts *opts)
+{
+	memset(opts, 0, sizeof(*opts));
+	opts->warmups = 1;
+	opts->runs = 7;
+	opts->min_runs = 3;
+	opts->max_runs = LONG_MAX;
+	opts->min_time = 3.0;
+	opts->rtol = 1e-5;
+	opts->atol = 1e-8;
+	opts->sample_interval_ms = 5;
+}
+
+static int check_opts(const struct bg_measure_opts *o, struct bg_ctx *ctx)
+{
+	if (o->argc < 1 || !o->argv || !o->argv[0] || !o->argv[0][0])
+		return bg_error(ctx, BG_EUSAGE, "a command to measure is required after '--'");
+	if (o->warmups < 0)
+		return bg_error(ctx, BG_EUSAGE, "the warmup count must not be negative");
+	if (!o->adaptive && o->runs < 1)
+		return bg_error(ctx, BG_EUSAGE, "the run count must be at least 1");
+	if (o->adaptive && (o->min_runs < 1 || o->max_runs < o->min_runs))
+		return bg_error(ctx, BG_EUSAGE, "need 1 <= --min-runs <= --max-runs");
+	if (o->adaptive && !(o->min_time >= 0))
+		return bg_error(ctx, BG_EUSAGE, "--min-time must not be negative");
+	if (o->timeout < 0 || o->sample_interval_ms < 1)
+		return bg_error(ctx, BG_EUSAGE, "the timeout and the sample interval must be positive");
+	if (o->parity != BG_PARITY_NONE && o->noutputs == 0 && o->parity != BG_PARITY_COMMAND)
+		return bg_error(ctx, BG_EUSAGE, "parity needs at least one --output to check");
+	return BG_OK;
+}
+
+static void series_free(struct series *sr)
+{
+	free(sr->v);
+}
+
+static void run_phases(struct session *s, struct bg_ctx *ctx, int *rc)
+{
+	const struct bg_measure_opts *o = s->o;
+	long planned;
+
+	*rc = BG_OK;
+	progress(s, "smoke", 1, 1, 1 + o->warmups + (o->adaptive ? o->min_runs : o->runs));
+	*rc = do_run(s, "smoke", 1, ctx);
+	for (long i = 0; *rc == BG_OK && !s->block && !s->interrupted && i < o->warmups; i++) {
+		progress(s, "warmup", i + 1, o->warmups,
+			 o->warmups - i + (o->adaptive ? o->min_runs : o->runs));
+		*rc = do_run(s, "warmup", i + 1, ctx);
+	}
+	for (long n = 0; *rc == BG_OK && !s->block && !s->interrupted; n++) {
+		if (o->adaptive) {
+			double per = s->wall.n ? s->timed_wall_s / (double)s->wall.n : 0;
+
+			if (n >= o->max_runs || (n >= o->min_runs && s->timed_wall_s >= o->min_time))
+				break;
+			planned = o->min_runs;
+			if (per > 0 && o->min_time / per > (double)planned)
+				planned = o->min_time / per > (double)o->max_runs
+						  ? o->max_runs
+						  : (long)ceil(o->min_time / per);
+		} else {
+			if (n >= o->runs)
+				break;
+			planned = o->runs;
+		}
+		progress(s, "timed", n + 1, planned, planned - n);
+		*rc = do_run(s, "timed", n + 1, ctx);
+	}
+	progress(s, "done", 0, 0, 0);
+}
+
+int bg_measure_session(const struct bg_measure_opts *o, json_t **out, struct bg_ctx *ctx)
+{
+	struct session s;
+	struct bg_provenance_opts po = {0};
+	json_t *doc, *gpu = NULL, *stats, *counts, *cache, *parity, *prov, *outliers;
+	char when[64], *joined = NULL;
+	const char *status;
+	size_t i;
+	json_t *r;
+	int rc;
+	long nsmoke = 0, nwarm = 0, ntimed = 0;
+
+	*out = NULL;
+	rc = check_opts(o, ctx);
+	if (rc)
+		return rc;
+	memset(&s, 0, sizeof(s));
+	s.o = o;
+	s.psi_fd = bg_sys_psi_open();
+	s.all_parity_pass = true;
+	s.deterministic_ok = true;
+	if (o->shell) {
+		struct bg_strbuf sb = BG_STRBUF_INIT;
+
+		for (int k = 0; k < o->argc; k++)
+			bg_strbuf_addf(&sb, "%s%s", k ? " " : "", o->argv[k]);
+		joined = bg_strbuf_detach(&sb, NULL);
+		s.argv = bg_xcalloc(4, sizeof(char *));
+		s.argv[0] = (char *)"/bin/sh";
+		s.argv[1] = (char *)"-c";
+		s.argv[2] = joined;
+	} else {
+		s.argv = bg_xcalloc((size_t)o->argc + 1, sizeof(char *));
+		for (int k = 0; k < o->argc; k++)
+			s.argv[k] = o->argv[k];
+	}
+	/* adopt orphans of a run so that its whole tree stays visible and killable */
+	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+	s.nvml = bg_nvml_open();
+	if (s.nvml)
+		gpu = bg_nvml_describe(s.nvml);
+	po.root = o->root;
+	po.argv = o->bg_argv;
+	po.argc = o->bg_argc;
+	po.env_names = o->env_names;
+	po.nenv = o->nenv;
+	po.gpu = gpu;
+	doc = json_object();
+	json_object_set_new(doc, "schema_version", json_integer(BG_MEASURE_SCHEMA_VERSION));
+	json_object_set_new(doc, "kind", json_string("diagnostic"));
+	json_object_set_new(doc, "status", json_null());
+	json_object_set_new(doc, "reason", json_null());
+	bg_sys_rfc3339(bg_sys_realtime(), when);
+	json_object_set_new(doc, "started_at", json_string(when));
+	json_object_set_new(doc, "finished_at", json_null());
+	prov = bg_provenance_capture(&po);
+	json_decref(gpu);
+	s.runs = json_array();
+
+	rc = bg_watch_start(&s.watch, o->sample_interval_ms, s.nvml, ctx);
+	if (rc == BG_OK && o->setup) {
+		int st = -1;
+
+		rc = bg_spawn_shell(o->setup, NULL, 0, o->interrupted, &st, ctx);
+		if (rc == BG_OK && st != 0)
+			block(&s, "the setup command exited %d", st);
+	}
+	if (rc == BG_OK && !s.block)
+		run_phases(&s, ctx, &rc);
+	if (o->cleanup && s.watch) {
+		struct bg_ctx c2;
+		int st = -1;
+
+		bg_ctx_init(&c2);
+		if (bg_spawn_shell(o->cleanup, NULL, 0, NULL, &st, &c2) == BG_OK)
+			json_object_set_new(doc, "cleanup_exit_status", json_integer(st));
+		bg_ctx_release(&c2);
+	}
+	bg_watch_stop(s.watch);
+	bg_nvml_close(s.nvml);
+	if (s.psi_fd >= 0)
+		close(s.psi_fd);
+	bg_spawn_reap_orphans();
+	if (rc != BG_OK)
+		goto done;
+
+	outliers = flag_runs(&s);
+	json_array_foreach(s.runs, i, r) {
+		const char *ph = json_string_value(json_object_get(r, "phase"));
+
+		nsmoke += strcmp(ph, "smoke") == 0;
+		nwarm += strcmp(ph, "warmup") == 0;
+		ntimed += strcmp(ph, "timed") == 0;
+	}
+	status = s.interrupted ? "interrupted" : s.block ? "blocked" : "ok";
+	bg_sys_rfc3339(bg_sys_realtime(), when);
+	json_object_set_new(doc, "finished_at", json_string(when));
+	json_object_set_new(doc, "status", json_string(status));
+	json_object_set_new(doc, "reason", s.interrupted ? json_string("interrupted")
+							 : jstr_or_null(s.block));
+	r = json_array();
+	for (int k = 0; k < o->argc; k++)
+		json_array_append_new(r, json_string(o->argv[k]));
+	json_object_set_new(doc, "command", r);
+	json_object_set_new(doc, "options", options_json(o));
+	json_object_set_new(doc, "memory_source", json_string("sampled"));
+	json_object_set_new(doc, "memory_source_note", cgroup_note());
+	counts = json_object();
+	json_object_set_new(counts, "smoke", json_integer(nsmoke));
+	json_object_set_new(counts, "warmup", json_integer(nwarm));
+	json_object_set_new(counts, "timed", json_integer(ntimed));
+	json_object_set_new(doc, "counts", counts);
+	cache = json_object();
+	json_object_set_new(cache, "requested", o->nevict ? json_string("cold") : json_null());
+	json_object_set_new(cache, "state", !o->nevict ? json_null()
+					    : json_string(s.any_first_process ? "first-process" : "cold"));
+	json_object_set_new(doc, "cache", cache);
+	parity = json_object();
+	json_object_set_new(parity, "kind",
+			    json_string(o->parity == BG_PARITY_SHA256     ? "sha256"
+					: o->parity == BG_PARITY_ALLCLOSE ? "allclose"
+					: o->parity == BG_PARITY_COMMAND  ? "command"
+									  : "none"));
+	json_object_set_new(parity, "result",
+			    !s.any_parity_checked ? json_null()
+						  : json_string(s.all_parity_pass ? "pass" : "fail"));
+	json_object_set_new(doc, "parity", parity);
+	json_object_set_new(doc, "deterministic",
+			    o->deterministic ? json_boolean(s.deterministic_ok) : json_null());
+	stats = json_object();
+	json_object_set_new(stats, "wall_ns", stats_json(&s.wall));
+	json_object_set_new(stats, "user_ns", stats_json(&s.user));
+	json_object_set_new(stats, "sys_ns", stats_json(&s.sys));
+	json_object_set_new(stats, "cpu_ns", stats_json(&s.cpu));
+	json_object_set_new(stats, "max_rss_bytes", stats_json(&s.rss));
+	json_object_set_new(stats, "tree_peak_bytes", stats_json(&s.tree));
+	json_object_set_new(stats, "gpu_process_peak_bytes", stats_json(&s.gpu_proc));
+	json_object_set_new(stats, "gpu_device_used_peak_bytes", stats_json(&s.gpu_dev));
+	json_object_set_new(doc, "statistics", stats);
+	json_object_set_new(doc, "outliers", outliers);
+	json_object_set_new(doc, "provenance", prov);
+	prov = NULL;
+	json_object_set_new(doc, "runs", json_incref(s.runs));
+	*out = doc;
+	doc = NULL;
+done:
+	json_decref(prov);
+	json_decref(doc);
+	json_decref(s.runs);
+	if (s.ref_loaded)
+		bg_npy_release(&s.ref);
+	free(s.block);
+	free(s.argv);
+	free(joined);
+	series_free(&s.wall);
+	series_free(&s.user);
+	series_free(&s.sys);
+	series_free(&s.cpu);
+	series_free(&s.rss);
+	series_free(&s.tree);
+	series_free(&s.gpu_proc);
+	series_free(&s.gpu_dev);
+	return rc;
+}

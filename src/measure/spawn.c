@@ -1,0 +1,331 @@
+/*
+ * spawn.c - spawning and reaping: one measured run (posix_spawn into its own
+ * process group, wall clock from just before spawn to reaping, wait4 rusage
+ * of that child only, whole-group kill on timeout or interrupt) and the
+ * untimed shell commands around it (see internal.h).
+ */
+#include "measure/internal.h"
+#include "benchgate/strbuf.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static int64_t tv_ns(const struct timeval *tv)
+{
+	return (int64_t)tv->tv_sec * 1000000000LL + (int64_t)tv->tv_usec * 1000LL;
+}
+
+/*
+ * Common attributes: own process group, empty signal mask, default
+ * dispositions for the signals a caller may ignore (exec resets caught ones;
+ * resetting all 64 would cost a syscall each, per run).
+ */
+static void spawn_attrs(posix_spawnattr_t *attr, bool own_group)
+{
+	static const int sigs[] = {SIGINT, SIGTERM, SIGQUIT, SIGHUP, SIGPIPE, SIGCHLD,
+				   SIGTSTP, SIGTTIN, SIGTTOU, SIGUSR1, SIGUSR2, SIGALRM};
+	sigset_t all, none;
+	short flags = POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK;
+
+	posix_spawnattr_init(attr);
+	sigemptyset(&all);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaddset(&all, sigs[i]);
+	sigemptyset(&none);
+	posix_spawnattr_setsigdefault(attr, &all);
+	posix_spawnattr_setsigmask(attr, &none);
+	if (own_group) {
+		flags |= POSIX_SPAWN_SETPGROUP;
+		posix_spawnattr_setpgroup(attr, 0);
+	}
+	posix_spawnattr_setflags(attr, flags);
+}
+
+/* /dev/null opened once (close-on-exec) and dup2'ed into children: cheaper than opening it per spawn. */
+static int devnull_fd = -1;
+static pthread_once_t devnull_once = PTHREAD_ONCE_INIT;
+
+static void devnull_open(void)
+{
+	devnull_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+}
+
+/* stdin and stdout of a child on /dev/null. */
+static void null_stdio(posix_spawn_file_actions_t *fa)
+{
+	pthread_once(&devnull_once, devnull_open);
+	if (devnull_fd >= 0) {
+		posix_spawn_file_actions_adddup2(fa, devnull_fd, 0);
+		posix_spawn_file_actions_adddup2(fa, devnull_fd, 1);
+	} else {
+		posix_spawn_file_actions_addopen(fa, 0, "/dev/null", O_RDONLY, 0);
+		posix_spawn_file_actions_addopen(fa, 1, "/dev/null", O_WRONLY, 0);
+	}
+}
+
+static void kill_tree(pid_t pid)
+{
+	pid_t *pids;
+	size_t n = bg_proc_tree(pid, &pids);
+
+	kill(-pid, SIGKILL);
+	for (size_t i = 0; i < n; i++)
+		kill(pids[i], SIGKILL);
+	free(pids);
+}
+
+void bg_spawn_reap_orphans(void)
+{
+	int st;
+
+	while (waitpid(-1, &st, WNOHANG) > 0)
+		;
+}
+
+/*
+ * After a kill: reaps what the killed group leaves behind (adopted by us as
+ * subreaper) until none of it is left, for at most two seconds, so that no
+ * zombie outlives benchgate where the init process does not reap.
+ */
+static void reap_killed(pid_t pgid)
+{
+	for (int i = 0; i < 2000; i++) {
+		struct timespec ms = {0, 1000000};
+		pid_t *pids;
+		size_t n;
+
+		bg_spawn_reap_orphans();
+		n = bg_proc_tree(pgid, &pids);
+		for (size_t k = 0; k < n; k++)
+			kill(pids[k], SIGKILL);
+		free(pids);
+		if (n == 0)
+			return;
+		nanosleep(&ms, NULL);
+	}
+}
+
+/*
+ * Waits for pid with wait4, killing its tree when the deadline passes or
+ * *interrupted is set. deadline_ns 0 = none.
+ */
+static int wait_child(pid_t pid, int64_t deadline_ns, volatile sig_atomic_t *interrupted,
+		      int *wstatus, struct rusage *ru, bool *timed_out, bool *intr)
+{
+	int pfd;
+	bool killed = false;
+
+	*timed_out = *intr = false;
+	if (!deadline_ns) {
+		/* no deadline: a blocking wait4, which SIGINT (no SA_RESTART) interrupts */
+		for (;;) {
+			pid_t r = wait4(pid, wstatus, 0, ru);
+
+			if (r == pid)
+				break;
+			if (r < 0 && errno != EINTR)
+				return -1;
+			if (!killed && interrupted && *interrupted) {
+				*intr = killed = true;
+				kill_tree(pid);
+			}
+		}
+		if (killed)
+			reap_killed(pid);
+		return 0;
+	}
+	pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	for (;;) {
+		pid_t r;
+		int wait_ms = 100;
+
+		if (!killed && interrupted && *interrupted) {
+			*intr = killed = true;
+			kill_tree(pid);
+		}
+		if (!killed && deadline_ns) {
+			int64_t left = deadline_ns - bg_sys_monotonic_ns();
+
+			if (left <= 0) {
+				*timed_out = killed = true;
+				kill_tree(pid);
+			} else if (left / 1000000 < wait_ms) {
+				wait_ms = (int)(left / 1000000) + 1;
+			}
+		}
+		if (pfd >= 0) {
+			struct pollfd p = {.fd = pfd, .events = POLLIN};
+
+			if (!deadline_ns && !interrupted)
+				wait_ms = -1;
+			if (poll(&p, 1, killed ? -1 : wait_ms) < 0 && errno != EINTR)
+				break;
+			if (!(p.revents & POLLIN) && !killed)
+				continue;
+			r = wait4(pid, wstatus, 0, ru);
+		} else if (!deadline_ns && !interrupted) {
+			r = wait4(pid, wstatus, 0, ru);
+		} else {
+			struct timespec ms = {0, 1000000};
+
+			r = wait4(pid, wstatus, WNOHANG, ru);
+			if (r == 0) {
+				nanosleep(&ms, NULL);
+				continue;
+			}
+		}
+		if (r == pid)
+			break;
+		if (r < 0 && errno != EINTR) {
+			if (pfd >= 0)
+				close(pfd);
+			return -1;
+		}
+	}
+	if (pfd >= 0)
+		close(pfd);
+	if (killed) /* what the group left behind, adopted as subreaper */
+		reap_killed(pid);
+	return 0;
+}
+
+int bg_spawn_run(char *const *argv, double timeout, volatile sig_atomic_t *interrupted,
+		 struct bg_watch *w, struct bg_spawn_result *res, struct bg_ctx *ctx)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	struct rusage ru;
+	int64_t t0, t1;
+	pid_t pid;
+	int e, wst = 0;
+
+	memset(res, 0, sizeof(*res));
+	posix_spawn_file_actions_init(&fa);
+	null_stdio(&fa);
+	spawn_attrs(&attr, true);
+	res->start_realtime = bg_sys_realtime();
+	t0 = bg_sys_monotonic_ns();
+	e = posix_spawnp(&pid, argv[0], &fa, &attr, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&attr);
+	if (e != 0)
+		return bg_error(ctx, BG_EIO, "'%s': cannot start: %s; check the command name and PATH",
+				argv[0], strerror(e));
+	if (w)
+		bg_watch_begin(w, pid);
+	memset(&ru, 0, sizeof(ru));
+	if (wait_child(pid, timeout > 0 ? t0 + (int64_t)(timeout * 1e9) : 0, interrupted, &wst, &ru,
+		       &res->timed_out, &res->interrupted) != 0) {
+		e = errno;
+		if (w) {
+			struct bg_watch_result dummy;
+
+			bg_watch_end(w, &dummy);
+		}
+		return bg_error(ctx, BG_EIO, "'%s': cannot wait for the run: %s", argv[0], strerror(e));
+	}
+	t1 = bg_sys_monotonic_ns();
+	res->wall_ns = t1 - t0;
+	res->user_ns = tv_ns(&ru.ru_utime);
+	res->sys_ns = tv_ns(&ru.ru_stime);
+	res->maxrss_bytes = (int64_t)ru.ru_maxrss * 1024;
+	if (WIFEXITED(wst)) {
+		res->exited = true;
+		res->exit_status = WEXITSTATUS(wst);
+	} else if (WIFSIGNALED(wst)) {
+		res->term_signal = WTERMSIG(wst);
+	}
+	return BG_OK;
+}
+
+int bg_spawn_shell(const char *cmd, const char *const *args, size_t nargs,
+		   volatile sig_atomic_t *interrupted, int *status, struct bg_ctx *ctx)
+{
+	char **argv = bg_xcalloc(nargs + 5, sizeof(char *));
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	struct rusage ru;
+	struct bg_strbuf script = BG_STRBUF_INIT;
+	bool to, intr;
+	pid_t pid;
+	int e, wst = 0;
+
+	bg_strbuf_adds(&script, cmd);
+	if (nargs)
+		bg_strbuf_adds(&script, " \"$@\"");
+	argv[0] = (char *)"/bin/sh";
+	argv[1] = (char *)"-c";
+	argv[2] = script.buf;
+	argv[3] = (char *)"benchgate";
+	for (size_t i = 0; i < nargs; i++)
+		argv[4 + i] = (char *)args[i];
+	posix_spawn_file_actions_init(&fa);
+	null_stdio(&fa);
+	spawn_attrs(&attr, true);
+	e = posix_spawn(&pid, "/bin/sh", &fa, &attr, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&attr);
+	free(argv);
+	if (e != 0) {
+		bg_strbuf_release(&script);
+		return bg_error(ctx, BG_EIO, "'/bin/sh': cannot start: %s", strerror(e));
+	}
+	bg_strbuf_release(&script);
+	if (wait_child(pid, 0, interrupted, &wst, &ru, &to, &intr) != 0)
+		return bg_error(ctx, BG_EIO, "cannot wait for a shell command: %s", strerror(errno));
+	*status = WIFEXITED(wst) ? WEXITSTATUS(wst) : 128 + WTERMSIG(wst);
+	return BG_OK;
+}
+
+int bg_spawn_capture(char *const *argv, const char *dir, struct bg_strbuf *out, int *status,
+		     struct bg_ctx *ctx)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	int fds[2], e, wst = 0;
+	pid_t pid;
+	char buf[65536];
+	ssize_t n;
+
+	if (pipe2(fds, O_CLOEXEC) != 0)
+		return bg_error(ctx, BG_EIO, "cannot create a pipe: %s", strerror(errno));
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	if (dir)
+		posix_spawn_file_actions_addchdir_np(&fa, dir);
+	spawn_attrs(&attr, false);
+	e = posix_spawnp(&pid, argv[0], &fa, &attr, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&attr);
+	close(fds[1]);
+	if (e != 0) {
+		close(fds[0]);
+		return bg_error(ctx, BG_EIO, "'%s': cannot start: %s", argv[0], strerror(e));
+	}
+	while ((n = read(fds[0], buf, sizeof(buf))) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		bg_strbuf_addn(out, buf, (size_t)n);
+	}
+	close(fds[0]);
+	while (waitpid(pid, &wst, 0) < 0 && errno == EINTR)
+		;
+	*status = WIFEXITED(wst) ? WEXITSTATUS(wst) : 128 + WTERMSIG(wst);
+	return BG_OK;
+}

@@ -1,0 +1,73 @@
+/*
+ * sysinfo.c - swap, memory pressure and clocks read from /proc (see internal.h).
+ */
+#include "measure/internal.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/sysinfo.h>
+#include <unistd.h>
+#include <string.h>
+#include <time.h>
+
+bool bg_sys_swap_used(uint64_t *bytes)
+{
+	struct sysinfo si;
+
+	/* sysinfo(2) reports the same SwapTotal/SwapFree as /proc/meminfo, far cheaper */
+	if (sysinfo(&si) != 0)
+		return false;
+	*bytes = ((uint64_t)si.totalswap - (uint64_t)si.freeswap) * si.mem_unit;
+	return true;
+}
+
+int bg_sys_psi_open(void)
+{
+	return open("/proc/pressure/memory", O_RDONLY | O_CLOEXEC);
+}
+
+bool bg_sys_psi_memory_some10(int fd, double *avg10)
+{
+	char buf[256];
+	ssize_t n;
+
+	if (fd < 0)
+		return false;
+	/* the kernel regenerates the text on every read from offset 0 */
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	return sscanf(buf, "some avg10=%lf", avg10) == 1;
+}
+
+void bg_sys_rfc3339(double epoch_seconds, char buf[64])
+{
+	time_t secs = (time_t)epoch_seconds;
+	long usec = (long)((epoch_seconds - (double)secs) * 1e6 + 0.5);
+	struct tm tm;
+
+	if (usec >= 1000000) {
+		secs++;
+		usec -= 1000000;
+	}
+	gmtime_r(&secs, &tm);
+	snprintf(buf, 64, "%04d-%02d-%02dT%02d:%02d:%02d.%06ldZ", tm.tm_year + 1900,
+		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, usec);
+}
+
+double bg_sys_realtime(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int64_t bg_sys_monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}

@@ -1,0 +1,396 @@
+/*
+ * watch.c - the watcher thread: every interval it sums the RSS of the live
+ * process tree of the current run and, with NVML, the GPU memory of those
+ * pids. The tree is the run's child, its descendants, and orphans adopted
+ * by benchgate (a child subreaper) that are still in the run's process
+ * group. The kernel here may lack /proc/PID/task/TID/children, so the tree
+ * is found by scanning /proc; the parent of a pid is cached between scans
+ * (re-read for tree members, whose parent can change by adoption).
+ * Processes sharing one address space (kcmp KCMP_VM) are counted once.
+ * While /proc/sys/kernel/ns_last_pid still names the run's child, nothing
+ * has forked since the spawn and the scan is skipped.
+ */
+#include "measure/internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <linux/kcmp.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+struct proc_ent {
+	pid_t pid, ppid, pgid;
+	bool member;
+	bool zombie; /* exited, not reaped: holds no memory */
+};
+
+struct bg_watch {
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	long interval_ms;
+	bool quit, active;
+	unsigned gen;
+	pid_t pid;
+	struct bg_watch_result res;
+	struct bg_nvml *nvml;
+	/* owned by the thread */
+	DIR *proc; /* /proc, kept open between scans */
+	int lastpid_fd; /* /proc/sys/kernel/ns_last_pid, or -1 */
+	bool wrapped;   /* pids wrapped during run wrapped_gen (owned by the thread) */
+	unsigned wrapped_gen;
+	struct proc_ent *cache;
+	size_t ncache;
+};
+
+static int cmp_ent(const void *a, const void *b)
+{
+	pid_t x = ((const struct proc_ent *)a)->pid, y = ((const struct proc_ent *)b)->pid;
+
+	return (x > y) - (x < y);
+}
+
+/* Reads state, ppid and pgid from /proc/PID/stat; false when the process is gone. */
+static bool read_stat(pid_t pid, pid_t *ppid, pid_t *pgid, bool *zombie)
+{
+	char state;
+	char path[64], buf[1024], *p;
+	int fd;
+	ssize_t n;
+	int pp, pg;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %c %d %d", &state, &pp, &pg) != 3)
+		return false;
+	*zombie = state == 'Z' || state == 'X';
+	*ppid = pp;
+	*pgid = pg;
+	return true;
+}
+
+static uint64_t read_rss(pid_t pid)
+{
+	char path[64], buf[256];
+	int fd;
+	ssize_t n;
+	unsigned long long size, resident;
+
+	snprintf(path, sizeof(path), "/proc/%d/statm", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	if (sscanf(buf, "%llu %llu", &size, &resident) != 2)
+		return 0;
+	return resident * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+/*
+ * Rescans /proc into *cache (sorted by pid), marking the members of root's
+ * tree. old entries are reused for non-members (their parent cannot become
+ * a tree member later).
+ */
+static size_t scan_tree(DIR *dir, struct proc_ent **cache, size_t *ncache, pid_t root,
+			pid_t min_pid)
+{
+	DIR *d = dir ? dir : opendir("/proc");
+	struct dirent *de;
+	struct proc_ent *next = NULL;
+	size_t n = 0, cap = 0, members = 0;
+	pid_t self = getpid();
+	bool changed;
+
+	if (!d)
+		return 0;
+	if (dir)
+		rewinddir(d);
+	while ((de = readdir(d))) {
+		struct proc_ent key, *old;
+		char *end;
+		long v;
+
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		v = strtol(de->d_name, &end, 10);
+		if (*end)
+			continue;
+		key.pid = (pid_t)v;
+		if (key.pid < min_pid)
+			continue; /* older than the root: cannot descend from it */
+		old = *ncache ? bsearch(&key, *cache, *ncache, sizeof(key), cmp_ent) : NULL;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 256;
+			next = bg_xrealloc(next, cap * sizeof(*next));
+		}
+		/* parents of non-members never matter again; the root's stays benchgate */
+		if (old && (!old->member || key.pid == root)) {
+			next[n] = *old;
+		} else {
+			next[n].pid = key.pid;
+			if (!read_stat(key.pid, &next[n].ppid, &next[n].pgid, &next[n].zombie))
+				continue;
+		}
+		next[n].member = false;
+		n++;
+	}
+	if (!dir)
+		closedir(d);
+	qsort(next, n, sizeof(*next), cmp_ent);
+	/* members: root, orphans of root's group adopted by us, and their descendants */
+	do {
+		changed = false;
+		for (size_t i = 0; i < n; i++) {
+			struct proc_ent *e = &next[i], key, *par;
+
+			if (e->member || e->pid == self)
+				continue;
+			if (e->pid == root || (e->ppid == self && e->pgid == root)) {
+				e->member = changed = true;
+				continue;
+			}
+			key.pid = e->ppid;
+			par = bsearch(&key, next, n, sizeof(key), cmp_ent);
+			if (par && par->member)
+				e->member = changed = true;
+		}
+	} while (changed);
+	for (size_t i = 0; i < n; i++)
+		members += next[i].member;
+	free(*cache);
+	*cache = next;
+	*ncache = n;
+	return members;
+}
+
+size_t bg_proc_tree(pid_t root, pid_t **pids)
+{
+	struct proc_ent *cache = NULL;
+	size_t ncache = 0, k = 0, m = scan_tree(NULL, &cache, &ncache, root, 0);
+
+	*pids = bg_xmalloc((m ? m : 1) * sizeof(pid_t));
+	for (size_t i = 0; i < ncache; i++)
+		if (cache[i].member)
+			(*pids)[k++] = cache[i].pid;
+	free(cache);
+	return k;
+}
+
+static void take_sample(struct bg_watch *w, pid_t root, unsigned gen,
+			struct bg_watch_result *s)
+{
+	uint64_t rss = 0;
+	long last = -1; /* ns_last_pid, or -1 when unknown */
+	pid_t pids[512];
+	size_t np = 0;
+
+	memset(s, 0, sizeof(*s));
+	/*
+	 * Shortcut: while the last pid the kernel handed out is still the run's
+	 * own, nothing has forked since the spawn and the tree is the root
+	 * alone; no /proc scan is needed.
+	 */
+	if (w->lastpid_fd >= 0) {
+		char buf[32];
+		ssize_t n = pread(w->lastpid_fd, buf, sizeof(buf) - 1, 0);
+
+		if (n > 0) {
+			buf[n] = '\0';
+			last = atol(buf);
+			if (last == (long)root) {
+				rss = read_rss(root);
+				if (rss == 0)
+					return;
+				s->samples = 1;
+				s->tree_peak = rss;
+				if (w->nvml && bg_nvml_sample(w->nvml, &root, 1, &s->gpu_proc_peak,
+							      &s->gpu_device_peak))
+					s->gpu_samples = 1;
+				return;
+			}
+		}
+	}
+	if (!w->proc)
+		w->proc = opendir("/proc");
+	/*
+	 * Without a pid wrap since the spawn, descendants all have pids above the
+	 * root's. A wrap is seen as ns_last_pid below the root (a full wrap needs
+	 * pid_max forks within one tick) and sticks for the rest of the run.
+	 */
+	if (w->wrapped_gen != gen) {
+		w->wrapped_gen = gen;
+		w->wrapped = false;
+	}
+	if (last < (long)root)
+		w->wrapped = true;
+	scan_tree(w->proc, &w->cache, &w->ncache, root, w->wrapped ? 0 : root);
+	for (size_t i = 0; i < w->ncache && np < 512; i++) {
+		pid_t pid = w->cache[i].pid;
+		bool shared = false;
+		uint64_t r;
+
+		if (!w->cache[i].member || w->cache[i].zombie)
+			continue;
+		/* no resident page: gone, a zombie, or between two address spaces in exec */
+		r = read_rss(pid);
+		if (r == 0)
+			continue;
+		/* processes sharing one address space (vfork, clone(CLONE_VM)) count once */
+		for (size_t k = 0; k < np && k < 64 && !shared; k++)
+			shared = syscall(SYS_kcmp, pid, pids[k], KCMP_VM, 0, 0) == 0;
+		pids[np++] = pid;
+		if (!shared)
+			rss += r;
+	}
+	if (np == 0)
+		return; /* the tree is gone: no sample */
+	s->samples = 1;
+	s->tree_peak = rss;
+	if (w->nvml && bg_nvml_sample(w->nvml, pids, np, &s->gpu_proc_peak, &s->gpu_device_peak))
+		s->gpu_samples = 1;
+}
+
+/*
+ * The thread ticks every interval whether or not a run is live, so that
+ * starting and ending a run never wakes it (a short run costs nothing);
+ * a run is sampled on each tick while it is live.
+ */
+static void *watch_main(void *arg)
+{
+	struct bg_watch *w = arg;
+	struct timespec until;
+
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	pthread_mutex_lock(&w->mu);
+	while (!w->quit) {
+		until.tv_nsec += (w->interval_ms % 1000) * 1000000L;
+		until.tv_sec += w->interval_ms / 1000 + until.tv_nsec / 1000000000L;
+		until.tv_nsec %= 1000000000L;
+		while (!w->quit && pthread_cond_timedwait(&w->cv, &w->mu, &until) != ETIMEDOUT)
+			;
+		if (w->quit)
+			break;
+		if (w->active) {
+			struct bg_watch_result s;
+			unsigned gen = w->gen;
+			pid_t pid = w->pid;
+
+			pthread_mutex_unlock(&w->mu);
+			take_sample(w, pid, gen, &s);
+			pthread_mutex_lock(&w->mu);
+			if (w->active && w->gen == gen && s.samples) {
+				w->res.samples++;
+				if (s.tree_peak > w->res.tree_peak)
+					w->res.tree_peak = s.tree_peak;
+				if (s.gpu_samples) {
+					w->res.gpu_samples++;
+					if (s.gpu_proc_peak > w->res.gpu_proc_peak)
+						w->res.gpu_proc_peak = s.gpu_proc_peak;
+					if (s.gpu_device_peak > w->res.gpu_device_peak)
+						w->res.gpu_device_peak = s.gpu_device_peak;
+				}
+			}
+		}
+		/* after a slow sample (or a suspended machine) tick from now, without catching up */
+		{
+			struct timespec now;
+
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			if (now.tv_sec > until.tv_sec ||
+			    (now.tv_sec == until.tv_sec && now.tv_nsec > until.tv_nsec))
+				until = now;
+		}
+	}
+	pthread_mutex_unlock(&w->mu);
+	return NULL;
+}
+
+int bg_watch_start(struct bg_watch **out, long interval_ms, struct bg_nvml *nvml,
+		   struct bg_ctx *ctx)
+{
+	struct bg_watch *w = bg_xcalloc(1, sizeof(*w));
+	pthread_condattr_t ca;
+	sigset_t all, old;
+	int e;
+
+	w->interval_ms = interval_ms > 0 ? interval_ms : 5;
+	w->lastpid_fd = open("/proc/sys/kernel/ns_last_pid", O_RDONLY | O_CLOEXEC);
+	w->nvml = nvml;
+	pthread_mutex_init(&w->mu, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&w->cv, &ca);
+	pthread_condattr_destroy(&ca);
+	/* the thread blocks every signal, so that SIGINT interrupts the waiting main thread */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	e = pthread_create(&w->thread, NULL, watch_main, w);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (e != 0) {
+		if (w->lastpid_fd >= 0)
+			close(w->lastpid_fd);
+		pthread_cond_destroy(&w->cv);
+		pthread_mutex_destroy(&w->mu);
+		free(w);
+		return bg_error(ctx, BG_EIO, "cannot start the memory watcher thread: %s",
+				strerror(e));
+	}
+	*out = w;
+	return BG_OK;
+}
+
+void bg_watch_begin(struct bg_watch *w, pid_t pid)
+{
+	pthread_mutex_lock(&w->mu);
+	w->gen++;
+	w->pid = pid;
+	w->active = true;
+	memset(&w->res, 0, sizeof(w->res));
+	pthread_mutex_unlock(&w->mu);
+}
+
+void bg_watch_end(struct bg_watch *w, struct bg_watch_result *res)
+{
+	pthread_mutex_lock(&w->mu);
+	w->active = false;
+	*res = w->res;
+	pthread_mutex_unlock(&w->mu);
+}
+
+void bg_watch_stop(struct bg_watch *w)
+{
+	if (!w)
+		return;
+	pthread_mutex_lock(&w->mu);
+	w->quit = true;
+	pthread_cond_signal(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+	pthread_join(w->thread, NULL);
+	pthread_cond_destroy(&w->cv);
+	pthread_mutex_destroy(&w->mu);
+	if (w->proc)
+		closedir(w->proc);
+	if (w->lastpid_fd >= 0)
+		close(w->lastpid_fd);
+	free(w->cache);
+	free(w);
+}

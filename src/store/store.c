@@ -1,0 +1,59 @@
+/*
+ * store.c - choosing the back end from the store string (see benchgate/store.h).
+ */
+#include "store/store_impl.h"
+#include "benchgate/fsutil.h"
+#include "benchgate/strbuf.h"
+
+#include <string.h>
+
+int bg_store_open(const char *spec, const char *root, bool create, struct bg_store **out,
+		  struct bg_ctx *ctx)
+{
+	*out = NULL;
+	if (strncmp(spec, "sqlite:", 7) == 0) {
+		struct bg_strbuf path = BG_STRBUF_INIT;
+		int rc;
+
+		if (!spec[7])
+			return bg_error(ctx, BG_EIO, "store '%s': the sqlite store needs a path, as in "
+					"'sqlite:.benchgate/store.sqlite3'", spec);
+		bg_path_join(&path, root ? root : ".", spec + 7);
+		rc = bg_store_sqlite_open(path.buf, spec + 7, create, out, ctx);
+		bg_strbuf_release(&path);
+		return rc;
+	}
+	if (strncmp(spec, "postgresql://", 13) == 0 || strncmp(spec, "postgres://", 11) == 0)
+		return bg_error(ctx, BG_EIO, "store '%.*s...': PostgreSQL stores are not supported by "
+				"this build yet; use 'sqlite:PATH' in benchgate.json",
+				(int)(strchr(spec, ':') - spec), spec);
+	return bg_error(ctx, BG_EIO, "store '%s': unknown store kind; use 'sqlite:PATH' or "
+			"'postgresql://...' in benchgate.json", spec);
+}
+
+void bg_store_close(struct bg_store *st)
+{
+	if (st)
+		st->ops->close(st);
+}
+
+int bg_store_put_session(struct bg_store *st, const json_t *session, long long *id,
+			 struct bg_ctx *ctx)
+{
+	return st->ops->put_session(st, session, id, ctx);
+}
+
+int bg_store_list_sessions(struct bg_store *st, long last, json_t **out, struct bg_ctx *ctx)
+{
+	return st->ops->list_sessions(st, last, out, ctx);
+}
+
+int bg_store_get_session(struct bg_store *st, long long id, json_t **out, struct bg_ctx *ctx)
+{
+	return st->ops->get_session(st, id, out, ctx);
+}
+
+int bg_store_schema_version(struct bg_store *st)
+{
+	return st->ops->schema_version(st);
+}

@@ -1,0 +1,28 @@
+/*
+ * store_impl.h - the back-end side of benchgate/store.h: each back end
+ * fills a struct bg_store_ops and embeds struct bg_store first in its own
+ * handle. sqlite.c now; postgres.c later adds bg_store_postgres_open.
+ */
+#ifndef BENCHGATE_STORE_IMPL_H
+#define BENCHGATE_STORE_IMPL_H
+
+#include "benchgate/store.h"
+
+struct bg_store_ops {
+	int (*put_session)(struct bg_store *st, const json_t *session, long long *id,
+			   struct bg_ctx *ctx);
+	int (*list_sessions)(struct bg_store *st, long last, json_t **out, struct bg_ctx *ctx);
+	int (*get_session)(struct bg_store *st, long long id, json_t **out, struct bg_ctx *ctx);
+	int (*schema_version)(struct bg_store *st);
+	void (*close)(struct bg_store *st);
+};
+
+struct bg_store {
+	const struct bg_store_ops *ops;
+};
+
+/* path: absolute or relative to the working directory; display: shown in messages. */
+int bg_store_sqlite_open(const char *path, const char *display, bool create,
+			 struct bg_store **out, struct bg_ctx *ctx);
+
+#endif

@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# benchgate measure / sessions / session: exit statuses, usage errors, the
+# JSON document, the store, JSON Lines export, --env and redaction, --shell,
+# --prepare/--setup/--cleanup, adaptive counts. Needs jq.
+set -u
+[ -n "${BG_DEBUG:-}" ] && set -x
+B=${BENCHGATE:?}
+command -v jq >/dev/null || { echo "this test needs jq (apt-get install jq)"; exit 1; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+fails=0
+check() { # description, then a command that must succeed
+	local what=$1; shift
+	if "$@" >/dev/null; then echo "ok   $what"; else echo "FAIL $what"; fails=$((fails + 1)); fi
+}
+rc_of() { "$@" >"$work/out" 2>"$work/err"; printf '%s' $?; }
+
+# usage errors: exit 2
+check "no command"          test "$(rc_of "$B" measure)" = 2
+check "no command after --" test "$(rc_of "$B" measure --)" = 2
+check "zero runs"           test "$(rc_of "$B" measure -r 0 -- true)" = 2
+check "negative warmups"    test "$(rc_of "$B" measure -w -1 -- true)" = 2
+check "bad timeout"         test "$(rc_of "$B" measure --timeout 0 -- true)" = 2
+check "unknown option"      test "$(rc_of "$B" measure --frobnicate -- true)" = 2
+check "bad parity"          test "$(rc_of "$B" measure --output x --parity md5:00 -- true)" = 2
+check "short sha256"        test "$(rc_of "$B" measure --output x --parity sha256:abc -- true)" = 2
+check "parity twice"        test "$(rc_of "$B" measure --output x --parity-command true --parity sha256:$(printf '0%.0s' {1..64}) -- true)" = 2
+check "parity without output" test "$(rc_of "$B" measure --parity sha256:$(printf '0%.0s' {1..64}) -- true)" = 2
+check "runs with adaptive"  test "$(rc_of "$B" measure -r 3 --min-runs 2 -- true)" = 2
+check "max below min"       test "$(rc_of "$B" measure --min-runs 5 --max-runs 2 -- true)" = 2
+check "bad interval"        test "$(rc_of "$B" measure --sample-interval 0 -- true)" = 2
+check "sessions --last 0"   test "$(rc_of "$B" sessions --last 0)" = 2
+check "session no id"       test "$(rc_of "$B" session)" = 2
+check "session bad id"      test "$(rc_of "$B" session abc)" = 2
+check "no store created by usage errors" test ! -e .benchgate
+
+# reading before anything was stored creates nothing
+check "sessions empty"      test "$(rc_of "$B" sessions)" = 0
+check "sessions empty json" test "$(rc_of "$B" sessions --json; cat out)" = "0[]"
+check "session 1 missing"   test "$(rc_of "$B" session 1)" = 1
+check "still no store"      test ! -e .benchgate
+
+# a command that cannot start: exit 4, named
+check "cannot start"        test "$(rc_of "$B" measure -- ./no-such-program)" = 4
+check "cannot start named"  grep -q "no-such-program" err
+
+# a plain session, JSON on stdout
+export BG_TEST_VISIBLE=hello BG_TEST_TOKEN=hunter2
+check "measure true"        test "$(rc_of "$B" measure -q -r 4 -w 2 --json --env BG_TEST_VISIBLE --env BG_TEST_TOKEN --export-jsonl runs.jsonl -- true)" = 0
+cp out s1.json
+check "status ok"           test "$(jq -r .status s1.json)" = ok
+check "id 1"                test "$(jq -r .id s1.json)" = 1
+check "counts"              test "$(jq -c '[.counts.smoke,.counts.warmup,.counts.timed]' s1.json)" = "[1,2,4]"
+check "phases"              test "$(jq -c '[.runs[].phase]' s1.json)" = '["smoke","warmup","warmup","timed","timed","timed","timed"]'
+check "ordinals"            test "$(jq -c '[.runs[].ordinal]' s1.json)" = '[1,2,3,4,5,6,7]'
+check "rfc3339 start"       jq -e '.runs[0].started_at | test("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{6}Z$")' s1.json
+check "wall stats count"    test "$(jq .statistics.wall_ns.count s1.json)" = 4
+check "p50 between min max" jq -e '.statistics.wall_ns | .min <= .p50 and .p50 <= .p95 and .p95 <= .max' s1.json
+check "first timed flagged" test "$(jq -c '.runs[3].flags' s1.json)" = '["first_timed"]'
+check "no gpu: null"        jq -e '.runs[0].gpu_process_peak_bytes == null and .statistics.gpu_process_peak_bytes == null' s1.json
+check "parity none"         jq -e '.parity.kind == "none" and .parity.result == null and .runs[0].parity == null' s1.json
+check "memory source"       jq -e '.memory_source == "sampled" and .runs[0].tree_peak_source == "sampled"' s1.json
+check "env value recorded"  test "$(jq -r .provenance.environment.BG_TEST_VISIBLE s1.json)" = hello
+check "secret redacted"     test "$(jq -r .provenance.environment.BG_TEST_TOKEN s1.json)" = "<redacted>"
+check "other env name only" jq -e '.provenance.environment | has("PATH") and .PATH == null' s1.json
+check "no secret anywhere"  bash -c '! grep -rq hunter2 .benchgate runs.jsonl s1.json'
+check "cwd relative"        test "$(jq -r .provenance.cwd s1.json)" = .
+check "host facts"          jq -e '.provenance.host.logical_cores >= 1 and (.provenance.host.kernel_release | length) > 0' s1.json
+check "jsonl lines"         test "$(wc -l <runs.jsonl)" = 7
+check "jsonl schema"        test "$(jq -s '[.[] | select(.schema_version == 1 and .session_id == 1)] | length' runs.jsonl)" = 7
+check "store created"       test -f .benchgate/store.sqlite3
+
+# sessions and session
+check "sessions lists one"  test "$(rc_of "$B" sessions)" = 0
+check "sessions row"        grep -q "^1 .* ok .* true" out
+check "session 1 text"      test "$(rc_of "$B" session 1)" = 0
+check "session shows runs"  test "$(grep -cE '^  [0-9]+ +timed ' out)" = 4
+check "session json"        test "$(rc_of "$B" session 1 --json)" = 0
+check "session json runs"   test "$(jq '.runs | length' out)" = 7
+check "session json = measure json" test "$(jq -c 'del(.runs)' out)" = "$(jq -c 'del(.runs)' s1.json)"
+
+# a blocked session: exit 1, stored, summary says why
+check "false blocks"        test "$(rc_of "$B" measure -q -- false)" = 1
+check "blocked reason"      grep -q "blocked: smoke run 1 exited with status 1" err
+check "blocked stored"      test "$(rc_of "$B" sessions --json; jq -r '.[1].status' out)" = "0blocked"
+check "sessions --last 1"   test "$(rc_of "$B" sessions --last 1 --json; jq -c '[.[].id]' out)" = "0[2]"
+
+# --shell, --prepare, --setup, --cleanup
+check "shell + hooks"       test "$(rc_of "$B" measure -q -r 3 -w 1 --shell --setup 'echo s >>log' --prepare 'echo p >>log' --cleanup 'echo c >>log' --json -- 'echo x >>log' '&&' true)" = 0
+check "hook order"          test "$(tr -d '\n' <log)" = "spxpxpxpxpxc"
+check "failing prepare"     test "$(rc_of "$B" measure -q --prepare false -- true)" = 1
+check "failing setup"       test "$(rc_of "$B" measure -q --setup 'exit 3' -- true)" = 1
+check "setup reason"        grep -q "setup command exited 3" err
+
+# adaptive count: at least --min-runs, at most --max-runs
+check "adaptive min"        test "$(rc_of "$B" measure -q -w 0 --min-runs 4 --min-time 0 --json -- true; jq .counts.timed out)" = "04"
+check "adaptive max"        test "$(rc_of "$B" measure -q -w 0 --min-runs 2 --max-runs 5 --min-time 100 --json -- true; jq .counts.timed out)" = "05"
+
+# a store that cannot work fails before anything is measured, without leaking the URL
+mkdir pg && printf '{"schema_version": 1, "store": "postgresql://u:pw@host/db"}\n' >pg/benchgate.json
+check "postgres store: exit 4" test "$(rc_of "$B" -C pg measure -q -- sh -c 'touch ran')" = 4
+check "nothing ran"         test ! -e pg/ran -a ! -e ran
+check "no password shown"   bash -c "! grep -q pw err"
+check "sessions: exit 4"    test "$(rc_of "$B" -C pg sessions)" = 4
+
+# outliers beyond p50 + 10 x MAD are flagged and kept
+echo 0 >k
+check "outlier session"     test "$(rc_of "$B" measure -q -w 0 -r 7 --shell --json -- 'i=$(cat k); echo $((i+1)) >k; if [ $i = 4 ]; then sleep 0.4; else sleep 0.02; fi')" = 0
+check "outlier flagged"     jq -e '.outliers == [5] and (.runs[4].flags | index("outlier")) and .statistics.wall_ns.count == 7' out
+check "summary names it"    test "$(rc_of "$B" session "$(jq .id out)"; grep -c 'outliers    runs 5 beyond' out)" = 01
+
+# no progress line when stderr is not a terminal
+check "no progress off tty" test "$(rc_of "$B" measure -r 2 -- true; grep -c 'run 1 of' err)" = "00"
+
+# on a terminal (script(1) gives one): a progress line on stderr, colour unless NO_COLOR
+if command -v script >/dev/null; then
+	script -qec "$B measure -r 2 -- true" /dev/null >tty.out 2>&1
+	check "progress on a tty"   grep -q "timed  run 1 of 2" <(sed 's/\x1b\[[0-9;]*[mK]//g' tty.out)
+	check "colour on a tty"     grep -q $'\x1b\\[36m' tty.out
+	NO_COLOR=1 script -qec "$B measure -r 2 -- true" /dev/null >tty.out 2>&1
+	check "NO_COLOR honoured"   bash -c "! grep -q $'\x1b\\[36m' tty.out"
+	script -qec "$B measure -q -r 2 -- true" /dev/null >tty.out 2>&1
+	check "--quiet: no progress" bash -c "! grep -q 'run 1 of' tty.out"
+fi
+
+# a non-regular export target is written into, never replaced
+mkfifo fifo
+cat fifo >fifo.out &
+check "export into a fifo"  test "$(rc_of "$B" measure -q -r 1 --export-jsonl fifo -- true)" = 0
+wait
+check "fifo still a fifo"   test -p fifo
+check "fifo got 3 lines"    test "$(wc -l <fifo.out)" = 3
+
+[ "$fails" = 0 ] || { echo "$fails failed"; exit 1; }

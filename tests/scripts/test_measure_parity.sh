@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# Parity first: sha256, allclose (.npy fixtures written by tests/programs/npywrite,
+# figures computed by hand), --parity-command, --deterministic, and the
+# failure paths (wrong output blocked after the smoke run with zero timed
+# runs, pattern matching nothing, malformed .npy, shape/dtype mismatch). Needs jq.
+set -u
+B=${BENCHGATE:?}
+command -v jq >/dev/null || { echo "this test needs jq (apt-get install jq)"; exit 1; }
+P=${BENCHGATE_BUILD:?}/tests/programs
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+fails=0
+check() {
+	local what=$1; shift
+	if "$@" >/dev/null; then echo "ok   $what"; else echo "FAIL $what"; fails=$((fails + 1)); fi
+}
+rc_of() { "$@" >"$work/out" 2>"$work/err"; printf '%s' $?; }
+M=("$B" measure -q -w 1 -r 3 --json)
+
+# sha256 of one output
+good=$(printf 'hello\n' | sha256sum | cut -d' ' -f1)
+bad=$(printf 'bye\n' | sha256sum | cut -d' ' -f1)
+check "sha256 pass"       test "$(rc_of "${M[@]}" --output out.txt --parity "sha256:$good" --shell -- 'echo hello >out.txt')" = 0
+check "sha256 every run"  jq -e '[.runs[] | select(.phase != "warmup") | .parity.result] == ["pass","pass","pass","pass"]' out
+check "sha256 recorded"   jq -e --arg h "$good" '.runs[0].outputs == [{"path":"out.txt","sha256":$h}] and .parity.result == "pass"' out
+check "wrong output: exit 1" test "$(rc_of "${M[@]}" --output out.txt --parity "sha256:$bad" --shell -- 'echo hello >out.txt')" = 1
+check "blocked after smoke" jq -e '.status == "blocked" and .counts.timed == 0 and .counts.warmup == 0 and (.runs | length) == 1' out
+check "reason names parity" jq -e '.reason | test("parity failed on smoke run 1: sha256 [0-9a-f]{64} differs")' out
+check "stored with no timed runs" test "$(rc_of "$B" session 2 --json; jq '.runs | length' out)" = 01
+# a failure on a later timed run blocks too
+check "later failure"     test "$(rc_of "${M[@]}" --output out.txt --parity "sha256:$good" --shell -- '[ -e seen3 ] && echo bye >out.txt || { [ -e seen2 ] && touch seen3; [ -e seen1 ] && touch seen2; touch seen1; echo hello >out.txt; }')" = 1
+check "later failure reason" jq -e '.reason | test("parity failed on timed run 4")' out
+# several outputs: the sha256sum-style listing
+rm -f out.txt; printf 'a\n' >a.txt; printf 'b\n' >b.txt
+listing=$(sha256sum a.txt b.txt | sha256sum | cut -d' ' -f1)
+check "sha256 of listing" test "$(rc_of "${M[@]}" --output '*.txt' --parity "sha256:$listing" -- true)" = 0
+rm -f a.txt b.txt out.txt
+
+# pattern matching no file
+check "no match: exit 1"  test "$(rc_of "${M[@]}" --output 'nothing-*.bin' --parity "sha256:$good" -- true)" = 1
+check "no match message"  jq -e '.reason | test("output pattern .nothing-\\*\\.bin. matched no file")' out
+check "no match without parity" test "$(rc_of "${M[@]}" --output 'nothing-*.bin' -- true)" = 1
+
+# allclose: ref = [1, 2, 3, 0], out = [1, 2.00001, 3.1, 0] (float64)
+"$P/npywrite" ref.npy '<f8' 4 1 2 3 0
+"$P/npywrite" close.npy '<f8' 4 1 2.00001 3.0 0
+check "allclose pass"     test "$(rc_of "${M[@]}" --output out.npy --parity allclose:ref.npy --shell -- 'cp close.npy out.npy')" = 0
+check "allclose figures"  jq -e '.runs[0].parity | .result == "pass" and .beyond_tolerance == 0 and .elements == 4 and (.max_abs_error - 1e-5 | fabs) < 1e-12' out
+"$P/npywrite" far.npy '<f8' 4 1 2.00001 3.1 0
+check "allclose fail"     test "$(rc_of "${M[@]}" --output out.npy --parity allclose:ref.npy --shell -- 'cp far.npy out.npy')" = 1
+# by hand: |3.1-3| = 0.1 beyond 1e-8 + 1e-5*3; max rel 0.1/3; rel L2 sqrt(1e-10 + 0.01)/sqrt(14)
+check "allclose fail figures" jq -e '.runs[0].parity | .beyond_tolerance == 1 and (.max_abs_error - 0.1 | fabs) < 1e-9 and (.max_rel_error - 0.1/3 | fabs) < 1e-9 and (.rel_l2_error - ((1e-10 + 0.01) | sqrt) / (14 | sqrt) | fabs) < 1e-9' out
+check "allclose fail reason" jq -e '.reason | test("1 of 4 elements of out.npy beyond rtol=1e-05 atol=1e-08")' out
+check "allclose with rtol" test "$(rc_of "${M[@]}" --output out.npy --parity allclose:ref.npy,rtol=0.05 --shell -- 'cp far.npy out.npy')" = 0
+check "allclose with atol" test "$(rc_of "${M[@]}" --output out.npy --parity allclose:ref.npy,rtol=0,atol=0.2 --shell -- 'cp far.npy out.npy')" = 0
+# Fortran order float32 2x2 vs C order reference of the same logical values
+"$P/npywrite" ref2.npy '<f4' 2,2 1 2 3 4
+"$P/npywrite" f2.npy '>f4' 2,2 -F -V 2 1 3 2 4
+check "fortran vs C order" test "$(rc_of "${M[@]}" --output out.npy --parity allclose:ref2.npy --shell -- 'cp f2.npy out.npy')" = 0
+# complex128 with a NaN: never passes
+"$P/npywrite" cref.npy '<c16' 2 1 1 2 2
+"$P/npywrite" cnan.npy '<c16' 2 1 1 nan 2
+check "nan fails"          test "$(rc_of "${M[@]}" --output out.npy --parity allclose:cref.npy --shell -- 'cp cnan.npy out.npy')" = 1
+# mismatches name both
+"$P/npywrite" short.npy '<f8' 3 1 2 3
+check "shape mismatch"    test "$(rc_of "${M[@]}" --output out.npy --parity allclose:ref.npy --shell -- 'cp short.npy out.npy')" = 1
+check "shape message"     jq -e '.reason | test("shape mismatch: output is \\(3,\\), reference is \\(4,\\)")' out
+"$P/npywrite" ints.npy '<i8' 4 1 2 3 0
+check "dtype mismatch"    test "$(rc_of "${M[@]}" --output out.npy --parity allclose:ref.npy --shell -- 'cp ints.npy out.npy')" = 1
+check "dtype message"     jq -e '.reason | test("dtype mismatch: output is int64, reference is float64")' out
+printf 'not numpy' >junk.npy
+check "malformed npy"     test "$(rc_of "${M[@]}" --output out.npy --parity allclose:ref.npy --shell -- 'cp junk.npy out.npy')" = 1
+check "malformed message" jq -e '.reason | test("out.npy: not a valid .npy file: missing the")' out
+check "missing reference" test "$(rc_of "${M[@]}" --output out.npy --parity allclose:nope.npy --shell -- 'cp ref.npy out.npy')" = 1
+check "reference message" jq -e '.reason | test("nope.npy")' out
+
+# --parity-command receives the output paths as its last arguments
+printf 'x\n' >o1.txt; printf 'y\n' >o2.txt
+printf '#!/bin/sh\ntest "$#" = 3 && test "$1" = first && test "$2" = o1.txt && test "$3" = o2.txt\n' >check.sh
+chmod +x check.sh
+check "parity command pass" test "$(rc_of "${M[@]}" --output 'o*.txt' --parity-command './check.sh first' -- true)" = 0
+check "parity command fail" test "$(rc_of "${M[@]}" --output 'o*.txt' --parity-command 'exit 7' -- true)" = 1
+check "parity command reason" jq -e '.reason | test("parity command exited 7")' out
+
+# --deterministic: a timestamp differs every run
+check "timestamp not deterministic" test "$(rc_of "${M[@]}" --deterministic --output stamp.txt -- "$P/stamp" stamp.txt)" = 1
+check "deterministic reason" jq -e '.deterministic == false and (.reason | test("outputs are not deterministic: stamp.txt of warmup run 2 differs from the smoke run"))' out
+check "same output deterministic" test "$(rc_of "${M[@]}" --deterministic --output same.txt --shell -- 'echo same >same.txt')" = 0
+check "deterministic true" jq -e '.deterministic == true' out
+
+[ "$fails" = 0 ] || { echo "$fails failed"; exit 1; }

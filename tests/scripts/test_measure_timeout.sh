@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# --timeout and SIGINT kill the whole process tree of a run (also a
+# background grandchild), the session is blocked (timeout, exit 1) or not
+# stored (interrupt, exit 4), and nothing is left running. Needs jq.
+set -u
+B=${BENCHGATE:?}
+command -v jq >/dev/null || { echo "this test needs jq (apt-get install jq)"; exit 1; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+fails=0
+check() {
+	local what=$1; shift
+	if "$@" >/dev/null; then echo "ok   $what"; else echo "FAIL $what"; fails=$((fails + 1)); fi
+}
+rc_of() { "$@" >"$work/out" 2>"$work/err"; printf '%s' $?; }
+cp "$(command -v sleep)" "$work/bgsleep-$$"
+S="$work/bgsleep-$$"
+alive() { pgrep -f "bgsleep-$$" >/dev/null; }
+
+check "timeout: exit 1" test "$(rc_of timeout 60 "$B" measure -q -w 0 -r 1 --timeout 0.3 --json --shell -- "$S 30 & $S 31; wait")" = 1
+check "timed out recorded" jq -e '.runs[0].timed_out == true and .runs[0].signal == 9 and .runs[0].exit_status == null' out
+check "timeout reason" jq -e '.reason | test("smoke run 1 timed out after 0.3 s; its process tree was killed")' out
+sleep 0.2
+check "no process left after timeout" bash -c "! pgrep -f [b]gsleep-$$"
+
+# SIGINT: the run's tree dies, the session is not stored
+"$B" measure -w 0 -r 1 --shell -- "$S 30 & $S 31; wait" >out 2>err &
+pid=$!
+for _ in $(seq 100); do alive && break; sleep 0.05; done
+sleep 0.2
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+check "interrupt: exit 4" test "$rc" = 4
+check "interrupt message" grep -q "interrupted: the session was not stored" err
+sleep 0.2
+check "no process left after interrupt" bash -c "! pgrep -f [b]gsleep-$$"
+check "only the timeout session stored" test "$(rc_of "$B" sessions --json; jq length out)" = 01
+
+[ "$fails" = 0 ] || { echo "$fails failed"; exit 1; }

@@ -1,0 +1,135 @@
+/*
+ * test_measure_engine.c - the engine through the library API: document
+ * shape, counts, nothing invented, blocking after a failed smoke run, a
+ * command that cannot start, option checks, timeout.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "benchgate/measure.h"
+#include "benchgate/provenance.h"
+
+static json_t *run(char **argv, int argc, void (*tweak)(struct bg_measure_opts *), int want)
+{
+	struct bg_measure_opts o;
+	struct bg_ctx ctx;
+	json_t *doc = NULL;
+
+	bg_measure_opts_init(&o);
+	o.argv = argv;
+	o.argc = argc;
+	o.runs = 3;
+	o.root = "/";
+	if (tweak)
+		tweak(&o);
+	bg_ctx_init(&ctx);
+	assert_int_equal(bg_measure_session(&o, &doc, &ctx), want);
+	if (want != BG_OK)
+		assert_true(strlen(bg_ctx_message(&ctx)) > 0);
+	bg_ctx_release(&ctx);
+	return doc;
+}
+
+static void test_true(void **state)
+{
+	char *argv[] = {(char *)"true", NULL};
+	json_t *doc = run(argv, 1, NULL, BG_OK), *runs, *r;
+
+	(void)state;
+	assert_string_equal(json_string_value(json_object_get(doc, "status")), "ok");
+	runs = json_object_get(doc, "runs");
+	assert_int_equal(json_array_size(runs), 5); /* smoke, warmup, 3 timed */
+	r = json_array_get(runs, 0);
+	assert_string_equal(json_string_value(json_object_get(r, "phase")), "smoke");
+	assert_int_equal(json_integer_value(json_object_get(r, "schema_version")), 1);
+	assert_int_equal(json_integer_value(json_object_get(r, "exit_status")), 0);
+	assert_true(json_integer_value(json_object_get(r, "wall_ns")) > 0);
+	assert_true(json_is_null(json_object_get(r, "parity")));
+	assert_true(json_is_null(json_object_get(r, "cache")));
+	r = json_array_get(runs, 2);
+	assert_string_equal(json_string_value(json_array_get(json_object_get(r, "flags"), 0)),
+			    "first_timed");
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(json_object_get(doc, "statistics"), "wall_ns"), "count")), 3);
+	/* no GPU library here: null, not zero */
+	assert_true(json_is_null(json_object_get(json_object_get(doc, "statistics"), "gpu_process_peak_bytes")));
+	assert_non_null(json_object_get(json_object_get(doc, "provenance"), "host"));
+	json_decref(doc);
+}
+
+static void test_failing_smoke_blocks(void **state)
+{
+	char *argv[] = {(char *)"false", NULL};
+	json_t *doc = run(argv, 1, NULL, BG_OK);
+
+	(void)state;
+	assert_string_equal(json_string_value(json_object_get(doc, "status")), "blocked");
+	assert_int_equal(json_array_size(json_object_get(doc, "runs")), 1);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(doc, "counts"), "timed")), 0);
+	assert_non_null(strstr(json_string_value(json_object_get(doc, "reason")), "exited with status 1"));
+	assert_true(json_is_null(json_object_get(json_object_get(doc, "statistics"), "wall_ns")));
+	json_decref(doc);
+}
+
+static void test_cannot_start(void **state)
+{
+	char *argv[] = {(char *)"/nonexistent/benchgate-test", NULL};
+
+	(void)state;
+	assert_null(run(argv, 1, NULL, BG_EIO));
+}
+
+static void zero_runs(struct bg_measure_opts *o)
+{
+	o->runs = 0;
+}
+
+static void short_timeout(struct bg_measure_opts *o)
+{
+	o->timeout = 0.2;
+	o->warmups = 0;
+}
+
+static void test_bad_options_and_timeout(void **state)
+{
+	char *argv[] = {(char *)"true", NULL};
+	char *slow[] = {(char *)"sleep", (char *)"5", NULL};
+	json_t *doc;
+
+	(void)state;
+	assert_null(run(argv, 1, zero_runs, BG_EUSAGE));
+	assert_null(run(argv, 0, NULL, BG_EUSAGE));
+	doc = run(slow, 2, short_timeout, BG_OK);
+	assert_string_equal(json_string_value(json_object_get(doc, "status")), "blocked");
+	assert_true(json_is_true(json_object_get(json_array_get(json_object_get(doc, "runs"), 0), "timed_out")));
+	assert_non_null(strstr(json_string_value(json_object_get(doc, "reason")), "timed out"));
+	json_decref(doc);
+}
+
+static void test_secret_names(void **state)
+{
+	(void)state;
+	assert_true(bg_provenance_secret_name("GITHUB_TOKEN"));
+	assert_true(bg_provenance_secret_name("aws_secret_access_key"));
+	assert_true(bg_provenance_secret_name("DB_PASSWORD"));
+	assert_true(bg_provenance_secret_name("MY_CREDENTIALS"));
+	assert_false(bg_provenance_secret_name("PATH"));
+	assert_false(bg_provenance_secret_name("OMP_NUM_THREADS"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_true),
+		cmocka_unit_test(test_failing_smoke_blocks),
+		cmocka_unit_test(test_cannot_start),
+		cmocka_unit_test(test_bad_options_and_timeout),
+		cmocka_unit_test(test_secret_names),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,223 @@
+/*
+ * test_npy.c - .npy parsing (versions, dtypes, byte orders, Fortran order,
+ * malformed files) and allclose figures computed by hand.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "benchgate/npy.h"
+
+/* Builds a .npy image: header dict, padding, then raw data bytes. */
+static size_t build(unsigned char *buf, int major, const char *dict, const void *data, size_t len)
+{
+	size_t pre = major == 1 ? 10 : 12, dl = strlen(dict), hl;
+	size_t total = (pre + dl + 1 + 63) / 64 * 64;
+
+	memcpy(buf, "\x93NUMPY", 6);
+	buf[6] = (unsigned char)major;
+	buf[7] = 0;
+	hl = total - pre;
+	buf[8] = (unsigned char)(hl & 0xff);
+	buf[9] = (unsigned char)(hl >> 8);
+	if (major != 1) {
+		buf[10] = 0;
+		buf[11] = 0;
+	}
+	memset(buf + pre, ' ', hl);
+	memcpy(buf + pre, dict, dl);
+	buf[total - 1] = '\n';
+	memcpy(buf + total, data, len);
+	return total + len;
+}
+
+static void test_float64_c_order(void **state)
+{
+	unsigned char buf[512];
+	const double d[] = {1, 2, 3, 4, 5, 6};
+	size_t n = build(buf, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }", d,
+			 sizeof(d));
+	struct bg_npy a;
+	struct bg_ctx ctx;
+	char shape[64];
+
+	(void)state;
+	bg_ctx_init(&ctx);
+	assert_int_equal(bg_npy_parse(buf, n, "a.npy", &a, &ctx), BG_OK);
+	assert_string_equal(a.dtype, "float64");
+	assert_int_equal(a.ndim, 2);
+	assert_int_equal(a.count, 6);
+	assert_float_equal(a.re[5], 6, 0);
+	bg_npy_shape_str(&a, shape, sizeof(shape));
+	assert_string_equal(shape, "(2, 3)");
+	bg_npy_release(&a);
+	bg_ctx_release(&ctx);
+}
+
+static void test_fortran_big_endian_v2(void **state)
+{
+	unsigned char buf[512];
+	/* logical [[1,2,3],[4,5,6]] as big-endian int32 in Fortran order: 1 4 2 5 3 6 */
+	const unsigned char d[] = {0, 0, 0, 1, 0, 0, 0, 4, 0, 0, 0, 2, 0, 0, 0, 5, 0, 0, 0, 3, 0, 0, 0, 6};
+	size_t n = build(buf, 2, "{'descr': '>i4', 'fortran_order': True, 'shape': (2, 3), }", d,
+			 sizeof(d));
+	struct bg_npy a;
+	struct bg_ctx ctx;
+
+	(void)state;
+	bg_ctx_init(&ctx);
+	assert_int_equal(bg_npy_parse(buf, n, "f.npy", &a, &ctx), BG_OK);
+	assert_string_equal(a.dtype, "int32");
+	for (int i = 0; i < 6; i++)
+		assert_float_equal(a.re[i], i + 1, 0);
+	bg_npy_release(&a);
+	bg_ctx_release(&ctx);
+}
+
+static void test_small_types_v3(void **state)
+{
+	unsigned char buf[512];
+	const unsigned char i8[] = {0xff, 0x80, 0x7f};
+	const unsigned char b1[] = {0, 1, 2};
+	const float c8[] = {1.5f, -2.0f};
+	struct bg_npy a;
+	struct bg_ctx ctx;
+	size_t n;
+
+	(void)state;
+	bg_ctx_init(&ctx);
+	n = build(buf, 3, "{'descr': '|i1', 'fortran_order': False, 'shape': (3,), }", i8, 3);
+	assert_int_equal(bg_npy_parse(buf, n, "i.npy", &a, &ctx), BG_OK);
+	assert_string_equal(a.dtype, "int8");
+	assert_float_equal(a.re[0], -1, 0);
+	assert_float_equal(a.re[1], -128, 0);
+	assert_float_equal(a.re[2], 127, 0);
+	bg_npy_release(&a);
+	n = build(buf, 1, "{'descr': '|b1', 'fortran_order': False, 'shape': (3,), }", b1, 3);
+	assert_int_equal(bg_npy_parse(buf, n, "b.npy", &a, &ctx), BG_OK);
+	assert_string_equal(a.dtype, "bool");
+	assert_float_equal(a.re[2], 1, 0);
+	bg_npy_release(&a);
+	n = build(buf, 1, "{'descr': '<c8', 'fortran_order': False, 'shape': (), }", c8, 8);
+	assert_int_equal(bg_npy_parse(buf, n, "c.npy", &a, &ctx), BG_OK);
+	assert_string_equal(a.dtype, "complex64");
+	assert_int_equal(a.count, 1);
+	assert_float_equal(a.re[0], 1.5, 0);
+	assert_float_equal(a.im[0], -2.0, 0);
+	bg_npy_release(&a);
+	bg_ctx_release(&ctx);
+}
+
+static void expect_bad(const unsigned char *buf, size_t n, const char *part)
+{
+	struct bg_npy a;
+	struct bg_ctx ctx;
+
+	bg_ctx_init(&ctx);
+	assert_int_equal(bg_npy_parse(buf, n, "bad.npy", &a, &ctx), BG_ECHECK);
+	if (!strstr(bg_ctx_message(&ctx), part) || !strstr(bg_ctx_message(&ctx), "bad.npy"))
+		fail_msg("message '%s' lacks '%s'", bg_ctx_message(&ctx), part);
+	bg_ctx_release(&ctx);
+}
+
+static void test_malformed(void **state)
+{
+	unsigned char buf[512];
+	const double d[] = {1, 2};
+	size_t n;
+
+	(void)state;
+	expect_bad((const unsigned char *)"hello world!", 12, "magic");
+	n = build(buf, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (3,), }", d, sizeof(d));
+	expect_bad(buf, n, "data holds 16 bytes");
+	n = build(buf, 1, "{'descr': [('a', '<f8')], 'fortran_order': False, 'shape': (2,), }", d,
+		  sizeof(d));
+	expect_bad(buf, n, "descr");
+	n = build(buf, 1, "{'descr': '<f8', 'shape': (2,), }", d, sizeof(d));
+	expect_bad(buf, n, "lacks");
+	n = build(buf, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }", d, sizeof(d));
+	buf[6] = 9;
+	expect_bad(buf, n, "version 9");
+	expect_bad(buf, 20, "version");
+}
+
+static struct bg_npy vec(const double *re, size_t n, const char *dtype)
+{
+	struct bg_npy a;
+
+	memset(&a, 0, sizeof(a));
+	snprintf(a.dtype, sizeof(a.dtype), "%s", dtype);
+	a.ndim = 1;
+	a.shape[0] = n;
+	a.count = n;
+	a.re = (double *)re;
+	return a;
+}
+
+static void test_allclose_by_hand(void **state)
+{
+	/* out = [1.0, 2.00001, 3.1, 0.0], ref = [1.0, 2.0, 3.0, 0.0] */
+	const double out[] = {1.0, 2.00001, 3.1, 0.0}, ref[] = {1.0, 2.0, 3.0, 0.0};
+	struct bg_npy a = vec(out, 4, "float64"), b = vec(ref, 4, "float64");
+	struct bg_allclose r;
+	struct bg_ctx ctx;
+
+	(void)state;
+	bg_ctx_init(&ctx);
+	assert_int_equal(bg_npy_allclose(&a, &b, 1e-5, 1e-8, &r, &ctx), BG_OK);
+	/* |2.00001-2| = 1e-5 <= 1e-8 + 2e-5: close; |3.1-3| = 0.1 > 3e-5 + 1e-8: not */
+	assert_false(r.pass);
+	assert_int_equal(r.beyond, 1);
+	assert_int_equal(r.count, 4);
+	assert_float_equal(r.max_abs, 0.1, 1e-12);
+	assert_float_equal(r.max_rel, 0.1 / 3.0, 1e-12);
+	/* sqrt(1e-10 + 0.01) / sqrt(1 + 4 + 9) */
+	assert_float_equal(r.rel_l2, sqrt(1e-10 + 0.01) / sqrt(14.0), 1e-9);
+	assert_true(r.rel_l2_valid);
+	assert_int_equal(bg_npy_allclose(&a, &b, 0.05, 0, &r, &ctx), BG_OK);
+	assert_true(r.pass);
+	bg_ctx_release(&ctx);
+}
+
+static void test_allclose_nan_inf_mismatch(void **state)
+{
+	const double out[] = {NAN, INFINITY, -INFINITY}, ref[] = {NAN, INFINITY, INFINITY};
+	const double two[] = {1, 2};
+	struct bg_npy a = vec(out, 3, "float64"), b = vec(ref, 3, "float64");
+	struct bg_npy c = vec(two, 2, "float64"), f32 = vec(out, 3, "float32");
+	struct bg_allclose r;
+	struct bg_ctx ctx;
+
+	(void)state;
+	bg_ctx_init(&ctx);
+	assert_int_equal(bg_npy_allclose(&a, &b, 1e-5, 1e-8, &r, &ctx), BG_OK);
+	/* NaN never passes; inf == inf passes; -inf vs inf fails */
+	assert_int_equal(r.beyond, 2);
+	assert_false(r.pass);
+	assert_int_equal(bg_npy_allclose(&a, &c, 1e-5, 1e-8, &r, &ctx), BG_ECHECK);
+	assert_string_equal(bg_ctx_message(&ctx), "shape mismatch: output is (3,), reference is (2,)");
+	assert_int_equal(bg_npy_allclose(&f32, &b, 1e-5, 1e-8, &r, &ctx), BG_ECHECK);
+	assert_string_equal(bg_ctx_message(&ctx),
+			    "dtype mismatch: output is float32, reference is float64");
+	bg_ctx_release(&ctx);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_float64_c_order),
+		cmocka_unit_test(test_fortran_big_endian_v2),
+		cmocka_unit_test(test_small_types_v3),
+		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_allclose_by_hand),
+		cmocka_unit_test(test_allclose_nan_inf_mismatch),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

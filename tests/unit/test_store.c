@@ -1,0 +1,135 @@
+/*
+ * test_store.c - the SQLite store: creation on first use, migrations,
+ * put/list/get round trip, unknown ids, unsupported stores.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "benchgate/store.h"
+
+static char dir[256];
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/bg-test-store-XXXXXX");
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[300];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd);
+}
+
+static json_t *session_doc(const char *status, double p50)
+{
+	json_t *doc = json_pack(
+		"{s:i, s:s, s:s, s:s, s:s, s:o, s:[s,s], s:{s:i,s:i,s:i},"
+		" s:{s:{s:i,s:f,s:f,s:f,s:f,s:f,s:f,s:f}, s:n},"
+		" s:{s:{s:s,s:b,s:n}, s:s}, s:{s:s,s:n}, s:{s:n,s:n}, s:s,"
+		" s:[{s:i,s:i,s:s,s:s,s:i,s:i,s:i,s:i,s:n,s:b,s:i,s:n}]}",
+		"schema_version", 1, "kind", "diagnostic", "status", status, "started_at",
+		"2026-01-01T00:00:00.000000Z", "finished_at", "2026-01-01T00:00:01.000000Z", "reason",
+		strcmp(status, "ok") ? json_string("why") : json_null(), "command", "sleep", "0.05",
+		"counts", "smoke", 1, "warmup", 0, "timed", 1, "statistics", "wall_ns", "count", 1,
+		"min", p50, "p50", p50, "p95", p50, "max", p50, "mean", p50, "stddev", 0.0, "mad", 0.0,
+		"tree_peak_bytes", "provenance", "git", "revision", "abc", "dirty", 0, "diff_sha256",
+		"benchgate_version", "0.1.0", "parity", "kind", "none", "result", "cache", "requested",
+		"state", "memory_source", "sampled", "runs", "schema_version", 1, "ordinal", 1, "phase",
+		"smoke", "started_at", "2026-01-01T00:00:00.000000Z", "wall_ns", 5, "user_ns", 1,
+		"sys_ns", 1, "exit_status", 0, "signal", "timed_out", 0, "max_rss_bytes", 4096,
+		"tree_peak_bytes");
+
+	assert_non_null(doc);
+	return doc;
+}
+
+static void test_round_trip(void **state)
+{
+	struct bg_store *st = NULL;
+	struct bg_ctx ctx;
+	json_t *doc, *rows, *got;
+	long long id1 = 0, id2 = 0;
+	char spec[300];
+
+	(void)state;
+	bg_ctx_init(&ctx);
+	snprintf(spec, sizeof(spec), "sqlite:sub/dir/store.sqlite3");
+	/* not created by a read */
+	assert_int_equal(bg_store_open(spec, dir, false, &st, &ctx), BG_OK);
+	assert_null(st);
+	assert_int_equal(bg_store_open(spec, dir, true, &st, &ctx), BG_OK);
+	assert_non_null(st);
+	assert_int_equal(bg_store_schema_version(st), 1);
+	doc = session_doc("ok", 5e7);
+	assert_int_equal(bg_store_put_session(st, doc, &id1, &ctx), BG_OK);
+	json_decref(doc);
+	doc = session_doc("blocked", 6e7);
+	assert_int_equal(bg_store_put_session(st, doc, &id2, &ctx), BG_OK);
+	json_decref(doc);
+	assert_int_equal(id2, id1 + 1);
+	bg_store_close(st);
+
+	/* reopen: no second migration, both sessions there */
+	assert_int_equal(bg_store_open(spec, dir, false, &st, &ctx), BG_OK);
+	assert_non_null(st);
+	assert_int_equal(bg_store_list_sessions(st, 0, &rows, &ctx), BG_OK);
+	assert_int_equal(json_array_size(rows), 2);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(rows, 0), "id")), id1);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(rows, 1), "status")),
+			    "blocked");
+	assert_true(json_is_null(json_object_get(json_array_get(rows, 0), "gate_id")));
+	assert_true(json_is_null(json_object_get(json_array_get(rows, 0), "tree_peak_bytes")));
+	json_decref(rows);
+	assert_int_equal(bg_store_list_sessions(st, 1, &rows, &ctx), BG_OK);
+	assert_int_equal(json_array_size(rows), 1);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(rows, 0), "id")), id2);
+	json_decref(rows);
+	assert_int_equal(bg_store_get_session(st, id1, &got, &ctx), BG_OK);
+	assert_int_equal(json_integer_value(json_object_get(got, "id")), id1);
+	assert_int_equal(json_array_size(json_object_get(got, "runs")), 1);
+	assert_string_equal(
+		json_string_value(json_object_get(json_array_get(json_object_get(got, "runs"), 0), "phase")),
+		"smoke");
+	json_decref(got);
+	assert_int_equal(bg_store_get_session(st, 999, &got, &ctx), BG_ECHECK);
+	assert_non_null(strstr(bg_ctx_message(&ctx), "no session with id 999"));
+	bg_store_close(st);
+	bg_ctx_release(&ctx);
+}
+
+static void test_unsupported(void **state)
+{
+	struct bg_store *st = NULL;
+	struct bg_ctx ctx;
+
+	(void)state;
+	bg_ctx_init(&ctx);
+	assert_int_equal(bg_store_open("postgresql://u:secret@h/db", dir, true, &st, &ctx), BG_EIO);
+	assert_null(strstr(bg_ctx_message(&ctx), "secret"));
+	assert_int_equal(bg_store_open("mysql:x", dir, true, &st, &ctx), BG_EIO);
+	assert_int_equal(bg_store_open("sqlite:", dir, true, &st, &ctx), BG_EIO);
+	bg_ctx_release(&ctx);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_unsupported),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
