@@ -10,7 +10,7 @@
 #ifndef BENCHGATE_CONFIG_H
 #define BENCHGATE_CONFIG_H
 
-#include <jansson.h>
+#include "benchgate/value.h"
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -44,10 +44,11 @@ struct bg_config {
 	size_t ncomputers;
 	struct bg_computer_rule *rules;
 	size_t nrules;
-	json_t *platform_labels; /* object, owned reference */
-	json_t *module_labels;   /* object, owned reference */
+	struct bg_value *platform_labels; /* object, or NULL when none (in arena) */
+	struct bg_value *module_labels;   /* object, or NULL when none (in arena) */
 	char *store;             /* "sqlite:PATH" or "postgresql://..." */
-	json_t *raw;             /* the whole file (or an empty object), owned reference */
+	struct bg_value *raw;             /* the whole file, or NULL without one (in arena) */
+	struct bg_arena *arena;           /* owns raw and the label maps; NULL without a file */
 };
 
 /*

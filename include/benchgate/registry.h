@@ -3,6 +3,10 @@
  * query (list, next, show, command) and render, with the reference tools'
  * exact output.
  *
+ * Values are benchgate's arena DOM (benchgate/value.h): one arena per
+ * registry holds the parsed file, the evidence files and everything derived,
+ * and is freed at once by bg_registry_release.
+ *
  * A struct bg_registry owns the parsed file and the resolved gates
  * (configuration fields overlaid by gate fields) and, once
  * bg_registry_resolve_measurements ran, the resolved measurement rows
@@ -12,7 +16,7 @@
 #ifndef BENCHGATE_REGISTRY_H
 #define BENCHGATE_REGISTRY_H
 
-#include <jansson.h>
+#include "benchgate/value.h"
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -22,11 +26,12 @@
 
 struct bg_registry {
 	const struct bg_config *cfg;
+	struct bg_arena *arena; /* owns every value below (and the evidence files' values) */
 	char *display;        /* the registry path as shown in messages */
-	json_t *root;         /* the parsed registry object */
-	json_t *runbooks;     /* object (borrowed from root, or an owned empty one) */
-	json_t *gates;        /* array of resolved gate objects, file order */
-	json_t *measurements; /* array of resolved rows, or NULL until resolved */
+	struct bg_value *root;         /* the parsed registry object */
+	struct bg_value *runbooks;     /* object (from root, or an empty one) */
+	struct bg_value *gates;        /* array of resolved gate objects, file order */
+	struct bg_value *measurements; /* array of resolved rows, or NULL until resolved */
 };
 
 /* A growable list of problem messages (validation errors, in order). */
@@ -77,7 +82,7 @@ int bg_registry_render(struct bg_registry *reg, struct bg_strbuf *out, struct bg
 bool bg_registry_document_matches(const char *on_disk, size_t len, const char *rendered);
 
 /* The resolved gate with that id (borrowed), or NULL. */
-json_t *bg_registry_find_gate(const struct bg_registry *reg, const char *id);
+struct bg_value *bg_registry_find_gate(const struct bg_registry *reg, const char *id);
 
 struct bg_gate_filter {
 	const char *state; /* NULL or "" : any */
@@ -92,16 +97,16 @@ int bg_registry_list(struct bg_registry *reg, const struct bg_gate_filter *f,
 int bg_registry_next(struct bg_registry *reg, const struct bg_gate_filter *f, long long limit,
 		     bool performance_only, struct bg_strbuf *out, struct bg_ctx *ctx);
 /* `show`: json.dumps(gate, indent=2, sort_keys=True) and a newline. */
-void bg_registry_show(const json_t *gate, struct bg_strbuf *out);
+void bg_registry_show(const struct bg_value *gate, struct bg_strbuf *out);
 /* `command`: the gate, its runbook, preflight, environment, command text. */
-int bg_registry_command(struct bg_registry *reg, const json_t *gate, struct bg_strbuf *out,
+int bg_registry_command(struct bg_registry *reg, const struct bg_value *gate, struct bg_strbuf *out,
 			struct bg_ctx *ctx);
 /*
  * Python str.format_map(values) with unknown names kept as "{name}":
  * "{{" and "}}" are literal braces; "{name!r}" and "{name!s}" convert.
  * BG_ECHECK on a single "}" or an unterminated "{", naming the position.
  */
-int bg_registry_format(const char *tmpl, const json_t *values, struct bg_strbuf *out,
+int bg_registry_format(const char *tmpl, const struct bg_value *values, struct bg_strbuf *out,
 		       struct bg_ctx *ctx);
 
 /* The render's number formats: "12.346 ms" below 0.1 s, else "0.123457 s";

@@ -17,7 +17,7 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 	struct bg_registry reg;
 	struct bg_strbuf out = BG_STRBUF_INIT;
 	struct bg_parsed parsed;
-	json_t *gate;
+	struct bg_value *gate;
 	int rc;
 
 	if ((rc = bg_cli_parse(cli, self, NULL, 1, false, on_opt, NULL, &parsed)))

@@ -3,7 +3,6 @@
  */
 #include "benchgate/config.h"
 #include "benchgate/fsutil.h"
-#include "benchgate/json.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -47,83 +46,83 @@ static char *find_root(const char *start)
 	}
 }
 
-static int get_string(const json_t *obj, const char *section, const char *key, const char *def,
+static int get_string(const struct bg_value *obj, const char *section, const char *key, const char *def,
 		      bool nullable, char **out, const char *display, struct bg_ctx *ctx)
 {
-	json_t *v = obj ? json_object_get(obj, key) : NULL;
+	struct bg_value *v = obj ? bg_value_get(obj, key) : NULL;
 
 	if (!v) {
 		*out = def ? bg_xstrdup(def) : NULL;
 		return BG_OK;
 	}
-	if (json_is_null(v) && nullable) {
+	if (bg_value_is_null(v) && nullable) {
 		*out = NULL;
 		return BG_OK;
 	}
-	if (!json_is_string(v) || json_string_length(v) == 0)
+	if (!bg_value_is_string(v) || bg_value_len(v) == 0)
 		return bg_error(ctx, BG_ECHECK, "%s: '%s%s%s' must be a non-empty string%s", display,
 				section ? section : "", section ? "." : "", key,
 				nullable ? " or null" : "");
-	*out = bg_xstrdup(json_string_value(v));
+	*out = bg_xstrdup(bg_value_str(v));
 	return BG_OK;
 }
 
-static int get_section(const json_t *raw, const char *name, json_t **out, const char *display,
+static int get_section(const struct bg_value *raw, const char *name, struct bg_value **out, const char *display,
 		       struct bg_ctx *ctx)
 {
-	json_t *v = json_object_get(raw, name);
+	struct bg_value *v = bg_value_get(raw, name);
 
 	*out = NULL;
-	if (!v || json_is_null(v))
+	if (!v || bg_value_is_null(v))
 		return BG_OK;
-	if (!json_is_object(v))
+	if (!bg_value_is_object(v))
 		return bg_error(ctx, BG_ECHECK, "%s: '%s' must be an object", display, name);
 	*out = v;
 	return BG_OK;
 }
 
-static int load_labels(const json_t *raw, const char *name, json_t **out, const char *display,
+static int load_labels(const struct bg_value *raw, const char *name, struct bg_value **out, const char *display,
 		       struct bg_ctx *ctx)
 {
-	json_t *v = json_object_get(raw, name);
+	struct bg_value *v = bg_value_get(raw, name);
 	const char *k;
-	json_t *x;
+	struct bg_value *x;
 
-	if (!v || json_is_null(v)) {
-		*out = json_object();
+	if (!v || bg_value_is_null(v)) {
+		*out = NULL; /* no labels */
 		return BG_OK;
 	}
-	if (!json_is_object(v))
+	if (!bg_value_is_object(v))
 		return bg_error(ctx, BG_ECHECK, "%s: '%s' must be an object of strings", display, name);
-	json_object_foreach(v, k, x) {
-		if (!json_is_string(x))
+	BG_VALUE_OBJECT_FOREACH(v, k, x) {
+		if (!bg_value_is_string(x))
 			return bg_error(ctx, BG_ECHECK, "%s: '%s.%s' must be a string", display, name, k);
 	}
-	*out = json_incref(v);
+	*out = v;
 	return BG_OK;
 }
 
 static int load_computers(struct bg_config *cfg, const char *display, struct bg_ctx *ctx)
 {
-	json_t *v = json_object_get(cfg->raw, "computers");
+	struct bg_value *v = bg_value_get(cfg->raw, "computers");
 	size_t i;
-	json_t *item;
+	struct bg_value *item;
 
-	if (!v || json_is_null(v))
+	if (!v || bg_value_is_null(v))
 		return BG_OK;
-	if (!json_is_array(v))
+	if (!bg_value_is_array(v))
 		return bg_error(ctx, BG_ECHECK, "%s: 'computers' must be a list", display);
-	cfg->computers = bg_xcalloc(json_array_size(v) + 1, sizeof(*cfg->computers));
-	json_array_foreach(v, i, item) {
-		json_t *label = json_object_get(item, "label"), *slug = json_object_get(item, "slug");
+	cfg->computers = bg_xcalloc(bg_value_size(v) + 1, sizeof(*cfg->computers));
+	BG_VALUE_ARRAY_FOREACH(v, i, item) {
+		struct bg_value *label = bg_value_get(item, "label"), *slug = bg_value_get(item, "slug");
 
-		if (!json_is_object(item) || !json_is_string(label) || !json_is_string(slug) ||
-		    !json_string_length(label) || !json_string_length(slug))
+		if (!bg_value_is_object(item) || !bg_value_is_string(label) || !bg_value_is_string(slug) ||
+		    !bg_value_len(label) || !bg_value_len(slug))
 			return bg_error(ctx, BG_ECHECK,
 					"%s: computers[%zu] must be an object with string 'label' and 'slug'",
 					display, i);
-		cfg->computers[i].label = bg_xstrdup(json_string_value(label));
-		cfg->computers[i].slug = bg_xstrdup(json_string_value(slug));
+		cfg->computers[i].label = bg_xstrdup(bg_value_str(label));
+		cfg->computers[i].slug = bg_xstrdup(bg_value_str(slug));
 		cfg->ncomputers = i + 1;
 	}
 	return BG_OK;
@@ -131,30 +130,30 @@ static int load_computers(struct bg_config *cfg, const char *display, struct bg_
 
 static int load_rules(struct bg_config *cfg, const char *display, struct bg_ctx *ctx)
 {
-	json_t *v = json_object_get(cfg->raw, "computer_rules");
+	struct bg_value *v = bg_value_get(cfg->raw, "computer_rules");
 	size_t i;
-	json_t *item;
+	struct bg_value *item;
 
-	if (!v || json_is_null(v))
+	if (!v || bg_value_is_null(v))
 		return BG_OK;
-	if (!json_is_array(v))
+	if (!bg_value_is_array(v))
 		return bg_error(ctx, BG_ECHECK, "%s: 'computer_rules' must be a list", display);
-	cfg->rules = bg_xcalloc(json_array_size(v) + 1, sizeof(*cfg->rules));
-	json_array_foreach(v, i, item) {
-		json_t *contains = json_object_get(item, "device_contains");
-		json_t *equals = json_object_get(item, "computer_equals_ignoring_case");
-		json_t *computer = json_object_get(item, "computer");
+	cfg->rules = bg_xcalloc(bg_value_size(v) + 1, sizeof(*cfg->rules));
+	BG_VALUE_ARRAY_FOREACH(v, i, item) {
+		struct bg_value *contains = bg_value_get(item, "device_contains");
+		struct bg_value *equals = bg_value_get(item, "computer_equals_ignoring_case");
+		struct bg_value *computer = bg_value_get(item, "computer");
 		struct bg_computer_rule *r = &cfg->rules[i];
 
-		if (!json_is_object(item) || !json_is_string(computer) || (!contains == !equals) ||
-		    (contains && !json_is_string(contains)) || (equals && !json_is_string(equals)))
+		if (!bg_value_is_object(item) || !bg_value_is_string(computer) || (!contains == !equals) ||
+		    (contains && !bg_value_is_string(contains)) || (equals && !bg_value_is_string(equals)))
 			return bg_error(ctx, BG_ECHECK,
 					"%s: computer_rules[%zu] needs a string 'computer' and exactly one "
 					"of 'device_contains' or 'computer_equals_ignoring_case'",
 					display, i);
 		r->kind = contains ? BG_RULE_DEVICE_CONTAINS : BG_RULE_COMPUTER_EQUALS_IGNORING_CASE;
-		r->pattern = bg_xstrdup(json_string_value(contains ? contains : equals));
-		r->computer = bg_xstrdup(json_string_value(computer));
+		r->pattern = bg_xstrdup(bg_value_str(contains ? contains : equals));
+		r->computer = bg_xstrdup(bg_value_str(computer));
 		cfg->nrules = i + 1;
 	}
 	return BG_OK;
@@ -162,11 +161,11 @@ static int load_rules(struct bg_config *cfg, const char *display, struct bg_ctx 
 
 static int fill(struct bg_config *cfg, const char *display, struct bg_ctx *ctx)
 {
-	json_t *reg, *prof, *sv;
+	struct bg_value *reg, *prof, *sv;
 	int rc;
 
-	sv = json_object_get(cfg->raw, "schema_version");
-	if (sv && !(json_is_integer(sv) && json_integer_value(sv) == 1))
+	sv = bg_value_get(cfg->raw, "schema_version");
+	if (sv && !(bg_value_is_integer(sv) && bg_value_int(sv) == 1))
 		return bg_error(ctx, BG_ECHECK, "%s: 'schema_version' must be 1", display);
 	if ((rc = get_section(cfg->raw, "registry", &reg, display, ctx)) ||
 	    (rc = get_section(cfg->raw, "profile", &prof, display, ctx)))
@@ -232,20 +231,20 @@ int bg_config_load(struct bg_config *cfg, const char *chdir_root, const char *co
 			bg_strbuf_release(&p);
 	}
 	if (file) {
-		json_t *raw;
+		struct bg_value *raw;
 
-		rc = bg_json_load_file(file, display, &raw, ctx);
+		cfg->arena = bg_arena_new();
+		rc = bg_value_parse_file(cfg->arena, file, display, &raw, ctx);
 		free(file);
 		if (rc)
 			return rc;
-		if (!json_is_object(raw)) {
-			json_decref(raw);
+		if (!bg_value_is_object(raw)) {
 			return bg_error(ctx, BG_ECHECK, "%s: top level must be a JSON object", display);
 		}
 		cfg->raw = raw;
 		cfg->config_path = bg_xstrdup(display);
 	} else {
-		cfg->raw = json_object();
+		cfg->raw = NULL; /* no benchgate.json: every lookup misses */
 	}
 	return fill(cfg, display, ctx);
 }
@@ -273,9 +272,7 @@ void bg_config_release(struct bg_config *cfg)
 	free(cfg->experiments);
 	free(cfg->runs_index);
 	free(cfg->store);
-	json_decref(cfg->platform_labels);
-	json_decref(cfg->module_labels);
-	json_decref(cfg->raw);
+	bg_arena_free(cfg->arena);
 	memset(cfg, 0, sizeof(*cfg));
 }
 
@@ -324,11 +321,11 @@ const char *bg_config_computer_label(const struct bg_config *cfg, const char *de
 	return current;
 }
 
-static const char *label_of(const json_t *map, const char *key)
+static const char *label_of(const struct bg_value *map, const char *key)
 {
-	json_t *v = json_object_get(map, key);
+	struct bg_value *v = bg_value_get(map, key);
 
-	return v ? json_string_value(v) : NULL;
+	return v ? bg_value_str(v) : NULL;
 }
 
 const char *bg_config_platform_label(const struct bg_config *cfg, const char *key)

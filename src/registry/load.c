@@ -6,7 +6,6 @@
  */
 #include "benchgate/registry.h"
 #include "benchgate/fsutil.h"
-#include "benchgate/json.h"
 #include "core/pyval.h"
 
 #include <stdarg.h>
@@ -40,57 +39,61 @@ void bg_problems_release(struct bg_problems *p)
 
 static int resolve_gates(struct bg_registry *reg, struct bg_ctx *ctx)
 {
-	json_t *gates = json_object_get(reg->root, "gates");
-	json_t *configs = json_object_get(reg->root, "configurations");
+	struct bg_value *gates = bg_value_get(reg->root, "gates");
+	struct bg_value *configs = bg_value_get(reg->root, "configurations");
 	size_t i;
-	json_t *gate;
+	struct bg_value *gate;
 
-	reg->gates = json_array();
+	reg->gates = bg_value_new_array(reg->arena, bg_value_size(gates));
 	if (!gates)
 		return BG_OK;
-	if (!json_is_array(gates))
+	if (!bg_value_is_array(gates))
 		return bg_error(ctx, BG_ECHECK, "%s: 'gates' must be a list of objects", reg->display);
-	if (configs && !json_is_object(configs))
+	if (configs && !bg_value_is_object(configs))
 		return bg_error(ctx, BG_ECHECK, "%s: 'configurations' must be an object", reg->display);
-	json_array_foreach(gates, i, gate) {
-		json_t *resolved, *key, *base = NULL;
+	BG_VALUE_ARRAY_FOREACH(gates, i, gate) {
+		struct bg_value *resolved, *key, *base = NULL;
 
-		if (!json_is_object(gate))
+		if (!bg_value_is_object(gate))
 			return bg_error(ctx, BG_ECHECK, "%s: gates[%zu] must be an object", reg->display, i);
-		key = json_object_get(gate, "configuration");
-		if (key && (json_is_array(key) || json_is_object(key)))
+		key = bg_value_get(gate, "configuration");
+		if (key && (bg_value_is_array(key) || bg_value_is_object(key)))
 			return bg_error(ctx, BG_ECHECK,
 					"%s: gates[%zu]: 'configuration' must name a configuration",
 					reg->display, i);
-		if (key && json_is_string(key) && configs)
-			base = json_object_get(configs, json_string_value(key));
-		if (base && !json_is_object(base))
+		if (key && bg_value_is_string(key) && configs)
+			base = bg_value_get(configs, bg_value_str(key));
+		if (base && !bg_value_is_object(base))
 			return bg_error(ctx, BG_ECHECK, "%s: configuration '%s' must be an object",
-					reg->display, json_string_value(key));
-		resolved = json_object();
-		if (base)
-			json_object_update(resolved, base);
-		json_object_update(resolved, gate);
-		json_array_append_new(reg->gates, resolved);
+					reg->display, bg_value_str(key));
+		/* gates are never modified: a gate without a configuration is its own resolution */
+		if (base && bg_value_size(base)) {
+			resolved = bg_value_new_object(reg->arena, bg_value_size(base) + bg_value_size(gate));
+			bg_value_update(reg->arena, resolved, base);
+			bg_value_update(reg->arena, resolved, gate);
+		} else {
+			resolved = gate;
+		}
+		bg_value_append(reg->arena, reg->gates, resolved);
 	}
 	return BG_OK;
 }
 
 static int finish_load(struct bg_registry *reg, struct bg_ctx *ctx)
 {
-	json_t *runbooks;
+	struct bg_value *runbooks;
 	const char *k;
-	json_t *rb;
+	struct bg_value *rb;
 	int rc;
 
-	if ((rc = bg_json_expect_object(reg->root, reg->display, ctx)))
+	if ((rc = bg_value_expect_object(reg->root, reg->display, ctx)))
 		return rc;
-	runbooks = json_object_get(reg->root, "runbooks");
-	if (runbooks && !json_is_object(runbooks))
+	runbooks = bg_value_get(reg->root, "runbooks");
+	if (runbooks && !bg_value_is_object(runbooks))
 		return bg_error(ctx, BG_ECHECK, "%s: 'runbooks' must be an object", reg->display);
-	reg->runbooks = runbooks ? json_incref(runbooks) : json_object();
-	json_object_foreach(reg->runbooks, k, rb) {
-		if (!json_is_object(rb))
+	reg->runbooks = runbooks ? runbooks : bg_value_new_object(reg->arena, 0);
+	BG_VALUE_OBJECT_FOREACH(reg->runbooks, k, rb) {
+		if (!bg_value_is_object(rb))
 			return bg_error(ctx, BG_ECHECK, "%s: runbook '%s' must be an object", reg->display, k);
 	}
 	return resolve_gates(reg, ctx);
@@ -105,7 +108,8 @@ int bg_registry_load(struct bg_registry *reg, const struct bg_config *cfg, struc
 	reg->cfg = cfg;
 	reg->display = bg_xstrdup(cfg->registry_path);
 	bg_config_path(cfg, &path, cfg->registry_path);
-	rc = bg_json_load_file(path.buf, reg->display, &reg->root, ctx);
+	reg->arena = bg_arena_new();
+	rc = bg_value_parse_file(reg->arena, path.buf, reg->display, &reg->root, ctx);
 	bg_strbuf_release(&path);
 	if (rc)
 		return rc;
@@ -120,7 +124,8 @@ int bg_registry_load_buffer(struct bg_registry *reg, const struct bg_config *cfg
 	memset(reg, 0, sizeof(*reg));
 	reg->cfg = cfg;
 	reg->display = bg_xstrdup(display);
-	if ((rc = bg_json_load_buffer(data, len, display, &reg->root, ctx)))
+	reg->arena = bg_arena_new();
+	if ((rc = bg_value_parse(reg->arena, data, len, display, &reg->root, ctx)))
 		return rc;
 	return finish_load(reg, ctx);
 }
@@ -128,38 +133,45 @@ int bg_registry_load_buffer(struct bg_registry *reg, const struct bg_config *cfg
 void bg_registry_release(struct bg_registry *reg)
 {
 	free(reg->display);
-	json_decref(reg->root);
-	json_decref(reg->runbooks);
-	json_decref(reg->gates);
-	json_decref(reg->measurements);
+	bg_arena_free(reg->arena);
 	memset(reg, 0, sizeof(*reg));
 }
 
 /* str(v or default) */
-static void str_or(struct bg_strbuf *out, const json_t *v, const char *def)
+static void str_or(struct bg_strbuf *out, const struct bg_value *v, const char *def)
 {
-	if (bg_py_truthy(v))
-		bg_py_str(out, v);
+	if (bg_value_truthy(v))
+		bg_value_py_str(out, v);
 	else
 		bg_strbuf_adds(out, def);
 }
 
-/* The reference's _computer_label; the result is a new string. */
-static json_t *computer_label(const struct bg_config *cfg, const json_t *device, const json_t *current)
+/* The reference's _computer_label as a string value: current itself or the
+ * previous label (*last) when the text is the same, else a new string. */
+static struct bg_value *computer_label(struct bg_arena *a, const struct bg_config *cfg,
+				       const struct bg_value *device, const struct bg_value *current,
+				       struct bg_value **last)
 {
 	struct bg_strbuf cur = BG_STRBUF_INIT, dev = BG_STRBUF_INIT;
-	json_t *out;
+	struct bg_value *out;
+	const char *label;
 
 	str_or(&cur, current, "");
 	str_or(&dev, device, "");
-	out = json_string(bg_config_computer_label(cfg, dev.buf, cur.buf));
+	label = bg_config_computer_label(cfg, dev.buf, cur.buf);
+	if (bg_value_is_string(current) && strcmp(label, bg_value_str(current)) == 0)
+		out = (struct bg_value *)current;
+	else if (*last && strcmp(label, bg_value_str(*last)) == 0)
+		out = *last;
+	else
+		out = *last = bg_value_new_string(a, label);
 	bg_strbuf_release(&cur);
 	bg_strbuf_release(&dev);
 	return out;
 }
 
 /* The reference's _public_measurement_id; with no computers configured the id is kept. */
-static void public_id(struct bg_strbuf *out, const struct bg_config *cfg, const json_t *raw,
+static void public_id(struct bg_strbuf *out, const struct bg_config *cfg, const struct bg_value *raw,
 		      const char *computer)
 {
 	struct bg_strbuf value = BG_STRBUF_INIT;
@@ -185,198 +197,241 @@ static void public_id(struct bg_strbuf *out, const struct bg_config *cfg, const 
 	bg_strbuf_release(&value);
 }
 
-static json_t *get_or_null(const json_t *obj, const char *key)
+static bool is_none(const struct bg_value *v)
 {
-	json_t *v = json_object_get(obj, key);
-	return v ? json_incref(v) : json_null();
+	return !v || bg_value_is_null(v);
 }
 
-static bool is_none(const json_t *v)
-{
-	return !v || json_is_null(v);
-}
+/* The evidence fields a measurement row is built from; E_* index them. */
+enum {
+	E_ID, E_ARTIFACT_ID, E_ROW_START, E_ROW_STOP, E_COL_START, E_COL_STOP, E_SRC_SCAN_ROWS,
+	E_SRC_SCAN_COLS, E_AREA, E_PLATFORM, E_PEAK_PROCESS, E_PEAK_HOST, E_PEAK_RSS, E_PEAK_BROWSER,
+	E_DEVICE, E_COMPUTER, E_SRC_DET_ROWS, E_SRC_DET_COLS, E_SCAN_BIN, E_DET_BIN, E_WORK_DET_ROWS,
+	E_WORK_DET_COLS, E_SRC_DTYPE, E_WORK_DTYPE, E_CACHE, E_BOUNDARY, E_SAMPLES, E_P50, E_P95, E_MAX,
+	E_LOGICAL, E_DRV_LOAD, E_DRV_RELEASE, E_ACCEL, E_TOTAL_CARD, E_SWAP, E_PARITY, E_DATE,
+	E_FIXTURE_ID, E_FIXTURE_SHA, E_NFIELDS
+};
+static const char *const evidence_fields[E_NFIELDS] = {
+	"id", "artifact_id", "selected_scan_row_start", "selected_scan_row_stop",
+	"selected_scan_column_start", "selected_scan_column_stop", "source_scan_rows",
+	"source_scan_columns", "functional_area", "platform", "process_peak_rss_bytes",
+	"host_peak_rss_p50_bytes", "process_rss_p50_bytes", "browser_tree_peak_rss_bytes", "device",
+	"computer", "source_detector_rows", "source_detector_columns", "scan_bin", "detector_bin",
+	"working_detector_rows", "working_detector_columns", "source_dtype", "working_dtype",
+	"cache_state", "timing_boundary", "sample_count", "wall_p50_seconds", "wall_p95_seconds",
+	"wall_max_seconds", "logical_resident_bytes", "driver_allocated_after_load_bytes",
+	"driver_allocated_after_release_bytes", "accelerator_peak_bytes", "total_card_peak_bytes",
+	"swap_delta_bytes", "parity", "date", "fixture_id", "fixture_sha256",
+};
 
-static const char *measurement_state(const json_t *m)
-{
-	struct bg_strbuf parity = BG_STRBUF_INIT, lower = BG_STRBUF_INIT;
-	bool timing = !is_none(json_object_get(m, "wall_p50_seconds")) &&
-		      !is_none(json_object_get(m, "wall_p95_seconds")) &&
-		      !is_none(json_object_get(m, "wall_max_seconds"));
-	const char *state = "partial";
+/* Shared immutable state strings of the rows. */
+static struct bg_value state_measured = {BG_VSTRING, 0, 0, 8, {.s = "measured"}, NULL};
+static struct bg_value state_partial = {BG_VSTRING, 0, 0, 7, {.s = "partial"}, NULL};
 
-	str_or(&parity, json_object_get(m, "parity"), "");
-	bg_py_lower(&lower, parity.buf);
-	if (timing && lower.len && !strstr(lower.buf, "not performed") && !strstr(lower.buf, "incomplete"))
-		state = "measured";
-	bg_strbuf_release(&parity);
-	bg_strbuf_release(&lower);
+static struct bg_value *measurement_state(struct bg_value *const *f, struct bg_strbuf *tmp)
+{
+	bool timing = !is_none(f[E_P50]) && !is_none(f[E_P95]) && !is_none(f[E_MAX]);
+	struct bg_value *state = &state_partial;
+	size_t start;
+
+	if (!timing)
+		return state;
+	bg_strbuf_reset(tmp);
+	str_or(tmp, f[E_PARITY], "");
+	start = tmp->len;
+	bg_strbuf_addch(tmp, '\0');
+	bg_strbuf_grow(tmp, start + 1); /* no reallocation while lowering from tmp->buf */
+	bg_py_lower(tmp, tmp->buf);
+	{
+		const char *lower = tmp->buf + start + 1;
+		if (*lower && !strstr(lower, "not performed") && !strstr(lower, "incomplete"))
+			state = &state_measured;
+	}
 	return state;
 }
 
-static int selected_extent(const json_t *m, const char *start_key, const char *stop_key,
-			   const char *fallback, json_t **out)
+static int selected_extent(struct bg_arena *arena, const struct bg_value *start, const struct bg_value *stop,
+			   struct bg_value *fallback, struct bg_value **out)
 {
-	json_t *start = json_object_get(m, start_key), *stop = json_object_get(m, stop_key);
 	long long a, b;
 
 	if (!is_none(start) && !is_none(stop)) {
-		if (!bg_py_to_int(start, &a) || !bg_py_to_int(stop, &b))
+		if (!bg_value_to_int(start, &a) || !bg_value_to_int(stop, &b))
 			return -1;
-		*out = json_integer(b - a);
+		*out = bg_value_new_int(arena, b - a);
 		return 0;
 	}
-	*out = get_or_null(m, fallback);
+	*out = fallback ? fallback : bg_value_null();
 	return 0;
 }
 
-static int measurement_row(const struct bg_registry *reg, const json_t *m, const char *evidence_path,
-			   const json_t *artifacts, const json_t *overrides, size_t index, json_t **out,
+/* str(v or def) as text: v's own bytes when it is a non-empty string, else in tmp. */
+static const char *text_or(const struct bg_value *v, const char *def, struct bg_strbuf *tmp)
+{
+	if (!bg_value_truthy(v))
+		return def;
+	if (bg_value_is_string(v))
+		return bg_value_str(v);
+	bg_strbuf_reset(tmp);
+	bg_value_py_str(tmp, v);
+	return tmp->buf;
+}
+
+/* A string value holding text: v itself when text is v's own bytes. */
+static struct bg_value *string_value(struct bg_arena *a, const struct bg_value *v, const char *text)
+{
+	if (bg_value_is_string(v) && bg_value_str(v) == text)
+		return (struct bg_value *)v;
+	return bg_value_new_string(a, text);
+}
+
+static struct bg_value *or_null(struct bg_value *v)
+{
+	return v ? v : bg_value_null();
+}
+
+/* The working state of one import: scratch text and the last label built. */
+struct row_builder {
+	struct bg_value_proj proj;
+	struct bg_strbuf tmp, pid, sb;
+	struct bg_value *last_computer;
+};
+
+static int measurement_row(const struct bg_registry *reg, struct row_builder *rb, const struct bg_value *m,
+			   const char *evidence_path, const struct bg_value *artifacts_by_id,
+			   const struct bg_value *overrides, size_t index, struct bg_value **out,
 			   struct bg_ctx *ctx)
 {
 	const struct bg_config *cfg = reg->cfg;
-	struct bg_strbuf sb = BG_STRBUF_INIT, pid = BG_STRBUF_INIT;
-	json_t *row = json_object(), *artifact = NULL, *computer, *override;
-	json_t *id = json_object_get(m, "id");
-	json_t *rows, *cols, *peak, *rev;
-	const char *label;
+	struct bg_strbuf *sb = &rb->sb, *pid = &rb->pid, *tmp = &rb->tmp;
+	struct bg_arena *a = reg->arena;
+	struct bg_value *f[E_NFIELDS], *row, *artifact, *computer, *override, *rows, *cols, *peak, *rev;
+	struct bg_value *idv;
+	const char *label, *text;
+	size_t plen;
 
 	*out = NULL;
-	if (!id) {
-		json_decref(row);
+	bg_value_project(&rb->proj, m, f);
+	if (!f[E_ID])
 		return bg_error(ctx, BG_ECHECK, "%s: measurements[%zu] has no 'id'", evidence_path, index);
+	/* the last artifact whose string id is str(artifact_id) */
+	bg_strbuf_reset(sb);
+	bg_value_py_str(sb, f[E_ARTIFACT_ID]);
+	artifact = bg_value_getn(artifacts_by_id, sb->buf, sb->len);
+	if (selected_extent(a, f[E_ROW_START], f[E_ROW_STOP], f[E_SRC_SCAN_ROWS], &rows) ||
+	    selected_extent(a, f[E_COL_START], f[E_COL_STOP], f[E_SRC_SCAN_COLS], &cols)) {
+		bg_strbuf_reset(sb);
+		bg_value_py_str(sb, f[E_ID]);
+		return bg_error(ctx, BG_ECHECK, "%s: measurement '%s': selected scan bounds must be integers",
+				evidence_path, sb->buf);
 	}
-	bg_py_str(&sb, json_object_get(m, "artifact_id"));
-	{
-		size_t i;
-		json_t *item;
-		json_array_foreach(artifacts, i, item) {
-			json_t *aid = json_object_get(item, "id");
-			if (json_is_string(aid) && strcmp(json_string_value(aid), sb.buf) == 0)
-				artifact = item;
-		}
-	}
-	bg_strbuf_reset(&sb);
-	if (selected_extent(m, "selected_scan_row_start", "selected_scan_row_stop", "source_scan_rows", &rows) ||
-	    selected_extent(m, "selected_scan_column_start", "selected_scan_column_stop",
-			    "source_scan_columns", &cols)) {
-		json_decref(row);
-		bg_py_str(&sb, id);
-		bg_error(ctx, BG_ECHECK, "%s: measurement '%s': selected scan bounds must be integers",
-			 evidence_path, sb.buf);
-		bg_strbuf_release(&sb);
-		return BG_ECHECK;
-	}
-	str_or(&sb, json_object_get(m, "functional_area"), "");
-	label = bg_config_module_label(cfg, sb.buf);
-	if (label) {
-		json_object_set_new(row, "module", json_string(label));
-	} else {
-		bg_strbuf_reset(&sb);
-		str_or(&sb, json_object_get(m, "functional_area"), "Unclassified");
-		json_object_set_new(row, "module", json_string(sb.buf));
-	}
-	bg_strbuf_reset(&sb);
-	str_or(&sb, json_object_get(m, "functional_area"), "measurement");
-	json_object_set_new(row, "operation", json_string(sb.buf));
-	bg_strbuf_reset(&sb);
-	str_or(&sb, json_object_get(m, "platform"), "");
-	label = bg_config_platform_label(cfg, sb.buf);
-	json_object_set_new(row, "platform", json_string(label ? label : sb.buf));
+	row = bg_value_new_object(a, 40);
+	text = text_or(f[E_AREA], "", tmp);
+	label = bg_config_module_label(cfg, text);
+	if (label)
+		bg_value_set_new_key(a, row, "module", bg_value_new_string(a, label));
+	else
+		bg_value_set_new_key(a, row, "module",
+				     string_value(a, f[E_AREA], text_or(f[E_AREA], "Unclassified", tmp)));
+	bg_value_set_new_key(a, row, "operation",
+			     string_value(a, f[E_AREA], text_or(f[E_AREA], "measurement", tmp)));
+	text = text_or(f[E_PLATFORM], "", tmp);
+	label = bg_config_platform_label(cfg, text);
+	bg_value_set_new_key(a, row, "platform", label ? bg_value_new_string(a, label)
+						       : string_value(a, f[E_PLATFORM], text));
 
-	peak = json_object_get(m, "process_peak_rss_bytes");
+	peak = f[E_PEAK_PROCESS];
 	if (is_none(peak))
-		peak = json_object_get(m, "host_peak_rss_p50_bytes");
+		peak = f[E_PEAK_HOST];
 	if (is_none(peak))
-		peak = json_object_get(m, "process_rss_p50_bytes");
-	if (!is_none(json_object_get(m, "browser_tree_peak_rss_bytes")))
-		peak = json_object_get(m, "browser_tree_peak_rss_bytes");
-	rev = artifact ? json_object_get(artifact, "implementation_revision") : NULL;
-	if (!bg_py_truthy(rev))
-		rev = artifact ? json_object_get(artifact, "observed_head") : NULL;
+		peak = f[E_PEAK_RSS];
+	if (!is_none(f[E_PEAK_BROWSER]))
+		peak = f[E_PEAK_BROWSER];
+	rev = artifact ? bg_value_get(artifact, "implementation_revision") : NULL;
+	if (!bg_value_truthy(rev))
+		rev = artifact ? bg_value_get(artifact, "observed_head") : NULL;
 
-	computer = computer_label(cfg, json_object_get(m, "device"), json_object_get(m, "computer"));
-	public_id(&pid, cfg, id, json_string_value(computer));
-	bg_strbuf_reset(&sb);
-	bg_strbuf_addf(&sb, "evidence::%s", pid.buf);
-	json_object_set_new(row, "id", json_string(sb.buf));
-	json_object_set_new(row, "measurement_id", json_string(pid.buf));
-	json_object_set_new(row, "computer", computer);
-	json_object_set_new(row, "device", get_or_null(m, "device"));
-	json_object_set_new(row, "source_scan_rows", get_or_null(m, "source_scan_rows"));
-	json_object_set_new(row, "source_scan_columns", get_or_null(m, "source_scan_columns"));
-	json_object_set_new(row, "selected_scan_rows", rows);
-	json_object_set_new(row, "selected_scan_columns", cols);
-	json_object_set_new(row, "source_detector_rows", get_or_null(m, "source_detector_rows"));
-	json_object_set_new(row, "source_detector_columns", get_or_null(m, "source_detector_columns"));
-	json_object_set_new(row, "scan_bin", get_or_null(m, "scan_bin"));
-	json_object_set_new(row, "detector_bin", get_or_null(m, "detector_bin"));
-	json_object_set_new(row, "output_detector_rows", get_or_null(m, "working_detector_rows"));
-	json_object_set_new(row, "output_detector_columns", get_or_null(m, "working_detector_columns"));
-	json_object_set_new(row, "source_dtype", get_or_null(m, "source_dtype"));
-	json_object_set_new(row, "working_dtype", get_or_null(m, "working_dtype"));
-	json_object_set_new(row, "cache_state", get_or_null(m, "cache_state"));
-	json_object_set_new(row, "timing_boundary", get_or_null(m, "timing_boundary"));
-	json_object_set_new(row, "sample_count", get_or_null(m, "sample_count"));
-	json_object_set_new(row, "p50_seconds", get_or_null(m, "wall_p50_seconds"));
-	json_object_set_new(row, "p95_seconds", get_or_null(m, "wall_p95_seconds"));
-	json_object_set_new(row, "max_seconds", get_or_null(m, "wall_max_seconds"));
-	json_object_set_new(row, "logical_resident_bytes", get_or_null(m, "logical_resident_bytes"));
-	json_object_set_new(row, "driver_allocated_after_load_bytes",
-			    get_or_null(m, "driver_allocated_after_load_bytes"));
-	json_object_set_new(row, "driver_allocated_after_release_bytes",
-			    get_or_null(m, "driver_allocated_after_release_bytes"));
-	json_object_set_new(row, "accelerator_peak_bytes", get_or_null(m, "accelerator_peak_bytes"));
-	json_object_set_new(row, "total_device_peak_bytes", get_or_null(m, "total_card_peak_bytes"));
-	json_object_set_new(row, "process_tree_peak_bytes", peak ? json_incref(peak) : json_null());
-	json_object_set_new(row, "swap_delta_bytes", get_or_null(m, "swap_delta_bytes"));
-	json_object_set_new(row, "parity", get_or_null(m, "parity"));
-	json_object_set_new(row, "state", json_string(measurement_state(m)));
-	json_object_set_new(row, "tested_date", get_or_null(m, "date"));
-	json_object_set_new(row, "source_revision", rev ? json_incref(rev) : json_null());
-	json_object_set_new(row, "fixture_id", get_or_null(m, "fixture_id"));
-	json_object_set_new(row, "fixture_sha256", get_or_null(m, "fixture_sha256"));
-	bg_strbuf_reset(&sb);
-	bg_strbuf_addf(&sb, "%s#", evidence_path);
-	bg_py_str(&sb, id);
-	json_object_set_new(row, "evidence", json_string(sb.buf));
-	json_object_set_new(row, "artifact_id", get_or_null(m, "artifact_id"));
+	computer = computer_label(a, cfg, f[E_DEVICE], f[E_COMPUTER], &rb->last_computer);
+	bg_strbuf_reset(pid);
+	bg_strbuf_adds(pid, "evidence::");
+	public_id(pid, cfg, f[E_ID], bg_value_str(computer));
+	/* "id" is "evidence::" + measurement_id: one copy of the text serves both */
+	plen = sizeof("evidence::") - 1;
+	idv = bg_value_new_stringn(a, pid->buf, pid->len);
+	bg_value_set_new_key(a, row, "id", idv);
+	bg_value_set_new_key(a, row, "measurement_id",
+			     bg_value_new_string_shared(a, bg_value_str(idv) + plen, pid->len - plen));
+	bg_value_set_new_key(a, row, "computer", computer);
+	bg_value_set_new_key(a, row, "device", or_null(f[E_DEVICE]));
+	bg_value_set_new_key(a, row, "source_scan_rows", or_null(f[E_SRC_SCAN_ROWS]));
+	bg_value_set_new_key(a, row, "source_scan_columns", or_null(f[E_SRC_SCAN_COLS]));
+	bg_value_set_new_key(a, row, "selected_scan_rows", rows);
+	bg_value_set_new_key(a, row, "selected_scan_columns", cols);
+	bg_value_set_new_key(a, row, "source_detector_rows", or_null(f[E_SRC_DET_ROWS]));
+	bg_value_set_new_key(a, row, "source_detector_columns", or_null(f[E_SRC_DET_COLS]));
+	bg_value_set_new_key(a, row, "scan_bin", or_null(f[E_SCAN_BIN]));
+	bg_value_set_new_key(a, row, "detector_bin", or_null(f[E_DET_BIN]));
+	bg_value_set_new_key(a, row, "output_detector_rows", or_null(f[E_WORK_DET_ROWS]));
+	bg_value_set_new_key(a, row, "output_detector_columns", or_null(f[E_WORK_DET_COLS]));
+	bg_value_set_new_key(a, row, "source_dtype", or_null(f[E_SRC_DTYPE]));
+	bg_value_set_new_key(a, row, "working_dtype", or_null(f[E_WORK_DTYPE]));
+	bg_value_set_new_key(a, row, "cache_state", or_null(f[E_CACHE]));
+	bg_value_set_new_key(a, row, "timing_boundary", or_null(f[E_BOUNDARY]));
+	bg_value_set_new_key(a, row, "sample_count", or_null(f[E_SAMPLES]));
+	bg_value_set_new_key(a, row, "p50_seconds", or_null(f[E_P50]));
+	bg_value_set_new_key(a, row, "p95_seconds", or_null(f[E_P95]));
+	bg_value_set_new_key(a, row, "max_seconds", or_null(f[E_MAX]));
+	bg_value_set_new_key(a, row, "logical_resident_bytes", or_null(f[E_LOGICAL]));
+	bg_value_set_new_key(a, row, "driver_allocated_after_load_bytes", or_null(f[E_DRV_LOAD]));
+	bg_value_set_new_key(a, row, "driver_allocated_after_release_bytes", or_null(f[E_DRV_RELEASE]));
+	bg_value_set_new_key(a, row, "accelerator_peak_bytes", or_null(f[E_ACCEL]));
+	bg_value_set_new_key(a, row, "total_device_peak_bytes", or_null(f[E_TOTAL_CARD]));
+	bg_value_set_new_key(a, row, "process_tree_peak_bytes", or_null(peak));
+	bg_value_set_new_key(a, row, "swap_delta_bytes", or_null(f[E_SWAP]));
+	bg_value_set_new_key(a, row, "parity", or_null(f[E_PARITY]));
+	bg_value_set_new_key(a, row, "state", measurement_state(f, tmp));
+	bg_value_set_new_key(a, row, "tested_date", or_null(f[E_DATE]));
+	bg_value_set_new_key(a, row, "source_revision", or_null(rev));
+	bg_value_set_new_key(a, row, "fixture_id", or_null(f[E_FIXTURE_ID]));
+	bg_value_set_new_key(a, row, "fixture_sha256", or_null(f[E_FIXTURE_SHA]));
+	bg_strbuf_reset(sb);
+	bg_strbuf_adds(sb, evidence_path);
+	bg_strbuf_addch(sb, '#');
+	bg_value_py_str(sb, f[E_ID]);
+	bg_value_set_new_key(a, row, "evidence", bg_value_new_stringn(a, sb->buf, sb->len));
+	bg_value_set_new_key(a, row, "artifact_id", or_null(f[E_ARTIFACT_ID]));
 
-	override = overrides ? json_object_get(overrides, pid.buf) : NULL;
-	if (bg_py_truthy(override)) {
-		if (!json_is_object(override)) {
-			bg_error(ctx, BG_ECHECK, "%s: measurement_overrides['%s'] must be an object",
-				 reg->display, pid.buf);
-			json_decref(row);
-			bg_strbuf_release(&sb);
-			bg_strbuf_release(&pid);
-			return BG_ECHECK;
-		}
-		json_object_update(row, override);
+	bg_value_index(a, row);
+	override = overrides ? bg_value_get(overrides, pid->buf + plen) : NULL;
+	if (bg_value_truthy(override)) {
+		if (!bg_value_is_object(override))
+			return bg_error(ctx, BG_ECHECK, "%s: measurement_overrides['%s'] must be an object",
+					reg->display, pid->buf + plen);
+		bg_value_update(a, row, override);
 	}
-	bg_strbuf_release(&sb);
-	bg_strbuf_release(&pid);
 	*out = row;
 	return BG_OK;
 }
 
-static int import_evidence(struct bg_registry *reg, const json_t *source, size_t index, json_t *rows,
+static int import_evidence(struct bg_registry *reg, const struct bg_value *source, size_t index, struct bg_value *rows,
 			   struct bg_ctx *ctx)
 {
 	struct bg_strbuf path = BG_STRBUF_INIT;
-	json_t *rel, *evidence = NULL, *artifacts, *measurements, *overrides, *m;
+	struct bg_value *rel, *evidence = NULL, *artifacts, *measurements, *overrides, *m, *by_id;
+	struct row_builder rb = {.tmp = BG_STRBUF_INIT, .pid = BG_STRBUF_INIT, .sb = BG_STRBUF_INIT};
 	const char *display;
 	size_t i;
 	int rc;
 
-	if (!json_is_object(source))
+	if (!bg_value_is_object(source))
 		return bg_error(ctx, BG_ECHECK, "%s: evidence_imports[%zu] must be an object", reg->display, index);
-	rel = json_object_get(source, "path");
-	if (!json_is_string(rel))
+	rel = bg_value_get(source, "path");
+	if (!bg_value_is_string(rel))
 		return bg_error(ctx, BG_ECHECK, "%s: evidence_imports[%zu] needs a string 'path'",
 				reg->display, index);
-	display = json_string_value(rel);
+	display = bg_value_str(rel);
 	bg_config_path(reg->cfg, &path, display);
-	rc = bg_json_load_file(path.buf, display, &evidence, ctx);
+	rc = bg_value_parse_file(reg->arena, path.buf, display, &evidence, ctx);
 	bg_strbuf_release(&path);
 	if (rc) {
 		if (rc == BG_EIO) {
@@ -387,139 +442,144 @@ static int import_evidence(struct bg_registry *reg, const json_t *source, size_t
 		return rc;
 	}
 	rc = BG_ECHECK;
-	if (!json_is_object(evidence)) {
+	if (!bg_value_is_object(evidence)) {
 		bg_error(ctx, rc, "%s: top level must be a JSON object", display);
 		goto out;
 	}
-	artifacts = json_object_get(evidence, "artifacts");
-	measurements = json_object_get(evidence, "measurements");
-	overrides = json_object_get(source, "measurement_overrides");
-	if (artifacts && !json_is_array(artifacts)) {
+	artifacts = bg_value_get(evidence, "artifacts");
+	measurements = bg_value_get(evidence, "measurements");
+	overrides = bg_value_get(source, "measurement_overrides");
+	if (artifacts && !bg_value_is_array(artifacts)) {
 		bg_error(ctx, rc, "%s: 'artifacts' must be a list", display);
 		goto out;
 	}
-	if (measurements && !json_is_array(measurements)) {
+	if (measurements && !bg_value_is_array(measurements)) {
 		bg_error(ctx, rc, "%s: 'measurements' must be a list", display);
 		goto out;
 	}
-	if (overrides && !json_is_object(overrides)) {
+	if (overrides && !bg_value_is_object(overrides)) {
 		bg_error(ctx, rc, "%s: evidence_imports[%zu].measurement_overrides must be an object",
 			 reg->display, index);
 		goto out;
 	}
-	json_array_foreach(artifacts, i, m) {
-		if (!json_is_object(m) || !json_object_get(m, "id")) {
+	by_id = bg_value_new_object(reg->arena, bg_value_size(artifacts));
+	BG_VALUE_ARRAY_FOREACH(artifacts, i, m) {
+		struct bg_value *aid = bg_value_get(m, "id");
+		if (!bg_value_is_object(m) || !aid) {
 			bg_error(ctx, rc, "%s: artifacts[%zu] must be an object with an 'id'", display, i);
 			goto out;
 		}
+		if (bg_value_is_string(aid)) /* a later artifact with the same id wins */
+			bg_value_set(reg->arena, by_id, bg_value_str(aid), m);
 	}
-	json_array_foreach(measurements, i, m) {
-		json_t *row;
+	bg_value_proj_init(&rb.proj, evidence_fields, E_NFIELDS);
+	BG_VALUE_ARRAY_FOREACH(measurements, i, m) {
+		struct bg_value *row;
 
-		if (!json_is_object(m)) {
+		if (!bg_value_is_object(m)) {
 			bg_error(ctx, rc, "%s: measurements[%zu] must be an object", display, i);
 			goto out;
 		}
-		if (measurement_row(reg, m, display, artifacts, overrides, i, &row, ctx))
+		if (measurement_row(reg, &rb, m, display, by_id, overrides, i, &row, ctx))
 			goto out;
-		json_array_append_new(rows, row);
+		bg_value_append(reg->arena, rows, row);
 	}
 	rc = BG_OK;
 out:
-	json_decref(evidence);
+	bg_strbuf_release(&rb.tmp);
+	bg_strbuf_release(&rb.pid);
+	bg_strbuf_release(&rb.sb);
 	return rc;
 }
 
+struct row_key {
+	const char *id; /* str(row["id"]) */
+	size_t index;   /* original position: keeps the sort stable */
+	struct bg_value *row;
+};
+
 static int cmp_row_id(const void *a, const void *b)
 {
-	const json_t *const *x = a, *const *y = b;
-	int c = strcmp(json_string_value(json_object_get(x[0], "id")),
-		       json_string_value(json_object_get(y[0], "id")));
+	const struct row_key *x = a, *y = b;
+	int c = strcmp(x->id, y->id);
 
 	if (c)
 		return c;
-	return x[1] < y[1] ? -1 : x[1] > y[1]; /* stable: x[1] is the original index */
+	return x->index < y->index ? -1 : x->index > y->index;
 }
 
 int bg_registry_resolve_measurements(struct bg_registry *reg, struct bg_ctx *ctx)
 {
-	json_t *imports = json_object_get(reg->root, "evidence_imports");
-	json_t *extra = json_object_get(reg->root, "additional_measurements");
-	json_t *rows, *item;
-	const json_t **pairs;
+	struct bg_value *imports = bg_value_get(reg->root, "evidence_imports");
+	struct bg_value *extra = bg_value_get(reg->root, "additional_measurements");
+	struct bg_value *rows, *item, *last_computer = NULL;
+	struct row_key *keys;
 	size_t i, n;
 	int rc;
 
 	if (reg->measurements)
 		return BG_OK;
-	rows = json_array();
-	if (imports && !json_is_array(imports)) {
-		json_decref(rows);
+	rows = bg_value_new_array(reg->arena, 1024);
+	if (imports && !bg_value_is_array(imports))
 		return bg_error(ctx, BG_ECHECK, "%s: 'evidence_imports' must be a list", reg->display);
-	}
-	json_array_foreach(imports, i, item) {
-		if ((rc = import_evidence(reg, item, i, rows, ctx))) {
-			json_decref(rows);
+	BG_VALUE_ARRAY_FOREACH(imports, i, item) {
+		if ((rc = import_evidence(reg, item, i, rows, ctx)))
 			return rc;
-		}
 	}
-	if (extra && !json_is_array(extra)) {
-		json_decref(rows);
+	if (extra && !bg_value_is_array(extra))
 		return bg_error(ctx, BG_ECHECK, "%s: 'additional_measurements' must be a list", reg->display);
-	}
-	json_array_foreach(extra, i, item) {
+	BG_VALUE_ARRAY_FOREACH(extra, i, item) {
 		struct bg_strbuf pid = BG_STRBUF_INIT, id = BG_STRBUF_INIT;
-		json_t *row, *computer;
+		struct bg_value *row, *computer;
 
-		if (!json_is_object(item)) {
-			json_decref(rows);
+		if (!bg_value_is_object(item))
 			return bg_error(ctx, BG_ECHECK, "%s: additional_measurements[%zu] must be an object",
 					reg->display, i);
-		}
-		row = json_copy(item);
-		computer = computer_label(reg->cfg, json_object_get(row, "device"), json_object_get(row, "computer"));
-		json_object_set_new(row, "computer", computer);
-		public_id(&pid, reg->cfg, json_object_get(row, "measurement_id"), json_string_value(computer));
+		row = bg_value_copy(reg->arena, item, 3); /* computer, measurement_id, id may be new */
+		computer = computer_label(reg->arena, reg->cfg, bg_value_get(row, "device"),
+					  bg_value_get(row, "computer"), &last_computer);
+		bg_value_set(reg->arena, row, "computer", computer);
+		public_id(&pid, reg->cfg, bg_value_get(row, "measurement_id"), bg_value_str(computer));
 		bg_strbuf_addf(&id, "evidence::%s", pid.buf);
-		json_object_set_new(row, "measurement_id", json_string(pid.buf));
-		json_object_set_new(row, "id", json_string(id.buf));
+		bg_value_set(reg->arena, row, "measurement_id", bg_value_new_string(reg->arena, pid.buf));
+		bg_value_set(reg->arena, row, "id", bg_value_new_string(reg->arena, id.buf));
 		bg_strbuf_release(&pid);
 		bg_strbuf_release(&id);
-		json_array_append_new(rows, row);
+		bg_value_append(reg->arena, rows, row);
 	}
 	/* sorted(rows, key=lambda row: str(row["id"])) -- overrides may change "id" */
-	n = json_array_size(rows);
-	json_array_foreach(rows, i, item) {
-		json_t *idv = json_object_get(item, "id");
-		if (!json_is_string(idv)) {
+	n = bg_value_size(rows);
+	BG_VALUE_ARRAY_FOREACH(rows, i, item) {
+		struct bg_value *idv = bg_value_get(item, "id");
+		if (!bg_value_is_string(idv)) {
 			struct bg_strbuf sb = BG_STRBUF_INIT;
-			bg_py_str(&sb, idv);
-			json_object_set_new(item, "id", json_string(sb.buf));
+			bg_value_py_str(&sb, idv);
+			bg_value_set(reg->arena, item, "id", bg_value_new_string(reg->arena, sb.buf));
 			bg_strbuf_release(&sb);
 		}
 	}
-	pairs = bg_xcalloc(2 * n + 1, sizeof(*pairs));
+	keys = bg_xcalloc(n + 1, sizeof(*keys));
 	for (i = 0; i < n; i++) {
-		pairs[2 * i] = json_array_get(rows, i);
-		pairs[2 * i + 1] = (const json_t *)(uintptr_t)i;
+		keys[i].row = bg_value_at(rows, i);
+		keys[i].id = bg_value_str(bg_value_get(keys[i].row, "id"));
+		keys[i].index = i;
 	}
-	qsort(pairs, n, 2 * sizeof(*pairs), cmp_row_id);
-	reg->measurements = json_array();
+	qsort(keys, n, sizeof(*keys), cmp_row_id);
+	reg->measurements = bg_value_new_array(reg->arena, n);
 	for (i = 0; i < n; i++)
-		json_array_append(reg->measurements, (json_t *)pairs[2 * i]);
-	free(pairs);
-	json_decref(rows);
+		bg_value_append(reg->arena, reg->measurements, keys[i].row);
+	free(keys);
 	return BG_OK;
 }
 
-json_t *bg_registry_find_gate(const struct bg_registry *reg, const char *id)
+struct bg_value *bg_registry_find_gate(const struct bg_registry *reg, const char *id)
 {
 	size_t i;
-	json_t *gate;
+	struct bg_value *gate;
 
-	json_array_foreach(reg->gates, i, gate) {
-		json_t *gid = json_object_get(gate, "id");
-		if (json_is_string(gid) && strcmp(json_string_value(gid), id) == 0)
+	BG_VALUE_ARRAY_FOREACH(reg->gates, i, gate) {
+		struct bg_value *gid = bg_value_get(gate, "id");
+		if (bg_value_is_string(gid) && strcmp(bg_value_str(gid), id) == 0)
 			return gate;
 	}
 	return NULL;

@@ -3,33 +3,32 @@
  * str.format_map substitution of runbook commands.
  */
 #include "benchgate/registry.h"
-#include "benchgate/json.h"
 #include "core/pyval.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static int missing_field(const json_t *gate, const char *field, struct bg_ctx *ctx)
+static int missing_field(const struct bg_value *gate, const char *field, struct bg_ctx *ctx)
 {
 	struct bg_strbuf id = BG_STRBUF_INIT;
 
-	bg_py_str(&id, json_object_get(gate, "id"));
+	bg_value_py_str(&id, bg_value_get(gate, "id"));
 	bg_error(ctx, BG_ECHECK, "gate '%s' has no '%s'; run 'benchgate validate' to see every problem",
 		 id.buf, field);
 	bg_strbuf_release(&id);
 	return BG_ECHECK;
 }
 
-static bool filter_field(const json_t *gate, const char *field, const char *want)
+static bool filter_field(const struct bg_value *gate, const char *field, const char *want)
 {
 	struct bg_strbuf have = BG_STRBUF_INIT, a = BG_STRBUF_INIT, b = BG_STRBUF_INIT;
-	json_t *v = json_object_get(gate, field);
+	struct bg_value *v = bg_value_get(gate, field);
 	bool ok;
 
 	if (!want || !*want)
 		return true;
 	if (v)
-		bg_py_str(&have, v);
+		bg_value_py_str(&have, v);
 	bg_py_lower(&a, have.buf);
 	bg_py_lower(&b, want);
 	ok = strcmp(a.buf, b.buf) == 0;
@@ -39,15 +38,15 @@ static bool filter_field(const json_t *gate, const char *field, const char *want
 	return ok;
 }
 
-static bool filters_match(const json_t *gate, const struct bg_gate_filter *f)
+static bool filters_match(const struct bg_value *gate, const struct bg_gate_filter *f)
 {
 	return filter_field(gate, "state", f->state) && filter_field(gate, "platform", f->platform) &&
 	       filter_field(gate, "module", f->module) && filter_field(gate, "computer", f->computer);
 }
 
 struct item {
-	json_t *gate;
-	json_t *k[3];
+	struct bg_value *gate;
+	struct bg_value *k[3];
 	size_t index;
 };
 static int g_nk;
@@ -58,7 +57,7 @@ static int cmp_item(const void *a, const void *b)
 	const struct item *x = a, *y = b;
 
 	for (int i = 0; i < g_nk; i++) {
-		int c = bg_py_cmp(x->k[i], y->k[i], &g_err);
+		int c = bg_value_cmp(x->k[i], y->k[i], &g_err);
 		if (c)
 			return c;
 	}
@@ -70,31 +69,31 @@ static int emit(struct item *items, size_t n, struct bg_strbuf *out, struct bg_c
 	static const char *const need[] = {"id", "state", "platform", "computer", "runbook", NULL};
 
 	for (size_t i = 0; i < n; i++) {
-		json_t *g = items[i].gate;
-		json_t *st = json_object_get(g, "state");
+		struct bg_value *g = items[i].gate;
+		struct bg_value *st = bg_value_get(g, "state");
 		const char *label;
 
 		for (const char *const *f = need; *f; f++)
-			if (!json_object_get(g, *f))
+			if (!bg_value_get(g, *f))
 				return missing_field(g, *f, ctx);
-		label = json_is_string(st) ? bg_state_label(json_string_value(st)) : NULL;
+		label = bg_value_is_string(st) ? bg_state_label(bg_value_str(st)) : NULL;
 		if (!label) {
 			struct bg_strbuf id = BG_STRBUF_INIT, s = BG_STRBUF_INIT;
-			bg_py_str(&id, json_object_get(g, "id"));
-			bg_py_repr(&s, st);
+			bg_value_py_str(&id, bg_value_get(g, "id"));
+			bg_value_py_repr(&s, st);
 			bg_error(ctx, BG_ECHECK, "gate '%s' has unknown state %s; run 'benchgate validate'",
 				 id.buf, s.buf);
 			bg_strbuf_release(&id);
 			bg_strbuf_release(&s);
 			return BG_ECHECK;
 		}
-		bg_py_str(out, json_object_get(g, "id"));
+		bg_value_py_str(out, bg_value_get(g, "id"));
 		bg_strbuf_addf(out, "\t%s\t", label);
-		bg_py_str(out, json_object_get(g, "platform"));
+		bg_value_py_str(out, bg_value_get(g, "platform"));
 		bg_strbuf_addch(out, '\t');
-		bg_py_str(out, json_object_get(g, "computer"));
+		bg_value_py_str(out, bg_value_get(g, "computer"));
 		bg_strbuf_addch(out, '\t');
-		bg_py_str(out, json_object_get(g, "runbook"));
+		bg_value_py_str(out, bg_value_get(g, "runbook"));
 		bg_strbuf_addch(out, '\n');
 	}
 	return BG_OK;
@@ -119,15 +118,15 @@ int bg_registry_list(struct bg_registry *reg, const struct bg_gate_filter *f,
 {
 	static const char *const keys[] = {"module", "platform", "id"};
 	size_t n = 0, i;
-	json_t *gate;
-	struct item *items = bg_xcalloc(json_array_size(reg->gates) + 1, sizeof(*items));
+	struct bg_value *gate;
+	struct item *items = bg_xcalloc(bg_value_size(reg->gates) + 1, sizeof(*items));
 	int rc = BG_OK;
 
-	json_array_foreach(reg->gates, i, gate) {
+	BG_VALUE_ARRAY_FOREACH(reg->gates, i, gate) {
 		if (!filters_match(gate, f))
 			continue;
 		for (int k = 0; k < 3; k++) {
-			items[n].k[k] = json_object_get(gate, keys[k]);
+			items[n].k[k] = bg_value_get(gate, keys[k]);
 			if (!items[n].k[k] && !rc)
 				rc = missing_field(gate, keys[k], ctx);
 		}
@@ -145,49 +144,49 @@ int bg_registry_next(struct bg_registry *reg, const struct bg_gate_filter *f, lo
 		     bool performance_only, struct bg_strbuf *out, struct bg_ctx *ctx)
 {
 	size_t n = 0, i;
-	json_t *gate;
-	struct item *items = bg_xcalloc(json_array_size(reg->gates) + 1, sizeof(*items));
+	struct bg_value *gate;
+	struct item *items = bg_xcalloc(bg_value_size(reg->gates) + 1, sizeof(*items));
 	int rc = BG_OK;
 
-	json_array_foreach(reg->gates, i, gate) {
-		json_t *st;
+	BG_VALUE_ARRAY_FOREACH(reg->gates, i, gate) {
+		struct bg_value *st;
 
 		if (!filters_match(gate, f))
 			continue;
-		st = json_object_get(gate, "state");
+		st = bg_value_get(gate, "state");
 		if (!st) {
 			rc = missing_field(gate, "state", ctx);
 			break;
 		}
-		if (!json_is_string(st) || !bg_state_is_open(json_string_value(st)))
+		if (!bg_value_is_string(st) || !bg_state_is_open(bg_value_str(st)))
 			continue;
 		if (performance_only) {
-			json_t *rbid = json_object_get(gate, "runbook"), *rb, *level;
+			struct bg_value *rbid = bg_value_get(gate, "runbook"), *rb, *level;
 			if (!rbid) {
 				rc = missing_field(gate, "runbook", ctx);
 				break;
 			}
-			rb = json_is_string(rbid) ? json_object_get(reg->runbooks, json_string_value(rbid)) : NULL;
+			rb = bg_value_is_string(rbid) ? bg_value_get(reg->runbooks, bg_value_str(rbid)) : NULL;
 			if (!rb) {
 				struct bg_strbuf id = BG_STRBUF_INIT, r = BG_STRBUF_INIT;
-				bg_py_str(&id, json_object_get(gate, "id"));
-				bg_py_str(&r, rbid);
+				bg_value_py_str(&id, bg_value_get(gate, "id"));
+				bg_value_py_str(&r, rbid);
 				rc = bg_error(ctx, BG_ECHECK, "gate '%s' names unknown runbook '%s'", id.buf, r.buf);
 				bg_strbuf_release(&id);
 				bg_strbuf_release(&r);
 				break;
 			}
-			level = json_object_get(rb, "evidence_level");
+			level = bg_value_get(rb, "evidence_level");
 			if (!level) {
 				rc = bg_error(ctx, BG_ECHECK, "runbook '%s' has no 'evidence_level'",
-					      json_string_value(rbid));
+					      bg_value_str(rbid));
 				break;
 			}
-			if (!json_is_string(level) || strcmp(json_string_value(level), "physical performance") != 0)
+			if (!bg_value_is_string(level) || strcmp(bg_value_str(level), "physical performance") != 0)
 				continue;
 		}
-		items[n].k[0] = json_object_get(gate, "priority");
-		items[n].k[1] = json_object_get(gate, "id");
+		items[n].k[0] = bg_value_get(gate, "priority");
+		items[n].k[1] = bg_value_get(gate, "id");
 		if (!items[n].k[0]) {
 			rc = missing_field(gate, "priority", ctx);
 			break;
@@ -206,13 +205,13 @@ int bg_registry_next(struct bg_registry *reg, const struct bg_gate_filter *f, lo
 	return rc;
 }
 
-void bg_registry_show(const json_t *gate, struct bg_strbuf *out)
+void bg_registry_show(const struct bg_value *gate, struct bg_strbuf *out)
 {
-	bg_json_dump_py(out, gate, 2, true);
+	bg_value_dump(out, gate, 2, true);
 	bg_strbuf_addch(out, '\n');
 }
 
-int bg_registry_format(const char *tmpl, const json_t *values, struct bg_strbuf *out,
+int bg_registry_format(const char *tmpl, const struct bg_value *values, struct bg_strbuf *out,
 		       struct bg_ctx *ctx)
 {
 	const char *p = tmpl;
@@ -234,7 +233,7 @@ int bg_registry_format(const char *tmpl, const json_t *values, struct bg_strbuf 
 			size_t nlen;
 			char conv = 's';
 			char *key;
-			json_t *v;
+			struct bg_value *v;
 
 			if (!end)
 				return bg_error(ctx, BG_ECHECK,
@@ -260,20 +259,20 @@ int bg_registry_format(const char *tmpl, const json_t *values, struct bg_strbuf 
 						"command template: field '%.*s' must be a plain name",
 						(int)nlen, name);
 			key = bg_xstrndup(name, nlen);
-			v = json_object_get(values, key);
+			v = bg_value_get(values, key);
 			if (!v) {
 				/* _SafeFormat.__missing__ gives "{name}", then the conversion */
 				struct bg_strbuf lit = BG_STRBUF_INIT;
 				bg_strbuf_addf(&lit, "{%s}", key);
 				if (conv == 'r')
-					bg_py_repr_string(out, lit.buf, lit.len);
+					bg_value_repr_string(out, lit.buf, lit.len);
 				else
 					bg_strbuf_addn(out, lit.buf, lit.len);
 				bg_strbuf_release(&lit);
 			} else if (conv == 'r') {
-				bg_py_repr(out, v);
+				bg_value_py_repr(out, v);
 			} else {
-				bg_py_str(out, v);
+				bg_value_py_str(out, v);
 			}
 			free(key);
 			p = end + 1;
@@ -284,79 +283,79 @@ int bg_registry_format(const char *tmpl, const json_t *values, struct bg_strbuf 
 	return BG_OK;
 }
 
-static int runbook_list(struct bg_strbuf *out, const json_t *rb, const char *field, const char *rbid,
+static int runbook_list(struct bg_strbuf *out, const struct bg_value *rb, const char *field, const char *rbid,
 			struct bg_ctx *ctx)
 {
-	json_t *v = json_object_get(rb, field), *x;
+	struct bg_value *v = bg_value_get(rb, field), *x;
 	size_t i;
 
 	if (!v)
 		return bg_error(ctx, BG_ECHECK, "runbook '%s' has no '%s'", rbid, field);
-	if (!json_is_array(v))
+	if (!bg_value_is_array(v))
 		return bg_error(ctx, BG_ECHECK, "runbook '%s': '%s' must be a list", rbid, field);
-	json_array_foreach(v, i, x) {
+	BG_VALUE_ARRAY_FOREACH(v, i, x) {
 		bg_strbuf_adds(out, "  - ");
-		bg_py_str(out, x);
+		bg_value_py_str(out, x);
 		bg_strbuf_addch(out, '\n');
 	}
 	return BG_OK;
 }
 
-int bg_registry_command(struct bg_registry *reg, const json_t *gate, struct bg_strbuf *out,
+int bg_registry_command(struct bg_registry *reg, const struct bg_value *gate, struct bg_strbuf *out,
 			struct bg_ctx *ctx)
 {
-	json_t *rbid = json_object_get(gate, "runbook"), *rb, *st, *env, *cmd, *boundary;
+	struct bg_value *rbid = bg_value_get(gate, "runbook"), *rb, *st, *env, *cmd, *boundary;
 	const char *label, *id;
 	static const char *const need[] = {"title", "evidence_level", "command", NULL};
 	int rc;
 
 	if (!rbid)
 		return missing_field(gate, "runbook", ctx);
-	rb = json_is_string(rbid) ? json_object_get(reg->runbooks, json_string_value(rbid)) : NULL;
+	rb = bg_value_is_string(rbid) ? bg_value_get(reg->runbooks, bg_value_str(rbid)) : NULL;
 	if (!rb) {
 		struct bg_strbuf r = BG_STRBUF_INIT;
-		bg_py_str(&r, rbid);
+		bg_value_py_str(&r, rbid);
 		bg_error(ctx, BG_ECHECK, "gate '%s' names unknown runbook '%s'",
-			 json_string_value(json_object_get(gate, "id")), r.buf);
+			 bg_value_str(bg_value_get(gate, "id")), r.buf);
 		bg_strbuf_release(&r);
 		return BG_ECHECK;
 	}
-	id = json_string_value(rbid);
-	st = json_object_get(gate, "state");
-	label = json_is_string(st) ? bg_state_label(json_string_value(st)) : NULL;
+	id = bg_value_str(rbid);
+	st = bg_value_get(gate, "state");
+	label = bg_value_is_string(st) ? bg_state_label(bg_value_str(st)) : NULL;
 	if (!label) {
 		struct bg_strbuf s = BG_STRBUF_INIT;
-		bg_py_repr(&s, st);
+		bg_value_py_repr(&s, st);
 		bg_error(ctx, BG_ECHECK, "gate '%s' has unknown state %s",
-			 json_string_value(json_object_get(gate, "id")), s.buf);
+			 bg_value_str(bg_value_get(gate, "id")), s.buf);
 		bg_strbuf_release(&s);
 		return BG_ECHECK;
 	}
 	for (const char *const *f = need; *f; f++)
-		if (!json_object_get(rb, *f))
+		if (!bg_value_get(rb, *f))
 			return bg_error(ctx, BG_ECHECK, "runbook '%s' has no '%s'", id, *f);
-	cmd = json_object_get(rb, "command");
-	if (!json_is_string(cmd))
+	cmd = bg_value_get(rb, "command");
+	if (!bg_value_is_string(cmd))
 		return bg_error(ctx, BG_ECHECK, "runbook '%s': 'command' must be a string", id);
 	bg_strbuf_adds(out, "Gate: ");
-	bg_py_str(out, json_object_get(gate, "id"));
+	bg_value_py_str(out, bg_value_get(gate, "id"));
 	bg_strbuf_addf(out, "\nState: %s\nRunbook: %s -- ", label, id);
-	bg_py_str(out, json_object_get(rb, "title"));
+	bg_value_py_str(out, bg_value_get(rb, "title"));
 	bg_strbuf_adds(out, "\nEvidence level: ");
-	bg_py_str(out, json_object_get(rb, "evidence_level"));
+	bg_value_py_str(out, bg_value_get(rb, "evidence_level"));
 	bg_strbuf_adds(out, "\nPreflight:\n");
 	if ((rc = runbook_list(out, rb, "preflight", id, ctx)))
 		return rc;
-	env = json_object_get(rb, "required_environment");
+	env = bg_value_get(rb, "required_environment");
 	if (!env)
 		return bg_error(ctx, BG_ECHECK, "runbook '%s' has no 'required_environment'", id);
-	if (bg_py_truthy(env)) {
+	if (bg_value_truthy(env)) {
 		bg_strbuf_adds(out, "Required environment:\n");
 		if ((rc = runbook_list(out, rb, "required_environment", id, ctx)))
 			return rc;
 	}
 	bg_strbuf_adds(out, "Command:\n");
-	if ((rc = bg_registry_format(json_string_value(cmd), gate, out, ctx))) {
+	if ((rc = bg_registry_format(bg_value_str(cmd), gate, out, ctx))) {
 		char *msg = bg_xstrdup(bg_ctx_message(ctx));
 		bg_error(ctx, rc, "%s: runbook '%s': %s", reg->display, id, msg);
 		free(msg);
@@ -366,9 +365,9 @@ int bg_registry_command(struct bg_registry *reg, const json_t *gate, struct bg_s
 	if ((rc = runbook_list(out, rb, "required_artifacts", id, ctx)))
 		return rc;
 	bg_strbuf_adds(out, "Promotion boundary:\n  ");
-	boundary = json_object_get(rb, "promotion_boundary");
+	boundary = bg_value_get(rb, "promotion_boundary");
 	if (boundary)
-		bg_py_str(out, boundary);
+		bg_value_py_str(out, boundary);
 	else
 		bg_strbuf_adds(out, "Human evidence review required.");
 	bg_strbuf_addch(out, '\n');

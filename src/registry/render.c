@@ -3,7 +3,6 @@
  * render_document) and the staleness comparison that validate applies.
  */
 #include "benchgate/registry.h"
-#include "benchgate/json.h"
 #include "core/pyval.h"
 
 #include <math.h>
@@ -41,29 +40,31 @@ struct render {
 	int ncells;
 	bool failed;
 	struct bg_ctx *ctx;
+	struct bg_arena *scratch; /* sort keys built while rendering */
+	struct bg_strbuf tmp;     /* one cell's text, reused */
 };
 
-static void fail_missing(struct render *r, const char *kind, const json_t *obj, const char *field)
+static void fail_missing(struct render *r, const char *kind, const struct bg_value *obj, const char *field)
 {
 	struct bg_strbuf id = BG_STRBUF_INIT;
-	json_t *conf = json_object_get(obj, "configuration");
+	struct bg_value *conf = bg_value_get(obj, "configuration");
 
 	if (r->failed)
 		return;
 	r->failed = true;
-	bg_py_str(&id, json_object_get(obj, "id"));
-	if (json_is_string(conf) &&
-	    !json_object_get(json_object_get(r->reg->root, "configurations"), json_string_value(conf)))
+	bg_value_py_str(&id, bg_value_get(obj, "id"));
+	if (bg_value_is_string(conf) &&
+	    !bg_value_get(bg_value_get(r->reg->root, "configurations"), bg_value_str(conf)))
 		bg_error(r->ctx, BG_ECHECK,
 			 "cannot render the coverage document: %s '%s' has no '%s' (its configuration '%s' does not exist)",
-			 kind, id.buf, field, json_string_value(conf));
+			 kind, id.buf, field, bg_value_str(conf));
 	else
 		bg_error(r->ctx, BG_ECHECK, "cannot render the coverage document: %s '%s' has no '%s'",
 			 kind, id.buf, field);
 	bg_strbuf_release(&id);
 }
 
-static void fail_value(struct render *r, const char *kind, const json_t *obj, const char *field,
+static void fail_value(struct render *r, const char *kind, const struct bg_value *obj, const char *field,
 		       const char *what)
 {
 	struct bg_strbuf id = BG_STRBUF_INIT, v = BG_STRBUF_INIT;
@@ -71,8 +72,8 @@ static void fail_value(struct render *r, const char *kind, const json_t *obj, co
 	if (r->failed)
 		return;
 	r->failed = true;
-	bg_py_str(&id, json_object_get(obj, "id"));
-	bg_py_repr(&v, json_object_get(obj, field));
+	bg_value_py_str(&id, bg_value_get(obj, "id"));
+	bg_value_py_repr(&v, bg_value_get(obj, field));
 	bg_error(r->ctx, BG_ECHECK, "cannot render the coverage document: %s '%s' has %s %s %s",
 		 kind, id.buf, field, v.buf, what);
 	bg_strbuf_release(&id);
@@ -88,20 +89,31 @@ static void row_begin(struct render *r)
 
 static void cell_text(struct render *r, const char *s, size_t len)
 {
-	if (r->ncells++)
-		bg_strbuf_adds(&r->row, " | ");
+	struct bg_strbuf *row = &r->row;
+	char *d;
+
+	/* at most two bytes out per byte in ("|" -> "\\|"), plus the separator and "n/a" */
+	bg_strbuf_grow(row, 2 * len + 6);
+	d = row->buf + row->len;
+	if (r->ncells++) {
+		memcpy(d, " | ", 3);
+		d += 3;
+	}
 	if (len == 0) {
-		bg_strbuf_adds(&r->row, "n/a");
-		return;
+		memcpy(d, "n/a", 3);
+		d += 3;
 	}
 	for (size_t i = 0; i < len; i++) {
-		if (s[i] == '|')
-			bg_strbuf_adds(&r->row, "\\|");
-		else if (s[i] == '\n')
-			bg_strbuf_addch(&r->row, ' ');
-		else
-			bg_strbuf_addch(&r->row, s[i]);
+		char c = s[i];
+		if (c == '|') {
+			*d++ = '\\';
+			*d++ = '|';
+		} else {
+			*d++ = c == '\n' ? ' ' : c;
+		}
 	}
+	row->len = (size_t)(d - row->buf);
+	*d = '\0';
 }
 
 static void cell_cstr(struct render *r, const char *s)
@@ -109,17 +121,19 @@ static void cell_cstr(struct render *r, const char *s)
 	cell_text(r, s, strlen(s));
 }
 
-static void cell_value(struct render *r, const json_t *v)
+static void cell_value(struct render *r, const struct bg_value *v)
 {
-	struct bg_strbuf sb = BG_STRBUF_INIT;
-
-	if (!v || json_is_null(v)) {
+	if (!v || bg_value_is_null(v)) {
 		cell_cstr(r, "");
 		return;
 	}
-	bg_py_str(&sb, v);
-	cell_text(r, sb.buf, sb.len);
-	bg_strbuf_release(&sb);
+	if (bg_value_is_string(v)) {
+		cell_text(r, bg_value_str(v), bg_value_len(v));
+		return;
+	}
+	bg_strbuf_reset(&r->tmp);
+	bg_value_py_str(&r->tmp, v);
+	cell_text(r, r->tmp.buf, r->tmp.len);
 }
 
 static void row_end(struct render *r)
@@ -144,98 +158,148 @@ static void table_head(struct render *r, const char *const *headers)
 	bg_strbuf_adds(r->out, "|\n");
 }
 
-static void cell_shape(struct render *r, const json_t *rows, const json_t *cols)
+static void cell_shape(struct render *r, const struct bg_value *rows, const struct bg_value *cols)
 {
-	struct bg_strbuf sb = BG_STRBUF_INIT;
+	struct bg_strbuf *sb = &r->tmp;
 
-	if (!rows || !cols || json_is_null(rows) || json_is_null(cols)) {
+	if (!rows || !cols || bg_value_is_null(rows) || bg_value_is_null(cols)) {
 		cell_cstr(r, "n/a");
 		return;
 	}
-	bg_py_str(&sb, rows);
-	bg_strbuf_adds(&sb, " \xc3\x97 ");
-	bg_py_str(&sb, cols);
-	cell_text(r, sb.buf, sb.len);
-	bg_strbuf_release(&sb);
+	bg_strbuf_reset(sb);
+	bg_value_py_str(sb, rows);
+	bg_strbuf_adds(sb, " \xc3\x97 ");
+	bg_value_py_str(sb, cols);
+	cell_text(r, sb->buf, sb->len);
+}
+
+/* Decimal digits of u into the end of buf[0..24); returns the first digit. */
+static char *utoa_end(char *end, unsigned long long u)
+{
+	do {
+		*--end = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	return end;
+}
+
+/*
+ * printf("%.*f", prec, x) (prec 3 or 6): computed directly when the
+ * rounding is unambiguous (x * 10^prec well inside the exact range and not
+ * near a tie), else by snprintf, so the text is always printf's.
+ */
+static void add_fixed(struct bg_strbuf *out, double x, int prec)
+{
+	static const double scale[] = {1, 10, 100, 1000, 1e4, 1e5, 1e6};
+	static const unsigned long long iscale[] = {1, 10, 100, 1000, 10000, 100000, 1000000};
+	double ax = fabs(x), y = ax * scale[prec], fl = floor(y), frac = y - fl;
+
+	if (isfinite(x) && y < 1e12 && fabs(frac - 0.5) > 1e-3) {
+		unsigned long long q = (unsigned long long)(frac > 0.5 ? fl + 1 : fl);
+		unsigned long long ip = q / iscale[prec], fp = q % iscale[prec];
+		char buf[48], *end = buf + sizeof(buf), *p;
+		for (int i = 0; i < prec; i++) {
+			*--end = (char)('0' + fp % 10);
+			fp /= 10;
+		}
+		p = end;
+		*--p = '.';
+		p = utoa_end(p, ip);
+		if (signbit(x))
+			*--p = '-';
+		bg_strbuf_addn(out, p, (size_t)(buf + sizeof(buf) - p));
+		return;
+	}
+	bg_strbuf_addf(out, "%.*f", prec, x);
 }
 
 void bg_registry_format_seconds(struct bg_strbuf *out, double s)
 {
-	if (s < 0.1)
-		bg_strbuf_addf(out, "%.3f ms", s * 1000);
-	else
-		bg_strbuf_addf(out, "%.6f s", s);
+	if (s < 0.1) {
+		add_fixed(out, s * 1000, 3);
+		bg_strbuf_addn(out, " ms", 3);
+	} else {
+		add_fixed(out, s, 6);
+		bg_strbuf_addn(out, " s", 2);
+	}
 }
 
 void bg_registry_format_bytes(struct bg_strbuf *out, long long n)
 {
 	if (n == 0)
 		bg_strbuf_adds(out, "0 B");
-	else
-		bg_strbuf_addf(out, "%.3f GiB", (double)n / (double)(1 << 30));
+	else {
+		add_fixed(out, (double)n / (double)(1 << 30), 3);
+		bg_strbuf_addn(out, " GiB", 4);
+	}
 }
 
-static void cell_seconds(struct render *r, const json_t *row, const char *field)
+/* v is row[field] (NULL when absent); row and field name it in messages. */
+static void cell_seconds(struct render *r, const struct bg_value *row, const char *field,
+			 const struct bg_value *v)
 {
-	const json_t *v = json_object_get(row, field);
-	struct bg_strbuf sb = BG_STRBUF_INIT;
-	double s;
+	double sec;
 
-	if (!v || json_is_null(v)) {
+	if (!v || bg_value_is_null(v)) {
 		cell_cstr(r, "n/a");
 		return;
 	}
-	if (!bg_py_to_float(v, &s)) {
+	if (!bg_value_to_float(v, &sec)) {
 		fail_value(r, "measurement", row, field, "which is not a number");
 		return;
 	}
-	bg_registry_format_seconds(&sb, s);
-	cell_text(r, sb.buf, sb.len);
-	bg_strbuf_release(&sb);
+	bg_strbuf_reset(&r->tmp);
+	bg_registry_format_seconds(&r->tmp, sec);
+	cell_text(r, r->tmp.buf, r->tmp.len);
 }
 
-static void cell_bytes(struct render *r, const json_t *row, const char *field)
+static void cell_bytes(struct render *r, const struct bg_value *row, const char *field,
+		       const struct bg_value *v)
 {
-	const json_t *v = json_object_get(row, field);
-	struct bg_strbuf sb = BG_STRBUF_INIT;
 	long long n;
 
-	if (!v || json_is_null(v)) {
+	if (!v || bg_value_is_null(v)) {
 		cell_cstr(r, "n/a");
 		return;
 	}
-	if (!bg_py_to_int(v, &n)) {
+	if (!bg_value_to_int(v, &n)) {
 		fail_value(r, "measurement", row, field, "which is not an integer byte count");
 		return;
 	}
-	bg_registry_format_bytes(&sb, n);
-	cell_text(r, sb.buf, sb.len);
-	bg_strbuf_release(&sb);
+	bg_strbuf_reset(&r->tmp);
+	bg_registry_format_bytes(&r->tmp, n);
+	cell_text(r, r->tmp.buf, r->tmp.len);
 }
 
-static const char *parity_label(const json_t *v)
+static const char *parity_label(struct render *r, const struct bg_value *v)
 {
-	struct bg_strbuf s = BG_STRBUF_INIT, lower = BG_STRBUF_INIT;
+	struct bg_strbuf *s = &r->tmp;
 	const char *label = "Pass";
+	size_t start;
 
-	if (!bg_py_truthy(v))
+	if (!bg_value_truthy(v))
 		return "Pending";
-	bg_py_str(&s, v);
-	bg_py_lower(&lower, s.buf);
-	if (strstr(lower.buf, "not performed") || strstr(lower.buf, "incomplete"))
-		label = "Qualified probes";
-	else if (strstr(lower.buf, "failed") || strstr(lower.buf, "mismatch") || strstr(lower.buf, "violations"))
-		label = "Failed";
-	bg_strbuf_release(&s);
-	bg_strbuf_release(&lower);
+	bg_strbuf_reset(s);
+	bg_value_py_str(s, v);
+	start = s->len;
+	bg_strbuf_addch(s, '\0');
+	bg_strbuf_grow(s, start + 1); /* no reallocation while lowering from s->buf */
+	bg_py_lower(s, s->buf); /* lower-cased copy after the text */
+	{
+		const char *lower = s->buf + start + 1;
+		if (strstr(lower, "not performed") || strstr(lower, "incomplete"))
+			label = "Qualified probes";
+		else if (strstr(lower, "failed") || strstr(lower, "mismatch") || strstr(lower, "violations"))
+			label = "Failed";
+	}
 	return label;
 }
 
 /* Sorting by a tuple of fields, as Python's sorted(key=...) (stable). */
 #define MAX_KEYS 5
 struct sort_item {
-	json_t *obj;
-	json_t *keys[MAX_KEYS];
+	struct bg_value *obj;
+	struct bg_value *keys[MAX_KEYS];
 	size_t index;
 };
 static int g_nkeys;
@@ -246,15 +310,173 @@ static int cmp_items(const void *a, const void *b)
 	const struct sort_item *x = a, *y = b;
 
 	for (int i = 0; i < g_nkeys; i++) {
-		int c = bg_py_cmp(x->keys[i], y->keys[i], &g_type_error);
+		const struct bg_value *p = x->keys[i], *q = y->keys[i];
+		int c;
+		if (p && q && p->type == q->type && p->type == BG_VSTRING) /* the common case, inline */
+			c = strcmp(p->u.s, q->u.s);
+		else if (p && q && p->type == q->type && p->type == BG_VINT)
+			c = p->u.i < q->u.i ? -1 : p->u.i > q->u.i;
+		else
+			c = bg_value_cmp(p, q, &g_type_error);
 		if (c)
 			return c;
 	}
 	return x->index < y->index ? -1 : x->index > y->index;
 }
 
+/*
+ * The fast path, for key columns of one type each (the usual registry): a
+ * string column with few distinct values is replaced by the rank of each
+ * value among them, an integer column by its value, and any other string
+ * column is compared by strcmp on the text (code-point order, as Python).
+ * The order is the one cmp_items gives; no comparison can raise.
+ */
+enum { K_RANK, K_INT, K_STR, K_SKIP };
+struct fast_item {
+	uint64_t key[MAX_KEYS]; /* rank, or integer biased to sort unsigned */
+	const char *str[MAX_KEYS];
+	size_t pos; /* position in the items array */
+};
+static int g_kind[MAX_KEYS];
+
+static int cmp_fast(const void *a, const void *b)
+{
+	const struct fast_item *x = a, *y = b;
+
+	for (int i = 0; i < g_nkeys; i++) {
+		if (g_kind[i] == K_SKIP)
+			continue;
+		if (g_kind[i] == K_STR) {
+			int c = strcmp(x->str[i], y->str[i]);
+			if (c)
+				return c;
+		} else if (x->key[i] != y->key[i]) {
+			return x->key[i] < y->key[i] ? -1 : 1;
+		}
+	}
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+static int cmp_cstr(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Ranks of the strings of column k when they are few; false when they are many. */
+static bool rank_column(struct sort_item *items, struct fast_item *fast, size_t n, int k)
+{
+	size_t cap = 64, nu = 0, limit = n / 8 + 16;
+	struct slot {
+		const struct bg_value *v;
+		uint32_t hash;
+		uint32_t uid;
+	} *tab;
+	const char **uniq;
+	uint32_t *rank_of, *uid_of;
+	bool ok = true;
+
+	while (cap < 4 * limit)
+		cap *= 2;
+	tab = bg_xcalloc(cap, sizeof(*tab));
+	uniq = bg_xmalloc(limit * sizeof(*uniq));
+	uid_of = bg_xmalloc((n + 1) * sizeof(*uid_of));
+	for (size_t i = 0; i < n && ok; i++) {
+		const struct bg_value *v = items[i].keys[k];
+		const unsigned char *p = (const unsigned char *)bg_value_str(v);
+		uint32_t h = 2166136261u, at;
+
+		for (size_t j = 0; j < bg_value_len(v); j++)
+			h = (h ^ p[j]) * 16777619u;
+		for (at = h & (uint32_t)(cap - 1); tab[at].v; at = (at + 1) & (uint32_t)(cap - 1))
+			if (tab[at].hash == h && tab[at].v->n == v->n && memcmp(tab[at].v->u.s, v->u.s, v->n) == 0)
+				break;
+		if (!tab[at].v) {
+			if (nu == limit) {
+				ok = false;
+				break;
+			}
+			tab[at].v = v;
+			tab[at].hash = h;
+			tab[at].uid = (uint32_t)nu;
+			uniq[nu++] = v->u.s;
+		}
+		uid_of[i] = tab[at].uid;
+	}
+	if (ok) {
+		/* uid -> rank: sort the distinct strings, then find each one's place */
+		const char **sorted = bg_xmalloc((nu + 1) * sizeof(*sorted));
+		memcpy(sorted, uniq, nu * sizeof(*sorted));
+		qsort(sorted, nu, sizeof(*sorted), cmp_cstr);
+		rank_of = bg_xmalloc((nu + 1) * sizeof(*rank_of));
+		for (size_t u = 0; u < nu; u++) {
+			const char **hit = bsearch(&uniq[u], sorted, nu, sizeof(*sorted), cmp_cstr);
+			rank_of[u] = (uint32_t)(hit - sorted);
+		}
+		for (size_t i = 0; i < n; i++)
+			fast[i].key[k] = rank_of[uid_of[i]];
+		free(rank_of);
+		free(sorted);
+	}
+	free(uid_of);
+	free(uniq);
+	free(tab);
+	return ok;
+}
+
+/* The fast path when every key column has one type (string or integer). */
+static bool sort_fast(struct sort_item *items, size_t n, int nkeys)
+{
+	struct fast_item *fast;
+	struct sort_item *sorted;
+
+	for (int k = 0; k < nkeys; k++) {
+		const struct bg_value *first = n ? items[0].keys[k] : NULL;
+		int t = first ? first->type : BG_VSTRING;
+		if (t != BG_VSTRING && t != BG_VINT)
+			return false;
+		for (size_t i = 0; i < n; i++)
+			if (!items[i].keys[k] || items[i].keys[k]->type != t)
+				return false;
+		g_kind[k] = t == BG_VINT ? K_INT : K_RANK;
+	}
+	fast = bg_xcalloc(n + 1, sizeof(*fast));
+	for (size_t i = 0; i < n; i++)
+		fast[i].pos = i;
+	for (int k = 0; k < nkeys; k++) {
+		if (g_kind[k] == K_INT) {
+			for (size_t i = 0; i < n; i++)
+				fast[i].key[k] = (uint64_t)items[i].keys[k]->u.i ^ ((uint64_t)1 << 63);
+		} else if (!rank_column(items, fast, n, k)) {
+			size_t i = 1;
+			/* a last column already in order adds nothing to the position tie-break
+			 * (measurement rows come sorted by id; gates often are) */
+			if (k == nkeys - 1)
+				while (i < n && strcmp(items[i - 1].keys[k]->u.s, items[i].keys[k]->u.s) <= 0)
+					i++;
+			if (k == nkeys - 1 && i >= n) {
+				g_kind[k] = K_SKIP;
+				continue;
+			}
+			g_kind[k] = K_STR;
+			for (i = 0; i < n; i++)
+				fast[i].str[k] = items[i].keys[k]->u.s;
+		}
+	}
+	g_nkeys = nkeys;
+	qsort(fast, n, sizeof(*fast), cmp_fast);
+	sorted = bg_xmalloc((n + 1) * sizeof(*sorted));
+	for (size_t i = 0; i < n; i++)
+		sorted[i] = items[fast[i].pos];
+	memcpy(items, sorted, n * sizeof(*items));
+	free(sorted);
+	free(fast);
+	return true;
+}
+
 static bool sort_items(struct sort_item *items, size_t n, int nkeys)
 {
+	if (sort_fast(items, n, nkeys))
+		return true;
 	g_nkeys = nkeys;
 	g_type_error = false;
 	qsort(items, n, sizeof(*items), cmp_items);
@@ -263,23 +485,16 @@ static bool sort_items(struct sort_item *items, size_t n, int nkeys)
 
 static void free_items(struct sort_item *items, size_t n, int nkeys)
 {
-	for (size_t i = 0; i < n; i++)
-		for (int k = 0; k < nkeys; k++)
-			json_decref(items[i].keys[k]);
+	(void)n; /* the keys live in the render's scratch arena */
+	(void)nkeys;
 	free(items);
 }
 
-static const char *const gate_fields[] = {
-	"state", "module", "operation", "platform", "computer", "selected_scan_rows",
-	"selected_scan_columns", "source_detector_rows", "source_detector_columns", "detector_bin",
-	"output_detector_rows", "output_detector_columns", "source_dtype", "working_dtype",
-	"cache_state", "timing_boundary", "priority", "runbook", "next_gate", "id", NULL,
-};
 
-static const char *state_label_of(struct render *r, const char *kind, const json_t *obj)
+static const char *state_label_of(struct render *r, const char *kind, const struct bg_value *obj,
+				  const struct bg_value *st)
 {
-	const json_t *st = json_object_get(obj, "state");
-	const char *label = json_is_string(st) ? bg_state_label(json_string_value(st)) : NULL;
+	const char *label = bg_value_is_string(st) ? bg_state_label(bg_value_str(st)) : NULL;
 
 	if (!label)
 		fail_value(r, kind, obj, "state", "which is not a known state");
@@ -291,12 +506,12 @@ static void summary(struct render *r)
 	static const char *const h1[] = {"State", "Gate count", NULL};
 	static const char *const h2[] = {"Platform", "Tracked gates", NULL};
 	size_t counts[7] = {0}, i, nplat = 0;
-	json_t *gate;
-	struct sort_item *plats = bg_xcalloc(json_array_size(r->reg->gates) + 1, sizeof(*plats));
-	size_t *pcount = bg_xcalloc(json_array_size(r->reg->gates) + 1, sizeof(*pcount));
+	struct bg_value *gate;
+	struct sort_item *plats = bg_xcalloc(bg_value_size(r->reg->gates) + 1, sizeof(*plats));
+	size_t *pcount = bg_xcalloc(bg_value_size(r->reg->gates) + 1, sizeof(*pcount));
 
-	json_array_foreach(r->reg->gates, i, gate) {
-		json_t *st = json_object_get(gate, "state"), *pl = json_object_get(gate, "platform");
+	BG_VALUE_ARRAY_FOREACH(r->reg->gates, i, gate) {
+		struct bg_value *st = bg_value_get(gate, "state"), *pl = bg_value_get(gate, "platform");
 		size_t k;
 
 		if (!st)
@@ -305,18 +520,18 @@ static void summary(struct render *r)
 			fail_missing(r, "gate", gate, "platform");
 		if (r->failed)
 			break;
-		if (json_is_array(pl) || json_is_object(pl)) {
+		if (bg_value_is_array(pl) || bg_value_is_object(pl)) {
 			fail_value(r, "gate", gate, "platform", "which cannot be counted");
 			break;
 		}
 		for (int s = 0; s < 7; s++)
-			if (json_is_string(st) && strcmp(json_string_value(st), bg_state_order[s]) == 0)
+			if (bg_value_is_string(st) && strcmp(bg_value_str(st), bg_state_order[s]) == 0)
 				counts[s]++;
 		for (k = 0; k < nplat; k++)
-			if (bg_py_equal(plats[k].keys[0], pl))
+			if (bg_value_equal(plats[k].keys[0], pl))
 				break;
 		if (k == nplat) {
-			plats[nplat].keys[0] = json_incref(pl);
+			plats[nplat].keys[0] = pl;
 			plats[nplat].index = nplat;
 			nplat++;
 		}
@@ -352,6 +567,19 @@ static void summary(struct render *r)
 	free_items(plats, nplat, 1);
 }
 
+/* gate_fields, then the rest a gate row shows; G_* index them. */
+enum {
+	G_STATE, G_MODULE, G_OPERATION, G_PLATFORM, G_COMPUTER, G_SEL_ROWS, G_SEL_COLS, G_SRC_ROWS,
+	G_SRC_COLS, G_DET_BIN, G_OUT_ROWS, G_OUT_COLS, G_SRC_DTYPE, G_WORK_DTYPE, G_CACHE, G_BOUNDARY,
+	G_PRIORITY, G_RUNBOOK, G_NEXT, G_ID, G_REASON, G_NFIELDS
+};
+static const char *const gate_row_fields[G_NFIELDS] = {
+	"state", "module", "operation", "platform", "computer", "selected_scan_rows",
+	"selected_scan_columns", "source_detector_rows", "source_detector_columns", "detector_bin",
+	"output_detector_rows", "output_detector_columns", "source_dtype", "working_dtype",
+	"cache_state", "timing_boundary", "priority", "runbook", "next_gate", "id", "reason",
+};
+
 static void gate_table(struct render *r)
 {
 	static const char *const head[] = {
@@ -359,21 +587,24 @@ static void gate_table(struct render *r)
 		"Detector bin", "Output detector", "Source dtype", "Working dtype", "Cache/process state",
 		"Wall boundary", "Priority", "Runbook", "Next gate", NULL,
 	};
-	static const char *const keys[] = {"module", "platform", "computer", "priority", "id"};
-	size_t n = json_array_size(r->reg->gates), i;
+	static const int keys[] = {G_MODULE, G_PLATFORM, G_COMPUTER, G_PRIORITY, G_ID};
+	size_t n = bg_value_size(r->reg->gates), i;
 	struct sort_item *items = bg_xcalloc(n + 1, sizeof(*items));
-	json_t *gate;
+	struct bg_value_proj proj;
+	struct bg_value *gate;
 
-	json_array_foreach(r->reg->gates, i, gate) {
-		for (const char *const *f = gate_fields; *f && !r->failed; f++)
-			if (!json_object_get(gate, *f))
-				fail_missing(r, "gate", gate, *f);
+	bg_value_proj_init(&proj, gate_row_fields, G_NFIELDS);
+	BG_VALUE_ARRAY_FOREACH(r->reg->gates, i, gate) {
+		struct bg_value *f[G_NFIELDS];
+
+		bg_value_project(&proj, gate, f);
+		for (int k = 0; k < G_REASON && !r->failed; k++) /* gate_fields, in their order */
+			if (!f[k])
+				fail_missing(r, "gate", gate, gate_row_fields[k]);
 		items[i].obj = gate;
 		items[i].index = i;
-		for (int k = 0; k < 5; k++) {
-			json_t *v = json_object_get(gate, keys[k]);
-			items[i].keys[k] = v ? json_incref(v) : json_null();
-		}
+		for (int k = 0; k < 5; k++)
+			items[i].keys[k] = f[keys[k]] ? f[keys[k]] : bg_value_null();
 	}
 	if (!r->failed && !sort_items(items, n, 5)) {
 		r->failed = true;
@@ -383,38 +614,56 @@ static void gate_table(struct render *r)
 	if (!r->failed)
 		table_head(r, head);
 	for (i = 0; i < n && !r->failed; i++) {
-		json_t *g = items[i].obj, *next;
-		const char *label = state_label_of(r, "gate", g);
-		struct bg_strbuf rb = BG_STRBUF_INIT;
+		struct bg_value *g = items[i].obj, *f[G_NFIELDS];
+		const char *label;
 
+		bg_value_project(&proj, g, f); /* again: cheaper than keeping every row's fields */
+		label = state_label_of(r, "gate", g, f[G_STATE]);
 		if (!label)
 			break;
 		row_begin(r);
 		cell_cstr(r, label);
-		cell_value(r, json_object_get(g, "module"));
-		cell_value(r, json_object_get(g, "operation"));
-		cell_value(r, json_object_get(g, "platform"));
-		cell_value(r, json_object_get(g, "computer"));
-		cell_shape(r, json_object_get(g, "selected_scan_rows"), json_object_get(g, "selected_scan_columns"));
-		cell_shape(r, json_object_get(g, "source_detector_rows"), json_object_get(g, "source_detector_columns"));
-		cell_value(r, json_object_get(g, "detector_bin"));
-		cell_shape(r, json_object_get(g, "output_detector_rows"), json_object_get(g, "output_detector_columns"));
-		cell_value(r, json_object_get(g, "source_dtype"));
-		cell_value(r, json_object_get(g, "working_dtype"));
-		cell_value(r, json_object_get(g, "cache_state"));
-		cell_value(r, json_object_get(g, "timing_boundary"));
-		cell_value(r, json_object_get(g, "priority"));
-		bg_strbuf_addch(&rb, '`');
-		bg_py_str(&rb, json_object_get(g, "runbook"));
-		bg_strbuf_addch(&rb, '`');
-		cell_text(r, rb.buf, rb.len);
-		bg_strbuf_release(&rb);
-		next = json_object_get(g, "next_gate");
-		cell_value(r, bg_py_truthy(next) ? next : json_object_get(g, "reason"));
+		cell_value(r, f[G_MODULE]);
+		cell_value(r, f[G_OPERATION]);
+		cell_value(r, f[G_PLATFORM]);
+		cell_value(r, f[G_COMPUTER]);
+		cell_shape(r, f[G_SEL_ROWS], f[G_SEL_COLS]);
+		cell_shape(r, f[G_SRC_ROWS], f[G_SRC_COLS]);
+		cell_value(r, f[G_DET_BIN]);
+		cell_shape(r, f[G_OUT_ROWS], f[G_OUT_COLS]);
+		cell_value(r, f[G_SRC_DTYPE]);
+		cell_value(r, f[G_WORK_DTYPE]);
+		cell_value(r, f[G_CACHE]);
+		cell_value(r, f[G_BOUNDARY]);
+		cell_value(r, f[G_PRIORITY]);
+		bg_strbuf_reset(&r->tmp);
+		bg_strbuf_addch(&r->tmp, '`');
+		bg_value_py_str(&r->tmp, f[G_RUNBOOK]);
+		bg_strbuf_addch(&r->tmp, '`');
+		cell_text(r, r->tmp.buf, r->tmp.len);
+		cell_value(r, bg_value_truthy(f[G_NEXT]) ? f[G_NEXT] : f[G_REASON]);
 		row_end(r);
 	}
 	free_items(items, n, 5);
 }
+
+/* What a measurement row shows; M_* index them. */
+enum {
+	M_STATE, M_MODULE, M_OPERATION, M_PLATFORM, M_COMPUTER, M_SEL_ROWS, M_SEL_COLS, M_SRC_ROWS,
+	M_SRC_COLS, M_DET_BIN, M_OUT_ROWS, M_OUT_COLS, M_SRC_DTYPE, M_WORK_DTYPE, M_CACHE, M_BOUNDARY,
+	M_SAMPLES, M_P50, M_P95, M_MAX, M_LOGICAL, M_DRV_LOAD, M_DRV_RELEASE, M_ACCEL, M_TOTAL_DEV,
+	M_TREE, M_SWAP, M_PARITY, M_DEVICE, M_DATE, M_REV, M_MID, M_ID, M_NFIELDS
+};
+static const char *const measurement_row_fields[M_NFIELDS] = {
+	"state", "module", "operation", "platform", "computer", "selected_scan_rows",
+	"selected_scan_columns", "source_detector_rows", "source_detector_columns", "detector_bin",
+	"output_detector_rows", "output_detector_columns", "source_dtype", "working_dtype",
+	"cache_state", "timing_boundary", "sample_count", "p50_seconds", "p95_seconds", "max_seconds",
+	"logical_resident_bytes", "driver_allocated_after_load_bytes",
+	"driver_allocated_after_release_bytes", "accelerator_peak_bytes", "total_device_peak_bytes",
+	"process_tree_peak_bytes", "swap_delta_bytes", "parity", "device", "tested_date",
+	"source_revision", "measurement_id", "id",
+};
 
 static void measurement_table(struct render *r)
 {
@@ -426,27 +675,34 @@ static void measurement_table(struct render *r)
 		"Total-device peak", "Process/tree peak", "Swap delta", "Parity", "Device tested",
 		"Date tested", "Revision", "Measurement ID", NULL,
 	};
-	static const char *const required[] = {"state", "module", "operation", "platform", NULL};
-	json_t *rows = r->reg->measurements;
-	size_t n = json_array_size(rows), i;
+	struct bg_value *rows = r->reg->measurements;
+	size_t n = bg_value_size(rows), i;
 	struct sort_item *items = bg_xcalloc(n + 1, sizeof(*items));
-	json_t *m;
+	struct bg_value_proj proj;
+	struct bg_value *m;
 
-	json_array_foreach(rows, i, m) {
-		struct bg_strbuf s = BG_STRBUF_INIT;
-		for (const char *const *f = required; *f && !r->failed; f++)
-			if (!json_object_get(m, *f))
-				fail_missing(r, "measurement", m, *f);
+	bg_value_proj_init(&proj, measurement_row_fields, M_NFIELDS);
+	BG_VALUE_ARRAY_FOREACH(rows, i, m) {
+		struct bg_value *f[M_NFIELDS];
+
+		bg_value_project(&proj, m, f);
+		for (int k = M_STATE; k <= M_PLATFORM && !r->failed; k++) /* state, module, operation, platform */
+			if (!f[k])
+				fail_missing(r, "measurement", m, measurement_row_fields[k]);
 		items[i].obj = m;
 		items[i].index = i;
-		items[i].keys[0] = json_incref(json_object_get(m, "module"));
-		items[i].keys[1] = json_incref(json_object_get(m, "platform"));
-		bg_py_str(&s, json_object_get(m, "computer"));
-		items[i].keys[2] = json_string(s.buf);
-		bg_strbuf_reset(&s);
-		bg_py_str(&s, json_object_get(m, "id"));
-		items[i].keys[3] = json_string(s.buf);
-		bg_strbuf_release(&s);
+		items[i].keys[0] = f[M_MODULE];
+		items[i].keys[1] = f[M_PLATFORM];
+		for (int k = 0; k < 2; k++) { /* str(computer), str(id) */
+			struct bg_value *v = f[k ? M_ID : M_COMPUTER];
+			if (bg_value_is_string(v)) {
+				items[i].keys[2 + k] = v;
+				continue;
+			}
+			bg_strbuf_reset(&r->tmp);
+			bg_value_py_str(&r->tmp, v);
+			items[i].keys[2 + k] = bg_value_new_stringn(r->scratch, r->tmp.buf, r->tmp.len);
+		}
 	}
 	if (!r->failed && !sort_items(items, n, 4)) {
 		r->failed = true;
@@ -456,56 +712,50 @@ static void measurement_table(struct render *r)
 	if (!r->failed)
 		table_head(r, head);
 	for (i = 0; i < n && !r->failed; i++) {
-		json_t *x = items[i].obj, *rev;
-		const char *label = state_label_of(r, "measurement", x);
-		struct bg_strbuf sb = BG_STRBUF_INIT;
+		struct bg_value *x = items[i].obj, *f[M_NFIELDS];
+		const char *label;
 
+		bg_value_project(&proj, x, f); /* again: cheaper than keeping every row's fields */
+		label = state_label_of(r, "measurement", x, f[M_STATE]);
 		if (!label)
 			break;
 		row_begin(r);
 		cell_cstr(r, label);
-		cell_value(r, json_object_get(x, "module"));
-		cell_value(r, json_object_get(x, "operation"));
-		cell_value(r, json_object_get(x, "platform"));
-		cell_value(r, json_object_get(x, "computer"));
-		cell_shape(r, json_object_get(x, "selected_scan_rows"), json_object_get(x, "selected_scan_columns"));
-		cell_shape(r, json_object_get(x, "source_detector_rows"), json_object_get(x, "source_detector_columns"));
-		cell_value(r, json_object_get(x, "detector_bin"));
-		cell_shape(r, json_object_get(x, "output_detector_rows"), json_object_get(x, "output_detector_columns"));
-		cell_value(r, json_object_get(x, "source_dtype"));
-		cell_value(r, json_object_get(x, "working_dtype"));
-		cell_value(r, json_object_get(x, "cache_state"));
-		cell_value(r, json_object_get(x, "timing_boundary"));
-		cell_value(r, json_object_get(x, "sample_count"));
-		cell_seconds(r, x, "p50_seconds");
-		cell_seconds(r, x, "p95_seconds");
-		cell_seconds(r, x, "max_seconds");
-		cell_bytes(r, x, "logical_resident_bytes");
-		cell_bytes(r, x, "driver_allocated_after_load_bytes");
-		cell_bytes(r, x, "driver_allocated_after_release_bytes");
-		cell_bytes(r, x, "accelerator_peak_bytes");
-		cell_bytes(r, x, "total_device_peak_bytes");
-		cell_bytes(r, x, "process_tree_peak_bytes");
-		cell_bytes(r, x, "swap_delta_bytes");
-		cell_cstr(r, parity_label(json_object_get(x, "parity")));
-		cell_value(r, json_object_get(x, "device"));
-		cell_value(r, json_object_get(x, "tested_date"));
-		rev = json_object_get(x, "source_revision");
-		if (bg_py_truthy(rev)) {
+		cell_value(r, f[M_MODULE]);
+		cell_value(r, f[M_OPERATION]);
+		cell_value(r, f[M_PLATFORM]);
+		cell_value(r, f[M_COMPUTER]);
+		cell_shape(r, f[M_SEL_ROWS], f[M_SEL_COLS]);
+		cell_shape(r, f[M_SRC_ROWS], f[M_SRC_COLS]);
+		cell_value(r, f[M_DET_BIN]);
+		cell_shape(r, f[M_OUT_ROWS], f[M_OUT_COLS]);
+		cell_value(r, f[M_SRC_DTYPE]);
+		cell_value(r, f[M_WORK_DTYPE]);
+		cell_value(r, f[M_CACHE]);
+		cell_value(r, f[M_BOUNDARY]);
+		cell_value(r, f[M_SAMPLES]);
+		for (int k = M_P50; k <= M_MAX; k++)
+			cell_seconds(r, x, measurement_row_fields[k], f[k]);
+		for (int k = M_LOGICAL; k <= M_SWAP; k++)
+			cell_bytes(r, x, measurement_row_fields[k], f[k]);
+		cell_cstr(r, parity_label(r, f[M_PARITY]));
+		cell_value(r, f[M_DEVICE]);
+		cell_value(r, f[M_DATE]);
+		if (bg_value_truthy(f[M_REV])) {
 			struct bg_strbuf full = BG_STRBUF_INIT;
-			bg_py_str(&full, rev);
-			bg_py_prefix(&sb, full.buf, 8);
+			bg_value_py_str(&full, f[M_REV]);
+			bg_strbuf_reset(&r->tmp);
+			bg_py_prefix(&r->tmp, full.buf, 8);
 			bg_strbuf_release(&full);
-			cell_text(r, sb.buf, sb.len);
+			cell_text(r, r->tmp.buf, r->tmp.len);
 		} else {
 			cell_cstr(r, "");
 		}
-		bg_strbuf_reset(&sb);
-		bg_strbuf_addch(&sb, '`');
-		bg_py_str(&sb, json_object_get(x, "measurement_id"));
-		bg_strbuf_addch(&sb, '`');
-		cell_text(r, sb.buf, sb.len);
-		bg_strbuf_release(&sb);
+		bg_strbuf_reset(&r->tmp);
+		bg_strbuf_addch(&r->tmp, '`');
+		bg_value_py_str(&r->tmp, f[M_MID]);
+		bg_strbuf_addch(&r->tmp, '`');
+		cell_text(r, r->tmp.buf, r->tmp.len);
 		if (!r->failed)
 			row_end(r);
 	}
@@ -520,15 +770,15 @@ static void runbook_table(struct render *r)
 	static const char *const required[] = {"owner", "tier", "evidence_level", "command",
 					       "required_artifacts", NULL};
 	size_t n;
-	const char **ids = bg_json_sorted_keys(r->reg->runbooks, &n);
+	const char **ids = bg_value_sorted_keys(r->reg->runbooks, &n);
 
 	table_head(r, head);
 	for (size_t i = 0; i < n && !r->failed; i++) {
-		json_t *rb = json_object_get(r->reg->runbooks, ids[i]), *arts;
+		struct bg_value *rb = bg_value_get(r->reg->runbooks, ids[i]), *arts;
 		struct bg_strbuf sb = BG_STRBUF_INIT;
 
 		for (const char *const *f = required; *f; f++) {
-			if (!json_object_get(rb, *f)) {
+			if (!bg_value_get(rb, *f)) {
 				r->failed = true;
 				bg_error(r->ctx, BG_ECHECK,
 					 "cannot render the coverage document: runbook '%s' has no '%s'", ids[i], *f);
@@ -537,24 +787,24 @@ static void runbook_table(struct render *r)
 		}
 		if (r->failed)
 			break;
-		arts = json_object_get(rb, "required_artifacts");
+		arts = bg_value_get(rb, "required_artifacts");
 		row_begin(r);
 		bg_strbuf_addf(&sb, "`%s`", ids[i]);
 		cell_text(r, sb.buf, sb.len);
-		cell_value(r, json_object_get(rb, "owner"));
-		cell_value(r, json_object_get(rb, "tier"));
-		cell_value(r, json_object_get(rb, "evidence_level"));
+		cell_value(r, bg_value_get(rb, "owner"));
+		cell_value(r, bg_value_get(rb, "tier"));
+		cell_value(r, bg_value_get(rb, "evidence_level"));
 		bg_strbuf_reset(&sb);
 		bg_strbuf_addch(&sb, '`');
-		bg_py_str(&sb, json_object_get(rb, "command"));
+		bg_value_py_str(&sb, bg_value_get(rb, "command"));
 		bg_strbuf_addch(&sb, '`');
 		cell_text(r, sb.buf, sb.len);
 		bg_strbuf_reset(&sb);
-		if (json_is_array(arts)) {
+		if (bg_value_is_array(arts)) {
 			size_t k;
-			json_t *a;
-			json_array_foreach(arts, k, a) {
-				if (!json_is_string(a)) {
+			struct bg_value *a;
+			BG_VALUE_ARRAY_FOREACH(arts, k, a) {
+				if (!bg_value_is_string(a)) {
 					r->failed = true;
 					bg_error(r->ctx, BG_ECHECK,
 						 "cannot render the coverage document: runbook '%s' required_artifacts must be strings",
@@ -563,10 +813,10 @@ static void runbook_table(struct render *r)
 				}
 				if (k)
 					bg_strbuf_adds(&sb, "; ");
-				bg_strbuf_adds(&sb, json_string_value(a));
+				bg_strbuf_adds(&sb, bg_value_str(a));
 			}
-		} else if (json_is_string(arts)) {
-			const char *s = json_string_value(arts);
+		} else if (bg_value_is_string(arts)) {
+			const char *s = bg_value_str(arts);
 			for (size_t k = 0; s[k]; k++) {
 				if (k && (((unsigned char)s[k]) & 0xc0) != 0x80)
 					bg_strbuf_adds(&sb, "; ");
@@ -588,11 +838,12 @@ static void runbook_table(struct render *r)
 
 int bg_registry_render(struct bg_registry *reg, struct bg_strbuf *out, struct bg_ctx *ctx)
 {
-	struct render r = {reg, out, BG_STRBUF_INIT, 0, false, ctx};
+	struct render r = {reg, out, BG_STRBUF_INIT, 0, false, ctx, NULL, BG_STRBUF_INIT};
 	int rc;
 
 	if ((rc = bg_registry_resolve_measurements(reg, ctx)))
 		return rc;
+	r.scratch = bg_arena_new();
 	bg_strbuf_adds(out, "<!-- Generated by benchgate; do not edit by hand. -->\n\n"
 			    "## Coverage summary\n\n<!-- benchmark-coverage-summary-start -->\n\n");
 	summary(&r);
@@ -615,50 +866,59 @@ int bg_registry_render(struct bg_registry *reg, struct bg_strbuf *out, struct bg
 		runbook_table(&r);
 	}
 	bg_strbuf_release(&r.row);
+	bg_strbuf_release(&r.tmp);
+	bg_arena_free(r.scratch);
 	if (r.failed)
 		return BG_ECHECK;
 	return BG_OK;
 }
 
 /* Normalises newlines and drops a generated-by first line. */
-static void normalise(struct bg_strbuf *out, const char *s, size_t len)
+/*
+ * Where the text starts once a first line "<!-- Generated by ...; do not
+ * edit by hand. -->" is left out: at that line's end (its line break kept),
+ * or 0 when there is no such line. Line breaks are "\n", "\r\n" or "\r".
+ */
+static size_t body_start(const char *s, size_t len)
 {
-	size_t i = 0;
-	const char *prefix = "<!-- Generated by ", *suffix = "; do not edit by hand. -->";
-	struct bg_strbuf tmp = BG_STRBUF_INIT;
+	static const char prefix[] = "<!-- Generated by ", suffix[] = "; do not edit by hand. -->";
+	size_t pl = sizeof(prefix) - 1, sl = sizeof(suffix) - 1, first = 0;
 
-	for (i = 0; i < len; i++) {
-		if (s[i] == '\r') {
-			bg_strbuf_addch(&tmp, '\n');
-			if (i + 1 < len && s[i + 1] == '\n')
-				i++;
-		} else {
-			bg_strbuf_addch(&tmp, s[i]);
-		}
-	}
-	{
-		char *nl = memchr(tmp.buf, '\n', tmp.len);
-		size_t first = nl ? (size_t)(nl - tmp.buf) : tmp.len;
-		size_t pl = strlen(prefix), sl = strlen(suffix);
+	while (first < len && s[first] != '\n' && s[first] != '\r')
+		first++;
+	if (first >= pl + sl && strncmp(s, prefix, pl) == 0 && strncmp(s + first - sl, suffix, sl) == 0)
+		return first;
+	return 0;
+}
 
-		if (first >= pl + sl && strncmp(tmp.buf, prefix, pl) == 0 &&
-		    strncmp(tmp.buf + first - sl, suffix, sl) == 0)
-			bg_strbuf_addn(out, tmp.buf + first, tmp.len - first);
-		else
-			bg_strbuf_addn(out, tmp.buf, tmp.len);
+/* The next character of s with "\r\n" and "\r" read as "\n"; -1 at the end. */
+static int next_normalised(const char *s, size_t len, size_t *i)
+{
+	char c;
+
+	if (*i >= len)
+		return -1;
+	c = s[(*i)++];
+	if (c == '\r') {
+		if (*i < len && s[*i] == '\n')
+			(*i)++;
+		return '\n';
 	}
-	bg_strbuf_release(&tmp);
+	return (unsigned char)c;
 }
 
 bool bg_registry_document_matches(const char *on_disk, size_t len, const char *rendered)
 {
-	struct bg_strbuf a = BG_STRBUF_INIT, b = BG_STRBUF_INIT;
-	bool same;
+	size_t rlen = strlen(rendered);
+	size_t i = body_start(on_disk, len), j = body_start(rendered, rlen);
 
-	normalise(&a, on_disk, len);
-	normalise(&b, rendered, strlen(rendered));
-	same = a.len == b.len && memcmp(a.buf, b.buf, a.len) == 0;
-	bg_strbuf_release(&a);
-	bg_strbuf_release(&b);
-	return same;
+	if (!memchr(on_disk + i, '\r', len - i) && !memchr(rendered + j, '\r', rlen - j))
+		return len - i == rlen - j && memcmp(on_disk + i, rendered + j, len - i) == 0;
+	for (;;) {
+		int a = next_normalised(on_disk, len, &i), b = next_normalised(rendered, rlen, &j);
+		if (a != b)
+			return false;
+		if (a < 0)
+			return true;
+	}
 }

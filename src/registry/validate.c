@@ -5,7 +5,6 @@
  */
 #include "benchgate/registry.h"
 #include "benchgate/fsutil.h"
-#include "benchgate/json.h"
 #include "core/pyval.h"
 
 #include <math.h>
@@ -25,35 +24,69 @@ static const char *const gate_required[] = {
 	"timing_boundary", "working_dtype", NULL,
 };
 
-static const char *const gate_positive[] = {
-	"source_scan_rows", "source_scan_columns", "selected_scan_rows", "selected_scan_columns",
-	"source_detector_rows", "source_detector_columns", "scan_bin", "detector_bin",
-	"output_detector_rows", "output_detector_columns", NULL,
+static const char *const gate_fields[] = {
+	"cache_state", "computer", "configuration", "detector_bin", "id", "module", "next_gate",
+	"operation", "output_detector_columns", "output_detector_rows", "platform", "priority",
+	"runbook", "scan_bin", "selected_scan_columns", "selected_scan_rows", "source_detector_columns",
+	"source_detector_rows", "source_dtype", "source_scan_columns", "source_scan_rows", "state",
+	"timing_boundary", "working_dtype", "satisfied_by", "reason",
+};
+/* The gate fields validation reads, gate_required first (same order); VG_* index them. */
+enum { VG_CACHE_STATE, VG_COMPUTER, VG_CONFIGURATION, VG_DETECTOR_BIN, VG_ID, VG_MODULE, VG_NEXT_GATE, VG_OPERATION, VG_OUTPUT_DETECTOR_COLUMNS, VG_OUTPUT_DETECTOR_ROWS, VG_PLATFORM, VG_PRIORITY, VG_RUNBOOK, VG_SCAN_BIN, VG_SELECTED_SCAN_COLUMNS, VG_SELECTED_SCAN_ROWS, VG_SOURCE_DETECTOR_COLUMNS, VG_SOURCE_DETECTOR_ROWS, VG_SOURCE_DTYPE, VG_SOURCE_SCAN_COLUMNS, VG_SOURCE_SCAN_ROWS, VG_STATE, VG_TIMING_BOUNDARY, VG_WORKING_DTYPE, VG_SATISFIED_BY, VG_REASON, VG_NFIELDS };
+
+static const int gate_positive[] = {
+	VG_SOURCE_SCAN_ROWS, VG_SOURCE_SCAN_COLUMNS, VG_SELECTED_SCAN_ROWS, VG_SELECTED_SCAN_COLUMNS,
+	VG_SOURCE_DETECTOR_ROWS, VG_SOURCE_DETECTOR_COLUMNS, VG_SCAN_BIN, VG_DETECTOR_BIN,
+	VG_OUTPUT_DETECTOR_ROWS, VG_OUTPUT_DETECTOR_COLUMNS, -1,
 };
 
-/* Appends "['a', 'b']" for the names (already sorted) missing from obj; returns how many. */
-static size_t missing_list(struct bg_strbuf *out, const json_t *obj, const char *const *names)
+/* missing_list over projected fields: f[i] is the value of names[i] (NULL when absent). */
+static size_t missing_fields(struct bg_strbuf *out, struct bg_value *const *f, const char *const *names)
 {
 	size_t n = 0;
 
 	bg_strbuf_addch(out, '[');
-	for (const char *const *k = names; *k; k++) {
-		if (json_object_get(obj, *k))
+	for (size_t i = 0; names[i]; i++) {
+		if (f[i])
 			continue;
 		if (n++)
 			bg_strbuf_adds(out, ", ");
-		bg_py_repr_string(out, *k, strlen(*k));
+		bg_value_repr_string(out, names[i], strlen(names[i]));
 	}
 	bg_strbuf_addch(out, ']');
 	return n;
 }
 
-static bool full_hex(const json_t *v, size_t len)
+/* Appends "['a', 'b']" for the names (already sorted) missing from obj; returns how many. */
+static size_t missing_list(struct bg_strbuf *out, const struct bg_value *obj, const char *const *names)
+{
+	size_t n = 0;
+
+	bg_strbuf_addch(out, '[');
+	for (const char *const *k = names; *k; k++) {
+		if (bg_value_get(obj, *k))
+			continue;
+		if (n++)
+			bg_strbuf_adds(out, ", ");
+		bg_value_repr_string(out, *k, strlen(*k));
+	}
+	bg_strbuf_addch(out, ']');
+	return n;
+}
+
+static bool full_hex(const struct bg_value *v, size_t len)
 {
 	struct bg_strbuf sb = BG_STRBUF_INIT;
 	bool ok;
 
-	bg_py_str(&sb, v);
+	if (bg_value_is_string(v)) { /* str(v) is v */
+		const char *s = bg_value_str(v);
+		ok = bg_value_len(v) == len;
+		for (size_t i = 0; ok && i < len; i++)
+			ok = (s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f');
+		return ok;
+	}
+	bg_value_py_str(&sb, v);
 	ok = sb.len == len;
 	for (size_t i = 0; ok && i < sb.len; i++)
 		ok = (sb.buf[i] >= '0' && sb.buf[i] <= '9') || (sb.buf[i] >= 'a' && sb.buf[i] <= 'f');
@@ -61,152 +94,166 @@ static bool full_hex(const json_t *v, size_t len)
 	return ok;
 }
 
-static bool is_none(const json_t *v)
+static bool is_none(const struct bg_value *v)
 {
-	return !v || json_is_null(v);
+	return !v || bg_value_is_null(v);
 }
 
-static bool allowed_state(const json_t *v)
+static bool allowed_state(const struct bg_value *v)
 {
-	return json_is_string(v) && bg_state_label(json_string_value(v)) != NULL;
+	return bg_value_is_string(v) && bg_state_label(bg_value_str(v)) != NULL;
 }
 
 static void validate_runbooks(struct bg_registry *reg, struct bg_problems *p)
 {
 	const char *id;
-	json_t *rb;
+	struct bg_value *rb;
 
-	json_object_foreach(reg->runbooks, id, rb) {
+	BG_VALUE_OBJECT_FOREACH(reg->runbooks, id, rb) {
 		struct bg_strbuf sb = BG_STRBUF_INIT;
-		json_t *command = json_object_get(rb, "command");
+		struct bg_value *command = bg_value_get(rb, "command");
 
 		if (missing_list(&sb, rb, runbook_required))
 			bg_problems_add(p, "runbook %s is missing %s", id, sb.buf);
-		if (!json_is_string(command) || bg_py_str_blank(command))
+		if (!bg_value_is_string(command) || bg_value_str_blank(command))
 			bg_problems_add(p, "runbook %s command must be a nonempty string", id);
-		else if (strchr(json_string_value(command), '\n'))
+		else if (strchr(bg_value_str(command), '\n'))
 			bg_problems_add(p, "runbook %s command must stay one line", id);
-		if (!json_is_array(json_object_get(rb, "preflight")))
+		if (!bg_value_is_array(bg_value_get(rb, "preflight")))
 			bg_problems_add(p, "runbook %s preflight must be a list", id);
 		bg_strbuf_release(&sb);
 	}
 }
 
-static bool finite_number(const json_t *v)
+static bool finite_number(const struct bg_value *v)
 {
 	double d;
 
-	if (!bg_py_is_number(v))
+	if (!bg_value_is_pynumber(v))
 		return false;
-	bg_py_to_float(v, &d);
+	bg_value_to_float(v, &d);
 	return isfinite(d);
 }
 
-static void validate_measurements(struct bg_registry *reg, struct bg_problems *p, json_t *ids)
+/* The row fields validation reads; VM_* index them. */
+enum { VM_MID, VM_ID, VM_COMPUTER, VM_STATE, VM_REV, VM_FIXTURE, VM_P50, VM_P95, VM_MAX, VM_PARITY,
+       VM_DATE, VM_DEVICE, VM_NFIELDS };
+static const char *const row_fields[VM_NFIELDS] = {
+	"measurement_id", "id", "computer", "state", "source_revision", "fixture_sha256",
+	"p50_seconds", "p95_seconds", "max_seconds", "parity", "tested_date", "device",
+};
+
+static void validate_measurements(struct bg_registry *reg, struct bg_problems *p, struct bg_arena *a,
+				  struct bg_value *ids)
 {
-	size_t i, n = json_array_size(reg->measurements);
-	json_t *row;
+	size_t i, n = bg_value_size(reg->measurements);
+	struct bg_strbuf label = BG_STRBUF_INIT, s = BG_STRBUF_INIT;
+	struct bg_value_proj proj;
+	struct bg_value *row;
 
-	json_array_foreach(reg->measurements, i, row) {
-		struct bg_strbuf s = BG_STRBUF_INIT;
-		json_t *mid = json_object_get(row, "measurement_id");
+	bg_value_proj_init(&proj, row_fields, VM_NFIELDS);
+	BG_VALUE_ARRAY_FOREACH(reg->measurements, i, row) {
+		struct bg_value *mid = bg_value_get(row, "measurement_id");
 
-		bg_py_str(&s, mid);
-		json_object_set_new(ids, s.buf, json_true());
-		bg_strbuf_release(&s);
+		bg_strbuf_reset(&s);
+		bg_value_py_str(&s, mid);
+		bg_value_set(a, ids, s.buf, bg_value_true());
 	}
-	if (json_object_size(ids) != n)
+	if (bg_value_size(ids) != n)
 		bg_problems_add(p, "retained measurement IDs must be unique");
-	json_array_foreach(reg->measurements, i, row) {
-		struct bg_strbuf label = BG_STRBUF_INIT, s = BG_STRBUF_INIT;
-		json_t *computer = json_object_get(row, "computer"), *state = json_object_get(row, "state");
-		json_t *rev = json_object_get(row, "source_revision");
-		json_t *fixture = json_object_get(row, "fixture_sha256");
+	BG_VALUE_ARRAY_FOREACH(reg->measurements, i, row) {
+		struct bg_value *f[VM_NFIELDS], *computer, *state, *rev, *fixture;
 
+		bg_value_project(&proj, row, f);
+		computer = f[VM_COMPUTER];
+		state = f[VM_STATE];
+		rev = f[VM_REV];
+		fixture = f[VM_FIXTURE];
+		bg_strbuf_reset(&label);
 		bg_strbuf_adds(&label, "measurement ");
-		bg_py_str(&label, json_object_get(row, "id"));
-		if (!json_is_string(computer) || !bg_config_computer_known(reg->cfg, json_string_value(computer)))
+		bg_value_py_str(&label, f[VM_ID]);
+		if (!bg_value_is_string(computer) || !bg_config_computer_known(reg->cfg, bg_value_str(computer)))
 			bg_problems_add(p, "%s computer must identify a supported hardware configuration", label.buf);
 		if (!allowed_state(state)) {
-			bg_py_str(&s, state);
+			bg_strbuf_reset(&s);
+			bg_value_py_str(&s, state);
 			bg_problems_add(p, "%s has invalid state %s", label.buf, s.buf);
 		}
 		if (!is_none(rev) && !full_hex(rev, 40))
 			bg_problems_add(p, "%s source revision must be a full Git SHA", label.buf);
 		if (!is_none(fixture) && !full_hex(fixture, 64))
 			bg_problems_add(p, "%s fixture SHA-256 is invalid", label.buf);
-		if (json_is_string(state) && strcmp(json_string_value(state), "measured") == 0) {
-			static const char *const timing[] = {"p50_seconds", "p95_seconds", "max_seconds"};
-			for (int k = 0; k < 3; k++)
-				if (!finite_number(json_object_get(row, timing[k])))
-					bg_problems_add(p, "%s measured row lacks finite %s", label.buf, timing[k]);
-			if (!bg_py_truthy(json_object_get(row, "parity")))
+		if (bg_value_is_string(state) && strcmp(bg_value_str(state), "measured") == 0) {
+			for (int k = VM_P50; k <= VM_MAX; k++)
+				if (!finite_number(f[k]))
+					bg_problems_add(p, "%s measured row lacks finite %s", label.buf, row_fields[k]);
+			if (!bg_value_truthy(f[VM_PARITY]))
 				bg_problems_add(p, "%s measured row lacks parity", label.buf);
-			if (!bg_py_truthy(json_object_get(row, "tested_date")) ||
-			    !bg_py_truthy(json_object_get(row, "device")))
+			if (!bg_value_truthy(f[VM_DATE]) || !bg_value_truthy(f[VM_DEVICE]))
 				bg_problems_add(p, "%s measured row lacks date or device", label.buf);
 		}
-		bg_strbuf_release(&label);
-		bg_strbuf_release(&s);
 	}
+	bg_strbuf_release(&label);
+	bg_strbuf_release(&s);
 }
 
 /* Python's a // b for numbers; false when Python would raise. */
-static bool floordiv(const json_t *a, const json_t *b, json_t **out)
+static bool floordiv(struct bg_arena *arena, const struct bg_value *a, const struct bg_value *b,
+		     struct bg_value **out)
 {
 	long long x, y;
 	double p, q;
 
-	if (bg_py_is_int(a, &x) && bg_py_is_int(b, &y)) {
+	if (bg_value_is_pyint(a, &x) && bg_value_is_pyint(b, &y)) {
 		long long r;
 		if (y == 0)
 			return false;
 		r = x / y;
 		if ((x % y != 0) && ((x < 0) != (y < 0)))
 			r--;
-		*out = json_integer(r);
+		*out = bg_value_new_int(arena, r);
 		return true;
 	}
-	if (!bg_py_is_number(a) || !bg_py_is_number(b))
+	if (!bg_value_is_pynumber(a) || !bg_value_is_pynumber(b))
 		return false;
-	bg_py_to_float(a, &p);
-	bg_py_to_float(b, &q);
+	bg_value_to_float(a, &p);
+	bg_value_to_float(b, &q);
 	if (q == 0.0)
 		return false;
-	*out = json_real(floor(p / q));
+	*out = bg_value_new_real(arena, floor(p / q));
 	return true;
 }
 
 /* The values of satisfied_by as Python's set() would see them; false when it would raise. */
-static bool satisfied_items(const json_t *v, json_t **out)
+static bool satisfied_items(struct bg_arena *a, const struct bg_value *v, struct bg_value **out)
 {
-	*out = json_array();
+	*out = bg_value_new_array(a, bg_value_size(v));
 	if (!v)
 		return true;
-	if (json_is_array(v)) {
+	if (bg_value_is_array(v)) {
 		size_t i;
-		json_t *x;
-		json_array_foreach(v, i, x) {
-			if (json_is_array(x) || json_is_object(x))
+		struct bg_value *x;
+		BG_VALUE_ARRAY_FOREACH(v, i, x) {
+			if (bg_value_is_array(x) || bg_value_is_object(x))
 				return false;
-			json_array_append(*out, x);
+			bg_value_append(a, *out, x);
 		}
 		return true;
 	}
-	if (json_is_object(v)) {
+	if (bg_value_is_object(v)) {
 		const char *k;
-		json_t *x;
-		json_object_foreach((json_t *)v, k, x)
-			json_array_append_new(*out, json_string(k));
+		struct bg_value *x;
+		BG_VALUE_OBJECT_FOREACH((struct bg_value *)v, k, x)
+			bg_value_append(a, *out, bg_value_new_string(a, k));
 		return true;
 	}
-	if (json_is_string(v)) {
-		const char *s = json_string_value(v);
+	if (bg_value_is_string(v)) {
+		const char *s = bg_value_str(v);
 		for (size_t i = 0; s[i];) {
 			size_t n = 1;
 			unsigned char c = (unsigned char)s[i];
 			n = c < 0x80 ? 1 : c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : 2;
-			json_array_append_new(*out, json_stringn(s + i, n));
+			bg_value_append(a, *out, bg_value_new_stringn(a, s + i, n));
 			i += n;
 		}
 		return true;
@@ -214,120 +261,120 @@ static bool satisfied_items(const json_t *v, json_t **out)
 	return false;
 }
 
-static int cmp_json_str(const void *a, const void *b)
+static int cmp_cstr(const void *a, const void *b)
 {
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-static void validate_gate(struct bg_registry *reg, json_t *gate, json_t *gate_ids, json_t *ids,
+static void validate_gate(struct bg_registry *reg, struct bg_arena *a, struct bg_value_proj *proj,
+			  struct bg_value *gate, struct bg_value *gate_ids, struct bg_value *ids,
 			  struct bg_problems *p)
 {
 	struct bg_strbuf label = BG_STRBUF_INIT, sb = BG_STRBUF_INIT;
-	json_t *id = json_object_get(gate, "id"), *state, *runbook, *priority, *sat, *items;
+	struct bg_value *f[VG_NFIELDS], *id, *state, *runbook, *priority, *sat, *items;
 	const char *st;
 	long long prio;
 
+	bg_value_project(proj, gate, f);
+	id = f[VG_ID];
 	bg_strbuf_adds(&label, "gate ");
 	if (id)
-		bg_py_str(&label, id);
+		bg_value_py_str(&label, id);
 	else
 		bg_strbuf_adds(&label, "<missing>");
-	if (missing_list(&sb, gate, gate_required)) {
+	if (missing_fields(&sb, f, gate_required)) {
 		bg_problems_add(p, "%s is missing %s", label.buf, sb.buf);
 		goto out;
 	}
 	bg_strbuf_reset(&sb);
-	bg_py_str(&sb, id);
-	if (json_object_get(gate_ids, sb.buf))
+	bg_value_py_str(&sb, id);
+	if (bg_value_get(gate_ids, sb.buf))
 		bg_problems_add(p, "duplicate gate %s", sb.buf);
-	json_object_set_new(gate_ids, sb.buf, json_true());
+	bg_value_set(a, gate_ids, sb.buf, bg_value_true());
 	{
-		json_t *c = json_object_get(gate, "computer");
-		if (!json_is_string(c) || !bg_config_computer_known(reg->cfg, json_string_value(c)))
+		struct bg_value *c = f[VG_COMPUTER];
+		if (!bg_value_is_string(c) || !bg_config_computer_known(reg->cfg, bg_value_str(c)))
 			bg_problems_add(p, "%s computer must identify a supported hardware configuration", label.buf);
 	}
-	state = json_object_get(gate, "state");
-	st = json_is_string(state) ? json_string_value(state) : "";
+	state = f[VG_STATE];
+	st = bg_value_is_string(state) ? bg_value_str(state) : "";
 	if (!allowed_state(state)) {
 		bg_strbuf_reset(&sb);
-		bg_py_str(&sb, state);
+		bg_value_py_str(&sb, state);
 		bg_problems_add(p, "%s has invalid state %s", label.buf, sb.buf);
 	}
-	runbook = json_object_get(gate, "runbook");
-	if (!json_is_string(runbook) || !json_object_get(reg->runbooks, json_string_value(runbook))) {
+	runbook = f[VG_RUNBOOK];
+	if (!bg_value_is_string(runbook) || !bg_value_get(reg->runbooks, bg_value_str(runbook))) {
 		bg_strbuf_reset(&sb);
-		bg_py_str(&sb, runbook);
+		bg_value_py_str(&sb, runbook);
 		bg_problems_add(p, "%s names unknown runbook %s", label.buf, sb.buf);
 	}
-	priority = json_object_get(gate, "priority");
-	if (!bg_py_is_int(priority, &prio) || prio < 1 || prio > 5)
+	priority = f[VG_PRIORITY];
+	if (!bg_value_is_pyint(priority, &prio) || prio < 1 || prio > 5)
 		bg_problems_add(p, "%s priority must be an integer from 1 to 5", label.buf);
-	for (const char *const *f = gate_positive; *f; f++) {
-		json_t *v = json_object_get(gate, *f);
+	for (const int *k = gate_positive; *k >= 0; k++) {
+		struct bg_value *v = f[*k];
 		long long x;
-		if (!is_none(v) && !(bg_py_is_int(v, &x) && x > 0))
-			bg_problems_add(p, "%s %s must be a positive integer or null", label.buf, *f);
+		if (!is_none(v) && !(bg_value_is_pyint(v, &x) && x > 0))
+			bg_problems_add(p, "%s %s must be a positive integer or null", label.buf, gate_fields[*k]);
 	}
 	{
-		json_t *sdr = json_object_get(gate, "source_detector_rows");
-		json_t *db = json_object_get(gate, "detector_bin");
+		struct bg_value *sdr = f[VG_SOURCE_DETECTOR_ROWS];
+		struct bg_value *db = f[VG_DETECTOR_BIN];
 		if (!is_none(sdr) && !is_none(db)) {
-			json_t *er = NULL, *ec = NULL;
-			if (floordiv(sdr, db, &er) && floordiv(json_object_get(gate, "source_detector_columns"), db, &ec)) {
-				if (!bg_py_equal(json_object_get(gate, "output_detector_rows"), er))
+			struct bg_value *er = NULL, *ec = NULL;
+			if (floordiv(a, sdr, db, &er) &&
+			    floordiv(a, f[VG_SOURCE_DETECTOR_COLUMNS], db, &ec)) {
+				if (!bg_value_equal(f[VG_OUTPUT_DETECTOR_ROWS], er))
 					bg_problems_add(p, "%s output detector rows do not match detector bin", label.buf);
-				if (!bg_py_equal(json_object_get(gate, "output_detector_columns"), ec))
+				if (!bg_value_equal(f[VG_OUTPUT_DETECTOR_COLUMNS], ec))
 					bg_problems_add(p, "%s output detector columns do not match detector bin", label.buf);
 			}
-			json_decref(er);
-			json_decref(ec);
 		}
 	}
-	sat = json_object_get(gate, "satisfied_by");
-	if (!satisfied_items(sat, &items)) {
+	sat = f[VG_SATISFIED_BY];
+	if (!satisfied_items(a, sat, &items)) {
 		bg_problems_add(p, "%s satisfied_by must be a list of measurement ids", label.buf);
 	} else {
 		size_t i, n = 0;
-		json_t *x;
-		const char **unknown = bg_xcalloc(json_array_size(items) + 1, sizeof(*unknown));
-		json_t *seen = json_object();
+		struct bg_value *x;
+		const char **unknown = bg_xcalloc(bg_value_size(items) + 1, sizeof(*unknown));
+		struct bg_value *seen = bg_value_new_object(a, 0);
 
-		json_array_foreach(items, i, x) {
-			if (!json_is_string(x)) {
+		BG_VALUE_ARRAY_FOREACH(items, i, x) {
+			if (!bg_value_is_string(x)) {
 				/* a non-string id can never match; shown as its repr */
 				continue;
 			}
-			if (!json_object_get(ids, json_string_value(x)) &&
-			    !json_object_get(seen, json_string_value(x))) {
-				json_object_set_new(seen, json_string_value(x), json_true());
-				unknown[n++] = json_string_value(x);
+			if (!bg_value_get(ids, bg_value_str(x)) &&
+			    !bg_value_get(seen, bg_value_str(x))) {
+				bg_value_set(a, seen, bg_value_str(x), bg_value_true());
+				unknown[n++] = bg_value_str(x);
 			}
 		}
 		if (n) {
-			qsort(unknown, n, sizeof(*unknown), cmp_json_str);
+			qsort(unknown, n, sizeof(*unknown), cmp_cstr);
 			bg_strbuf_reset(&sb);
 			bg_strbuf_addch(&sb, '[');
 			for (i = 0; i < n; i++) {
 				if (i)
 					bg_strbuf_adds(&sb, ", ");
-				bg_py_repr_string(&sb, unknown[i], strlen(unknown[i]));
+				bg_value_repr_string(&sb, unknown[i], strlen(unknown[i]));
 			}
 			bg_strbuf_addch(&sb, ']');
 			bg_problems_add(p, "%s names unknown measurements %s", label.buf, sb.buf);
 		}
 		free(unknown);
-		json_decref(seen);
 	}
-	json_decref(items);
-	if (strcmp(st, "measured") == 0 && !bg_py_truthy(sat))
+	if (strcmp(st, "measured") == 0 && !bg_value_truthy(sat))
 		bg_problems_add(p, "%s measured gate needs satisfied_by evidence", label.buf);
-	if (bg_state_is_open(st) && bg_py_str_blank(json_object_get(gate, "next_gate")))
+	if (bg_state_is_open(st) && bg_value_str_blank(f[VG_NEXT_GATE]))
 		bg_problems_add(p, "%s open gate needs a concrete next_gate", label.buf);
 	if (strcmp(st, "unsupported") == 0) {
-		json_t *reason = json_object_get(gate, "reason");
-		if (!bg_py_truthy(reason) || bg_py_str_blank(reason))
+		struct bg_value *reason = f[VG_REASON];
+		if (!bg_value_truthy(reason) || bg_value_str_blank(reason))
 			bg_problems_add(p, "%s unsupported gate needs a reason", label.buf);
-		if (bg_py_truthy(sat))
+		if (bg_value_truthy(sat))
 			bg_problems_add(p, "%s unsupported gate cannot name timing evidence", label.buf);
 	}
 out:
@@ -359,21 +406,22 @@ static void check_render(struct bg_registry *reg, struct bg_problems *p)
 int bg_registry_validate(struct bg_registry *reg, bool render_check, struct bg_problems *p,
 			 struct bg_registry_counts *counts, struct bg_ctx *ctx)
 {
-	json_t *sv = json_object_get(reg->root, "schema_version");
-	json_t *pv = json_object_get(reg->root, "protocol_version");
+	struct bg_value *sv = bg_value_get(reg->root, "schema_version");
+	struct bg_value *pv = bg_value_get(reg->root, "protocol_version");
 	const char *want = reg->cfg->registry_protocol;
-	json_t *ids, *gate_ids;
+	struct bg_value *ids, *gate_ids;
 	size_t i;
-	json_t *gate;
+	struct bg_value *gate;
 	int rc;
 
-	json_t *one = json_integer(1);
-	bool schema_ok = sv && bg_py_equal(sv, one);
+	struct bg_value one = {BG_VINT, 0, 0, 0, {.i = 1}, NULL};
+	struct bg_value_proj proj;
+	bool schema_ok = sv && bg_value_equal(sv, &one);
+	struct bg_arena *a;
 
-	json_decref(one);
 	if (!schema_ok)
 		bg_problems_add(p, "benchmark registry schema_version must be 1");
-	if (want && !(json_is_string(pv) && strcmp(json_string_value(pv), want) == 0)) {
+	if (want && !(bg_value_is_string(pv) && strcmp(bg_value_str(pv), want) == 0)) {
 		size_t n = strlen(want);
 		if (n >= 3 && strcmp(want + n - 3, "/v1") == 0)
 			bg_problems_add(p, "benchmark registry protocol_version must be frozen at v1");
@@ -383,19 +431,20 @@ int bg_registry_validate(struct bg_registry *reg, bool render_check, struct bg_p
 	validate_runbooks(reg, p);
 	if ((rc = bg_registry_resolve_measurements(reg, ctx)))
 		return rc;
-	ids = json_object();
-	validate_measurements(reg, p, ids);
-	gate_ids = json_object();
-	json_array_foreach(reg->gates, i, gate)
-		validate_gate(reg, gate, gate_ids, ids, p);
-	json_decref(ids);
-	json_decref(gate_ids);
+	a = bg_arena_new(); /* scratch: id sets and intermediate values */
+	ids = bg_value_new_object(a, bg_value_size(reg->measurements));
+	validate_measurements(reg, p, a, ids);
+	gate_ids = bg_value_new_object(a, bg_value_size(reg->gates));
+	bg_value_proj_init(&proj, gate_fields, VG_NFIELDS);
+	BG_VALUE_ARRAY_FOREACH(reg->gates, i, gate)
+		validate_gate(reg, a, &proj, gate, gate_ids, ids, p);
+	bg_arena_free(a);
 	if (render_check)
 		check_render(reg, p);
 	if (counts) {
-		counts->gates = json_array_size(reg->gates);
-		counts->measurements = json_array_size(reg->measurements);
-		counts->runbooks = json_object_size(reg->runbooks);
+		counts->gates = bg_value_size(reg->gates);
+		counts->measurements = bg_value_size(reg->measurements);
+		counts->runbooks = bg_value_size(reg->runbooks);
 	}
 	return BG_OK;
 }

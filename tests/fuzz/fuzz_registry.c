@@ -26,7 +26,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	struct bg_strbuf out = BG_STRBUF_INIT;
 	struct bg_ctx ctx;
 	size_t i;
-	json_t *gate;
+	struct bg_value *gate;
 
 	if (!ready) {
 		struct bg_ctx c;
@@ -38,9 +38,9 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 			cfg.root = bg_xstrdup("/nonexistent-benchgate-fuzz-root");
 			cfg.registry_path = bg_xstrdup("registry.json");
 			cfg.generated_path = bg_xstrdup("coverage.md");
-			cfg.platform_labels = json_object();
-			cfg.module_labels = json_object();
-			cfg.raw = json_object();
+			cfg.platform_labels = NULL; /* no labels */
+			cfg.module_labels = NULL;
+			cfg.raw = NULL;
 		}
 		bg_ctx_release(&c);
 		ready = 1;
@@ -49,7 +49,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	if (bg_registry_load_buffer(&reg, &cfg, (const char *)data, size, "fuzz.json", &ctx) == BG_OK) {
 		bg_registry_list(&reg, &none, &out, &ctx);
 		bg_registry_next(&reg, &none, 5, true, &out, &ctx);
-		json_array_foreach(reg.gates, i, gate) {
+		BG_VALUE_ARRAY_FOREACH(reg.gates, i, gate) {
 			bg_registry_show(gate, &out);
 			bg_registry_command(&reg, gate, &out, &ctx);
 		}

@@ -18,18 +18,19 @@
 
 static void expect_format(const char *tmpl, const char *values, const char *want)
 {
-	json_error_t err;
-	json_t *v = json_loads(values, 0, &err);
+	struct bg_arena *a = bg_arena_new();
+	struct bg_value *v = NULL;
 	struct bg_strbuf sb = BG_STRBUF_INIT;
 	struct bg_ctx ctx;
 
 	bg_ctx_init(&ctx);
+	assert_int_equal(bg_value_parse(a, values, strlen(values), "values", &v, &ctx), BG_OK);
 	assert_non_null(v);
 	assert_int_equal(bg_registry_format(tmpl, v, &sb, &ctx), BG_OK);
 	assert_string_equal(sb.buf, want);
 	bg_strbuf_release(&sb);
 	bg_ctx_release(&ctx);
-	json_decref(v);
+	bg_arena_free(a);
 }
 
 static void test_format(void **state)
@@ -46,7 +47,8 @@ static void test_format(void **state)
 
 static void test_format_errors(void **state)
 {
-	json_t *v = json_object();
+	struct bg_arena *a = bg_arena_new();
+	struct bg_value *v = bg_value_new_object(a, 0);
 	struct bg_strbuf sb = BG_STRBUF_INIT;
 	struct bg_ctx ctx;
 
@@ -59,7 +61,7 @@ static void test_format_errors(void **state)
 	assert_int_equal(bg_registry_format("{b:>5}", v, &sb, &ctx), BG_ECHECK);
 	bg_ctx_release(&ctx);
 	bg_strbuf_release(&sb);
-	json_decref(v);
+	bg_arena_free(a);
 }
 
 static void expect_seconds(double s, const char *want)
@@ -95,23 +97,21 @@ static void test_number_formats(void **state)
 
 static void test_ordering(void **state)
 {
-	json_t *a = json_string("CUDA"), *b = json_string("Native Swift/Metal"), *c = json_string("cuda");
-	json_t *i1 = json_integer(2), *r1 = json_real(1.5), *n = json_null();
+	struct bg_arena *ar = bg_arena_new();
+	struct bg_value *a = bg_value_new_string(ar, "CUDA"), *b = bg_value_new_string(ar, "Native Swift/Metal");
+	struct bg_value *c = bg_value_new_string(ar, "cuda");
+	struct bg_value *i1 = bg_value_new_int(ar, 2), *r1 = bg_value_new_real(ar, 1.5), *n = bg_value_null();
 	bool err = false;
 
 	(void)state;
-	assert_true(bg_py_cmp(a, b, &err) < 0);
-	assert_true(bg_py_cmp(a, c, &err) < 0); /* code points: 'C' < 'c' */
-	assert_true(bg_py_cmp(r1, i1, &err) < 0);
-	assert_int_equal(bg_py_cmp(n, n, &err), 0);
+	assert_true(bg_value_cmp(a, b, &err) < 0);
+	assert_true(bg_value_cmp(a, c, &err) < 0); /* code points: 'C' < 'c' */
+	assert_true(bg_value_cmp(r1, i1, &err) < 0);
+	assert_int_equal(bg_value_cmp(n, n, &err), 0);
 	assert_false(err);
-	bg_py_cmp(a, i1, &err);
+	bg_value_cmp(a, i1, &err);
 	assert_true(err); /* str < int raises TypeError in Python */
-	json_decref(a);
-	json_decref(b);
-	json_decref(c);
-	json_decref(i1);
-	json_decref(r1);
+	bg_arena_free(ar);
 }
 
 static void test_staleness(void **state)

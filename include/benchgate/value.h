@@ -1,0 +1,280 @@
+/*
+ * value.h - benchgate's own JSON DOM: an arena-allocated document with a fast
+ * strict parser and the Python-compatible serialisers the registry verbs need.
+ *
+ * Ownership: every value lives in a struct bg_arena; nothing is freed node by
+ * node, bg_arena_free releases a whole document (and every value built in the
+ * same arena) at once. Values are borrowed pointers valid until then.
+ *
+ * Parsing (bg_value_parse*) is strict RFC 8259, as jansson and Python's
+ * json.loads agree:
+ *  - no trailing commas, comments, NaN/Infinity literals or leading zeros;
+ *  - strings must be valid UTF-8 (no overlongs, no encoded surrogates, no
+ *    code point above U+10FFFF) without raw control characters (< 0x20);
+ *  - "\u0000" and lone surrogate escapes ("\ud800" without its pair) are
+ *    rejected cleanly (Python would accept them; strings here are C strings
+ *    holding UTF-8, as with jansson, which rejects both);
+ *  - integers (no fraction, no exponent) are int64; one that does not fit is
+ *    an error ("too big integer"), as jansson; reals are doubles rounded as
+ *    strtod rounds; a real that overflows is an error ("real number overflow");
+ *  - objects keep insertion order; a duplicate key keeps the first position
+ *    and the last value (Python's dict semantics);
+ *  - nesting deeper than BG_VALUE_MAX_DEPTH is an error.
+ * Errors read "DISPLAY:LINE:COL: invalid JSON: what near 'token'" in
+ * jansson's words; LINE:COL is where the offending token ends (1-based,
+ * columns counted in code points); bytes that are not printable UTF-8 are
+ * shown as \xNN. Documents of 4 GiB or more are refused.
+ *
+ * Object lookup is linear for small objects (up to 8 members) and uses a
+ * hash index, built with the object, for larger ones. Member keys of a
+ * parsed document are interned (one copy of each distinct key text).
+ * NULL stands for a missing key everywhere: every accessor accepts NULL and
+ * values of the wrong type.
+ *
+ * Not thread-safe: an arena and its values belong to one thread at a time.
+ */
+#ifndef BENCHGATE_VALUE_H
+#define BENCHGATE_VALUE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "benchgate/status.h"
+#include "benchgate/strbuf.h"
+
+#define BG_VALUE_MAX_DEPTH 1000
+
+/* An allocation arena: bump allocation in large blocks, freed at once. */
+struct bg_arena;
+
+/* A new empty arena (never NULL: allocation failure aborts as bg_xmalloc). */
+struct bg_arena *bg_arena_new(void);
+/* Frees the arena and everything allocated in or adopted by it. NULL is ignored. */
+void bg_arena_free(struct bg_arena *a);
+/* size bytes, 8-byte aligned, uninitialised, valid until bg_arena_free. */
+void *bg_arena_alloc(struct bg_arena *a, size_t size);
+/* A NUL-terminated copy of s[0..n) in the arena. */
+char *bg_arena_strndup(struct bg_arena *a, const char *s, size_t n);
+/* Hands a malloc'ed block to the arena: it is freed with the arena. */
+void bg_arena_adopt(struct bg_arena *a, void *block);
+/* Bytes currently reserved by the arena (for diagnostics). */
+size_t bg_arena_bytes(const struct bg_arena *a);
+
+enum bg_vtype {
+	BG_VNULL,
+	BG_VFALSE,
+	BG_VTRUE,
+	BG_VINT,
+	BG_VREAL,
+	BG_VSTRING,
+	BG_VARRAY,
+	BG_VOBJECT,
+};
+
+struct bg_value;
+
+/* One object member: key (NUL-terminated UTF-8), its length and hash. */
+struct bg_member {
+	const char *key;
+	uint32_t klen;
+	uint32_t hash;
+	struct bg_value *value;
+};
+
+struct bg_value {
+	uint8_t type;   /* enum bg_vtype */
+	uint8_t flags;  /* internal: container storage is growable */
+	uint16_t pad_;  /* internal */
+	uint32_t n;     /* string length in bytes; array/object element count */
+	union {
+		int64_t i;
+		double d;
+		const char *s;              /* NUL-terminated */
+		struct bg_value **items;    /* array */
+		struct bg_member *members;  /* object, insertion order */
+	} u;
+	void *index; /* object: hash index of a big object (internal), or NULL */
+};
+
+/* ---- parsing ---- */
+
+/*
+ * Parses data[0..len) into a value allocated in arena (the text is copied
+ * into the arena first; data is not kept). display names the text in
+ * messages. Errors: BG_ECHECK "DISPLAY: file is empty; expected a JSON
+ * object" for an empty text, "DISPLAY:LINE:COL: invalid JSON: ..." otherwise.
+ * *out is NULL on error; what was allocated stays in the arena.
+ */
+int bg_value_parse(struct bg_arena *arena, const char *data, size_t len, const char *display,
+		   struct bg_value **out, struct bg_ctx *ctx);
+/*
+ * The same for a file: path is read whole (display, or path when NULL, in
+ * messages). Errors: BG_EIO "DISPLAY: cannot read: ..." and those of
+ * bg_value_parse.
+ */
+int bg_value_parse_file(struct bg_arena *arena, const char *path, const char *display,
+			struct bg_value **out, struct bg_ctx *ctx);
+/* BG_ECHECK with "DISPLAY: top level must be a JSON object" unless it is one. */
+int bg_value_expect_object(const struct bg_value *v, const char *display, struct bg_ctx *ctx);
+
+/* ---- access (NULL-safe; wrong types read as empty/zero/NULL) ---- */
+
+static inline bool bg_value_is_object(const struct bg_value *v) { return v && v->type == BG_VOBJECT; }
+static inline bool bg_value_is_array(const struct bg_value *v) { return v && v->type == BG_VARRAY; }
+static inline bool bg_value_is_string(const struct bg_value *v) { return v && v->type == BG_VSTRING; }
+static inline bool bg_value_is_integer(const struct bg_value *v) { return v && v->type == BG_VINT; }
+static inline bool bg_value_is_real(const struct bg_value *v) { return v && v->type == BG_VREAL; }
+static inline bool bg_value_is_number(const struct bg_value *v)
+{
+	return v && (v->type == BG_VINT || v->type == BG_VREAL);
+}
+static inline bool bg_value_is_null(const struct bg_value *v) { return v && v->type == BG_VNULL; }
+static inline bool bg_value_is_true(const struct bg_value *v) { return v && v->type == BG_VTRUE; }
+static inline bool bg_value_is_false(const struct bg_value *v) { return v && v->type == BG_VFALSE; }
+static inline bool bg_value_is_boolean(const struct bg_value *v)
+{
+	return v && (v->type == BG_VTRUE || v->type == BG_VFALSE);
+}
+/* Element count of an array or object; 0 for anything else. */
+static inline size_t bg_value_size(const struct bg_value *v)
+{
+	return v && (v->type == BG_VARRAY || v->type == BG_VOBJECT) ? v->n : 0;
+}
+/* The string's bytes (NUL-terminated), or NULL when v is not a string. */
+static inline const char *bg_value_str(const struct bg_value *v)
+{
+	return v && v->type == BG_VSTRING ? v->u.s : NULL;
+}
+/* The string's length in bytes; 0 when v is not a string. */
+static inline size_t bg_value_len(const struct bg_value *v)
+{
+	return v && v->type == BG_VSTRING ? v->n : 0;
+}
+/* The integer, or 0 when v is not an integer. */
+static inline int64_t bg_value_int(const struct bg_value *v)
+{
+	return v && v->type == BG_VINT ? v->u.i : 0;
+}
+/* The real, or 0.0 when v is not a real. */
+static inline double bg_value_real(const struct bg_value *v)
+{
+	return v && v->type == BG_VREAL ? v->u.d : 0.0;
+}
+/* Element i of an array (borrowed), or NULL. */
+static inline struct bg_value *bg_value_at(const struct bg_value *v, size_t i)
+{
+	return v && v->type == BG_VARRAY && i < v->n ? v->u.items[i] : NULL;
+}
+/* The member of an object with that key (borrowed), or NULL. */
+struct bg_value *bg_value_get(const struct bg_value *obj, const char *key);
+/* The same for a key of klen bytes (not necessarily NUL-terminated). */
+struct bg_value *bg_value_getn(const struct bg_value *obj, const char *key, size_t klen);
+
+#define BG_VALUE_CAT_(a, b) a##b
+#define BG_VALUE_CAT(a, b) BG_VALUE_CAT_(a, b)
+/* for each element: i (size_t) and v (struct bg_value *) */
+#define BG_VALUE_ARRAY_FOREACH(arr, i, v)                                                    \
+	for ((i) = 0; (i) < bg_value_size(arr) && ((v) = (arr)->u.items[(i)], (void)(v), 1); (i)++)
+/* for each member in insertion order: k (const char *) and v (struct bg_value *) */
+#define BG_VALUE_OBJECT_FOREACH(obj, k, v)                                                   \
+	for (size_t BG_VALUE_CAT(bg_i_, __LINE__) = 0;                                       \
+	     BG_VALUE_CAT(bg_i_, __LINE__) < bg_value_size(obj) &&                           \
+	     ((k) = (obj)->u.members[BG_VALUE_CAT(bg_i_, __LINE__)].key,                     \
+	      (v) = (obj)->u.members[BG_VALUE_CAT(bg_i_, __LINE__)].value, (void)(k), (void)(v), 1); \
+	     BG_VALUE_CAT(bg_i_, __LINE__)++)
+
+/*
+ * Projection: fetching many fixed fields of many objects at once. Prepare
+ * once with the field names (borrowed: they must outlive the projection,
+ * e.g. string literals); bg_value_project then fills out[i] with the value
+ * of names[i] in obj, or NULL when absent (also when obj is not an object),
+ * in one pass over obj's members, without hashing any key. The projection
+ * remembers the addresses of key texts it matched (a speed-up only), so it
+ * is not const and must not outlive the arenas of the objects it saw.
+ */
+#define BG_VALUE_PROJ_MAX 64
+struct bg_value_proj {
+	const char *const *names;
+	size_t count;
+	uint32_t hash[BG_VALUE_PROJ_MAX];
+	uint32_t len[BG_VALUE_PROJ_MAX];
+	uint8_t slot[256]; /* hash & 255 -> name index + 1, open addressing */
+	const char *seen[BG_VALUE_PROJ_MAX]; /* key text last matched (interned keys repeat) */
+};
+/* count must be at most BG_VALUE_PROJ_MAX and names distinct. */
+void bg_value_proj_init(struct bg_value_proj *p, const char *const *names, size_t count);
+void bg_value_project(struct bg_value_proj *p, const struct bg_value *obj, struct bg_value **out);
+
+/* ---- construction (everything in the arena; strings are copied) ---- */
+
+/* Shared immutable singletons: never modify them. */
+struct bg_value *bg_value_null(void);
+struct bg_value *bg_value_true(void);
+struct bg_value *bg_value_false(void);
+struct bg_value *bg_value_new_int(struct bg_arena *a, int64_t i);
+struct bg_value *bg_value_new_real(struct bg_arena *a, double d);
+struct bg_value *bg_value_new_string(struct bg_arena *a, const char *s);
+struct bg_value *bg_value_new_stringn(struct bg_arena *a, const char *s, size_t n);
+/* A string value over s[0..n) without copying: s[n] must be '\0' and s must
+ * live as long as the arena (arena memory, or static). */
+struct bg_value *bg_value_new_string_shared(struct bg_arena *a, const char *s, size_t n);
+/* An empty array/object; capacity is a hint. */
+struct bg_value *bg_value_new_array(struct bg_arena *a, size_t capacity);
+struct bg_value *bg_value_new_object(struct bg_arena *a, size_t capacity);
+/* Appends v (borrowed, not copied) to an array. */
+void bg_value_append(struct bg_arena *a, struct bg_value *arr, struct bg_value *v);
+/*
+ * Sets key (copied into the arena) to v: replaces the value in place when the key exists (position kept),
+ * else appends. v is borrowed (not copied).
+ */
+void bg_value_set(struct bg_arena *a, struct bg_value *obj, const char *key, struct bg_value *v);
+/* Appends a member whose key the caller knows is not present yet; key must
+ * outlive the arena (a literal, or arena memory). For building big objects
+ * fast: it does not build the hash index; call bg_value_index when done
+ * (lookups stay correct meanwhile, only linear). */
+void bg_value_set_new_key(struct bg_arena *a, struct bg_value *obj, const char *key,
+			  struct bg_value *v);
+/* Builds obj's hash index when it is big enough to need one and has none. */
+void bg_value_index(struct bg_arena *a, struct bg_value *obj);
+/* dict.update: every member of src set on dst in src order (values shared). */
+void bg_value_update(struct bg_arena *a, struct bg_value *dst, const struct bg_value *src);
+/* A shallow copy of an object or array (members shared) with room for that
+ * many more elements; other values are returned as they are. */
+struct bg_value *bg_value_copy(struct bg_arena *a, const struct bg_value *v, size_t room);
+
+/* ---- Python-compatible text ---- */
+
+/* json.dumps(v, indent=indent, sort_keys=sort_keys) (ensure_ascii);
+ * indent < 0: compact with ", " and ": " separators. */
+void bg_value_dump(struct bg_strbuf *out, const struct bg_value *v, int indent, bool sort_keys);
+/* str(v) of the Python value (NULL: None). */
+void bg_value_py_str(struct bg_strbuf *out, const struct bg_value *v);
+/* repr(v) (NULL: None). */
+void bg_value_py_repr(struct bg_strbuf *out, const struct bg_value *v);
+/* Python truthiness (NULL: None, false). */
+bool bg_value_truthy(const struct bg_value *v);
+/* Python ==: integers, reals and booleans compare by value, containers deeply. */
+bool bg_value_equal(const struct bg_value *a, const struct bg_value *b);
+/* Python a < b ordering: <0, 0, >0; *type_error set when Python would raise TypeError. */
+int bg_value_cmp(const struct bg_value *a, const struct bg_value *b, bool *type_error);
+/* isinstance(v, (int, float)): integers, reals and booleans. */
+bool bg_value_is_pynumber(const struct bg_value *v);
+/* isinstance(v, int): integers and booleans; the value in *out when out is not NULL. */
+bool bg_value_is_pyint(const struct bg_value *v, long long *out);
+/* float(v): numbers, bools, numeric strings; false when Python raises. */
+bool bg_value_to_float(const struct bg_value *v, double *out);
+/* int(v): ints, bools, floats (truncated), integer strings; false when Python raises. */
+bool bg_value_to_int(const struct bg_value *v, long long *out);
+/* Whether str(v).strip() is empty. */
+bool bg_value_str_blank(const struct bg_value *v);
+/* repr(s) of a Python str holding the UTF-8 text s[0..len). */
+void bg_value_repr_string(struct bg_strbuf *out, const char *s, size_t len);
+/* repr(x) of a Python float (shortest round-trip digits). */
+void bg_value_float_repr(struct bg_strbuf *out, double x);
+/* strcmp by unsigned bytes: code-point order for UTF-8. */
+int bg_value_strcmp_cp(const char *a, const char *b);
+/* Object keys in code-point order; the caller frees the array (not the keys). */
+const char **bg_value_sorted_keys(const struct bg_value *obj, size_t *count);
+
+#endif

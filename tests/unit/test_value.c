@@ -1,0 +1,473 @@
+/*
+ * test_value.c - the arena JSON DOM: strict parsing and its messages,
+ * duplicate keys and insertion order, big objects, construction, and the
+ * Python-compatible dump/str/repr/compare (expectations computed once with
+ * CPython's json module and pasted here).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "benchgate/value.h"
+
+static struct bg_value *parse_n(struct bg_arena *a, const char *text, size_t n)
+{
+	struct bg_value *v = NULL;
+	struct bg_ctx ctx;
+
+	bg_ctx_init(&ctx);
+	if (bg_value_parse(a, text, n, "t.json", &v, &ctx) != BG_OK)
+		fail_msg("unexpected parse error: %s", bg_ctx_message(&ctx));
+	bg_ctx_release(&ctx);
+	assert_non_null(v);
+	return v;
+}
+
+static struct bg_value *parse(struct bg_arena *a, const char *text)
+{
+	return parse_n(a, text, strlen(text));
+}
+
+/* The parse fails with exactly this message (NULL: any message). */
+static void expect_error_n(const char *text, size_t n, const char *want)
+{
+	struct bg_arena *a = bg_arena_new();
+	struct bg_value *v = (struct bg_value *)1;
+	struct bg_ctx ctx;
+
+	bg_ctx_init(&ctx);
+	assert_int_equal(bg_value_parse(a, text, n, "t.json", &v, &ctx), BG_ECHECK);
+	assert_null(v);
+	if (want)
+		assert_string_equal(bg_ctx_message(&ctx), want);
+	bg_ctx_release(&ctx);
+	bg_arena_free(a);
+}
+
+#define EXPECT_ERROR(lit, want) expect_error_n(lit, sizeof(lit) - 1, want)
+
+static char *dump(const char *text, int indent, bool sort)
+{
+	struct bg_arena *a = bg_arena_new();
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+
+	bg_value_dump(&sb, parse(a, text), indent, sort);
+	bg_arena_free(a);
+	return bg_strbuf_detach(&sb, NULL);
+}
+
+static void expect_dump(const char *text, int indent, bool sort, const char *want)
+{
+	char *got = dump(text, indent, sort);
+	assert_string_equal(got, want);
+	free(got);
+}
+
+static void expect_repr(const char *text, bool str, const char *want)
+{
+	struct bg_arena *a = bg_arena_new();
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+	struct bg_value *v = parse(a, text);
+
+	if (str)
+		bg_value_py_str(&sb, v);
+	else
+		bg_value_py_repr(&sb, v);
+	assert_string_equal(sb.buf, want);
+	bg_strbuf_release(&sb);
+	bg_arena_free(a);
+}
+
+static void test_truncated(void **state)
+{
+	(void)state;
+	EXPECT_ERROR("", "t.json: file is empty; expected a JSON object");
+	EXPECT_ERROR("   ", "t.json:1:4: invalid JSON: unexpected token near end of file");
+	EXPECT_ERROR("{", "t.json:1:2: invalid JSON: string or '}' expected near end of file");
+	EXPECT_ERROR("{\"a\": [1, 2", "t.json:1:12: invalid JSON: ']' expected near end of file");
+	EXPECT_ERROR("[1,", "t.json:1:4: invalid JSON: ']' expected near end of file");
+	EXPECT_ERROR("{\"a\"", "t.json:1:5: invalid JSON: ':' expected near end of file");
+	EXPECT_ERROR("{\"a\":", "t.json:1:6: invalid JSON: unexpected token near end of file");
+	EXPECT_ERROR("{\"registry\": \n", "t.json:2:1: invalid JSON: unexpected token near end of file");
+	EXPECT_ERROR("\"abc", "t.json:1:5: invalid JSON: premature end of input near end of file");
+	EXPECT_ERROR("\"\\", "t.json:1:3: invalid JSON: premature end of input near end of file");
+	EXPECT_ERROR("tru", "t.json:1:3: invalid JSON: invalid token near 'tru'");
+	EXPECT_ERROR("nulll", "t.json:1:5: invalid JSON: invalid token near 'nulll'");
+}
+
+static void test_trailing_and_syntax(void **state)
+{
+	(void)state;
+	EXPECT_ERROR("{} x", "t.json:1:4: invalid JSON: end of file expected near 'x'");
+	EXPECT_ERROR("[1] [2]", "t.json:1:5: invalid JSON: end of file expected near '['");
+	EXPECT_ERROR("1 2", "t.json:1:3: invalid JSON: end of file expected near '2'");
+	EXPECT_ERROR("[1,]", "t.json:1:4: invalid JSON: unexpected token near ']'");
+	EXPECT_ERROR("{\"a\":1,}", "t.json:1:8: invalid JSON: string or '}' expected near '}'");
+	EXPECT_ERROR("// x\n{}", "t.json:1:1: invalid JSON: unexpected token near '/'");
+	EXPECT_ERROR("/* */{}", "t.json:1:1: invalid JSON: unexpected token near '/'");
+	EXPECT_ERROR("[1 2]", "t.json:1:4: invalid JSON: ']' expected near '2'");
+	EXPECT_ERROR("[true false]", "t.json:1:11: invalid JSON: ']' expected near 'false'");
+	EXPECT_ERROR("{\"a\" 1}", "t.json:1:6: invalid JSON: ':' expected near '1'");
+	EXPECT_ERROR("{1:2}", "t.json:1:2: invalid JSON: string or '}' expected near '1'");
+	EXPECT_ERROR("\n\n  [1,\n   }", "t.json:4:4: invalid JSON: unexpected token near '}'");
+	/* columns count code points, not bytes */
+	EXPECT_ERROR("[\"\xc3\xa9\xc3\xa9\", x]", "t.json:1:8: invalid JSON: invalid token near 'x'");
+	EXPECT_ERROR("NaN", NULL);
+	EXPECT_ERROR("Infinity", NULL);
+	EXPECT_ERROR("-Infinity", NULL);
+	EXPECT_ERROR("'a'", NULL);
+	EXPECT_ERROR("{'a': 1}", NULL);
+}
+
+static void test_bad_strings(void **state)
+{
+	(void)state;
+	EXPECT_ERROR("\"\\x\"", "t.json:1:3: invalid JSON: invalid escape near '\"\\x'");
+	EXPECT_ERROR("\"\\u12\"", "t.json:1:3: invalid JSON: invalid escape near '\"\\u'");
+	EXPECT_ERROR("\"\\u12G4\"", NULL);
+	EXPECT_ERROR("\"\\ud800\"", "t.json:1:7: invalid JSON: invalid Unicode '\\uD800' near '\"\\ud800'");
+	EXPECT_ERROR("\"\\udc00\"", NULL);
+	EXPECT_ERROR("\"\\ud800\\u0041\"", NULL);
+	EXPECT_ERROR("\"\\u0000\"", "t.json:1:7: invalid JSON: \\u0000 is not allowed near '\"\\u0000'");
+	EXPECT_ERROR("\"a\tb\"", "t.json:1:3: invalid JSON: control character 0x9 near '\"a\\x09'");
+	EXPECT_ERROR("\"a\nb\"", NULL);
+	/* invalid UTF-8: stray byte, overlong, encoded surrogate, beyond U+10FFFF, truncated */
+	EXPECT_ERROR("\"\xff\"", "t.json:1:2: invalid JSON: unable to decode byte 0xff near '\"\\xff'");
+	EXPECT_ERROR("\"\xc0\x80\"", NULL);
+	EXPECT_ERROR("\"\xed\xa0\x80\"", NULL);
+	EXPECT_ERROR("\"\xf4\x90\x80\x80\"", NULL);
+	EXPECT_ERROR("\"\xe2\x82\"", NULL);
+	EXPECT_ERROR("\"\x80\"", NULL);
+	EXPECT_ERROR("\xef\xbb\xbf{}", NULL); /* a byte-order mark is not JSON */
+}
+
+static void test_nul_bytes(void **state)
+{
+	(void)state;
+	EXPECT_ERROR("{}\0", "t.json:1:3: invalid JSON: end of file expected near '\\x00'");
+	EXPECT_ERROR("\"a\0b\"", "t.json:1:3: invalid JSON: control character 0x0 near '\"a\\x00'");
+	EXPECT_ERROR("\0", NULL);
+	EXPECT_ERROR("[1,\0 2]", NULL);
+}
+
+static void test_numbers(void **state)
+{
+	struct bg_arena *a = bg_arena_new();
+	struct bg_value *v;
+
+	(void)state;
+	v = parse(a, "[9223372036854775807, -9223372036854775808, -0, 0.5, -0.0, 1e-400, 1E+2, 12345678901234567890.0]");
+	assert_int_equal(bg_value_size(v), 8);
+	assert_true(bg_value_is_integer(bg_value_at(v, 0)));
+	assert_true(bg_value_int(bg_value_at(v, 0)) == INT64_MAX);
+	assert_true(bg_value_int(bg_value_at(v, 1)) == INT64_MIN);
+	assert_true(bg_value_is_integer(bg_value_at(v, 2)));
+	assert_true(bg_value_real(bg_value_at(v, 3)) == 0.5);
+	assert_true(signbit(bg_value_real(bg_value_at(v, 4))));
+	assert_true(bg_value_real(bg_value_at(v, 5)) == 0.0);
+	assert_true(bg_value_is_real(bg_value_at(v, 6)));
+	assert_true(bg_value_real(bg_value_at(v, 7)) == 12345678901234567890.0);
+	EXPECT_ERROR("9223372036854775808", "t.json:1:19: invalid JSON: too big integer near '9223372036854775808'");
+	EXPECT_ERROR("-9223372036854775809", NULL);
+	EXPECT_ERROR("123456789012345678901234567890", NULL);
+	EXPECT_ERROR("1e400", "t.json:1:5: invalid JSON: real number overflow near '1e400'");
+	EXPECT_ERROR("-1e400", NULL);
+	EXPECT_ERROR("01", NULL);
+	EXPECT_ERROR("-", NULL);
+	EXPECT_ERROR("1.", NULL);
+	EXPECT_ERROR(".5", NULL);
+	EXPECT_ERROR("1e", NULL);
+	EXPECT_ERROR("1e+", NULL);
+	EXPECT_ERROR("+1", NULL);
+	EXPECT_ERROR("0x10", NULL);
+	bg_arena_free(a);
+}
+
+/* Every real parses to what strtod gives (the fast path and the slow one). */
+static void test_reals_match_strtod(void **state)
+{
+	struct bg_arena *a = bg_arena_new();
+	uint64_t x = 88172645463325252ULL;
+
+	(void)state;
+	for (int i = 0; i < 20000; i++) {
+		char text[64];
+		double d, want;
+		struct bg_value *v;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		memcpy(&d, &x, sizeof(d));
+		if (!isfinite(d))
+			continue;
+		switch (i % 4) {
+		case 0: snprintf(text, sizeof(text), "%.17g", d); break;
+		case 1: snprintf(text, sizeof(text), "%.15g", d); break;
+		case 2: snprintf(text, sizeof(text), "%.6f", (double)(x % 100000000) / 1000.0); break;
+		default: snprintf(text, sizeof(text), "%.3e", (double)(x % 1000000)); break;
+		}
+		if (!strpbrk(text, ".eE"))
+			continue; /* an integer */
+		want = strtod(text, NULL);
+		if (isinf(want))
+			continue;
+		v = parse(a, text);
+		assert_true(bg_value_is_real(v));
+		if (memcmp(&want, &v->u.d, sizeof(want)) != 0)
+			fail_msg("%s: got %.17g want %.17g", text, v->u.d, want);
+	}
+	bg_arena_free(a);
+}
+
+static void test_depth(void **state)
+{
+	enum { DEPTH = BG_VALUE_MAX_DEPTH };
+	char *text = malloc(2 * (DEPTH + 1) + 1);
+	struct bg_arena *a = bg_arena_new();
+
+	(void)state;
+	memset(text, '[', DEPTH);
+	memset(text + DEPTH, ']', DEPTH);
+	assert_int_equal(bg_value_size(parse_n(a, text, 2 * DEPTH)) , 1);
+	memset(text, '[', DEPTH + 1);
+	memset(text + DEPTH + 1, ']', DEPTH + 1);
+	expect_error_n(text, 2 * (DEPTH + 1), NULL);
+	memset(text, '[', 2 * (DEPTH + 1)); /* deep and truncated */
+	expect_error_n(text, 2 * (DEPTH + 1), NULL);
+	free(text);
+	bg_arena_free(a);
+}
+
+static void test_duplicates_and_order(void **state)
+{
+	struct bg_arena *a = bg_arena_new();
+	struct bg_strbuf big = BG_STRBUF_INIT, want = BG_STRBUF_INIT;
+	struct bg_value *v;
+	char *got;
+
+	(void)state;
+	/* Python's dict: first position, last value */
+	expect_dump("{\"a\": 1, \"b\": 2, \"a\": 3}", -1, false, "{\"a\": 3, \"b\": 2}");
+	expect_dump("{\"z\": 1, \"a\": 2, \"m\": 3}", -1, false, "{\"z\": 1, \"a\": 2, \"m\": 3}");
+	expect_dump("{\"z\": 1, \"a\": 2, \"m\": 3}", 2, true, "{\n  \"a\": 2,\n  \"m\": 3,\n  \"z\": 1\n}");
+	/* a big object (hash index) with duplicates spread through it */
+	bg_strbuf_addch(&big, '{');
+	for (int i = 0; i < 300; i++)
+		bg_strbuf_addf(&big, "%s\"k%d\": %d", i ? ", " : "", i % 200, i);
+	bg_strbuf_addch(&big, '}');
+	bg_strbuf_addch(&want, '{');
+	for (int i = 0; i < 200; i++)
+		bg_strbuf_addf(&want, "%s\"k%d\": %d", i ? ", " : "", i, i < 100 ? i + 200 : i);
+	bg_strbuf_addch(&want, '}');
+	got = dump(big.buf, -1, false);
+	assert_string_equal(got, want.buf);
+	free(got);
+	v = parse(a, big.buf);
+	assert_int_equal(bg_value_size(v), 200);
+	for (int i = 0; i < 200; i++) {
+		char k[16];
+		snprintf(k, sizeof(k), "k%d", i);
+		assert_int_equal(bg_value_int(bg_value_get(v, k)), i < 100 ? i + 200 : i);
+	}
+	assert_null(bg_value_get(v, "k200"));
+	assert_null(bg_value_get(v, "k"));
+	bg_strbuf_release(&big);
+	bg_strbuf_release(&want);
+	bg_arena_free(a);
+}
+
+static void test_dump_matches_python(void **state)
+{
+	(void)state;
+	expect_dump("{\"b\": 1, \"a\": [1, {\"d\": null, \"c\": true}], \"e\": {}, \"f\": []}", 2, true,
+		    "{\n  \"a\": [\n    1,\n    {\n      \"c\": true,\n      \"d\": null\n    }\n  ],\n"
+		    "  \"b\": 1,\n  \"e\": {},\n  \"f\": []\n}");
+	expect_dump("{\"b\": 1, \"a\": [1, {\"d\": null, \"c\": true}], \"e\": {}, \"f\": []}", -1, false,
+		    "{\"b\": 1, \"a\": [1, {\"d\": null, \"c\": true}], \"e\": {}, \"f\": []}");
+	expect_dump("[\"\\u00e9\", \"\\ud83d\\ude00\", \"tab\\there\", \"q\\\"b\\\\s\", \"\\u007f\\u001f\", \"/\\/\"]",
+		    -1, false,
+		    "[\"\\u00e9\", \"\\ud83d\\ude00\", \"tab\\there\", \"q\\\"b\\\\s\", \"\\u007f\\u001f\", \"//\"]");
+	expect_dump("[1e16, 1.5, 0.1, 1e-5, 123456789.123, -0.0, 5e-324, 1.7976931348623157e308, 2.5e-7, "
+		    "100.0, 1E+2, 0.30000000000000004, 1e22, 1e21, 9007199254740993]",
+		    -1, false,
+		    "[1e+16, 1.5, 0.1, 1e-05, 123456789.123, -0.0, 5e-324, 1.7976931348623157e+308, "
+		    "2.5e-07, 100.0, 100.0, 0.30000000000000004, 1e+22, 1e+21, 9007199254740993]");
+	expect_dump("[-9223372036854775808, 9223372036854775807, 0, -0, 12345678901234567890.0]", 2, false,
+		    "[\n  -9223372036854775808,\n  9223372036854775807,\n  0,\n  0,\n  1.2345678901234567e+19\n]");
+	/* code-point order of keys */
+	expect_dump("{\"\\u00e9\": 1, \"B\": 2, \"b\": 3}", -1, true, "{\"B\": 2, \"b\": 3, \"\\u00e9\": 1}");
+	expect_dump("{\"\\u00e9\": 1, \"B\": 2, \"b\": 3}", -1, false, "{\"\\u00e9\": 1, \"B\": 2, \"b\": 3}");
+	/* a dump parses back to itself */
+	{
+		const char *src = "{\"x\": [1, 2.5, \"\\u00e9\\ud83d\\ude00\", {\"y\": null}], \"z\": false}";
+		char *once = dump(src, -1, false), *twice = dump(once, -1, false);
+		assert_string_equal(once, twice);
+		free(once);
+		free(twice);
+	}
+}
+
+static void test_str_and_repr(void **state)
+{
+	(void)state;
+	expect_repr("{\"b\": 1, \"a\": [1, {\"d\": null, \"c\": true}], \"e\": {}, \"f\": []}", false,
+		    "{'b': 1, 'a': [1, {'d': None, 'c': True}], 'e': {}, 'f': []}");
+	expect_repr("[\"\\u00e9\", \"\\ud83d\\ude00\", \"tab\\there\", \"q\\\"b\\\\s\", \"\\u007f\\u001f\", \"/\\/\"]",
+		    false, "['\xc3\xa9', '\xf0\x9f\x98\x80', 'tab\\there', 'q\"b\\\\s', '\\x7f\\x1f', '//']");
+	expect_repr("[1e16, -0.0, 2.5e-7, 100.0]", false, "[1e+16, -0.0, 2.5e-07, 100.0]");
+	expect_repr("\"it's\"", false, "\"it's\"");
+	expect_repr("\"plain\"", true, "plain");
+	expect_repr("1.5", true, "1.5");
+	expect_repr("null", true, "None");
+	expect_repr("false", false, "False");
+}
+
+static void test_python_semantics(void **state)
+{
+	struct bg_arena *a = bg_arena_new();
+	struct bg_value *v = parse(a, "[1, 1.0, true, [1], [1.0], {\"a\": 1}, {\"a\": 1.0}, \"1\", null, 0, \"\", [], {}, 0.0, false, \" \\t\"]");
+	bool err = false;
+	double d;
+	long long i;
+
+	(void)state;
+	assert_true(bg_value_equal(bg_value_at(v, 0), bg_value_at(v, 1)));
+	assert_true(bg_value_equal(bg_value_at(v, 0), bg_value_at(v, 2)));
+	assert_true(bg_value_equal(bg_value_at(v, 3), bg_value_at(v, 4)));
+	assert_true(bg_value_equal(bg_value_at(v, 5), bg_value_at(v, 6)));
+	assert_false(bg_value_equal(bg_value_at(v, 0), bg_value_at(v, 7)));
+	assert_true(bg_value_equal(bg_value_at(v, 8), NULL));
+	for (size_t k = 9; k <= 14; k++)
+		assert_false(bg_value_truthy(bg_value_at(v, k)));
+	assert_true(bg_value_truthy(bg_value_at(v, 15)));
+	assert_true(bg_value_str_blank(bg_value_at(v, 15)));
+	assert_false(bg_value_truthy(NULL));
+	assert_true(bg_value_cmp(bg_value_at(v, 9), bg_value_at(v, 0), &err) < 0);
+	assert_int_equal(bg_value_cmp(bg_value_at(v, 0), bg_value_at(v, 1), &err), 0);
+	assert_false(err);
+	bg_value_cmp(bg_value_at(v, 7), bg_value_at(v, 0), &err);
+	assert_true(err);
+	assert_true(bg_value_to_float(bg_value_at(v, 7), &d) && d == 1.0);
+	assert_true(bg_value_to_int(bg_value_at(v, 1), &i) && i == 1);
+	assert_true(bg_value_is_pyint(bg_value_at(v, 2), &i) && i == 1);
+	assert_false(bg_value_is_pyint(bg_value_at(v, 1), NULL));
+	/* accessors are NULL-safe and type-safe */
+	assert_null(bg_value_get(NULL, "a"));
+	assert_null(bg_value_get(bg_value_at(v, 3), "a"));
+	assert_null(bg_value_at(bg_value_at(v, 5), 0));
+	assert_null(bg_value_str(bg_value_at(v, 0)));
+	assert_int_equal(bg_value_size(bg_value_at(v, 7)), 0);
+	bg_arena_free(a);
+}
+
+static void test_construction(void **state)
+{
+	struct bg_arena *a = bg_arena_new();
+	struct bg_value *o = bg_value_new_object(a, 0), *arr = bg_value_new_array(a, 0), *c, *u;
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+	char key[16];
+
+	(void)state;
+	for (int i = 0; i < 1000; i++) {
+		snprintf(key, sizeof(key), "key%d", i);
+		bg_value_set(a, o, key, bg_value_new_int(a, i));
+		bg_value_append(a, arr, bg_value_new_int(a, i));
+	}
+	bg_value_set(a, o, "key5", bg_value_new_string(a, "five")); /* replaced in place */
+	assert_int_equal(bg_value_size(o), 1000);
+	assert_int_equal(bg_value_size(arr), 1000);
+	assert_string_equal(bg_value_str(bg_value_get(o, "key5")), "five");
+	assert_int_equal(bg_value_int(bg_value_get(o, "key999")), 999);
+	assert_int_equal(bg_value_int(bg_value_at(arr, 999)), 999);
+	assert_string_equal(o->u.members[5].key, "key5");
+	/* copy with room, then dict.update */
+	c = bg_value_copy(a, parse(a, "{\"x\": 1, \"y\": 2}"), 2);
+	u = parse(a, "{\"y\": 3, \"z\": 4}");
+	bg_value_update(a, c, u);
+	bg_value_dump(&sb, c, -1, false);
+	assert_string_equal(sb.buf, "{\"x\": 1, \"y\": 3, \"z\": 4}");
+	/* set_new_key builds big objects; the index comes with bg_value_index */
+	c = bg_value_new_object(a, 40);
+	for (int i = 0; i < 40; i++) {
+		char *k = bg_arena_alloc(a, 16);
+		snprintf(k, 16, "f%d", i);
+		bg_value_set_new_key(a, c, k, bg_value_new_int(a, i));
+	}
+	assert_int_equal(bg_value_int(bg_value_get(c, "f39")), 39);
+	bg_value_index(a, c);
+	assert_int_equal(bg_value_int(bg_value_get(c, "f17")), 17);
+	assert_null(bg_value_get(c, "f40"));
+	bg_value_set(a, c, "f40", bg_value_true());
+	assert_true(bg_value_is_true(bg_value_get(c, "f40")));
+	/* projection */
+	{
+		static const char *const names[] = {"f3", "nope", "f0", "f40"};
+		struct bg_value_proj p;
+		struct bg_value *out[4];
+		bg_value_proj_init(&p, names, 4);
+		bg_value_project(&p, c, out);
+		assert_int_equal(bg_value_int(out[0]), 3);
+		assert_null(out[1]);
+		assert_int_equal(bg_value_int(out[2]), 0);
+		assert_true(bg_value_is_true(out[3]));
+		bg_value_project(&p, arr, out);
+		assert_null(out[0]);
+	}
+	bg_strbuf_release(&sb);
+	bg_arena_free(a);
+}
+
+static void test_parse_file(void **state)
+{
+	struct bg_arena *a = bg_arena_new();
+	struct bg_value *v = NULL;
+	struct bg_ctx ctx;
+	char path[] = "/tmp/bg-test-value-XXXXXX";
+	int fd = mkstemp(path);
+	FILE *f;
+
+	(void)state;
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	fputs("{\"a\": [1, 2, {\"b\": \"c\"}]}\n", f);
+	fclose(f);
+	bg_ctx_init(&ctx);
+	assert_int_equal(bg_value_parse_file(a, path, "shown.json", &v, &ctx), BG_OK);
+	assert_string_equal(bg_value_str(bg_value_get(bg_value_at(bg_value_get(v, "a"), 2), "b")), "c");
+	assert_int_equal(bg_value_expect_object(v, "shown.json", &ctx), BG_OK);
+	assert_int_equal(bg_value_expect_object(bg_value_get(v, "a"), "shown.json", &ctx), BG_ECHECK);
+	assert_string_equal(bg_ctx_message(&ctx), "shown.json: top level must be a JSON object");
+	unlink(path);
+	assert_int_equal(bg_value_parse_file(a, path, "shown.json", &v, &ctx), BG_EIO);
+	assert_non_null(strstr(bg_ctx_message(&ctx), "shown.json: cannot read:"));
+	bg_ctx_release(&ctx);
+	bg_arena_free(a);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_truncated),
+		cmocka_unit_test(test_trailing_and_syntax),
+		cmocka_unit_test(test_bad_strings),
+		cmocka_unit_test(test_nul_bytes),
+		cmocka_unit_test(test_numbers),
+		cmocka_unit_test(test_reals_match_strtod),
+		cmocka_unit_test(test_depth),
+		cmocka_unit_test(test_duplicates_and_order),
+		cmocka_unit_test(test_dump_matches_python),
+		cmocka_unit_test(test_str_and_repr),
+		cmocka_unit_test(test_python_semantics),
+		cmocka_unit_test(test_construction),
+		cmocka_unit_test(test_parse_file),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
