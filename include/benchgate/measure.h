@@ -70,6 +70,14 @@ struct bg_measure_opts {
 	bg_measure_progress_fn progress;
 	void *progress_data;
 	volatile sig_atomic_t *interrupted; /* set by the caller's SIGINT handler, or NULL */
+	/*
+	 * When set: each run's stdout and stderr go to CAPTURE_DIR/run-NNN.stdout
+	 * and .stderr (NNN the ordinal), each capped at capture_cap bytes with a
+	 * truncation marker; the run record names them ("stdout", "stderr").
+	 * Unset: stdout to /dev/null, stderr inherited.
+	 */
+	const char *capture_dir;
+	long long capture_cap; /* default 1 MiB */
 };
 
 /* Fills opts with the defaults above (argv, root and callbacks left NULL). */

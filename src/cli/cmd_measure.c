@@ -227,49 +227,6 @@ static const char *on_opt(int id, const char *v, void *data)
 	}
 }
 
-struct progress_state {
-	bool color;
-	bool shown;
-	const char *phase;  /* last phase drawn */
-	double last_drawn;  /* CLOCK_MONOTONIC seconds */
-};
-
-static double now_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void on_progress(const struct bg_measure_progress *p, void *data)
-{
-	struct progress_state *ps = data;
-	char line[200];
-	int n;
-
-	if (strcmp(p->phase, "done") == 0) {
-		if (ps->shown)
-			fputs("\r\033[K", stderr);
-		fflush(stderr);
-		return;
-	}
-	/* at most 20 redraws a second, and always on a new phase */
-	if (ps->phase && strcmp(ps->phase, p->phase) == 0 && now_seconds() - ps->last_drawn < 0.05)
-		return;
-	ps->phase = p->phase;
-	ps->last_drawn = now_seconds();
-	n = snprintf(line, sizeof(line), "\r\033[K%s%-6s%s run %ld of %ld", ps->color ? "\033[36m" : "",
-		     p->phase, ps->color ? "\033[0m" : "", p->index, p->total);
-	if (p->p50_seconds >= 0 && n > 0 && (size_t)n < sizeof(line))
-		n += snprintf(line + n, sizeof(line) - (size_t)n, "  p50 %.4g ms", p->p50_seconds * 1e3);
-	if (p->eta_seconds >= 0 && n > 0 && (size_t)n < sizeof(line))
-		snprintf(line + n, sizeof(line) - (size_t)n, "  ETA %.1f s", p->eta_seconds);
-	fputs(line, stderr);
-	fflush(stderr);
-	ps->shown = true;
-}
-
 static int export_jsonl(const char *path, const json_t *doc, long long id)
 {
 	struct bg_strbuf sb = BG_STRBUF_INIT;
@@ -317,7 +274,7 @@ static int run_measure(struct bg_cli *cli, const struct bg_cmd *self)
 	struct measure_args a;
 	struct bg_parsed parsed;
 	struct bg_config cfg;
-	struct progress_state ps = {false, false, NULL, 0};
+	struct bg_mp_progress_state ps = {false, false, NULL, 0};
 	struct bg_store *store = NULL;
 	struct bg_ctx ctx;
 	struct sigaction sa, old_int, old_term;
@@ -366,7 +323,7 @@ static int run_measure(struct bg_cli *cli, const struct bg_cmd *self)
 		const char *nc = getenv("NO_COLOR"), *term = getenv("TERM");
 
 		ps.color = !(nc && *nc) && !(term && strcmp(term, "dumb") == 0);
-		a.o.progress = on_progress;
+		a.o.progress = bg_mp_progress;
 		a.o.progress_data = &ps;
 	}
 	/* open (or create) the store first: a store that cannot work fails before measuring */

@@ -2,6 +2,8 @@
  * measure_print.c - text rendering of sessions and runs (see measure_print.h).
  */
 #include "cli/measure_print.h"
+#include <time.h>
+#include <stdio.h>
 
 #include <math.h>
 #include <stdbool.h>
@@ -195,4 +197,40 @@ void bg_mp_runs(struct bg_strbuf *out, const json_t *runs)
 		bg_strbuf_release(&d);
 		bg_strbuf_release(&e);
 	}
+}
+
+static double now_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void bg_mp_progress(const struct bg_measure_progress *p, void *data)
+{
+	struct bg_mp_progress_state *ps = data;
+	char line[200];
+	int n;
+
+	if (strcmp(p->phase, "done") == 0) {
+		if (ps->shown)
+			fputs("\r\033[K", stderr);
+		fflush(stderr);
+		return;
+	}
+	/* at most 20 redraws a second, and always on a new phase */
+	if (ps->phase && strcmp(ps->phase, p->phase) == 0 && now_seconds() - ps->last_drawn < 0.05)
+		return;
+	ps->phase = p->phase;
+	ps->last_drawn = now_seconds();
+	n = snprintf(line, sizeof(line), "\r\033[K%s%-6s%s run %ld of %ld", ps->color ? "\033[36m" : "",
+		     p->phase, ps->color ? "\033[0m" : "", p->index, p->total);
+	if (p->p50_seconds >= 0 && n > 0 && (size_t)n < sizeof(line))
+		n += snprintf(line + n, sizeof(line) - (size_t)n, "  p50 %.4g ms", p->p50_seconds * 1e3);
+	if (p->eta_seconds >= 0 && n > 0 && (size_t)n < sizeof(line))
+		snprintf(line + n, sizeof(line) - (size_t)n, "  ETA %.1f s", p->eta_seconds);
+	fputs(line, stderr);
+	fflush(stderr);
+	ps->shown = true;
 }

@@ -7,6 +7,9 @@
 
 #include <jansson.h>
 
+#include <stdbool.h>
+
+#include "benchgate/measure.h"
 #include "benchgate/strbuf.h"
 
 /* "50.31 ms", "812.4 us", "1.204 s"; "n/a" for null. */
@@ -19,5 +22,15 @@ void bg_mp_summary(struct bg_strbuf *out, const json_t *doc);
 void bg_mp_runs(struct bg_strbuf *out, const json_t *runs);
 /* The command words joined by spaces. */
 void bg_mp_command(struct bg_strbuf *out, const json_t *command);
+
+/* The progress line on stderr (the caller decides whether to show it). */
+struct bg_mp_progress_state {
+	bool color;
+	bool shown;
+	const char *phase; /* last phase drawn */
+	double last_drawn; /* CLOCK_MONOTONIC seconds */
+};
+/* A bg_measure_progress_fn; data is a struct bg_mp_progress_state. */
+void bg_mp_progress(const struct bg_measure_progress *p, void *data);
 
 #endif

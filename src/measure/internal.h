@@ -72,6 +72,15 @@ struct bg_spawn_result {
 int bg_spawn_run(char *const *argv, double timeout, volatile sig_atomic_t *interrupted,
 		 struct bg_watch *w, struct bg_spawn_result *res, struct bg_ctx *ctx);
 /*
+ * The same, with stdout and stderr written to capture_prefix.stdout and
+ * capture_prefix.stderr (created or truncated) instead of /dev/null and the
+ * terminal; capture_prefix NULL behaves as bg_spawn_run. Each file is then
+ * capped at cap bytes, a truncation marker line appended.
+ */
+int bg_spawn_run_captured(char *const *argv, double timeout, volatile sig_atomic_t *interrupted,
+			  struct bg_watch *w, const char *capture_prefix, long long cap,
+			  struct bg_spawn_result *res, struct bg_ctx *ctx);
+/*
  * Runs /bin/sh -c CMD (with args as "$1"...) and waits; *status is the exit
  * status, or 128 + signal. BG_EIO when /bin/sh cannot start.
  */

@@ -293,6 +293,7 @@ static bool same_outputs(const json_t *a, const json_t *b, const char **which)
 /* One run of the given phase. Returns BG_OK (possibly blocking the session) or BG_EIO. */
 static int do_run(struct session *s, const char *phase, long index, struct bg_ctx *ctx)
 {
+	char capture[4096] = "";
 	const struct bg_measure_opts *o = s->o;
 	json_t *r = json_object(), *cache = NULL, *outputs = NULL;
 	struct bg_spawn_result res;
@@ -365,7 +366,13 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 		have_swap0 = bg_sys_swap_used(&swap0);
 		have_psi0 = bg_sys_psi_memory_some10(s->psi_fd, &psi0);
 	}
-	rc = bg_spawn_run(s->argv, o->timeout, o->interrupted, s->watch, &res, ctx);
+	if (o->capture_dir) {
+		snprintf(capture, sizeof(capture), "%s/run-%03ld", o->capture_dir, s->ordinal);
+		rc = bg_spawn_run_captured(s->argv, o->timeout, o->interrupted, s->watch, capture,
+					   o->capture_cap > 0 ? o->capture_cap : 1048576, &res, ctx);
+	} else {
+		rc = bg_spawn_run(s->argv, o->timeout, o->interrupted, s->watch, &res, ctx);
+	}
 	if (rc != BG_OK) {
 		json_decref(cache);
 		json_decref(r);
@@ -398,6 +405,13 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 	rset(r, "tree_peak_bytes",
 		jint_or_null(wr.samples > 0, (long long)wr.tree_peak));
 	rset(r, "tree_peak_source", json_string("sampled"));
+	if (o->capture_dir) {
+		char path[4200];
+		snprintf(path, sizeof(path), "%s.stdout", capture);
+		rset(r, "stdout", json_string(path));
+		snprintf(path, sizeof(path), "%s.stderr", capture);
+		rset(r, "stderr", json_string(path));
+	}
 	rset(r, "tree_samples", json_integer(wr.samples));
 	rset(r, "swap_used_before_bytes", jint_or_null(have_swap0, (long long)swap0));
 	rset(r, "swap_used_after_bytes", jint_or_null(have_swap1, (long long)swap1));

@@ -17,6 +17,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -200,9 +201,39 @@ static int wait_child(pid_t pid, int64_t deadline_ns, volatile sig_atomic_t *int
 	return 0;
 }
 
+/* Caps a captured file at cap bytes, marking the truncation. */
+static void cap_file(const char *path, long long cap)
+{
+	struct stat st;
+	char marker[160];
+	int fd;
+
+	if (stat(path, &st) != 0 || st.st_size <= cap)
+		return;
+	if (truncate(path, (off_t)cap) != 0)
+		return;
+	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	snprintf(marker, sizeof(marker), "\n[benchgate: truncated at %lld bytes; the run wrote %lld]\n", cap,
+		 (long long)st.st_size);
+	if (write(fd, marker, strlen(marker)) < 0) {
+		/* the capture stays truncated without its marker */
+	}
+	close(fd);
+}
+
 int bg_spawn_run(char *const *argv, double timeout, volatile sig_atomic_t *interrupted,
 		 struct bg_watch *w, struct bg_spawn_result *res, struct bg_ctx *ctx)
 {
+	return bg_spawn_run_captured(argv, timeout, interrupted, w, NULL, 0, res, ctx);
+}
+
+int bg_spawn_run_captured(char *const *argv, double timeout, volatile sig_atomic_t *interrupted,
+			  struct bg_watch *w, const char *capture_prefix, long long cap,
+			  struct bg_spawn_result *res, struct bg_ctx *ctx)
+{
+	char out_path[4096], err_path[4096];
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
 	struct rusage ru;
@@ -212,7 +243,15 @@ int bg_spawn_run(char *const *argv, double timeout, volatile sig_atomic_t *inter
 
 	memset(res, 0, sizeof(*res));
 	posix_spawn_file_actions_init(&fa);
-	null_stdio(&fa);
+	if (capture_prefix) {
+		snprintf(out_path, sizeof(out_path), "%s.stdout", capture_prefix);
+		snprintf(err_path, sizeof(err_path), "%s.stderr", capture_prefix);
+		posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+		posix_spawn_file_actions_addopen(&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		posix_spawn_file_actions_addopen(&fa, 2, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	} else {
+		null_stdio(&fa);
+	}
 	spawn_attrs(&attr, true);
 	res->start_realtime = bg_sys_realtime();
 	t0 = bg_sys_monotonic_ns();
@@ -245,6 +284,10 @@ int bg_spawn_run(char *const *argv, double timeout, volatile sig_atomic_t *inter
 		res->exit_status = WEXITSTATUS(wst);
 	} else if (WIFSIGNALED(wst)) {
 		res->term_signal = WTERMSIG(wst);
+	}
+	if (capture_prefix && cap > 0) {
+		cap_file(out_path, cap);
+		cap_file(err_path, cap);
 	}
 	return BG_OK;
 }

@@ -99,17 +99,19 @@ static void test_load_errors(void **state)
 static void test_truthy_equal(void **state)
 {
 	json_t *one = json_integer(1), *onef = json_real(1.0), *t = json_true(), *s = json_string("1");
+	json_t *empty = json_string("");
 
 	(void)state;
 	assert_true(bg_py_equal(one, onef));
 	assert_true(bg_py_equal(one, t));
 	assert_false(bg_py_equal(one, s));
-	assert_false(bg_py_truthy(json_string("")));
+	assert_false(bg_py_truthy(empty));
 	assert_true(bg_py_truthy(s));
 	assert_false(bg_py_truthy(NULL));
 	json_decref(one);
 	json_decref(onef);
 	json_decref(s);
+	json_decref(empty);
 }
 
 int main(void)
