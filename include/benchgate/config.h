@@ -22,7 +22,13 @@ struct bg_computer {
 	char *slug;
 };
 
-enum bg_rule_kind { BG_RULE_DEVICE_CONTAINS, BG_RULE_COMPUTER_EQUALS_IGNORING_CASE };
+/*
+ * device_contains: a substring of the device (CPU model or GPU name);
+ * computer_equals_ignoring_case: the recorded computer label or host name;
+ * machine_in: a Linux host whose architecture (uname -m) is listed
+ * (pattern holds the names as " a b "; used for the machine benchgate runs on).
+ */
+enum bg_rule_kind { BG_RULE_DEVICE_CONTAINS, BG_RULE_COMPUTER_EQUALS_IGNORING_CASE, BG_RULE_MACHINE_IN };
 struct bg_computer_rule {
 	enum bg_rule_kind kind;
 	char *pattern;

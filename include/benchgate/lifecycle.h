@@ -42,6 +42,8 @@ struct bg_lease {
  */
 int bg_lease_acquire(const struct bg_config *cfg, const char *slug, const char *experiment_id,
 		     struct bg_lease *lease, struct bg_ctx *ctx);
+/* Rewrites the owner record with the experiment id (once it is known). */
+void bg_lease_set_experiment(struct bg_lease *lease, const char *experiment_id);
 /* Removes the owner record and drops the lock; safe on a zeroed lease. */
 void bg_lease_release(struct bg_lease *lease);
 /* True while the lease's lock is held by this process. */

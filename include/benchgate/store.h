@@ -65,10 +65,31 @@ int bg_store_baseline(struct bg_store *st, const char *key_id, long long exclude
 		      json_t **out, struct bg_ctx *ctx);
 /*
  * A person's curation: curation "accepted" or "rejected", with why (non-empty),
- * who and when recorded. BG_ECHECK for an unknown id.
+ * who and when recorded. BG_ECHECK for an unknown id, for a session without
+ * a decision (nothing to curate), and for accepting a blocked session
+ * (the message says why). Every curation, the automatic one of
+ * bg_store_set_decision included, is also appended to a log (table
+ * curations), so earlier verdicts stay readable.
  */
 int bg_store_curate(struct bg_store *st, long long id, const char *curation, const char *why,
 		    const char *who, struct bg_ctx *ctx);
+/*
+ * The sessions of a gate (gate_id) or of a key (key_id), oldest first, as
+ * summaries (as bg_store_list_sessions, plus "key_id", "decision",
+ * "curation", "curated_by", "curated_at", "curation_why"). With both NULL:
+ * every session that has a key. An empty array when none.
+ */
+int bg_store_history(struct bg_store *st, const char *gate_id, const char *key_id, json_t **out,
+		     struct bg_ctx *ctx);
+/*
+ * The verdict of one session: the history summary of it plus "key" and
+ * "decision_document" (the stored documents, or null) and "curations"
+ * ([{"curation", "why", "who", "at"}], oldest first). BG_ECHECK when unknown.
+ */
+int bg_store_verdict(struct bg_store *st, long long id, json_t **out, struct bg_ctx *ctx);
+/* The id of the latest session (highest id) of gate_id; BG_ECHECK when it has none. */
+int bg_store_last_of_gate(struct bg_store *st, const char *gate_id, long long *id,
+			  struct bg_ctx *ctx);
 
 /* The schema version of an open store. */
 int bg_store_schema_version(struct bg_store *st);

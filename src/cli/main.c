@@ -8,7 +8,7 @@
 
 extern const struct bg_cmd bg_cmd_validate, bg_cmd_list, bg_cmd_next, bg_cmd_show,
 	bg_cmd_command, bg_cmd_render, bg_cmd_check;
-extern const struct bg_cmd bg_cmd_lease, bg_cmd_experiments;
+extern const struct bg_cmd bg_cmd_lease, bg_cmd_experiments, bg_cmd_run;
 /* measurement engine verbs */
 extern const struct bg_cmd bg_cmd_measure, bg_cmd_sessions, bg_cmd_session;
 
@@ -25,6 +25,7 @@ const struct bg_cmd *const bg_commands[] = {
 	&bg_cmd_sessions,
 	&bg_cmd_session,
 	/* END measurement verbs */
+	&bg_cmd_run,
 	&bg_cmd_lease,
 	&bg_cmd_experiments,
 	NULL,

@@ -142,15 +142,39 @@ static int load_rules(struct bg_config *cfg, const char *display, struct bg_ctx 
 	BG_VALUE_ARRAY_FOREACH(v, i, item) {
 		struct bg_value *contains = bg_value_get(item, "device_contains");
 		struct bg_value *equals = bg_value_get(item, "computer_equals_ignoring_case");
+		struct bg_value *machines = bg_value_get(item, "machine_in");
 		struct bg_value *computer = bg_value_get(item, "computer");
 		struct bg_computer_rule *r = &cfg->rules[i];
+		int kinds = !!contains + !!equals + !!machines;
 
-		if (!bg_value_is_object(item) || !bg_value_is_string(computer) || (!contains == !equals) ||
-		    (contains && !bg_value_is_string(contains)) || (equals && !bg_value_is_string(equals)))
+		if (!bg_value_is_object(item) || !bg_value_is_string(computer) || kinds != 1 ||
+		    (contains && !bg_value_is_string(contains)) || (equals && !bg_value_is_string(equals)) ||
+		    (machines && !bg_value_is_array(machines)))
 			return bg_error(ctx, BG_ECHECK,
 					"%s: computer_rules[%zu] needs a string 'computer' and exactly one "
-					"of 'device_contains' or 'computer_equals_ignoring_case'",
+					"of 'device_contains', 'computer_equals_ignoring_case' or 'machine_in' (a list)",
 					display, i);
+		if (machines) {
+			struct bg_strbuf words = BG_STRBUF_INIT;
+			size_t k;
+			struct bg_value *m;
+
+			bg_strbuf_addch(&words, ' ');
+			BG_VALUE_ARRAY_FOREACH(machines, k, m) {
+				if (!bg_value_is_string(m)) {
+					bg_strbuf_release(&words);
+					return bg_error(ctx, BG_ECHECK,
+							"%s: computer_rules[%zu].machine_in must list machine names such as \"x86_64\"",
+							display, i);
+				}
+				bg_strbuf_addf(&words, "%s ", bg_value_str(m));
+			}
+			r->kind = BG_RULE_MACHINE_IN;
+			r->pattern = bg_strbuf_detach(&words, NULL);
+			r->computer = bg_xstrdup(bg_value_str(computer));
+			cfg->nrules = i + 1;
+			continue;
+		}
 		r->kind = contains ? BG_RULE_DEVICE_CONTAINS : BG_RULE_COMPUTER_EQUALS_IGNORING_CASE;
 		r->pattern = bg_xstrdup(bg_value_str(contains ? contains : equals));
 		r->computer = bg_xstrdup(bg_value_str(computer));
@@ -314,6 +338,8 @@ const char *bg_config_computer_label(const struct bg_config *cfg, const char *de
 	for (size_t i = 0; i < cfg->nrules; i++) {
 		const struct bg_computer_rule *r = &cfg->rules[i];
 
+		if (r->kind == BG_RULE_MACHINE_IN)
+			continue; /* a recorded measurement carries no machine name */
 		if (r->kind == BG_RULE_DEVICE_CONTAINS ? strstr(device, r->pattern) != NULL
 						       : equals_ignoring_case(current, r->pattern))
 			return r->computer;

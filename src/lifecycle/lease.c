@@ -116,7 +116,19 @@ int bg_lease_acquire(const struct bg_config *cfg, const char *slug, const char *
 	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
 		struct bg_strbuf who = BG_STRBUF_INIT;
 		close(fd);
-		old = read_owner(owner.buf);
+		/* the holder writes its record just after locking: wait briefly for it */
+		for (int tries = 0; tries < 40; tries++) {
+			const char *eid;
+			old = read_owner(owner.buf);
+			eid = json_string_value(json_object_get(old, "experiment_id"));
+			if (eid && eid[0] != '(')
+				break;
+			json_decref(old);
+			old = NULL;
+			usleep(50000);
+		}
+		if (!old)
+			old = read_owner(owner.buf);
 		if (old)
 			describe_owner(&who, old);
 		else
@@ -160,6 +172,21 @@ fail:
 	json_decref(lease->stale_owner);
 	lease->stale_owner = NULL;
 	return rc;
+}
+
+void bg_lease_set_experiment(struct bg_lease *lease, const char *experiment_id)
+{
+	json_error_t err;
+	json_t *rec;
+	char *text;
+
+	if (lease->fd < 0 || !(rec = json_load_file(lease->owner_path, 0, &err)))
+		return;
+	json_object_set_new(rec, "experiment_id", json_string(experiment_id));
+	text = json_dumps(rec, JSON_INDENT(2) | JSON_SORT_KEYS);
+	bg_file_write_atomic(lease->owner_path, NULL, text, strlen(text), NULL);
+	free(text);
+	json_decref(rec);
 }
 
 bool bg_lease_held(const struct bg_lease *lease)

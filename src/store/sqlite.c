@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <sqlite3.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -48,6 +49,21 @@ static const char *const migrations[] = {
 	" PRIMARY KEY (session_id, ordinal));"
 	"CREATE INDEX sessions_started ON sessions(started_at);"
 	"CREATE INDEX sessions_gate ON sessions(gate_id, tier);",
+	/* 2: comparison keys, decisions and curation (decide.h, docs/decisions.md) */
+	"ALTER TABLE sessions ADD COLUMN key_id TEXT;"
+	"ALTER TABLE sessions ADD COLUMN key TEXT;"            /* the key document */
+	"ALTER TABLE sessions ADD COLUMN decision TEXT;"       /* pass investigate block no-baseline */
+	"ALTER TABLE sessions ADD COLUMN decision_doc TEXT;"   /* what bg_decide returned */
+	"ALTER TABLE sessions ADD COLUMN curation TEXT;"       /* auto-accepted pending accepted rejected */
+	"ALTER TABLE sessions ADD COLUMN curated_by TEXT;"
+	"ALTER TABLE sessions ADD COLUMN curated_at TEXT;"
+	"ALTER TABLE sessions ADD COLUMN curation_why TEXT;"
+	"CREATE TABLE curations ("
+	" seq INTEGER PRIMARY KEY AUTOINCREMENT,"
+	" session_id INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,"
+	" curation TEXT NOT NULL, why TEXT, who TEXT, at TEXT NOT NULL);"
+	"CREATE INDEX curations_session ON curations(session_id, seq);"
+	"CREATE INDEX sessions_key ON sessions(key_id, id);",
 };
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
 
@@ -375,55 +391,74 @@ static json_t *column_json(sqlite3_stmt *st, int i)
 	}
 }
 
-static int list_sessions(struct bg_store *base, long last, json_t **out, struct bg_ctx *ctx)
+/* The summary columns of bg_store_list_sessions, in order. */
+#define SUMMARY_COLUMNS                                                                      \
+	"id, started_at, status, reason, command, timed_runs, wall_min_ns, wall_p50_ns,"     \
+	" wall_p95_ns, wall_max_ns, wall_mad_ns, cpu_p50_ns, max_rss_bytes, tree_peak_bytes," \
+	" gpu_peak_bytes, parity, cache_state, git_revision, git_dirty, experiment_id, gate_id," \
+	" tier, computer"
+/* ... and those a decision adds (migration 2). */
+#define VERDICT_COLUMNS SUMMARY_COLUMNS ", key_id, decision, curation, curated_by, curated_at, curation_why"
+
+/* One result row as an object: JSON text columns (command, key, decision_doc) parsed, git_dirty a boolean. */
+static json_t *row_object(sqlite3_stmt *st)
 {
-	struct sqlite_store *s = (struct sqlite_store *)base;
-	sqlite3_stmt *st;
+	json_t *row = json_object();
+	int n = sqlite3_column_count(st);
+
+	for (int c = 0; c < n; c++) {
+		const char *name = sqlite3_column_name(st, c);
+		json_t *v = column_json(st, c);
+
+		if ((strcmp(name, "command") == 0 || strcmp(name, "key") == 0 ||
+		     strcmp(name, "decision_document") == 0) && json_is_string(v)) {
+			json_t *parsed = json_loads(json_string_value(v), JSON_DECODE_ANY, NULL);
+
+			json_decref(v);
+			v = parsed ? parsed : json_null();
+		} else if (strcmp(name, "git_dirty") == 0 && json_is_integer(v)) {
+			json_t *b = json_boolean(json_integer_value(v) != 0);
+
+			json_decref(v);
+			v = b;
+		}
+		json_object_set_new(row, name, v);
+	}
+	return row;
+}
+
+/* Runs a prepared query and collects its rows; finalizes st. */
+static int collect_rows(struct sqlite_store *s, sqlite3_stmt *st, const char *what, json_t **out,
+			struct bg_ctx *ctx)
+{
 	json_t *arr = json_array();
 	int rc;
 
 	*out = NULL;
-	if (sqlite3_prepare_v2(s->db,
-			       "SELECT * FROM (SELECT id, started_at, status, reason, command, timed_runs,"
-			       " wall_min_ns, wall_p50_ns, wall_p95_ns, wall_max_ns, wall_mad_ns, cpu_p50_ns,"
-			       " max_rss_bytes, tree_peak_bytes, gpu_peak_bytes, parity, cache_state,"
-			       " git_revision, git_dirty, experiment_id, gate_id, tier, computer"
-			       " FROM sessions ORDER BY id DESC LIMIT ?) ORDER BY id",
-			       -1, &st, NULL) != SQLITE_OK) {
-		json_decref(arr);
-		return db_error(s, ctx, "cannot list sessions");
-	}
-	sqlite3_bind_int64(st, 1, last > 0 ? last : -1);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		json_t *row = json_object();
-		int n = sqlite3_column_count(st);
-
-		for (int c = 0; c < n; c++) {
-			const char *name = sqlite3_column_name(st, c);
-			json_t *v = column_json(st, c);
-
-			if (strcmp(name, "command") == 0 && json_is_string(v)) {
-				json_t *cmd = json_loads(json_string_value(v), 0, NULL);
-
-				json_decref(v);
-				v = cmd ? cmd : json_null();
-			} else if (strcmp(name, "git_dirty") == 0 && json_is_integer(v)) {
-				json_t *b = json_boolean(json_integer_value(v) != 0);
-
-				json_decref(v);
-				v = b;
-			}
-			json_object_set_new(row, name, v);
-		}
-		json_array_append_new(arr, row);
-	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		json_array_append_new(arr, row_object(st));
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {
 		json_decref(arr);
-		return db_error(s, ctx, "cannot list sessions");
+		return db_error(s, ctx, what);
 	}
 	*out = arr;
 	return BG_OK;
+}
+
+static int list_sessions(struct bg_store *base, long last, json_t **out, struct bg_ctx *ctx)
+{
+	struct sqlite_store *s = (struct sqlite_store *)base;
+	sqlite3_stmt *st;
+
+	*out = NULL;
+	if (sqlite3_prepare_v2(s->db,
+			       "SELECT * FROM (SELECT " SUMMARY_COLUMNS
+			       " FROM sessions ORDER BY id DESC LIMIT ?) ORDER BY id",
+			       -1, &st, NULL) != SQLITE_OK)
+		return db_error(s, ctx, "cannot list sessions");
+	sqlite3_bind_int64(st, 1, last > 0 ? last : -1);
+	return collect_rows(s, st, "cannot list sessions", out, ctx);
 }
 
 static int get_session(struct bg_store *base, long long id, json_t **out, struct bg_ctx *ctx)
@@ -471,6 +506,250 @@ static int get_session(struct bg_store *base, long long id, json_t **out, struct
 	return BG_OK;
 }
 
+/* Appends a row to the curation log (inside the caller's transaction). */
+static int log_curation(struct sqlite_store *s, long long id, const char *curation, const char *why,
+			const char *who)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(s->db,
+			       "INSERT INTO curations (session_id, curation, why, who, at)"
+			       " VALUES (?, ?, ?, ?, strftime('%Y-%m-%dT%H:%M:%fZ','now'))",
+			       -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_text(st, 2, curation, -1, SQLITE_TRANSIENT);
+	if (why)
+		sqlite3_bind_text(st, 3, why, -1, SQLITE_TRANSIENT);
+	if (who)
+		sqlite3_bind_text(st, 4, who, -1, SQLITE_TRANSIENT);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+static int set_decision(struct bg_store *base, long long id, const char *key_id, const json_t *key,
+			const json_t *decision, const char *curation, struct bg_ctx *ctx)
+{
+	struct sqlite_store *s = (struct sqlite_store *)base;
+	const char *name = json_string_value(json_object_get(decision, "decision"));
+	sqlite3_stmt *st = NULL;
+	char why[64];
+	int rc;
+
+	if (!key_id || !json_is_object(key) || !name || !curation)
+		return bg_error(ctx, BG_ECHECK, "%s: a decision needs a key id, a key, a decision document "
+				"with 'decision', and a curation", s->display);
+	rc = exec(s, "BEGIN IMMEDIATE", "cannot start the decision transaction", ctx);
+	if (rc)
+		return rc;
+	if (sqlite3_prepare_v2(s->db,
+			       "UPDATE sessions SET key_id = ?, key = ?, decision = ?, decision_doc = ?,"
+			       " curation = ?, curated_by = 'benchgate',"
+			       " curated_at = strftime('%Y-%m-%dT%H:%M:%fZ','now'), curation_why = ?"
+			       " WHERE id = ?",
+			       -1, &st, NULL) != SQLITE_OK)
+		goto fail;
+	snprintf(why, sizeof(why), "decision: %s", name);
+	sqlite3_bind_text(st, 1, key_id, -1, SQLITE_TRANSIENT);
+	bind_json(st, 2, key);
+	sqlite3_bind_text(st, 3, name, -1, SQLITE_TRANSIENT);
+	bind_json(st, 4, decision);
+	sqlite3_bind_text(st, 5, curation, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 6, why, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 7, id);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		goto fail;
+	sqlite3_finalize(st);
+	st = NULL;
+	if (sqlite3_changes(s->db) == 0) {
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+		return bg_error(ctx, BG_ECHECK, "%s: no session with id %lld; see 'benchgate sessions'",
+				s->display, id);
+	}
+	if (log_curation(s, id, curation, why, "benchgate"))
+		goto fail;
+	if (sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+		goto fail;
+	return BG_OK;
+fail:
+	rc = db_error(s, ctx, "cannot store the decision");
+	sqlite3_finalize(st);
+	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	return rc;
+}
+
+static int baseline(struct bg_store *base, const char *key_id, long long exclude_id, long limit,
+		    json_t **out, struct bg_ctx *ctx)
+{
+	struct sqlite_store *s = (struct sqlite_store *)base;
+	sqlite3_stmt *st;
+
+	*out = NULL;
+	if (sqlite3_prepare_v2(s->db,
+			       "SELECT " VERDICT_COLUMNS " FROM sessions WHERE key_id = ?"
+			       " AND curation IN ('accepted', 'auto-accepted')"
+			       " AND tier IN ('scheduled-profile', 'release-signoff') AND status = 'ok'"
+			       " AND id <> ? ORDER BY id DESC LIMIT ?",
+			       -1, &st, NULL) != SQLITE_OK)
+		return db_error(s, ctx, "cannot read the baseline");
+	sqlite3_bind_text(st, 1, key_id ? key_id : "", -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 2, exclude_id);
+	sqlite3_bind_int64(st, 3, limit > 0 ? limit : -1);
+	return collect_rows(s, st, "cannot read the baseline", out, ctx);
+}
+
+static int curate(struct bg_store *base, long long id, const char *curation, const char *why,
+		  const char *who, struct bg_ctx *ctx)
+{
+	struct sqlite_store *s = (struct sqlite_store *)base;
+	sqlite3_stmt *st = NULL;
+	char *decision = NULL;
+	int rc, step;
+
+	if (!curation || (strcmp(curation, "accepted") != 0 && strcmp(curation, "rejected") != 0))
+		return bg_error(ctx, BG_ECHECK, "curation must be 'accepted' or 'rejected'");
+	if (!why || !*why)
+		return bg_error(ctx, BG_ECHECK, "a curation needs a reason (--why TEXT)");
+	rc = exec(s, "BEGIN IMMEDIATE", "cannot start the curation transaction", ctx);
+	if (rc)
+		return rc;
+	if (sqlite3_prepare_v2(s->db, "SELECT decision FROM sessions WHERE id = ?", -1, &st, NULL) !=
+	    SQLITE_OK)
+		goto fail;
+	sqlite3_bind_int64(st, 1, id);
+	step = sqlite3_step(st);
+	if (step == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_TEXT)
+		decision = bg_xstrdup((const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	st = NULL;
+	if (step != SQLITE_ROW && step != SQLITE_DONE)
+		goto fail;
+	if (step == SQLITE_DONE || !decision ||
+	    (strcmp(decision, "block") == 0 && strcmp(curation, "accepted") == 0)) {
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+		if (step == SQLITE_DONE)
+			rc = bg_error(ctx, BG_ECHECK, "%s: no session with id %lld; see 'benchgate sessions'",
+				      s->display, id);
+		else if (!decision)
+			rc = bg_error(ctx, BG_ECHECK, "session %lld has no decision: it is a diagnostic "
+				      "session ('benchgate measure'), not a gate session ('benchgate run "
+				      "GATE'); there is nothing to accept or reject", id);
+		else
+			rc = bg_error(ctx, BG_ECHECK, "session %lld is blocked and cannot be accepted: a "
+				      "blocked session never enters a baseline; see 'benchgate compare %lld' "
+				      "for why, fix the cause and run the gate again", id, id);
+		free(decision);
+		return rc;
+	}
+	free(decision);
+	if (sqlite3_prepare_v2(s->db,
+			       "UPDATE sessions SET curation = ?, curation_why = ?, curated_by = ?,"
+			       " curated_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?",
+			       -1, &st, NULL) != SQLITE_OK)
+		goto fail;
+	sqlite3_bind_text(st, 1, curation, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, why, -1, SQLITE_TRANSIENT);
+	if (who)
+		sqlite3_bind_text(st, 3, who, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 4, id);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		goto fail;
+	sqlite3_finalize(st);
+	st = NULL;
+	if (log_curation(s, id, curation, why, who))
+		goto fail;
+	if (sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+		goto fail;
+	return BG_OK;
+fail:
+	rc = db_error(s, ctx, "cannot store the curation");
+	sqlite3_finalize(st);
+	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	return rc;
+}
+
+static int history(struct bg_store *base, const char *gate_id, const char *key_id, json_t **out,
+		   struct bg_ctx *ctx)
+{
+	struct sqlite_store *s = (struct sqlite_store *)base;
+	sqlite3_stmt *st;
+	const char *sql =
+		gate_id ? "SELECT " VERDICT_COLUMNS " FROM sessions WHERE gate_id = ? ORDER BY id"
+		: key_id ? "SELECT " VERDICT_COLUMNS " FROM sessions WHERE key_id = ? ORDER BY id"
+			 : "SELECT " VERDICT_COLUMNS " FROM sessions WHERE key_id IS NOT NULL ORDER BY id";
+
+	*out = NULL;
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return db_error(s, ctx, "cannot read the history");
+	if (gate_id || key_id)
+		sqlite3_bind_text(st, 1, gate_id ? gate_id : key_id, -1, SQLITE_TRANSIENT);
+	return collect_rows(s, st, "cannot read the history", out, ctx);
+}
+
+static int verdict(struct bg_store *base, long long id, json_t **out, struct bg_ctx *ctx)
+{
+	struct sqlite_store *s = (struct sqlite_store *)base;
+	sqlite3_stmt *st;
+	json_t *rows = NULL, *log = NULL, *v;
+	int rc;
+
+	*out = NULL;
+	if (sqlite3_prepare_v2(s->db,
+			       "SELECT " VERDICT_COLUMNS ", key, decision_doc AS decision_document"
+			       " FROM sessions WHERE id = ?",
+			       -1, &st, NULL) != SQLITE_OK)
+		return db_error(s, ctx, "cannot read the decision");
+	sqlite3_bind_int64(st, 1, id);
+	if ((rc = collect_rows(s, st, "cannot read the decision", &rows, ctx)))
+		return rc;
+	if (json_array_size(rows) == 0) {
+		json_decref(rows);
+		return bg_error(ctx, BG_ECHECK, "%s: no session with id %lld; see 'benchgate sessions'",
+				s->display, id);
+	}
+	if (sqlite3_prepare_v2(s->db,
+			       "SELECT curation, why, who, at FROM curations WHERE session_id = ? ORDER BY seq",
+			       -1, &st, NULL) != SQLITE_OK) {
+		json_decref(rows);
+		return db_error(s, ctx, "cannot read the curations");
+	}
+	sqlite3_bind_int64(st, 1, id);
+	if ((rc = collect_rows(s, st, "cannot read the curations", &log, ctx))) {
+		json_decref(rows);
+		return rc;
+	}
+	v = json_incref(json_array_get(rows, 0));
+	json_decref(rows);
+	json_object_set_new(v, "curations", log);
+	*out = v;
+	return BG_OK;
+}
+
+static int last_of_gate(struct bg_store *base, const char *gate_id, long long *id, struct bg_ctx *ctx)
+{
+	struct sqlite_store *s = (struct sqlite_store *)base;
+	sqlite3_stmt *st;
+	int rc;
+
+	*id = 0;
+	if (sqlite3_prepare_v2(s->db, "SELECT MAX(id) FROM sessions WHERE gate_id = ?", -1, &st, NULL) !=
+	    SQLITE_OK)
+		return db_error(s, ctx, "cannot read the sessions of the gate");
+	sqlite3_bind_text(st, 1, gate_id, -1, SQLITE_TRANSIENT);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_INTEGER)
+		*id = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW)
+		return db_error(s, ctx, "cannot read the sessions of the gate");
+	if (*id == 0)
+		return bg_error(ctx, BG_ECHECK, "gate '%s' has no stored session; run it with 'benchgate "
+				"run %s'", gate_id, gate_id);
+	return BG_OK;
+}
+
 static int schema_version(struct bg_store *base)
 {
 	return ((struct sqlite_store *)base)->version;
@@ -486,7 +765,8 @@ static void close_store(struct bg_store *base)
 }
 
 static const struct bg_store_ops sqlite_ops = {
-	put_session, list_sessions, get_session, schema_version, close_store,
+	put_session, list_sessions, get_session, set_decision, baseline, curate, history, verdict,
+	last_of_gate, schema_version, close_store,
 };
 
 int bg_store_sqlite_open(const char *path, const char *display, bool create,

@@ -53,6 +53,41 @@ int bg_store_get_session(struct bg_store *st, long long id, json_t **out, struct
 	return st->ops->get_session(st, id, out, ctx);
 }
 
+int bg_store_set_decision(struct bg_store *st, long long id, const char *key_id, const json_t *key,
+			  const json_t *decision, const char *curation, struct bg_ctx *ctx)
+{
+	return st->ops->set_decision(st, id, key_id, key, decision, curation, ctx);
+}
+
+int bg_store_baseline(struct bg_store *st, const char *key_id, long long exclude_id, long limit,
+		      json_t **out, struct bg_ctx *ctx)
+{
+	return st->ops->baseline(st, key_id, exclude_id, limit, out, ctx);
+}
+
+int bg_store_curate(struct bg_store *st, long long id, const char *curation, const char *why,
+		    const char *who, struct bg_ctx *ctx)
+{
+	return st->ops->curate(st, id, curation, why, who, ctx);
+}
+
+int bg_store_history(struct bg_store *st, const char *gate_id, const char *key_id, json_t **out,
+		     struct bg_ctx *ctx)
+{
+	return st->ops->history(st, gate_id, key_id, out, ctx);
+}
+
+int bg_store_verdict(struct bg_store *st, long long id, json_t **out, struct bg_ctx *ctx)
+{
+	return st->ops->verdict(st, id, out, ctx);
+}
+
+int bg_store_last_of_gate(struct bg_store *st, const char *gate_id, long long *id,
+			  struct bg_ctx *ctx)
+{
+	return st->ops->last_of_gate(st, gate_id, id, ctx);
+}
+
 int bg_store_schema_version(struct bg_store *st)
 {
 	return st->ops->schema_version(st);

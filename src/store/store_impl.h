@@ -13,6 +13,16 @@ struct bg_store_ops {
 			   struct bg_ctx *ctx);
 	int (*list_sessions)(struct bg_store *st, long last, json_t **out, struct bg_ctx *ctx);
 	int (*get_session)(struct bg_store *st, long long id, json_t **out, struct bg_ctx *ctx);
+	int (*set_decision)(struct bg_store *st, long long id, const char *key_id, const json_t *key,
+			    const json_t *decision, const char *curation, struct bg_ctx *ctx);
+	int (*baseline)(struct bg_store *st, const char *key_id, long long exclude_id, long limit,
+			json_t **out, struct bg_ctx *ctx);
+	int (*curate)(struct bg_store *st, long long id, const char *curation, const char *why,
+		      const char *who, struct bg_ctx *ctx);
+	int (*history)(struct bg_store *st, const char *gate_id, const char *key_id, json_t **out,
+		       struct bg_ctx *ctx);
+	int (*verdict)(struct bg_store *st, long long id, json_t **out, struct bg_ctx *ctx);
+	int (*last_of_gate)(struct bg_store *st, const char *gate_id, long long *id, struct bg_ctx *ctx);
 	int (*schema_version)(struct bg_store *st);
 	void (*close)(struct bg_store *st);
 };

@@ -72,7 +72,7 @@ static void test_round_trip(void **state)
 	assert_null(st);
 	assert_int_equal(bg_store_open(spec, dir, true, &st, &ctx), BG_OK);
 	assert_non_null(st);
-	assert_int_equal(bg_store_schema_version(st), 1);
+	assert_int_equal(bg_store_schema_version(st), 2);
 	doc = session_doc("ok", 5e7);
 	assert_int_equal(bg_store_put_session(st, doc, &id1, &ctx), BG_OK);
 	json_decref(doc);

@@ -1,0 +1,269 @@
+/*
+ * cmd_run.c - `benchgate run GATE`: one experiment of the lifecycle (see
+ * include/benchgate/run.h). Exit 0 when the session counts (pass, no
+ * baseline, investigate), 1 when it is blocked, 2 usage, 3 a refused
+ * preflight, 4 an interruption or an I/O failure. An investigate decision is
+ * repeated twice on the same key (all sessions kept) unless --no-repeat.
+ */
+#include "cli/cli.h"
+#include "cli/measure_print.h"
+#include "benchgate/fsutil.h"
+#include "benchgate/json.h"
+#include "benchgate/run.h"
+#include "benchgate/value.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { O_TIER = 1, O_QUESTION, O_WARMUPS, O_RUNS, O_TIMEOUT, O_QUIET, O_JSON, O_NO_REPEAT };
+
+struct run_args {
+	const char *tier, *question;
+	long long warmups, runs;
+	double timeout;
+	bool quiet, json, no_repeat;
+};
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+static const char *on_opt(int id, const char *value, void *data)
+{
+	struct run_args *a = data;
+	char *end;
+
+	switch (id) {
+	case O_TIER:
+		if (!bg_run_tier_valid(value))
+			return "invalid choice for '--tier' (choose from 'scheduled-profile', 'release-signoff', "
+			       "'diagnostic', 'pr-smoke')";
+		a->tier = value;
+		return NULL;
+	case O_QUESTION:
+		a->question = value;
+		return NULL;
+	case O_WARMUPS:
+		return bg_cli_parse_int(value, &a->warmups) && a->warmups >= 0 ? NULL
+										  : "--warmups needs a count of 0 or more";
+	case O_RUNS:
+		return bg_cli_parse_int(value, &a->runs) && a->runs >= 1 ? NULL : "--runs needs a count of 1 or more";
+	case O_TIMEOUT:
+		a->timeout = strtod(value, &end);
+		return *value && !*end && a->timeout > 0 ? NULL : "--timeout needs a positive number of seconds";
+	case O_QUIET:
+		a->quiet = true;
+		return NULL;
+	case O_JSON:
+		a->json = true;
+		return NULL;
+	case O_NO_REPEAT:
+		a->no_repeat = true;
+		return NULL;
+	}
+	return "unknown option";
+}
+
+/* A jansson copy of a DOM value (NULL for NULL). */
+static json_t *to_json(const struct bg_value *v)
+{
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+	json_error_t err;
+	json_t *j;
+
+	if (!v)
+		return NULL;
+	bg_value_dump(&sb, v, -1, false);
+	j = json_loadb(sb.buf, sb.len, JSON_DECODE_ANY, &err);
+	bg_strbuf_release(&sb);
+	return j;
+}
+
+static void print_outcome(const struct bg_run_result *res, struct bg_strbuf *out)
+{
+	const json_t *s = res->session, *d = res->decision, *reasons = json_object_get(d, "reasons"), *x;
+	size_t i;
+
+	bg_strbuf_addf(out, "experiment %s, session %lld", res->experiment_id, res->session_id);
+	if (res->computer)
+		bg_strbuf_addf(out, " on %s", res->computer);
+	bg_strbuf_adds(out, "\n");
+	if (s)
+		bg_mp_summary(out, s);
+	bg_strbuf_addf(out, "decision: %s\n", json_string_value(json_object_get(d, "decision")));
+	json_array_foreach(reasons, i, x)
+		bg_strbuf_addf(out, "  %s\n", json_string_value(x));
+	bg_strbuf_addf(out, "key: %.16s  manifest: experiments/%s/manifest.json\n", res->key_id, res->experiment_id);
+}
+
+static int run(struct bg_cli *cli, const struct bg_cmd *self)
+{
+	static const struct bg_opt opts[] = {
+		{"tier", 0, BG_OPT_VALUE, O_TIER, false},
+		{"question", 0, BG_OPT_VALUE, O_QUESTION, false},
+		{"warmups", 'w', BG_OPT_VALUE, O_WARMUPS, false},
+		{"runs", 'r', BG_OPT_VALUE, O_RUNS, false},
+		{"timeout", 0, BG_OPT_VALUE, O_TIMEOUT, false},
+		{"quiet", 'q', BG_OPT_FLAG, O_QUIET, false},
+		{"json", 0, BG_OPT_FLAG, O_JSON, false},
+		{"no-repeat", 0, BG_OPT_FLAG, O_NO_REPEAT, false},
+		{0},
+	};
+	struct run_args a = {"scheduled-profile", NULL, -1, -1, -1, false, false, false};
+	struct bg_config cfg;
+	struct bg_registry reg;
+	struct bg_problems problems = {0};
+	struct bg_registry_counts counts;
+	struct bg_parsed parsed;
+	struct bg_run_request q;
+	struct bg_mp_progress_state ps = {false, false, NULL, 0};
+	struct sigaction sa, old_int, old_term;
+	struct bg_strbuf out = BG_STRBUF_INIT, profile_path = BG_STRBUF_INIT;
+	struct bg_value *gate_v, *rb_v;
+	json_t *gate = NULL, *runbook = NULL, *thresholds = NULL, *profile = NULL, *key_fields = NULL;
+	json_t *all = json_array();
+	struct bg_ctx ctx;
+	int rc, attempts = 1;
+
+	if ((rc = bg_cli_parse(cli, self, opts, 1, false, on_opt, &a, &parsed)))
+		return rc;
+	if (parsed.npos != 1)
+		return bg_cli_usage_error(self, "the following arguments are required: GATE");
+	if ((rc = bg_cli_load_registry(cli, &cfg, &reg)))
+		return rc;
+	bg_ctx_init(&ctx);
+	if (chdir(cfg.root) != 0) {
+		rc = bg_cli_fail(BG_EIO, "cannot enter the project root");
+		goto out;
+	}
+	gate_v = bg_registry_find_gate(&reg, parsed.pos[0]);
+	if (!gate_v) {
+		rc = bg_error(&ctx, BG_EUSAGE, "unknown gate '%s'; see 'benchgate list'", parsed.pos[0]);
+		bg_cli_fail_ctx(rc, &ctx);
+		goto out;
+	}
+	if ((rc = bg_registry_validate(&reg, true, &problems, &counts, &ctx))) {
+		bg_cli_fail_ctx(rc, &ctx);
+		goto out;
+	}
+	rb_v = bg_value_get(reg.runbooks, bg_value_str(bg_value_get(gate_v, "runbook")) ? bg_value_str(bg_value_get(gate_v, "runbook")) : "");
+	gate = to_json(gate_v);
+	runbook = to_json(rb_v);
+	if (!runbook)
+		runbook = json_object();
+	thresholds = to_json(bg_value_get(reg.root, "thresholds"));
+	key_fields = to_json(bg_value_get(cfg.raw, "key_fields"));
+	bg_config_path(&cfg, &profile_path, cfg.profile_path);
+	if (bg_is_file(profile_path.buf)) {
+		json_error_t err;
+		profile = json_load_file(profile_path.buf, 0, &err);
+	}
+	memset(&q, 0, sizeof(q));
+	q.cfg = &cfg;
+	q.gate = gate;
+	q.runbook = runbook;
+	q.protocol_version = bg_value_str(bg_value_get(reg.root, "protocol_version"));
+	q.thresholds = thresholds;
+	q.profile = profile;
+	q.key_fields = key_fields;
+	q.registry_problems = problems.n;
+	q.tier = a.tier;
+	q.question = a.question;
+	q.warmups = (long)a.warmups;
+	q.runs = (long)a.runs;
+	q.timeout = a.timeout;
+	q.bg_argv = cli->argv;
+	q.bg_argc = cli->argc;
+	q.interrupted = &interrupted;
+	if (!a.quiet && !a.json && isatty(2)) {
+		const char *nc = getenv("NO_COLOR"), *term = getenv("TERM");
+		ps.color = !(nc && *nc) && !(term && strcmp(term, "dumb") == 0);
+		q.progress = bg_mp_progress;
+		q.progress_data = &ps;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	for (int i = 0; i < attempts; i++) {
+		struct bg_run_result res;
+		const char *decision;
+
+		rc = bg_run_gate(&q, &res, &ctx);
+		if (rc) {
+			bg_cli_fail_ctx(rc, &ctx);
+			bg_ctx_init(&ctx);
+			bg_run_result_release(&res);
+			break;
+		}
+		if (res.replaced_stale_lease)
+			fprintf(stderr, "benchgate: replaced a lease left by a process that is gone\n");
+		decision = json_string_value(json_object_get(res.decision, "decision"));
+		if (a.json) {
+			json_t *one = json_pack("{s:s, s:I, s:s, s:O, s:O}", "experiment_id", res.experiment_id, "session_id",
+						(json_int_t)res.session_id, "key_id", res.key_id, "decision", res.decision,
+						"session", res.session);
+			json_array_append_new(all, one);
+		} else {
+			if (i > 0)
+				bg_strbuf_addf(&out, "\nrepeat %d of 2:\n", i);
+			print_outcome(&res, &out);
+			bg_cli_write(&out, false);
+			bg_strbuf_reset(&out);
+		}
+		if (decision && strcmp(decision, "block") == 0)
+			rc = BG_ECHECK;
+		if (i == 0 && decision && strcmp(decision, "investigate") == 0 && !a.no_repeat) {
+			attempts = 3;
+			if (!a.json)
+				fprintf(stderr, "benchgate: investigate: repeating the session twice on the same key\n");
+		}
+		bg_run_result_release(&res);
+		if (interrupted)
+			break;
+	}
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	if (a.json && json_array_size(all)) {
+		bg_json_dump_py(&out, json_array_size(all) == 1 ? json_array_get(all, 0) : all, 2, true);
+		bg_strbuf_addch(&out, '\n');
+		bg_cli_write(&out, false);
+	}
+out:
+	json_decref(all);
+	json_decref(gate);
+	json_decref(runbook);
+	json_decref(thresholds);
+	json_decref(profile);
+	json_decref(key_fields);
+	bg_strbuf_release(&out);
+	bg_strbuf_release(&profile_path);
+	bg_problems_release(&problems);
+	bg_ctx_release(&ctx);
+	bg_registry_release(&reg);
+	bg_config_release(&cfg);
+	return rc;
+}
+
+const struct bg_cmd bg_cmd_run = {
+	"run",
+	"run one gate's experiment: preflight, lease, measured session, decision, records",
+	"benchgate run GATE [--tier TIER] [--question TEXT] [-w N] [-r N] [--timeout S] [--no-repeat] [--json] [-q]",
+	"  --tier TIER        scheduled-profile (default), release-signoff, diagnostic, pr-smoke\n"
+	"  --question TEXT    the falsifiable question (default: the runbook's \"question\")\n"
+	"  -w, --warmups N    override the runbook's warmups\n"
+	"  -r, --runs N       override the runbook's repetitions\n"
+	"  --timeout S        override the runbook's per-run timeout\n"
+	"  --no-repeat        do not repeat an investigate decision twice\n"
+	"  --json             print the outcome as JSON\n"
+	"  -q, --quiet        no progress line\n",
+	run,
+};

@@ -1,0 +1,967 @@
+/*
+ * run.c - the experiment lifecycle of one gate (see run.h): preflight,
+ * lease, manifest, session, store, key and decision, finish.
+ */
+#include "benchgate/run.h"
+#include "benchgate/decide.h"
+#include "benchgate/fsutil.h"
+#include "benchgate/json.h"
+#include "benchgate/lifecycle.h"
+#include "benchgate/provenance.h"
+#include "benchgate/sha256.h"
+#include "benchgate/store.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <strings.h>
+#include <math.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+static const char *const tiers[] = {"scheduled-profile", "release-signoff", "diagnostic", "pr-smoke", NULL};
+
+bool bg_run_tier_valid(const char *tier)
+{
+	for (const char *const *t = tiers; *t; t++)
+		if (strcmp(*t, tier) == 0)
+			return true;
+	return false;
+}
+
+void bg_run_result_release(struct bg_run_result *res)
+{
+	json_decref(res->session);
+	json_decref(res->decision);
+	memset(res, 0, sizeof(*res));
+}
+
+static const char *jstr(const json_t *o, const char *k)
+{
+	return json_string_value(json_object_get(o, k));
+}
+
+/* Appends str() of the gate's field {name} and returns true, or the literal "{name}" and false. */
+static bool field_text(struct bg_strbuf *out, const json_t *gate, const char *name, size_t n)
+{
+	char key[256];
+	json_t *v;
+
+	snprintf(key, sizeof(key), "%.*s", (int)n, name);
+	v = json_object_get(gate, key);
+	if (!v) {
+		bg_strbuf_addf(out, "{%s}", key);
+		return false;
+	}
+	bg_py_str(out, v);
+	return true;
+}
+
+static void shell_quote(struct bg_strbuf *out, const char *s)
+{
+	bool plain = *s != '\0';
+
+	for (const char *p = s; *p && plain; p++)
+		plain = isalnum((unsigned char)*p) || strchr("-_./:=+,@%", *p);
+	if (plain) {
+		bg_strbuf_adds(out, s);
+		return;
+	}
+	bg_strbuf_addch(out, '\'');
+	for (; *s; s++) {
+		if (*s == '\'')
+			bg_strbuf_adds(out, "'\\''");
+		else
+			bg_strbuf_addch(out, *s);
+	}
+	bg_strbuf_addch(out, '\'');
+}
+
+/*
+ * Substitutes {field} with the gate's values ({{ and }} are braces); with
+ * quote, each value is shell-quoted. BG_ECHECK on an unbalanced brace.
+ */
+static int subst(const char *tmpl, const json_t *gate, bool quote, struct bg_strbuf *out, struct bg_ctx *ctx)
+{
+	for (const char *p = tmpl; *p;) {
+		if ((p[0] == '{' && p[1] == '{') || (p[0] == '}' && p[1] == '}')) {
+			bg_strbuf_addch(out, *p);
+			p += 2;
+		} else if (*p == '{') {
+			const char *end = strchr(p, '}');
+			struct bg_strbuf v = BG_STRBUF_INIT;
+
+			if (!end)
+				return bg_error(ctx, BG_ECHECK, "template '%s': '{' is never closed", tmpl);
+			if (field_text(&v, gate, p + 1, (size_t)(end - p - 1)) && quote)
+				shell_quote(out, v.buf);
+			else
+				bg_strbuf_addn(out, v.buf, v.len);
+			bg_strbuf_release(&v);
+			p = end + 1;
+		} else if (*p == '}') {
+			return bg_error(ctx, BG_ECHECK, "template '%s': single '}'; write '}}' for a brace", tmpl);
+		} else {
+			bg_strbuf_addch(out, *p++);
+		}
+	}
+	return BG_OK;
+}
+
+/* A copy of v with every string {field}-substituted (no quoting). */
+static int subst_json(const json_t *v, const json_t *gate, json_t **out, struct bg_ctx *ctx)
+{
+	int rc = BG_OK;
+
+	if (json_is_string(v)) {
+		struct bg_strbuf sb = BG_STRBUF_INIT;
+		rc = subst(json_string_value(v), gate, false, &sb, ctx);
+		*out = rc ? NULL : json_string(sb.buf);
+		bg_strbuf_release(&sb);
+	} else if (json_is_array(v)) {
+		size_t i;
+		json_t *x, *y;
+		*out = json_array();
+		json_array_foreach(v, i, x) {
+			if ((rc = subst_json(x, gate, &y, ctx)))
+				break;
+			json_array_append_new(*out, y);
+		}
+	} else if (json_is_object(v)) {
+		const char *k;
+		json_t *x, *y;
+		*out = json_object();
+		json_object_foreach((json_t *)v, k, x) {
+			if ((rc = subst_json(x, gate, &y, ctx)))
+				break;
+			json_object_set_new(*out, k, y);
+		}
+	} else {
+		*out = json_incref((json_t *)v);
+	}
+	if (rc) {
+		json_decref(*out);
+		*out = NULL;
+	}
+	return rc;
+}
+
+/* Whether " machine " is one of the words of pattern (" a b "). */
+static bool machine_listed(const char *pattern, const char *machine)
+{
+	char word[80];
+
+	snprintf(word, sizeof(word), " %s ", machine);
+	return machine[0] && strstr(pattern, word) != NULL;
+}
+
+void bg_run_detect_computer(const struct bg_config *cfg, const json_t *prov, const char **label,
+			    struct bg_strbuf *why)
+{
+	const json_t *host = json_object_get(prov, "host");
+	const char *cpu = jstr(host, "cpu_model");
+	const json_t *devices = json_object_get(json_object_get(prov, "gpu"), "devices");
+	char hostname[256] = "";
+	struct utsname u;
+
+	gethostname(hostname, sizeof(hostname) - 1);
+	if (uname(&u) != 0)
+		memset(&u, 0, sizeof(u));
+	*label = NULL;
+	for (size_t i = 0; i < cfg->nrules && !*label; i++) {
+		const struct bg_computer_rule *r = &cfg->rules[i];
+
+		switch (r->kind) {
+		case BG_RULE_DEVICE_CONTAINS: {
+			size_t k;
+			json_t *d;
+			if (cpu && strstr(cpu, r->pattern)) {
+				*label = r->computer;
+				bg_strbuf_addf(why, "CPU model '%s' contains '%s'", cpu, r->pattern);
+			}
+			json_array_foreach(devices, k, d) {
+				const char *name = jstr(d, "name");
+				if (!*label && name && strstr(name, r->pattern)) {
+					*label = r->computer;
+					bg_strbuf_addf(why, "GPU '%s' contains '%s'", name, r->pattern);
+				}
+			}
+			break;
+		}
+		case BG_RULE_COMPUTER_EQUALS_IGNORING_CASE:
+			if (strcasecmp(hostname, r->pattern) == 0) {
+				*label = r->computer;
+				bg_strbuf_addf(why, "host name '%s' is '%s'", hostname, r->pattern);
+			}
+			break;
+		case BG_RULE_MACHINE_IN:
+			if (strcmp(u.sysname, "Linux") == 0 && machine_listed(r->pattern, u.machine)) {
+				*label = r->computer;
+				bg_strbuf_addf(why, "%s on %s is one of '%s'", u.sysname, u.machine, r->pattern);
+			}
+			break;
+		}
+	}
+}
+
+struct run {
+	const struct bg_run_request *req;
+	struct bg_run_result *res;
+	const struct bg_config *cfg;
+	const char *gate_id;
+	struct bg_lease lease;
+	json_t *provenance;
+	json_t *manifest;
+	json_t *measure; /* the substituted measure object */
+	json_t *inputs;  /* [{dataset_id, path, sha256}] */
+	struct bg_strbuf command;
+	struct bg_strbuf exp_rel; /* experiments/ID */
+	char **outputs, **evict;
+	size_t noutputs, nevict;
+	const char *question;
+	struct bg_strbuf question_text;
+	const char *computer_slug;
+	char slug_buf[300];
+};
+
+static int refuse(struct bg_ctx *ctx, const char *fmt, ...) BG_PRINTF(2, 3);
+static int refuse(struct bg_ctx *ctx, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	bg_verror(ctx, BG_EPRECOND, fmt, ap);
+	va_end(ap);
+	return BG_EPRECOND;
+}
+
+static int preflight(struct run *r, struct bg_ctx *ctx)
+{
+	const struct bg_run_request *q = r->req;
+	const json_t *rb = q->runbook, *env, *x, *measure;
+	const char *state = jstr(q->gate, "state"), *label = NULL;
+	struct bg_strbuf why = BG_STRBUF_INIT;
+	size_t i;
+	int rc;
+
+	if (state && strcmp(state, "unsupported") == 0)
+		return refuse(ctx, "gate '%s' is unsupported: %s", r->gate_id,
+			      jstr(q->gate, "reason") ? jstr(q->gate, "reason") : "no reason given");
+	if (q->registry_problems)
+		return refuse(ctx, "the registry does not validate (%zu problem%s); run 'benchgate validate' and fix it first",
+			      q->registry_problems, q->registry_problems == 1 ? "" : "s");
+	env = json_object_get(rb, "required_environment");
+	json_array_foreach(env, i, x) {
+		const char *name = json_string_value(x);
+		if (name && !getenv(name))
+			return refuse(ctx, "required environment variable '%s' is not set (runbook '%s'); export it and run again",
+				      name, jstr(q->gate, "runbook"));
+	}
+	r->question = q->question && *q->question ? q->question : jstr(rb, "question");
+	if (r->question && *r->question && !(q->question && *q->question)) {
+		if ((rc = subst(r->question, q->gate, false, &r->question_text, ctx)))
+			return rc;
+		r->question = r->question_text.buf;
+	}
+	if (!r->question || !*r->question)
+		return refuse(ctx, "gate '%s' needs a falsifiable question: pass --question TEXT or give its runbook a \"question\"",
+			      r->gate_id);
+	/* the command and the measure object, substituted */
+	if (!json_is_string(json_object_get(rb, "command")))
+		return refuse(ctx, "runbook '%s' has no command", jstr(q->gate, "runbook"));
+	if ((rc = subst(jstr(rb, "command"), q->gate, true, &r->command, ctx)))
+		return rc;
+	measure = json_object_get(rb, "measure");
+	if (measure && !json_is_object(measure))
+		return refuse(ctx, "runbook '%s': 'measure' must be an object", jstr(q->gate, "runbook"));
+	if (!measure)
+		r->measure = json_object();
+	else if ((rc = subst_json(measure, q->gate, &r->measure, ctx)))
+		return rc;
+	if (jstr(r->measure, "timing") && strcmp(jstr(r->measure, "timing"), "process") != 0)
+		return refuse(ctx, "runbook '%s': timing '%s' is not supported by this benchgate (only \"process\")",
+			      jstr(q->gate, "runbook"), jstr(r->measure, "timing"));
+	/* declared inputs must exist: their SHA-256 is provenance */
+	r->inputs = json_array();
+	json_array_foreach(json_object_get(rb, "inputs"), i, x) {
+		json_t *pathv = NULL;
+		char hex[65];
+		struct bg_ctx c2;
+
+		if ((rc = subst_json(json_object_get(x, "path"), q->gate, &pathv, ctx)))
+			return rc;
+		if (!json_is_string(pathv)) {
+			json_decref(pathv);
+			return refuse(ctx, "runbook '%s': inputs[%zu] needs a \"path\"", jstr(q->gate, "runbook"), i);
+		}
+		bg_ctx_init(&c2);
+		if (bg_sha256_file(json_string_value(pathv), NULL, hex, &c2)) {
+			rc = refuse(ctx, "declared input '%s' cannot be hashed (%s); create it first (see the runbook's preflight)",
+				    json_string_value(pathv), bg_ctx_message(&c2));
+			bg_ctx_release(&c2);
+			json_decref(pathv);
+			return rc;
+		}
+		bg_ctx_release(&c2);
+		json_array_append_new(r->inputs, json_pack("{s:O, s:o, s:s}", "dataset_id",
+							   json_object_get(x, "dataset_id") ? json_object_get(x, "dataset_id") : json_null(),
+							   "path", pathv, "sha256", hex));
+	}
+	/* provenance and the computer */
+	{
+		struct bg_provenance_opts po = {0};
+		po.root = r->cfg->root;
+		po.argv = q->bg_argv;
+		po.argc = q->bg_argc;
+		r->provenance = bg_provenance_capture(&po);
+	}
+	if (!jstr(json_object_get(r->provenance, "git"), "revision"))
+		return refuse(ctx, "the project at '%s' is not in a git repository with a commit: a session needs its source revision",
+			      ".");
+	bg_run_detect_computer(r->cfg, r->provenance, &label, &why);
+	r->res->computer = label;
+	if (strcmp(q->tier, "diagnostic") != 0) {
+		const char *want = jstr(q->gate, "computer");
+		if (!label) {
+			bg_strbuf_release(&why);
+			return refuse(ctx, "this machine matches no computer rule of benchgate.json (CPU '%s'); gate '%s' is for '%s' (use --tier diagnostic to measure anyway: a diagnostic session never satisfies a gate)",
+				      jstr(json_object_get(r->provenance, "host"), "cpu_model") ? jstr(json_object_get(r->provenance, "host"), "cpu_model") : "unknown",
+				      r->gate_id, want ? want : "?");
+		}
+		if (!want || strcmp(want, label) != 0) {
+			rc = refuse(ctx, "this machine is '%s' (%s), but gate '%s' is for '%s' (use --tier diagnostic to measure anyway: a diagnostic session never satisfies a gate)",
+				    label, why.buf, r->gate_id, want ? want : "?");
+			bg_strbuf_release(&why);
+			return rc;
+		}
+	}
+	bg_strbuf_release(&why);
+	/* the device to lease */
+	r->computer_slug = label ? bg_config_computer_slug(r->cfg, label) : NULL;
+	if (!r->computer_slug) {
+		char host[256] = "host";
+		gethostname(host, sizeof(host) - 1);
+		snprintf(r->slug_buf, sizeof(r->slug_buf), "host-");
+		for (size_t k = 0, n = 5; host[k] && n + 1 < sizeof(r->slug_buf); k++)
+			r->slug_buf[n++] = isalnum((unsigned char)host[k]) || host[k] == '-' ? host[k] : '_', r->slug_buf[n] = '\0';
+		r->computer_slug = r->slug_buf;
+	}
+	return BG_OK;
+}
+
+static void add_strings(const json_t *list, char ***out, size_t *n)
+{
+	size_t i;
+	json_t *x;
+
+	*out = bg_xcalloc(json_array_size(list) + 1, sizeof(char *));
+	*n = 0;
+	json_array_foreach(list, i, x)
+		if (json_is_string(x))
+			(*out)[(*n)++] = (char *)json_string_value(x);
+}
+
+static int session_opts(struct run *r, struct bg_measure_opts *o, char **argv, struct bg_ctx *ctx)
+{
+	const struct bg_run_request *q = r->req;
+	const json_t *m = r->measure, *parity = json_object_get(m, "parity"), *cache = json_object_get(m, "cache");
+
+	bg_measure_opts_init(o);
+	argv[0] = (char *)"/bin/sh";
+	argv[1] = (char *)"-c";
+	argv[2] = r->command.buf;
+	argv[3] = NULL;
+	o->argv = argv;
+	o->argc = 3;
+	if (json_is_integer(json_object_get(m, "warmups")))
+		o->warmups = (long)json_integer_value(json_object_get(m, "warmups"));
+	if (json_is_integer(json_object_get(m, "repetitions")))
+		o->runs = (long)json_integer_value(json_object_get(m, "repetitions"));
+	if (json_is_number(json_object_get(m, "timeout_seconds")))
+		o->timeout = json_number_value(json_object_get(m, "timeout_seconds"));
+	if (q->warmups >= 0)
+		o->warmups = q->warmups;
+	if (q->runs > 0)
+		o->runs = q->runs;
+	if (q->timeout >= 0)
+		o->timeout = q->timeout;
+	add_strings(json_object_get(m, "outputs"), &r->outputs, &r->noutputs);
+	o->outputs = (const char *const *)r->outputs;
+	o->noutputs = r->noutputs;
+	if (json_is_object(parity)) {
+		const char *kind = jstr(parity, "kind");
+		if (kind && strcmp(kind, "sha256") == 0 && jstr(parity, "expected")) {
+			o->parity = BG_PARITY_SHA256;
+			o->parity_sha256 = jstr(parity, "expected");
+		} else if (kind && strcmp(kind, "allclose") == 0 && jstr(parity, "reference")) {
+			o->parity = BG_PARITY_ALLCLOSE;
+			o->parity_reference = jstr(parity, "reference");
+			if (json_is_number(json_object_get(parity, "rtol")))
+				o->rtol = json_number_value(json_object_get(parity, "rtol"));
+			if (json_is_number(json_object_get(parity, "atol")))
+				o->atol = json_number_value(json_object_get(parity, "atol"));
+		} else if (kind && strcmp(kind, "command") == 0 && jstr(parity, "command")) {
+			o->parity = BG_PARITY_COMMAND;
+			o->parity_command = jstr(parity, "command");
+		} else {
+			return refuse(ctx, "runbook '%s': measure.parity must be {\"kind\": \"sha256\", \"expected\": HEX}, "
+					   "{\"kind\": \"allclose\", \"reference\": PATH, ...} or {\"kind\": \"command\", \"command\": CMD}",
+				      jstr(q->gate, "runbook"));
+		}
+		if (r->noutputs == 0)
+			return refuse(ctx, "runbook '%s': parity needs measure.outputs", jstr(q->gate, "runbook"));
+	}
+	o->deterministic = json_is_true(json_object_get(m, "deterministic"));
+	add_strings(json_object_get(cache, "evict"), &r->evict, &r->nevict);
+	o->evict = (const char *const *)r->evict;
+	o->nevict = r->nevict;
+	o->root = r->cfg->root;
+	o->bg_argv = q->bg_argv;
+	o->bg_argc = q->bg_argc;
+	o->progress = q->progress;
+	o->progress_data = q->progress_data;
+	o->interrupted = q->interrupted;
+	o->capture_dir = NULL; /* set by the caller once the folder exists */
+	return BG_OK;
+}
+
+static json_t *or_null(json_t *v)
+{
+	return v ? v : json_null();
+}
+
+static json_t *context_of(struct run *r)
+{
+	const json_t *g = r->req->gate, *host = json_object_get(r->provenance, "host");
+	json_t *c = json_deep_copy(g), *ids = json_array(), *x, *gpu = json_array(), *d;
+	struct bg_strbuf dev = BG_STRBUF_INIT, rt = BG_STRBUF_INIT;
+	size_t i;
+
+	json_object_set_new(c, "gate", json_string(r->gate_id));
+	json_object_set_new(c, "gate_id", json_string(r->gate_id));
+	json_object_set_new(c, "computer", r->res->computer ? json_string(r->res->computer) : json_null());
+	json_object_set(c, "cell_id", json_object_get(g, "cell") ? json_object_get(g, "cell") : json_null());
+	json_object_set_new(c, "protocol_version",
+			    r->req->protocol_version ? json_string(r->req->protocol_version) : json_null());
+	json_object_set(c, "source_revision", json_object_get(json_object_get(r->provenance, "git"), "revision"));
+	json_object_set(c, "revision", json_object_get(json_object_get(r->provenance, "git"), "revision"));
+	json_array_foreach(r->inputs, i, x)
+		json_array_append(ids, json_object_get(x, "sha256"));
+	json_object_set_new(c, "source_identity", ids);
+	json_object_set(c, "inputs", r->inputs);
+	json_object_set_new(c, "source_shape", json_pack("[OOOO]", or_null(json_object_get(g, "source_scan_rows")),
+						       or_null(json_object_get(g, "source_scan_columns")),
+						       or_null(json_object_get(g, "source_detector_rows")),
+						       or_null(json_object_get(g, "source_detector_columns"))));
+	json_object_set_new(c, "scan_region", json_pack("[OO]", or_null(json_object_get(g, "selected_scan_rows")),
+						      or_null(json_object_get(g, "selected_scan_columns"))));
+	json_object_set_new(c, "detector_region", json_pack("[OO]", or_null(json_object_get(g, "source_detector_rows")),
+							  or_null(json_object_get(g, "source_detector_columns"))));
+	json_object_set(c, "precision", json_object_get(g, "working_dtype") ? json_object_get(g, "working_dtype") : json_null());
+	if (!json_object_get(c, "mask_signature"))
+		json_object_set_new(c, "mask_signature", json_null());
+	bg_py_str(&dev, json_object_get(host, "cpu_model"));
+	json_array_foreach(json_object_get(json_object_get(r->provenance, "gpu"), "devices"), i, d) {
+		json_array_append(gpu, json_object_get(d, "name"));
+		bg_strbuf_adds(&dev, "; ");
+		bg_py_str(&dev, json_object_get(d, "uuid") ? json_object_get(d, "uuid") : json_object_get(d, "name"));
+	}
+	json_object_set_new(c, "device_id", json_string(dev.buf));
+	json_object_set_new(c, "device", json_string(dev.buf));
+	json_object_set(c, "cpu_model", json_object_get(host, "cpu_model") ? json_object_get(host, "cpu_model") : json_null());
+	json_object_set_new(c, "gpu", gpu);
+	bg_py_str(&rt, json_object_get(host, "os_release"));
+	bg_strbuf_adds(&rt, "; kernel ");
+	bg_py_str(&rt, json_object_get(host, "kernel_release"));
+	if (json_object_get(json_object_get(r->provenance, "gpu"), "driver_version")) {
+		bg_strbuf_adds(&rt, "; driver ");
+		bg_py_str(&rt, json_object_get(json_object_get(r->provenance, "gpu"), "driver_version"));
+		bg_strbuf_adds(&rt, "; CUDA ");
+		bg_py_str(&rt, json_object_get(json_object_get(r->provenance, "gpu"), "cuda_version"));
+	}
+	json_object_set_new(c, "runtime_version", json_string(rt.buf));
+	json_object_set_new(c, "runtime", json_string(rt.buf));
+	json_object_set(c, "measure", r->measure);
+	bg_strbuf_release(&dev);
+	bg_strbuf_release(&rt);
+	return c;
+}
+
+/* "50.31 ms" style from nanoseconds; "n/a" for null. */
+static void ns_text(struct bg_strbuf *out, const json_t *ns)
+{
+	double v;
+
+	if (!json_is_number(ns)) {
+		bg_strbuf_adds(out, "n/a");
+		return;
+	}
+	v = json_number_value(ns) / 1e9;
+	if (v < 1.0)
+		bg_strbuf_addf(out, "%.3f ms", v * 1e3);
+	else
+		bg_strbuf_addf(out, "%.4f s", v);
+}
+
+static void bytes_text(struct bg_strbuf *out, const json_t *b)
+{
+	if (!json_is_number(b))
+		bg_strbuf_adds(out, "n/a");
+	else
+		bg_strbuf_addf(out, "%.1f MiB", json_number_value(b) / 1048576.0);
+}
+
+/* The one-line result of a session for RUNS.md and the manifest. */
+static void result_line(struct bg_strbuf *out, const json_t *session, const char *decision)
+{
+	const json_t *st = json_object_get(session, "statistics");
+	const json_t *wall = json_object_get(st, "wall_ns");
+	const char *status = jstr(session, "status");
+
+	if (status && strcmp(status, "blocked") == 0) {
+		bg_strbuf_addf(out, "blocked: %s", jstr(session, "reason") ? jstr(session, "reason") : "see the session");
+	} else {
+		bg_strbuf_adds(out, "p50 ");
+		ns_text(out, json_object_get(wall, "p50"));
+		bg_strbuf_adds(out, ", p95 ");
+		ns_text(out, json_object_get(wall, "p95"));
+		bg_strbuf_adds(out, ", max ");
+		ns_text(out, json_object_get(wall, "max"));
+		bg_strbuf_adds(out, "; tree peak ");
+		bytes_text(out, json_object_get(json_object_get(st, "tree_peak_bytes"), "max"));
+		bg_strbuf_adds(out, "; parity ");
+		bg_strbuf_adds(out, jstr(json_object_get(session, "parity"), "result") ? jstr(json_object_get(session, "parity"), "result") : "not declared");
+	}
+	if (decision)
+		bg_strbuf_addf(out, "; decision %s", decision);
+}
+
+static int add_output(const struct bg_config *cfg, json_t *outputs, const char *rel, const char *result,
+		      struct bg_ctx *ctx)
+{
+	struct bg_strbuf abs = BG_STRBUF_INIT;
+	char hex[65];
+	int rc;
+
+	bg_config_path(cfg, &abs, rel);
+	rc = bg_sha256_file(abs.buf, rel, hex, ctx);
+	if (!rc)
+		json_array_append_new(outputs, json_pack("{s:s, s:s, s:s}", "artifact", rel, "sha256", hex, "result", result));
+	bg_strbuf_release(&abs);
+	return rc;
+}
+
+static int write_rel(const struct bg_config *cfg, const char *rel, const struct bg_strbuf *text, struct bg_ctx *ctx)
+{
+	struct bg_strbuf abs = BG_STRBUF_INIT;
+	int rc;
+
+	bg_config_path(cfg, &abs, rel);
+	rc = bg_file_write_atomic(abs.buf, rel, text->buf, text->len, ctx);
+	bg_strbuf_release(&abs);
+	return rc;
+}
+
+static void collect_block_reasons(struct run *r, const json_t *session, json_t *reasons)
+{
+	const json_t *git = json_object_get(r->provenance, "git"), *m = r->measure;
+	const json_t *cache = json_object_get(m, "cache"), *floor = json_object_get(m, "memory_floor_bytes");
+	const json_t *peak = json_object_get(json_object_get(json_object_get(session, "statistics"), "tree_peak_bytes"), "max");
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+
+	if (jstr(session, "status") && strcmp(jstr(session, "status"), "blocked") == 0) {
+		bg_strbuf_addf(&sb, "the session is blocked: %s", jstr(session, "reason") ? jstr(session, "reason") : "no reason recorded");
+		json_array_append_new(reasons, json_string(sb.buf));
+	}
+	if (!jstr(git, "revision"))
+		json_array_append_new(reasons, json_string("missing provenance: the source revision"));
+	if (json_is_true(json_object_get(git, "dirty")) && !jstr(git, "diff_sha256"))
+		json_array_append_new(reasons, json_string("missing provenance: the dirty diff's SHA-256"));
+	{
+		size_t i;
+		json_t *x;
+		json_array_foreach(r->inputs, i, x)
+			if (!jstr(x, "sha256"))
+				json_array_append_new(reasons, json_string("missing provenance: an input's SHA-256"));
+	}
+	if (json_is_number(floor) && json_is_number(peak) && json_number_value(peak) > json_number_value(floor)) {
+		bg_strbuf_reset(&sb);
+		bg_strbuf_addf(&sb, "process-tree peak %.0f bytes is over the memory floor of %.0f bytes",
+			       json_number_value(peak), json_number_value(floor));
+		json_array_append_new(reasons, json_string(sb.buf));
+	}
+	if (jstr(cache, "state") && strcmp(jstr(cache, "state"), "cold") == 0) {
+		const char *got = jstr(json_object_get(session, "cache"), "state");
+		if (json_array_size(json_object_get(cache, "evict")) == 0)
+			json_array_append_new(reasons, json_string("a cold cache state is claimed but nothing is evicted to verify it"));
+		else if (!got || strcmp(got, "cold") != 0)
+			json_array_append_new(reasons, json_string("a cold cache state is claimed but the eviction was not verified"));
+	}
+	if (!bg_lease_held(&r->lease))
+		json_array_append_new(reasons, json_string("the device lease was not held for the whole session"));
+	bg_strbuf_release(&sb);
+}
+
+static double stat_of(const json_t *st, const char *layer, const char *which, double scale)
+{
+	const json_t *v = json_object_get(json_object_get(st, layer), which);
+	return json_is_number(v) ? json_number_value(v) * scale : NAN;
+}
+
+static double summary_num(const json_t *s, const char *k, double scale)
+{
+	const json_t *v = json_object_get(s, k);
+	return json_is_number(v) ? json_number_value(v) * scale : NAN;
+}
+
+/* k, window and floor from the registry's thresholds for this gate or key. */
+static void apply_thresholds(const struct bg_run_request *q, const char *gate_id, const char *key_id,
+			     struct bg_decide_opts *o)
+{
+	size_t i;
+	json_t *t;
+
+	for (int pass = 0; pass < 2; pass++) /* gate entries first, then key entries win */
+		json_array_foreach(q->thresholds, i, t) {
+			const char *want = jstr(t, pass ? "key" : "gate");
+			if (!want || strcmp(want, pass ? key_id : gate_id) != 0)
+				continue;
+			if (json_is_number(json_object_get(t, "k")))
+				o->k = json_number_value(json_object_get(t, "k"));
+			if (json_is_integer(json_object_get(t, "window")) && json_integer_value(json_object_get(t, "window")) > 0)
+				o->window = (size_t)json_integer_value(json_object_get(t, "window"));
+			if (json_is_number(json_object_get(t, "floor")))
+				o->floor_rel = json_number_value(json_object_get(t, "floor"));
+		}
+}
+
+static int decide_and_store(struct run *r, struct bg_store *store, json_t *session, json_t *context,
+			    struct bg_ctx *ctx)
+{
+	const struct bg_run_request *q = r->req;
+	const json_t *contract = json_object_get(q->profile, "comparison_contract");
+	json_t *fields = json_object_get(contract, "comparison_key"), *key = NULL, *base = NULL, *reasons = json_array();
+	json_t *own_fields = NULL, *x;
+	struct bg_decide_opts o;
+	struct bg_session_facts me, *facts = NULL;
+	const char **why = NULL, *curation;
+	enum bg_decision d;
+	size_t i, n;
+	int rc;
+
+	if (!json_is_array(fields)) {
+		own_fields = json_array();
+		for (const char *const *f = bg_default_key_fields; *f; f++)
+			json_array_append_new(own_fields, json_string(*f));
+		fields = own_fields;
+	}
+	rc = bg_key_compute(fields, context, q->key_fields, &key, r->res->key_id, ctx);
+	json_decref(own_fields);
+	if (rc)
+		goto out;
+	bg_decide_opts_init(&o);
+	if (json_is_number(json_object_get(contract, "minimum_accepted_sessions_before_hard_threshold")))
+		o.min_sessions = (size_t)json_number_value(json_object_get(contract, "minimum_accepted_sessions_before_hard_threshold"));
+	apply_thresholds(q, r->gate_id, r->res->key_id, &o);
+	if ((rc = bg_store_baseline(store, r->res->key_id, r->res->session_id, (long)o.window, &base, ctx)))
+		goto out;
+	n = json_array_size(base);
+	facts = bg_xcalloc(n + 1, sizeof(*facts));
+	json_array_foreach(base, i, x) {
+		facts[i].id = (long long)json_integer_value(json_object_get(x, "id"));
+		facts[i].metric[BG_METRIC_P50] = summary_num(x, "wall_p50_ns", 1e-9);
+		facts[i].metric[BG_METRIC_P95] = summary_num(x, "wall_p95_ns", 1e-9);
+		facts[i].metric[BG_METRIC_MAX] = summary_num(x, "wall_max_ns", 1e-9);
+		facts[i].metric[BG_METRIC_TREE_PEAK] = summary_num(x, "tree_peak_bytes", 1.0);
+		facts[i].metric[BG_METRIC_GPU_PEAK] = summary_num(x, "gpu_peak_bytes", 1.0);
+	}
+	collect_block_reasons(r, session, reasons);
+	why = bg_xcalloc(json_array_size(reasons) + 1, sizeof(*why));
+	json_array_foreach(reasons, i, x)
+		why[i] = json_string_value(x);
+	{
+		const json_t *st = json_object_get(session, "statistics");
+		me.id = r->res->session_id;
+		me.metric[BG_METRIC_P50] = stat_of(st, "wall_ns", "p50", 1e-9);
+		me.metric[BG_METRIC_P95] = stat_of(st, "wall_ns", "p95", 1e-9);
+		me.metric[BG_METRIC_MAX] = stat_of(st, "wall_ns", "max", 1e-9);
+		me.metric[BG_METRIC_TREE_PEAK] = stat_of(st, "tree_peak_bytes", "max", 1.0);
+		me.metric[BG_METRIC_GPU_PEAK] = stat_of(st, "gpu_process_peak_bytes", "max", 1.0);
+		me.block_reasons = why;
+	}
+	d = bg_decide(&me, facts, n, &o, &r->res->decision);
+	json_object_set_new(r->res->decision, "key_id", json_string(r->res->key_id));
+	json_object_set_new(r->res->decision, "tier", json_string(q->tier));
+	curation = d == BG_DECISION_BLOCK ? "rejected" : d == BG_DECISION_INVESTIGATE ? "pending" : "auto-accepted";
+	rc = bg_store_set_decision(store, r->res->session_id, r->res->key_id, key, r->res->decision, curation, ctx);
+out:
+	free(why);
+	free(facts);
+	json_decref(reasons);
+	json_decref(key);
+	json_decref(base);
+	return rc;
+}
+
+static json_t *new_manifest(struct run *r)
+{
+	const struct bg_run_request *q = r->req;
+	const json_t *git = json_object_get(r->provenance, "git"), *host = json_object_get(r->provenance, "host");
+	struct bg_strbuf when = BG_STRBUF_INIT, mp = BG_STRBUF_INIT, dev = BG_STRBUF_INIT;
+	char hostname[256] = "unknown";
+	struct passwd *pw = getpwuid(getuid());
+	json_t *m;
+
+	gethostname(hostname, sizeof(hostname) - 1);
+	bg_lifecycle_now_rfc3339(&when);
+	bg_strbuf_addf(&mp, "%s/manifest.json", r->exp_rel.buf);
+	bg_py_str(&dev, or_null(json_object_get(host, "cpu_model")));
+	{
+		size_t i;
+		json_t *d;
+		json_array_foreach(json_object_get(json_object_get(r->provenance, "gpu"), "devices"), i, d) {
+			bg_strbuf_adds(&dev, "; ");
+			bg_py_str(&dev, json_object_get(d, "name"));
+		}
+	}
+	m = json_pack("{s:i, s:s, s:s, s:s, s:{s:s}, s:{s:n, s:O, s:s, s:O, s:O}, s:O, "
+		      "s:{s:O, s:O, s:O, s:s, s:o}, s:{s:s, s:O, s:s, s:s?, s:I, s:s, s:s}, s:[], s:{s:s, s:s}}",
+		      "schema_version", 1, "experiment_id", r->res->experiment_id, "status", "running",
+		      "question", r->question,
+		      "paper", "manifest_path", mp.buf,
+		      "code", "repository", "revision", or_null(json_object_get(git, "revision")),
+		      "entrypoint", r->command.buf, "dirty", or_null(json_object_get(git, "dirty")),
+		      "diff_sha256", or_null(json_object_get(git, "diff_sha256")),
+		      "inputs", r->inputs,
+		      "parameters", "gate", q->gate, "runbook", or_null(json_object_get(q->gate, "runbook")),
+		      "measure", r->measure, "tier", q->tier,
+		      "protocol_version", q->protocol_version ? json_string(q->protocol_version) : json_null(),
+		      "execution", "host", hostname, "backend", or_null(json_object_get(q->gate, "platform")),
+		      "device", dev.buf, "computer", r->res->computer, "pid", (json_int_t)getpid(),
+		      "user", pw ? pw->pw_name : "unknown", "lease", r->computer_slug,
+		      "outputs", "timestamps", "created", when.buf, "started", when.buf);
+	bg_strbuf_release(&when);
+	bg_strbuf_release(&mp);
+	bg_strbuf_release(&dev);
+	return m;
+}
+
+static int finish(struct run *r, const json_t *session, struct bg_ctx *ctx)
+{
+	struct bg_strbuf text = BG_STRBUF_INIT, rel = BG_STRBUF_INIT, result = BG_STRBUF_INIT, when = BG_STRBUF_INIT;
+	const char *decision = jstr(r->res->decision, "decision");
+	bool blocked = decision && strcmp(decision, "block") == 0;
+	json_t *outputs = json_object_get(r->manifest, "outputs"), *copy, *run;
+	struct bg_runs_row row = {r->res->experiment_id, NULL, NULL, blocked ? "failed" : "ok", NULL, NULL};
+	size_t i;
+	int rc = BG_OK;
+
+	result_line(&result, session, decision);
+	/* run-level records */
+	json_array_foreach(json_object_get(session, "runs"), i, run) {
+		char *line;
+		copy = json_copy(run);
+		json_object_set_new(copy, "session_id", json_integer(r->res->session_id));
+		line = json_dumps(copy, JSON_COMPACT | JSON_ENSURE_ASCII);
+		bg_strbuf_adds(&text, line);
+		bg_strbuf_addch(&text, '\n');
+		free(line);
+		json_decref(copy);
+	}
+	bg_strbuf_addf(&rel, "%s/runs.jsonl", r->exp_rel.buf);
+	if ((rc = write_rel(r->cfg, rel.buf, &text, ctx)) || (rc = add_output(r->cfg, outputs, rel.buf, result.buf, ctx)))
+		goto out;
+	/* the session document without its runs, with its decision */
+	copy = json_copy((json_t *)session);
+	json_object_del(copy, "runs");
+	json_object_set(copy, "decision", r->res->decision ? r->res->decision : json_null());
+	bg_strbuf_reset(&text);
+	bg_json_dump_py(&text, copy, 2, true);
+	bg_strbuf_addch(&text, '\n');
+	json_decref(copy);
+	bg_strbuf_reset(&rel);
+	bg_strbuf_addf(&rel, "%s/session.json", r->exp_rel.buf);
+	if ((rc = write_rel(r->cfg, rel.buf, &text, ctx)))
+		goto out;
+	bg_strbuf_reset(&text);
+	bg_strbuf_addf(&text, "session %lld: statistics, provenance and decision", r->res->session_id);
+	if ((rc = add_output(r->cfg, outputs, rel.buf, text.buf, ctx)))
+		goto out;
+	/* each run's captured output */
+	json_array_foreach(json_object_get(session, "runs"), i, run) {
+		static const char *const streams[] = {"stdout", "stderr"};
+		for (int k = 0; k < 2; k++) {
+			const char *p = jstr(run, streams[k]);
+			if (!p)
+				continue;
+			bg_strbuf_reset(&text);
+			bg_strbuf_addf(&text, "%s run %lld %s", jstr(run, "phase"),
+				       (long long)json_integer_value(json_object_get(run, "ordinal")), streams[k]);
+			if ((rc = add_output(r->cfg, outputs, p, text.buf, ctx)))
+				goto out;
+		}
+	}
+	bg_lifecycle_now_rfc3339(&when);
+	json_object_set_new(r->manifest, "status", json_string(blocked ? "failed" : "completed"));
+	if (blocked)
+		json_object_set(r->manifest, "failure_reason", json_array_get(json_object_get(r->res->decision, "reasons"), 0));
+	json_object_set_new(json_object_get(r->manifest, "timestamps"), "finished", json_string(when.buf));
+	json_object_set_new(r->manifest, "session_id", json_integer(r->res->session_id));
+	json_object_set_new(r->manifest, "decision", decision ? json_string(decision) : json_null());
+	json_object_set_new(r->manifest, "key_id", json_string(r->res->key_id));
+	if ((rc = bg_experiment_write_manifest(r->cfg, r->res->experiment_id, r->manifest, ctx)))
+		goto out;
+	row.result = result.buf;
+	rc = bg_runs_index_put(r->cfg, &row, ctx);
+out:
+	bg_strbuf_release(&text);
+	bg_strbuf_release(&rel);
+	bg_strbuf_release(&result);
+	bg_strbuf_release(&when);
+	return rc;
+}
+
+static void record_failure(struct run *r, const char *reason, const char *note_name)
+{
+	struct bg_ctx c2;
+	struct bg_strbuf when = BG_STRBUF_INIT;
+	json_t *note;
+
+	bg_ctx_init(&c2);
+	bg_lifecycle_now_rfc3339(&when);
+	note = json_pack("{s:s, s:s, s:s}", "experiment_id", r->res->experiment_id, "reason", reason, "at", when.buf);
+	bg_experiment_mark_failed(r->cfg, r->res->experiment_id, r->manifest, reason, note_name, note, &c2);
+	json_decref(note);
+	bg_strbuf_release(&when);
+	bg_ctx_release(&c2);
+}
+
+int bg_run_gate(const struct bg_run_request *req, struct bg_run_result *res, struct bg_ctx *ctx)
+{
+	struct run r;
+	struct bg_measure_opts o;
+	struct bg_store *store = NULL;
+	struct bg_strbuf id = BG_STRBUF_INIT, cap = BG_STRBUF_INIT, capabs = BG_STRBUF_INIT;
+	struct bg_runs_row row = {NULL, NULL, NULL, "running", "in progress", NULL};
+	struct bg_strbuf setup = BG_STRBUF_INIT, artifact = BG_STRBUF_INIT;
+	json_t *session = NULL, *context = NULL;
+	char *argv[4];
+	int rc;
+
+	memset(&r, 0, sizeof(r));
+	memset(res, 0, sizeof(*res));
+	r.req = req;
+	r.res = res;
+	r.cfg = req->cfg;
+	r.lease.fd = -1;
+	r.gate_id = jstr(req->gate, "id");
+	if (!r.gate_id)
+		return bg_error(ctx, BG_EUSAGE, "the gate has no id");
+	if (!bg_run_tier_valid(req->tier))
+		return bg_error(ctx, BG_EUSAGE, "unknown tier '%s' (scheduled-profile, release-signoff, diagnostic, pr-smoke)",
+				req->tier);
+	if ((rc = preflight(&r, ctx)))
+		goto out;
+	if ((rc = session_opts(&r, &o, argv, ctx)))
+		goto out;
+	if (req->interrupted && *req->interrupted) {
+		rc = bg_error(ctx, BG_EIO, "interrupted before the experiment started");
+		goto out;
+	}
+	if ((rc = bg_lease_acquire(r.cfg, r.computer_slug, "(starting)", &r.lease, ctx)))
+		goto out;
+	res->replaced_stale_lease = r.lease.replaced_stale;
+	if ((rc = bg_experiment_reserve(r.cfg, r.gate_id, &id, ctx)))
+		goto out;
+	snprintf(res->experiment_id, sizeof(res->experiment_id), "%s", id.buf);
+	bg_lease_set_experiment(&r.lease, res->experiment_id);
+	bg_strbuf_addf(&r.exp_rel, "%s/%s", r.cfg->experiments, id.buf);
+	r.manifest = new_manifest(&r);
+	if ((rc = bg_experiment_write_manifest(r.cfg, id.buf, r.manifest, ctx)))
+		goto out;
+	bg_strbuf_addf(&setup, "%s; gate %s; tier %s; %lld warmup(s), %ld run(s)", res->computer ? res->computer : "undetected computer",
+		       r.gate_id, req->tier, (long long)o.warmups, o.runs);
+	bg_strbuf_addf(&artifact, "[manifest](%s/manifest.json)", id.buf);
+	row.id = id.buf;
+	row.hypothesis = r.question;
+	row.setup = setup.buf;
+	row.artifact = artifact.buf;
+	if ((rc = bg_runs_index_put(r.cfg, &row, ctx)))
+		goto out;
+	/* the session */
+	bg_strbuf_addf(&cap, "%s/runs", r.exp_rel.buf);
+	bg_config_path(r.cfg, &capabs, cap.buf);
+	if ((rc = bg_mkdirs(capabs.buf, ctx)))
+		goto out;
+	o.capture_dir = cap.buf;
+	/* the folders of declared outputs exist before the first run */
+	for (size_t k = 0; k < r.noutputs; k++) {
+		const char *slash = strrchr(r.outputs[k], '/');
+		if (slash && !strpbrk(r.outputs[k], "*?[")) {
+			struct bg_strbuf dir = BG_STRBUF_INIT; /* relative: the root is the working directory */
+			bg_strbuf_addn(&dir, r.outputs[k], (size_t)(slash - r.outputs[k]));
+			rc = bg_mkdirs(dir.buf, ctx);
+			bg_strbuf_release(&dir);
+			if (rc)
+				goto out;
+		}
+	}
+	rc = bg_measure_session(&o, &session, ctx);
+	if (!rc && ((req->interrupted && *req->interrupted) ||
+		    (jstr(session, "status") && strcmp(jstr(session, "status"), "interrupted") == 0)))
+		rc = BG_EIO;
+	if (rc) {
+		if (req->interrupted && *req->interrupted) {
+			record_failure(&r, "interrupted", "interrupted.json");
+			rc = bg_error(ctx, BG_EIO, "interrupted: experiment %s recorded as failed (interrupted); the lease is released",
+				      id.buf);
+		} else {
+			char *msg = bg_xstrdup(bg_ctx_message(ctx));
+			record_failure(&r, msg, "error.json");
+			free(msg);
+		}
+		goto out;
+	}
+	context = context_of(&r);
+	json_object_set_new(session, "kind", json_string(strcmp(req->tier, "diagnostic") == 0 ? "diagnostic" : "gate"));
+	json_object_set_new(session, "experiment_id", json_string(id.buf));
+	json_object_set_new(session, "gate_id", json_string(r.gate_id));
+	json_object_set_new(session, "tier", json_string(req->tier));
+	json_object_set_new(session, "computer", res->computer ? json_string(res->computer) : json_null());
+	json_object_set(session, "context", context);
+	if ((rc = bg_store_open(r.cfg->store, r.cfg->root, true, &store, ctx)) ||
+	    (rc = bg_store_put_session(store, session, &res->session_id, ctx)) ||
+	    (rc = decide_and_store(&r, store, session, context, ctx))) {
+		char *msg = bg_xstrdup(bg_ctx_message(ctx));
+		record_failure(&r, msg, "error.json");
+		free(msg);
+		goto out;
+	}
+	json_object_set_new(session, "id", json_integer(res->session_id));
+	rc = finish(&r, session, ctx);
+	res->session = session;
+	session = NULL;
+out:
+	bg_lease_release(&r.lease);
+	if (store)
+		bg_store_close(store);
+	json_decref(session);
+	json_decref(context);
+	json_decref(r.provenance);
+	json_decref(r.manifest);
+	json_decref(r.measure);
+	json_decref(r.inputs);
+	free(r.outputs);
+	free(r.evict);
+	bg_strbuf_release(&r.command);
+	bg_strbuf_release(&r.question_text);
+	bg_strbuf_release(&r.exp_rel);
+	bg_strbuf_release(&id);
+	bg_strbuf_release(&cap);
+	bg_strbuf_release(&capabs);
+	bg_strbuf_release(&setup);
+	bg_strbuf_release(&artifact);
+	return rc;
+}

@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# benchgate run: fail-closed preflight refusals, a completed and a failed
+# experiment, the lease race, SIGINT mid-run, SIGKILL then abandon; `check`
+# passes after each, and nothing written holds the scratch path or $HOME.
+set -u
+bin=${BENCHGATE:?}
+src=${BENCHGATE_SOURCE:?}
+work=$(mktemp -d)
+trap 'pkill -f "sleep 4.321" 2>/dev/null; rm -rf "$work"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+expect_rc() { # want label cmd...
+	local want=$1 label=$2
+	shift 2
+	"$@" >"$work/out" 2>"$work/err"
+	local rc=$?
+	[ "$rc" = "$want" ] || { fail "$label: exit $rc, expected $want"; sed 's/^/    /' "$work/out" "$work/err" | head -20; }
+}
+mentions() { grep -qF -- "$2" "$work/err" "$work/out" || fail "$1: output does not mention '$2'"; }
+
+cp -R "$src/tests/cli/trees/lifecycle" "$work/p"
+cd "$work/p" || exit 1
+git init -q . && git add -A && git -c user.email=t@t -c user.name=t commit -qm init || exit 1
+run() { "$bin" run -q "$@"; }
+check_ok() { "$bin" check >"$work/check" 2>&1 || { fail "check after $1"; sed 's/^/    /' "$work/check"; }; }
+
+# preflight refusals: exit 3, a reason, nothing written
+expect_rc 3 "missing environment" run life.env
+mentions "missing environment" "required environment variable 'LIFECYCLE_TEST_NEEDED' is not set"
+expect_rc 3 "other computer" run life.other
+mentions "other computer" "gate 'life.other' is for 'Some other box'"
+expect_rc 3 "unsupported" run life.unsupported
+mentions "unsupported" "not on this platform"
+expect_rc 3 "no question" run life.noq
+mentions "no question" "falsifiable question"
+sed -i 's/"priority": 3,/"priority": 9,/' benchmarks/benchmark_registry.json
+expect_rc 3 "invalid registry" run life.ok
+mentions "invalid registry" "the registry does not validate"
+git checkout -q benchmarks/benchmark_registry.json
+mv data/input.txt data/moved.txt
+expect_rc 3 "missing input" run life.ok
+mentions "missing input" "declared input 'data/input.txt'"
+mv data/moved.txt data/input.txt
+[ "$(ls experiments)" = "RUNS.md" ] || fail "a refused preflight wrote an experiment: $(ls experiments)"
+git diff --quiet experiments/RUNS.md || fail "a refused preflight changed RUNS.md"
+LIFECYCLE_TEST_NEEDED=1 expect_rc 0 "environment set" run life.env --question "Does true stay true?"
+
+# a diagnostic session may run on another computer, and says so
+expect_rc 0 "diagnostic elsewhere" run life.other --tier diagnostic
+check_ok "diagnostic"
+
+# completed and failed experiments
+expect_rc 0 "ok" run life.ok
+id=$(ls -t experiments | grep ok | head -n 1)
+grep -q '"status": "completed"' "experiments/$id/manifest.json" || fail "ok: manifest not completed"
+grep -q "^| $id | .* | ok | p50 " experiments/RUNS.md || fail "ok: RUNS.md row"
+[ -s "experiments/$id/runs.jsonl" ] || fail "ok: no runs.jsonl"
+check_ok "a completed experiment"
+expect_rc 1 "fail" run life.fail
+id=$(ls -t experiments | grep fail | head -n 1)
+grep -q '"status": "failed"' "experiments/$id/manifest.json" || fail "fail: manifest not failed"
+grep -q "^| $id | .* | failed | blocked: " experiments/RUNS.md || fail "fail: RUNS.md row"
+grep -q "failing" "experiments/$id/runs/run-001.stderr" || fail "fail: stderr not captured"
+check_ok "a failed experiment"
+
+# the lease race: two runs on one device, exactly one proceeds
+"$bin" run -q life.slow >"$work/a.out" 2>"$work/a.err" &
+pa=$!
+"$bin" run -q life.slow >"$work/b.out" 2>"$work/b.err" &
+pb=$!
+wait $pa; ra=$?
+wait $pb; rb=$?
+if [ "$ra:$rb" = "0:3" ]; then loser=b; elif [ "$ra:$rb" = "3:0" ]; then loser=a; else
+	fail "lease race: exits $ra and $rb, expected one 0 and one 3"; loser=b; fi
+grep -q "device 'test-host' is leased by experiment 20" "$work/$loser.err" || { fail "lease race: the refusal does not name the owner"; cat "$work/$loser.err"; }
+check_ok "the lease race"
+
+# SIGINT mid-run: the tree dies, the experiment fails as interrupted, the lease is free
+"$bin" run -q life.slow >"$work/i.out" 2>"$work/i.err" &
+pi=$!
+for _ in $(seq 50); do pgrep -f "sleep 4.321" >/dev/null && break; sleep 0.1; done
+kill -INT $pi
+wait $pi; ri=$?
+[ "$ri" = 4 ] || fail "SIGINT: exit $ri, expected 4"
+sleep 0.2
+pgrep -f "sleep 4.321" >/dev/null && fail "SIGINT: the run's child survived"
+id=$(ls -t experiments | grep slow | head -n 1)
+grep -q '"failure_reason": "interrupted"' "experiments/$id/manifest.json" || fail "SIGINT: not recorded as interrupted"
+grep -q "^| $id | .* | failed | failed: interrupted" experiments/RUNS.md || fail "SIGINT: RUNS.md row"
+"$bin" lease status | grep -q "test-host *free" || { fail "SIGINT: lease not released"; "$bin" lease status; }
+check_ok "an interrupted experiment"
+
+# SIGKILL of benchgate: the manifest stays running; abandon marks it failed
+"$bin" run -q life.slow >"$work/k.out" 2>"$work/k.err" &
+pk=$!
+for _ in $(seq 50); do pgrep -f "sleep 4.321" >/dev/null && break; sleep 0.1; done
+kill -KILL $pk
+wait $pk 2>/dev/null
+pkill -f "sleep 4.321"
+id=$(ls -t experiments | grep slow | head -n 1)
+grep -q '"status": "running"' "experiments/$id/manifest.json" || fail "SIGKILL: manifest not running"
+"$bin" experiments | grep -q "^$id .*running.*owner is gone" || { fail "SIGKILL: experiments does not show a dead owner"; "$bin" experiments; }
+"$bin" lease status | grep -q "test-host *stale" || { fail "SIGKILL: lease not stale"; "$bin" lease status; }
+expect_rc 2 "abandon without why" "$bin" experiments abandon "$id"
+expect_rc 0 "abandon" "$bin" experiments abandon "$id" --why "benchgate was killed in a test"
+grep -q '"failure_reason": "abandoned: benchgate was killed in a test"' "experiments/$id/manifest.json" || fail "abandon: reason"
+expect_rc 1 "abandon twice" "$bin" experiments abandon "$id" --why again
+check_ok "an abandoned experiment"
+expect_rc 0 "after a stale lease" run life.ok
+mentions "after a stale lease" "replaced a lease left by a process that is gone"
+
+# nothing written holds the scratch folder or the home directory
+if grep -rqF -e "$work" -e "$HOME/" experiments; then fail "an absolute path was written: $(grep -rlF -e "$work" -e "$HOME/" experiments | head -3)"; fi
+[ "$fails" = 0 ] && echo "run lifecycle: all checks passed"
+exit $((fails > 0))

@@ -1,0 +1,307 @@
+/*
+ * test_store_decide.c - the store's decision and curation side (migration 2):
+ * bg_store_set_decision, bg_store_baseline (tiers, curation, status,
+ * exclusion, limit, order), bg_store_curate (who, when, why; a blocked
+ * session cannot be accepted; a diagnostic session has nothing to curate),
+ * bg_store_history, bg_store_verdict and bg_store_last_of_gate.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "benchgate/store.h"
+
+static char dir[256];
+static struct bg_store *st;
+
+static int setup(void **state)
+{
+	struct bg_ctx ctx;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/bg-test-store-decide-XXXXXX");
+	if (!mkdtemp(dir))
+		return -1;
+	bg_ctx_init(&ctx);
+	if (bg_store_open("sqlite:store.sqlite3", dir, true, &st, &ctx) || !st)
+		return -1;
+	bg_ctx_release(&ctx);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[300];
+
+	(void)state;
+	bg_store_close(st);
+	st = NULL;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd);
+}
+
+/* Stores a gate session (tier NULL: a diagnostic one) and returns its id. */
+static long long put(const char *gate, const char *tier, const char *status, double p50)
+{
+	json_t *doc = json_pack("{s:i, s:s, s:s, s:s, s:[s], s:{s:i}, s:{s:{s:f,s:f,s:f}}, s:[]}",
+				"schema_version", 1, "kind", tier ? "gate" : "diagnostic", "status",
+				status, "started_at", "2026-11-30T10:00:00.000000Z", "command", "true",
+				"counts", "timed", 3, "statistics", "wall_ns", "p50", p50, "p95",
+				p50 * 1.1, "max", p50 * 1.2, "runs");
+	struct bg_ctx ctx;
+	long long id = 0;
+
+	if (gate)
+		json_object_set_new(doc, "gate_id", json_string(gate));
+	if (tier)
+		json_object_set_new(doc, "tier", json_string(tier));
+	bg_ctx_init(&ctx);
+	assert_int_equal(bg_store_put_session(st, doc, &id, &ctx), BG_OK);
+	bg_ctx_release(&ctx);
+	json_decref(doc);
+	return id;
+}
+
+static void decide(long long id, const char *key_id, const char *decision, const char *curation)
+{
+	json_t *key = json_pack("{s:[], s:{}, s:s}", "fields", "values", "id", key_id);
+	json_t *doc = json_pack("{s:s, s:[s], s:[], s:[]}", "decision", decision, "reasons", "because",
+				"baseline", "metrics");
+	struct bg_ctx ctx;
+
+	bg_ctx_init(&ctx);
+	assert_int_equal(bg_store_set_decision(st, id, key_id, key, doc, curation, &ctx), BG_OK);
+	bg_ctx_release(&ctx);
+	json_decref(key);
+	json_decref(doc);
+}
+
+static json_t *baseline(const char *key_id, long long exclude, long limit)
+{
+	struct bg_ctx ctx;
+	json_t *out = NULL;
+
+	bg_ctx_init(&ctx);
+	assert_int_equal(bg_store_baseline(st, key_id, exclude, limit, &out, &ctx), BG_OK);
+	bg_ctx_release(&ctx);
+	assert_true(json_is_array(out));
+	return out;
+}
+
+static long long id_at(const json_t *rows, size_t i)
+{
+	return (long long)json_integer_value(json_object_get(json_array_get(rows, i), "id"));
+}
+
+static void test_schema_version(void **state)
+{
+	(void)state;
+	assert_int_equal(bg_store_schema_version(st), 2);
+}
+
+static void test_baseline_selection(void **state)
+{
+	long long sched, sign, smoke, diag, blocked, pending, rejected, other, accepted;
+	json_t *rows;
+
+	(void)state;
+	sched = put("g", "scheduled-profile", "ok", 1e6);
+	decide(sched, "K", "no-baseline", "auto-accepted");
+	sign = put("g", "release-signoff", "ok", 1e6);
+	decide(sign, "K", "pass", "auto-accepted");
+	smoke = put("g", "pr-smoke", "ok", 1e6); /* never a baseline tier */
+	decide(smoke, "K", "pass", "auto-accepted");
+	diag = put("g", "diagnostic", "ok", 1e6);
+	decide(diag, "K", "pass", "auto-accepted");
+	blocked = put("g", "scheduled-profile", "blocked", 1e6); /* status blocked */
+	decide(blocked, "K", "block", "rejected");
+	pending = put("g", "scheduled-profile", "ok", 2e6); /* investigate, not accepted yet */
+	decide(pending, "K", "investigate", "pending");
+	rejected = put("g", "scheduled-profile", "ok", 2e6);
+	decide(rejected, "K", "investigate", "pending");
+	other = put("g", "scheduled-profile", "ok", 1e6); /* another key */
+	decide(other, "OTHER", "pass", "auto-accepted");
+	accepted = put("g", "release-signoff", "ok", 2e6);
+	decide(accepted, "K", "investigate", "pending");
+	(void)put("g", "scheduled-profile", "ok", 1e6); /* no decision at all */
+
+	rows = baseline("K", 0, 0);
+	assert_int_equal(json_array_size(rows), 2);
+	assert_int_equal(id_at(rows, 0), sign); /* most recent first */
+	assert_int_equal(id_at(rows, 1), sched);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(rows, 0), "key_id")), "K");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(rows, 0), "decision")), "pass");
+	json_decref(rows);
+
+	{
+		struct bg_ctx ctx;
+
+		bg_ctx_init(&ctx);
+		assert_int_equal(bg_store_curate(st, accepted, "accepted", "known: new allocator", "ana", &ctx),
+				 BG_OK);
+		assert_int_equal(bg_store_curate(st, rejected, "rejected", "noisy neighbour", "ana", &ctx),
+				 BG_OK);
+		/* a pending investigate session never counts; a rejected one neither */
+		bg_ctx_release(&ctx);
+	}
+	rows = baseline("K", 0, 0);
+	assert_int_equal(json_array_size(rows), 3);
+	assert_int_equal(id_at(rows, 0), accepted);
+	assert_int_equal(id_at(rows, 1), sign);
+	assert_int_equal(id_at(rows, 2), sched);
+	json_decref(rows);
+
+	/* exclusion and limit */
+	rows = baseline("K", sign, 0);
+	assert_int_equal(json_array_size(rows), 2);
+	assert_int_equal(id_at(rows, 0), accepted);
+	assert_int_equal(id_at(rows, 1), sched);
+	json_decref(rows);
+	rows = baseline("K", 0, 2);
+	assert_int_equal(json_array_size(rows), 2);
+	assert_int_equal(id_at(rows, 0), accepted);
+	assert_int_equal(id_at(rows, 1), sign);
+	json_decref(rows);
+	rows = baseline("OTHER", 0, 0);
+	assert_int_equal(json_array_size(rows), 1);
+	assert_int_equal(id_at(rows, 0), other);
+	json_decref(rows);
+	rows = baseline("NONE", 0, 0);
+	assert_int_equal(json_array_size(rows), 0);
+	json_decref(rows);
+
+	/* a person can reject an auto-accepted session: it leaves the baseline */
+	{
+		struct bg_ctx ctx;
+
+		bg_ctx_init(&ctx);
+		assert_int_equal(bg_store_curate(st, sign, "rejected", "wrong fixture", "bo", &ctx), BG_OK);
+		bg_ctx_release(&ctx);
+	}
+	rows = baseline("K", 0, 0);
+	assert_int_equal(json_array_size(rows), 2);
+	assert_int_equal(id_at(rows, 0), accepted);
+	assert_int_equal(id_at(rows, 1), sched);
+	json_decref(rows);
+	(void)smoke;
+	(void)diag;
+	(void)pending;
+	(void)blocked;
+}
+
+static void test_curation_rules(void **state)
+{
+	struct bg_ctx ctx;
+	long long blocked, diag, inv;
+	json_t *v, *log;
+
+	(void)state;
+	blocked = put("h", "release-signoff", "blocked", 1e6);
+	decide(blocked, "K2", "block", "rejected");
+	diag = put(NULL, NULL, "ok", 1e6);
+	inv = put("h", "release-signoff", "ok", 1e6);
+	decide(inv, "K2", "investigate", "pending");
+
+	bg_ctx_init(&ctx);
+	assert_int_equal(bg_store_curate(st, blocked, "accepted", "looks fine", "ana", &ctx), BG_ECHECK);
+	assert_non_null(strstr(bg_ctx_message(&ctx), "blocked and cannot be accepted"));
+	assert_int_equal(bg_store_curate(st, diag, "accepted", "x", "ana", &ctx), BG_ECHECK);
+	assert_non_null(strstr(bg_ctx_message(&ctx), "has no decision"));
+	assert_int_equal(bg_store_curate(st, 9999, "accepted", "x", "ana", &ctx), BG_ECHECK);
+	assert_non_null(strstr(bg_ctx_message(&ctx), "no session with id 9999"));
+	assert_int_equal(bg_store_curate(st, inv, "accepted", "", "ana", &ctx), BG_ECHECK);
+	assert_int_equal(bg_store_curate(st, inv, "maybe", "x", "ana", &ctx), BG_ECHECK);
+	/* rejecting a blocked session is allowed (it already never counts) */
+	assert_int_equal(bg_store_curate(st, blocked, "rejected", "confirmed parity bug", "ana", &ctx), BG_OK);
+	assert_int_equal(bg_store_curate(st, inv, "accepted", "expected: faster kernel", "bo", &ctx), BG_OK);
+
+	assert_int_equal(bg_store_verdict(st, inv, &v, &ctx), BG_OK);
+	assert_string_equal(json_string_value(json_object_get(v, "curation")), "accepted");
+	assert_string_equal(json_string_value(json_object_get(v, "curated_by")), "bo");
+	assert_string_equal(json_string_value(json_object_get(v, "curation_why")), "expected: faster kernel");
+	assert_non_null(json_string_value(json_object_get(v, "curated_at")));
+	assert_string_equal(json_string_value(json_object_get(v, "decision")), "investigate");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(v, "decision_document"), "decision")),
+			    "investigate");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(v, "key"), "id")), "K2");
+	log = json_object_get(v, "curations");
+	assert_int_equal(json_array_size(log), 2);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(log, 0), "curation")), "pending");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(log, 0), "who")), "benchgate");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(log, 1), "curation")), "accepted");
+	json_decref(v);
+
+	/* a diagnostic session has a verdict with null decision */
+	assert_int_equal(bg_store_verdict(st, diag, &v, &ctx), BG_OK);
+	assert_true(json_is_null(json_object_get(v, "decision")));
+	assert_true(json_is_null(json_object_get(v, "decision_document")));
+	assert_int_equal(json_array_size(json_object_get(v, "curations")), 0);
+	json_decref(v);
+	assert_int_equal(bg_store_verdict(st, 9999, &v, &ctx), BG_ECHECK);
+
+	/* set_decision on an unknown session */
+	{
+		json_t *key = json_pack("{s:[]}", "fields"), *doc = json_pack("{s:s}", "decision", "pass");
+		assert_int_equal(bg_store_set_decision(st, 9999, "K", key, doc, "auto-accepted", &ctx), BG_ECHECK);
+		json_decref(key);
+		json_decref(doc);
+	}
+	bg_ctx_release(&ctx);
+}
+
+static void test_history_and_last(void **state)
+{
+	struct bg_ctx ctx;
+	json_t *rows;
+	long long a, b, c, id = 0;
+
+	(void)state;
+	a = put("gate.x", "scheduled-profile", "ok", 1e6);
+	decide(a, "KX", "no-baseline", "auto-accepted");
+	b = put("gate.y", "scheduled-profile", "ok", 1e6);
+	decide(b, "KX", "no-baseline", "auto-accepted");
+	c = put("gate.x", "diagnostic", "ok", 1e6);
+
+	bg_ctx_init(&ctx);
+	assert_int_equal(bg_store_history(st, "gate.x", NULL, &rows, &ctx), BG_OK);
+	assert_int_equal(json_array_size(rows), 2);
+	assert_int_equal(id_at(rows, 0), a); /* oldest first */
+	assert_int_equal(id_at(rows, 1), c);
+	assert_true(json_is_null(json_object_get(json_array_get(rows, 1), "decision")));
+	json_decref(rows);
+	assert_int_equal(bg_store_history(st, NULL, "KX", &rows, &ctx), BG_OK);
+	assert_int_equal(json_array_size(rows), 2);
+	assert_int_equal(id_at(rows, 0), a);
+	assert_int_equal(id_at(rows, 1), b);
+	json_decref(rows);
+	assert_int_equal(bg_store_history(st, NULL, NULL, &rows, &ctx), BG_OK);
+	assert_true(json_array_size(rows) >= 2); /* every keyed session */
+	json_decref(rows);
+	assert_int_equal(bg_store_history(st, "nope", NULL, &rows, &ctx), BG_OK);
+	assert_int_equal(json_array_size(rows), 0);
+	json_decref(rows);
+
+	assert_int_equal(bg_store_last_of_gate(st, "gate.x", &id, &ctx), BG_OK);
+	assert_int_equal(id, c);
+	assert_int_equal(bg_store_last_of_gate(st, "nope", &id, &ctx), BG_ECHECK);
+	assert_non_null(strstr(bg_ctx_message(&ctx), "gate 'nope' has no stored session"));
+	bg_ctx_release(&ctx);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_schema_version, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_baseline_selection, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_curation_rules, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_history_and_last, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
