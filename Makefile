@@ -26,6 +26,10 @@ asan:
 install: build
 	cmake --install build --prefix $(PREFIX)
 
+# The main job: the whole benchgate workflow on the detector-binning example.
+demo:
+	scripts/demo
+
 bench: build
 	bench/registry.sh
 
