@@ -6,7 +6,9 @@ set -u
 bin=${BENCHGATE:?}
 src=${BENCHGATE_SOURCE:?}
 work=$(mktemp -d)
-trap 'pkill -f "sleep 4.321" 2>/dev/null; rm -rf "$work"' EXIT
+# a sleep duration of our own, so that cleaning up never touches another test's processes
+nap=$(printf '4.%06d' $(( ($$ * 7919 + RANDOM) % 1000000 )))
+trap 'pkill -f "sleep $nap" 2>/dev/null; rm -rf "$work"' EXIT
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 expect_rc() { # want label cmd...
@@ -20,6 +22,8 @@ mentions() { grep -qF -- "$2" "$work/err" "$work/out" || fail "$1: output does n
 
 cp -R "$src/tests/cli/trees/lifecycle" "$work/p"
 cd "$work/p" || exit 1
+sed -i "s/\"sleep_seconds\": 4.321/\"sleep_seconds\": $nap/" benchmarks/benchmark_registry.json
+"$bin" render >/dev/null
 git init -q . && git add -A && git -c user.email=t@t -c user.name=t commit -qm init || exit 1
 run() { "$bin" run -q "$@"; }
 check_ok() { "$bin" check >"$work/check" 2>&1 || { fail "check after $1"; sed 's/^/    /' "$work/check"; }; }
@@ -78,12 +82,12 @@ check_ok "the lease race"
 # SIGINT mid-run: the tree dies, the experiment fails as interrupted, the lease is free
 "$bin" run -q life.slow >"$work/i.out" 2>"$work/i.err" &
 pi=$!
-for _ in $(seq 50); do pgrep -f "sleep 4.321" >/dev/null && break; sleep 0.1; done
+for _ in $(seq 50); do pgrep -f "sleep $nap" >/dev/null && break; sleep 0.1; done
 kill -INT $pi
 wait $pi; ri=$?
 [ "$ri" = 4 ] || fail "SIGINT: exit $ri, expected 4"
 sleep 0.2
-pgrep -f "sleep 4.321" >/dev/null && fail "SIGINT: the run's child survived"
+pgrep -f "sleep $nap" >/dev/null && fail "SIGINT: the run's child survived"
 id=$(ls -t experiments | grep slow | head -n 1)
 grep -q '"failure_reason": "interrupted"' "experiments/$id/manifest.json" || fail "SIGINT: not recorded as interrupted"
 grep -q "^| $id | .* | failed | failed: interrupted" experiments/RUNS.md || fail "SIGINT: RUNS.md row"
@@ -93,10 +97,10 @@ check_ok "an interrupted experiment"
 # SIGKILL of benchgate: the manifest stays running; abandon marks it failed
 "$bin" run -q life.slow >"$work/k.out" 2>"$work/k.err" &
 pk=$!
-for _ in $(seq 50); do pgrep -f "sleep 4.321" >/dev/null && break; sleep 0.1; done
+for _ in $(seq 50); do pgrep -f "sleep $nap" >/dev/null && break; sleep 0.1; done
 kill -KILL $pk
 wait $pk 2>/dev/null
-pkill -f "sleep 4.321"
+pkill -f "sleep $nap"
 id=$(ls -t experiments | grep slow | head -n 1)
 grep -q '"status": "running"' "experiments/$id/manifest.json" || fail "SIGKILL: manifest not running"
 "$bin" experiments | grep -q "^$id .*running.*owner is gone" || { fail "SIGKILL: experiments does not show a dead owner"; "$bin" experiments; }
