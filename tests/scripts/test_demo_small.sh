@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The demo's registry at a reduced size (issue 6): scripts/demo with
+# BENCHGATE_DEMO_SMALL=1 on a scratch copy of examples/detector-binning kept in
+# a git repository of its own. Checks: one key reaches a decision beyond No
+# baseline, the broken gate blocks with no timed run, a release-signoff
+# session is promoted (the registry names it, validate and check pass), and
+# the dashboard is written.
+set -u
+bin=${BENCHGATE:?}
+src=${BENCHGATE_SOURCE:?}
+build=${BENCHGATE_BUILD:?}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+mkdir -p "$work/demo"
+cp -R "$src/examples/detector-binning/"{benchgate.json,benchmarks,tests,docs,experiments} "$work/demo/"
+printf 'bin/\ndata/\nout/\n.benchgate/\n' >"$work/demo/.gitignore"
+(cd "$work/demo" && git init -q . && git add -A && git -c user.email=t@t -c user.name=t commit -qm demo) || exit 1
+BENCHGATE_DEMO_DIR="$work/demo" BENCHGATE_DEMO_SMALL=1 BENCHGATE_DEMO_NO_BUILD=1 NO_COLOR=1 \
+	bash "$src/scripts/demo" >"$work/log" 2>&1
+rc=$?
+[ "$rc" = 0 ] || fail "the demo exited $rc"
+grep -q "decision: \(pass\|investigate\)" "$work/log" || fail "no key reached pass or investigate"
+grep -q "decision: no-baseline" "$work/log" || fail "no No-baseline decision shown"
+grep -q "decision: block" "$work/log" || fail "the broken gate did not block"
+grep -q "blocked (1 smoke, 0 warmup, 0 timed runs)" "$work/demo/experiments/"*broken*/session.json 2>/dev/null ||
+	grep -q '"timed": 0' "$work/demo/experiments/"*broken*/session.json || fail "the broken gate recorded timed runs"
+grep -q '"state": "measured"' "$work/demo/benchmarks/benchmark_registry.json" || fail "nothing was promoted to measured"
+(cd "$work/demo" && "$bin" validate >/dev/null && "$bin" check >/dev/null) || fail "validate or check failed after the demo"
+[ -s "$work/demo/dashboard/index.html" ] || fail "no dashboard"
+if [ "$fails" != 0 ]; then sed 's/^/    /' "$work/log" | tail -n 60; exit 1; fi
+echo "demo (small): all checks passed"
