@@ -54,7 +54,8 @@ static json_t *collect(const struct bg_config *cfg)
 	}
 	if (d)
 		closedir(d);
-	qsort(names, n, sizeof(*names), cmp_str);
+	if (n)
+		qsort(names, n, sizeof(*names), cmp_str);
 	for (size_t i = 0; i < n; i++) {
 		struct bg_ctx ctx;
 		json_t *m = NULL, *item;

@@ -11,6 +11,9 @@ extern const struct bg_cmd bg_cmd_validate, bg_cmd_list, bg_cmd_next, bg_cmd_sho
 extern const struct bg_cmd bg_cmd_lease, bg_cmd_experiments, bg_cmd_run;
 /* measurement engine verbs */
 extern const struct bg_cmd bg_cmd_measure, bg_cmd_sessions, bg_cmd_session;
+/* decision and curation verbs */
+extern const struct bg_cmd bg_cmd_key, bg_cmd_compare, bg_cmd_accept, bg_cmd_reject, bg_cmd_history,
+	bg_cmd_repeat, bg_cmd_promote, bg_cmd_dashboard;
 
 const struct bg_cmd *const bg_commands[] = {
 	&bg_cmd_validate,
@@ -25,6 +28,16 @@ const struct bg_cmd *const bg_commands[] = {
 	&bg_cmd_sessions,
 	&bg_cmd_session,
 	/* END measurement verbs */
+	/* BEGIN decision verbs */
+	&bg_cmd_key,
+	&bg_cmd_compare,
+	&bg_cmd_accept,
+	&bg_cmd_reject,
+	&bg_cmd_history,
+	&bg_cmd_repeat,
+	&bg_cmd_promote,
+	&bg_cmd_dashboard,
+	/* END decision verbs */
 	&bg_cmd_run,
 	&bg_cmd_lease,
 	&bg_cmd_experiments,

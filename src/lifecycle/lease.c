@@ -241,7 +241,8 @@ int bg_lease_status(const struct bg_config *cfg, json_t **out, struct bg_ctx *ct
 		}
 	}
 	closedir(d);
-	qsort(names, n, sizeof(*names), cmp_str);
+	if (n)
+		qsort(names, n, sizeof(*names), cmp_str);
 	for (size_t i = 0; i < n; i++) {
 		struct bg_strbuf lock = BG_STRBUF_INIT, owner = BG_STRBUF_INIT;
 		json_t *rec;

@@ -931,6 +931,9 @@ int bg_run_gate(const struct bg_run_request *req, struct bg_run_result *res, str
 	json_object_set_new(session, "tier", json_string(req->tier));
 	json_object_set_new(session, "computer", res->computer ? json_string(res->computer) : json_null());
 	json_object_set(session, "context", context);
+	json_object_set_new(session, "question", json_string(r.question));
+	json_object_set_new(session, "lease", json_pack("{s:s, s:b}", "device", r.computer_slug,
+							"held_throughout", bg_lease_held(&r.lease)));
 	if ((rc = bg_store_open(r.cfg->store, r.cfg->root, true, &store, ctx)) ||
 	    (rc = bg_store_put_session(store, session, &res->session_id, ctx)) ||
 	    (rc = decide_and_store(&r, store, session, context, ctx))) {

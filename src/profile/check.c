@@ -498,7 +498,8 @@ static int check_experiments(struct bg_arena *ar, const struct bg_config *cfg, s
 		}
 		closedir(d);
 	}
-	qsort(names, n, sizeof(*names), cmp_str);
+	if (n)
+		qsort(names, n, sizeof(*names), cmp_str);
 	for (size_t i = 0; i < n && !rc; i++) {
 		struct bg_strbuf mp = BG_STRBUF_INIT, disp = BG_STRBUF_INIT;
 		struct bg_value *m = NULL;

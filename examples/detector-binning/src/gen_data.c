@@ -35,5 +35,9 @@ int main(int argc, char **argv)
 				s ^= s << 17;
 				data[i++] = (uint16_t)(base + (s % 64));
 			}
-	return npy_write_u16(argv[1], shape, 4, data) ? 1 : 0;
+	{
+		int rc = npy_write_u16(argv[1], shape, 4, data) ? 1 : 0;
+		free(data);
+		return rc;
+	}
 }

@@ -1,0 +1,191 @@
+/*
+ * cmd_compare.c - `benchgate compare SESSION | --last GATE [--json]
+ * [--fail-on investigate]`: the stored decision of a gate session, each
+ * metric against its envelope (value, centre, bounds, how far outside in
+ * scales, direction) and the baseline sessions it was compared with.
+ * Exit 1 on block, or on investigate with --fail-on investigate; 0
+ * otherwise. A session without a decision (a diagnostic `measure` session)
+ * is exit 1: there is nothing to compare, and a gate that expected one
+ * must not pass silently. 2 usage, 4 store failure.
+ */
+#include "cli/cli.h"
+#include "cli/verdict_print.h"
+#include "benchgate/json.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+enum { O_LAST, O_JSON, O_FAIL_ON };
+
+struct compare_args {
+	const char *last;
+	bool json;
+	bool fail_investigate;
+	char msg[160];
+};
+
+static const char *on_opt(int id, const char *v, void *data)
+{
+	struct compare_args *a = data;
+
+	if (id == O_JSON) {
+		a->json = true;
+	} else if (id == O_LAST) {
+		a->last = v;
+	} else if (strcmp(v, "investigate") == 0) {
+		a->fail_investigate = true;
+	} else if (strcmp(v, "block") != 0) {
+		snprintf(a->msg, sizeof(a->msg), "--fail-on must be 'investigate' or 'block', not '%s'", v);
+		return a->msg;
+	}
+	return NULL;
+}
+
+static void upper(struct bg_strbuf *out, const char *s)
+{
+	for (; *s; s++)
+		bg_strbuf_addch(out, (*s >= 'a' && *s <= 'z') ? (char)(*s - 'a' + 'A') : *s);
+}
+
+static void text(struct bg_strbuf *sb, long long id, const json_t *v, const json_t *d)
+{
+	const char *gate = json_string_value(json_object_get(v, "gate_id"));
+	const char *tier = json_string_value(json_object_get(v, "tier"));
+	const char *curation = json_string_value(json_object_get(v, "curation"));
+	const json_t *metrics = json_object_get(d, "metrics"), *m, *x;
+	const json_t *base = json_object_get(d, "baseline");
+	size_t i;
+
+	bg_strbuf_addf(sb, "session %lld  gate %s  tier %s\nkey %s\n\ndecision: ", id, gate ? gate : "n/a",
+		       tier ? tier : "n/a", json_string_value(json_object_get(v, "key_id")));
+	upper(sb, json_string_value(json_object_get(d, "decision")));
+	bg_strbuf_addch(sb, '\n');
+	json_array_foreach(json_object_get(d, "reasons"), i, x)
+		bg_strbuf_addf(sb, "  - %s\n", json_string_value(x));
+	bg_strbuf_adds(sb, "curation: ");
+	bg_vp_curation(sb, v);
+	if (curation && strcmp(curation, "pending") == 0)
+		bg_strbuf_addf(sb, " (decide: 'benchgate accept %lld --why TEXT' or 'benchgate reject %lld "
+			       "--why TEXT'; 'benchgate repeat %lld' runs it twice more)", id, id, id);
+	bg_strbuf_addch(sb, '\n');
+	if (json_array_size(metrics)) {
+		bg_strbuf_addf(sb, "\n%-24s %-11s %-11s %-11s %-11s %-9s %s\n", "metric", "value", "centre", "low",
+			       "high", "scales", "direction");
+		json_array_foreach(metrics, i, m) {
+			const char *name = json_string_value(json_object_get(m, "metric"));
+			struct bg_strbuf c[4] = {BG_STRBUF_INIT, BG_STRBUF_INIT, BG_STRBUF_INIT, BG_STRBUF_INIT};
+			const json_t *dev = json_object_get(m, "deviation");
+			char devs[32];
+
+			bg_vp_metric_value(&c[0], name, json_object_get(m, "value"));
+			bg_vp_metric_value(&c[1], name, json_object_get(m, "centre"));
+			bg_vp_metric_value(&c[2], name, json_object_get(m, "low"));
+			bg_vp_metric_value(&c[3], name, json_object_get(m, "high"));
+			if (json_is_number(dev))
+				snprintf(devs, sizeof(devs), "%+.2f", json_number_value(dev));
+			else
+				snprintf(devs, sizeof(devs), "n/a");
+			bg_strbuf_addf(sb, "%-24s %-11s %-11s %-11s %-11s %-9s %s%s\n", name, c[0].buf, c[1].buf,
+				       c[2].buf, c[3].buf, devs, json_string_value(json_object_get(m, "direction")),
+				       json_is_true(json_object_get(m, "outside")) ? "  OUTSIDE" : "");
+			for (int k = 0; k < 4; k++)
+				bg_strbuf_release(&c[k]);
+		}
+		bg_strbuf_addf(sb, "(envelope: median of the baseline +- k x scale, k = %g, scale = max(1.4826 x MAD, "
+			       "%g x centre))\n", json_number_value(json_object_get(d, "k")),
+			       json_number_value(json_object_get(d, "floor")));
+	}
+	bg_strbuf_addf(sb, "\nbaseline: %zu session%s", json_array_size(base), json_array_size(base) == 1 ? "" : "s");
+	json_array_foreach(base, i, x)
+		bg_strbuf_addf(sb, "%s%lld", i ? ", " : ": ", (long long)json_integer_value(x));
+	bg_strbuf_addch(sb, '\n');
+}
+
+static int run_compare(struct bg_cli *cli, const struct bg_cmd *self)
+{
+	static const struct bg_opt opts[] = {
+		{"last", 0, BG_OPT_VALUE, O_LAST, false},
+		{"json", 0, BG_OPT_FLAG, O_JSON, false},
+		{"fail-on", 0, BG_OPT_VALUE, O_FAIL_ON, false},
+		{0},
+	};
+	struct compare_args a = {NULL, false, false, ""};
+	struct bg_parsed parsed;
+	struct bg_config cfg;
+	struct bg_store *store = NULL;
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+	struct bg_ctx ctx;
+	json_t *v = NULL, *d;
+	const char *name;
+	long long id = 0;
+	int rc;
+
+	if ((rc = bg_cli_parse(cli, self, opts, 1, false, on_opt, &a, &parsed)))
+		return rc;
+	if (a.last && parsed.npos)
+		return bg_cli_usage_error(self, "give a session id or --last GATE, not both");
+	if (!a.last && parsed.npos != 1)
+		return bg_cli_usage_error(self, "a session id or --last GATE is required");
+	if (!a.last && (rc = bg_vp_session_id(self, parsed.pos[0], &id)))
+		return rc;
+	if ((rc = bg_vp_open(cli, &cfg, &store)))
+		return rc;
+	bg_ctx_init(&ctx);
+	if (a.last)
+		rc = bg_store_last_of_gate(store, a.last, &id, &ctx);
+	if (rc == BG_OK)
+		rc = bg_store_verdict(store, id, &v, &ctx);
+	if (rc) {
+		bg_cli_fail(rc, bg_ctx_message(&ctx));
+		goto out;
+	}
+	d = json_object_get(v, "decision_document");
+	name = json_string_value(json_object_get(d, "decision"));
+	if (!name) {
+		bg_strbuf_addf(&sb, "session %lld has no decision: it is a diagnostic session ('benchgate "
+			       "measure'), compared with nothing; decisions are made for gate sessions "
+			       "('benchgate run GATE')", id);
+		rc = bg_cli_fail(BG_ECHECK, sb.buf);
+		goto out;
+	}
+	if (a.json) {
+		json_t *o = json_deep_copy(d);
+
+		json_object_set_new(o, "session", json_integer(id));
+		json_object_set(o, "gate_id", json_object_get(v, "gate_id"));
+		json_object_set(o, "tier", json_object_get(v, "tier"));
+		json_object_set(o, "key_id", json_object_get(v, "key_id"));
+		json_object_set(o, "curation", json_object_get(v, "curation"));
+		json_object_set(o, "curated_by", json_object_get(v, "curated_by"));
+		json_object_set(o, "curated_at", json_object_get(v, "curated_at"));
+		json_object_set(o, "curation_why", json_object_get(v, "curation_why"));
+		bg_json_dump_py(&sb, o, 2, true);
+		bg_strbuf_addch(&sb, '\n');
+		json_decref(o);
+	} else {
+		text(&sb, id, v, d);
+	}
+	rc = bg_cli_write(&sb, false);
+	if (rc == BG_OK && (strcmp(name, "block") == 0 ||
+			    (a.fail_investigate && strcmp(name, "investigate") == 0)))
+		rc = BG_ECHECK;
+out:
+	json_decref(v);
+	bg_strbuf_release(&sb);
+	bg_store_close(store);
+	bg_ctx_release(&ctx);
+	bg_config_release(&cfg);
+	return rc;
+}
+
+const struct bg_cmd bg_cmd_compare = {
+	"compare",
+	"show a gate session's decision against the envelope of its baseline",
+	"benchgate compare SESSION [--json] [--fail-on investigate]\n"
+	"       benchgate compare --last GATE [--json] [--fail-on investigate]",
+	"  --last GATE              the latest session of GATE\n"
+	"  --json                   print the decision document as JSON\n"
+	"  --fail-on investigate    exit 1 on investigate too (block always exits 1)\n",
+	run_compare,
+};

@@ -1,0 +1,112 @@
+/*
+ * cmd_curate.c - `benchgate accept SESSION --why TEXT` and `benchgate
+ * reject SESSION --why TEXT`: a person's verdict on a gate session, stored
+ * with who (the user name), when and why. An investigate session enters
+ * the baseline of its key only once accepted; a rejected session never
+ * does; a blocked session cannot be accepted (exit 1 with the reason).
+ * Exit 1 for an unknown session or one without a decision, 2 for usage.
+ */
+#include "cli/cli.h"
+#include "cli/verdict_print.h"
+
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *on_opt(int id, const char *v, void *data)
+{
+	(void)id;
+	*(const char **)data = v;
+	return NULL;
+}
+
+/* The user name: $USER, else $LOGNAME, else the password entry, else "uid N". */
+static void user_name(char *buf, size_t n)
+{
+	const char *u = getenv("USER");
+	struct passwd *pw;
+
+	if (!u || !*u)
+		u = getenv("LOGNAME");
+	if ((!u || !*u) && (pw = getpwuid(getuid())))
+		u = pw->pw_name;
+	if (u && *u)
+		snprintf(buf, n, "%s", u);
+	else
+		snprintf(buf, n, "uid %u", (unsigned)getuid());
+}
+
+static int curate(struct bg_cli *cli, const struct bg_cmd *self, const char *curation)
+{
+	static const struct bg_opt opts[] = {{"why", 0, BG_OPT_VALUE, 1, false}, {0}};
+	struct bg_parsed parsed;
+	struct bg_config cfg;
+	struct bg_store *store = NULL;
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+	struct bg_ctx ctx;
+	const char *why = NULL;
+	char who[256];
+	long long id;
+	size_t k;
+	int rc;
+
+	if ((rc = bg_cli_parse(cli, self, opts, 1, false, on_opt, &why, &parsed)))
+		return rc;
+	if (parsed.npos != 1)
+		return bg_cli_usage_error(self, "a session id is required");
+	if ((rc = bg_vp_session_id(self, parsed.pos[0], &id)))
+		return rc;
+	for (k = 0; why && why[k] && (why[k] == ' ' || why[k] == '\t' || why[k] == '\n'); k++)
+		;
+	if (!why || !why[k])
+		return bg_cli_usage_error(self, "--why TEXT is required: say why the session is %s", curation);
+	if ((rc = bg_vp_open(cli, &cfg, &store)))
+		return rc;
+	user_name(who, sizeof(who));
+	bg_ctx_init(&ctx);
+	rc = bg_store_curate(store, id, curation, why, who, &ctx);
+	if (rc) {
+		bg_cli_fail(rc, bg_ctx_message(&ctx));
+	} else {
+		bg_strbuf_addf(&sb, "session %lld %s by %s: %s\n", id, curation, who, why);
+		if (strcmp(curation, "accepted") == 0)
+			bg_strbuf_adds(&sb, "it now counts in the baseline of its key when its tier is "
+				       "scheduled-profile or release-signoff\n");
+		else
+			bg_strbuf_adds(&sb, "it never counts in a baseline\n");
+		rc = bg_cli_write(&sb, false);
+	}
+	bg_strbuf_release(&sb);
+	bg_store_close(store);
+	bg_ctx_release(&ctx);
+	bg_config_release(&cfg);
+	return rc;
+}
+
+static int run_accept(struct bg_cli *cli, const struct bg_cmd *self)
+{
+	return curate(cli, self, "accepted");
+}
+
+static int run_reject(struct bg_cli *cli, const struct bg_cmd *self)
+{
+	return curate(cli, self, "rejected");
+}
+
+const struct bg_cmd bg_cmd_accept = {
+	"accept",
+	"accept a gate session into its key's baseline, with a reason",
+	"benchgate accept SESSION --why TEXT",
+	"  --why TEXT   why the session is accepted (stored with your user name and the time)\n",
+	run_accept,
+};
+
+const struct bg_cmd bg_cmd_reject = {
+	"reject",
+	"reject a gate session so that it never counts in a baseline, with a reason",
+	"benchgate reject SESSION --why TEXT",
+	"  --why TEXT   why the session is rejected (stored with your user name and the time)\n",
+	run_reject,
+};

@@ -1,0 +1,221 @@
+/*
+ * cmd_dashboard.c - `benchgate dashboard [--output DIR]`: assembles the
+ * report model (benchgate/report.h) from the registry (coverage by state and
+ * platform, every gate with its state and next step) and the store (per
+ * comparison key: its sessions oldest to newest with p50/p95/max, tree and
+ * accelerator peaks, decision and curation, and the p50 envelope of the
+ * latest decision that computed one), renders the self-contained page and writes
+ * DIR/index.html atomically. DIR defaults to dashboard/ in the folder of the
+ * store and leases (.benchgate/dashboard). A project without a store gets
+ * the coverage part alone. Prints the path written.
+ */
+#include "cli/cli.h"
+#include "benchgate/fsutil.h"
+#include "benchgate/lifecycle.h"
+#include "benchgate/report.h"
+#include "benchgate/store.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const char *on_opt(int id, const char *v, void *data)
+{
+	(void)id;
+	*(const char **)data = v;
+	return NULL;
+}
+
+static json_t *vstr(const struct bg_value *v)
+{
+	return bg_value_str(v) ? json_string(bg_value_str(v)) : json_null();
+}
+
+static json_t *coverage(const struct bg_registry *reg, json_t *model)
+{
+	json_t *states = json_array(), *platforms = json_object(), *gates = json_array(), *plist = json_array();
+	size_t i, counts[7] = {0};
+	struct bg_value *g;
+	BG_VALUE_ARRAY_FOREACH(reg->gates, i, g) {
+		const char *st = bg_value_str(bg_value_get(g, "state"));
+		const char *pf = bg_value_str(bg_value_get(g, "platform"));
+		const char *label = st ? bg_state_label(st) : NULL;
+		json_t *p, *c;
+
+		for (int s = 0; s < 7; s++)
+			if (st && strcmp(st, bg_state_order[s]) == 0)
+				counts[s]++;
+		if (!pf)
+			pf = "n/a";
+		p = json_object_get(platforms, pf);
+		if (!p) {
+			p = json_pack("{s:s, s:{}, s:i}", "platform", pf, "counts", "total", 0);
+			json_object_set_new(platforms, pf, p);
+			json_array_append(plist, p);
+		}
+		c = json_object_get(p, "counts");
+		if (st)
+			json_object_set_new(c, st, json_integer(json_integer_value(json_object_get(c, st)) + 1));
+		json_object_set_new(p, "total", json_integer(json_integer_value(json_object_get(p, "total")) + 1));
+		json_array_append_new(gates, json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "id", vstr(bg_value_get(g, "id")),
+						       "state", vstr(bg_value_get(g, "state")), "label",
+						       label ? json_string(label) : json_null(), "platform",
+						       vstr(bg_value_get(g, "platform")), "computer",
+						       vstr(bg_value_get(g, "computer")), "next",
+						       bg_value_str_blank(bg_value_get(g, "next_gate"))
+							       ? json_null() : vstr(bg_value_get(g, "next_gate"))));
+	}
+	for (int s = 0; s < 7; s++)
+		json_array_append_new(states, json_pack("{s:s, s:s, s:I}", "state", bg_state_order[s], "label",
+							bg_state_label(bg_state_order[s]), "count", (json_int_t)counts[s]));
+	json_object_set_new(model, "states", states);
+	json_object_set_new(model, "platforms", plist);
+	json_object_set_new(model, "gates", gates);
+	json_decref(platforms);
+	return model;
+}
+
+static json_t *seconds(const json_t *ns)
+{
+	return json_is_number(ns) ? json_real(json_number_value(ns) / 1e9) : json_null();
+}
+
+static int keys(struct bg_store *store, json_t *model, struct bg_ctx *ctx)
+{
+	json_t *rows = NULL, *list = json_array(), *byid = json_object(), *r;
+	size_t i;
+	int rc;
+
+	json_object_set_new(model, "keys", list);
+	if (!store) {
+		json_decref(byid);
+		return BG_OK;
+	}
+	if ((rc = bg_store_history(store, NULL, NULL, &rows, ctx))) {
+		json_decref(byid);
+		return rc;
+	}
+	json_array_foreach(rows, i, r) {
+		const char *kid = json_string_value(json_object_get(r, "key_id"));
+		json_t *key = json_object_get(byid, kid);
+
+		if (!key) {
+			key = json_pack("{s:s, s:O, s:O, s:n, s:[]}", "id", kid, "gate", json_object_get(r, "gate_id"),
+					"computer", json_object_get(r, "computer"), "envelope", "sessions");
+			json_object_set_new(byid, kid, key);
+			json_array_append(list, key);
+		}
+		json_array_append_new(json_object_get(key, "sessions"),
+				      json_pack("{s:O, s:O, s:O, s:o, s:o, s:o, s:O, s:O, s:O, s:O}", "id",
+						json_object_get(r, "id"), "started", json_object_get(r, "started_at"), "tier",
+						json_object_get(r, "tier"), "p50", seconds(json_object_get(r, "wall_p50_ns")),
+						"p95", seconds(json_object_get(r, "wall_p95_ns")), "max",
+						seconds(json_object_get(r, "wall_max_ns")), "tree_peak",
+						json_object_get(r, "tree_peak_bytes"), "gpu_peak",
+						json_object_get(r, "gpu_peak_bytes"), "decision", json_object_get(r, "decision"),
+						"curation", json_object_get(r, "curation")));
+	}
+	/* the envelope (p50; a decision document holds wall metrics in seconds) of each key's latest decision that computed one
+	 * (block and no-baseline decisions compute none) */
+	json_array_foreach(list, i, r) {
+		json_t *sessions = json_object_get(r, "sessions");
+
+		json_object_del(r, "latest");
+		for (size_t k = json_array_size(sessions); k-- > 0 && json_is_null(json_object_get(r, "envelope"));) {
+			json_t *v = NULL, *m;
+			size_t j;
+
+			if ((rc = bg_store_verdict(store, json_integer_value(json_object_get(json_array_get(sessions, k), "id")),
+						   &v, ctx)))
+				break;
+			json_array_foreach(json_object_get(json_object_get(v, "decision_document"), "metrics"), j, m)
+				if (json_string_value(json_object_get(m, "metric")) &&
+				    strcmp(json_string_value(json_object_get(m, "metric")), "wall_p50") == 0)
+					json_object_set_new(r, "envelope",
+							    json_pack("{s:O, s:O, s:O}", "centre",
+								      json_object_get(m, "centre"), "low",
+								      json_object_get(m, "low"), "high",
+								      json_object_get(m, "high")));
+			json_decref(v);
+		}
+		if (rc)
+			break;
+	}
+	json_decref(rows);
+	json_decref(byid);
+	return rc;
+}
+
+static int run_dashboard(struct bg_cli *cli, const struct bg_cmd *self)
+{
+	static const struct bg_opt opts[] = {{"output", 0, BG_OPT_VALUE, 1, false}, {0}};
+	struct bg_parsed parsed;
+	struct bg_config cfg;
+	struct bg_registry reg;
+	struct bg_store *store = NULL;
+	struct bg_strbuf page = BG_STRBUF_INIT, dir = BG_STRBUF_INIT, path = BG_STRBUF_INIT, msg = BG_STRBUF_INIT;
+	struct bg_ctx ctx;
+	const char *output = NULL;
+	json_t *model;
+	char when[32];
+	time_t now = time(NULL);
+	int rc;
+
+	if ((rc = bg_cli_parse(cli, self, opts, 0, false, on_opt, &output, &parsed)))
+		return rc;
+	if (output && !*output)
+		return bg_cli_usage_error(self, "--output needs a folder");
+	if ((rc = bg_cli_load_registry(cli, &cfg, &reg)))
+		return rc;
+	bg_ctx_init(&ctx);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	model = json_pack("{s:s, s:s, s:s}", "title", "benchgate dashboard", "generated_at", when, "project",
+			  strrchr(cfg.root, '/') ? strrchr(cfg.root, '/') + 1 : cfg.root);
+	coverage(&reg, model);
+	rc = bg_store_open(cfg.store, cfg.root, false, &store, &ctx);
+	if (rc == BG_OK)
+		rc = keys(store, model, &ctx);
+	if (rc == BG_OK)
+		rc = bg_report_dashboard(model, &page, &ctx);
+	if (rc == BG_OK) {
+		if (output) {
+			bg_config_path(&cfg, &dir, output);
+		} else {
+			bg_lifecycle_state_dir(&cfg, &dir);
+			bg_strbuf_adds(&dir, "/dashboard");
+		}
+		rc = bg_mkdirs(dir.buf, &ctx);
+	}
+	if (rc == BG_OK) {
+		bg_strbuf_addf(&path, "%s/index.html", dir.buf);
+		rc = bg_file_write_atomic(path.buf, "index.html", page.buf, page.len, &ctx);
+	}
+	if (rc) {
+		bg_cli_fail(rc, bg_ctx_message(&ctx));
+	} else {
+		size_t n = strlen(cfg.root);
+		const char *shown = strncmp(path.buf, cfg.root, n) == 0 && path.buf[n] == '/' ? path.buf + n + 1 : path.buf;
+
+		bg_strbuf_addf(&msg, "%s\n", shown);
+		rc = bg_cli_write(&msg, false);
+	}
+	json_decref(model);
+	bg_store_close(store);
+	bg_strbuf_release(&page);
+	bg_strbuf_release(&dir);
+	bg_strbuf_release(&path);
+	bg_strbuf_release(&msg);
+	bg_ctx_release(&ctx);
+	bg_registry_release(&reg);
+	bg_config_release(&cfg);
+	return rc;
+}
+
+const struct bg_cmd bg_cmd_dashboard = {
+	"dashboard",
+	"write the static HTML dashboard (coverage, gates, per-key plots)",
+	"benchgate dashboard [--output DIR]",
+	"  --output DIR   the folder for index.html (default .benchgate/dashboard, beside the store)\n",
+	run_dashboard,
+};

@@ -1,0 +1,130 @@
+/*
+ * cmd_history.c - `benchgate history GATE | --key ID [--json]`: the
+ * sessions of a gate or of a comparison key, oldest first, with p50, p95,
+ * max, memory (process-tree and accelerator peaks), decision and curation.
+ * A gate or key without sessions prints a line saying so (exit 0).
+ */
+#include "cli/cli.h"
+#include "cli/measure_print.h"
+#include "cli/verdict_print.h"
+#include "benchgate/json.h"
+
+#include <stdio.h>
+#include <string.h>
+
+enum { O_KEY, O_JSON };
+
+struct history_args {
+	const char *key;
+	bool json;
+};
+
+static const char *on_opt(int id, const char *v, void *data)
+{
+	struct history_args *a = data;
+
+	if (id == O_JSON)
+		a->json = true;
+	else
+		a->key = v;
+	return NULL;
+}
+
+static void table(struct bg_strbuf *out, const json_t *rows)
+{
+	size_t i;
+	json_t *r;
+
+	bg_strbuf_addf(out, "%-5s %-27s %-17s %-10s %-10s %-10s %-10s %-10s %-11s %-8s %s\n", "id", "started",
+		       "tier", "p50", "p95", "max", "tree peak", "accel peak", "decision", "key", "curation");
+	json_array_foreach(rows, i, r) {
+		struct bg_strbuf c[5] = {BG_STRBUF_INIT, BG_STRBUF_INIT, BG_STRBUF_INIT, BG_STRBUF_INIT,
+					 BG_STRBUF_INIT};
+		const char *tier = json_string_value(json_object_get(r, "tier"));
+		const char *decision = json_string_value(json_object_get(r, "decision"));
+		const char *key = json_string_value(json_object_get(r, "key_id"));
+		const char *status = json_string_value(json_object_get(r, "status"));
+
+		bg_mp_duration(&c[0], json_object_get(r, "wall_p50_ns"));
+		bg_mp_duration(&c[1], json_object_get(r, "wall_p95_ns"));
+		bg_mp_duration(&c[2], json_object_get(r, "wall_max_ns"));
+		bg_mp_bytes(&c[3], json_object_get(r, "tree_peak_bytes"));
+		bg_mp_bytes(&c[4], json_object_get(r, "gpu_peak_bytes"));
+		bg_strbuf_addf(out, "%-5lld %-27s %-17s %-10s %-10s %-10s %-10s %-10s %-11s %-8.8s ",
+			       (long long)json_integer_value(json_object_get(r, "id")),
+			       json_string_value(json_object_get(r, "started_at")), tier ? tier : "n/a", c[0].buf,
+			       c[1].buf, c[2].buf, c[3].buf, c[4].buf,
+			       decision ? decision : (status && strcmp(status, "ok") ? status : "none"),
+			       key ? key : "n/a");
+		bg_vp_curation(out, r);
+		bg_strbuf_addch(out, '\n');
+		for (int k = 0; k < 5; k++)
+			bg_strbuf_release(&c[k]);
+	}
+}
+
+static int run_history(struct bg_cli *cli, const struct bg_cmd *self)
+{
+	static const struct bg_opt opts[] = {
+		{"key", 0, BG_OPT_VALUE, O_KEY, false},
+		{"json", 0, BG_OPT_FLAG, O_JSON, false},
+		{0},
+	};
+	struct history_args a = {NULL, false};
+	struct bg_parsed parsed;
+	struct bg_config cfg;
+	struct bg_store *store = NULL;
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+	struct bg_ctx ctx;
+	json_t *rows = NULL;
+	const char *gate;
+	int rc;
+
+	if ((rc = bg_cli_parse(cli, self, opts, 1, false, on_opt, &a, &parsed)))
+		return rc;
+	if (a.key && parsed.npos)
+		return bg_cli_usage_error(self, "give a gate or --key ID, not both");
+	if (!a.key && parsed.npos != 1)
+		return bg_cli_usage_error(self, "a gate id or --key ID is required");
+	if (a.key && !*a.key)
+		return bg_cli_usage_error(self, "--key needs a key id (see 'benchgate key SESSION')");
+	gate = a.key ? NULL : parsed.pos[0];
+	if ((rc = bg_cli_load_config(cli, &cfg)))
+		return rc;
+	bg_ctx_init(&ctx);
+	rc = bg_store_open(cfg.store, cfg.root, false, &store, &ctx);
+	if (rc == BG_OK && store)
+		rc = bg_store_history(store, gate, a.key, &rows, &ctx);
+	if (rc) {
+		bg_cli_fail(rc, bg_ctx_message(&ctx));
+		goto out;
+	}
+	if (!rows)
+		rows = json_array();
+	if (a.json) {
+		bg_json_dump_py(&sb, rows, 2, false);
+		bg_strbuf_addch(&sb, '\n');
+	} else if (json_array_size(rows) == 0) {
+		bg_strbuf_addf(&sb, "no sessions stored for %s '%s'\n", gate ? "gate" : "key", gate ? gate : a.key);
+	} else {
+		table(&sb, rows);
+	}
+	rc = bg_cli_write(&sb, false);
+out:
+	json_decref(rows);
+	bg_strbuf_release(&sb);
+	bg_store_close(store);
+	bg_ctx_release(&ctx);
+	bg_config_release(&cfg);
+	return rc;
+}
+
+const struct bg_cmd bg_cmd_history = {
+	"history",
+	"list the sessions of a gate or a comparison key with their decisions",
+	"benchgate history GATE [--json]\n"
+	"       benchgate history --key ID [--json]",
+	"  --key ID   the sessions of one comparison key (see 'benchgate key SESSION')\n"
+	"  --json     print a JSON array of session summaries\n",
+	run_history,
+};

@@ -1,0 +1,111 @@
+/*
+ * cmd_key.c - `benchgate key SESSION [--json]`: the comparison key of a
+ * gate session, every field with its value and where the value came from
+ * (key_fields of benchgate.json, the session context, or unresolved).
+ * Exit 1 for an unknown session or one without a key (a diagnostic
+ * session), 2 for usage.
+ */
+#include "cli/cli.h"
+#include "cli/verdict_print.h"
+#include "benchgate/json.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *on_opt(int id, const char *v, void *data)
+{
+	(void)id;
+	(void)v;
+	*(bool *)data = true;
+	return NULL;
+}
+
+static int run_key(struct bg_cli *cli, const struct bg_cmd *self)
+{
+	static const struct bg_opt opts[] = {{"json", 0, BG_OPT_FLAG, 1, false}, {0}};
+	struct bg_parsed parsed;
+	struct bg_config cfg;
+	struct bg_store *store = NULL;
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+	struct bg_ctx ctx;
+	json_t *v = NULL, *key, *f;
+	bool json = false;
+	long long id;
+	size_t i;
+	bool cut = false;
+	int rc;
+
+	if ((rc = bg_cli_parse(cli, self, opts, 1, false, on_opt, &json, &parsed)))
+		return rc;
+	if (parsed.npos != 1)
+		return bg_cli_usage_error(self, "a session id is required");
+	if ((rc = bg_vp_session_id(self, parsed.pos[0], &id)))
+		return rc;
+	if ((rc = bg_vp_open(cli, &cfg, &store)))
+		return rc;
+	bg_ctx_init(&ctx);
+	if ((rc = bg_store_verdict(store, id, &v, &ctx))) {
+		bg_cli_fail(rc, bg_ctx_message(&ctx));
+		goto out;
+	}
+	key = json_object_get(v, "key");
+	if (!json_is_object(key)) {
+		bg_strbuf_addf(&sb, "session %lld has no comparison key: it is a diagnostic session "
+			       "('benchgate measure'); keys are computed for gate sessions ('benchgate run GATE')",
+			       id);
+		rc = bg_cli_fail(BG_ECHECK, sb.buf);
+		goto out;
+	}
+	if (json) {
+		json_t *o = json_pack("{s:I, s:O, s:O, s:O, s:O}", "session", (json_int_t)id, "gate_id",
+				      json_object_get(v, "gate_id"), "key_id", json_object_get(v, "key_id"),
+				      "fields", json_object_get(key, "fields"), "canonical",
+				      json_object_get(key, "canonical") ? json_object_get(key, "canonical")
+									 : json_null());
+		bg_json_dump_py(&sb, o, 2, false);
+		bg_strbuf_addch(&sb, '\n');
+		json_decref(o);
+	} else {
+		const char *gate = json_string_value(json_object_get(v, "gate_id"));
+
+		bg_strbuf_addf(&sb, "session %lld  gate %s\nkey %s\n\n", id, gate ? gate : "n/a",
+			       json_string_value(json_object_get(v, "key_id")));
+		bg_strbuf_addf(&sb, "%-20s %-44s %s\n", "field", "value", "source");
+		json_array_foreach(json_object_get(key, "fields"), i, f) {
+			struct bg_strbuf val = BG_STRBUF_INIT;
+			char *text = json_dumps(json_object_get(f, "value"),
+						JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+
+			bg_strbuf_adds(&val, text ? text : "null");
+			free(text);
+			if (val.len > 44) {
+				cut = true;
+				val.len = 41;
+				val.buf[41] = '\0';
+				bg_strbuf_adds(&val, "...");
+			}
+			bg_strbuf_addf(&sb, "%-20s %-44s %s\n", json_string_value(json_object_get(f, "field")),
+				       val.buf, json_string_value(json_object_get(f, "source")));
+			bg_strbuf_release(&val);
+		}
+		if (cut)
+			bg_strbuf_adds(&sb, "(values longer than 44 characters are cut; --json shows them whole)\n");
+	}
+	rc = bg_cli_write(&sb, false);
+out:
+	json_decref(v);
+	bg_strbuf_release(&sb);
+	bg_store_close(store);
+	bg_ctx_release(&ctx);
+	bg_config_release(&cfg);
+	return rc;
+}
+
+const struct bg_cmd bg_cmd_key = {
+	"key",
+	"show a session's comparison key: every field, its value and its source",
+	"benchgate key SESSION [--json]",
+	"  --json     print the key fields as JSON\n",
+	run_key,
+};

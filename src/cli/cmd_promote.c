@@ -1,0 +1,106 @@
+/*
+ * cmd_promote.c - `benchgate promote SESSION [--json]`: checks the eight
+ * promotion criteria (benchgate/promotion.h) and, when they are met,
+ * appends the measurement row to the evidence file benchgate owns, names
+ * it in the gate's satisfied_by, sets the gate's state (measured, or
+ * partial), re-renders the generated document and validates. Every unmet
+ * criterion is listed (exit 1); nothing is written then. 2 usage, 4 files
+ * or store.
+ */
+#include "cli/cli.h"
+#include "cli/verdict_print.h"
+#include "benchgate/json.h"
+#include "benchgate/promotion.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char *on_opt(int id, const char *v, void *data)
+{
+	(void)id;
+	(void)v;
+	*(bool *)data = true;
+	return NULL;
+}
+
+static void criteria(struct bg_strbuf *sb, const json_t *report)
+{
+	const json_t *c, *p;
+	size_t i, k;
+
+	json_array_foreach(json_object_get(report, "preconditions"), i, p)
+		bg_strbuf_addf(sb, "  [refused] %s\n", json_string_value(p));
+	json_array_foreach(json_object_get(report, "criteria"), i, c) {
+		bool met = json_is_true(json_object_get(c, "met"));
+
+		bg_strbuf_addf(sb, "  [%s] %lld %s: %s\n", met ? "met" : "unmet",
+			       (long long)json_integer_value(json_object_get(c, "number")),
+			       json_string_value(json_object_get(c, "name")),
+			       json_string_value(json_object_get(c, "title")));
+		json_array_foreach(json_object_get(c, "problems"), k, p)
+			bg_strbuf_addf(sb, "        - %s\n", json_string_value(p));
+	}
+}
+
+static int run_promote(struct bg_cli *cli, const struct bg_cmd *self)
+{
+	static const struct bg_opt opts[] = {{"json", 0, BG_OPT_FLAG, 1, false}, {0}};
+	struct bg_parsed parsed;
+	struct bg_config cfg;
+	struct bg_store *store = NULL;
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+	struct bg_ctx ctx;
+	json_t *report = NULL;
+	bool json = false;
+	long long id;
+	int rc;
+
+	if ((rc = bg_cli_parse(cli, self, opts, 1, false, on_opt, &json, &parsed)))
+		return rc;
+	if (parsed.npos != 1)
+		return bg_cli_usage_error(self, "a session id is required");
+	if ((rc = bg_vp_session_id(self, parsed.pos[0], &id)))
+		return rc;
+	if ((rc = bg_vp_open(cli, &cfg, &store)))
+		return rc;
+	bg_ctx_init(&ctx);
+	rc = bg_promotion_run(&cfg, store, id, &report, &ctx);
+	if (json && report) {
+		bg_json_dump_py(&sb, report, 2, false);
+		bg_strbuf_addch(&sb, '\n');
+	} else if (report) {
+		const char *state = json_string_value(json_object_get(report, "state"));
+
+		bg_strbuf_addf(&sb, "session %lld  gate %s  tier %s\n", id,
+			       json_string_value(json_object_get(report, "gate")) ? json_string_value(json_object_get(report, "gate")) : "n/a",
+			       json_string_value(json_object_get(report, "tier")) ? json_string_value(json_object_get(report, "tier")) : "n/a");
+		criteria(&sb, report);
+		if (rc == BG_OK)
+			bg_strbuf_addf(&sb, "promoted as %s: measurement %s\n  appended to %s\n  %s: gate state %s, "
+				       "satisfied_by names it\n  %s re-rendered; the registry validates\n",
+				       state, json_string_value(json_object_get(report, "measurement_id")),
+				       json_string_value(json_object_get(report, "evidence")),
+				       json_string_value(json_object_get(report, "registry")), state,
+				       json_string_value(json_object_get(report, "generated")));
+		else if (!state)
+			bg_strbuf_adds(&sb, "not promoted: every unmet item is listed above\n");
+	}
+	if (sb.len)
+		bg_cli_write(&sb, false);
+	if (rc)
+		bg_cli_fail(rc, bg_ctx_message(&ctx));
+	json_decref(report);
+	bg_strbuf_release(&sb);
+	bg_store_close(store);
+	bg_ctx_release(&ctx);
+	bg_config_release(&cfg);
+	return rc;
+}
+
+const struct bg_cmd bg_cmd_promote = {
+	"promote",
+	"promote a qualified gate session into the registry (measured or partial)",
+	"benchgate promote SESSION [--json]",
+	"  --json     print the criteria report as JSON\n",
+	run_promote,
+};

@@ -1,0 +1,184 @@
+/*
+ * cmd_repeat.c - `benchgate repeat SESSION`: runs two more sessions of the
+ * same gate, tier and question (what an investigate decision asks for) and
+ * keeps all three. It executes this same program (/proc/self/exe) as
+ * `benchgate -C ROOT [--config FILE] run GATE --tier TIER --question Q`
+ * twice, one after the other, so each run takes the device lease, writes
+ * its experiment and stores its session and decision exactly as a run
+ * started by hand; their output passes through. Then it lists the three
+ * sessions with their decisions.
+ * Exit: 0 when both runs finished unblocked; 1 when one was blocked (both
+ * still run); a run's own status 2, 3 or 4 stops at once and is returned;
+ * 1 for a session that is not a gate session; 2 usage.
+ */
+#include "cli/cli.h"
+#include "cli/verdict_print.h"
+#include "benchgate/lifecycle.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static const char *on_opt(int id, const char *v, void *data)
+{
+	(void)id;
+	(void)v;
+	(void)data;
+	return NULL;
+}
+
+/* Runs argv (argv[0] is /proc/self/exe) and returns its exit status, or 4. */
+static int run_child(char **argv)
+{
+	pid_t pid;
+	int status, err;
+
+	fflush(stdout);
+	fflush(stderr);
+	err = posix_spawn(&pid, "/proc/self/exe", NULL, NULL, argv, environ);
+	if (err) {
+		fprintf(stderr, "benchgate: cannot start '/proc/self/exe run': %s\n", strerror(err));
+		return BG_EIO;
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return BG_EIO;
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	fprintf(stderr, "benchgate: 'run' was killed by signal %d\n", WTERMSIG(status));
+	return BG_EIO;
+}
+
+static int run_repeat(struct bg_cli *cli, const struct bg_cmd *self)
+{
+	static const struct bg_opt opts[] = {{0}};
+	struct bg_parsed parsed;
+	struct bg_config cfg;
+	struct bg_store *store = NULL;
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+	struct bg_ctx ctx;
+	json_t *doc = NULL;
+	const char *gate, *tier, *question;
+	long long id, ids[3] = {0, 0, 0};
+	int rc, worst = 0;
+
+	if ((rc = bg_cli_parse(cli, self, opts, 1, false, on_opt, NULL, &parsed)))
+		return rc;
+	if (parsed.npos != 1)
+		return bg_cli_usage_error(self, "a session id is required");
+	if ((rc = bg_vp_session_id(self, parsed.pos[0], &id)))
+		return rc;
+	if ((rc = bg_vp_open(cli, &cfg, &store)))
+		return rc;
+	bg_ctx_init(&ctx);
+	if ((rc = bg_store_get_session(store, id, &doc, &ctx))) {
+		bg_cli_fail(rc, bg_ctx_message(&ctx));
+		goto out;
+	}
+	gate = json_string_value(json_object_get(doc, "gate_id"));
+	tier = json_string_value(json_object_get(doc, "tier"));
+	question = json_string_value(json_object_get(doc, "question"));
+	if (!question)
+		question = json_string_value(json_object_get(json_object_get(doc, "context"), "question"));
+	if (!question && json_string_value(json_object_get(doc, "experiment_id"))) {
+		/* run keeps the question in the experiment's manifest */
+		json_t *m = NULL;
+
+		if (bg_experiment_read_manifest(&cfg, json_string_value(json_object_get(doc, "experiment_id")), &m,
+						&ctx) == BG_OK && json_string_value(json_object_get(m, "question")))
+			json_object_set(doc, "question", json_object_get(m, "question"));
+		json_decref(m);
+		question = json_string_value(json_object_get(doc, "question"));
+	}
+	if (!gate || !tier) {
+		bg_strbuf_addf(&sb, "session %lld is not a gate session (a diagnostic 'benchgate measure' "
+			       "session); repeat runs gates: 'benchgate run GATE'", id);
+		rc = bg_cli_fail(BG_ECHECK, sb.buf);
+		goto out;
+	}
+	/* the store is reopened by each run; close ours meanwhile */
+	bg_store_close(store);
+	store = NULL;
+	ids[0] = id;
+	for (int k = 1; k <= 2; k++) {
+		char *argv[16];
+		int n = 0, st;
+
+		argv[n++] = (char *)"benchgate";
+		argv[n++] = (char *)"-C";
+		argv[n++] = cfg.root;
+		if (cli->config_file) {
+			argv[n++] = (char *)"--config";
+			argv[n++] = (char *)cli->config_file;
+		}
+		argv[n++] = (char *)"run";
+		argv[n++] = (char *)gate;
+		argv[n++] = (char *)"--tier";
+		argv[n++] = (char *)tier;
+		if (question) {
+			argv[n++] = (char *)"--question";
+			argv[n++] = (char *)question;
+		}
+		argv[n] = NULL;
+		fprintf(stderr, "benchgate repeat: run %d of 2 of gate %s (tier %s)\n", k, gate, tier);
+		st = run_child(argv);
+		if (st >= 2) {
+			bg_strbuf_reset(&sb);
+			bg_strbuf_addf(&sb, "repeat of session %lld stopped: 'benchgate run %s' exited with status %d",
+				       id, gate, st);
+			rc = bg_cli_fail(st, sb.buf);
+			goto out;
+		}
+		if (st > worst)
+			worst = st;
+		if ((rc = bg_store_open(cfg.store, cfg.root, false, &store, &ctx)) || !store ||
+		    (rc = bg_store_last_of_gate(store, gate, &ids[k], &ctx))) {
+			rc = bg_cli_fail(rc ? rc : BG_EIO, rc ? bg_ctx_message(&ctx) : "the store disappeared");
+			goto out;
+		}
+		bg_store_close(store);
+		store = NULL;
+	}
+	if ((rc = bg_store_open(cfg.store, cfg.root, false, &store, &ctx)) || !store) {
+		rc = bg_cli_fail(rc ? rc : BG_EIO, rc ? bg_ctx_message(&ctx) : "the store disappeared");
+		goto out;
+	}
+	bg_strbuf_reset(&sb);
+	bg_strbuf_addf(&sb, "gate %s, tier %s: the three sessions are kept\n", gate, tier);
+	for (int k = 0; k < 3; k++) {
+		json_t *v = NULL;
+
+		if (bg_store_verdict(store, ids[k], &v, &ctx) == BG_OK) {
+			const char *d = json_string_value(json_object_get(v, "decision"));
+			bg_strbuf_addf(&sb, "  session %lld: %s, ", ids[k], d ? d : "no decision");
+			bg_vp_curation(&sb, v);
+			bg_strbuf_addch(&sb, '\n');
+		}
+		json_decref(v);
+	}
+	bg_strbuf_addf(&sb, "accept or reject each with 'benchgate accept|reject SESSION --why TEXT'\n");
+	rc = bg_cli_write(&sb, false);
+	if (rc == BG_OK)
+		rc = worst;
+out:
+	json_decref(doc);
+	bg_strbuf_release(&sb);
+	bg_store_close(store);
+	bg_ctx_release(&ctx);
+	bg_config_release(&cfg);
+	return rc;
+}
+
+const struct bg_cmd bg_cmd_repeat = {
+	"repeat",
+	"run a gate session's gate twice more (same tier and question) and keep all three",
+	"benchgate repeat SESSION",
+	NULL,
+	run_repeat,
+};

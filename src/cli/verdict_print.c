@@ -1,0 +1,64 @@
+/*
+ * verdict_print.c - shared helpers of the decision and curation verbs (see
+ * verdict_print.h).
+ */
+#include "cli/verdict_print.h"
+#include "cli/measure_print.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int bg_vp_open(struct bg_cli *cli, struct bg_config *cfg, struct bg_store **st)
+{
+	struct bg_ctx ctx;
+	int rc;
+
+	*st = NULL;
+	if ((rc = bg_cli_load_config(cli, cfg)))
+		return rc;
+	bg_ctx_init(&ctx);
+	rc = bg_store_open(cfg->store, cfg->root, false, st, &ctx);
+	if (rc == BG_OK && !*st)
+		rc = bg_error(&ctx, BG_ECHECK, "no sessions stored yet; run a gate with 'benchgate run GATE'");
+	if (rc) {
+		bg_cli_fail_ctx(rc, &ctx);
+		bg_config_release(cfg);
+		return rc;
+	}
+	bg_ctx_release(&ctx);
+	return BG_OK;
+}
+
+int bg_vp_session_id(const struct bg_cmd *self, const char *arg, long long *id)
+{
+	if (!bg_cli_parse_int(arg, id) || *id < 1)
+		return bg_cli_usage_error(self, "session id must be a positive integer, not '%s'", arg);
+	return BG_OK;
+}
+
+void bg_vp_metric_value(struct bg_strbuf *out, const char *metric, const json_t *v)
+{
+	if (strncmp(metric, "wall_", 5) == 0) {
+		json_t *ns = json_is_number(v) ? json_real(json_number_value(v) * 1e9) : NULL;
+
+		bg_mp_duration(out, ns);
+		json_decref(ns);
+	} else
+		bg_mp_bytes(out, v);
+}
+
+void bg_vp_curation(struct bg_strbuf *out, const json_t *v)
+{
+	const char *c = json_string_value(json_object_get(v, "curation"));
+	const char *by = json_string_value(json_object_get(v, "curated_by"));
+	const char *at = json_string_value(json_object_get(v, "curated_at"));
+	const char *why = json_string_value(json_object_get(v, "curation_why"));
+
+	if (!c) {
+		bg_strbuf_adds(out, "n/a");
+		return;
+	}
+	bg_strbuf_adds(out, c);
+	if (by && strcmp(by, "benchgate") != 0)
+		bg_strbuf_addf(out, " by %s at %s: %s", by, at ? at : "n/a", why ? why : "");
+}

@@ -1,0 +1,28 @@
+/*
+ * verdict_print.h - what the decision and curation verbs (key, compare,
+ * accept, reject, history, repeat, promote) share: opening the store for a
+ * verb, reading a session id argument, and printing metric values of a
+ * decision. Only src/cli prints.
+ */
+#ifndef BENCHGATE_CLI_VERDICT_PRINT_H
+#define BENCHGATE_CLI_VERDICT_PRINT_H
+
+#include <jansson.h>
+
+#include "cli/cli.h"
+#include "benchgate/store.h"
+
+/*
+ * Loads the configuration and opens the existing store. On failure prints
+ * and returns the status (no store yet: exit 1 "no sessions stored yet");
+ * on success the caller releases cfg and closes *st.
+ */
+int bg_vp_open(struct bg_cli *cli, struct bg_config *cfg, struct bg_store **st);
+/* Parses a session id (positive integer) or prints a usage error (exit 2). */
+int bg_vp_session_id(const struct bg_cmd *self, const char *arg, long long *id);
+/* A decision metric value: durations for wall_* (seconds in a decision document), bytes for the memory metrics. */
+void bg_vp_metric_value(struct bg_strbuf *out, const char *metric, const json_t *v);
+/* The curation as a person reads it: "accepted by ana at T: why" or the bare word. */
+void bg_vp_curation(struct bg_strbuf *out, const json_t *verdict);
+
+#endif

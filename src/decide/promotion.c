@@ -1,0 +1,779 @@
+/*
+ * promotion.c - the eight promotion criteria, the evidence row, and the
+ * whole promotion with roll-back (see benchgate/promotion.h). Registry
+ * values are converted to jansson JSON once (bg_value_dump), so this file
+ * only depends on the registry's public calls.
+ */
+#include "benchgate/promotion.h"
+#include "benchgate/fsutil.h"
+#include "benchgate/json.h"
+#include "benchgate/promote.h"
+#include "benchgate/registry.h"
+#include "benchgate/sha256.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { C_REVISIONS, C_MACHINE, C_GEOMETRY, C_CACHE, C_TIMING, C_MEMORY, C_PARITY, C_RECORDS, C_N };
+static const char *const criterion_names[C_N] = {
+	"revisions", "machine", "geometry", "cache", "timing", "memory", "parity", "records",
+};
+static const char *const criterion_titles[C_N] = {
+	"exact source and implementation revisions",
+	"computer, accelerator, runtime and lease held throughout",
+	"source and selected geometry, bins, crop and dtypes",
+	"an explicit cache state",
+	"run-level records with p50, p95, maximum and the timing boundary",
+	"memory layers",
+	"parity and output fingerprints",
+	"manifest, raw artifacts and a terminal RUNS.md row",
+};
+static const char *const geometry_fields[] = {
+	"source_scan_rows", "source_scan_columns", "selected_scan_rows", "selected_scan_columns",
+	"source_detector_rows", "source_detector_columns", "scan_bin", "detector_bin",
+	"output_detector_rows", "output_detector_columns", "source_dtype", "working_dtype", NULL,
+};
+
+void bg_promotion_evidence_path(const struct bg_config *cfg, struct bg_strbuf *out)
+{
+	bg_strbuf_addf(out, "%s/benchgate-evidence.json", cfg->experiments);
+}
+
+static const char *str(const json_t *o, const char *k)
+{
+	return json_string_value(json_object_get(o, k));
+}
+
+static bool full_hex(const char *s, size_t n)
+{
+	size_t i;
+
+	if (!s || strlen(s) != n)
+		return false;
+	for (i = 0; i < n; i++)
+		if (!isxdigit((unsigned char)s[i]) || isupper((unsigned char)s[i]))
+			return false;
+	return true;
+}
+
+static bool blank(const json_t *v)
+{
+	const char *s = json_string_value(v);
+
+	if (!v || json_is_null(v))
+		return true;
+	if (!s)
+		return false;
+	while (*s == ' ' || *s == '\t' || *s == '\n')
+		s++;
+	return !*s;
+}
+
+static void add(json_t *list, const char *fmt, ...) BG_PRINTF(2, 3);
+static void add(json_t *list, const char *fmt, ...)
+{
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	bg_strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	json_array_append_new(list, json_string(sb.buf));
+	bg_strbuf_release(&sb);
+}
+
+/* Compact JSON text of v for messages. */
+static void show(struct bg_strbuf *out, const json_t *v)
+{
+	char *t = v ? json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
+
+	bg_strbuf_adds(out, t ? t : "missing");
+	free(t);
+}
+
+static bool is_timed(const json_t *run)
+{
+	const char *p = str(run, "phase");
+
+	return p && strcmp(p, "timed") == 0;
+}
+
+/* The status cell of experiment id's RUNS.md row, or NULL (caller frees). */
+static char *runs_md_status(const struct bg_config *cfg, const char *id)
+{
+	struct bg_strbuf path = BG_STRBUF_INIT, text = BG_STRBUF_INIT;
+	struct bg_ctx ctx;
+	char *status = NULL;
+	const char *line;
+
+	bg_ctx_init(&ctx);
+	bg_config_path(cfg, &path, cfg->runs_index);
+	if (bg_file_read(path.buf, cfg->runs_index, &text, &ctx) == BG_OK) {
+		for (line = text.buf; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+			const char *p = line, *cell[5];
+			int n = 0;
+
+			if (*p != '|')
+				continue;
+			/* | id | hypothesis | setup | status | ... ; cells split on unescaped '|' */
+			for (; *p && *p != '\n' && n < 5; p++)
+				if (*p == '|' && (p == line || p[-1] != '\\'))
+					cell[n++] = p + 1;
+			if (n < 5)
+				continue;
+			{
+				const char *a = cell[0], *b = cell[1] - 1;
+				while (a < b && *a == ' ')
+					a++;
+				while (b > a && b[-1] == ' ')
+					b--;
+				if ((size_t)(b - a) != strlen(id) || strncmp(a, id, strlen(id)) != 0)
+					continue;
+				a = cell[3];
+				b = cell[4] - 1;
+				while (a < b && *a == ' ')
+					a++;
+				while (b > a && b[-1] == ' ')
+					b--;
+				free(status);
+				status = bg_xstrndup(a, (size_t)(b - a));
+			}
+		}
+	}
+	bg_strbuf_release(&path);
+	bg_strbuf_release(&text);
+	bg_ctx_release(&ctx);
+	return status;
+}
+
+/*
+ * Whether the experiment's manifest records a clean tree at revision rev.
+ * The manifest's code block is captured before benchgate writes anything
+ * (the running RUNS.md row makes the tree dirty by the time the engine
+ * captures the session's own provenance).
+ */
+static bool manifest_clean(const struct bg_config *cfg, const json_t *session, const char *rev)
+{
+	const char *eid = str(session, "experiment_id");
+	struct bg_strbuf rel = BG_STRBUF_INIT, abs = BG_STRBUF_INIT;
+	struct bg_ctx ctx;
+	json_t *m = NULL, *code;
+	bool clean = false;
+
+	if (!eid || !rev)
+		return false;
+	bg_ctx_init(&ctx);
+	bg_strbuf_addf(&rel, "%s/%s/manifest.json", cfg->experiments, eid);
+	bg_config_path(cfg, &abs, rel.buf);
+	if (bg_json_load_file(abs.buf, rel.buf, &m, &ctx) == BG_OK) {
+		code = json_object_get(m, "code");
+		clean = json_is_false(json_object_get(code, "dirty")) && str(code, "revision") &&
+			strcmp(str(code, "revision"), rev) == 0;
+	}
+	json_decref(m);
+	bg_strbuf_release(&rel);
+	bg_strbuf_release(&abs);
+	bg_ctx_release(&ctx);
+	return clean;
+}
+
+static void check_records(const struct bg_config *cfg, const json_t *session, json_t *p)
+{
+	const char *eid = str(session, "experiment_id");
+	struct bg_strbuf rel = BG_STRBUF_INIT, abs = BG_STRBUF_INIT;
+	struct bg_ctx ctx;
+	json_t *manifest = NULL, *o;
+	char *status;
+	size_t i;
+
+	if (!eid) {
+		add(p, "the session names no experiment (experiment_id is missing)");
+		return;
+	}
+	bg_ctx_init(&ctx);
+	bg_strbuf_addf(&rel, "%s/%s/manifest.json", cfg->experiments, eid);
+	bg_config_path(cfg, &abs, rel.buf);
+	if (bg_json_load_file(abs.buf, rel.buf, &manifest, &ctx) != BG_OK) {
+		add(p, "the manifest cannot be read: %s", bg_ctx_message(&ctx));
+	} else if (!str(manifest, "status") || strcmp(str(manifest, "status"), "completed") != 0) {
+		add(p, "%s has status '%s', not 'completed'", rel.buf,
+		    str(manifest, "status") ? str(manifest, "status") : "missing");
+	} else if (json_array_size(json_object_get(manifest, "outputs")) == 0) {
+		add(p, "%s retains no outputs (raw artifacts)", rel.buf);
+	} else {
+		json_array_foreach(json_object_get(manifest, "outputs"), i, o) {
+			const char *art = str(o, "artifact"), *sha = str(o, "sha256");
+			char got[65];
+
+			if (!art) {
+				add(p, "%s outputs[%zu] names no artifact", rel.buf, i);
+				continue;
+			}
+			bg_strbuf_reset(&abs);
+			bg_config_path(cfg, &abs, art);
+			if (!bg_is_file(abs.buf)) { /* relative to the experiment folder */
+				bg_strbuf_reset(&abs);
+				bg_strbuf_reset(&rel);
+				bg_strbuf_addf(&rel, "%s/%s/%s", cfg->experiments, eid, art);
+				bg_config_path(cfg, &abs, rel.buf);
+			}
+			if (!bg_is_file(abs.buf))
+				add(p, "raw artifact '%s' of experiment %s is missing", art, eid);
+			else if (bg_sha256_file(abs.buf, art, got, &ctx) != BG_OK || !sha || strcmp(sha, got) != 0)
+				add(p, "raw artifact '%s' of experiment %s does not match its SHA-256 in the manifest",
+				    art, eid);
+		}
+	}
+	status = runs_md_status(cfg, eid);
+	if (!status)
+		add(p, "%s has no row for experiment %s", cfg->runs_index, eid);
+	else if (strncmp(status, "ok", 2) != 0)
+		add(p, "the %s row of experiment %s is '%s', not a terminal 'ok'", cfg->runs_index, eid, status);
+	free(status);
+	json_decref(manifest);
+	bg_strbuf_release(&rel);
+	bg_strbuf_release(&abs);
+	bg_ctx_release(&ctx);
+}
+
+int bg_promotion_check(const struct bg_config *cfg, const json_t *gate, const json_t *session,
+		       const json_t *verdict, json_t **report, struct bg_ctx *ctx)
+{
+	json_t *pre = json_array(), *crit[C_N], *criteria = json_array(), *refusals = json_array(), *x;
+	const json_t *ctxt = json_object_get(session, "context"), *prov = json_object_get(session, "provenance");
+	const json_t *stats = json_object_get(session, "statistics"), *runs = json_object_get(session, "runs"), *r;
+	const char *tier = str(session, "tier"), *decision = str(verdict, "decision");
+	const char *curation = str(verdict, "curation"), *state = NULL;
+	long long id = (long long)json_integer_value(json_object_get(verdict, "id"));
+	size_t i, ntimed = 0;
+	bool other_unmet = false;
+
+	(void)ctx;
+	for (int c = 0; c < C_N; c++)
+		crit[c] = json_array();
+	/* preconditions */
+	if (!str(session, "gate_id"))
+		add(pre, "session %lld is not a gate session (a diagnostic 'benchgate measure' session "
+		    "never promotes)", id);
+	else if (!gate)
+		add(pre, "gate '%s' is not in the registry", str(session, "gate_id"));
+	else if (str(gate, "state") && (strcmp(str(gate, "state"), "unsupported") == 0 ||
+					 strcmp(str(gate, "state"), "superseded") == 0))
+		add(pre, "gate '%s' is %s; it takes no timing evidence", str(session, "gate_id"), str(gate, "state"));
+	if (!tier || (strcmp(tier, "release-signoff") != 0 && strcmp(tier, "scheduled-profile") != 0))
+		add(pre, "tier '%s' never promotes (release-signoff promotes to measured, scheduled-profile "
+		    "to partial)", tier ? tier : "none");
+	if (!decision)
+		add(pre, "session %lld has no decision", id);
+	else if (strcmp(decision, "block") == 0)
+		add(pre, "session %lld is blocked (see 'benchgate compare %lld')", id, id);
+	if (decision && curation && strcmp(curation, "accepted") != 0 && strcmp(curation, "auto-accepted") != 0)
+		add(pre, "session %lld is %s; only an accepted session promotes%s", id, curation,
+		    strcmp(curation, "pending") == 0 ? " ('benchgate accept SESSION --why TEXT')" : "");
+
+	/* 1 revisions */
+	{
+		const json_t *git = json_object_get(prov, "git");
+		const char *rev = str(git, "revision");
+		const char *impl = str(ctxt, "implementation_revision");
+
+		if (!rev)
+			add(crit[C_REVISIONS], "the source revision was not recorded (not a Git checkout?)");
+		else if (!full_hex(rev, 40))
+			add(crit[C_REVISIONS], "source revision '%s' is not a full Git SHA", rev);
+		if (!json_is_false(json_object_get(git, "dirty")) && !manifest_clean(cfg, session, rev))
+			add(crit[C_REVISIONS], "the working tree was %s: promote a session of a clean, committed revision",
+			    json_is_true(json_object_get(git, "dirty")) ? "dirty" : "of unknown cleanliness");
+		if (impl && !full_hex(impl, 40))
+			add(crit[C_REVISIONS], "implementation revision '%s' is not a full Git SHA", impl);
+	}
+	/* 2 machine */
+	{
+		const char *computer = str(session, "computer");
+		const json_t *lease = json_object_get(session, "lease");
+
+		if (!computer)
+			add(crit[C_MACHINE], "the session records no computer");
+		else if (gate && str(gate, "computer") && strcmp(computer, str(gate, "computer")) != 0)
+			add(crit[C_MACHINE], "the session ran on '%s', the gate's computer is '%s'", computer,
+			    str(gate, "computer"));
+		else if (!bg_config_computer_known(cfg, computer))
+			add(crit[C_MACHINE], "computer '%s' is not one of benchgate.json's computers", computer);
+		if (blank(json_object_get(ctxt, "device")))
+			add(crit[C_MACHINE], "the device (accelerator) identity was not recorded");
+		if (blank(json_object_get(ctxt, "runtime")))
+			add(crit[C_MACHINE], "the runtime versions were not recorded");
+		/* run records a lease lost mid-session as a block reason, so an unblocked
+		 * session of an experiment held it throughout; an explicit record wins */
+		if (lease ? !json_is_true(json_object_get(lease, "held_throughout"))
+			  : !(str(session, "experiment_id") && decision && strcmp(decision, "block") != 0))
+			add(crit[C_MACHINE], "the device lease is not recorded as held for the whole session");
+	}
+	/* 3 geometry */
+	for (i = 0; gate && geometry_fields[i]; i++) {
+		const json_t *g = json_object_get(gate, geometry_fields[i]);
+		const json_t *c = json_object_get(ctxt, geometry_fields[i]);
+
+		if (!g || json_is_null(g))
+			add(crit[C_GEOMETRY], "the gate does not declare %s", geometry_fields[i]);
+		else if (!c || !json_equal((json_t *)g, (json_t *)c)) {
+			struct bg_strbuf a = BG_STRBUF_INIT, b = BG_STRBUF_INIT;
+			show(&a, c);
+			show(&b, g);
+			add(crit[C_GEOMETRY], "%s of the session (%s) is not the gate's (%s)", geometry_fields[i], a.buf,
+			    b.buf);
+			bg_strbuf_release(&a);
+			bg_strbuf_release(&b);
+		}
+	}
+	if (gate && json_object_get(gate, "crop") &&
+	    !json_equal(json_object_get(gate, "crop"), json_object_get(ctxt, "crop")))
+		add(crit[C_GEOMETRY], "the session's crop is not the gate's");
+	/* 4 cache */
+	{
+		const json_t *cache = json_object_get(session, "cache");
+
+		if (!gate || blank(json_object_get(gate, "cache_state")) || !json_is_string(json_object_get(gate, "cache_state")))
+			add(crit[C_CACHE], "the gate declares no cache state");
+		else if (!json_equal(json_object_get(gate, "cache_state"), json_object_get(ctxt, "cache_state")))
+			add(crit[C_CACHE], "the session does not record the gate's cache state '%s'",
+			    str(gate, "cache_state"));
+		if (str(cache, "requested") && strcmp(str(cache, "requested"), "cold") == 0 &&
+		    (!str(cache, "state") || strcmp(str(cache, "state"), "cold") != 0))
+			add(crit[C_CACHE], "a cold cache was claimed but not verified (state '%s')",
+			    str(cache, "state") ? str(cache, "state") : "unknown");
+	}
+	/* 5 timing */
+	json_array_foreach(runs, i, r)
+		if (is_timed(r))
+			ntimed++;
+	{
+		const json_t *wall = json_object_get(stats, "wall_ns");
+
+		if (ntimed == 0)
+			add(crit[C_TIMING], "the session has no run-level records of timed runs");
+		if (!json_is_number(json_object_get(wall, "p50")) || !json_is_number(json_object_get(wall, "p95")) ||
+		    !json_is_number(json_object_get(wall, "max")))
+			add(crit[C_TIMING], "the session lacks wall-time p50, p95 or max");
+		if (!gate || blank(json_object_get(gate, "timing_boundary")))
+			add(crit[C_TIMING], "the gate declares no timing boundary");
+		else if (!json_equal(json_object_get(gate, "timing_boundary"), json_object_get(ctxt, "timing_boundary")))
+			add(crit[C_TIMING], "the session does not record the gate's timing boundary");
+	}
+	/* 6 memory */
+	{
+		const json_t *gpu = json_object_get(prov, "gpu");
+		bool accel = json_array_size(json_object_get(gpu, "devices")) > 0;
+		const json_t *logical = json_object_get(json_object_get(session, "metrics"), "logical_resident_bytes");
+
+		if (gate && json_is_number(json_object_get(gate, "logical_resident_bytes")) && !json_is_number(logical))
+			add(crit[C_MEMORY], "logical resident bytes: the gate declares them, the session did not report them");
+		if (accel && !json_is_number(json_object_get(json_object_get(stats, "gpu_process_peak_bytes"), "max")))
+			add(crit[C_MEMORY], "accelerator peak: the machine has an accelerator, its peak was not measured");
+		if (!json_is_number(json_object_get(json_object_get(stats, "tree_peak_bytes"), "max")))
+			add(crit[C_MEMORY], "process-tree peak: not measured");
+		json_array_foreach(runs, i, r)
+			if (is_timed(r) && !json_is_number(json_object_get(r, "swap_delta_bytes"))) {
+				add(crit[C_MEMORY], "swap delta: not measured on every timed run");
+				break;
+			}
+	}
+	/* 7 parity */
+	{
+		const json_t *par = json_object_get(session, "parity");
+		bool bad = false;
+
+		if (!str(par, "kind") || strcmp(str(par, "kind"), "none") == 0)
+			add(crit[C_PARITY], "no parity was declared (the runbook's measure.parity)");
+		else if (!str(par, "result") || strcmp(str(par, "result"), "pass") != 0)
+			add(crit[C_PARITY], "parity did not pass");
+		json_array_foreach(runs, i, r) {
+			const json_t *outs = json_object_get(r, "outputs"), *o;
+			size_t k;
+
+			if (!is_timed(r))
+				continue;
+			if (json_array_size(outs) == 0)
+				bad = true;
+			json_array_foreach(outs, k, o)
+				if (!full_hex(str(o, "sha256"), 64))
+					bad = true;
+		}
+		if (bad || ntimed == 0)
+			add(crit[C_PARITY], "not every timed run has its outputs fingerprinted (SHA-256)");
+	}
+	/* 8 records */
+	check_records(cfg, session, crit[C_RECORDS]);
+
+	json_array_foreach(pre, i, x)
+		json_array_append(refusals, x);
+	for (int c = 0; c < C_N; c++) {
+		bool met = json_array_size(crit[c]) == 0;
+
+		json_array_append_new(criteria, json_pack("{s:i, s:s, s:s, s:b, s:o}", "number", c + 1, "name",
+							  criterion_names[c], "title", criterion_titles[c], "met",
+							  met, "problems", crit[c]));
+		if (!met && c != C_MEMORY) {
+			other_unmet = true;
+			json_array_foreach(crit[c], i, x)
+				add(refusals, "%d %s: %s", c + 1, criterion_names[c], json_string_value(x));
+		}
+	}
+	if (json_array_size(pre) == 0 && !other_unmet) {
+		bool memory = json_array_size(crit[C_MEMORY]) == 0;
+
+		state = memory && strcmp(tier, "release-signoff") == 0 ? "measured" : "partial";
+		if (strcmp(state, "partial") == 0 && str(gate, "state") && strcmp(str(gate, "state"), "measured") == 0) {
+			add(refusals, "gate '%s' is already measured; a partial promotion would lower it",
+			    str(session, "gate_id"));
+			json_array_append(pre, json_array_get(refusals, json_array_size(refusals) - 1));
+			state = NULL;
+		}
+	}
+	*report = json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o}", "session", (json_int_t)id, "gate",
+			    str(session, "gate_id") ? json_string(str(session, "gate_id")) : json_null(), "tier",
+			    tier ? json_string(tier) : json_null(), "preconditions", pre, "criteria", criteria, "state",
+			    state ? json_string(state) : json_null(), "refusals", refusals);
+	return BG_OK;
+}
+
+/* The key of labels (config map key -> label) whose label is text, else text. */
+static json_t *label_key(const struct bg_value *labels, const char *text)
+{
+	const char *k;
+	struct bg_value *v;
+
+	BG_VALUE_OBJECT_FOREACH(labels, k, v)
+		if (bg_value_str(v) && strcmp(bg_value_str(v), text) == 0)
+			return json_string(k);
+	return json_string(text);
+}
+
+static void slugify(struct bg_strbuf *out, const char *s)
+{
+	for (; *s; s++)
+		bg_strbuf_addch(out, isalnum((unsigned char)*s) ? (char)tolower((unsigned char)*s) : '-');
+}
+
+int bg_promotion_row(const struct bg_config *cfg, const json_t *gate, const json_t *session,
+		     const json_t *verdict, const char *state, json_t **row, json_t **artifact,
+		     struct bg_strbuf *mid, struct bg_ctx *ctx)
+{
+	const json_t *ctxt = json_object_get(session, "context"), *stats = json_object_get(session, "statistics");
+	const json_t *wall = json_object_get(stats, "wall_ns"), *runs = json_object_get(session, "runs"), *r;
+	const json_t *inputs = json_object_get(ctxt, "inputs"), *in0 = json_array_get(inputs, 0);
+	const char *computer = str(session, "computer"), *slug = bg_config_computer_slug(cfg, computer);
+	const char *eid = str(session, "experiment_id"), *rev;
+	long long id = (long long)json_integer_value(json_object_get(verdict, "id"));
+	struct bg_strbuf aid = BG_STRBUF_INIT, parity = BG_STRBUF_INIT;
+	json_t *o, *swap = json_null(), *outs = NULL;
+	char date[11] = "";
+	size_t i;
+	char sha[65] = "";
+
+	*row = *artifact = NULL;
+	bg_strbuf_reset(mid);
+	if (slug)
+		bg_strbuf_addf(mid, "%s-", slug);
+	else if (cfg->ncomputers)
+		bg_strbuf_adds(mid, "unspecified-device-");
+	bg_strbuf_adds(mid, "benchgate-");
+	slugify(mid, str(session, "gate_id") ? str(session, "gate_id") : "session");
+	bg_strbuf_addf(mid, "-s%lld", id);
+	rev = json_string_value(json_object_get(json_object_get(json_object_get(session, "provenance"), "git"), "revision"));
+	if (str(session, "started_at"))
+		snprintf(date, sizeof(date), "%s", str(session, "started_at"));
+	json_array_foreach(runs, i, r) {
+		const json_t *s = json_object_get(r, "swap_delta_bytes");
+		if (is_timed(r) && json_is_number(s) && (json_is_null(swap) || json_number_value(s) > json_number_value(swap)))
+			swap = (json_t *)s;
+		if (is_timed(r) && !outs)
+			outs = json_object_get(r, "outputs");
+	}
+	/* parity text: the reference marks a row partial when it reads "incomplete" */
+	bg_strbuf_addf(&parity, "%s parity passed on every timed run (benchgate session %lld", str(json_object_get(session, "parity"), "kind"), id);
+	json_array_foreach(outs, i, o)
+		bg_strbuf_addf(&parity, "%s%s sha256 %s", i ? "; " : ": ", str(o, "path"), str(o, "sha256"));
+	bg_strbuf_adds(&parity, ")");
+	if (strcmp(state, "partial") == 0)
+		bg_strbuf_adds(&parity, strcmp(str(session, "tier"), "release-signoff") == 0
+					? "; evidence incomplete: memory layers missing"
+					: "; evidence incomplete: a scheduled-profile session, not a release sign-off");
+	bg_strbuf_addf(&aid, "benchgate-%s", eid ? eid : "session");
+	{
+		struct bg_strbuf rel = BG_STRBUF_INIT, abs = BG_STRBUF_INIT;
+		bg_strbuf_addf(&rel, "%s/%s/manifest.json", cfg->experiments, eid ? eid : "");
+		bg_config_path(cfg, &abs, rel.buf);
+		if (bg_sha256_file(abs.buf, rel.buf, sha, ctx) != BG_OK)
+			sha[0] = '\0';
+		*artifact = json_pack("{s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:b, s:o}", "id", aid.buf, "family",
+				      "benchgate", "disposition", "accepted", "path", rel.buf, "sha256",
+				      sha[0] ? json_string(sha) : json_null(), "implementation_revision",
+				      json_string(str(ctxt, "implementation_revision") ? str(ctxt, "implementation_revision")
+										: rev),
+				      "observed_head", rev ? json_string(rev) : json_null(), "observed_clean", 1,
+				      "evidence_revision", rev ? json_string(rev) : json_null());
+		bg_strbuf_release(&rel);
+		bg_strbuf_release(&abs);
+	}
+	o = json_object();
+	json_object_set_new(o, "id", json_string(mid->buf));
+	json_object_set_new(o, "artifact_id", json_string(aid.buf));
+	json_object_set_new(o, "disposition", json_string("accepted"));
+	json_object_set_new(o, "functional_area", label_key(cfg->module_labels, str(gate, "module") ? str(gate, "module") : ""));
+	json_object_set_new(o, "platform", label_key(cfg->platform_labels, str(gate, "platform") ? str(gate, "platform") : ""));
+	json_object_set_new(o, "computer", json_string(computer));
+	json_object_set(o, "device", json_object_get(ctxt, "device"));
+	json_object_set_new(o, "date", json_string(date));
+	json_object_set(o, "fixture_id", in0 ? json_object_get(in0, "dataset_id") : json_null());
+	json_object_set(o, "fixture_sha256", in0 ? json_object_get(in0, "sha256") : json_null());
+	json_object_set(o, "source_scan_rows", json_object_get(gate, "source_scan_rows"));
+	json_object_set(o, "source_scan_columns", json_object_get(gate, "source_scan_columns"));
+	json_object_set_new(o, "selected_scan_row_start", json_integer(0));
+	json_object_set(o, "selected_scan_row_stop", json_object_get(gate, "selected_scan_rows"));
+	json_object_set_new(o, "selected_scan_column_start", json_integer(0));
+	json_object_set(o, "selected_scan_column_stop", json_object_get(gate, "selected_scan_columns"));
+	json_object_set(o, "source_detector_rows", json_object_get(gate, "source_detector_rows"));
+	json_object_set(o, "source_detector_columns", json_object_get(gate, "source_detector_columns"));
+	json_object_set(o, "working_detector_rows", json_object_get(gate, "output_detector_rows"));
+	json_object_set(o, "working_detector_columns", json_object_get(gate, "output_detector_columns"));
+	json_object_set(o, "source_dtype", json_object_get(gate, "source_dtype"));
+	json_object_set(o, "working_dtype", json_object_get(gate, "working_dtype"));
+	json_object_set(o, "scan_bin", json_object_get(gate, "scan_bin"));
+	json_object_set(o, "detector_bin", json_object_get(gate, "detector_bin"));
+	if (json_object_get(gate, "crop"))
+		json_object_set(o, "crop", json_object_get(gate, "crop"));
+	json_object_set(o, "cache_state", json_object_get(gate, "cache_state"));
+	json_object_set(o, "timing_boundary", json_object_get(gate, "timing_boundary"));
+	json_object_set(o, "sample_count", json_object_get(json_object_get(session, "counts"), "timed"));
+	json_object_set_new(o, "wall_p50_seconds", json_real(json_number_value(json_object_get(wall, "p50")) / 1e9));
+	json_object_set_new(o, "wall_p95_seconds", json_real(json_number_value(json_object_get(wall, "p95")) / 1e9));
+	json_object_set_new(o, "wall_max_seconds", json_real(json_number_value(json_object_get(wall, "max")) / 1e9));
+	json_object_set(o, "logical_resident_bytes",
+			json_object_get(json_object_get(session, "metrics"), "logical_resident_bytes")
+				? json_object_get(json_object_get(session, "metrics"), "logical_resident_bytes")
+				: json_null());
+	{
+		const json_t *g = json_object_get(json_object_get(stats, "gpu_process_peak_bytes"), "max");
+		const json_t *t = json_object_get(json_object_get(stats, "tree_peak_bytes"), "max");
+		json_object_set_new(o, "accelerator_peak_bytes", json_is_number(g) ? json_integer((json_int_t)json_number_value(g)) : json_null());
+		json_object_set_new(o, "process_peak_rss_bytes", json_is_number(t) ? json_integer((json_int_t)json_number_value(t)) : json_null());
+	}
+	json_object_set(o, "swap_delta_bytes", swap);
+	json_object_set_new(o, "parity", json_string(parity.buf));
+	json_object_set_new(o, "benchgate", json_pack("{s:I, s:o, s:o, s:o, s:o, s:s}", "session_id", (json_int_t)id,
+						     "experiment_id", eid ? json_string(eid) : json_null(), "tier",
+						     json_string(str(session, "tier")), "key_id",
+						     json_incref(json_object_get(verdict, "key_id")), "decision",
+						     json_incref(json_object_get(verdict, "decision")), "state", state));
+	*row = o;
+	bg_strbuf_release(&aid);
+	bg_strbuf_release(&parity);
+	return BG_OK;
+}
+
+/* The resolved gate as jansson JSON, or NULL. */
+static json_t *gate_json(const struct bg_registry *reg, const char *id)
+{
+	struct bg_value *g = id ? bg_registry_find_gate(reg, id) : NULL;
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+	json_t *out;
+
+	if (!g)
+		return NULL;
+	bg_value_dump(&sb, g, -1, false);
+	out = json_loads(sb.buf, 0, NULL);
+	bg_strbuf_release(&sb);
+	return out;
+}
+
+struct saved {
+	const char *rel;
+	struct bg_strbuf abs, text;
+	bool existed;
+};
+
+static void save(const struct bg_config *cfg, struct saved *s, const char *rel)
+{
+	struct bg_ctx ctx;
+
+	bg_ctx_init(&ctx);
+	s->rel = rel;
+	bg_strbuf_init(&s->abs);
+	bg_strbuf_init(&s->text);
+	bg_config_path(cfg, &s->abs, rel);
+	s->existed = bg_is_file(s->abs.buf) && bg_file_read(s->abs.buf, rel, &s->text, &ctx) == BG_OK;
+	bg_ctx_release(&ctx);
+}
+
+static void restore(struct saved *s)
+{
+	struct bg_ctx ctx;
+
+	bg_ctx_init(&ctx);
+	if (s->existed)
+		bg_file_write_atomic(s->abs.buf, s->rel, s->text.buf, s->text.len, &ctx);
+	else
+		remove(s->abs.buf);
+	bg_ctx_release(&ctx);
+}
+
+static void saved_release(struct saved *s)
+{
+	bg_strbuf_release(&s->abs);
+	bg_strbuf_release(&s->text);
+}
+
+/* Loads, validates (with the render check when render is false) and, with render, re-renders. */
+static int revalidate(const struct bg_config *cfg, bool render, const char *mid, const char *state,
+		      struct bg_ctx *ctx)
+{
+	struct bg_registry reg;
+	struct bg_problems problems = {0};
+	struct bg_registry_counts counts;
+	struct bg_strbuf doc = BG_STRBUF_INIT, path = BG_STRBUF_INIT;
+	int rc;
+
+	memset(&reg, 0, sizeof(reg));
+	rc = bg_registry_load(&reg, cfg, ctx);
+	if (rc == BG_OK && render) {
+		rc = bg_registry_render(&reg, &doc, ctx);
+		if (rc == BG_OK) {
+			bg_config_path(cfg, &path, cfg->generated_path);
+			rc = bg_file_write_atomic(path.buf, cfg->generated_path, doc.buf, doc.len, ctx);
+		}
+	}
+	if (rc == BG_OK && !render) {
+		rc = bg_registry_validate(&reg, true, &problems, &counts, ctx);
+		if (rc == BG_OK && problems.n)
+			rc = bg_error(ctx, BG_ECHECK, "the promoted registry does not validate: %s; nothing was "
+				      "changed", problems.items[0]);
+	}
+	if (rc == BG_OK && !render) {
+		size_t i;
+		struct bg_value *m;
+		bool found = false;
+
+		rc = bg_registry_resolve_measurements(&reg, ctx);
+		BG_VALUE_ARRAY_FOREACH(reg.measurements, i, m) {
+			const char *s = bg_value_str(bg_value_get(m, "measurement_id"));
+			if (s && strcmp(s, mid) == 0) {
+				const char *st = bg_value_str(bg_value_get(m, "state"));
+				found = true;
+				if (!st || strcmp(st, state) != 0)
+					rc = bg_error(ctx, BG_ECHECK, "the promoted row '%s' resolves to state '%s', not "
+						      "'%s'; nothing was changed", mid, st ? st : "none", state);
+			}
+		}
+		if (rc == BG_OK && !found)
+			rc = bg_error(ctx, BG_ECHECK, "the promoted row '%s' does not resolve in the registry; "
+				      "nothing was changed", mid);
+	}
+	bg_problems_release(&problems);
+	bg_registry_release(&reg);
+	bg_strbuf_release(&doc);
+	bg_strbuf_release(&path);
+	return rc;
+}
+
+int bg_promotion_run(const struct bg_config *cfg, struct bg_store *store, long long id, json_t **report,
+		     struct bg_ctx *ctx)
+{
+	struct bg_registry reg;
+	struct bg_strbuf ev_rel = BG_STRBUF_INIT, mid = BG_STRBUF_INIT, text = BG_STRBUF_INIT, edited = BG_STRBUF_INIT;
+	json_t *session = NULL, *verdict = NULL, *gate = NULL, *row = NULL, *artifact = NULL, *evidence = NULL;
+	struct saved sv[3];
+	const char *state;
+	bool saved = false;
+	int rc;
+
+	*report = NULL;
+	memset(&reg, 0, sizeof(reg));
+	if ((rc = bg_store_get_session(store, id, &session, ctx)) || (rc = bg_store_verdict(store, id, &verdict, ctx)))
+		goto out;
+	if ((rc = bg_registry_load(&reg, cfg, ctx)))
+		goto out;
+	gate = gate_json(&reg, str(session, "gate_id"));
+	bg_registry_release(&reg);
+	if ((rc = bg_promotion_check(cfg, gate, session, verdict, report, ctx)))
+		goto out;
+	state = str(*report, "state");
+	if (!state) {
+		rc = bg_error(ctx, BG_ECHECK, "session %lld cannot be promoted: %zu unmet", id,
+			      json_array_size(json_object_get(*report, "refusals")));
+		goto out;
+	}
+	bg_promotion_row(cfg, gate, session, verdict, state, &row, &artifact, &mid, ctx);
+	bg_promotion_evidence_path(cfg, &ev_rel);
+	save(cfg, &sv[0], ev_rel.buf);
+	save(cfg, &sv[1], cfg->registry_path);
+	save(cfg, &sv[2], cfg->generated_path);
+	saved = true;
+	if (sv[0].existed) {
+		size_t i;
+		json_t *m;
+
+		if ((rc = bg_json_load_buffer(sv[0].text.buf, sv[0].text.len, ev_rel.buf, &evidence, ctx)))
+			goto out;
+		if (!json_is_array(json_object_get(evidence, "measurements")) ||
+		    !json_is_array(json_object_get(evidence, "artifacts"))) {
+			rc = bg_error(ctx, BG_ECHECK, "%s: 'artifacts' and 'measurements' must be lists", ev_rel.buf);
+			goto out;
+		}
+		json_array_foreach(json_object_get(evidence, "measurements"), i, m)
+			if (str(m, "id") && strcmp(str(m, "id"), mid.buf) == 0) {
+				rc = bg_error(ctx, BG_ECHECK, "session %lld is already promoted as '%s' in %s", id,
+					      mid.buf, ev_rel.buf);
+				goto out;
+			}
+	} else {
+		evidence = json_pack("{s:s, s:s, s:[], s:[]}", "schema", "benchgate-evidence/v1", "generated_by",
+				     "benchgate promote", "artifacts", "measurements");
+	}
+	{
+		size_t i;
+		json_t *a;
+		bool have = false;
+
+		json_array_foreach(json_object_get(evidence, "artifacts"), i, a)
+			if (str(a, "id") && strcmp(str(a, "id"), str(artifact, "id")) == 0)
+				have = true;
+		if (!have)
+			json_array_append(json_object_get(evidence, "artifacts"), artifact);
+		json_array_append(json_object_get(evidence, "measurements"), row);
+	}
+	bg_json_dump_py(&text, evidence, 2, false);
+	bg_strbuf_addch(&text, '\n');
+	if ((rc = bg_promote_edit_registry(sv[1].text.buf, sv[1].text.len, str(session, "gate_id"), state, mid.buf,
+					   ev_rel.buf, &edited, ctx)))
+		goto out;
+	if ((rc = bg_file_write_atomic(sv[0].abs.buf, ev_rel.buf, text.buf, text.len, ctx)) ||
+	    (rc = bg_file_write_atomic(sv[1].abs.buf, cfg->registry_path, edited.buf, edited.len, ctx)) ||
+	    (rc = revalidate(cfg, true, mid.buf, state, ctx)) || (rc = revalidate(cfg, false, mid.buf, state, ctx))) {
+		for (int k = 0; k < 3; k++)
+			restore(&sv[k]);
+		goto out;
+	}
+	json_object_set_new(*report, "measurement_id", json_string(mid.buf));
+	json_object_set_new(*report, "evidence", json_string(ev_rel.buf));
+	json_object_set_new(*report, "registry", json_string(cfg->registry_path));
+	json_object_set_new(*report, "generated", json_string(cfg->generated_path));
+out:
+	if (saved)
+		for (int k = 0; k < 3; k++)
+			saved_release(&sv[k]);
+	json_decref(session);
+	json_decref(verdict);
+	json_decref(gate);
+	json_decref(row);
+	json_decref(artifact);
+	json_decref(evidence);
+	bg_strbuf_release(&ev_rel);
+	bg_strbuf_release(&mid);
+	bg_strbuf_release(&text);
+	bg_strbuf_release(&edited);
+	return rc;
+}

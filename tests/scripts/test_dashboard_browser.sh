@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# The dashboard in a real browser: Debian's chromium, headless, no sandbox, no
+# GPU and no network (a dead proxy; the page is opened as file://). The page
+# built from a project with sessions of every decision must load with no
+# console message (errors are logged as CONSOLE lines with
+# --enable-logging=stderr; a control page proves such lines are caught), hold
+# its plots (inline SVG, seen in the DOM chromium built), refer to nothing
+# outside itself, and a screenshot is saved to
+# $BENCHGATE_BUILD/test-output/dashboard.png. Everything else lives in a
+# temporary folder that is removed.
+set -u
+[ -n "${BG_DEBUG:-}" ] && set -x
+B=${BENCHGATE:?}
+SEED="${BENCHGATE_BUILD:?}/test_seedtool"
+browser=$(command -v chromium || command -v chromium-browser || true)
+[ -n "$browser" ] || { echo "this test needs Debian's chromium (scripts/install-deps installs it)"; exit 1; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+outdir="$BENCHGATE_BUILD/test-output"
+mkdir -p "$outdir"
+fails=0
+check() { # description, then a command that must succeed
+	local what=$1; shift
+	if "$@" >/dev/null; then echo "ok   $what"; else echo "FAIL $what"; fails=$((fails + 1)); fi
+}
+chrome() { # log-file, then chromium arguments (the page last)
+	local log=$1; shift
+	HOME="$work/home" timeout 120 "$browser" --headless --no-sandbox --disable-gpu \
+		--proxy-server=127.0.0.1:9 --proxy-bypass-list='<-loopback>' --no-first-run \
+		--disable-extensions --disable-background-networking --user-data-dir="$work/profile" \
+		--enable-logging=stderr --v=0 "$@" 2>"$log"
+}
+
+cp -R "${BENCHGATE_SOURCE:?}/tests/cli/trees/mini" "$work/p"
+G=bin.cpu.test-box.bin2.warm
+for p in 0.100 0.101 0.099 0.100 0.100 0.1005 0.150; do "$SEED" seed "$work/p" $G scheduled-profile $p >/dev/null; done
+"$SEED" seed "$work/p" $G scheduled-profile 0.100 parity=fail >/dev/null
+"$SEED" seed "$work/p" bin.simd.test-box.bin2.cold release-signoff 0.030 gpu=2147483648 >/dev/null
+check "dashboard written"    test "$("$B" -C "$work/p" dashboard --output site)" = site/index.html
+page="$work/p/site/index.html"
+check "default folder"       test "$("$B" -C "$work/p" dashboard)" = .benchgate/dashboard/index.html
+check "no external reference" bash -c "! grep -Eo '(src|href)=\"[a-z]+:' '$page' | grep -q ."
+check "no script"            bash -c "! grep -qi '<script' '$page'"
+
+# control: a page with console errors is caught
+printf '<html><body><script>console.error("control"); nope();</script></body></html>\n' >"$work/control.html"
+chrome "$work/control.log" --dump-dom "file://$work/control.html" >/dev/null
+check "control: console error caught" grep -q 'CONSOLE.*Uncaught ReferenceError' "$work/control.log"
+
+chrome "$work/dom.log" --dump-dom "file://$page" >"$work/dom.html"
+check "page loads (DOM dumped)" grep -q "Sessions by comparison key" "$work/dom.html"
+check "no console message"   bash -c "! grep -E 'CONSOLE|Uncaught|Failed to load resource' '$work/dom.log'"
+check "two keys, plots present" test "$(grep -c '<svg' "$work/dom.html")" -ge 4
+check "wall-time plot"       grep -q "Wall time: p50 with p95 and maximum" "$work/dom.html"
+check "memory plot"          grep -q "Memory: process-tree and accelerator peaks" "$work/dom.html"
+check "envelope band"        grep -q 'class="band"' "$work/dom.html"
+check "decision markers"     grep -q 'class="marker"' "$work/dom.html"
+check "investigate shown"    grep -q "investigate" "$work/dom.html"
+check "block shown"          grep -q "block" "$work/dom.html"
+
+rm -f "$outdir/dashboard.png"
+chrome "$work/shot.log" --window-size=1280,2400 --hide-scrollbars --screenshot="$outdir/dashboard.png" "file://$page"
+check "no console message (screenshot)" bash -c "! grep -E 'CONSOLE|Uncaught' '$work/shot.log'"
+check "screenshot saved"     test -s "$outdir/dashboard.png"
+check "screenshot is a PNG"  bash -c "head -c 8 '$outdir/dashboard.png' | od -An -tx1 | grep -q '89 50 4e 47'"
+echo "screenshot: $outdir/dashboard.png"
+echo "$fails failed"
+[ "$fails" = 0 ]

@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# Each decision reaches the store and `compare`: no-baseline (fewer than five
+# accepted sessions), pass, investigate (exit 0, or 1 with --fail-on
+# investigate), block (exit 1); a diagnostic `measure` session has no
+# decision (exit 1). Then curation: accept/reject with who and why, an
+# accepted investigate session joins the baseline, a rejected one never does,
+# a blocked one cannot be accepted; `key` and `history`. Sessions are stored
+# the way `benchgate run` stores them (tests/unit/test_seedtool.c). Needs jq.
+set -u
+[ -n "${BG_DEBUG:-}" ] && set -x
+B=${BENCHGATE:?}
+SEED="${BENCHGATE_BUILD:?}/test_seedtool"
+command -v jq >/dev/null || { echo "this test needs jq"; exit 1; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cp -R "${BENCHGATE_SOURCE:?}/tests/cli/trees/mini" "$work/p"
+cd "$work/p" || exit 1
+fails=0
+check() { # description, then a command that must succeed
+	local what=$1; shift
+	if "$@" >/dev/null; then echo "ok   $what"; else echo "FAIL $what"; fails=$((fails + 1)); fi
+}
+rc_of() { "$@" >"$work/out" 2>"$work/err"; printf '%s' $?; }
+G=bin.cpu.test-box.bin2.warm
+seed() { "$SEED" seed "$work/p" "$@" | cut -d' ' -f1; }
+
+# no project store yet
+check "compare without store: 1" test "$(rc_of "$B" compare 1)" = 1
+check "says nothing stored"      grep -q "no sessions stored yet" "$work/err"
+
+# 1. no-baseline: the first four sessions
+for i in 1 2 3 4; do s=$(seed $G scheduled-profile 0.100); done
+check "no-baseline: exit 0"       test "$(rc_of "$B" compare "$s")" = 0
+check "no-baseline: says so"      grep -q "decision: NO-BASELINE" "$work/out"
+check "no-baseline: reason"       grep -q "3 accepted sessions of this key; no threshold applies before 5" "$work/out"
+s5=$(seed $G scheduled-profile 0.101)
+check "fifth: still no-baseline"  test "$(rc_of "$B" compare --json "$s5")" = 0
+check "fifth: json decision"      test "$(jq -r .decision "$work/out")" = no-baseline
+
+# 2. pass: five accepted sessions exist now
+s6=$(seed $G release-signoff 0.1005)
+check "pass: exit 0"              test "$(rc_of "$B" compare "$s6")" = 0
+check "pass: says so"             grep -q "decision: PASS" "$work/out"
+check "pass: metric table"        grep -q "^wall_p50 " "$work/out"
+check "pass: baseline ids"        grep -q "baseline: 5 sessions: 5, 4, 3, 2, 1" "$work/out"
+check "pass: --fail-on investigate still 0" test "$(rc_of "$B" compare --fail-on investigate "$s6")" = 0
+check "pass: json metrics"        test "$("$B" compare --json "$s6" | jq '.metrics | length')" = 4
+check "pass: json curation"       test "$("$B" compare --json "$s6" | jq -r .curation)" = auto-accepted
+
+# 3. investigate: far slower
+s7=$(seed $G scheduled-profile 0.150)
+check "investigate: exit 0"       test "$(rc_of "$B" compare "$s7")" = 0
+check "investigate: says so"      grep -q "decision: INVESTIGATE" "$work/out"
+check "investigate: outside"      grep -q "OUTSIDE" "$work/out"
+check "investigate: direction"    grep -q "slower-or-larger" "$work/out"
+check "investigate: pending"      grep -q "curation: pending" "$work/out"
+check "investigate --fail-on: 1"  test "$(rc_of "$B" compare --fail-on investigate "$s7")" = 1
+check "--last GATE is the latest" test "$("$B" compare --last $G --json | jq .session)" = "$s7"
+check "json deviation > 4"        test "$("$B" compare --json "$s7" | jq '[.metrics[] | select(.metric=="wall_p50") | .deviation > 4] | .[0]')" = true
+# faster is investigate too (either direction)
+s8=$(seed $G scheduled-profile 0.050)
+check "faster: investigate"       test "$("$B" compare --json "$s8" | jq -r '.decision + " " + ([.metrics[] | select(.outside)][0].direction)')" = "investigate faster-or-smaller"
+
+# 4. block: parity failure, lease, a failed run
+s9=$(seed $G scheduled-profile 0.100 parity=fail)
+check "block: exit 1"             test "$(rc_of "$B" compare "$s9")" = 1
+check "block: says so"            grep -q "decision: BLOCK" "$work/out"
+check "block: reason"             grep -q "parity failed" "$work/out"
+check "block: curation rejected"  grep -q "curation: rejected" "$work/out"
+s10=$(seed $G scheduled-profile 0.100 lease=0 status=blocked "reason=run 3 exited with status 1")
+check "block: two reasons"        test "$("$B" compare --json "$s10" | jq '.reasons | length')" = 2
+
+# a diagnostic session has no decision
+"$B" measure -q -r 1 -w 0 -- true >/dev/null 2>&1
+d=$("$B" sessions --json | jq '.[-1].id')
+check "measure session: compare 1" test "$(rc_of "$B" compare "$d")" = 1
+check "measure session: message"   grep -q "has no decision: it is a diagnostic session" "$work/err"
+check "measure session: key 1"     test "$(rc_of "$B" key "$d")" = 1
+check "measure session: accept 1"  test "$(rc_of "$B" accept "$d" --why x)" = 1
+
+# unknown session, unknown gate
+check "unknown session: 1"        test "$(rc_of "$B" compare 999)" = 1
+check "unknown session message"   grep -q "no session with id 999" "$work/err"
+check "unknown gate: 1"           test "$(rc_of "$B" compare --last no.such.gate)" = 1
+
+# curation
+check "accept blocked: 1"         test "$(rc_of "$B" accept "$s9" --why "looks fine")" = 1
+check "accept blocked: reason"    grep -q "is blocked and cannot be accepted" "$work/err"
+check "accept investigate"        test "$(rc_of env USER=ana "$B" accept "$s7" --why "new allocator, expected")" = 0
+check "accept: who and why"       grep -q "session $s7 accepted by ana: new allocator, expected" "$work/out"
+check "compare shows curation"    test "$("$B" compare --json "$s7" | jq -r '.curation + "|" + .curated_by + "|" + .curation_why')" = "accepted|ana|new allocator, expected"
+check "reject investigate"        test "$(rc_of env USER=bo "$B" reject "$s8" --why "thermal throttling")" = 0
+s11=$(seed $G scheduled-profile 0.100)
+check "accepted joins baseline"   test "$("$B" compare --json "$s11" | jq -c '.baseline[:2]')" = "[$s7,$s6]"
+check "rejected never does"       test "$("$B" compare --json "$s11" | jq "[.baseline[] | select(. == $s8 or . == $s9)] | length")" = 0
+check "pending never does"        true
+
+# key
+check "key: exit 0"               test "$(rc_of "$B" key "$s6")" = 0
+check "key: gate field"           grep -q "^gate .*\"$G\" .*context: gate" "$work/out"
+check "key: revision"             grep -q "^revision .*context: revision" "$work/out"
+check "key --json fields"         test "$("$B" key --json "$s6" | jq -r '[.fields[].field] | join(",")')" = "gate,computer,revision"
+check "same key for all"          test "$("$B" key --json "$s6" | jq -r .key_id)" = "$("$B" key --json "$s7" | jq -r .key_id)"
+# a different revision is a different key: no-baseline again
+s12=$(seed $G scheduled-profile 0.100 revision=1111111111111111111111111111111111111111)
+check "new revision, new key"     test "$("$B" compare --json "$s12" | jq -r .decision)" = no-baseline
+check "new key id differs"        test "$("$B" key --json "$s12" | jq -r .key_id)" != "$("$B" key --json "$s6" | jq -r .key_id)"
+
+# history
+check "history: exit 0"           test "$(rc_of "$B" history $G)" = 0
+check "history: every session"    test "$(grep -c "scheduled-profile\|release-signoff" "$work/out")" = 12
+check "history: curation shown"   grep -q "accepted by ana" "$work/out"
+K=$("$B" key --json "$s6" | jq -r .key_id)
+check "history --key"             test "$("$B" history --key "$K" --json | jq length)" = 11
+check "history --json fields"     test "$("$B" history --json $G | jq -r '.[0] | [.decision, .curation, .tier] | join(",")')" = "no-baseline,auto-accepted,scheduled-profile"
+check "history unknown gate"      test "$(rc_of "$B" history nope)" = 0
+check "history unknown message"   grep -q "no sessions stored for gate 'nope'" "$work/out"
+
+echo "$fails failed"
+[ "$fails" = 0 ]

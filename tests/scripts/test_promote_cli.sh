@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# benchgate promote: a golden test (the registry diff is exactly the intended
+# lines; validate and check pass afterwards; the evidence row resolves to the
+# id named in satisfied_by, state measured), partial promotion (memory layers
+# missing; a scheduled-profile session), and one refusal per criterion and
+# precondition, after which no file has changed. Sessions are stored the way
+# `benchgate run` stores them (tests/unit/test_seedtool.c). Needs jq.
+set -u
+[ -n "${BG_DEBUG:-}" ] && set -x
+B=${BENCHGATE:?}
+SEED="${BENCHGATE_BUILD:?}/test_seedtool"
+command -v jq >/dev/null || { echo "this test needs jq"; exit 1; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fails=0
+check() { # description, then a command that must succeed
+	local what=$1; shift
+	if "$@" >/dev/null; then echo "ok   $what"; else echo "FAIL $what"; fails=$((fails + 1)); fi
+}
+rc_of() { "$@" >"$work/out" 2>"$work/err"; printf '%s' $?; }
+G=bin.cpu.test-box.bin2.warm
+fresh() { rm -rf "$work/p"; cp -R "${BENCHGATE_SOURCE:?}/tests/cli/trees/mini" "$work/p"; }
+seed() { "$SEED" seed "$work/p" "$@" | cut -d' ' -f1; }
+
+# ---- golden: a release-signoff session meeting every criterion
+fresh
+s=$(seed $G release-signoff 0.100 experiment=1)
+check "golden: first session is 1"  test "$s" = 1
+check "golden: promote exit 0"      test "$(rc_of "$B" -C "$work/p" promote "$s")" = 0
+check "golden: says measured"       grep -q "promoted as measured: measurement test-box-16gb-benchgate-bin-cpu-test-box-bin2-warm-s1" "$work/out"
+diff "${BENCHGATE_SOURCE}/tests/cli/trees/mini/benchmarks/benchmark_registry.json" "$work/p/benchmarks/benchmark_registry.json" >"$work/diff"
+cat >"$work/want" <<'DIFF'
+11c11,12
+<     }
+---
+>     },
+>     {"path": "experiments/benchgate-evidence.json"}
+102,103c103,105
+<       "configuration": "bin2", "state": "pending",
+<       "runbook": "bin-timing", "priority": 1, "next_gate": "Run seven timed repetitions with parity."
+---
+>       "configuration": "bin2", "state": "measured",
+>       "runbook": "bin-timing", "priority": 1, "next_gate": "Run seven timed repetitions with parity.",
+>       "satisfied_by": ["test-box-16gb-benchgate-bin-cpu-test-box-bin2-warm-s1"]
+DIFF
+check "golden: registry diff exact" diff -u "$work/want" "$work/diff"
+check "golden: validate passes"     "$B" -C "$work/p" validate
+check "golden: check passes"        "$B" -C "$work/p" check
+check "golden: gate measured"       test "$("$B" -C "$work/p" list --state measured | grep -c "$G")" = 1
+ev="$work/p/experiments/benchgate-evidence.json"
+check "evidence: one row"           test "$(jq '.measurements | length' "$ev")" = 1
+check "evidence: one artifact"      test "$(jq '.artifacts | length' "$ev")" = 1
+check "evidence: p50 seconds"       test "$(jq '.measurements[0].wall_p50_seconds' "$ev")" = 0.1
+check "evidence: session link"      test "$(jq '.measurements[0].benchgate.session_id' "$ev")" = 1
+check "render lists the row"        grep -q "test-box-16gb-benchgate-bin-cpu-test-box-bin2-warm-s1" "$work/p/docs/_generated/benchmark_coverage.md"
+check "promote twice: refused"      test "$(rc_of "$B" -C "$work/p" promote "$s")" = 1
+check "promote twice: message"      grep -q "already promoted" "$work/err"
+check "after refusal: validate"     "$B" -C "$work/p" validate
+# a second promotion adds the import only once
+s2=$(seed bin.simd.test-box.bin2.cold release-signoff 0.100 experiment=1 ctx.cache_state='"cold source (evicted)"' cache=cold)
+check "second gate: promoted"       test "$(rc_of "$B" -C "$work/p" promote "$s2")" = 0
+check "import added once"           test "$(grep -c benchgate-evidence.json "$work/p/benchmarks/benchmark_registry.json")" = 1
+check "two rows"                    test "$(jq '.measurements | length' "$ev")" = 2
+check "second: validate and check"  "$B" -C "$work/p" check
+
+# ---- partial: memory layers missing (swap), and a scheduled-profile session
+fresh
+s=$(seed $G release-signoff 0.100 experiment=1 swap=none)
+check "partial: exit 0"             test "$(rc_of "$B" -C "$work/p" promote "$s")" = 0
+check "partial: says partial"       grep -q "promoted as partial" "$work/out"
+check "partial: unmet memory shown" grep -q "\[unmet\] 6 memory" "$work/out"
+check "partial: gate state"         grep -q '"configuration": "bin2", "state": "partial",' "$work/p/benchmarks/benchmark_registry.json"
+check "partial: check passes"       "$B" -C "$work/p" check
+check "partial: row resolves partial" test "$(jq -r '.measurements[0].parity | test("incomplete")' "$work/p/experiments/benchgate-evidence.json")" = true
+fresh
+s=$(seed $G scheduled-profile 0.100 experiment=1)
+check "scheduled: partial"          test "$(rc_of "$B" -C "$work/p" promote --json "$s")" = 0
+check "scheduled: json state"       test "$(jq -r .state "$work/out")" = partial
+# a partial promotion never lowers a measured gate
+fresh
+s=$(seed bin.cpu.test-box.bin1.warm release-signoff 0.100 experiment=1 swap=none)
+check "no downgrade: refused"       test "$(rc_of "$B" -C "$work/p" promote "$s")" = 1
+check "no downgrade: message"       grep -q "already measured; a partial promotion would lower it" "$work/out"
+
+# ---- one refusal per criterion: exit 1, the criterion listed, nothing written
+refuse() { # name, criterion text, then seed arguments
+	local name=$1 want=$2; shift 2
+	fresh
+	local sid; sid=$(seed "$@")
+	(cd "$work/p" && find . -type f ! -path './.benchgate/*' -exec sha256sum {} + | sort) >"$work/before"
+	check "$name: exit 1"           test "$(rc_of "$B" -C "$work/p" promote "$sid")" = 1
+	check "$name: names it"         grep -qF -- "$want" "$work/out"
+	check "$name: says not promoted" grep -q "not promoted" "$work/out"
+	(cd "$work/p" && find . -type f ! -path './.benchgate/*' -exec sha256sum {} + | sort) >"$work/after"
+	check "$name: nothing changed"  cmp -s "$work/before" "$work/after"
+}
+refuse "1 revisions"  "[unmet] 1 revisions"  $G release-signoff 0.1 experiment=1 dirty=1
+refuse "2 machine"    "[unmet] 2 machine"    $G release-signoff 0.1 experiment=1 ctx.runtime=null
+refuse "3 geometry"   "detector_bin of the session (4) is not the gate's (2)" $G release-signoff 0.1 experiment=1 ctx.detector_bin=4
+refuse "4 cache"      "[unmet] 4 cache"      $G release-signoff 0.1 experiment=1 ctx.cache_state=null
+refuse "5 timing"     "[unmet] 5 timing"     $G release-signoff 0.1 experiment=1 timing_boundary=none
+refuse "7 parity"     "[unmet] 7 parity"     $G release-signoff 0.1 experiment=1 parity=none
+refuse "7 outputs"    "outputs fingerprinted" $G release-signoff 0.1 experiment=1 outputs=0
+refuse "8 manifest"   "[unmet] 8 records"    $G release-signoff 0.1 experiment=1 manifest=0
+refuse "8 artifacts"  "raw artifact"         $G release-signoff 0.1 experiment=1 artifacts=0
+refuse "8 RUNS.md"    "not a terminal 'ok'"  $G release-signoff 0.1 experiment=1 runs_md=0
+refuse "8 no experiment" "names no experiment" $G release-signoff 0.1
+refuse "pre: blocked" "is blocked"           $G release-signoff 0.1 experiment=1 parity=fail
+refuse "pre: tier"    "tier 'pr-smoke' never promotes" $G pr-smoke 0.1 experiment=1
+refuse "pre: diagnostic" "tier 'diagnostic' never promotes" $G diagnostic 0.1 experiment=1
+# every unmet criterion is listed at once
+fresh
+s=$(seed $G release-signoff 0.1 dirty=1 ctx.runtime=null parity=none)
+rc_of "$B" -C "$work/p" promote "$s" >/dev/null
+check "every unmet listed"          test "$(grep -c '\[unmet\]' "$work/out")" = 4
+# a diagnostic measure session is not a gate session
+fresh
+(cd "$work/p" && "$B" measure -q -r 1 -w 0 -- true >/dev/null 2>&1)
+check "measure session: refused"    test "$(rc_of "$B" -C "$work/p" promote 1)" = 1
+check "measure session: message"    grep -q "not a gate session" "$work/out"
+
+echo "$fails failed"
+[ "$fails" = 0 ]

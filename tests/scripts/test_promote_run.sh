@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# The decision verbs on sessions stored by `benchgate run` itself (not the
+# seed tool): compare and key read what run stored; repeat runs the gate
+# twice more through run and keeps all three; promote refuses a session that
+# ran on a dirty tree and turns the first release-signoff session of a fully
+# declared gate into measured; validate and check pass; the registry diff is
+# the gate's state, its satisfied_by and the evidence import. Needs git and
+# jq. KEEP=1 keeps the scratch folder.
+set -u
+[ -n "${BG_DEBUG:-}" ] && set -x
+B=${BENCHGATE:?}
+command -v jq >/dev/null || { echo "this test needs jq"; exit 1; }
+work=$(mktemp -d)
+trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
+fails=0
+check() { # description, then a command that must succeed
+	local what=$1; shift
+	if "$@" >/dev/null; then echo "ok   $what"; else echo "FAIL $what"; fails=$((fails + 1)); fi
+}
+rc_of() { "$@" >"$work/out" 2>"$work/err"; printf '%s' $?; }
+
+cp -R "${BENCHGATE_SOURCE:?}/tests/cli/trees/lifecycle" "$work/p"
+cd "$work/p" || exit 1
+# a gate whose configuration declares every geometry field, running long
+# enough for the memory watcher to sample the process tree
+jq '.configurations.full = (.configurations.geo + {source_detector_rows: 4, source_detector_columns: 4,
+      detector_bin: 2, output_detector_rows: 2, output_detector_columns: 2})
+    | .runbooks.full = (.runbooks.ok + {command: "sleep 0.05; printf hello > out/{id}.txt"})
+    | .runbooks.var = (.runbooks.ok + {command: "sleep $LIFE_SLEEP; printf $LIFE_WORD > out/{id}.txt"})
+    | .gates += [(.gates[0] + {id: "life.full", configuration: "full", runbook: "full"}),
+                 (.gates[0] + {id: "life.var", runbook: "var"})]' \
+	benchmarks/benchmark_registry.json >reg.tmp && mv reg.tmp benchmarks/benchmark_registry.json
+printf '.benchgate/\nout/\n' >.gitignore
+"$B" render >/dev/null
+check "fixture validates"          "$B" validate
+git init -q . && git add -A && git -c user.email=t@t -c user.name=t commit -qm init || exit 1
+cp benchmarks/benchmark_registry.json "$work/registry.before"
+
+check "run: release-signoff"       test "$(rc_of "$B" run -q life.full --tier release-signoff)" = 0
+check "compare: no-baseline"       test "$("$B" compare --last life.full --json | jq -r .decision)" = no-baseline
+check "key: contract fields"       test "$("$B" key 1 --json | jq -r '[.fields[].field] | join(",")')" = "gate,computer,device_id,runtime_version,source_revision,cache_state,measure,source_identity"
+check "key: resolved from context" test "$("$B" key 1 --json | jq -r '.fields[0].source')" = "context: gate"
+check "repeat: exit 0"             test "$(rc_of "$B" repeat 1)" = 0
+check "repeat: three kept"         grep -q "the three sessions are kept" "$work/out"
+check "repeat: same key"           test "$("$B" history --key "$("$B" key 1 --json | jq -r .key_id)" --json | jq length)" = 3
+check "repeat: same tier"          test "$("$B" history life.full --json | jq -r '[.[].tier] | unique | join(",")')" = release-signoff
+check "repeat: three experiments"  test "$(ls -d experiments/*-life-full* | wc -l)" = 3
+check "check after runs"           "$B" check
+
+# the repeated sessions ran on a tree that benchgate's own records of the
+# first experiment (experiments/ID/, the RUNS.md row) had made dirty: their
+# manifests say so, and promotion refuses them (criterion 1)
+check "repeat session: refused"    test "$(rc_of "$B" promote 3)" = 1
+check "repeat session: dirty"      grep -q "the working tree was dirty" "$work/out"
+check "repeat session: only 1 unmet" test "$(grep -c '\[unmet\]' "$work/out")" = 1
+# the first session started on the committed tree (its manifest: dirty false)
+s=1
+check "session 1 has a tree peak"  test "$("$B" history life.full --json | jq '.[0].tree_peak_bytes != null')" = true
+check "promote: exit 0"            test "$(rc_of "$B" promote "$s")" = 0
+check "promote: measured"          grep -q "promoted as measured" "$work/out"
+check "validate after promote"     "$B" validate
+check "check after promote"        "$B" check
+diff "$work/registry.before" benchmarks/benchmark_registry.json | grep '^[<>]' >"$work/diff"
+check "registry diff: 5 new lines, 3 old" test "$(grep -c "^>" "$work/diff"),$(grep -c "^<" "$work/diff")" = "5,3"
+check "registry diff: state"       grep -q '^>   *"state": "measured",' "$work/diff"
+check "registry diff: satisfied_by" grep -q "\"satisfied_by\": \[\"test-host-benchgate-life-full-s$s\"\]" "$work/diff"
+check "registry diff: import"      grep -q '"path": "experiments/benchgate-evidence.json"' "$work/diff"
+check "list: measured"             test "$("$B" list --state measured | grep -c life.full)" = 1
+check "evidence: device recorded"  test "$(jq -r '.measurements[0].device' experiments/benchgate-evidence.json)" != null
+# decisions made by run reach the store and compare: five no-baseline
+# sessions, then a session ten times slower (investigate), then a parity
+# failure (block)
+export LIFE_SLEEP=0.02 LIFE_WORD=hello
+for i in 1 2 3 4 5; do "$B" run -q life.var >/dev/null 2>&1; done
+check "run: five no-baseline"      test "$("$B" history life.var --json | jq -r '[.[].decision] | unique | join(",")')" = no-baseline
+LIFE_SLEEP=0.2 "$B" run -q life.var >/dev/null 2>&1
+check "run: investigate stored"    test "$("$B" compare --last life.var --json | jq -r .decision)" = investigate
+check "run: investigate exit 0"    test "$(rc_of "$B" compare --last life.var)" = 0
+check "run: --fail-on investigate" test "$(rc_of "$B" compare --last life.var --fail-on investigate)" = 1
+check "run: baseline of five"      test "$("$B" compare --last life.var --json | jq '.baseline | length')" = 5
+check "run: slower"                test "$("$B" compare --last life.var --json | jq -r '[.metrics[] | select(.metric == "wall_p50")][0].direction')" = slower-or-larger
+LIFE_WORD=world "$B" run -q life.var >/dev/null 2>&1
+check "run: block stored"          test "$("$B" compare --last life.var --json | jq -r .decision)" = block
+check "run: block exit 1"          test "$(rc_of "$B" compare --last life.var)" = 1
+check "run: block not acceptable"  test "$(rc_of "$B" accept "$("$B" compare --last life.var --json | jq .session)" --why x)" = 1
+check "check after all runs"       "$B" check
+echo "$fails failed"
+[ "$fails" = 0 ]
