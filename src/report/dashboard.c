@@ -140,6 +140,12 @@ void bg_report_svg_plot(struct bg_strbuf *out, const char *title, const char *un
 		}
 		bg_strbuf_adds(out, "\"/>\n");
 	}
+	/* small dots for the other series, so a lone session still shows them */
+	for (int f = 1; f < nfields; f++)
+		json_array_foreach(sessions, i, s)
+			if (num(s, fields[f], &v))
+				bg_strbuf_addf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\"><title>%s %.4g %s</title></circle>\n",
+					       PX(i), PY(v), series_colours[f % 3], labels[f], v * scale, u);
 	json_array_foreach(sessions, i, s) {
 		if (!num(s, fields[0], &v))
 			continue;
