@@ -47,6 +47,14 @@ int bg_cli_usage_error(const struct bg_cmd *cmd, const char *fmt, ...)
 	return BG_EUSAGE;
 }
 
+const char *bg_cli_no_options(int id, const char *value, void *data)
+{
+	(void)id;
+	(void)value;
+	(void)data;
+	return "unknown option";
+}
+
 int bg_cli_fail(int status, const char *msg)
 {
 	fprintf(stderr, "benchgate: %s\n", msg && *msg ? msg : "failed");

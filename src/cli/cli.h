@@ -58,6 +58,8 @@ int bg_cli_parse(struct bg_cli *cli, const struct bg_cmd *cmd, const struct bg_o
 		 int max_pos, bool stop_at_dashdash, bg_opt_fn on_opt, void *data,
 		 struct bg_parsed *out);
 
+/* A bg_opt_fn for verbs without options (never called: every option is unknown). */
+const char *bg_cli_no_options(int id, const char *value, void *data);
 /* Prints "benchgate VERB: MESSAGE" and the verb's usage on stderr; returns 2. */
 int bg_cli_usage_error(const struct bg_cmd *cmd, const char *fmt, ...) BG_PRINTF(2, 3);
 /* Prints "benchgate: MESSAGE" on stderr; returns status. */

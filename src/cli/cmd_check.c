@@ -7,14 +7,6 @@
 
 #include <string.h>
 
-static const char *on_opt(int id, const char *value, void *data)
-{
-	(void)id;
-	(void)value;
-	(void)data;
-	return "unknown option";
-}
-
 static int run(struct bg_cli *cli, const struct bg_cmd *self)
 {
 	struct bg_config cfg;
@@ -27,7 +19,7 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 	struct bg_ctx ctx;
 	int rc;
 
-	if ((rc = bg_cli_parse(cli, self, NULL, 0, false, on_opt, NULL, &parsed)))
+	if ((rc = bg_cli_parse(cli, self, NULL, 0, false, bg_cli_no_options, NULL, &parsed)))
 		return rc;
 	if ((rc = bg_cli_load_config(cli, &cfg)))
 		return rc;

@@ -3,14 +3,6 @@
  */
 #include "cli/cli.h"
 
-static const char *on_opt(int id, const char *value, void *data)
-{
-	(void)id;
-	(void)value;
-	(void)data;
-	return "unknown option";
-}
-
 static int run(struct bg_cli *cli, const struct bg_cmd *self)
 {
 	struct bg_config cfg;
@@ -20,7 +12,7 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 	struct bg_value *gate;
 	int rc;
 
-	if ((rc = bg_cli_parse(cli, self, NULL, 1, false, on_opt, NULL, &parsed)))
+	if ((rc = bg_cli_parse(cli, self, NULL, 1, false, bg_cli_no_options, NULL, &parsed)))
 		return rc;
 	if (parsed.npos != 1)
 		return bg_cli_usage_error(self, "the following arguments are required: gate_id");
