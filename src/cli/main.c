@@ -16,6 +16,7 @@ extern const struct bg_cmd bg_cmd_key, bg_cmd_compare, bg_cmd_accept, bg_cmd_rej
 	bg_cmd_repeat, bg_cmd_promote, bg_cmd_dashboard;
 
 const struct bg_cmd *const bg_commands[] = {
+	/* the registry: pure reads with the reference's output */
 	&bg_cmd_validate,
 	&bg_cmd_list,
 	&bg_cmd_next,
@@ -23,12 +24,15 @@ const struct bg_cmd *const bg_commands[] = {
 	&bg_cmd_command,
 	&bg_cmd_render,
 	&bg_cmd_check,
-	/* BEGIN measurement verbs */
+	/* measuring */
 	&bg_cmd_measure,
 	&bg_cmd_sessions,
 	&bg_cmd_session,
-	/* END measurement verbs */
-	/* BEGIN decision verbs */
+	/* the lifecycle */
+	&bg_cmd_run,
+	&bg_cmd_lease,
+	&bg_cmd_experiments,
+	/* decisions, curation, promotion */
 	&bg_cmd_key,
 	&bg_cmd_compare,
 	&bg_cmd_accept,
@@ -37,10 +41,6 @@ const struct bg_cmd *const bg_commands[] = {
 	&bg_cmd_repeat,
 	&bg_cmd_promote,
 	&bg_cmd_dashboard,
-	/* END decision verbs */
-	&bg_cmd_run,
-	&bg_cmd_lease,
-	&bg_cmd_experiments,
 	NULL,
 };
 
@@ -56,7 +56,7 @@ static void main_usage(FILE *f)
 		   "  --version      show the version\n\n"
 		   "verbs:\n");
 	for (size_t i = 0; bg_commands[i]; i++)
-		fprintf(f, "  %-10s %s\n", bg_commands[i]->name, bg_commands[i]->summary);
+		fprintf(f, "  %-12s %s\n", bg_commands[i]->name, bg_commands[i]->summary);
 }
 
 int main(int argc, char **argv)
