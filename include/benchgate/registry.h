@@ -80,6 +80,15 @@ int bg_registry_render(struct bg_registry *reg, struct bg_strbuf *out, struct bg
  * by hand. -->" on either side left out.
  */
 bool bg_registry_document_matches(const char *on_disk, size_t len, const char *rendered);
+/*
+ * Renders the document and compares it with the file at path as
+ * bg_registry_document_matches does, while it is produced: neither text is
+ * held whole (a file with carriage returns is compared whole). *matches is
+ * false when the file cannot be read. Errors: those of bg_registry_render
+ * (*matches then false).
+ */
+int bg_registry_render_matches(struct bg_registry *reg, const char *path, bool *matches,
+			       struct bg_ctx *ctx);
 
 /* The resolved gate with that id (borrowed), or NULL. */
 struct bg_value *bg_registry_find_gate(const struct bg_registry *reg, const char *id);

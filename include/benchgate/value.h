@@ -115,6 +115,27 @@ int bg_value_parse(struct bg_arena *arena, const char *data, size_t len, const c
  */
 int bg_value_parse_file(struct bg_arena *arena, const char *path, const char *display,
 			struct bg_value **out, struct bg_ctx *ctx);
+/*
+ * Which members of a document to build, for readers that need a few fields
+ * of a big file: a list of keys ended by {NULL, NULL}. A kept member whose
+ * entry has members != NULL is filtered the same way with that list when
+ * its value is an object, or for each object among its elements when it is
+ * an array (arrays within arrays too); members == NULL keeps it whole.
+ */
+struct bg_value_keep {
+	const char *key;
+	const struct bg_value_keep *members;
+};
+/*
+ * bg_value_parse_file, building only the members keep names (keep applies
+ * to the top-level value as members applies above; NULL keeps everything).
+ * The members left out are checked exactly as strictly: a document fails
+ * with the same message here as with bg_value_parse_file. Duplicate keys
+ * among kept members keep their Python semantics.
+ */
+int bg_value_parse_file_keep(struct bg_arena *arena, const char *path, const char *display,
+			     const struct bg_value_keep *keep, struct bg_value **out,
+			     struct bg_ctx *ctx);
 /* BG_ECHECK with "DISPLAY: top level must be a JSON object" unless it is one. */
 int bg_value_expect_object(const struct bg_value *v, const char *display, struct bg_ctx *ctx);
 

@@ -12,27 +12,54 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/*
+ * One fstat, a buffer of exactly the expected size, reads until EOF: a
+ * regular file of known size costs one allocation (no growth copies) and
+ * two reads (the second sees EOF, or the bytes appended meanwhile, which
+ * are then read into a growing buffer as for pipes and /proc files).
+ */
 int bg_file_read(const char *path, const char *display, struct bg_strbuf *out, struct bg_ctx *ctx)
 {
 	int fd;
 	struct stat st;
+	size_t chunk = 65536;
 
 	if (!display)
 		display = path;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return bg_error(ctx, BG_EIO, "%s: cannot read: %s", display, strerror(errno));
-	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-		close(fd);
-		return bg_error(ctx, BG_EIO, "%s: cannot read: is a directory", display);
+	if (fstat(fd, &st) == 0) {
+		if (S_ISDIR(st.st_mode)) {
+			close(fd);
+			return bg_error(ctx, BG_EIO, "%s: cannot read: is a directory", display);
+		}
+		if (S_ISREG(st.st_mode) && st.st_size > 0) {
+			bg_strbuf_grow(out, (size_t)st.st_size);
+			chunk = 4096; /* growth only when the file grew since fstat */
+		}
 	}
-	if (fstat(fd, &st) == 0 && st.st_size > 0)
-		bg_strbuf_grow(out, (size_t)st.st_size);
+	if (out->cap - out->len <= 1)
+		bg_strbuf_grow(out, chunk);
 	for (;;) {
 		ssize_t n;
+		char spare[4096];
 
-		bg_strbuf_grow(out, 65536);
-		n = read(fd, out->buf + out->len, out->cap - out->len - 1);
+		if (out->cap - out->len - 1 == 0) {
+			/* full: the file may be complete; look before growing */
+			n = read(fd, spare, sizeof(spare));
+			if (n > 0) {
+				bg_strbuf_addn(out, spare, (size_t)n);
+				bg_strbuf_grow(out, chunk);
+				continue;
+			}
+		} else {
+			n = read(fd, out->buf + out->len, out->cap - out->len - 1);
+			if (n > 0) {
+				bg_strbuf_setlen(out, out->len + (size_t)n);
+				continue;
+			}
+		}
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -40,9 +67,7 @@ int bg_file_read(const char *path, const char *display, struct bg_strbuf *out, s
 			close(fd);
 			return bg_error(ctx, BG_EIO, "%s: cannot read: %s", display, strerror(e));
 		}
-		if (n == 0)
-			break;
-		bg_strbuf_setlen(out, out->len + (size_t)n);
+		break;
 	}
 	close(fd);
 	return BG_OK;

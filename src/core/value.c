@@ -536,48 +536,103 @@ struct parser {
 	size_t vn, vcap;
 	struct bg_member *mstack;
 	size_t mn, mcap;
-	struct bg_member *itab; /* interned keys (value unused), open addressing */
+	struct intern *itab; /* interned keys, open addressing */
 	uint32_t icap, icount;
 	bool failed;
+	bool skip; /* checking a value that is not kept: no values are built */
 };
 
 #define INTERN_MAX 8192 /* distinct keys interned per document; later ones are not */
+
+/* An interned key: its text, a quick word-at-a-time hash for the table, and
+ * the member hash (hash_key), computed once per distinct key. */
+struct intern {
+	const char *key;
+	uint32_t klen;
+	uint32_t quick;
+	uint32_t hash;
+	const struct bg_value_keep *keep_list; /* the keep list last looked up for this key */
+	const struct bg_value_keep *keep_hit;  /* its entry for the key, or NULL */
+};
+
+#define ONES ((uint64_t)0x0101010101010101u)
+#define HIGHS ((uint64_t)0x8080808080808080u)
+
+static inline uint64_t load8(const char *p)
+{
+	uint64_t w;
+
+	memcpy(&w, p, 8);
+	return w;
+}
+
+/* A quick hash of s[0..n), eight bytes at a time (only for the intern table). */
+static inline uint32_t quick_hash(const char *s, uint32_t n)
+{
+	uint64_t h = n * 0x9e3779b97f4a7c15u, w;
+	uint32_t i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		h = (h ^ load8(s + i)) * 0xff51afd7ed558ccdu;
+		h ^= h >> 29;
+	}
+	if (i < n) {
+		w = 0;
+		memcpy(&w, s + i, n - i);
+		h = (h ^ w) * 0xc4ceb9fe1a85ec53u;
+	}
+	h ^= h >> 32;
+	return (uint32_t)h;
+}
 
 /*
  * The first occurrence of a key in the document, so that every object's
  * members point at one copy of each key: lookups then compare against a
  * few hot cache lines instead of text scattered through the whole buffer.
+ * *hash receives the key's member hash (hash_key), computed only the first
+ * time a key is seen.
  */
-static const char *intern_key(struct parser *ps, const char *key, uint32_t klen, uint32_t hash)
+static const char *intern_key(struct parser *ps, const char *key, uint32_t klen, uint32_t *hash,
+			      struct intern **entry)
 {
-	uint32_t mask, i;
+	uint32_t mask, i, quick;
 
-	if (ps->icount >= INTERN_MAX)
+	if (ps->icount >= INTERN_MAX) {
+		*hash = hash_key(key, klen);
+		*entry = NULL;
 		return key;
+	}
 	if (2 * (ps->icount + 1) > ps->icap) {
-		struct bg_member *old = ps->itab;
+		struct intern *old = ps->itab;
 		uint32_t oldcap = ps->icap;
 		ps->icap = oldcap ? 2 * oldcap : 256;
 		ps->itab = bg_xcalloc(ps->icap, sizeof(*ps->itab));
 		for (uint32_t j = 0; j < oldcap; j++) {
 			if (!old[j].key)
 				continue;
-			i = old[j].hash & (ps->icap - 1);
+			i = old[j].quick & (ps->icap - 1);
 			while (ps->itab[i].key)
 				i = (i + 1) & (ps->icap - 1);
 			ps->itab[i] = old[j];
 		}
 		free(old);
 	}
+	quick = quick_hash(key, klen);
 	mask = ps->icap - 1;
-	for (i = hash & mask; ps->itab[i].key; i = (i + 1) & mask) {
-		const struct bg_member *e = &ps->itab[i];
-		if (e->hash == hash && e->klen == klen && memcmp(e->key, key, klen) == 0)
+	for (i = quick & mask; ps->itab[i].key; i = (i + 1) & mask) {
+		const struct intern *e = &ps->itab[i];
+		if (e->quick == quick && e->klen == klen && memcmp(e->key, key, klen) == 0) {
+			*hash = e->hash;
+			*entry = &ps->itab[i];
 			return e->key;
+		}
 	}
 	ps->itab[i].key = key;
 	ps->itab[i].klen = klen;
-	ps->itab[i].hash = hash;
+	ps->itab[i].quick = quick;
+	ps->itab[i].hash = *hash = hash_key(key, klen);
+	ps->itab[i].keep_list = NULL;
+	*entry = &ps->itab[i];
 	ps->icount++;
 	return key;
 }
@@ -681,12 +736,22 @@ static int perr(struct parser *ps, const char *at, const char *near_from, const 
 			col, what, tok);
 }
 
+/* Skips JSON whitespace; runs of spaces (indentation) eight at a time. */
 static inline void skip_ws(struct parser *ps)
 {
 	char *p = ps->p;
 
-	while (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')
-		p++;
+	for (;;) {
+		if (*p == ' ') {
+			p++;
+			while (p + 8 <= ps->end && load8(p) == ONES * ' ')
+				p += 8;
+		} else if (*p == '\n' || *p == '\r' || *p == '\t') {
+			p++;
+		} else {
+			break;
+		}
+	}
 	ps->p = p;
 }
 
@@ -756,8 +821,20 @@ static char *put_utf8(char *d, unsigned long c)
  * unescaped over itself and NUL-terminated. */
 static int parse_string(struct parser *ps, const char **out, uint32_t *len)
 {
-	char *open = ps->p, *p = open + 1, *d = p;
+	char *open = ps->p, *p = open + 1, *d;
 
+	/* the common part: printable ASCII without quote or backslash stays
+	 * where it is; eight bytes at a time, then byte by byte */
+	while (p + 8 <= ps->end) {
+		uint64_t w = load8(p);
+		uint64_t q = w ^ (ONES * '"'), b = w ^ (ONES * '\\');
+		if ((((q - ONES) & ~q) | ((b - ONES) & ~b) | ((w - ONES * 0x20) & ~w) | w) & HIGHS)
+			break;
+		p += 8;
+	}
+	while ((unsigned char)*p >= 0x20 && (unsigned char)*p < 0x80 && *p != '"' && *p != '\\')
+		p++;
+	d = p;
 	for (;;) {
 		unsigned char c = (unsigned char)*p;
 
@@ -897,6 +974,10 @@ static int parse_number(struct parser *ps, struct bg_value **out)
 		if (overflow || (!neg && mant > (uint64_t)INT64_MAX) ||
 		    (neg && mant > (uint64_t)INT64_MAX + 1))
 			return perr(ps, s, NULL, neg ? "too big negative integer" : "too big integer");
+		if (ps->skip) {
+			*out = NULL;
+			return BG_OK;
+		}
 		v = new_value(ps->a, BG_VINT);
 		v->u.i = neg ? (int64_t)(0 - mant) : (int64_t)mant;
 		*out = v;
@@ -919,15 +1000,22 @@ static int parse_number(struct parser *ps, struct bg_value **out)
 			if (isinf(d))
 				return perr(ps, s, NULL, "real number overflow");
 		}
+		if (ps->skip) {
+			*out = NULL;
+			return BG_OK;
+		}
 		*out = new_value(ps->a, BG_VREAL);
 		(*out)->u.d = d;
 	}
 	return BG_OK;
 }
 
-static int parse_value(struct parser *ps, struct bg_value **out, int depth);
+static int parse_value(struct parser *ps, struct bg_value **out, int depth,
+		       const struct bg_value_keep *keep);
 
-static int parse_array(struct parser *ps, struct bg_value **out, int depth)
+/* keep (or NULL) applies to the objects among the elements */
+static int parse_array(struct parser *ps, struct bg_value **out, int depth,
+		       const struct bg_value_keep *keep)
 {
 	size_t base = ps->vn, n;
 	struct bg_value *arr;
@@ -939,13 +1027,16 @@ static int parse_array(struct parser *ps, struct bg_value **out, int depth)
 			struct bg_value *item;
 			if (ps->p >= ps->end) /* jansson: an element missing at the end */
 				return perr(ps, ps->p, NULL, "']' expected");
-			if (parse_value(ps, &item, depth))
+			if (parse_value(ps, &item, depth, keep))
 				return BG_ECHECK;
+			if (ps->skip)
+				goto next_item;
 			if (ps->vn == ps->vcap) {
 				ps->vcap = ps->vcap ? 2 * ps->vcap : 256;
 				ps->vstack = bg_xrealloc(ps->vstack, ps->vcap * sizeof(*ps->vstack));
 			}
 			ps->vstack[ps->vn++] = item;
+		next_item:
 			skip_ws(ps);
 			if (*ps->p == ',') {
 				ps->p++;
@@ -958,6 +1049,10 @@ static int parse_array(struct parser *ps, struct bg_value **out, int depth)
 		}
 	}
 	ps->p++;
+	if (ps->skip) {
+		*out = NULL;
+		return BG_OK;
+	}
 	n = ps->vn - base;
 	arr = new_value(ps->a, BG_VARRAY);
 	arr->n = (uint32_t)n;
@@ -969,7 +1064,20 @@ static int parse_array(struct parser *ps, struct bg_value **out, int depth)
 	return BG_OK;
 }
 
-static int parse_object(struct parser *ps, struct bg_value **out, int depth)
+/* The entry of keep (a list ended by a NULL key) for key[0..klen), or NULL. */
+static const struct bg_value_keep *keep_entry(const struct bg_value_keep *keep, const char *key,
+					      uint32_t klen)
+{
+	for (; keep->key; keep++)
+		if (strncmp(keep->key, key, klen) == 0 && keep->key[klen] == '\0')
+			return keep;
+	return NULL;
+}
+
+/* keep (or NULL: every member) names the members that are built; the others
+ * are checked as strictly but leave nothing behind. */
+static int parse_object(struct parser *ps, struct bg_value **out, int depth,
+			const struct bg_value_keep *keep)
 {
 	size_t base = ps->mn, n;
 	struct bg_value *obj;
@@ -981,21 +1089,54 @@ static int parse_object(struct parser *ps, struct bg_value **out, int depth)
 			struct bg_member m;
 			if (*ps->p != '"')
 				return perr(ps, ps->p, NULL, "string or '}' expected");
+			const struct bg_value_keep *sub = NULL;
+			bool dropped = false;
+			m.hash = 0;
 			if (parse_string(ps, &m.key, &m.klen))
 				return BG_ECHECK;
-			m.hash = hash_key(m.key, m.klen);
-			m.key = intern_key(ps, m.key, m.klen, m.hash);
+			if (!ps->skip) {
+				struct intern *ie;
+				m.key = intern_key(ps, m.key, m.klen, &m.hash, &ie);
+				if (keep) {
+					const struct bg_value_keep *e;
+					if (ie && ie->keep_list == keep) {
+						e = ie->keep_hit;
+					} else {
+						e = keep_entry(keep, m.key, m.klen);
+						if (ie) {
+							ie->keep_list = keep;
+							ie->keep_hit = e;
+						}
+					}
+					if (e)
+						sub = e->members;
+					else
+						dropped = true;
+				}
+			}
 			skip_ws(ps);
 			if (*ps->p != ':')
 				return perr(ps, ps->p, NULL, "':' expected");
 			ps->p++;
-			if (parse_value(ps, &m.value, depth))
+			if (dropped) {
+				int rc;
+				ps->skip = true;
+				rc = parse_value(ps, &m.value, depth, NULL);
+				ps->skip = false;
+				if (rc)
+					return rc;
+				goto next_member;
+			}
+			if (parse_value(ps, &m.value, depth, sub))
 				return BG_ECHECK;
+			if (ps->skip)
+				goto next_member;
 			if (ps->mn == ps->mcap) {
 				ps->mcap = ps->mcap ? 2 * ps->mcap : 256;
 				ps->mstack = bg_xrealloc(ps->mstack, ps->mcap * sizeof(*ps->mstack));
 			}
 			ps->mstack[ps->mn++] = m;
+		next_member:
 			skip_ws(ps);
 			if (*ps->p == ',') {
 				ps->p++;
@@ -1008,6 +1149,10 @@ static int parse_object(struct parser *ps, struct bg_value **out, int depth)
 		}
 	}
 	ps->p++;
+	if (ps->skip) {
+		*out = NULL;
+		return BG_OK;
+	}
 	n = ps->mn - base;
 	obj = new_value(ps->a, BG_VOBJECT);
 	obj->n = (uint32_t)n;
@@ -1055,7 +1200,8 @@ static int parse_literal(struct parser *ps, const char *word, size_t n, struct b
 	return perr(ps, p, NULL, "invalid token");
 }
 
-static int parse_value(struct parser *ps, struct bg_value **out, int depth)
+static int parse_value(struct parser *ps, struct bg_value **out, int depth,
+		       const struct bg_value_keep *keep)
 {
 	skip_ws(ps);
 	switch (*ps->p) {
@@ -1063,13 +1209,18 @@ static int parse_value(struct parser *ps, struct bg_value **out, int depth)
 	case '[':
 		if (depth >= BG_VALUE_MAX_DEPTH)
 			return perr(ps, ps->p, NULL, "maximum parsing depth reached");
-		return *ps->p == '{' ? parse_object(ps, out, depth + 1) : parse_array(ps, out, depth + 1);
+		return *ps->p == '{' ? parse_object(ps, out, depth + 1, keep)
+				     : parse_array(ps, out, depth + 1, keep);
 	case '"': {
 		struct bg_value *v;
 		const char *s;
 		uint32_t len;
 		if (parse_string(ps, &s, &len))
 			return BG_ECHECK;
+		if (ps->skip) {
+			*out = NULL;
+			return BG_OK;
+		}
 		v = new_value(ps->a, BG_VSTRING);
 		v->u.s = s;
 		v->n = len;
@@ -1094,7 +1245,7 @@ static int parse_value(struct parser *ps, struct bg_value **out, int depth)
 
 /* Parses buf[0..len) in place; buf[len] must be '\0' and buf arena-owned. */
 static int parse_in_place(struct bg_arena *a, char *buf, size_t len, const char *display,
-			  struct bg_value **out, struct bg_ctx *ctx)
+			  const struct bg_value_keep *keep, struct bg_value **out, struct bg_ctx *ctx)
 {
 	struct parser ps;
 	int rc;
@@ -1110,7 +1261,7 @@ static int parse_in_place(struct bg_arena *a, char *buf, size_t len, const char 
 	ps.end = buf + len;
 	ps.display = display;
 	ps.ctx = ctx;
-	rc = parse_value(&ps, out, 0);
+	rc = parse_value(&ps, out, 0, keep);
 	if (!rc) {
 		skip_ws(&ps);
 		if (ps.p != ps.end)
@@ -1131,11 +1282,17 @@ int bg_value_parse(struct bg_arena *a, const char *data, size_t len, const char 
 
 	memcpy(buf, data, len);
 	buf[len] = '\0';
-	return parse_in_place(a, buf, len, display, out, ctx);
+	return parse_in_place(a, buf, len, display, NULL, out, ctx);
 }
 
 int bg_value_parse_file(struct bg_arena *a, const char *path, const char *display,
 			struct bg_value **out, struct bg_ctx *ctx)
+{
+	return bg_value_parse_file_keep(a, path, display, NULL, out, ctx);
+}
+
+int bg_value_parse_file_keep(struct bg_arena *a, const char *path, const char *display,
+			     const struct bg_value_keep *keep, struct bg_value **out, struct bg_ctx *ctx)
 {
 	struct bg_strbuf sb = BG_STRBUF_INIT;
 	size_t len;
@@ -1155,7 +1312,7 @@ int bg_value_parse_file(struct bg_arena *a, const char *path, const char *displa
 	}
 	buf = bg_strbuf_detach(&sb, &len);
 	bg_arena_adopt(a, buf);
-	return parse_in_place(a, buf, len, display, out, ctx);
+	return parse_in_place(a, buf, len, display, keep, out, ctx);
 }
 
 int bg_value_expect_object(const struct bg_value *v, const char *display, struct bg_ctx *ctx)
@@ -1662,6 +1819,9 @@ bool bg_value_str_blank(const struct bg_value *v)
 	size_t start, n;
 
 	if (v && v->type == BG_VSTRING) {
+		unsigned char c = v->n ? (unsigned char)v->u.s[0] : 0;
+		if (c > ' ' && c < 0x7f) /* printable ASCII other than space is never Python whitespace */
+			return false;
 		bg_py_strip(v->u.s, v->n, &start, &n);
 		return n == 0;
 	}

@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -50,6 +52,56 @@ static bool git(const char *root, const char *a1, const char *a2, const char *a3
 	return rc == BG_OK && st == 0;
 }
 
+/* Whether dir/name exists (any type); with want_dir, only a directory. */
+static bool entry_exists(const char *dir, const char *name, bool want_dir)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	int n = snprintf(path, sizeof(path), "%s/%s", strcmp(dir, "/") == 0 ? "" : dir, name);
+
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return true; /* cannot tell: as if it existed */
+	if (stat(path, &st) != 0)
+		return false;
+	return !want_dir || S_ISDIR(st.st_mode);
+}
+
+/*
+ * Whether git could find a repository from root: false only when it surely
+ * cannot, so that the `git rev-parse` spawn (a millisecond or more) is
+ * skipped where its answer is known to be "not a repository". Conservative:
+ * GIT_DIR set, a root that cannot be resolved, or any directory from root up
+ * to / holding a ".git" entry or looking like a git directory itself (HEAD,
+ * objects/, refs/: a bare repository) all answer true, and git decides.
+ */
+static bool git_repository_possible(const char *root)
+{
+	char *dir;
+	bool possible = false;
+
+	if (getenv("GIT_DIR"))
+		return true;
+	dir = realpath(root, NULL);
+	if (!dir)
+		return true;
+	for (;;) {
+		char *slash;
+
+		if (entry_exists(dir, ".git", false) ||
+		    (entry_exists(dir, "HEAD", false) && entry_exists(dir, "objects", true) &&
+		     entry_exists(dir, "refs", true))) {
+			possible = true;
+			break;
+		}
+		slash = strrchr(dir, '/');
+		if (!slash || (slash == dir && dir[1] == '\0'))
+			break;
+		slash[slash == dir ? 1 : 0] = '\0';
+	}
+	free(dir);
+	return possible;
+}
+
 static json_t *capture_git(const char *root)
 {
 	json_t *g = json_object();
@@ -58,7 +110,7 @@ static json_t *capture_git(const char *root)
 	json_object_set_new(g, "revision", json_null());
 	json_object_set_new(g, "dirty", json_null());
 	json_object_set_new(g, "diff_sha256", json_null());
-	if (!git(root, "rev-parse", "--verify", "HEAD", &sb)) {
+	if (!git_repository_possible(root) || !git(root, "rev-parse", "--verify", "HEAD", &sb)) {
 		bg_strbuf_release(&sb);
 		return g;
 	}

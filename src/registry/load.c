@@ -224,6 +224,31 @@ static const char *const evidence_fields[E_NFIELDS] = {
 	"swap_delta_bytes", "parity", "date", "fixture_id", "fixture_sha256",
 };
 
+/* What the rows read from an evidence index: everything else in it (most of
+ * each artifact, the other lists) is checked by the parser but not built. */
+static const struct bg_value_keep evidence_measurement_keep[E_NFIELDS + 1] = {
+	{"id", NULL}, {"artifact_id", NULL}, {"selected_scan_row_start", NULL},
+	{"selected_scan_row_stop", NULL}, {"selected_scan_column_start", NULL},
+	{"selected_scan_column_stop", NULL}, {"source_scan_rows", NULL}, {"source_scan_columns", NULL},
+	{"functional_area", NULL}, {"platform", NULL}, {"process_peak_rss_bytes", NULL},
+	{"host_peak_rss_p50_bytes", NULL}, {"process_rss_p50_bytes", NULL},
+	{"browser_tree_peak_rss_bytes", NULL}, {"device", NULL}, {"computer", NULL},
+	{"source_detector_rows", NULL}, {"source_detector_columns", NULL}, {"scan_bin", NULL},
+	{"detector_bin", NULL}, {"working_detector_rows", NULL}, {"working_detector_columns", NULL},
+	{"source_dtype", NULL}, {"working_dtype", NULL}, {"cache_state", NULL}, {"timing_boundary", NULL},
+	{"sample_count", NULL}, {"wall_p50_seconds", NULL}, {"wall_p95_seconds", NULL},
+	{"wall_max_seconds", NULL}, {"logical_resident_bytes", NULL},
+	{"driver_allocated_after_load_bytes", NULL}, {"driver_allocated_after_release_bytes", NULL},
+	{"accelerator_peak_bytes", NULL}, {"total_card_peak_bytes", NULL}, {"swap_delta_bytes", NULL},
+	{"parity", NULL}, {"date", NULL}, {"fixture_id", NULL}, {"fixture_sha256", NULL}, {NULL, NULL},
+};
+static const struct bg_value_keep evidence_artifact_keep[] = {
+	{"id", NULL}, {"implementation_revision", NULL}, {"observed_head", NULL}, {NULL, NULL},
+};
+static const struct bg_value_keep evidence_keep[] = {
+	{"artifacts", evidence_artifact_keep}, {"measurements", evidence_measurement_keep}, {NULL, NULL},
+};
+
 /* Shared immutable state strings of the rows. */
 static struct bg_value state_measured = {BG_VSTRING, 0, 0, 8, {.s = "measured"}, NULL};
 static struct bg_value state_partial = {BG_VSTRING, 0, 0, 7, {.s = "partial"}, NULL};
@@ -431,7 +456,7 @@ static int import_evidence(struct bg_registry *reg, const struct bg_value *sourc
 				reg->display, index);
 	display = bg_value_str(rel);
 	bg_config_path(reg->cfg, &path, display);
-	rc = bg_value_parse_file(reg->arena, path.buf, display, &evidence, ctx);
+	rc = bg_value_parse_file_keep(reg->arena, path.buf, display, evidence_keep, &evidence, ctx);
 	bg_strbuf_release(&path);
 	if (rc) {
 		if (rc == BG_EIO) {

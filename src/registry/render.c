@@ -3,12 +3,16 @@
  * render_document) and the staleness comparison that validate applies.
  */
 #include "benchgate/registry.h"
+#include "benchgate/fsutil.h"
 #include "core/pyval.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 const char *const bg_state_order[7] = {
 	"measured", "partial", "pending", "blocked", "refuted", "unsupported", "superseded",
@@ -42,7 +46,10 @@ struct render {
 	struct bg_ctx *ctx;
 	struct bg_arena *scratch; /* sort keys built while rendering */
 	struct bg_strbuf tmp;     /* one cell's text, reused */
+	struct doc_cmp *cmp;      /* comparing with a file as the text is produced, or NULL */
 };
+
+static void cmp_flush(struct render *r, bool last);
 
 static void fail_missing(struct render *r, const char *kind, const struct bg_value *obj, const char *field)
 {
@@ -140,6 +147,8 @@ static void row_end(struct render *r)
 {
 	bg_strbuf_adds(&r->row, " |\n");
 	bg_strbuf_addn(r->out, r->row.buf, r->row.len);
+	if (r->cmp)
+		cmp_flush(r, false);
 }
 
 static void table_head(struct render *r, const char *const *headers)
@@ -836,9 +845,109 @@ static void runbook_table(struct render *r)
 	free(ids);
 }
 
-int bg_registry_render(struct bg_registry *reg, struct bg_strbuf *out, struct bg_ctx *ctx)
+/*
+ * Comparing the document with a file while it is rendered, in chunks, as
+ * bg_registry_document_matches compares whole texts: the rendered text is
+ * handed over (and its buffer emptied) every CMP_CHUNK bytes, the file is
+ * read CMP_CHUNK bytes at a time, so neither is ever held whole. Only the
+ * plain case is decided here: a carriage return on either side, or a file
+ * whose first line does not fit the first chunk, sets fallback, and the
+ * caller compares whole texts instead.
+ */
+#define CMP_CHUNK 16384
+
+struct doc_cmp {
+	int fd;          /* the file, or -1 when it could not be opened */
+	char *buf;       /* CMP_CHUNK bytes of it */
+	size_t have, pos; /* bytes in buf, and those compared */
+	bool eof;
+	bool started;    /* the rendered first line was left out */
+	bool differs;    /* decided: the texts differ */
+	bool fallback;   /* undecidable here */
+	bool failed;     /* the file could not be read */
+};
+
+/* Reads the next chunk of the file; false at its end or on an error. */
+static bool cmp_fill(struct doc_cmp *c)
 {
-	struct render r = {reg, out, BG_STRBUF_INIT, 0, false, ctx, NULL, BG_STRBUF_INIT};
+	ssize_t n;
+
+	if (c->eof)
+		return false;
+	do
+		n = read(c->fd, c->buf, CMP_CHUNK);
+	while (n < 0 && errno == EINTR);
+	if (n <= 0) {
+		c->eof = true;
+		c->failed = n < 0;
+		return false;
+	}
+	c->have = (size_t)n;
+	c->pos = 0;
+	if (memchr(c->buf, '\r', c->have))
+		c->fallback = true;
+	return true;
+}
+
+/* Compares s[0..n) with the next n bytes of the file. */
+static void cmp_feed(struct doc_cmp *c, const char *s, size_t n)
+{
+	while (n && !c->differs && !c->fallback) {
+		size_t k;
+
+		if (c->pos == c->have && !cmp_fill(c)) {
+			c->differs = true; /* the file ends first (or cannot be read) */
+			return;
+		}
+		if (c->fallback)
+			return;
+		k = c->have - c->pos < n ? c->have - c->pos : n;
+		if (memcmp(c->buf + c->pos, s, k) != 0) {
+			c->differs = true;
+			return;
+		}
+		c->pos += k;
+		s += k;
+		n -= k;
+	}
+}
+
+static size_t body_start(const char *s, size_t len);
+
+/* Hands the rendered text over to the comparison once there is a chunk of
+ * it (or all of it, when last), and empties the buffer. */
+static void cmp_flush(struct render *r, bool last)
+{
+	struct doc_cmp *c = r->cmp;
+	struct bg_strbuf *out = r->out;
+	size_t from = 0;
+
+	if (!last && out->len < CMP_CHUNK)
+		return;
+	if (!c->started) {
+		c->started = true;
+		from = body_start(out->buf, out->len);
+	}
+	if (c->fd >= 0 && !c->differs && !c->fallback) {
+		if (memchr(out->buf + from, '\r', out->len - from))
+			c->fallback = true;
+		else
+			cmp_feed(c, out->buf + from, out->len - from);
+	}
+	bg_strbuf_reset(out);
+	if (last && c->fd >= 0 && !c->differs && !c->fallback) {
+		/* the file must end here too */
+		if (c->pos < c->have || cmp_fill(c))
+			c->differs = true;
+		else if (c->failed)
+			c->differs = true;
+	}
+}
+
+static int render_doc(struct bg_registry *reg, struct bg_strbuf *out, struct doc_cmp *cmp,
+		      struct bg_ctx *ctx)
+{
+	struct render r = {reg, out, BG_STRBUF_INIT, 0, false, ctx, NULL, BG_STRBUF_INIT, cmp};
 	int rc;
 
 	if ((rc = bg_registry_resolve_measurements(reg, ctx)))
@@ -870,7 +979,64 @@ int bg_registry_render(struct bg_registry *reg, struct bg_strbuf *out, struct bg
 	bg_arena_free(r.scratch);
 	if (r.failed)
 		return BG_ECHECK;
+	if (cmp)
+		cmp_flush(&r, true);
 	return BG_OK;
+}
+
+int bg_registry_render(struct bg_registry *reg, struct bg_strbuf *out, struct bg_ctx *ctx)
+{
+	return render_doc(reg, out, NULL, ctx);
+}
+
+int bg_registry_render_matches(struct bg_registry *reg, const char *path, bool *matches,
+			       struct bg_ctx *ctx)
+{
+	struct doc_cmp c;
+	struct bg_strbuf doc = BG_STRBUF_INIT;
+	int rc;
+
+	memset(&c, 0, sizeof(c));
+	*matches = false;
+	c.fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (c.fd >= 0) {
+		c.buf = bg_xmalloc(CMP_CHUNK);
+		if (!cmp_fill(&c)) {
+			c.have = 0; /* an empty file, or one that cannot be read */
+		} else if (!c.fallback) {
+			/* the file's generated-by line must lie wholly in the first chunk */
+			size_t first = 0;
+			while (first < c.have && c.buf[first] != '\n')
+				first++;
+			if (first == c.have && c.have == CMP_CHUNK)
+				c.fallback = true;
+			else
+				c.pos = body_start(c.buf, c.have);
+		}
+	}
+	bg_strbuf_grow(&doc, CMP_CHUNK + 4096);
+	rc = render_doc(reg, &doc, &c, ctx);
+	if (rc == BG_OK) {
+		if (c.fd < 0 || c.failed) {
+			*matches = false;
+		} else if (c.fallback) {
+			/* a carriage return somewhere, or a long first line: whole texts */
+			struct bg_strbuf disk = BG_STRBUF_INIT;
+			bg_strbuf_reset(&doc);
+			rc = render_doc(reg, &doc, NULL, ctx);
+			if (rc == BG_OK)
+				*matches = bg_file_read(path, NULL, &disk, NULL) == BG_OK &&
+					   bg_registry_document_matches(disk.buf, disk.len, doc.buf);
+			bg_strbuf_release(&disk);
+		} else {
+			*matches = !c.differs;
+		}
+	}
+	if (c.fd >= 0)
+		close(c.fd);
+	free(c.buf);
+	bg_strbuf_release(&doc);
+	return rc;
 }
 
 /* Normalises newlines and drops a generated-by first line. */
