@@ -65,6 +65,7 @@ struct bg_measure_opts {
 	size_t nenv;
 	long sample_interval_ms; /* default 5 */
 	const char *root;        /* project root (absolute) for relative paths in provenance */
+	const char *const *git_exclude; /* paths left out of the dirty check (provenance.h), or NULL */
 	char *const *bg_argv;    /* benchgate's own argv, recorded in provenance */
 	int bg_argc;
 	bg_measure_progress_fn progress;

@@ -3,7 +3,7 @@
  *
  * The document (a new JSON object owned by the caller) holds: git
  * {revision (full SHA or null), dirty, diff_sha256 (of `git diff HEAD
- * --binary` when dirty, else null)}, benchgate_version, argv, cwd (relative
+ * --binary` when dirty, else null), excluded (the paths left out of both)}, benchgate_version, argv, cwd (relative
  * to the project root, or null outside it), environment {NAME: value or
  * null} (values only for the names asked for; names containing TOKEN,
  * SECRET, PASSWORD, KEY or CREDENTIAL always "<redacted>"), host {cpu_model,
@@ -25,6 +25,12 @@ struct bg_provenance_opts {
 	const char *const *env_names; /* names whose values are recorded */
 	size_t nenv;
 	json_t *gpu;                  /* borrowed NVML description or NULL */
+	/*
+	 * Paths (relative to root) left out of the dirty check and the diff:
+	 * benchgate's own records (the experiments folder), which every run
+	 * writes. Recorded in git.excluded. NULL-terminated, or NULL.
+	 */
+	const char *const *git_exclude;
 };
 
 json_t *bg_provenance_capture(const struct bg_provenance_opts *opts);

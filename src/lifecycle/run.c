@@ -223,6 +223,7 @@ struct run {
 	size_t noutputs, nevict;
 	const char *question;
 	struct bg_strbuf question_text;
+	const char *git_exclude[2]; /* benchgate's records are not the source under test */
 	const char *computer_slug;
 	char slug_buf[300];
 };
@@ -312,6 +313,9 @@ static int preflight(struct run *r, struct bg_ctx *ctx)
 	/* provenance and the computer */
 	{
 		struct bg_provenance_opts po = {0};
+		r->git_exclude[0] = r->cfg->experiments;
+		r->git_exclude[1] = NULL;
+		po.git_exclude = r->git_exclude;
 		po.root = r->cfg->root;
 		po.argv = q->bg_argv;
 		po.argc = q->bg_argc;
@@ -418,6 +422,7 @@ static int session_opts(struct run *r, struct bg_measure_opts *o, char **argv, s
 	o->evict = (const char *const *)r->evict;
 	o->nevict = r->nevict;
 	o->root = r->cfg->root;
+	o->git_exclude = r->git_exclude;
 	o->bg_argv = q->bg_argv;
 	o->bg_argc = q->bg_argc;
 	o->progress = q->progress;

@@ -38,17 +38,31 @@ static void chomp(struct bg_strbuf *sb)
 		bg_strbuf_setlen(sb, sb->len - 1);
 }
 
-/* git ARGS in root; stdout in out; false when git fails. */
+/* git A1 A2 A3 [-- . :(exclude)P...] in root; stdout in out; false when git fails. */
 static bool git(const char *root, const char *a1, const char *a2, const char *a3,
-		struct bg_strbuf *out)
+		const char *const *exclude, struct bg_strbuf *out)
 {
-	char *argv[] = {(char *)"git", (char *)a1, (char *)a2, (char *)a3, NULL};
+	char *argv[40] = {(char *)"git", (char *)a1, (char *)a2, (char *)a3, NULL};
+	char *owned[32] = {NULL};
 	struct bg_ctx ctx;
-	int st = -1, rc;
+	int st = -1, rc, n = 4, k = 0;
 
+	if (exclude && exclude[0]) {
+		argv[n++] = (char *)"--";
+		argv[n++] = (char *)".";
+		for (; exclude[k] && k < 30; k++) {
+			struct bg_strbuf spec = BG_STRBUF_INIT;
+			bg_strbuf_addf(&spec, ":(exclude)%s", exclude[k]);
+			owned[k] = bg_strbuf_detach(&spec, NULL);
+			argv[n++] = owned[k];
+		}
+		argv[n] = NULL;
+	}
 	bg_ctx_init(&ctx);
 	rc = bg_spawn_capture(argv, root, out, &st, &ctx);
 	bg_ctx_release(&ctx);
+	for (int i = 0; i < k; i++)
+		free(owned[i]);
 	return rc == BG_OK && st == 0;
 }
 
@@ -102,7 +116,7 @@ static bool git_repository_possible(const char *root)
 	return possible;
 }
 
-static json_t *capture_git(const char *root)
+static json_t *capture_git(const char *root, const char *const *exclude)
 {
 	json_t *g = json_object();
 	struct bg_strbuf sb = BG_STRBUF_INIT;
@@ -110,19 +124,25 @@ static json_t *capture_git(const char *root)
 	json_object_set_new(g, "revision", json_null());
 	json_object_set_new(g, "dirty", json_null());
 	json_object_set_new(g, "diff_sha256", json_null());
-	if (!git_repository_possible(root) || !git(root, "rev-parse", "--verify", "HEAD", &sb)) {
+	{
+		json_t *ex = json_array();
+		for (size_t i = 0; exclude && exclude[i]; i++)
+			json_array_append_new(ex, json_string(exclude[i]));
+		json_object_set_new(g, "excluded", ex);
+	}
+	if (!git_repository_possible(root) || !git(root, "rev-parse", "--verify", "HEAD", NULL, &sb)) {
 		bg_strbuf_release(&sb);
 		return g;
 	}
 	chomp(&sb);
 	json_object_set_new(g, "revision", json_string(sb.buf));
 	bg_strbuf_reset(&sb);
-	if (git(root, "status", "--porcelain", "--untracked-files=no", &sb)) {
+	if (git(root, "status", "--porcelain", "--untracked-files=no", exclude, &sb)) {
 		bool dirty = sb.len > 0;
 
 		json_object_set_new(g, "dirty", json_boolean(dirty));
 		bg_strbuf_reset(&sb);
-		if (dirty && git(root, "diff", "HEAD", "--binary", &sb)) {
+		if (dirty && git(root, "diff", "HEAD", "--binary", exclude, &sb)) {
 			char hex[65];
 
 			bg_sha256_hex(sb.buf, sb.len, hex);
@@ -223,7 +243,7 @@ json_t *bg_provenance_capture(const struct bg_provenance_opts *opts)
 {
 	json_t *p = json_object(), *argv = json_array(), *env = json_object();
 
-	json_object_set_new(p, "git", capture_git(opts->root ? opts->root : "."));
+	json_object_set_new(p, "git", capture_git(opts->root ? opts->root : ".", opts->git_exclude));
 	json_object_set_new(p, "benchgate_version", json_string(BENCHGATE_VERSION));
 	for (int i = 0; i < opts->argc; i++)
 		json_array_append_new(argv, json_string(opts->argv[i]));

@@ -747,6 +747,7 @@ int bg_measure_session(const struct bg_measure_opts *o, json_t **out, struct bg_
 	po.env_names = o->env_names;
 	po.nenv = o->nenv;
 	po.gpu = gpu;
+	po.git_exclude = o->git_exclude;
 	doc = json_object();
 	json_object_set_new(doc, "schema_version", json_integer(BG_MEASURE_SCHEMA_VERSION));
 	json_object_set_new(doc, "kind", json_string("diagnostic"));

@@ -41,6 +41,6 @@ check "argv recorded"      jq -e '.provenance.argv == ["measure","-q","-r","1","
 # outside any repository: nulls, not guesses
 cd "$work" && mkdir plain && cd plain || exit 1
 "$B" measure -q -r 1 --json -- true >plain.json
-check "no repository: nulls" jq -e '.provenance.git == {"revision": null, "dirty": null, "diff_sha256": null}' plain.json
+check "no repository: nulls" jq -e '.provenance.git == {"revision": null, "dirty": null, "diff_sha256": null, "excluded": []}' plain.json
 
 [ "$fails" = 0 ] || { echo "$fails failed"; exit 1; }

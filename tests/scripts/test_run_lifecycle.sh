@@ -113,6 +113,16 @@ check_ok "an abandoned experiment"
 expect_rc 0 "after a stale lease" run life.ok
 mentions "after a stale lease" "replaced a lease left by a process that is gone"
 
+# benchgate's own records do not make the source dirty
+id=$(ls -t experiments | grep ok | head -n 1)
+grep -q '"dirty": false' "experiments/$id/manifest.json" || fail "the experiments folder made the source dirty"
+echo "an uncommitted change" >>data/input.txt
+expect_rc 0 "dirty source" run life.ok
+id=$(ls -t experiments | grep ok | head -n 1)
+grep -q '"dirty": true' "experiments/$id/manifest.json" || fail "an uncommitted change was not seen as dirty"
+grep -q '"diff_sha256": "[0-9a-f]\{64\}"' "experiments/$id/manifest.json" || fail "the dirty diff has no SHA-256"
+git checkout -q data/input.txt
+
 # nothing written holds the scratch folder or the home directory
 if grep -rqF -e "$work" -e "$HOME/" experiments; then fail "an absolute path was written: $(grep -rlF -e "$work" -e "$HOME/" experiments | head -3)"; fi
 [ "$fails" = 0 ] && echo "run lifecycle: all checks passed"
