@@ -291,6 +291,8 @@ bool bg_value_to_int(const struct bg_value *v, long long *out);
 bool bg_value_str_blank(const struct bg_value *v);
 /* repr(s) of a Python str holding the UTF-8 text s[0..len). */
 void bg_value_repr_string(struct bg_strbuf *out, const char *s, size_t len);
+/* A JSON string literal as json.dumps writes it (ensure_ascii: \uXXXX, surrogate pairs). */
+void bg_value_json_string(struct bg_strbuf *out, const char *s, size_t len);
 /* repr(x) of a Python float (shortest round-trip digits). */
 void bg_value_float_repr(struct bg_strbuf *out, double x);
 /* strcmp by unsigned bytes: code-point order for UTF-8. */

@@ -4,6 +4,7 @@
  */
 #include "benchgate/json.h"
 #include "benchgate/fsutil.h"
+#include "benchgate/value.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -78,122 +79,19 @@ const char **bg_json_sorted_keys(const json_t *obj, size_t *count)
 	return keys;
 }
 
-/* Decodes one UTF-8 sequence (input already validated by jansson). */
-static unsigned long utf8_next(const unsigned char **p, const unsigned char *end)
-{
-	const unsigned char *s = *p;
-	unsigned long c = s[0];
-	int extra = 0;
-
-	if (c >= 0xf0) {
-		c &= 0x07;
-		extra = 3;
-	} else if (c >= 0xe0) {
-		c &= 0x0f;
-		extra = 2;
-	} else if (c >= 0xc0) {
-		c &= 0x1f;
-		extra = 1;
-	}
-	s++;
-	while (extra-- > 0 && s < end)
-		c = (c << 6) | (*s++ & 0x3f);
-	*p = s;
-	return c;
-}
-
 static void dump_string(struct bg_strbuf *out, const char *str, size_t len)
 {
-	const unsigned char *p = (const unsigned char *)str, *end = p + len;
-
-	bg_strbuf_addch(out, '"');
-	while (p < end) {
-		unsigned long c = *p;
-
-		if (c < 0x80) {
-			p++;
-			switch (c) {
-			case '"': bg_strbuf_adds(out, "\\\""); break;
-			case '\\': bg_strbuf_adds(out, "\\\\"); break;
-			case '\n': bg_strbuf_adds(out, "\\n"); break;
-			case '\r': bg_strbuf_adds(out, "\\r"); break;
-			case '\t': bg_strbuf_adds(out, "\\t"); break;
-			case '\b': bg_strbuf_adds(out, "\\b"); break;
-			case '\f': bg_strbuf_adds(out, "\\f"); break;
-			default:
-				if (c < 0x20 || c == 0x7f)
-					bg_strbuf_addf(out, "\\u%04lx", c);
-				else
-					bg_strbuf_addch(out, (char)c);
-			}
-			continue;
-		}
-		c = utf8_next(&p, end);
-		if (c >= 0x10000) {
-			unsigned long v = c - 0x10000;
-			bg_strbuf_addf(out, "\\u%04lx\\u%04lx", 0xd800 | (v >> 10), 0xdc00 | (v & 0x3ff));
-		} else {
-			bg_strbuf_addf(out, "\\u%04lx", c);
-		}
-	}
-	bg_strbuf_addch(out, '"');
+	bg_value_json_string(out, str, len);
 }
 
 void bg_py_float_repr(struct bg_strbuf *out, double x)
 {
-	char buf[64], digits[32];
-	int prec, exp10, nd = 0;
-	char *e, *q;
+	bg_value_float_repr(out, x);
+}
 
-	if (isnan(x)) {
-		bg_strbuf_adds(out, "nan");
-		return;
-	}
-	if (isinf(x)) {
-		bg_strbuf_adds(out, x < 0 ? "-inf" : "inf");
-		return;
-	}
-	for (prec = 1; prec <= 17; prec++) {
-		snprintf(buf, sizeof(buf), "%.*e", prec - 1, x);
-		if (strtod(buf, NULL) == x)
-			break;
-	}
-	/* buf is [-]d[.ddd]e[+-]XX */
-	q = buf;
-	if (*q == '-') {
-		bg_strbuf_addch(out, '-');
-		q++;
-	}
-	e = strchr(q, 'e');
-	exp10 = atoi(e + 1);
-	for (; q < e; q++)
-		if (*q != '.')
-			digits[nd++] = *q;
-	while (nd > 1 && digits[nd - 1] == '0')
-		nd--;
-	digits[nd] = '\0';
-	if (exp10 < -4 || exp10 >= 16) {
-		bg_strbuf_addch(out, digits[0]);
-		if (nd > 1) {
-			bg_strbuf_addch(out, '.');
-			bg_strbuf_adds(out, digits + 1);
-		}
-		bg_strbuf_addf(out, "e%c%02d", exp10 < 0 ? '-' : '+', exp10 < 0 ? -exp10 : exp10);
-	} else if (exp10 < 0) {
-		bg_strbuf_adds(out, "0.");
-		for (int i = -1; i > exp10; i--)
-			bg_strbuf_addch(out, '0');
-		bg_strbuf_adds(out, digits);
-	} else {
-		int i;
-		for (i = 0; i <= exp10; i++)
-			bg_strbuf_addch(out, i < nd ? digits[i] : '0');
-		bg_strbuf_addch(out, '.');
-		if (nd > exp10 + 1)
-			bg_strbuf_adds(out, digits + exp10 + 1);
-		else
-			bg_strbuf_addch(out, '0');
-	}
+void bg_py_repr_string(struct bg_strbuf *out, const char *s, size_t len)
+{
+	bg_value_repr_string(out, s, len);
 }
 
 static void dump_real(struct bg_strbuf *out, double x)
@@ -301,60 +199,6 @@ static void dump_value(struct bg_strbuf *out, const json_t *v, int indent, bool 
 void bg_json_dump_py(struct bg_strbuf *out, const json_t *v, int indent, bool sort_keys)
 {
 	dump_value(out, v, indent, sort_keys, 0);
-}
-
-/* Python's str.isprintable for the code points we can meet in practice. */
-static bool py_printable(unsigned long c)
-{
-	if (c < 0x20 || c == 0x7f)
-		return false;
-	if (c >= 0x80 && c < 0xa0)
-		return false;
-	if (c == 0xad || (c >= 0x2028 && c <= 0x2029) || (c >= 0x200b && c <= 0x200f) ||
-	    (c >= 0x202a && c <= 0x202e) || (c >= 0x2060 && c <= 0x2064) || c == 0xfeff)
-		return false;
-	if (c >= 0xd800 && c <= 0xdfff)
-		return false;
-	return true;
-}
-
-void bg_py_repr_string(struct bg_strbuf *out, const char *s, size_t len)
-{
-	const unsigned char *p = (const unsigned char *)s, *end = p + len;
-	char quote = '\'';
-
-	if (memchr(s, '\'', len) && !memchr(s, '"', len))
-		quote = '"';
-	bg_strbuf_addch(out, quote);
-	while (p < end) {
-		const unsigned char *start = p;
-		unsigned long c = *p;
-
-		if (c < 0x80)
-			p++;
-		else
-			c = utf8_next(&p, end);
-		if (c == (unsigned long)quote || c == '\\') {
-			bg_strbuf_addch(out, '\\');
-			bg_strbuf_addch(out, (char)c);
-		} else if (c == '\n') {
-			bg_strbuf_adds(out, "\\n");
-		} else if (c == '\r') {
-			bg_strbuf_adds(out, "\\r");
-		} else if (c == '\t') {
-			bg_strbuf_adds(out, "\\t");
-		} else if (!py_printable(c)) {
-			if (c < 0x100)
-				bg_strbuf_addf(out, "\\x%02lx", c);
-			else if (c < 0x10000)
-				bg_strbuf_addf(out, "\\u%04lx", c);
-			else
-				bg_strbuf_addf(out, "\\U%08lx", c);
-		} else {
-			bg_strbuf_addn(out, (const char *)start, (size_t)(p - start));
-		}
-	}
-	bg_strbuf_addch(out, quote);
 }
 
 void bg_py_repr(struct bg_strbuf *out, const json_t *v)

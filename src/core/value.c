@@ -1356,7 +1356,7 @@ static void add_u4(struct bg_strbuf *out, unsigned long c)
 	bg_strbuf_addn(out, b, 6);
 }
 
-static void dump_string(struct bg_strbuf *out, const char *str, size_t len)
+void bg_value_json_string(struct bg_strbuf *out, const char *str, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)str, *end = p + len;
 
@@ -1568,7 +1568,7 @@ static void dump_value(struct bg_strbuf *out, const struct bg_value *v, int inde
 				newline_indent(out, indent, level + 1);
 			else if (i)
 				bg_strbuf_addch(out, ' ');
-			dump_string(out, ms[i]->key, ms[i]->klen);
+			bg_value_json_string(out, ms[i]->key, ms[i]->klen);
 			bg_strbuf_addn(out, ": ", 2);
 			dump_value(out, ms[i]->value, indent, sort, level + 1);
 		}
@@ -1598,7 +1598,7 @@ static void dump_value(struct bg_strbuf *out, const struct bg_value *v, int inde
 		bg_strbuf_addch(out, ']');
 		return;
 	case BG_VSTRING:
-		dump_string(out, v->u.s, v->n);
+		bg_value_json_string(out, v->u.s, v->n);
 		return;
 	case BG_VINT:
 		add_int(out, v->u.i);
