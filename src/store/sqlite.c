@@ -10,6 +10,7 @@
 #include "benchgate/strbuf.h"
 
 #include <errno.h>
+#include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -166,99 +167,166 @@ static void bind_num(sqlite3_stmt *st, int i, const json_t *v)
 		sqlite3_bind_null(st, i);
 }
 
+/* One byte, without a call: the dumpers add several per member. */
+static inline void put_byte(struct bg_strbuf *out, char c)
+{
+	if (out->len + 1 >= out->cap)
+		bg_strbuf_grow(out, 1);
+	out->buf[out->len++] = c;
+	out->buf[out->len] = '\0';
+}
+
 /*
  * Compact JSON text of v (what json_dumps(v, JSON_COMPACT) writes; reals as
  * %.17g, which reads back exactly), faster than jansson's callback-based
- * dump: a session of 1000 runs writes 1000 records.
+ * dump: a session of 1000 runs writes 1000 records. Bytes go straight into
+ * the buffer (grown once per item), integers are formatted without printf,
+ * and so are reals that hold an integer below 1e15 (what %.17g writes for
+ * them, plus ".0"); other reals still go through %.17g.
  */
 static void dump_string(struct bg_strbuf *out, const char *s, size_t n)
 {
-	size_t start = 0;
+	static const char hex[] = "0123456789abcdef";
+	size_t k = 0;
+	char *p;
 
-	bg_strbuf_addch(out, '"');
-	for (size_t k = 0; k < n; k++) {
+	bg_strbuf_grow(out, n + 2);
+	p = out->buf + out->len;
+	*p++ = '"';
+	/* most strings need no escape: copy the plain run in one go */
+	while (k < n && (unsigned char)s[k] >= 0x20 && s[k] != '"' && s[k] != '\\')
+		k++;
+	memcpy(p, s, k);
+	p += k;
+	for (; k < n; k++) {
 		unsigned char c = (unsigned char)s[k];
 
-		if (c >= 0x20 && c != '"' && c != '\\')
+		if (c >= 0x20 && c != '"' && c != '\\') {
+			*p++ = (char)c;
 			continue;
-		bg_strbuf_addn(out, s + start, k - start);
-		start = k + 1;
+		}
+		/* an escape takes up to 6 bytes for 1: make room for the rest too */
+		out->len = (size_t)(p - out->buf);
+		bg_strbuf_grow(out, 6 + (n - k) + 1);
+		p = out->buf + out->len;
+		*p++ = '\\';
 		switch (c) {
 		case '"':
-			bg_strbuf_adds(out, "\\\"");
-			break;
 		case '\\':
-			bg_strbuf_adds(out, "\\\\");
+			*p++ = (char)c;
 			break;
 		case '\n':
-			bg_strbuf_adds(out, "\\n");
+			*p++ = 'n';
 			break;
 		case '\t':
-			bg_strbuf_adds(out, "\\t");
+			*p++ = 't';
 			break;
 		case '\r':
-			bg_strbuf_adds(out, "\\r");
+			*p++ = 'r';
 			break;
 		default:
-			bg_strbuf_addf(out, "\\u%04x", c);
+			*p++ = 'u';
+			*p++ = '0';
+			*p++ = '0';
+			*p++ = hex[c >> 4];
+			*p++ = hex[c & 15];
 			break;
 		}
 	}
-	bg_strbuf_addn(out, s + start, n - start);
-	bg_strbuf_addch(out, '"');
+	*p++ = '"';
+	out->len = (size_t)(p - out->buf);
+	out->buf[out->len] = '\0';
+}
+
+/* The decimal digits of v, as printf's %lld writes them. */
+static void dump_integer(struct bg_strbuf *out, long long v)
+{
+	char tmp[24], *end = tmp + sizeof(tmp), *q = end;
+	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+
+	do {
+		*--q = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		*--q = '-';
+	bg_strbuf_addn(out, q, (size_t)(end - q));
+}
+
+static void dump_real(struct bg_strbuf *out, double v)
+{
+	size_t at = out->len;
+
+	/* |v| < 1e15 and integral: %.17g writes the integer's digits (no exponent, no point) */
+	if (v > -1e15 && v < 1e15 && v == (double)(long long)v && !(v == 0 && signbit(v))) {
+		dump_integer(out, (long long)v);
+		bg_strbuf_addn(out, ".0", 2);
+		return;
+	}
+	bg_strbuf_addf(out, "%.17g", v);
+	if (!strpbrk(out->buf + at, ".eEni"))
+		bg_strbuf_addn(out, ".0", 2);
+}
+
+static void dump_compact(struct bg_strbuf *out, const json_t *v);
+
+/* Object o without its members named skip1 and skip2 (either may be NULL). */
+static void dump_object(struct bg_strbuf *out, const json_t *o, const char *skip1,
+			const char *skip2)
+{
+	const char *key;
+	json_t *item;
+	bool first = true;
+
+	put_byte(out, '{');
+	json_object_foreach((json_t *)o, key, item) {
+		if ((skip1 && strcmp(key, skip1) == 0) || (skip2 && strcmp(key, skip2) == 0))
+			continue;
+		if (!first)
+			put_byte(out, ',');
+		first = false;
+		dump_string(out, key, strlen(key));
+		put_byte(out, ':');
+		dump_compact(out, item);
+	}
+	put_byte(out, '}');
 }
 
 static void dump_compact(struct bg_strbuf *out, const json_t *v)
 {
-	const char *key;
 	json_t *item;
 	size_t i;
-	bool first = true;
 
 	switch (json_typeof(v)) {
 	case JSON_OBJECT:
-		bg_strbuf_addch(out, '{');
-		json_object_foreach((json_t *)v, key, item) {
-			if (!first)
-				bg_strbuf_addch(out, ',');
-			first = false;
-			dump_string(out, key, strlen(key));
-			bg_strbuf_addch(out, ':');
-			dump_compact(out, item);
-		}
-		bg_strbuf_addch(out, '}');
+		dump_object(out, v, NULL, NULL);
 		break;
 	case JSON_ARRAY:
-		bg_strbuf_addch(out, '[');
+		put_byte(out, '[');
 		json_array_foreach(v, i, item) {
 			if (i)
-				bg_strbuf_addch(out, ',');
+				put_byte(out, ',');
 			dump_compact(out, item);
 		}
-		bg_strbuf_addch(out, ']');
+		put_byte(out, ']');
 		break;
 	case JSON_STRING:
 		dump_string(out, json_string_value(v), json_string_length(v));
 		break;
 	case JSON_INTEGER:
-		bg_strbuf_addf(out, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+		dump_integer(out, (long long)json_integer_value(v));
 		break;
-	case JSON_REAL: {
-		size_t at = out->len;
-
-		bg_strbuf_addf(out, "%.17g", json_real_value(v));
-		if (!strpbrk(out->buf + at, ".eEni"))
-			bg_strbuf_adds(out, ".0");
+	case JSON_REAL:
+		dump_real(out, json_real_value(v));
 		break;
-	}
 	case JSON_TRUE:
-		bg_strbuf_adds(out, "true");
+		bg_strbuf_addn(out, "true", 4);
 		break;
 	case JSON_FALSE:
-		bg_strbuf_adds(out, "false");
+		bg_strbuf_addn(out, "false", 5);
 		break;
 	default:
-		bg_strbuf_adds(out, "null");
+		bg_strbuf_addn(out, "null", 4);
 		break;
 	}
 }
@@ -274,6 +342,66 @@ static void bind_json(sqlite3_stmt *st, int i, const json_t *v)
 	sqlite3_bind_text(st, i, text, (int)len, free);
 }
 
+/* The columns of table runs that copy a member of the run record, kept by one pass over it. */
+enum { RUN_NUM, RUN_TEXT, RUN_TRUE };
+static const struct {
+	const char *name;
+	size_t len;
+	int column, kind;
+} run_columns[] = {
+	{ "ordinal", 7, 2, RUN_NUM },	       { "phase", 5, 3, RUN_TEXT },
+	{ "started_at", 10, 4, RUN_TEXT },     { "wall_ns", 7, 5, RUN_NUM },
+	{ "user_ns", 7, 6, RUN_NUM },	       { "sys_ns", 6, 7, RUN_NUM },
+	{ "exit_status", 11, 8, RUN_NUM },     { "signal", 6, 9, RUN_NUM },
+	{ "timed_out", 9, 10, RUN_TRUE },      { "max_rss_bytes", 13, 11, RUN_NUM },
+	{ "tree_peak_bytes", 15, 12, RUN_NUM },
+};
+#define NRUN_COLUMNS (sizeof(run_columns) / sizeof(run_columns[0]))
+
+/*
+ * Appends the compact JSON text of run record r to out and binds the
+ * parameters base+2 .. base+12 of the runs INSERT st (columns ordinal ..
+ * tree_peak_bytes of one row; st's bindings cleared before) from its
+ * members: a member that is missing, or a record that is not an object,
+ * leaves NULL, timed_out 0 unless it is true. The values bound stay owned by r.
+ */
+static void dump_run(struct bg_strbuf *out, sqlite3_stmt *st, int base, const json_t *r)
+{
+	const char *key;
+	size_t key_len;
+	json_t *item;
+	bool first = true;
+
+	sqlite3_bind_int(st, base + 10, 0);
+	if (!json_is_object(r)) {
+		dump_compact(out, r);
+		return;
+	}
+	put_byte(out, '{');
+	json_object_keylen_foreach((json_t *)r, key, key_len, item) {
+		for (size_t c = 0; c < NRUN_COLUMNS; c++) {
+			int column = base + run_columns[c].column;
+
+			if (run_columns[c].len != key_len || memcmp(run_columns[c].name, key, key_len) != 0)
+				continue;
+			if (run_columns[c].kind == RUN_NUM)
+				bind_num(st, column, item);
+			else if (run_columns[c].kind == RUN_TRUE)
+				sqlite3_bind_int(st, column, json_is_true(item));
+			else if (json_is_string(item))
+				sqlite3_bind_text(st, column, json_string_value(item), -1, SQLITE_STATIC);
+			break;
+		}
+		if (!first)
+			put_byte(out, ',');
+		first = false;
+		dump_string(out, key, strlen(key)); /* as dump_object: up to a NUL */
+		put_byte(out, ':');
+		dump_compact(out, item);
+	}
+	put_byte(out, '}');
+}
+
 static const json_t *path_get(const json_t *o, const char *a, const char *b)
 {
 	const json_t *v = json_object_get(o, a);
@@ -281,15 +409,38 @@ static const json_t *path_get(const json_t *o, const char *a, const char *b)
 	return b ? json_object_get(v, b) : v;
 }
 
+/*
+ * Runs go in RUN_BATCH rows per INSERT: one statement per row costs as much
+ * again in opening and closing its cursors as the row itself.
+ */
+#define RUN_BATCH 16
+#define RUN_COLUMNS 13
+
+/* Prepares the INSERT of rows runs (RUN_COLUMNS parameters each) into *st. */
+static int prepare_runs_insert(struct sqlite_store *s, int rows, sqlite3_stmt **st)
+{
+	struct bg_strbuf sql = BG_STRBUF_INIT;
+	int rc;
+
+	bg_strbuf_adds(&sql, "INSERT INTO runs (session_id, ordinal, phase, started_at, wall_ns, user_ns,"
+		       " sys_ns, exit_status, signal, timed_out, max_rss_bytes, tree_peak_bytes, record)"
+		       " VALUES ");
+	for (int k = 0; k < rows; k++)
+		bg_strbuf_adds(&sql, k ? ",(?,?,?,?,?,?,?,?,?,?,?,?,?)" : "(?,?,?,?,?,?,?,?,?,?,?,?,?)");
+	rc = sqlite3_prepare_v2(s->db, sql.buf, (int)sql.len, st, NULL);
+	bg_strbuf_release(&sql);
+	return rc == SQLITE_OK ? 0 : -1;
+}
+
 static int put_session(struct bg_store *base, const json_t *doc, long long *id,
 		       struct bg_ctx *ctx)
 {
 	struct sqlite_store *s = (struct sqlite_store *)base;
 	const json_t *stats = json_object_get(doc, "statistics"), *prov = json_object_get(doc, "provenance");
-	const json_t *runs = json_object_get(doc, "runs"), *r;
-	json_t *copy;
+	const json_t *runs = json_object_get(doc, "runs");
+	struct bg_strbuf text = BG_STRBUF_INIT;
 	sqlite3_stmt *st = NULL;
-	size_t i;
+	size_t i, nruns, rows = 0, starts[RUN_BATCH];
 	int rc;
 
 	rc = exec(s, "BEGIN IMMEDIATE", "cannot start the session transaction", ctx);
@@ -332,47 +483,53 @@ static int put_session(struct bg_store *base, const json_t *doc, long long *id,
 	bind_text(st, 26, json_object_get(doc, "gate_id"));
 	bind_text(st, 27, json_object_get(doc, "tier"));
 	bind_text(st, 28, json_object_get(doc, "computer"));
-	copy = json_copy((json_t *)doc);
-	json_object_del(copy, "runs");
-	json_object_del(copy, "id");
-	bind_json(st, 29, copy);
-	json_decref(copy);
+	/* the document without its runs and id (they have their own places) */
+	dump_object(&text, doc, "runs", "id");
+	sqlite3_bind_text(st, 29, text.buf, (int)text.len, SQLITE_STATIC);
 	if (sqlite3_step(st) != SQLITE_DONE)
 		goto fail;
 	sqlite3_finalize(st);
+	st = NULL;
 	*id = sqlite3_last_insert_rowid(s->db);
-	if (sqlite3_prepare_v2(s->db,
-			       "INSERT INTO runs (session_id, ordinal, phase, started_at, wall_ns, user_ns,"
-			       " sys_ns, exit_status, signal, timed_out, max_rss_bytes, tree_peak_bytes, record)"
-			       " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-			       -1, &st, NULL) != SQLITE_OK)
-		goto fail;
-	json_array_foreach(runs, i, r) {
+	/* full batches of RUN_BATCH rows, then the rest one row per statement */
+	nruns = json_array_size(runs);
+	for (i = 0; i < nruns; i += rows) {
+		if (!st || (nruns - i < RUN_BATCH && rows == RUN_BATCH)) {
+			rows = nruns - i < RUN_BATCH ? 1 : RUN_BATCH;
+			sqlite3_finalize(st);
+			st = NULL;
+			if (prepare_runs_insert(s, (int)rows, &st))
+				goto fail;
+		}
 		sqlite3_reset(st);
-		sqlite3_bind_int64(st, 1, *id);
-		bind_num(st, 2, json_object_get(r, "ordinal"));
-		bind_text(st, 3, json_object_get(r, "phase"));
-		bind_text(st, 4, json_object_get(r, "started_at"));
-		bind_num(st, 5, json_object_get(r, "wall_ns"));
-		bind_num(st, 6, json_object_get(r, "user_ns"));
-		bind_num(st, 7, json_object_get(r, "sys_ns"));
-		bind_num(st, 8, json_object_get(r, "exit_status"));
-		bind_num(st, 9, json_object_get(r, "signal"));
-		sqlite3_bind_int(st, 10, json_is_true(json_object_get(r, "timed_out")));
-		bind_num(st, 11, json_object_get(r, "max_rss_bytes"));
-		bind_num(st, 12, json_object_get(r, "tree_peak_bytes"));
-		bind_json(st, 13, r);
+		sqlite3_clear_bindings(st);
+		/* the texts of the batch, one after another in one buffer that SQLite copies
+		 * while stepping; bound once the buffer no longer moves */
+		bg_strbuf_reset(&text);
+		for (size_t k = 0; k < rows; k++) {
+			sqlite3_bind_int64(st, (int)k * RUN_COLUMNS + 1, *id);
+			starts[k] = text.len;
+			dump_run(&text, st, (int)k * RUN_COLUMNS, json_array_get(runs, i + k));
+		}
+		for (size_t k = 0; k < rows; k++) {
+			size_t end = k + 1 < rows ? starts[k + 1] : text.len;
+
+			sqlite3_bind_text(st, (int)k * RUN_COLUMNS + 13, text.buf + starts[k],
+					  (int)(end - starts[k]), SQLITE_STATIC);
+		}
 		if (sqlite3_step(st) != SQLITE_DONE)
 			goto fail;
 	}
 	sqlite3_finalize(st);
 	st = NULL;
+	bg_strbuf_release(&text);
 	if (sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
 		goto fail;
 	return BG_OK;
 fail:
 	rc = db_error(s, ctx, "cannot store the session");
 	sqlite3_finalize(st);
+	bg_strbuf_release(&text);
 	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 	return rc;
 }

@@ -57,7 +57,7 @@ check "ordinals"            test "$(jq -c '[.runs[].ordinal]' s1.json)" = '[1,2,
 check "rfc3339 start"       jq -e '.runs[0].started_at | test("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{6}Z$")' s1.json
 check "wall stats count"    test "$(jq .statistics.wall_ns.count s1.json)" = 4
 check "p50 between min max" jq -e '.statistics.wall_ns | .min <= .p50 and .p50 <= .p95 and .p95 <= .max' s1.json
-check "first timed flagged" test "$(jq -c '.runs[3].flags' s1.json)" = '["first_timed"]'
+check "first timed flagged" jq -e '.runs[3].flags | index("first_timed")' s1.json
 check "no gpu: null"        jq -e '.runs[0].gpu_process_peak_bytes == null and .statistics.gpu_process_peak_bytes == null' s1.json
 check "parity none"         jq -e '.parity.kind == "none" and .parity.result == null and .runs[0].parity == null' s1.json
 check "memory source"       jq -e '.memory_source == "sampled" and .runs[0].tree_peak_source == "sampled"' s1.json
@@ -107,8 +107,9 @@ check "sessions: exit 4"    test "$(rc_of "$B" -C pg sessions)" = 4
 # outliers beyond p50 + 10 x MAD are flagged and kept
 echo 0 >k
 check "outlier session"     test "$(rc_of "$B" measure -q -w 0 -r 7 --shell --json -- 'i=$(cat k); echo $((i+1)) >k; if [ $i = 4 ]; then sleep 0.4; else sleep 0.02; fi')" = 0
-check "outlier flagged"     jq -e '.outliers == [5] and (.runs[4].flags | index("outlier")) and .statistics.wall_ns.count == 7' out
-check "summary names it"    test "$(rc_of "$B" session "$(jq .id out)"; grep -c 'outliers    runs 5 beyond' out)" = 01
+# (on a loaded machine another run can be an outlier too: run 5 must be among them)
+check "outlier flagged"     jq -e '(.outliers | index(5)) and (.runs[4].flags | index("outlier")) and .statistics.wall_ns.count == 7' out
+check "summary names it"    test "$(rc_of "$B" session "$(jq .id out)"; grep -cE 'outliers +runs ([0-9]+, )*5(, [0-9]+)* beyond' out)" = 01
 
 # no progress line when stderr is not a terminal
 check "no progress off tty" test "$(rc_of "$B" measure -r 2 -- true; grep -c 'run 1 of' err)" = "00"
