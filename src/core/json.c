@@ -6,7 +6,6 @@
 #include "benchgate/fsutil.h"
 #include "benchgate/value.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,11 +78,6 @@ const char **bg_json_sorted_keys(const json_t *obj, size_t *count)
 	return keys;
 }
 
-static void dump_string(struct bg_strbuf *out, const char *str, size_t len)
-{
-	bg_value_json_string(out, str, len);
-}
-
 void bg_py_float_repr(struct bg_strbuf *out, double x)
 {
 	bg_value_float_repr(out, x);
@@ -94,165 +88,67 @@ void bg_py_repr_string(struct bg_strbuf *out, const char *s, size_t len)
 	bg_value_repr_string(out, s, len);
 }
 
-static void dump_real(struct bg_strbuf *out, double x)
-{
-	if (isnan(x))
-		bg_strbuf_adds(out, "NaN");
-	else if (isinf(x))
-		bg_strbuf_adds(out, x < 0 ? "-Infinity" : "Infinity");
-	else
-		bg_py_float_repr(out, x);
-}
-
-static void newline_indent(struct bg_strbuf *out, int indent, int level)
-{
-	bg_strbuf_addch(out, '\n');
-	for (int i = 0; i < indent * level; i++)
-		bg_strbuf_addch(out, ' ');
-}
-
-static void dump_value(struct bg_strbuf *out, const json_t *v, int indent, bool sort, int level)
+/*
+ * A DOM copy of a jansson value in arena a, sharing jansson's strings (valid
+ * while v lives): the serialisers below are the DOM's, so jansson documents
+ * and registry documents are written by one implementation.
+ */
+static struct bg_value *to_value(struct bg_arena *a, const json_t *v)
 {
 	switch (json_typeof(v)) {
 	case JSON_OBJECT: {
-		size_t n, i;
-		const char **keys;
+		struct bg_value *obj = bg_value_new_object(a, json_object_size(v));
+		const char *k;
+		json_t *x;
 
-		if (json_object_size(v) == 0) {
-			bg_strbuf_adds(out, "{}");
-			return;
-		}
-		if (sort) {
-			keys = bg_json_sorted_keys(v, &n);
-		} else {
-			const char *k;
-			json_t *x;
-			n = json_object_size(v);
-			keys = bg_xcalloc(n, sizeof(*keys));
-			i = 0;
-			json_object_foreach((json_t *)v, k, x) {
-				(void)x;
-				keys[i++] = k;
-			}
-		}
-		bg_strbuf_addch(out, '{');
-		for (i = 0; i < n; i++) {
-			if (i)
-				bg_strbuf_addch(out, ',');
-			if (indent >= 0)
-				newline_indent(out, indent, level + 1);
-			else if (i)
-				bg_strbuf_addch(out, ' ');
-			dump_string(out, keys[i], strlen(keys[i]));
-			bg_strbuf_adds(out, ": ");
-			dump_value(out, json_object_get(v, keys[i]), indent, sort, level + 1);
-		}
-		if (indent >= 0)
-			newline_indent(out, indent, level);
-		bg_strbuf_addch(out, '}');
-		free(keys);
-		return;
+		json_object_foreach((json_t *)v, k, x)
+			bg_value_set_new_key(a, obj, k, to_value(a, x));
+		return obj;
 	}
 	case JSON_ARRAY: {
-		size_t n = json_array_size(v);
+		struct bg_value *arr = bg_value_new_array(a, json_array_size(v));
+		size_t i;
+		json_t *x;
 
-		if (n == 0) {
-			bg_strbuf_adds(out, "[]");
-			return;
-		}
-		bg_strbuf_addch(out, '[');
-		for (size_t i = 0; i < n; i++) {
-			if (i)
-				bg_strbuf_addch(out, ',');
-			if (indent >= 0)
-				newline_indent(out, indent, level + 1);
-			else if (i)
-				bg_strbuf_addch(out, ' ');
-			dump_value(out, json_array_get(v, i), indent, sort, level + 1);
-		}
-		if (indent >= 0)
-			newline_indent(out, indent, level);
-		bg_strbuf_addch(out, ']');
-		return;
+		json_array_foreach(v, i, x)
+			bg_value_append(a, arr, to_value(a, x));
+		return arr;
 	}
 	case JSON_STRING:
-		dump_string(out, json_string_value(v), json_string_length(v));
-		return;
+		return bg_value_new_string_shared(a, json_string_value(v), json_string_length(v));
 	case JSON_INTEGER:
-		bg_strbuf_addf(out, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
-		return;
+		return bg_value_new_int(a, (int64_t)json_integer_value(v));
 	case JSON_REAL:
-		dump_real(out, json_real_value(v));
-		return;
+		return bg_value_new_real(a, json_real_value(v));
 	case JSON_TRUE:
-		bg_strbuf_adds(out, "true");
-		return;
+		return bg_value_true();
 	case JSON_FALSE:
-		bg_strbuf_adds(out, "false");
-		return;
+		return bg_value_false();
 	case JSON_NULL:
-		bg_strbuf_adds(out, "null");
-		return;
+		break;
 	}
+	return bg_value_null();
 }
 
 void bg_json_dump_py(struct bg_strbuf *out, const json_t *v, int indent, bool sort_keys)
 {
-	dump_value(out, v, indent, sort_keys, 0);
+	struct bg_arena *a = bg_arena_new();
+
+	bg_value_dump(out, to_value(a, v), indent, sort_keys);
+	bg_arena_free(a);
 }
 
 void bg_py_repr(struct bg_strbuf *out, const json_t *v)
 {
+	struct bg_arena *a;
+
 	if (!v) {
 		bg_strbuf_adds(out, "None");
 		return;
 	}
-	switch (json_typeof(v)) {
-	case JSON_STRING:
-		bg_py_repr_string(out, json_string_value(v), json_string_length(v));
-		return;
-	case JSON_OBJECT: {
-		const char *k;
-		json_t *x;
-		int first = 1;
-
-		bg_strbuf_addch(out, '{');
-		json_object_foreach((json_t *)v, k, x) {
-			if (!first)
-				bg_strbuf_adds(out, ", ");
-			first = 0;
-			bg_py_repr_string(out, k, strlen(k));
-			bg_strbuf_adds(out, ": ");
-			bg_py_repr(out, x);
-		}
-		bg_strbuf_addch(out, '}');
-		return;
-	}
-	case JSON_ARRAY:
-		bg_strbuf_addch(out, '[');
-		for (size_t i = 0; i < json_array_size(v); i++) {
-			if (i)
-				bg_strbuf_adds(out, ", ");
-			bg_py_repr(out, json_array_get(v, i));
-		}
-		bg_strbuf_addch(out, ']');
-		return;
-	case JSON_INTEGER:
-		bg_strbuf_addf(out, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
-		return;
-	case JSON_REAL:
-		bg_py_float_repr(out, json_real_value(v));
-		return;
-	case JSON_TRUE:
-		bg_strbuf_adds(out, "True");
-		return;
-	case JSON_FALSE:
-		bg_strbuf_adds(out, "False");
-		return;
-	case JSON_NULL:
-		bg_strbuf_adds(out, "None");
-		return;
-	}
+	a = bg_arena_new();
+	bg_value_py_repr(out, to_value(a, v));
+	bg_arena_free(a);
 }
 
 void bg_py_str(struct bg_strbuf *out, const json_t *v)
