@@ -54,9 +54,7 @@ static int curate(struct bg_cli *cli, const struct bg_cmd *self, const char *cur
 
 	if ((rc = bg_cli_parse(cli, self, opts, 1, false, on_opt, &why, &parsed)))
 		return rc;
-	if (parsed.npos != 1)
-		return bg_cli_usage_error(self, "a session id is required");
-	if ((rc = bg_vp_session_id(self, parsed.pos[0], &id)))
+	if ((rc = bg_vp_session_arg(self, &parsed, &id)))
 		return rc;
 	for (k = 0; why && why[k] && (why[k] == ' ' || why[k] == '\t' || why[k] == '\n'); k++)
 		;

@@ -57,9 +57,7 @@ static int run_promote(struct bg_cli *cli, const struct bg_cmd *self)
 
 	if ((rc = bg_cli_parse(cli, self, opts, 1, false, on_opt, &json, &parsed)))
 		return rc;
-	if (parsed.npos != 1)
-		return bg_cli_usage_error(self, "a session id is required");
-	if ((rc = bg_vp_session_id(self, parsed.pos[0], &id)))
+	if ((rc = bg_vp_session_arg(self, &parsed, &id)))
 		return rc;
 	if ((rc = bg_vp_open(cli, &cfg, &store)))
 		return rc;

@@ -36,6 +36,13 @@ int bg_vp_session_id(const struct bg_cmd *self, const char *arg, long long *id)
 	return BG_OK;
 }
 
+int bg_vp_session_arg(const struct bg_cmd *self, const struct bg_parsed *parsed, long long *id)
+{
+	if (parsed->npos != 1)
+		return bg_cli_usage_error(self, "a session id is required");
+	return bg_vp_session_id(self, parsed->pos[0], id);
+}
+
 void bg_vp_metric_value(struct bg_strbuf *out, const char *metric, const json_t *v)
 {
 	if (strncmp(metric, "wall_", 5) == 0) {
