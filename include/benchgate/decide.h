@@ -52,8 +52,6 @@ struct bg_envelope {
 	double scale;   /* max(1.4826 * mad, floor * |centre|) */
 	double low, high;
 };
-/* Median of n values (copies and sorts; n > 0). */
-double bg_median(const double *values, size_t n);
 /* The envelope of n > 0 values with k and the relative floor. */
 void bg_envelope_compute(const double *values, size_t n, double k, double floor_rel,
 			 struct bg_envelope *out);

@@ -4,6 +4,7 @@
 #include "benchgate/decide.h"
 #include "benchgate/json.h"
 #include "benchgate/sha256.h"
+#include "benchgate/stats.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -114,37 +115,19 @@ int bg_key_compute(const json_t *fields, const json_t *context, const json_t *ma
 	return BG_OK;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-double bg_median(const double *values, size_t n)
-{
-	double *v = malloc(n * sizeof(*v)), m;
-
-	memcpy(v, values, n * sizeof(*v));
-	qsort(v, n, sizeof(*v), cmp_double);
-	m = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-	free(v);
-	return m;
-}
-
 void bg_envelope_compute(const double *values, size_t n, double k, double floor_rel,
 			 struct bg_envelope *out)
 {
-	double *dev = malloc(n * sizeof(*dev));
+	struct bg_stats st;
 
+	/* the median and MAD of the engine's statistics (numpy's median) */
+	bg_stats_compute(values, n, &st);
 	out->n = n;
-	out->centre = bg_median(values, n);
-	for (size_t i = 0; i < n; i++)
-		dev[i] = fabs(values[i] - out->centre);
-	out->mad = bg_median(dev, n);
+	out->centre = st.p50;
+	out->mad = st.mad;
 	out->scale = fmax(1.4826 * out->mad, floor_rel * fabs(out->centre));
 	out->low = out->centre - k * out->scale;
 	out->high = out->centre + k * out->scale;
-	free(dev);
 }
 
 void bg_decide_opts_init(struct bg_decide_opts *o)
