@@ -291,6 +291,11 @@ bool bg_value_to_int(const struct bg_value *v, long long *out);
 bool bg_value_str_blank(const struct bg_value *v);
 /* repr(s) of a Python str holding the UTF-8 text s[0..len). */
 void bg_value_repr_string(struct bg_strbuf *out, const char *s, size_t len);
+/*
+ * Appends Python's repr of the list of names (NULL-terminated, in the order
+ * given) that obj lacks, e.g. "['owner', 'tier']"; returns how many.
+ */
+size_t bg_value_missing_list(struct bg_strbuf *out, const struct bg_value *obj, const char *const *names);
 /* A JSON string literal as json.dumps writes it (ensure_ascii: \uXXXX, surrogate pairs). */
 void bg_value_json_string(struct bg_strbuf *out, const char *s, size_t len);
 /* repr(x) of a Python float (shortest round-trip digits). */

@@ -1398,6 +1398,22 @@ void bg_value_json_string(struct bg_strbuf *out, const char *str, size_t len)
 	bg_strbuf_addch(out, '"');
 }
 
+size_t bg_value_missing_list(struct bg_strbuf *out, const struct bg_value *obj, const char *const *names)
+{
+	size_t n = 0;
+
+	bg_strbuf_addch(out, '[');
+	for (const char *const *k = names; *k; k++) {
+		if (bg_value_get(obj, *k))
+			continue;
+		if (n++)
+			bg_strbuf_adds(out, ", ");
+		bg_value_repr_string(out, *k, strlen(*k));
+	}
+	bg_strbuf_addch(out, ']');
+	return n;
+}
+
 int bg_value_strcmp_cp(const char *a, const char *b)
 {
 	return strcmp(a, b); /* C strcmp compares as unsigned char: code-point order for UTF-8 */

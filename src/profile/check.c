@@ -19,22 +19,6 @@ static const char *const manifest_required[] = {
 	"schema_version", "status", "timestamps", NULL,
 };
 
-static size_t missing_list(struct bg_strbuf *out, const struct bg_value *obj, const char *const *names)
-{
-	size_t n = 0;
-
-	bg_strbuf_addch(out, '[');
-	for (const char *const *k = names; *k; k++) {
-		if (bg_value_get(obj, *k))
-			continue;
-		if (n++)
-			bg_strbuf_adds(out, ", ");
-		bg_value_repr_string(out, *k, strlen(*k));
-	}
-	bg_strbuf_addch(out, ']');
-	return n;
-}
-
 static bool is_hex(const struct bg_value *v, size_t len)
 {
 	const char *s;
@@ -187,7 +171,7 @@ static int check_profile(struct bg_arena *ar, const struct bg_config *cfg, struc
 			bg_error(ctx, rc, "%s: cells[%zu] must be an object", cfg->profile_path, i);
 			goto fail;
 		}
-		if (missing_list(&sb, cell, cell_required)) {
+		if (bg_value_missing_list(&sb, cell, cell_required)) {
 			bg_problems_add(p, "profile cell %zu is missing %s", i, sb.buf);
 			bg_strbuf_release(&sb);
 			continue;
@@ -395,7 +379,7 @@ static void check_manifest(struct bg_arena *ar, const char *dir, struct bg_value
 		bg_value_set(ar, statuses, id, status);
 	{
 		struct bg_strbuf miss = BG_STRBUF_INIT;
-		if (missing_list(&miss, m, manifest_required)) {
+		if (bg_value_missing_list(&miss, m, manifest_required)) {
 			bg_problems_add(p, "%s is missing %s", label.buf, miss.buf);
 			bg_strbuf_release(&miss);
 			goto out;

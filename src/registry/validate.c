@@ -40,7 +40,7 @@ static const int gate_positive[] = {
 	VG_OUTPUT_DETECTOR_ROWS, VG_OUTPUT_DETECTOR_COLUMNS, -1,
 };
 
-/* missing_list over projected fields: f[i] is the value of names[i] (NULL when absent). */
+/* bg_value_missing_list over projected fields: f[i] is the value of names[i] (NULL when absent). */
 static size_t missing_fields(struct bg_strbuf *out, struct bg_value *const *f, const char *const *names)
 {
 	size_t n = 0;
@@ -52,23 +52,6 @@ static size_t missing_fields(struct bg_strbuf *out, struct bg_value *const *f, c
 		if (n++)
 			bg_strbuf_adds(out, ", ");
 		bg_value_repr_string(out, names[i], strlen(names[i]));
-	}
-	bg_strbuf_addch(out, ']');
-	return n;
-}
-
-/* Appends "['a', 'b']" for the names (already sorted) missing from obj; returns how many. */
-static size_t missing_list(struct bg_strbuf *out, const struct bg_value *obj, const char *const *names)
-{
-	size_t n = 0;
-
-	bg_strbuf_addch(out, '[');
-	for (const char *const *k = names; *k; k++) {
-		if (bg_value_get(obj, *k))
-			continue;
-		if (n++)
-			bg_strbuf_adds(out, ", ");
-		bg_value_repr_string(out, *k, strlen(*k));
 	}
 	bg_strbuf_addch(out, ']');
 	return n;
@@ -113,7 +96,7 @@ static void validate_runbooks(struct bg_registry *reg, struct bg_problems *p)
 		struct bg_strbuf sb = BG_STRBUF_INIT;
 		struct bg_value *command = bg_value_get(rb, "command");
 
-		if (missing_list(&sb, rb, runbook_required))
+		if (bg_value_missing_list(&sb, rb, runbook_required))
 			bg_problems_add(p, "runbook %s is missing %s", id, sb.buf);
 		if (!bg_value_is_string(command) || bg_value_str_blank(command))
 			bg_problems_add(p, "runbook %s command must be a nonempty string", id);
