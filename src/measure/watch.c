@@ -155,6 +155,12 @@ static size_t scan_tree(DIR *dir, struct proc_ent **cache, size_t *ncache, pid_t
 	}
 	if (!dir)
 		closedir(d);
+	if (n == 0) { /* nothing at or above min_pid: no tree (next is NULL) */
+		free(*cache);
+		*cache = NULL;
+		*ncache = 0;
+		return 0;
+	}
 	qsort(next, n, sizeof(*next), cmp_ent);
 	/* members: root, orphans of root's group adopted by us, and their descendants */
 	do {

@@ -75,7 +75,7 @@ pb=$!
 wait $pa; ra=$?
 wait $pb; rb=$?
 if [ "$ra:$rb" = "0:3" ]; then loser=b; elif [ "$ra:$rb" = "3:0" ]; then loser=a; else
-	fail "lease race: exits $ra and $rb, expected one 0 and one 3"; loser=b; fi
+	fail "lease race: exits $ra and $rb, expected one 0 and one 3"; sed 's/^/    a: /' "$work/a.err"; loser=b; fi
 grep -q "device 'test-host' is leased by experiment 20" "$work/$loser.err" || { fail "lease race: the refusal does not name the owner"; cat "$work/$loser.err"; }
 check_ok "the lease race"
 
