@@ -7,16 +7,22 @@
 #      (paired rounds see the same machine load; the medians are shown too).
 #   2. p50 of `sleep 0.05` against hyperfine's median (20 runs each, ROUNDS
 #      rounds, medians); target: within 0.5%.
-# Prints the figures and exits 1 when a target is missed.
-#   bench/measure.sh [BUILD]        (default build/; ROUNDS=5 by default)
+# Prints the figures and exits 1 when a target is missed (by the first build).
+#   bench/measure.sh [BUILD...]     (default build/; ROUNDS=5 by default)
+# With several builds (a before and an after), part 1 runs each of them in
+# every round, interleaved with hyperfine, and reports each one's ratio.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
-build=${1:-$root/build}
-B=$(cd "$build" && pwd)/benchgate
+[ $# -gt 0 ] || set -- "$root/build"
+bins=()
+for build in "$@"; do
+	[ -x "$build/benchgate" ] || { echo "no benchgate at $build/benchgate; build first"; exit 2; }
+	bins+=("$(cd "$build" && pwd)/benchgate")
+done
+B=${bins[0]}
 rounds=${ROUNDS:-5}
 command -v hyperfine >/dev/null || { echo "hyperfine is not installed (apt-get install hyperfine)"; exit 2; }
 command -v jq >/dev/null || { echo "jq is not installed"; exit 2; }
-[ -x "$B" ] || { echo "no benchgate at $B; build first"; exit 2; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 2
@@ -28,20 +34,31 @@ echo "benchgate: $("$B" --version)   hyperfine: $(hyperfine --version)"
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), kernel $(uname -r)"
 echo
 echo "1. total wall time of 1000 runs of /bin/true ($rounds interleaved rounds)"
-: >bg.txt; : >hf.txt; : >ratio.txt
+: >hf.txt
+for i in "${!bins[@]}"; do : >"bg$i.txt"; : >"ratio$i.txt"; done
 for r in $(seq "$rounds"); do
-	t0=$(now); "$B" measure -q -r 1000 -- /bin/true >/dev/null; t1=$(now)
-	echo "$(( (t1 - t0) / 1000000 ))" >>bg.txt
+	line="   round $r:"
+	for i in "${!bins[@]}"; do
+		t0=$(now); "${bins[$i]}" measure -q -r 1000 -- /bin/true >/dev/null; t1=$(now)
+		echo "$(( (t1 - t0) / 1000000 ))" >>"bg$i.txt"
+	done
 	t0=$(now); hyperfine -N --runs 1000 --style none /bin/true >/dev/null 2>&1; t1=$(now)
 	echo "$(( (t1 - t0) / 1000000 ))" >>hf.txt
-	awk -v a="$(tail -1 bg.txt)" -v b="$(tail -1 hf.txt)" 'BEGIN {printf "%.4f\n", a / b}' >>ratio.txt
-	echo "   round $r: benchgate $(tail -1 bg.txt) ms, hyperfine $(tail -1 hf.txt) ms, ratio $(tail -1 ratio.txt)"
+	for i in "${!bins[@]}"; do
+		awk -v a="$(tail -1 "bg$i.txt")" -v b="$(tail -1 hf.txt)" 'BEGIN {printf "%.4f\n", a / b}' >>"ratio$i.txt"
+		line="$line build $((i + 1)) $(tail -1 "bg$i.txt") ms (ratio $(tail -1 "ratio$i.txt")),"
+	done
+	echo "$line hyperfine $(tail -1 hf.txt) ms"
 done
-bg_total=$(median <bg.txt); hf_total=$(median <hf.txt); ratio=$(median <ratio.txt)
-ok1=$(awk -v r="$ratio" 'BEGIN {print (r <= 1) ? "yes" : "no"}')
-echo "   median: benchgate measure -r 1000 -- /bin/true: ${bg_total} ms (1 smoke + 1 warmup + 1000 timed, stored)"
-echo "           hyperfine -N --runs 1000 /bin/true:     ${hf_total} ms"
-echo "           ratio of the medians $(awk -v a="$bg_total" -v b="$hf_total" 'BEGIN {printf "%.3f", a / b}'), median of the per-round ratios $ratio  target <= 1: $ok1"
+hf_total=$(median <hf.txt)
+echo "   median: hyperfine -N --runs 1000 /bin/true: ${hf_total} ms"
+for i in "${!bins[@]}"; do
+	bg_total=$(median <"bg$i.txt"); ratio=$(median <"ratio$i.txt")
+	ok=$(awk -v r="$ratio" 'BEGIN {print (r <= 1) ? "yes" : "no"}')
+	[ "$i" = 0 ] && ok1=$ok
+	echo "   ${bins[$i]} measure -r 1000 -- /bin/true: ${bg_total} ms (1 smoke + 1 warmup + 1000 timed, stored)"
+	echo "      ratio of the medians $(awk -v a="$bg_total" -v b="$hf_total" 'BEGIN {printf "%.3f", a / b}'), median of the per-round ratios $ratio  target <= 1: $ok"
+done
 echo
 echo "2. p50 of sleep 0.05 against hyperfine's median ($rounds rounds of 20 runs)"
 : >bg.txt; : >hf.txt

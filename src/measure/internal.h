@@ -63,21 +63,39 @@ struct bg_spawn_result {
 	double start_realtime; /* seconds since the epoch */
 };
 /*
- * Spawns argv (PATH search) in a new process group with stdin and stdout on
+ * What a session spawns, prepared once: argv, the program found on PATH
+ * (as execvp would find it, without its fallback to /bin/sh), and the
+ * signals whose dispositions the child resets before exec (those caught by
+ * this process when the session began, and the usual job-control ones).
+ * bg_spawn_prog_init never fails: a program that cannot be found is
+ * reported by each bg_spawn_run as "cannot start". argv is borrowed.
+ */
+struct bg_spawn_prog {
+	char *const *argv;
+	char *path; /* owned; NULL when not found */
+	int find_errno;
+	sigset_t reset;
+};
+void bg_spawn_prog_init(struct bg_spawn_prog *prog, char *const *argv);
+void bg_spawn_prog_release(struct bg_spawn_prog *prog);
+/*
+ * Spawns prog in a new process group with stdin and stdout on
  * /dev/null, watches it with w (may be NULL), waits for it (killing the
  * whole group after timeout seconds, 0 = never, or when *interrupted is
  * set) and fills res. BG_EIO "'ARGV0': cannot start: REASON" when it cannot
  * be started.
  */
-int bg_spawn_run(char *const *argv, double timeout, volatile sig_atomic_t *interrupted,
-		 struct bg_watch *w, struct bg_spawn_result *res, struct bg_ctx *ctx);
+int bg_spawn_run(const struct bg_spawn_prog *prog, double timeout,
+		 volatile sig_atomic_t *interrupted, struct bg_watch *w, struct bg_spawn_result *res,
+		 struct bg_ctx *ctx);
 /*
  * The same, with stdout and stderr written to capture_prefix.stdout and
  * capture_prefix.stderr (created or truncated) instead of /dev/null and the
  * terminal; capture_prefix NULL behaves as bg_spawn_run. Each file is then
  * capped at cap bytes, a truncation marker line appended.
  */
-int bg_spawn_run_captured(char *const *argv, double timeout, volatile sig_atomic_t *interrupted,
+int bg_spawn_run_captured(const struct bg_spawn_prog *prog, double timeout,
+			  volatile sig_atomic_t *interrupted,
 			  struct bg_watch *w, const char *capture_prefix, long long cap,
 			  struct bg_spawn_result *res, struct bg_ctx *ctx);
 /*

@@ -36,6 +36,7 @@ struct session {
 	uint64_t after_swap;
 	double after_psi;
 	char **argv; /* what is spawned */
+	struct bg_spawn_prog prog; /* argv found on PATH, prepared once */
 	json_t *runs;
 	long ordinal;
 	json_t *smoke_outputs; /* borrowed from the smoke run's record */
@@ -368,10 +369,10 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 	}
 	if (o->capture_dir) {
 		snprintf(capture, sizeof(capture), "%s/run-%03ld", o->capture_dir, s->ordinal);
-		rc = bg_spawn_run_captured(s->argv, o->timeout, o->interrupted, s->watch, capture,
+		rc = bg_spawn_run_captured(&s->prog, o->timeout, o->interrupted, s->watch, capture,
 					   o->capture_cap > 0 ? o->capture_cap : 1048576, &res, ctx);
 	} else {
-		rc = bg_spawn_run(s->argv, o->timeout, o->interrupted, s->watch, &res, ctx);
+		rc = bg_spawn_run(&s->prog, o->timeout, o->interrupted, s->watch, &res, ctx);
 	}
 	if (rc != BG_OK) {
 		json_decref(cache);
@@ -736,6 +737,7 @@ int bg_measure_session(const struct bg_measure_opts *o, json_t **out, struct bg_
 		for (int k = 0; k < o->argc; k++)
 			s.argv[k] = o->argv[k];
 	}
+	bg_spawn_prog_init(&s.prog, s.argv);
 	/* adopt orphans of a run so that its whole tree stays visible and killable */
 	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 	s.nvml = bg_nvml_open();
@@ -853,6 +855,7 @@ done:
 	if (s.ref_loaded)
 		bg_npy_release(&s.ref);
 	free(s.block);
+	bg_spawn_prog_release(&s.prog);
 	free(s.argv);
 	free(joined);
 	series_free(&s.wall);

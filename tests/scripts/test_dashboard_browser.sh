@@ -9,6 +9,7 @@
 # $BENCHGATE_BUILD/test-output/dashboard.png. Everything else lives in a
 # temporary folder that is removed.
 set -u
+. "$(cd "$(dirname "$0")" && pwd)/checks.sh"
 [ -n "${BG_DEBUG:-}" ] && set -x
 B=${BENCHGATE:?}
 SEED="${BENCHGATE_BUILD:?}/test_seedtool"
@@ -18,11 +19,6 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 outdir="$BENCHGATE_BUILD/test-output"
 mkdir -p "$outdir"
-fails=0
-check() { # description, then a command that must succeed
-	local what=$1; shift
-	if "$@" >/dev/null; then echo "ok   $what"; else echo "FAIL $what"; fails=$((fails + 1)); fi
-}
 chrome() { # log-file, then chromium arguments (the page last)
 	local log=$1; shift
 	HOME="$work/home" timeout 120 "$browser" --headless --no-sandbox --disable-gpu \

@@ -7,6 +7,7 @@
 # a blocked one cannot be accepted; `key` and `history`. Sessions are stored
 # the way `benchgate run` stores them (tests/unit/test_seedtool.c). Needs jq.
 set -u
+. "$(cd "$(dirname "$0")" && pwd)/checks.sh"
 [ -n "${BG_DEBUG:-}" ] && set -x
 B=${BENCHGATE:?}
 SEED="${BENCHGATE_BUILD:?}/test_seedtool"
@@ -15,12 +16,6 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cp -R "${BENCHGATE_SOURCE:?}/tests/cli/trees/mini" "$work/p"
 cd "$work/p" || exit 1
-fails=0
-check() { # description, then a command that must succeed
-	local what=$1; shift
-	if "$@" >/dev/null; then echo "ok   $what"; else echo "FAIL $what"; fails=$((fails + 1)); fi
-}
-rc_of() { "$@" >"$work/out" 2>"$work/err"; printf '%s' $?; }
 G=bin.cpu.test-box.bin2.warm
 seed() { "$SEED" seed "$work/p" "$@" | cut -d' ' -f1; }
 

@@ -3,18 +3,13 @@
 # JSON document, the store, JSON Lines export, --env and redaction, --shell,
 # --prepare/--setup/--cleanup, adaptive counts. Needs jq.
 set -u
+. "$(cd "$(dirname "$0")" && pwd)/checks.sh"
 [ -n "${BG_DEBUG:-}" ] && set -x
 B=${BENCHGATE:?}
 command -v jq >/dev/null || { echo "this test needs jq (apt-get install jq)"; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
-fails=0
-check() { # description, then a command that must succeed
-	local what=$1; shift
-	if "$@" >/dev/null; then echo "ok   $what"; else echo "FAIL $what"; fails=$((fails + 1)); fi
-}
-rc_of() { "$@" >"$work/out" 2>"$work/err"; printf '%s' $?; }
 
 # usage errors: exit 2
 check "no command"          test "$(rc_of "$B" measure)" = 2

@@ -4,18 +4,13 @@
 # cannot be dropped (tmpfs) makes the runs "first-process" and blocks the
 # session. Needs jq.
 set -u
+. "$(cd "$(dirname "$0")" && pwd)/checks.sh"
 B=${BENCHGATE:?}
 command -v jq >/dev/null || { echo "this test needs jq (apt-get install jq)"; exit 1; }
 work=$(mktemp -d)
 shm=""
 trap 'rm -rf "$work"; [ -n "$shm" ] && rm -f "$shm"' EXIT
 cd "$work" || exit 1
-fails=0
-check() {
-	local what=$1; shift
-	if "$@" >/dev/null; then echo "ok   $what"; else echo "FAIL $what"; fails=$((fails + 1)); fi
-}
-rc_of() { "$@" >"$work/out" 2>"$work/err"; printf '%s' $?; }
 
 if [ "$(stat -f -c %T .)" = tmpfs ]; then
 	echo "skip: $work is on tmpfs, where pages cannot be dropped"

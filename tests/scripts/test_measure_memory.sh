@@ -4,17 +4,13 @@
 # 200 MiB while the largest single process is about 100 MiB; a run after a
 # larger run reports its own smaller peak (ru_maxrss is per run). Needs jq.
 set -u
+. "$(cd "$(dirname "$0")" && pwd)/checks.sh"
 B=${BENCHGATE:?}
 command -v jq >/dev/null || { echo "this test needs jq (apt-get install jq)"; exit 1; }
 P=${BENCHGATE_BUILD:?}/tests/programs
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
-fails=0
-check() {
-	local what=$1; shift
-	if "$@" >/dev/null; then echo "ok   $what"; else echo "FAIL $what"; fails=$((fails + 1)); fi
-}
 MiB=1048576
 
 "$B" measure -q -w 0 -r 2 --json -- "$P/memtree" 2 100 300 >tree.json

@@ -4,18 +4,13 @@
 # failure paths (wrong output blocked after the smoke run with zero timed
 # runs, pattern matching nothing, malformed .npy, shape/dtype mismatch). Needs jq.
 set -u
+. "$(cd "$(dirname "$0")" && pwd)/checks.sh"
 B=${BENCHGATE:?}
 command -v jq >/dev/null || { echo "this test needs jq (apt-get install jq)"; exit 1; }
 P=${BENCHGATE_BUILD:?}/tests/programs
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
-fails=0
-check() {
-	local what=$1; shift
-	if "$@" >/dev/null; then echo "ok   $what"; else echo "FAIL $what"; fails=$((fails + 1)); fi
-}
-rc_of() { "$@" >"$work/out" 2>"$work/err"; printf '%s' $?; }
 M=("$B" measure -q -w 1 -r 3 --json)
 
 # sha256 of one output

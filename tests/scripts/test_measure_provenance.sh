@@ -3,16 +3,12 @@
 # `git diff HEAD --binary` when dirty, read in the project root; the working
 # directory relative to the project root; no absolute home paths. Needs git, jq.
 set -u
+. "$(cd "$(dirname "$0")" && pwd)/checks.sh"
 B=${BENCHGATE:?}
 command -v jq >/dev/null || { echo "this test needs jq (apt-get install jq)"; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
-fails=0
-check() {
-	local what=$1; shift
-	if "$@" >/dev/null; then echo "ok   $what"; else echo "FAIL $what"; fails=$((fails + 1)); fi
-}
 command -v git >/dev/null || { echo "skip: no git"; exit 0; }
 export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_SYSTEM=/dev/null
 git init -q proj && cd proj || exit 1

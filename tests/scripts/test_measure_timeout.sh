@@ -3,17 +3,12 @@
 # background grandchild), the session is blocked (timeout, exit 1) or not
 # stored (interrupt, exit 4), and nothing is left running. Needs jq.
 set -u
+. "$(cd "$(dirname "$0")" && pwd)/checks.sh"
 B=${BENCHGATE:?}
 command -v jq >/dev/null || { echo "this test needs jq (apt-get install jq)"; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
-fails=0
-check() {
-	local what=$1; shift
-	if "$@" >/dev/null; then echo "ok   $what"; else echo "FAIL $what"; fails=$((fails + 1)); fi
-}
-rc_of() { "$@" >"$work/out" 2>"$work/err"; printf '%s' $?; }
 cp "$(command -v sleep)" "$work/bgsleep-$$"
 S="$work/bgsleep-$$"
 alive() { pgrep -f "bgsleep-$$" >/dev/null; }

@@ -7,17 +7,12 @@
 # the gate's state, its satisfied_by and the evidence import. Needs git and
 # jq. KEEP=1 keeps the scratch folder.
 set -u
+. "$(cd "$(dirname "$0")" && pwd)/checks.sh"
 [ -n "${BG_DEBUG:-}" ] && set -x
 B=${BENCHGATE:?}
 command -v jq >/dev/null || { echo "this test needs jq"; exit 1; }
 work=$(mktemp -d)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
-fails=0
-check() { # description, then a command that must succeed
-	local what=$1; shift
-	if "$@" >/dev/null; then echo "ok   $what"; else echo "FAIL $what"; fails=$((fails + 1)); fi
-}
-rc_of() { "$@" >"$work/out" 2>"$work/err"; printf '%s' $?; }
 
 cp -R "${BENCHGATE_SOURCE:?}/tests/cli/trees/lifecycle" "$work/p"
 cd "$work/p" || exit 1

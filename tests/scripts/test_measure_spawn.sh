@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# How benchgate measure starts a run (src/measure/spawn.c): the program is
+# found on PATH as execvp finds it, a missing or non-executable program is a
+# clean "cannot start", and the child starts with no blocked signal, the
+# job-control signals at their defaults, other ignored signals still ignored,
+# its own process group, stdin and stdout on /dev/null and stderr inherited.
+set -u
+. "$(cd "$(dirname "$0")" && pwd)/checks.sh"
+B=${BENCHGATE:?}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+
+# PATH search: a non-executable file and a directory of the same name are passed over
+mkdir -p a b c/tool
+printf '#!/bin/sh\necho a >>"%s/ran"\n' "$work" >a/tool
+printf '#!/bin/sh\necho b >>"%s/ran"\n' "$work" >b/tool
+chmod 644 a/tool
+chmod 755 b/tool
+check "found past a non-executable file and a directory" \
+	test "$(PATH="$work/c:$work/a:$work/b:/usr/bin:/bin" rc_of "$B" measure -q -r 2 -- tool)" = 0
+check "the executable one ran each time" test "$(sort -u ran)" = b
+check "smoke + warmup + 2 runs" test "$(wc -l <ran)" = 4
+check "missing program: exit 4" test "$(PATH="$work/none" rc_of "$B" measure -q -r 1 -- tool)" = 4
+check "missing program: named, no such file" \
+	grep -qF "'tool': cannot start: No such file or directory; check the command name and PATH" err
+check "only non-executable: exit 4" test "$(PATH="$work/a" rc_of "$B" measure -q -r 1 -- tool)" = 4
+check "only non-executable: permission denied" grep -qF "'tool': cannot start: Permission denied" err
+check "a path with a slash is not searched" test "$(PATH="$work/b" rc_of "$B" measure -q -r 1 -- ./tool)" = 4
+check "empty PATH element is the working directory" \
+	test "$(cd b && PATH=":/usr/bin:/bin" rc_of "$B" measure -q -r 1 -- tool)" = 0
+check "a directory on PATH: permission denied" \
+	test "$(PATH="$work/c" rc_of "$B" measure -q -r 1 -- tool)$(grep -c "Permission denied" err)" = 41
+check "nothing stored for a program that cannot start" \
+	test "$(PATH="$work/none" "$B" sessions --json | grep -c '"status": "ok"')" = "$("$B" sessions --json | grep -c '"status": "ok"')"
+
+# the child's signal state (awk reading its own status, no shell between),
+# then its process group and stdio
+# ignore INT, TERM, USR1 (reset to default) and WINCH (stays ignored) in benchgate's parent
+(trap '' INT TERM USR1 WINCH
+ exec "$B" measure -q -r 1 -- awk -v out="$work/probe.out" '/^Sig(Blk|Ign):/ {print >out}' /proc/self/status) >out 2>err
+cat >probe.sh <<EOF2
+#!/bin/sh
+echo "pgid=\$(cut -d' ' -f5 /proc/\$\$/stat) pid=\$\$" >"$work/probe2.out"
+echo "stdin=\$(readlink /proc/\$\$/fd/0) stdout=\$(readlink /proc/\$\$/fd/1)" >>"$work/probe2.out"
+echo to-stderr >&2
+EOF2
+chmod 755 probe.sh
+"$B" measure -q -r 1 -- ./probe.sh >out 2>err
+check "probe ran" test -s probe.out
+check "no signal blocked in the child" grep -q '^SigBlk:[[:space:]]*0000000000000000$' probe.out
+ign=$(awk '/^SigIgn:/ {print $2}' probe.out)
+bit() { [ $(( 0x$ign >> ($1 - 1) & 1 )) = "$2" ]; }
+check "SIGINT back to default" bit 2 0
+check "SIGTERM back to default" bit 15 0
+check "SIGUSR1 back to default" bit 10 0
+check "SIGWINCH still ignored" bit 28 1
+check "own process group" awk '/^pgid=/ {split($1, g, "="); split($2, p, "="); exit !(g[2] == p[2])}' probe2.out
+check "stdin and stdout on /dev/null" grep -q '^stdin=/dev/null stdout=/dev/null$' probe2.out
+check "stderr inherited" grep -q '^to-stderr$' err
+
+if [ "$fails" = 0 ]; then echo "measure spawn: all checks passed"; else echo "measure spawn: $fails failed"; exit 1; fi
