@@ -49,6 +49,9 @@ void bg_watch_end(struct bg_watch *w, struct bg_watch_result *res);
 void bg_watch_stop(struct bg_watch *w);
 /* Pids of the live tree of root (root first); caller frees. */
 size_t bg_proc_tree(pid_t root, pid_t **pids);
+/* The same among the processes whose pid is at least min_pid (as the
+ * watcher scans while pids have not wrapped); none may qualify. */
+size_t bg_proc_tree_above(pid_t root, pid_t min_pid, pid_t **pids);
 
 /* ---- spawn.c ---- */
 struct bg_spawn_result {

@@ -155,13 +155,8 @@ static size_t scan_tree(DIR *dir, struct proc_ent **cache, size_t *ncache, pid_t
 	}
 	if (!dir)
 		closedir(d);
-	if (n == 0) { /* nothing at or above min_pid: no tree (next is NULL) */
-		free(*cache);
-		*cache = NULL;
-		*ncache = 0;
-		return 0;
-	}
-	qsort(next, n, sizeof(*next), cmp_ent);
+	if (n) /* none at or above min_pid (the run is gone): next may be NULL */
+		qsort(next, n, sizeof(*next), cmp_ent);
 	/* members: root, orphans of root's group adopted by us, and their descendants */
 	do {
 		changed = false;
@@ -190,8 +185,13 @@ static size_t scan_tree(DIR *dir, struct proc_ent **cache, size_t *ncache, pid_t
 
 size_t bg_proc_tree(pid_t root, pid_t **pids)
 {
+	return bg_proc_tree_above(root, 0, pids);
+}
+
+size_t bg_proc_tree_above(pid_t root, pid_t min_pid, pid_t **pids)
+{
 	struct proc_ent *cache = NULL;
-	size_t ncache = 0, k = 0, m = scan_tree(NULL, &cache, &ncache, root, 0);
+	size_t ncache = 0, k = 0, m = scan_tree(NULL, &cache, &ncache, root, min_pid);
 
 	*pids = bg_xmalloc((m ? m : 1) * sizeof(pid_t));
 	for (size_t i = 0; i < ncache; i++)

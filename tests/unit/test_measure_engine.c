@@ -1,7 +1,7 @@
 /*
  * test_measure_engine.c - the engine through the library API: document
  * shape, counts, nothing invented, blocking after a failed smoke run, a
- * command that cannot start, option checks, timeout.
+ * command that cannot start, option checks, timeout; the process-tree scan.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -9,10 +9,17 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "benchgate/measure.h"
 #include "benchgate/provenance.h"
+#include "measure/internal.h"
 
 static json_t *run(char **argv, int argc, void (*tweak)(struct bg_measure_opts *), int want)
 {
@@ -121,6 +128,36 @@ static void test_secret_names(void **state)
 	assert_false(bg_provenance_secret_name("OMP_NUM_THREADS"));
 }
 
+/* A child's tree holds it; a scan that no pid qualifies for is empty, not an error. */
+static void test_proc_tree(void **state)
+{
+	pid_t *pids = NULL, child;
+	size_t n;
+	int st;
+
+	(void)state;
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlives a test that crashed */
+		alarm(60);
+		pause();
+		_exit(0);
+	}
+	n = bg_proc_tree(child, &pids);
+	assert_int_equal(n, 1);
+	assert_int_equal(pids[0], child);
+	free(pids);
+	n = bg_proc_tree_above(child, child, &pids);
+	assert_int_equal(n, 1);
+	free(pids);
+	n = bg_proc_tree_above(child, INT_MAX, &pids);
+	assert_int_equal(n, 0);
+	free(pids);
+	kill(child, SIGKILL);
+	assert_int_equal(waitpid(child, &st, 0), child);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -129,6 +166,7 @@ int main(void)
 		cmocka_unit_test(test_cannot_start),
 		cmocka_unit_test(test_bad_options_and_timeout),
 		cmocka_unit_test(test_secret_names),
+		cmocka_unit_test(test_proc_tree),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
