@@ -22,6 +22,7 @@ for i in 0 1 2; do
 		jq -e ".runs[$i] | .max_rss_bytes >= 100 * $MiB and .max_rss_bytes <= 110 * $MiB" tree.json
 	check "run $i: sampled" jq -e ".runs[$i].tree_samples >= 10" tree.json
 done
+[ "$fails" = 0 ] || jq -c '[.runs[] | {phase, tree_peak_bytes, tree_samples, max_rss_bytes}]' tree.json
 check "tree statistics" jq -e ".statistics.tree_peak_bytes.count == 2 and .statistics.tree_peak_bytes.p50 >= 190 * $MiB" tree.json
 
 # per run, not a lifetime maximum: a small run right after the big ones in the same process
