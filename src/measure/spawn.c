@@ -288,7 +288,7 @@ void bg_spawn_prog_init(struct bg_spawn_prog *prog, char *const *argv)
 	for (size_t i = 0; i < sizeof(reset_always) / sizeof(reset_always[0]); i++)
 		sigaddset(&prog->reset, reset_always[i]);
 	/* a caught signal arriving before exec must not run this process's handler in the child */
-	for (int sig = 1; sig < SIGRTMAX; sig++) {
+	for (int sig = 1; sig < NSIG; sig++) {
 		struct sigaction sa;
 
 		if (sig == SIGKILL || sig == SIGSTOP || sigaction(sig, NULL, &sa) != 0)
@@ -309,6 +309,7 @@ struct child_args {
 	const char *out_path, *err_path; /* NULL: stdout on /dev/null, stderr inherited */
 	int devnull;                     /* -1: open /dev/null here */
 	volatile int err;                /* the errno of a failed step, 0 when exec succeeded */
+	const char *volatile failed;     /* the capture file that could not be opened, or NULL */
 };
 
 static int open_onto(const char *path, int flags, int target)
@@ -335,7 +336,7 @@ __attribute__((no_sanitize("address", "undefined"))) static int child_main(void 
 
 	memset(&dfl, 0, sizeof(dfl));
 	dfl.sa_handler = SIG_DFL;
-	for (int sig = 1; sig < SIGRTMAX; sig++)
+	for (int sig = 1; sig < NSIG; sig++)
 		if (sigismember(&prog->reset, sig) == 1)
 			sigaction(sig, &dfl, NULL);
 	if (setpgid(0, 0) != 0)
@@ -347,9 +348,13 @@ __attribute__((no_sanitize("address", "undefined"))) static int child_main(void 
 		goto fail;
 	}
 	if (a->out_path) {
-		if (open_onto(a->out_path, O_WRONLY | O_CREAT | O_TRUNC, 1) != 0 ||
-		    open_onto(a->err_path, O_WRONLY | O_CREAT | O_TRUNC, 2) != 0)
+		a->failed = a->out_path;
+		if (open_onto(a->out_path, O_WRONLY | O_CREAT | O_TRUNC, 1) != 0)
 			goto fail;
+		a->failed = a->err_path;
+		if (open_onto(a->err_path, O_WRONLY | O_CREAT | O_TRUNC, 2) != 0)
+			goto fail;
+		a->failed = NULL;
 	} else if (a->devnull >= 0) {
 		if (dup2(a->devnull, 1) < 0)
 			goto fail;
@@ -364,16 +369,20 @@ fail:
 	_exit(127);
 }
 
-/* Starts prog; 0 and *pid, or an errno (nothing left running). */
+/*
+ * Starts prog; 0 and *pid, or an errno (nothing left running) with *failed
+ * the capture file that could not be opened, or NULL.
+ */
 static int start_child(const struct bg_spawn_prog *prog, const char *out_path, const char *err_path,
-		       pid_t *pid)
+		       pid_t *pid, const char **failed)
 {
 	enum { STACK = 64 * 1024 };
-	struct child_args a = {prog, out_path, err_path, -1, 0};
+	struct child_args a = {prog, out_path, err_path, -1, 0, NULL};
 	sigset_t all, old;
 	char *stack;
 	int e;
 
+	*failed = NULL;
 	if (!prog->path)
 		return prog->find_errno;
 	pthread_once(&devnull_once, devnull_open);
@@ -392,6 +401,7 @@ static int start_child(const struct bg_spawn_prog *prog, const char *out_path, c
 
 		while (waitpid(*pid, &st, 0) < 0 && errno == EINTR)
 			;
+		*failed = a.failed;
 		return a.err;
 	}
 	return 0;
@@ -410,6 +420,7 @@ int bg_spawn_run_captured(const struct bg_spawn_prog *prog, double timeout,
 			  struct bg_spawn_result *res, struct bg_ctx *ctx)
 {
 	char out_path[4096], err_path[4096];
+	const char *failed;
 	struct rusage ru;
 	int64_t t0, t1;
 	pid_t pid = -1;
@@ -422,7 +433,11 @@ int bg_spawn_run_captured(const struct bg_spawn_prog *prog, double timeout,
 	}
 	res->start_realtime = bg_sys_realtime();
 	t0 = bg_sys_monotonic_ns();
-	e = start_child(prog, capture_prefix ? out_path : NULL, capture_prefix ? err_path : NULL, &pid);
+	e = start_child(prog, capture_prefix ? out_path : NULL, capture_prefix ? err_path : NULL, &pid,
+			&failed);
+	if (e != 0 && failed)
+		return bg_error(ctx, BG_EIO, "'%s': cannot open '%s' for the run's output: %s",
+				prog->argv[0], failed, strerror(e));
 	if (e != 0)
 		return bg_error(ctx, BG_EIO, "'%s': cannot start: %s; check the command name and PATH",
 				prog->argv[0], strerror(e));

@@ -128,6 +128,52 @@ static void test_secret_names(void **state)
 	assert_false(bg_provenance_secret_name("OMP_NUM_THREADS"));
 }
 
+/* Captured output: the files hold each run's stdout and stderr; a capture
+ * folder that does not exist names the file, not the command, as the cause. */
+static void test_capture(void **state)
+{
+	char dir[] = "/tmp/bg-capture-XXXXXX", path[64], buf[64];
+	char *argv[] = {(char *)"/bin/sh", (char *)"-c", (char *)"echo out; echo err >&2", NULL};
+	struct bg_measure_opts o;
+	struct bg_ctx ctx;
+	json_t *doc = NULL;
+	FILE *f;
+	size_t n;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	bg_measure_opts_init(&o);
+	o.argv = argv;
+	o.argc = 3;
+	o.runs = 1;
+	o.warmups = 0;
+	o.root = "/";
+	o.capture_dir = dir;
+	bg_ctx_init(&ctx);
+	assert_int_equal(bg_measure_session(&o, &doc, &ctx), BG_OK);
+	json_decref(doc);
+	snprintf(path, sizeof(path), "%s/run-002.stderr", dir);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	assert_string_equal(buf, "err\n");
+	for (int i = 1; i <= 2; i++) {
+		snprintf(path, sizeof(path), "%s/run-%03d.stdout", dir, i);
+		assert_int_equal(unlink(path), 0);
+		snprintf(path, sizeof(path), "%s/run-%03d.stderr", dir, i);
+		assert_int_equal(unlink(path), 0);
+	}
+	assert_int_equal(rmdir(dir), 0);
+	doc = NULL;
+	assert_int_equal(bg_measure_session(&o, &doc, &ctx), BG_EIO);
+	assert_non_null(strstr(bg_ctx_message(&ctx), "cannot open '"));
+	assert_non_null(strstr(bg_ctx_message(&ctx), "/run-001.stdout' for the run's output: No such file"));
+	assert_null(doc);
+	bg_ctx_release(&ctx);
+}
+
 /* A child's tree holds it; a scan that no pid qualifies for is empty, not an error. */
 static void test_proc_tree(void **state)
 {
@@ -167,6 +213,7 @@ int main(void)
 		cmocka_unit_test(test_bad_options_and_timeout),
 		cmocka_unit_test(test_secret_names),
 		cmocka_unit_test(test_proc_tree),
+		cmocka_unit_test(test_capture),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
