@@ -1,14 +1,16 @@
 /*
  * spawn.c - spawning and reaping: one measured run (its own process group,
  * wall clock from just before spawn to reaping, wait4 rusage of that child
- * only, whole-group kill on timeout or interrupt) and the untimed shell
- * commands around it (posix_spawn; see internal.h).
+ * only, whole-group kill on timeout or interrupt), the untimed shell
+ * commands around it, and commands whose stdout is read (posix_spawn; see
+ * internal.h).
  *
- * A measured run is started by clone(CLONE_VM | CLONE_VFORK) on a stack of
- * our own, as glibc's posix_spawn does, but the child resets only the
- * dispositions in prog->reset (glibc's resets or queries every one of the
- * 64 signals: about 110 rt_sigaction calls per run) and the program was
- * found on PATH once per session: a run of /bin/true costs about 5% less.
+ * Runs and shell commands are started by clone(CLONE_VM | CLONE_VFORK) on
+ * a stack of our own, as glibc's posix_spawn does, but the child resets
+ * only the dispositions in prog->reset (glibc's resets or queries every one
+ * of the 64 signals: about 110 rt_sigaction calls per run) and a run's
+ * program is found on PATH once per session: a run of /bin/true costs
+ * about 5% less.
  * The child calls only async-signal-safe functions and reports a failed
  * step through memory it shares with the parent.
  */
@@ -41,27 +43,22 @@ static const int reset_always[] = {SIGINT,  SIGTERM, SIGQUIT, SIGHUP,  SIGPIPE, 
 				   SIGTSTP, SIGTTIN, SIGTTOU, SIGUSR1, SIGUSR2, SIGALRM};
 
 /*
- * posix_spawn attributes of the untimed commands: own process group, empty
- * signal mask, default dispositions for reset_always.
+ * posix_spawn attributes of bg_spawn_capture (git and the like): the
+ * caller's process group, empty signal mask, default dispositions for
+ * reset_always.
  */
-static void spawn_attrs(posix_spawnattr_t *attr, bool own_group)
+static void spawn_attrs(posix_spawnattr_t *attr)
 {
-	const int *sigs = reset_always;
 	sigset_t all, none;
-	short flags = POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK;
 
 	posix_spawnattr_init(attr);
 	sigemptyset(&all);
 	for (size_t i = 0; i < sizeof(reset_always) / sizeof(reset_always[0]); i++)
-		sigaddset(&all, sigs[i]);
+		sigaddset(&all, reset_always[i]);
 	sigemptyset(&none);
 	posix_spawnattr_setsigdefault(attr, &all);
 	posix_spawnattr_setsigmask(attr, &none);
-	if (own_group) {
-		flags |= POSIX_SPAWN_SETPGROUP;
-		posix_spawnattr_setpgroup(attr, 0);
-	}
-	posix_spawnattr_setflags(attr, flags);
+	posix_spawnattr_setflags(attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
 }
 
 /* /dev/null opened once (close-on-exec) and dup2'ed into children: cheaper than opening it per spawn. */
@@ -71,19 +68,6 @@ static pthread_once_t devnull_once = PTHREAD_ONCE_INIT;
 static void devnull_open(void)
 {
 	devnull_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
-}
-
-/* stdin and stdout of a child on /dev/null. */
-static void null_stdio(posix_spawn_file_actions_t *fa)
-{
-	pthread_once(&devnull_once, devnull_open);
-	if (devnull_fd >= 0) {
-		posix_spawn_file_actions_adddup2(fa, devnull_fd, 0);
-		posix_spawn_file_actions_adddup2(fa, devnull_fd, 1);
-	} else {
-		posix_spawn_file_actions_addopen(fa, 0, "/dev/null", O_RDONLY, 0);
-		posix_spawn_file_actions_addopen(fa, 1, "/dev/null", O_WRONLY, 0);
-	}
 }
 
 static void kill_tree(pid_t pid)
@@ -477,10 +461,10 @@ int bg_spawn_shell(const char *cmd, const char *const *args, size_t nargs,
 		   volatile sig_atomic_t *interrupted, int *status, struct bg_ctx *ctx)
 {
 	char **argv = bg_xcalloc(nargs + 5, sizeof(char *));
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t attr;
+	struct bg_spawn_prog prog;
 	struct rusage ru;
 	struct bg_strbuf script = BG_STRBUF_INIT;
+	const char *failed;
 	bool to, intr;
 	pid_t pid;
 	int e, wst = 0;
@@ -494,18 +478,13 @@ int bg_spawn_shell(const char *cmd, const char *const *args, size_t nargs,
 	argv[3] = (char *)"benchgate";
 	for (size_t i = 0; i < nargs; i++)
 		argv[4 + i] = (char *)args[i];
-	posix_spawn_file_actions_init(&fa);
-	null_stdio(&fa);
-	spawn_attrs(&attr, true);
-	e = posix_spawn(&pid, "/bin/sh", &fa, &attr, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&attr);
+	bg_spawn_prog_init(&prog, argv);
+	e = start_child(&prog, NULL, NULL, &pid, &failed);
+	bg_spawn_prog_release(&prog);
 	free(argv);
-	if (e != 0) {
-		bg_strbuf_release(&script);
-		return bg_error(ctx, BG_EIO, "'/bin/sh': cannot start: %s", strerror(e));
-	}
 	bg_strbuf_release(&script);
+	if (e != 0)
+		return bg_error(ctx, BG_EIO, "'/bin/sh': cannot start: %s", strerror(e));
 	if (wait_child(pid, 0, interrupted, &wst, &ru, &to, &intr) != 0)
 		return bg_error(ctx, BG_EIO, "cannot wait for a shell command: %s", strerror(errno));
 	*status = WIFEXITED(wst) ? WEXITSTATUS(wst) : 128 + WTERMSIG(wst);
@@ -530,7 +509,7 @@ int bg_spawn_capture(char *const *argv, const char *dir, struct bg_strbuf *out, 
 	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
 	if (dir)
 		posix_spawn_file_actions_addchdir_np(&fa, dir);
-	spawn_attrs(&attr, false);
+	spawn_attrs(&attr);
 	e = posix_spawnp(&pid, argv[0], &fa, &attr, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&attr);
