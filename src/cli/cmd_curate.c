@@ -41,7 +41,6 @@ static void user_name(char *buf, size_t n)
 static int curate(struct bg_cli *cli, const struct bg_cmd *self, const char *curation)
 {
 	static const struct bg_opt opts[] = {{"why", 0, BG_OPT_VALUE, 1, false}, {0}};
-	struct bg_parsed parsed;
 	struct bg_config cfg;
 	struct bg_store *store = NULL;
 	struct bg_strbuf sb = BG_STRBUF_INIT;
@@ -52,9 +51,7 @@ static int curate(struct bg_cli *cli, const struct bg_cmd *self, const char *cur
 	size_t k;
 	int rc;
 
-	if ((rc = bg_cli_parse(cli, self, opts, 1, false, on_opt, &why, &parsed)))
-		return rc;
-	if ((rc = bg_vp_session_arg(self, &parsed, &id)))
+	if ((rc = bg_vp_parse_session(cli, self, opts, on_opt, &why, &id)))
 		return rc;
 	for (k = 0; why && why[k] && (why[k] == ' ' || why[k] == '\t' || why[k] == '\n'); k++)
 		;

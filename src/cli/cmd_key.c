@@ -24,7 +24,6 @@ static const char *on_opt(int id, const char *v, void *data)
 static int run_key(struct bg_cli *cli, const struct bg_cmd *self)
 {
 	static const struct bg_opt opts[] = {{"json", 0, BG_OPT_FLAG, 1, false}, {0}};
-	struct bg_parsed parsed;
 	struct bg_config cfg;
 	struct bg_store *store = NULL;
 	struct bg_strbuf sb = BG_STRBUF_INIT;
@@ -36,9 +35,7 @@ static int run_key(struct bg_cli *cli, const struct bg_cmd *self)
 	bool cut = false;
 	int rc;
 
-	if ((rc = bg_cli_parse(cli, self, opts, 1, false, on_opt, &json, &parsed)))
-		return rc;
-	if ((rc = bg_vp_session_arg(self, &parsed, &id)))
+	if ((rc = bg_vp_parse_session(cli, self, opts, on_opt, &json, &id)))
 		return rc;
 	if ((rc = bg_vp_open(cli, &cfg, &store)))
 		return rc;

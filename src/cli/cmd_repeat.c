@@ -58,7 +58,6 @@ static int run_child(char **argv)
 static int run_repeat(struct bg_cli *cli, const struct bg_cmd *self)
 {
 	static const struct bg_opt opts[] = {{0}};
-	struct bg_parsed parsed;
 	struct bg_config cfg;
 	struct bg_store *store = NULL;
 	struct bg_strbuf sb = BG_STRBUF_INIT;
@@ -68,9 +67,7 @@ static int run_repeat(struct bg_cli *cli, const struct bg_cmd *self)
 	long long id, ids[3] = {0, 0, 0};
 	int rc, worst = 0;
 
-	if ((rc = bg_cli_parse(cli, self, opts, 1, false, on_opt, NULL, &parsed)))
-		return rc;
-	if ((rc = bg_vp_session_arg(self, &parsed, &id)))
+	if ((rc = bg_vp_parse_session(cli, self, opts, on_opt, NULL, &id)))
 		return rc;
 	if ((rc = bg_vp_open(cli, &cfg, &store)))
 		return rc;

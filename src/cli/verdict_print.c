@@ -36,11 +36,17 @@ int bg_vp_session_id(const struct bg_cmd *self, const char *arg, long long *id)
 	return BG_OK;
 }
 
-int bg_vp_session_arg(const struct bg_cmd *self, const struct bg_parsed *parsed, long long *id)
+int bg_vp_parse_session(struct bg_cli *cli, const struct bg_cmd *self, const struct bg_opt *opts,
+			bg_opt_fn on_opt, void *data, long long *id)
 {
-	if (parsed->npos != 1)
+	struct bg_parsed parsed;
+	int rc;
+
+	if ((rc = bg_cli_parse(cli, self, opts, 1, false, on_opt, data, &parsed)))
+		return rc;
+	if (parsed.npos != 1)
 		return bg_cli_usage_error(self, "a session id is required");
-	return bg_vp_session_id(self, parsed->pos[0], id);
+	return bg_vp_session_id(self, parsed.pos[0], id);
 }
 
 void bg_vp_metric_value(struct bg_strbuf *out, const char *metric, const json_t *v)

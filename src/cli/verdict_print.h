@@ -20,8 +20,13 @@
 int bg_vp_open(struct bg_cli *cli, struct bg_config *cfg, struct bg_store **st);
 /* Parses a session id (positive integer) or prints a usage error (exit 2). */
 int bg_vp_session_id(const struct bg_cmd *self, const char *arg, long long *id);
-/* The verb's one positional argument as a session id (usage error, exit 2, when absent or bad). */
-int bg_vp_session_arg(const struct bg_cmd *self, const struct bg_parsed *parsed, long long *id);
+/*
+ * Parses a verb's argv (opts, on_opt and data as bg_cli_parse) whose one
+ * positional argument is a session id; a usage error (exit 2) when it is
+ * absent or bad.
+ */
+int bg_vp_parse_session(struct bg_cli *cli, const struct bg_cmd *self, const struct bg_opt *opts,
+			bg_opt_fn on_opt, void *data, long long *id);
 /* A decision metric value: durations for wall_* (seconds in a decision document), bytes for the memory metrics. */
 void bg_vp_metric_value(struct bg_strbuf *out, const char *metric, const json_t *v);
 /* The curation as a person reads it: "accepted by ana at T: why" or the bare word. */
