@@ -1013,12 +1013,44 @@ static int parse_number(struct parser *ps, struct bg_value **out)
 static int parse_value(struct parser *ps, struct bg_value **out, int depth,
 		       const struct bg_value_keep *keep);
 
+/*
+ * After an element of an array or object: consumes ',' (another element
+ * follows) or stops at the closing bracket (*done, not consumed); anything
+ * else is the error "'CLOSE' expected".
+ */
+static int after_element(struct parser *ps, char close, bool *done)
+{
+	skip_ws(ps);
+	if (*ps->p == ',') {
+		ps->p++;
+		skip_ws(ps);
+		*done = false;
+		return BG_OK;
+	}
+	if (*ps->p == close) {
+		*done = true;
+		return BG_OK;
+	}
+	return perr(ps, ps->p, NULL, "'%c' expected", close);
+}
+
+/* The top n entries of a parse stack, copied into the arena. */
+static void *from_stack(struct bg_arena *a, const void *top, size_t n, size_t elem)
+{
+	void *p = bg_arena_alloc(a, (n ? n : 1) * elem);
+
+	if (n)
+		memcpy(p, top, n * elem);
+	return p;
+}
+
 /* keep (or NULL) applies to the objects among the elements */
 static int parse_array(struct parser *ps, struct bg_value **out, int depth,
 		       const struct bg_value_keep *keep)
 {
 	size_t base = ps->vn, n;
 	struct bg_value *arr;
+	bool done;
 
 	ps->p++;
 	skip_ws(ps);
@@ -1037,15 +1069,10 @@ static int parse_array(struct parser *ps, struct bg_value **out, int depth,
 			}
 			ps->vstack[ps->vn++] = item;
 		next_item:
-			skip_ws(ps);
-			if (*ps->p == ',') {
-				ps->p++;
-				skip_ws(ps);
-				continue;
-			}
-			if (*ps->p == ']')
+			if (after_element(ps, ']', &done))
+				return BG_ECHECK;
+			if (done)
 				break;
-			return perr(ps, ps->p, NULL, "']' expected");
 		}
 	}
 	ps->p++;
@@ -1056,9 +1083,7 @@ static int parse_array(struct parser *ps, struct bg_value **out, int depth,
 	n = ps->vn - base;
 	arr = new_value(ps->a, BG_VARRAY);
 	arr->n = (uint32_t)n;
-	arr->u.items = bg_arena_alloc(ps->a, (n ? n : 1) * sizeof(*arr->u.items));
-	if (n)
-		memcpy(arr->u.items, ps->vstack + base, n * sizeof(*arr->u.items));
+	arr->u.items = from_stack(ps->a, ps->vstack + base, n, sizeof(*arr->u.items));
 	ps->vn = base;
 	*out = arr;
 	return BG_OK;
@@ -1081,6 +1106,7 @@ static int parse_object(struct parser *ps, struct bg_value **out, int depth,
 {
 	size_t base = ps->mn, n;
 	struct bg_value *obj;
+	bool done;
 
 	ps->p++;
 	skip_ws(ps);
@@ -1137,15 +1163,10 @@ static int parse_object(struct parser *ps, struct bg_value **out, int depth,
 			}
 			ps->mstack[ps->mn++] = m;
 		next_member:
-			skip_ws(ps);
-			if (*ps->p == ',') {
-				ps->p++;
-				skip_ws(ps);
-				continue;
-			}
-			if (*ps->p == '}')
+			if (after_element(ps, '}', &done))
+				return BG_ECHECK;
+			if (done)
 				break;
-			return perr(ps, ps->p, NULL, "'}' expected");
 		}
 	}
 	ps->p++;
@@ -1156,9 +1177,7 @@ static int parse_object(struct parser *ps, struct bg_value **out, int depth,
 	n = ps->mn - base;
 	obj = new_value(ps->a, BG_VOBJECT);
 	obj->n = (uint32_t)n;
-	obj->u.members = bg_arena_alloc(ps->a, (n ? n : 1) * sizeof(*obj->u.members));
-	if (n)
-		memcpy(obj->u.members, ps->mstack + base, n * sizeof(*obj->u.members));
+	obj->u.members = from_stack(ps->a, ps->mstack + base, n, sizeof(*obj->u.members));
 	ps->mn = base;
 	if (n > SMALL_OBJECT) {
 		build_index(ps->a, obj, 0); /* also folds duplicate keys */
