@@ -589,6 +589,28 @@ static const char *const gate_row_fields[G_NFIELDS] = {
 	"cache_state", "timing_boundary", "priority", "runbook", "next_gate", "id", "reason",
 };
 
+/*
+ * The columns the gate and measurement tables share, from a projection in
+ * the common order (the first fields of gate_row_fields and
+ * measurement_row_fields): state label, module ... timing boundary.
+ */
+static void shared_cells(struct render *r, const char *label, struct bg_value *const *f)
+{
+	cell_cstr(r, label);
+	cell_value(r, f[G_MODULE]);
+	cell_value(r, f[G_OPERATION]);
+	cell_value(r, f[G_PLATFORM]);
+	cell_value(r, f[G_COMPUTER]);
+	cell_shape(r, f[G_SEL_ROWS], f[G_SEL_COLS]);
+	cell_shape(r, f[G_SRC_ROWS], f[G_SRC_COLS]);
+	cell_value(r, f[G_DET_BIN]);
+	cell_shape(r, f[G_OUT_ROWS], f[G_OUT_COLS]);
+	cell_value(r, f[G_SRC_DTYPE]);
+	cell_value(r, f[G_WORK_DTYPE]);
+	cell_value(r, f[G_CACHE]);
+	cell_value(r, f[G_BOUNDARY]);
+}
+
 static void gate_table(struct render *r)
 {
 	static const char *const head[] = {
@@ -631,19 +653,7 @@ static void gate_table(struct render *r)
 		if (!label)
 			break;
 		row_begin(r);
-		cell_cstr(r, label);
-		cell_value(r, f[G_MODULE]);
-		cell_value(r, f[G_OPERATION]);
-		cell_value(r, f[G_PLATFORM]);
-		cell_value(r, f[G_COMPUTER]);
-		cell_shape(r, f[G_SEL_ROWS], f[G_SEL_COLS]);
-		cell_shape(r, f[G_SRC_ROWS], f[G_SRC_COLS]);
-		cell_value(r, f[G_DET_BIN]);
-		cell_shape(r, f[G_OUT_ROWS], f[G_OUT_COLS]);
-		cell_value(r, f[G_SRC_DTYPE]);
-		cell_value(r, f[G_WORK_DTYPE]);
-		cell_value(r, f[G_CACHE]);
-		cell_value(r, f[G_BOUNDARY]);
+		shared_cells(r, label, f);
 		cell_value(r, f[G_PRIORITY]);
 		bg_strbuf_reset(&r->tmp);
 		bg_strbuf_addch(&r->tmp, '`');
@@ -663,6 +673,8 @@ enum {
 	M_SAMPLES, M_P50, M_P95, M_MAX, M_LOGICAL, M_DRV_LOAD, M_DRV_RELEASE, M_ACCEL, M_TOTAL_DEV,
 	M_TREE, M_SWAP, M_PARITY, M_DEVICE, M_DATE, M_REV, M_MID, M_ID, M_NFIELDS
 };
+/* both enums list the shared columns first, in the same order */
+_Static_assert((int)M_BOUNDARY == (int)G_BOUNDARY, "shared_cells reads measurement rows through the gate indices");
 static const char *const measurement_row_fields[M_NFIELDS] = {
 	"state", "module", "operation", "platform", "computer", "selected_scan_rows",
 	"selected_scan_columns", "source_detector_rows", "source_detector_columns", "detector_bin",
@@ -729,19 +741,7 @@ static void measurement_table(struct render *r)
 		if (!label)
 			break;
 		row_begin(r);
-		cell_cstr(r, label);
-		cell_value(r, f[M_MODULE]);
-		cell_value(r, f[M_OPERATION]);
-		cell_value(r, f[M_PLATFORM]);
-		cell_value(r, f[M_COMPUTER]);
-		cell_shape(r, f[M_SEL_ROWS], f[M_SEL_COLS]);
-		cell_shape(r, f[M_SRC_ROWS], f[M_SRC_COLS]);
-		cell_value(r, f[M_DET_BIN]);
-		cell_shape(r, f[M_OUT_ROWS], f[M_OUT_COLS]);
-		cell_value(r, f[M_SRC_DTYPE]);
-		cell_value(r, f[M_WORK_DTYPE]);
-		cell_value(r, f[M_CACHE]);
-		cell_value(r, f[M_BOUNDARY]);
+		shared_cells(r, label, f);
 		cell_value(r, f[M_SAMPLES]);
 		for (int k = M_P50; k <= M_MAX; k++)
 			cell_seconds(r, x, measurement_row_fields[k], f[k]);
