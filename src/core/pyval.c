@@ -3,7 +3,6 @@
  */
 #include "core/pyval.h"
 
-#include <ctype.h>
 #include <stdbool.h>
 #include <string.h>
 
@@ -62,8 +61,16 @@ void bg_py_strip(const char *s, size_t len, size_t *start, size_t *out_len)
 
 void bg_py_lower(struct bg_strbuf *out, const char *s)
 {
-	for (; *s; s++)
-		bg_strbuf_addch(out, (char)tolower((unsigned char)*s));
+	size_t n = strlen(s);
+	char *d;
+
+	bg_strbuf_grow(out, n);
+	d = out->buf + out->len;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		d[i] = (char)((unsigned)(c - 'A') < 26u ? c + ('a' - 'A') : c);
+	}
+	bg_strbuf_setlen(out, out->len + n);
 }
 
 void bg_py_prefix(struct bg_strbuf *out, const char *s, size_t n)

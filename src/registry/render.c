@@ -4,6 +4,7 @@
  */
 #include "benchgate/registry.h"
 #include "benchgate/fsutil.h"
+#include "core/bytes.h"
 #include "core/pyval.h"
 
 #include <errno.h>
@@ -110,14 +111,20 @@ static void cell_text(struct render *r, const char *s, size_t len)
 		memcpy(d, "n/a", 3);
 		d += 3;
 	}
-	for (size_t i = 0; i < len; i++) {
-		char c = s[i];
-		if (c == '|') {
+	for (;;) {
+		size_t run = bg_span_without2(s, len, '|', '\n');
+		memcpy(d, s, run);
+		d += run;
+		if (run == len)
+			break;
+		if (s[run] == '|') {
 			*d++ = '\\';
 			*d++ = '|';
 		} else {
-			*d++ = c == '\n' ? ' ' : c;
+			*d++ = ' ';
 		}
+		s += run + 1;
+		len -= run + 1;
 	}
 	row->len = (size_t)(d - row->buf);
 	*d = '\0';

@@ -1,0 +1,165 @@
+/*
+ * bytes.h - word-at-a-time byte scanning and hashing shared by the parser,
+ * the DOM and the renderer. Library-internal; header-only (static inline),
+ * no allocation, no state.
+ */
+#ifndef BENCHGATE_BYTES_H
+#define BENCHGATE_BYTES_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#define BG_ONES ((uint64_t)0x0101010101010101u)
+#define BG_HIGHS ((uint64_t)0x8080808080808080u)
+
+/* Eight bytes at p, in memory order as one little- or big-endian word. */
+static inline uint64_t bg_load8(const char *p)
+{
+	uint64_t w;
+
+	memcpy(&w, p, 8);
+	return w;
+}
+
+/* Nonzero when some byte of w equals c (exact: no false positives). */
+static inline uint64_t bg_has_byte(uint64_t w, unsigned char c)
+{
+	uint64_t x = w ^ (BG_ONES * c);
+
+	return ~(((x & ~BG_HIGHS) + ~BG_HIGHS) | x) & BG_HIGHS;
+}
+
+/* Length of the longest prefix of s[0..n) holding neither a nor b. */
+static inline size_t bg_span_without2(const char *s, size_t n, unsigned char a, unsigned char b)
+{
+	size_t i = 0;
+
+	while (i + 8 <= n) {
+		uint64_t w = bg_load8(s + i);
+		if (bg_has_byte(w, a) | bg_has_byte(w, b))
+			break;
+		i += 8;
+	}
+	while (i < n && (unsigned char)s[i] != a && (unsigned char)s[i] != b)
+		i++;
+	return i;
+}
+
+#if defined(__SSE2__)
+static inline __m128i bg_load16(const char *p)
+{
+	return _mm_loadu_si128((const __m128i *)(const void *)p);
+}
+
+/* Bit i set: byte i of v is '"', '\\', a control byte or >= 0x80 (the
+ * signed compare puts bytes >= 0x80 below ' '). */
+static inline unsigned bg_stop_json_plain(__m128i v)
+{
+	__m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
+					      _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
+				 _mm_cmplt_epi8(v, _mm_set1_epi8(' ')));
+	return (unsigned)_mm_movemask_epi8(m);
+}
+
+/* Bit i set: byte i of v is not JSON whitespace. */
+static inline unsigned bg_stop_json_space(__m128i v)
+{
+	__m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')),
+					      _mm_cmpeq_epi8(v, _mm_set1_epi8('\n'))),
+				 _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\r')),
+					      _mm_cmpeq_epi8(v, _mm_set1_epi8('\t'))));
+	return ~(unsigned)_mm_movemask_epi8(m) & 0xffffu;
+}
+
+/* Sixteen bytes at a time: the first stopping byte of s[0..n), or where
+ * fewer than sixteen bytes remain (returned i + 16 > n: the caller's own
+ * loop goes on from there). */
+static inline size_t bg_span16(const char *s, size_t n, unsigned (*stop)(__m128i))
+{
+	size_t i = 0;
+
+	for (; i + 16 <= n; i += 16) {
+		unsigned mask = stop(bg_load16(s + i));
+		if (mask)
+			return i + (size_t)__builtin_ctz(mask);
+	}
+	return i;
+}
+#endif
+
+/*
+ * Length of the prefix of s[0..n) that a JSON string holds as it is: no
+ * '"', no '\\', no control byte (< 0x20) and no byte >= 0x80. Sixteen bytes
+ * at a time where SSE2 is there, eight otherwise.
+ */
+static inline size_t bg_span_json_plain(const char *s, size_t n)
+{
+	size_t i = 0;
+
+#if defined(__SSE2__)
+	i = bg_span16(s, n, bg_stop_json_plain);
+	if (i + 16 <= n)
+		return i;
+#endif
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w = bg_load8(s + i);
+		uint64_t low = (w - BG_ONES * 0x20) & ~w; /* some byte < 0x20 (or a borrow past one) */
+		if ((bg_has_byte(w, '"') | bg_has_byte(w, '\\') | low | w) & BG_HIGHS)
+			break;
+	}
+	while (i < n && (unsigned char)s[i] >= 0x20 && (unsigned char)s[i] < 0x80 && s[i] != '"' &&
+	       s[i] != '\\')
+		i++;
+	return i;
+}
+
+/* Length of the prefix of s[0..n) that is JSON whitespace (space, \n, \r, \t). */
+static inline size_t bg_span_json_space(const char *s, size_t n)
+{
+	size_t i = 0;
+
+#if defined(__SSE2__)
+	i = bg_span16(s, n, bg_stop_json_space);
+	if (i + 16 <= n)
+		return i;
+#endif
+	while (i < n && (s[i] == ' ' || s[i] == '\n' || s[i] == '\r' || s[i] == '\t'))
+		i++;
+	return i;
+}
+
+/*
+ * The hash of s[0..n) used by object indexes and the parser's key table:
+ * eight bytes at a time, then the tail (read overlapping; the length is
+ * mixed in first); every input byte reaches the low bits that index tables. Not stable across versions; never stored.
+ */
+static inline uint32_t bg_hash_bytes(const char *s, size_t n)
+{
+	uint64_t h = (uint64_t)n * 0x9e3779b97f4a7c15u, w = 0;
+
+	for (size_t i = 0; i + 8 <= n; i += 8) {
+		h = (h ^ bg_load8(s + i)) * 0xff51afd7ed558ccdu;
+		h ^= h >> 29;
+	}
+	if (n >= 8) {
+		w = bg_load8(s + n - 8); /* the tail, overlapping the last full word */
+	} else if (n >= 4) {
+		uint32_t lo, hi;
+		memcpy(&lo, s, 4);
+		memcpy(&hi, s + n - 4, 4);
+		w = lo | (uint64_t)hi << 32;
+	} else if (n > 0) {
+		w = (uint64_t)(unsigned char)s[0] | (uint64_t)(unsigned char)s[n / 2] << 8 |
+		    (uint64_t)(unsigned char)s[n - 1] << 16;
+	}
+	h = (h ^ w) * 0xc4ceb9fe1a85ec53u;
+	h ^= h >> 32;
+	return (uint32_t)h;
+}
+
+#endif
