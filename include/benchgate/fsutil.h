@@ -1,5 +1,6 @@
 /*
- * fsutil.h - whole-file reads, atomic whole-file writes, directories, paths.
+ * fsutil.h - whole-file reads and views, atomic whole-file writes,
+ * directories, paths.
  *
  * Writes that others read go through bg_file_write_atomic: a temporary file
  * beside the target, fsync, rename, fsync of the directory; a killed process
@@ -17,6 +18,24 @@
 
 /* Appends the file's bytes to out. BG_EIO "PATH: cannot read: REASON". */
 int bg_file_read(const char *path, const char *display, struct bg_strbuf *out, struct bg_ctx *ctx);
+/*
+ * A file's bytes, for reading once: text[0..len), with text[len] == '\0'.
+ * A big regular file is mapped read-only (the page cache's pages, not a
+ * copy); others (small files, pipes, /proc) are read into view->sb. Errors
+ * as bg_file_read. Release with bg_file_view_release. A mapped file that
+ * another process truncates while it is read raises SIGBUS at the access
+ * (the program reports that; see src/cli/main.c).
+ */
+struct bg_file_view {
+	const char *text;
+	size_t len;
+	void *map;      /* internal: the mapping, or NULL */
+	size_t map_len; /* internal */
+	struct bg_strbuf sb; /* internal: the bytes when read */
+};
+int bg_file_view_open(struct bg_file_view *view, const char *path, const char *display,
+		      struct bg_ctx *ctx);
+void bg_file_view_release(struct bg_file_view *view);
 int bg_file_write_atomic(const char *path, const char *display, const char *data, size_t len,
 			 struct bg_ctx *ctx);
 /* mkdir -p; BG_EIO on failure. */

@@ -50,14 +50,12 @@ struct bg_arena;
 
 /* A new empty arena (never NULL: allocation failure aborts as bg_xmalloc). */
 struct bg_arena *bg_arena_new(void);
-/* Frees the arena and everything allocated in or adopted by it. NULL is ignored. */
+/* Frees the arena and everything allocated in it. NULL is ignored. */
 void bg_arena_free(struct bg_arena *a);
 /* size bytes, 8-byte aligned, uninitialised, valid until bg_arena_free. */
 void *bg_arena_alloc(struct bg_arena *a, size_t size);
 /* A NUL-terminated copy of s[0..n) in the arena. */
 char *bg_arena_strndup(struct bg_arena *a, const char *s, size_t n);
-/* Hands a malloc'ed block to the arena: it is freed with the arena. */
-void bg_arena_adopt(struct bg_arena *a, void *block);
 /* Bytes currently reserved by the arena (for diagnostics). */
 size_t bg_arena_bytes(const struct bg_arena *a);
 
@@ -100,8 +98,8 @@ struct bg_value {
 /* ---- parsing ---- */
 
 /*
- * Parses data[0..len) into a value allocated in arena (the text is copied
- * into the arena first; data is not kept). display names the text in
+ * Parses data[0..len) into a value allocated in arena (the strings the
+ * values hold are copied into the arena; data is not kept). display names the text in
  * messages. Errors: BG_ECHECK "DISPLAY: file is empty; expected a JSON
  * object" for an empty text, "DISPLAY:LINE:COL: invalid JSON: ..." otherwise.
  * *out is NULL on error; what was allocated stays in the arena.
@@ -109,8 +107,8 @@ struct bg_value {
 int bg_value_parse(struct bg_arena *arena, const char *data, size_t len, const char *display,
 		   struct bg_value **out, struct bg_ctx *ctx);
 /*
- * The same for a file: path is read whole (display, or path when NULL, in
- * messages). Errors: BG_EIO "DISPLAY: cannot read: ..." and those of
+ * The same for a file, read whole or mapped (bg_file_view; display, or
+ * path when NULL, in messages). Errors: BG_EIO "DISPLAY: cannot read: ..." and those of
  * bg_value_parse.
  */
 int bg_value_parse_file(struct bg_arena *arena, const char *path, const char *display,

@@ -3,8 +3,10 @@
  */
 #include "cli/cli.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 extern const struct bg_cmd bg_cmd_validate, bg_cmd_list, bg_cmd_next, bg_cmd_show,
 	bg_cmd_command, bg_cmd_render, bg_cmd_check;
@@ -59,11 +61,35 @@ static void main_usage(FILE *f)
 		fprintf(f, "  %-12s %s\n", bg_commands[i]->name, bg_commands[i]->summary);
 }
 
+/*
+ * Big input files are mapped (bg_file_view): one that another process
+ * truncates while benchgate reads it raises SIGBUS. That is an I/O failure
+ * with a message, not a crash.
+ */
+static void on_sigbus(int sig)
+{
+	static const char msg[] = "benchgate: bus error (SIGBUS) reading a mapped file: was an input "
+				  "file truncated while benchgate read it? run the command again\n";
+
+	(void)sig;
+	if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0) {
+		/* nothing more to say */
+	}
+	_exit(BG_EIO);
+}
+
 int main(int argc, char **argv)
 {
 	struct bg_cli cli = {0};
 	int i = 1;
 
+	{
+		struct sigaction sa;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_sigbus;
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGBUS, &sa, NULL);
+	}
 	while (i < argc && argv[i][0] == '-') {
 		const char *a = argv[i];
 

@@ -1,5 +1,6 @@
 /*
- * fsutil.c - file reads, atomic writes, mkdir -p (see fsutil.h).
+ * fsutil.c - file reads and read-only views (mapped or read), atomic writes,
+ * mkdir -p (see fsutil.h).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "benchgate/fsutil.h"
@@ -9,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -18,26 +21,15 @@
  * two reads (the second sees EOF, or the bytes appended meanwhile, which
  * are then read into a growing buffer as for pipes and /proc files).
  */
-int bg_file_read(const char *path, const char *display, struct bg_strbuf *out, struct bg_ctx *ctx)
+/* Reads fd (already fstat'ed into st, or st NULL) to its end into out. */
+static int read_fd(int fd, const struct stat *st, const char *display, struct bg_strbuf *out,
+		   struct bg_ctx *ctx)
 {
-	int fd;
-	struct stat st;
 	size_t chunk = 65536;
 
-	if (!display)
-		display = path;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return bg_error(ctx, BG_EIO, "%s: cannot read: %s", display, strerror(errno));
-	if (fstat(fd, &st) == 0) {
-		if (S_ISDIR(st.st_mode)) {
-			close(fd);
-			return bg_error(ctx, BG_EIO, "%s: cannot read: is a directory", display);
-		}
-		if (S_ISREG(st.st_mode) && st.st_size > 0) {
-			bg_strbuf_grow(out, (size_t)st.st_size);
-			chunk = 4096; /* growth only when the file grew since fstat */
-		}
+	if (st && S_ISREG(st->st_mode) && st->st_size > 0) {
+		bg_strbuf_grow(out, (size_t)st->st_size);
+		chunk = 4096; /* growth only when the file grew since fstat */
 	}
 	if (out->cap - out->len <= 1)
 		bg_strbuf_grow(out, chunk);
@@ -63,14 +55,101 @@ int bg_file_read(const char *path, const char *display, struct bg_strbuf *out, s
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			int e = errno;
-			close(fd);
-			return bg_error(ctx, BG_EIO, "%s: cannot read: %s", display, strerror(e));
+			return bg_error(ctx, BG_EIO, "%s: cannot read: %s", display, strerror(errno));
 		}
-		break;
+		return BG_OK;
 	}
-	close(fd);
+}
+
+/* Opens path for reading and fstats it; a directory is an error. */
+static int open_regular(const char *path, const char *display, struct stat *st, bool *have_st,
+			int *fd, struct bg_ctx *ctx)
+{
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0)
+		return bg_error(ctx, BG_EIO, "%s: cannot read: %s", display, strerror(errno));
+	*have_st = fstat(*fd, st) == 0;
+	if (*have_st && S_ISDIR(st->st_mode)) {
+		close(*fd);
+		return bg_error(ctx, BG_EIO, "%s: cannot read: is a directory", display);
+	}
 	return BG_OK;
+}
+
+int bg_file_read(const char *path, const char *display, struct bg_strbuf *out, struct bg_ctx *ctx)
+{
+	struct stat st;
+	bool have_st;
+	int fd, rc;
+
+	if (!display)
+		display = path;
+	if ((rc = open_regular(path, display, &st, &have_st, &fd, ctx)))
+		return rc;
+	rc = read_fd(fd, have_st ? &st : NULL, display, out, ctx);
+	close(fd);
+	return rc;
+}
+
+/*
+ * Files at least this big are mapped: the page cache's own pages, with no
+ * fresh memory to fault in and zero and no copy, which is most of what
+ * reading a big file costs; smaller ones are read into one buffer.
+ */
+#define VIEW_MAP_MIN ((size_t)32 << 10)
+
+int bg_file_view_open(struct bg_file_view *view, const char *path, const char *display,
+		      struct bg_ctx *ctx)
+{
+	struct stat st;
+	bool have_st;
+	int fd, rc;
+
+	if (!display)
+		display = path;
+	memset(view, 0, sizeof(*view));
+	bg_strbuf_init(&view->sb);
+	if ((rc = open_regular(path, display, &st, &have_st, &fd, ctx)))
+		return rc;
+	if (have_st && S_ISREG(st.st_mode) && (uint64_t)st.st_size >= VIEW_MAP_MIN &&
+	    (uint64_t)st.st_size < SIZE_MAX / 2) {
+		/* an anonymous reservation one byte longer than the file, the file
+		 * mapped over its start: the byte after the text reads as '\0'
+		 * (the zeroed tail of the file's last page, or the spare page) */
+		size_t len = (size_t)st.st_size, page = (size_t)sysconf(_SC_PAGESIZE);
+		size_t whole = (len + 1 + page - 1) / page * page;
+		void *base = mmap(NULL, whole, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (base != MAP_FAILED) {
+			if (mmap(base, len, PROT_READ, MAP_PRIVATE | MAP_FIXED | MAP_POPULATE, fd, 0) !=
+			    MAP_FAILED) {
+				close(fd);
+				view->text = base;
+				view->len = len;
+				view->map = base;
+				view->map_len = whole;
+				return BG_OK;
+			}
+			munmap(base, whole);
+		}
+	}
+	rc = read_fd(fd, have_st ? &st : NULL, display, &view->sb, ctx);
+	close(fd);
+	if (rc) {
+		bg_strbuf_release(&view->sb);
+		return rc;
+	}
+	view->text = view->sb.buf;
+	view->len = view->sb.len;
+	return BG_OK;
+}
+
+void bg_file_view_release(struct bg_file_view *view)
+{
+	if (view->map)
+		munmap(view->map, view->map_len);
+	bg_strbuf_release(&view->sb);
+	memset(view, 0, sizeof(*view));
+	bg_strbuf_init(&view->sb);
 }
 
 static int fsync_parent(const char *path)

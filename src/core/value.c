@@ -5,6 +5,7 @@
  */
 #include "benchgate/value.h"
 #include "benchgate/fsutil.h"
+#include "core/bytes.h"
 #include "core/pyval.h"
 
 #include <ctype.h>
@@ -33,9 +34,6 @@ struct arena_block {
 
 struct bg_arena {
 	struct arena_block *head;
-	void **adopted;
-	size_t nadopted;
-	size_t adopted_cap;
 	size_t total;
 };
 
@@ -57,9 +55,6 @@ void bg_arena_free(struct bg_arena *a)
 		else
 			free(b);
 	}
-	for (size_t i = 0; i < a->nadopted; i++)
-		free(a->adopted[i]);
-	free(a->adopted);
 	free(a);
 }
 
@@ -140,15 +135,6 @@ char *bg_arena_strndup(struct bg_arena *a, const char *s, size_t n)
 	return p;
 }
 
-void bg_arena_adopt(struct bg_arena *a, void *block)
-{
-	if (a->nadopted == a->adopted_cap) {
-		a->adopted_cap = a->adopted_cap ? 2 * a->adopted_cap : 8;
-		a->adopted = bg_xrealloc(a->adopted, a->adopted_cap * sizeof(*a->adopted));
-	}
-	a->adopted[a->nadopted++] = block;
-}
-
 size_t bg_arena_bytes(const struct bg_arena *a)
 {
 	return a->total;
@@ -170,13 +156,7 @@ struct bg_value *bg_value_false(void) { return &v_false; }
 
 static inline uint32_t hash_key(const char *s, size_t n)
 {
-	uint32_t h = 2166136261u;
-
-	for (size_t i = 0; i < n; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 16777619u;
-	}
-	return h;
+	return bg_hash_bytes(s, n);
 }
 
 static struct bg_value *new_value(struct bg_arena *a, enum bg_vtype t)
@@ -529,7 +509,8 @@ void bg_value_project(struct bg_value_proj *p, const struct bg_value *obj, struc
 
 struct parser {
 	struct bg_arena *a;
-	char *start, *p, *end; /* *end == '\0' */
+	const char *start, *p, *end; /* *end == '\0'; the text is never written */
+	struct bg_strbuf scratch;    /* a string with escapes or non-ASCII text, decoded */
 	const char *display;
 	struct bg_ctx *ctx;
 	struct bg_value **vstack;
@@ -544,63 +525,31 @@ struct parser {
 
 #define INTERN_MAX 8192 /* distinct keys interned per document; later ones are not */
 
-/* An interned key: its text, a quick word-at-a-time hash for the table, and
- * the member hash (hash_key), computed once per distinct key. */
+/* An interned key: its text and its member hash (hash_key), computed once
+ * per distinct key. */
 struct intern {
 	const char *key;
 	uint32_t klen;
-	uint32_t quick;
 	uint32_t hash;
 	const struct bg_value_keep *keep_list; /* the keep list last looked up for this key */
 	const struct bg_value_keep *keep_hit;  /* its entry for the key, or NULL */
 };
 
-#define ONES ((uint64_t)0x0101010101010101u)
-#define HIGHS ((uint64_t)0x8080808080808080u)
-
-static inline uint64_t load8(const char *p)
-{
-	uint64_t w;
-
-	memcpy(&w, p, 8);
-	return w;
-}
-
-/* A quick hash of s[0..n), eight bytes at a time (only for the intern table). */
-static inline uint32_t quick_hash(const char *s, uint32_t n)
-{
-	uint64_t h = n * 0x9e3779b97f4a7c15u, w;
-	uint32_t i = 0;
-
-	for (; i + 8 <= n; i += 8) {
-		h = (h ^ load8(s + i)) * 0xff51afd7ed558ccdu;
-		h ^= h >> 29;
-	}
-	if (i < n) {
-		w = 0;
-		memcpy(&w, s + i, n - i);
-		h = (h ^ w) * 0xc4ceb9fe1a85ec53u;
-	}
-	h ^= h >> 32;
-	return (uint32_t)h;
-}
-
 /*
- * The first occurrence of a key in the document, so that every object's
- * members point at one copy of each key: lookups then compare against a
- * few hot cache lines instead of text scattered through the whole buffer.
- * *hash receives the key's member hash (hash_key), computed only the first
- * time a key is seen.
+ * The arena copy of a key, made the first time the document uses it, so
+ * that every object's members point at one copy of each key: lookups then
+ * compare against a few hot cache lines. *hash receives the key's member
+ * hash (hash_key), computed once per occurrence.
  */
 static const char *intern_key(struct parser *ps, const char *key, uint32_t klen, uint32_t *hash,
 			      struct intern **entry)
 {
-	uint32_t mask, i, quick;
+	uint32_t mask, i, h;
 
 	if (ps->icount >= INTERN_MAX) {
 		*hash = hash_key(key, klen);
 		*entry = NULL;
-		return key;
+		return bg_arena_strndup(ps->a, key, klen);
 	}
 	if (2 * (ps->icount + 1) > ps->icap) {
 		struct intern *old = ps->itab;
@@ -610,27 +559,27 @@ static const char *intern_key(struct parser *ps, const char *key, uint32_t klen,
 		for (uint32_t j = 0; j < oldcap; j++) {
 			if (!old[j].key)
 				continue;
-			i = old[j].quick & (ps->icap - 1);
+			i = old[j].hash & (ps->icap - 1);
 			while (ps->itab[i].key)
 				i = (i + 1) & (ps->icap - 1);
 			ps->itab[i] = old[j];
 		}
 		free(old);
 	}
-	quick = quick_hash(key, klen);
+	h = hash_key(key, klen);
 	mask = ps->icap - 1;
-	for (i = quick & mask; ps->itab[i].key; i = (i + 1) & mask) {
+	for (i = h & mask; ps->itab[i].key; i = (i + 1) & mask) {
 		const struct intern *e = &ps->itab[i];
-		if (e->quick == quick && e->klen == klen && memcmp(e->key, key, klen) == 0) {
+		if (e->hash == h && e->klen == klen && memcmp(e->key, key, klen) == 0) {
 			*hash = e->hash;
 			*entry = &ps->itab[i];
 			return e->key;
 		}
 	}
+	key = bg_arena_strndup(ps->a, key, klen);
 	ps->itab[i].key = key;
 	ps->itab[i].klen = klen;
-	ps->itab[i].quick = quick;
-	ps->itab[i].hash = *hash = hash_key(key, klen);
+	ps->itab[i].hash = *hash = h;
 	ps->itab[i].keep_list = NULL;
 	*entry = &ps->itab[i];
 	ps->icount++;
@@ -736,23 +685,14 @@ static int perr(struct parser *ps, const char *at, const char *near_from, const 
 			col, what, tok);
 }
 
-/* Skips JSON whitespace; runs of spaces (indentation) eight at a time. */
+/* Skips JSON whitespace (a value usually follows at once). */
 static inline void skip_ws(struct parser *ps)
 {
-	char *p = ps->p;
+	const char *p = ps->p;
 
-	for (;;) {
-		if (*p == ' ') {
-			p++;
-			while (p + 8 <= ps->end && load8(p) == ONES * ' ')
-				p += 8;
-		} else if (*p == '\n' || *p == '\r' || *p == '\t') {
-			p++;
-		} else {
-			break;
-		}
-	}
-	ps->p = p;
+	if ((unsigned char)*p > ' ')
+		return;
+	ps->p = p + bg_span_json_space(p, (size_t)(ps->end - p));
 }
 
 static int hexval(int c)
@@ -817,46 +757,50 @@ static char *put_utf8(char *d, unsigned long c)
 	return d;
 }
 
-/* Parses the string at ps->p (on its opening quote) in place: the text is
- * unescaped over itself and NUL-terminated. */
+/*
+ * Parses the string at ps->p (on its opening quote). *out receives its text
+ * (*len bytes, not NUL-terminated): the input itself when the string is
+ * plain ASCII without escapes, else the decoded copy in ps->scratch, valid
+ * until the next string.
+ */
 static int parse_string(struct parser *ps, const char **out, uint32_t *len)
 {
-	char *open = ps->p, *p = open + 1, *d;
+	const char *open = ps->p, *p = open + 1;
+	struct bg_strbuf *sb = &ps->scratch;
 
-	/* the common part: printable ASCII without quote or backslash stays
-	 * where it is; eight bytes at a time, then byte by byte */
-	while (p + 8 <= ps->end) {
-		uint64_t w = load8(p);
-		uint64_t q = w ^ (ONES * '"'), b = w ^ (ONES * '\\');
-		if ((((q - ONES) & ~q) | ((b - ONES) & ~b) | ((w - ONES * 0x20) & ~w) | w) & HIGHS)
-			break;
-		p += 8;
+	p += bg_span_json_plain(p, (size_t)(ps->end - p));
+	if (*p == '"') {
+		*out = open + 1;
+		*len = (uint32_t)(p - (open + 1));
+		ps->p = p + 1;
+		return BG_OK;
 	}
-	while ((unsigned char)*p >= 0x20 && (unsigned char)*p < 0x80 && *p != '"' && *p != '\\')
-		p++;
-	d = p;
+	bg_strbuf_reset(sb);
+	bg_strbuf_addn(sb, open + 1, (size_t)(p - (open + 1)));
 	for (;;) {
 		unsigned char c = (unsigned char)*p;
 
 		if (c == '"')
 			break;
 		if (c >= 0x20 && c < 0x80 && c != '\\') {
-			*d++ = (char)c;
-			p++;
+			size_t run = bg_span_json_plain(p, (size_t)(ps->end - p));
+			bg_strbuf_addn(sb, p, run);
+			p += run;
 			continue;
 		}
 		if (c == '\\') {
-			char e = p[1];
+			char e = p[1], ch;
 			switch (e) {
-			case '"': *d++ = '"'; break;
-			case '\\': *d++ = '\\'; break;
-			case '/': *d++ = '/'; break;
-			case 'b': *d++ = '\b'; break;
-			case 'f': *d++ = '\f'; break;
-			case 'n': *d++ = '\n'; break;
-			case 'r': *d++ = '\r'; break;
-			case 't': *d++ = '\t'; break;
+			case '"': ch = '"'; break;
+			case '\\': ch = '\\'; break;
+			case '/': ch = '/'; break;
+			case 'b': ch = '\b'; break;
+			case 'f': ch = '\f'; break;
+			case 'n': ch = '\n'; break;
+			case 'r': ch = '\r'; break;
+			case 't': ch = '\t'; break;
 			case 'u': {
+				char u8[4];
 				long u = read_hex4(p + 2);
 				if (u < 0)
 					return perr(ps, p + 1, open, "invalid escape");
@@ -871,7 +815,7 @@ static int parse_string(struct parser *ps, const char **out, uint32_t *len)
 					u = 0x10000 + ((u - 0xd800) << 10) + (lo - 0xdc00);
 					p += 6;
 				}
-				d = put_utf8(d, (unsigned long)u);
+				bg_strbuf_addn(sb, u8, (size_t)(put_utf8(u8, (unsigned long)u) - u8));
 				p += 6;
 				continue;
 			}
@@ -880,6 +824,7 @@ static int parse_string(struct parser *ps, const char **out, uint32_t *len)
 					return perr(ps, ps->end, NULL, "premature end of input");
 				return perr(ps, p + 1, open, "invalid escape");
 			}
+			bg_strbuf_addch(sb, ch);
 			p += 2;
 			continue;
 		}
@@ -892,13 +837,12 @@ static int parse_string(struct parser *ps, const char **out, uint32_t *len)
 			size_t n = utf8_valid((const unsigned char *)p);
 			if (!n)
 				return perr(ps, p, open, "unable to decode byte 0x%x", c);
-			for (size_t i = 0; i < n; i++)
-				*d++ = *p++;
+			bg_strbuf_addn(sb, p, n);
+			p += n;
 		}
 	}
-	*d = '\0';
-	*out = open + 1;
-	*len = (uint32_t)(d - (open + 1));
+	*out = sb->buf;
+	*len = (uint32_t)sb->len;
 	ps->p = p + 1;
 	return BG_OK;
 }
@@ -910,7 +854,7 @@ static const double pow10_exact[] = {
 
 static int parse_number(struct parser *ps, struct bg_value **out)
 {
-	char *s = ps->p, *p = s;
+	const char *s = ps->p, *p = s;
 	bool neg = false, real = false;
 	uint64_t mant = 0;
 	int ndig = 0, frac = 0, overflow = 0;
@@ -992,11 +936,16 @@ static int parse_number(struct parser *ps, struct bg_value **out)
 			if (neg)
 				d = -d;
 		} else {
-			char save = *p;
-			*p = '\0';
-			errno = 0;
-			d = strtod(s, NULL);
-			*p = save;
+			/* the token, NUL-terminated for strtod */
+			char small[64], *copy = small;
+			size_t n = (size_t)(p - s);
+			if (n >= sizeof(small))
+				copy = bg_xmalloc(n + 1);
+			memcpy(copy, s, n);
+			copy[n] = '\0';
+			d = strtod(copy, NULL);
+			if (copy != small)
+				free(copy);
 			if (isinf(d))
 				return perr(ps, s, NULL, "real number overflow");
 		}
@@ -1209,7 +1158,7 @@ static int parse_object(struct parser *ps, struct bg_value **out, int depth,
 static int parse_literal(struct parser *ps, const char *word, size_t n, struct bg_value *v,
 			 struct bg_value **out)
 {
-	char *p = ps->p;
+	const char *p = ps->p;
 
 	if (strncmp(p, word, n) == 0 && !isalnum((unsigned char)p[n])) {
 		ps->p = p + n;
@@ -1241,7 +1190,7 @@ static int parse_value(struct parser *ps, struct bg_value **out, int depth,
 			return BG_OK;
 		}
 		v = new_value(ps->a, BG_VSTRING);
-		v->u.s = s;
+		v->u.s = bg_arena_strndup(ps->a, s, len);
 		v->n = len;
 		*out = v;
 		return BG_OK;
@@ -1262,9 +1211,10 @@ static int parse_value(struct parser *ps, struct bg_value **out, int depth,
 	}
 }
 
-/* Parses buf[0..len) in place; buf[len] must be '\0' and buf arena-owned. */
-static int parse_in_place(struct bg_arena *a, char *buf, size_t len, const char *display,
-			  const struct bg_value_keep *keep, struct bg_value **out, struct bg_ctx *ctx)
+/* Parses text[0..len); text[len] must be '\0'. The text is only read:
+ * what the values keep of it is copied into the arena. */
+static int parse_text(struct bg_arena *a, const char *text, size_t len, const char *display,
+		      const struct bg_value_keep *keep, struct bg_value **out, struct bg_ctx *ctx)
 {
 	struct parser ps;
 	int rc;
@@ -1276,10 +1226,11 @@ static int parse_in_place(struct bg_arena *a, char *buf, size_t len, const char 
 		return bg_error(ctx, BG_ECHECK, "%s: too large to read (4 GiB or more)", display);
 	memset(&ps, 0, sizeof(ps));
 	ps.a = a;
-	ps.start = ps.p = buf;
-	ps.end = buf + len;
+	ps.start = ps.p = text;
+	ps.end = text + len;
 	ps.display = display;
 	ps.ctx = ctx;
+	bg_strbuf_init(&ps.scratch);
 	rc = parse_value(&ps, out, 0, keep);
 	if (!rc) {
 		skip_ws(&ps);
@@ -1289,6 +1240,7 @@ static int parse_in_place(struct bg_arena *a, char *buf, size_t len, const char 
 	free(ps.vstack);
 	free(ps.mstack);
 	free(ps.itab);
+	bg_strbuf_release(&ps.scratch);
 	if (rc)
 		*out = NULL;
 	return rc;
@@ -1297,11 +1249,14 @@ static int parse_in_place(struct bg_arena *a, char *buf, size_t len, const char 
 int bg_value_parse(struct bg_arena *a, const char *data, size_t len, const char *display,
 		   struct bg_value **out, struct bg_ctx *ctx)
 {
-	char *buf = bg_arena_alloc(a, len + 1);
+	char *text = bg_xmalloc(len + 1); /* the parser reads one byte past the end */
+	int rc;
 
-	memcpy(buf, data, len);
-	buf[len] = '\0';
-	return parse_in_place(a, buf, len, display, NULL, out, ctx);
+	memcpy(text, data, len);
+	text[len] = '\0';
+	rc = parse_text(a, text, len, display, NULL, out, ctx);
+	free(text);
+	return rc;
 }
 
 int bg_value_parse_file(struct bg_arena *a, const char *path, const char *display,
@@ -1313,25 +1268,17 @@ int bg_value_parse_file(struct bg_arena *a, const char *path, const char *displa
 int bg_value_parse_file_keep(struct bg_arena *a, const char *path, const char *display,
 			     const struct bg_value_keep *keep, struct bg_value **out, struct bg_ctx *ctx)
 {
-	struct bg_strbuf sb = BG_STRBUF_INIT;
-	size_t len;
-	char *buf;
+	struct bg_file_view view;
 	int rc;
 
 	if (!display)
 		display = path;
 	*out = NULL;
-	if ((rc = bg_file_read(path, display, &sb, ctx))) {
-		bg_strbuf_release(&sb);
+	if ((rc = bg_file_view_open(&view, path, display, ctx)))
 		return rc;
-	}
-	if (sb.len == 0) {
-		bg_strbuf_release(&sb);
-		return bg_error(ctx, BG_ECHECK, "%s: file is empty; expected a JSON object", display);
-	}
-	buf = bg_strbuf_detach(&sb, &len);
-	bg_arena_adopt(a, buf);
-	return parse_in_place(a, buf, len, display, keep, out, ctx);
+	rc = parse_text(a, view.text, view.len, display, keep, out, ctx);
+	bg_file_view_release(&view);
+	return rc;
 }
 
 int bg_value_expect_object(const struct bg_value *v, const char *display, struct bg_ctx *ctx)

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# How the registry verbs read their JSON files (bg_file_view in
+# src/core/fsutil.c): files of 32 KiB or more are mapped, smaller ones and
+# non-regular files are read. Both ways must give the same values and the
+# same error messages; a mapped file that ends exactly on a page boundary
+# still parses; a file that is not regular (a FIFO) is read; and the program
+# turns SIGBUS (a mapped file truncated by another process) into a clean
+# I/O failure, exit 4.
+set -u
+. "$(cd "$(dirname "$0")" && pwd)/checks.sh"
+B=${BENCHGATE:?}
+SRC=${BENCHGATE_SOURCE:?}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+reg=benchmarks/benchmark_registry.json
+
+cp -R "$SRC/tests/cli/trees/mini" small
+chmod -R u+w small
+# a string with every kind of escape and non-ASCII text, in a gate that show prints
+sed -i '0,/"next_gate": ""/s||"next_gate": "caf\\u00e9 \\"q\\" tab\\tend \\ud83d\\ude00 ü \\/ \\\\"|' small/$reg
+check "the escapes are in the registry" grep -qF 'tab\tend \ud83d\ude00 ü \/ \\"' small/$reg
+cp -R small big
+printf '%*s\n' 40000 '' >>big/$reg # trailing whitespace: now over 32 KiB, so mapped
+check "the padded registry is over 32 KiB" test "$(wc -c <big/$reg)" -gt 32768
+
+gate=bin.cpu.test-box.bin1.warm
+check "show: read" test "$(rc_of "$B" -C small show $gate)" = 0
+cp out small.show
+check "show: mapped" test "$(rc_of "$B" -C big show $gate)" = 0
+cp out big.show
+check "show: same output both ways" cmp small.show big.show
+check "show: escapes decoded, dumped as Python does" \
+	grep -qF '"next_gate": "caf\u00e9 \"q\" tab\tend \ud83d\ude00 \u00fc / \\"' big.show
+for verb in list next; do
+	"$B" -C small $verb >small.$verb 2>&1
+	"$B" -C big $verb >big.$verb 2>&1
+	check "$verb: same output both ways" cmp small.$verb big.$verb
+done
+
+# the text ends exactly at the end of a page: the byte after it is still readable and '\0'
+cp -R small edge
+size=$(wc -c <edge/$reg)
+printf '%*s' $((65536 - size)) '' >>edge/$reg
+check "the registry is exactly 64 KiB" test "$(wc -c <edge/$reg)" = 65536
+check "show: a registry ending on a page boundary" test "$(rc_of "$B" -C edge show $gate)" = 0
+check "show: page-boundary output the same" cmp small.show out
+
+# malformed: the same message (file, line, column, token) both ways
+for t in small big; do
+	sed -i '0,/"owner"/s//"own\\er"/' $t/$reg
+done
+check "malformed, read: exit 1" test "$(rc_of "$B" -C small list)" = 1
+cp err small.err
+check "malformed, mapped: exit 1" test "$(rc_of "$B" -C big list)" = 1
+check "malformed: same message both ways" cmp small.err err
+check "malformed: names file, line, column and token" \
+	grep -qE "benchmarks/benchmark_registry.json:[0-9]+:[0-9]+: invalid JSON: invalid escape near '\"own\\\\e'" err
+
+# a FIFO is read, not mapped
+cp -R edge fifo
+mv fifo/$reg fifo/registry.data
+mkfifo fifo/$reg
+cat fifo/registry.data >fifo/$reg &
+check "show: a registry read from a FIFO" test "$(rc_of "$B" -C fifo show $gate)" = 0
+check "show: FIFO output the same" cmp small.show out
+wait
+
+# SIGBUS: benchgate blocks opening a FIFO with no writer, then gets the signal
+"$B" -C fifo show $gate >out 2>err &
+pid=$!
+sleep 0.3
+kill -BUS $pid
+wait $pid
+check "SIGBUS: exit 4" test $? = 4
+check "SIGBUS: a message a person can act on" grep -qF "benchgate: bus error (SIGBUS)" err
+
+echo "$fails failed"
+[ "$fails" = 0 ]
