@@ -90,9 +90,8 @@ struct bg_value {
 		double d;
 		const char *s;              /* NUL-terminated */
 		struct bg_value **items;    /* array */
-		struct bg_member *members;  /* object, insertion order */
+		struct bg_member *members;  /* object, insertion order (internal header before it) */
 	} u;
-	void *index; /* object: hash index of a big object (internal), or NULL */
 };
 
 /* ---- parsing ---- */

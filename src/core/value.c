@@ -146,9 +146,9 @@ size_t bg_arena_bytes(const struct bg_arena *a)
 #define F_IDX8 2u
 #define SMALL_OBJECT 8 /* objects up to this size are searched linearly */
 
-static struct bg_value v_null = {BG_VNULL, 0, 0, 0, {0}, NULL};
-static struct bg_value v_true = {BG_VTRUE, 0, 0, 0, {0}, NULL};
-static struct bg_value v_false = {BG_VFALSE, 0, 0, 0, {0}, NULL};
+static struct bg_value v_null = {BG_VNULL, 0, 0, 0, {0}};
+static struct bg_value v_true = {BG_VTRUE, 0, 0, 0, {0}};
+static struct bg_value v_false = {BG_VFALSE, 0, 0, 0, {0}};
 
 struct bg_value *bg_value_null(void) { return &v_null; }
 struct bg_value *bg_value_true(void) { return &v_true; }
@@ -204,8 +204,8 @@ struct bg_value *bg_value_new_string(struct bg_arena *a, const char *s)
 }
 
 /*
- * Growable containers (built, not parsed) keep their capacity in the 8
- * bytes just before their storage; parsed ones are exactly full (cap == n).
+ * Growable arrays (built, not parsed) keep their capacity in the 8 bytes
+ * just before their storage; parsed ones are exactly full (cap == n).
  */
 static void *alloc_storage(struct bg_arena *a, size_t cap, size_t elem)
 {
@@ -215,11 +215,32 @@ static void *alloc_storage(struct bg_arena *a, size_t cap, size_t elem)
 	return p + 1;
 }
 
+/* Every object's members follow this header: scalars, the most common
+ * values, need no room for an index. */
+struct obj_hdr {
+	void *index; /* the hash index (see idx_nslots), or NULL */
+	uint64_t cap;
+};
+
+static inline struct obj_hdr *obj_hdr(const struct bg_value *o)
+{
+	return (struct obj_hdr *)(void *)o->u.members - 1;
+}
+
+static struct bg_member *alloc_members(struct bg_arena *a, size_t cap)
+{
+	struct obj_hdr *h = bg_arena_alloc(a, sizeof(*h) + (cap ? cap : 1) * sizeof(struct bg_member));
+
+	h->index = NULL;
+	h->cap = cap;
+	return (struct bg_member *)(void *)(h + 1);
+}
+
 static size_t capacity(const struct bg_value *v)
 {
-	const void *store = v->type == BG_VARRAY ? (const void *)v->u.items : (const void *)v->u.members;
-
-	return (v->flags & F_GROW) ? (size_t)((const uint64_t *)store)[-1] : v->n;
+	if (v->type == BG_VOBJECT)
+		return (size_t)obj_hdr(v)->cap;
+	return (v->flags & F_GROW) ? (size_t)((const uint64_t *)(const void *)v->u.items)[-1] : v->n;
 }
 
 struct bg_value *bg_value_new_array(struct bg_arena *a, size_t cap)
@@ -235,8 +256,7 @@ struct bg_value *bg_value_new_object(struct bg_arena *a, size_t cap)
 {
 	struct bg_value *v = new_value(a, BG_VOBJECT);
 
-	v->flags = F_GROW;
-	v->u.members = alloc_storage(a, cap, sizeof(*v->u.members));
+	v->u.members = alloc_members(a, cap);
 	return v;
 }
 
@@ -250,14 +270,19 @@ static void reserve_one(struct bg_arena *a, struct bg_value *v, size_t elem)
 	if (v->n < cap)
 		return;
 	cap = cap < 4 ? 8 : 2 * cap;
-	fresh = alloc_storage(a, cap, elem);
+	if (v->type == BG_VARRAY) {
+		fresh = alloc_storage(a, cap, elem);
+		v->flags |= F_GROW;
+	} else {
+		fresh = alloc_members(a, cap);
+		((struct obj_hdr *)fresh - 1)->index = obj_hdr(v)->index; /* positions unchanged */
+	}
 	if (v->n)
 		memcpy(fresh, old, v->n * elem);
 	if (v->type == BG_VARRAY)
 		v->u.items = fresh;
 	else
 		v->u.members = fresh;
-	v->flags |= F_GROW;
 }
 
 void bg_value_append(struct bg_arena *a, struct bg_value *arr, struct bg_value *x)
@@ -275,21 +300,21 @@ void bg_value_append(struct bg_arena *a, struct bg_value *arr, struct bg_value *
  */
 static inline uint32_t idx_nslots(const struct bg_value *o)
 {
-	return (o->flags & F_IDX8) ? (uint32_t)1 << ((const uint8_t *)o->index)[0]
-				   : ((const uint32_t *)o->index)[0];
+	return (o->flags & F_IDX8) ? (uint32_t)1 << ((const uint8_t *)obj_hdr(o)->index)[0]
+				   : ((const uint32_t *)obj_hdr(o)->index)[0];
 }
 
 static inline uint32_t idx_get(const struct bg_value *o, uint32_t i)
 {
-	return (o->flags & F_IDX8) ? ((const uint8_t *)o->index)[1 + i] : ((const uint32_t *)o->index)[1 + i];
+	return (o->flags & F_IDX8) ? ((const uint8_t *)obj_hdr(o)->index)[1 + i] : ((const uint32_t *)obj_hdr(o)->index)[1 + i];
 }
 
 static inline void idx_put(struct bg_value *o, uint32_t i, uint32_t v)
 {
 	if (o->flags & F_IDX8)
-		((uint8_t *)o->index)[1 + i] = (uint8_t)v;
+		((uint8_t *)obj_hdr(o)->index)[1 + i] = (uint8_t)v;
 	else
-		((uint32_t *)o->index)[1 + i] = v;
+		((uint32_t *)obj_hdr(o)->index)[1 + i] = v;
 }
 
 /* Member position of key (or -1); *slot receives the slot that holds it or
@@ -331,13 +356,13 @@ static void build_index(struct bg_arena *a, struct bg_value *obj, size_t room)
 		uint8_t *idx = bg_arena_alloc(a, slots + 1);
 		memset(idx, 0, slots + 1);
 		idx[0] = (uint8_t)k;
-		obj->index = idx;
+		obj_hdr(obj)->index = idx;
 		obj->flags |= F_IDX8;
 	} else {
 		uint32_t *idx = bg_arena_alloc(a, (slots + 1) * sizeof(*idx));
 		memset(idx, 0, (slots + 1) * sizeof(*idx));
 		idx[0] = slots;
-		obj->index = idx;
+		obj_hdr(obj)->index = idx;
 		obj->flags &= (uint8_t)~F_IDX8;
 	}
 	for (uint32_t r = 0; r < obj->n; r++) {
@@ -356,7 +381,7 @@ static void build_index(struct bg_arena *a, struct bg_value *obj, size_t room)
 /* Position of key in obj, or -1. */
 static long find_member(const struct bg_value *obj, const char *key, size_t klen, uint32_t hash)
 {
-	if (obj->index) {
+	if (obj_hdr(obj)->index) {
 		uint32_t slot;
 		return idx_probe(obj, key, (uint32_t)klen, hash, &slot);
 	}
@@ -398,7 +423,7 @@ static void add_member(struct bg_arena *a, struct bg_value *obj, const char *key
 	m->klen = klen;
 	m->hash = hash;
 	m->value = v;
-	if (obj->index) {
+	if (obj_hdr(obj)->index) {
 		uint32_t slot;
 		if ((size_t)obj->n * 2 + 2 > idx_nslots(obj) || ((obj->flags & F_IDX8) && obj->n >= 255))
 			build_index(a, obj, 2 * (size_t)obj->n);
@@ -432,7 +457,7 @@ void bg_value_set_new_key(struct bg_arena *a, struct bg_value *obj, const char *
 
 void bg_value_index(struct bg_arena *a, struct bg_value *obj)
 {
-	if (bg_value_is_object(obj) && !obj->index && obj->n > SMALL_OBJECT)
+	if (bg_value_is_object(obj) && !obj_hdr(obj)->index && obj->n > SMALL_OBJECT)
 		build_index(a, obj, 0);
 }
 
@@ -507,6 +532,10 @@ void bg_value_project(struct bg_value_proj *p, const struct bg_value *obj, struc
 
 /* ------------------------------------------------------------------ parser */
 
+#define SHARED_INT_MAX 1024      /* integers 0..1023 are one value each per document */
+#define SHARED_STR_LEN 24        /* strings this long or shorter are shared... */
+#define SHARED_STR_MAX (1u << 16) /* ...the first this many distinct ones */
+
 struct parser {
 	struct bg_arena *a;
 	const char *start, *p, *end; /* *end == '\0'; the text is never written */
@@ -519,6 +548,11 @@ struct parser {
 	size_t mn, mcap;
 	struct intern *itab; /* interned keys, open addressing */
 	uint32_t icap, icount;
+	/* scalars shared within the document (values are never modified once
+	 * built): short strings, open addressing, and small integers */
+	const struct bg_value **stab;
+	uint32_t scap, scount;
+	struct bg_value *small_int[SHARED_INT_MAX];
 	bool failed;
 	bool skip; /* checking a value that is not kept: no values are built */
 };
@@ -922,6 +956,14 @@ static int parse_number(struct parser *ps, struct bg_value **out)
 			*out = NULL;
 			return BG_OK;
 		}
+		if (!neg && mant < SHARED_INT_MAX) {
+			if (!ps->small_int[mant]) {
+				ps->small_int[mant] = new_value(ps->a, BG_VINT);
+				ps->small_int[mant]->u.i = (int64_t)mant;
+			}
+			*out = ps->small_int[mant];
+			return BG_OK;
+		}
 		v = new_value(ps->a, BG_VINT);
 		v->u.i = neg ? (int64_t)(0 - mant) : (int64_t)mant;
 		*out = v;
@@ -1126,7 +1168,9 @@ static int parse_object(struct parser *ps, struct bg_value **out, int depth,
 	n = ps->mn - base;
 	obj = new_value(ps->a, BG_VOBJECT);
 	obj->n = (uint32_t)n;
-	obj->u.members = from_stack(ps->a, ps->mstack + base, n, sizeof(*obj->u.members));
+	obj->u.members = alloc_members(ps->a, n);
+	if (n)
+		memcpy(obj->u.members, ps->mstack + base, n * sizeof(*obj->u.members));
 	ps->mn = base;
 	if (n > SMALL_OBJECT) {
 		build_index(ps->a, obj, 0); /* also folds duplicate keys */
@@ -1153,6 +1197,44 @@ static int parse_object(struct parser *ps, struct bg_value **out, int depth,
 	}
 	*out = obj;
 	return BG_OK;
+}
+
+/* The document's one value for the short string s[0..len): documents repeat
+ * their vocabulary (dtypes, states, platforms, dates) thousands of times. */
+static struct bg_value *shared_string(struct parser *ps, const char *s, uint32_t len)
+{
+	uint32_t h = hash_key(s, len), mask, i;
+	struct bg_value *v;
+
+	if (2 * (ps->scount + 1) > ps->scap && ps->scount < SHARED_STR_MAX) {
+		const struct bg_value **old = ps->stab;
+		uint32_t oldcap = ps->scap;
+		ps->scap = oldcap ? 2 * oldcap : 1024;
+		ps->stab = bg_xcalloc(ps->scap, sizeof(*ps->stab));
+		for (uint32_t j = 0; j < oldcap; j++) {
+			if (!old[j])
+				continue;
+			i = hash_key(old[j]->u.s, old[j]->n) & (ps->scap - 1);
+			while (ps->stab[i])
+				i = (i + 1) & (ps->scap - 1);
+			ps->stab[i] = old[j];
+		}
+		free(old);
+	}
+	mask = ps->scap - 1;
+	for (i = h & mask; ps->stab[i]; i = (i + 1) & mask) {
+		const struct bg_value *e = ps->stab[i];
+		if (e->n == len && memcmp(e->u.s, s, len) == 0)
+			return (struct bg_value *)e;
+	}
+	v = new_value(ps->a, BG_VSTRING);
+	v->u.s = bg_arena_strndup(ps->a, s, len);
+	v->n = len;
+	if (ps->scount < SHARED_STR_MAX) {
+		ps->stab[i] = v;
+		ps->scount++;
+	}
+	return v;
 }
 
 static int parse_literal(struct parser *ps, const char *word, size_t n, struct bg_value *v,
@@ -1187,6 +1269,10 @@ static int parse_value(struct parser *ps, struct bg_value **out, int depth,
 			return BG_ECHECK;
 		if (ps->skip) {
 			*out = NULL;
+			return BG_OK;
+		}
+		if (len <= SHARED_STR_LEN) {
+			*out = shared_string(ps, s, len);
 			return BG_OK;
 		}
 		v = new_value(ps->a, BG_VSTRING);
@@ -1240,6 +1326,7 @@ static int parse_text(struct bg_arena *a, const char *text, size_t len, const ch
 	free(ps.vstack);
 	free(ps.mstack);
 	free(ps.itab);
+	free(ps.stab);
 	bg_strbuf_release(&ps.scratch);
 	if (rc)
 		*out = NULL;

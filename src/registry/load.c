@@ -250,8 +250,8 @@ static const struct bg_value_keep evidence_keep[] = {
 };
 
 /* Shared immutable state strings of the rows. */
-static struct bg_value state_measured = {BG_VSTRING, 0, 0, 8, {.s = "measured"}, NULL};
-static struct bg_value state_partial = {BG_VSTRING, 0, 0, 7, {.s = "partial"}, NULL};
+static struct bg_value state_measured = {BG_VSTRING, 0, 0, 8, {.s = "measured"}};
+static struct bg_value state_partial = {BG_VSTRING, 0, 0, 7, {.s = "partial"}};
 
 static struct bg_value *measurement_state(struct bg_value *const *f, struct bg_strbuf *tmp)
 {

@@ -395,7 +395,7 @@ int bg_registry_validate(struct bg_registry *reg, bool render_check, struct bg_p
 	struct bg_value *gate;
 	int rc;
 
-	struct bg_value one = {BG_VINT, 0, 0, 0, {.i = 1}, NULL};
+	struct bg_value one = {BG_VINT, 0, 0, 0, {.i = 1}};
 	struct bg_value_proj proj;
 	bool schema_ok = sv && bg_value_equal(sv, &one);
 	struct bg_arena *a;
