@@ -7,13 +7,10 @@
 #include "core/bytes.h"
 #include "core/pyval.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 const char *const bg_state_order[7] = {
 	"measured", "partial", "pending", "blocked", "refuted", "unsupported", "superseded",
@@ -853,43 +850,37 @@ static void runbook_table(struct render *r)
 }
 
 /*
- * Comparing the document with a file while it is rendered, in chunks, as
+ * Comparing the document with a file while it is rendered, as
  * bg_registry_document_matches compares whole texts: the rendered text is
- * handed over (and its buffer emptied) every CMP_CHUNK bytes, the file is
- * read CMP_CHUNK bytes at a time, so neither is ever held whole. Only the
- * plain case is decided here: a carriage return on either side, or a file
- * whose first line does not fit the first chunk, sets fallback, and the
- * caller compares whole texts instead.
+ * handed over (and its buffer emptied) every CMP_CHUNK bytes, so it is
+ * never held whole, and compared with the file's view (mapped when big).
+ * Only the plain case is decided here: a carriage return on either side
+ * sets fallback, and the caller compares whole texts instead.
  */
 #define CMP_CHUNK 16384
 
 struct doc_cmp {
-	int fd;          /* the file, or -1 when it could not be opened */
-	char *buf;       /* CMP_CHUNK bytes of it */
-	size_t have, pos; /* bytes in buf, and those compared */
-	bool eof;
+	bool open;       /* the file could be opened and read */
+	struct bg_file_view view;
+	const char *buf; /* the file's text, once filled */
+	size_t have, pos; /* its length, and the bytes compared */
+	bool filled, eof;
 	bool started;    /* the rendered first line was left out */
 	bool differs;    /* decided: the texts differ */
 	bool fallback;   /* undecidable here */
-	bool failed;     /* the file could not be read */
 };
 
-/* Reads the next chunk of the file; false at its end or on an error. */
+/* Makes the file's text available (all of it, the first time); false at
+ * its end. */
 static bool cmp_fill(struct doc_cmp *c)
 {
-	ssize_t n;
-
-	if (c->eof)
-		return false;
-	do
-		n = read(c->fd, c->buf, CMP_CHUNK);
-	while (n < 0 && errno == EINTR);
-	if (n <= 0) {
+	if (c->eof || c->filled || c->view.len == 0) {
 		c->eof = true;
-		c->failed = n < 0;
 		return false;
 	}
-	c->have = (size_t)n;
+	c->filled = true;
+	c->buf = c->view.text;
+	c->have = c->view.len;
 	c->pos = 0;
 	if (memchr(c->buf, '\r', c->have))
 		c->fallback = true;
@@ -935,18 +926,16 @@ static void cmp_flush(struct render *r, bool last)
 		c->started = true;
 		from = body_start(out->buf, out->len);
 	}
-	if (c->fd >= 0 && !c->differs && !c->fallback) {
+	if (c->open && !c->differs && !c->fallback) {
 		if (memchr(out->buf + from, '\r', out->len - from))
 			c->fallback = true;
 		else
 			cmp_feed(c, out->buf + from, out->len - from);
 	}
 	bg_strbuf_reset(out);
-	if (last && c->fd >= 0 && !c->differs && !c->fallback) {
+	if (last && c->open && !c->differs && !c->fallback) {
 		/* the file must end here too */
 		if (c->pos < c->have || cmp_fill(c))
-			c->differs = true;
-		else if (c->failed)
 			c->differs = true;
 	}
 }
@@ -1005,43 +994,30 @@ int bg_registry_render_matches(struct bg_registry *reg, const char *path, bool *
 
 	memset(&c, 0, sizeof(c));
 	*matches = false;
-	c.fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (c.fd >= 0) {
-		c.buf = bg_xmalloc(CMP_CHUNK);
-		if (!cmp_fill(&c)) {
-			c.have = 0; /* an empty file, or one that cannot be read */
-		} else if (!c.fallback) {
-			/* the file's generated-by line must lie wholly in the first chunk */
-			size_t first = 0;
-			while (first < c.have && c.buf[first] != '\n')
-				first++;
-			if (first == c.have && c.have == CMP_CHUNK)
-				c.fallback = true;
-			else
-				c.pos = body_start(c.buf, c.have);
-		}
+	c.open = bg_file_view_open(&c.view, path, NULL, NULL) == BG_OK;
+	if (c.open) {
+		if (!cmp_fill(&c))
+			c.have = 0; /* an empty file */
+		else if (!c.fallback)
+			c.pos = body_start(c.buf, c.have);
 	}
 	bg_strbuf_grow(&doc, CMP_CHUNK + 4096);
 	rc = render_doc(reg, &doc, &c, ctx);
 	if (rc == BG_OK) {
-		if (c.fd < 0 || c.failed) {
+		if (!c.open) {
 			*matches = false;
 		} else if (c.fallback) {
-			/* a carriage return somewhere, or a long first line: whole texts */
-			struct bg_strbuf disk = BG_STRBUF_INIT;
+			/* a carriage return somewhere: whole texts */
 			bg_strbuf_reset(&doc);
 			rc = render_doc(reg, &doc, NULL, ctx);
 			if (rc == BG_OK)
-				*matches = bg_file_read(path, NULL, &disk, NULL) == BG_OK &&
-					   bg_registry_document_matches(disk.buf, disk.len, doc.buf);
-			bg_strbuf_release(&disk);
+				*matches = bg_registry_document_matches(c.view.text, c.view.len, doc.buf);
 		} else {
 			*matches = !c.differs;
 		}
 	}
-	if (c.fd >= 0)
-		close(c.fd);
-	free(c.buf);
+	if (c.open)
+		bg_file_view_release(&c.view);
 	bg_strbuf_release(&doc);
 	return rc;
 }

@@ -3,7 +3,8 @@
 # src/core/fsutil.c): files of 32 KiB or more are mapped, smaller ones and
 # non-regular files are read. Both ways must give the same values and the
 # same error messages; a mapped file that ends exactly on a page boundary
-# still parses; a file that is not regular (a FIFO) is read; and the program
+# still parses; the render check compares with a mapped document as with a
+# read one; a file that is not regular (a FIFO) is read; and the program
 # turns SIGBUS (a mapped file truncated by another process) into a clean
 # I/O failure, exit 4.
 set -u
@@ -56,6 +57,26 @@ check "malformed, mapped: exit 1" test "$(rc_of "$B" -C big list)" = 1
 check "malformed: same message both ways" cmp small.err err
 check "malformed: names file, line, column and token" \
 	grep -qE "benchmarks/benchmark_registry.json:[0-9]+:[0-9]+: invalid JSON: invalid escape near '\"own\\\\e'" err
+
+# the render check compares with the document's view (mapped when big):
+# CRLF line ends still match, one byte less or more is stale
+awk -v n=100 -v dir="$work/gen" -f "$SRC/bench/gen-registry.awk"
+"$B" -C gen render >/dev/null
+doc=gen/docs/_generated/benchmark_coverage.md
+check "the generated document is over 32 KiB" test "$(wc -c <$doc)" -gt 32768
+check "validate: a mapped document that matches" test "$(rc_of "$B" -C gen validate)" = 0
+cp $doc doc.orig
+sed -i 's/$/\r/' $doc
+check "validate: CRLF line ends match" test "$(rc_of "$B" -C gen validate)" = 0
+cp doc.orig $doc
+truncate -s -1 $doc
+check "validate: one byte short is stale" test "$(rc_of "$B" -C gen validate)" = 1
+check "validate: stale names the fix" grep -qF "generated benchmark coverage is stale; run benchgate render" out
+cp doc.orig $doc
+echo >>$doc
+check "validate: one byte more is stale" test "$(rc_of "$B" -C gen validate)" = 1
+rm $doc
+check "validate: a missing document is stale" test "$(rc_of "$B" -C gen validate)" = 1
 
 # a FIFO is read, not mapped
 cp -R edge fifo
