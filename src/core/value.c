@@ -1025,16 +1025,6 @@ static int after_element(struct parser *ps, char close, bool *done)
 	return perr(ps, ps->p, NULL, "'%c' expected", close);
 }
 
-/* The top n entries of a parse stack, copied into the arena. */
-static void *from_stack(struct bg_arena *a, const void *top, size_t n, size_t elem)
-{
-	void *p = bg_arena_alloc(a, (n ? n : 1) * elem);
-
-	if (n)
-		memcpy(p, top, n * elem);
-	return p;
-}
-
 /* keep (or NULL) applies to the objects among the elements */
 static int parse_array(struct parser *ps, struct bg_value **out, int depth,
 		       const struct bg_value_keep *keep)
@@ -1074,7 +1064,9 @@ static int parse_array(struct parser *ps, struct bg_value **out, int depth,
 	n = ps->vn - base;
 	arr = new_value(ps->a, BG_VARRAY);
 	arr->n = (uint32_t)n;
-	arr->u.items = from_stack(ps->a, ps->vstack + base, n, sizeof(*arr->u.items));
+	arr->u.items = bg_arena_alloc(ps->a, (n ? n : 1) * sizeof(*arr->u.items));
+	if (n) /* (the stack is NULL until the first element anywhere) */
+		memcpy(arr->u.items, ps->vstack + base, n * sizeof(*arr->u.items));
 	ps->vn = base;
 	*out = arr;
 	return BG_OK;
