@@ -38,6 +38,26 @@ int bg_file_view_open(struct bg_file_view *view, const char *path, const char *d
 void bg_file_view_release(struct bg_file_view *view);
 int bg_file_write_atomic(const char *path, const char *display, const char *data, size_t len,
 			 struct bg_ctx *ctx);
+/*
+ * bg_file_write_atomic in steps, for text produced piece by piece: open
+ * creates the temporary file beside path, write appends (a failure is
+ * remembered and reported by commit), commit fsyncs and renames it over
+ * path (BG_EIO "DISPLAY: cannot write: ..." or "cannot replace: ..."; the
+ * temporary file is removed), abort removes it. After open succeeds,
+ * exactly one of commit and abort must follow. path and display are
+ * borrowed until then.
+ */
+struct bg_atomic_file {
+	int fd;
+	int err;              /* the first write's errno, or 0 */
+	const char *path, *display;
+	struct bg_strbuf tmp; /* the temporary file's path */
+};
+int bg_atomic_file_open(struct bg_atomic_file *f, const char *path, const char *display,
+			struct bg_ctx *ctx);
+void bg_atomic_file_write(struct bg_atomic_file *f, const char *data, size_t len);
+int bg_atomic_file_commit(struct bg_atomic_file *f, struct bg_ctx *ctx);
+void bg_atomic_file_abort(struct bg_atomic_file *f);
 /* mkdir -p; BG_EIO on failure. */
 int bg_mkdirs(const char *path, struct bg_ctx *ctx);
 bool bg_is_file(const char *path);

@@ -171,57 +171,90 @@ static int fsync_parent(const char *path)
 	return rc;
 }
 
-int bg_file_write_atomic(const char *path, const char *display, const char *data, size_t len,
-			 struct bg_ctx *ctx)
+int bg_atomic_file_open(struct bg_atomic_file *f, const char *path, const char *display,
+			struct bg_ctx *ctx)
 {
-	struct bg_strbuf tmp = BG_STRBUF_INIT;
-	size_t off = 0;
-	int fd;
+	struct stat st;
 
-	if (!display)
-		display = path;
-	{
-		struct stat st;
-		/* never replace a device, FIFO or directory with a regular file */
-		if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
-			return bg_error(ctx, BG_EIO, "%s: cannot write: it exists and is not a regular file",
-					display);
-	}
-	bg_strbuf_addf(&tmp, "%s.tmp.%ld", path, (long)getpid());
-	fd = open(tmp.buf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
+	memset(f, 0, sizeof(*f));
+	f->fd = -1;
+	f->path = path;
+	f->display = display ? display : path;
+	bg_strbuf_init(&f->tmp);
+	/* never replace a device, FIFO or directory with a regular file */
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return bg_error(ctx, BG_EIO, "%s: cannot write: it exists and is not a regular file",
+				f->display);
+	bg_strbuf_addf(&f->tmp, "%s.tmp.%ld", path, (long)getpid());
+	f->fd = open(f->tmp.buf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (f->fd < 0) {
 		int e = errno;
-		bg_strbuf_release(&tmp);
-		return bg_error(ctx, BG_EIO, "%s: cannot write: %s", display, strerror(e));
+		bg_strbuf_release(&f->tmp);
+		return bg_error(ctx, BG_EIO, "%s: cannot write: %s", f->display, strerror(e));
 	}
-	while (off < len) {
-		ssize_t n = write(fd, data + off, len - off);
+	return BG_OK;
+}
+
+void bg_atomic_file_write(struct bg_atomic_file *f, const char *data, size_t len)
+{
+	size_t off = 0;
+
+	while (off < len && !f->err) {
+		ssize_t n = write(f->fd, data + off, len - off);
 		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			int e = errno;
-			close(fd);
-			unlink(tmp.buf);
-			bg_strbuf_release(&tmp);
-			return bg_error(ctx, BG_EIO, "%s: cannot write: %s", display, strerror(e));
+			if (errno != EINTR)
+				f->err = errno;
+			continue;
 		}
 		off += (size_t)n;
 	}
-	if (fsync(fd) != 0 || close(fd) != 0) {
-		int e = errno;
-		unlink(tmp.buf);
-		bg_strbuf_release(&tmp);
-		return bg_error(ctx, BG_EIO, "%s: cannot write: %s", display, strerror(e));
+}
+
+void bg_atomic_file_abort(struct bg_atomic_file *f)
+{
+	if (f->fd >= 0) {
+		close(f->fd);
+		unlink(f->tmp.buf);
+		f->fd = -1;
 	}
-	if (rename(tmp.buf, path) != 0) {
-		int e = errno;
-		unlink(tmp.buf);
-		bg_strbuf_release(&tmp);
-		return bg_error(ctx, BG_EIO, "%s: cannot replace: %s", display, strerror(e));
+	bg_strbuf_release(&f->tmp);
+}
+
+int bg_atomic_file_commit(struct bg_atomic_file *f, struct bg_ctx *ctx)
+{
+	int e = f->err;
+
+	if (!e && fsync(f->fd) != 0)
+		e = errno;
+	if (close(f->fd) != 0 && !e)
+		e = errno;
+	f->fd = -1;
+	if (e) {
+		unlink(f->tmp.buf);
+		bg_strbuf_release(&f->tmp);
+		return bg_error(ctx, BG_EIO, "%s: cannot write: %s", f->display, strerror(e));
 	}
-	fsync_parent(path);
-	bg_strbuf_release(&tmp);
+	if (rename(f->tmp.buf, f->path) != 0) {
+		e = errno;
+		unlink(f->tmp.buf);
+		bg_strbuf_release(&f->tmp);
+		return bg_error(ctx, BG_EIO, "%s: cannot replace: %s", f->display, strerror(e));
+	}
+	fsync_parent(f->path);
+	bg_strbuf_release(&f->tmp);
 	return BG_OK;
+}
+
+int bg_file_write_atomic(const char *path, const char *display, const char *data, size_t len,
+			 struct bg_ctx *ctx)
+{
+	struct bg_atomic_file f;
+	int rc;
+
+	if ((rc = bg_atomic_file_open(&f, path, display, ctx)))
+		return rc;
+	bg_atomic_file_write(&f, data, len);
+	return bg_atomic_file_commit(&f, ctx);
 }
 
 int bg_mkdirs(const char *path, struct bg_ctx *ctx)
