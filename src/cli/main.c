@@ -87,7 +87,7 @@ int main(int argc, char **argv)
 	/* One short-lived process: big blocks come from the heap and freed
 	 * memory stays there, instead of one mmap and munmap (and a TLB
 	 * flush) per block; the system takes it all back at exit. */
-	mallopt(M_MMAP_THRESHOLD, 4 << 20);
+	mallopt(M_MMAP_THRESHOLD, 64 << 20);
 	mallopt(M_TRIM_THRESHOLD, 256 << 20);
 	{
 		struct sigaction sa;

@@ -44,10 +44,13 @@ struct render {
 	struct bg_ctx *ctx;
 	struct bg_arena *scratch; /* sort keys built while rendering */
 	struct bg_strbuf tmp;     /* one cell's text, reused */
-	struct doc_cmp *cmp;      /* comparing with a file as the text is produced, or NULL */
+	/* where the text goes as it is produced (at most one; both NULL: all
+	 * of it stays in out) */
+	struct doc_cmp *cmp;          /* compared with a file */
+	struct bg_atomic_file *file;  /* written to a file */
 };
 
-static void cmp_flush(struct render *r, bool last);
+static void flush_out(struct render *r, bool last);
 
 static void fail_missing(struct render *r, const char *kind, const struct bg_value *obj, const char *field)
 {
@@ -151,8 +154,8 @@ static void row_end(struct render *r)
 {
 	bg_strbuf_adds(&r->row, " |\n");
 	bg_strbuf_addn(r->out, r->row.buf, r->row.len);
-	if (r->cmp)
-		cmp_flush(r, false);
+	if (r->cmp || r->file)
+		flush_out(r, false);
 }
 
 static void table_head(struct render *r, const char *const *headers)
@@ -850,100 +853,61 @@ static void runbook_table(struct render *r)
 }
 
 /*
- * Comparing the document with a file while it is rendered, as
- * bg_registry_document_matches compares whole texts: the rendered text is
- * handed over (and its buffer emptied) every CMP_CHUNK bytes, so it is
- * never held whole, and compared with the file's view (mapped when big).
- * Only the plain case is decided here: a carriage return on either side
- * sets fallback, and the caller compares whole texts instead.
+ * Comparing the document with a file while it is rendered: the rendered
+ * text is handed over (and its buffer emptied) every CMP_CHUNK bytes, so
+ * it is never held whole, and compared byte for byte with the file's view
+ * (mapped when big), past both first lines (body_start). Equal bytes mean
+ * equal documents; at the first difference the caller lets
+ * bg_registry_document_matches decide on whole texts, whose line ends it
+ * normalises (a file with CRLF line ends still matches).
  */
 #define CMP_CHUNK 16384
 
 struct doc_cmp {
-	bool open;       /* the file could be opened and read */
+	bool open;        /* the file could be opened and read */
 	struct bg_file_view view;
-	const char *buf; /* the file's text, once filled */
-	size_t have, pos; /* its length, and the bytes compared */
-	bool filled, eof;
-	bool started;    /* the rendered first line was left out */
-	bool differs;    /* decided: the texts differ */
-	bool fallback;   /* undecidable here */
+	size_t pos;       /* the file's bytes compared so far */
+	bool started;     /* the rendered first line was left out */
+	bool differs;     /* the bytes differ */
 };
-
-/* Makes the file's text available (all of it, the first time); false at
- * its end. */
-static bool cmp_fill(struct doc_cmp *c)
-{
-	if (c->eof || c->filled || c->view.len == 0) {
-		c->eof = true;
-		return false;
-	}
-	c->filled = true;
-	c->buf = c->view.text;
-	c->have = c->view.len;
-	c->pos = 0;
-	if (memchr(c->buf, '\r', c->have))
-		c->fallback = true;
-	return true;
-}
-
-/* Compares s[0..n) with the next n bytes of the file. */
-static void cmp_feed(struct doc_cmp *c, const char *s, size_t n)
-{
-	while (n && !c->differs && !c->fallback) {
-		size_t k;
-
-		if (c->pos == c->have && !cmp_fill(c)) {
-			c->differs = true; /* the file ends first (or cannot be read) */
-			return;
-		}
-		if (c->fallback)
-			return;
-		k = c->have - c->pos < n ? c->have - c->pos : n;
-		if (memcmp(c->buf + c->pos, s, k) != 0) {
-			c->differs = true;
-			return;
-		}
-		c->pos += k;
-		s += k;
-		n -= k;
-	}
-}
 
 static size_t body_start(const char *s, size_t len);
 
-/* Hands the rendered text over to the comparison once there is a chunk of
- * it (or all of it, when last), and empties the buffer. */
-static void cmp_flush(struct render *r, bool last)
+/* Hands the rendered text over to the comparison or the file once there
+ * is a chunk of it (or all of it, when last), and empties the buffer. */
+static void flush_out(struct render *r, bool last)
 {
 	struct doc_cmp *c = r->cmp;
 	struct bg_strbuf *out = r->out;
-	size_t from = 0;
+	size_t from = 0, n;
 
 	if (!last && out->len < CMP_CHUNK)
 		return;
+	if (r->file) {
+		bg_atomic_file_write(r->file, out->buf, out->len);
+		bg_strbuf_reset(out);
+		return;
+	}
 	if (!c->started) {
 		c->started = true;
 		from = body_start(out->buf, out->len);
 	}
-	if (c->open && !c->differs && !c->fallback) {
-		if (memchr(out->buf + from, '\r', out->len - from))
-			c->fallback = true;
+	n = out->len - from;
+	if (c->open && !c->differs) {
+		if (c->view.len - c->pos < n || memcmp(c->view.text + c->pos, out->buf + from, n) != 0)
+			c->differs = true;
 		else
-			cmp_feed(c, out->buf + from, out->len - from);
-	}
-	bg_strbuf_reset(out);
-	if (last && c->open && !c->differs && !c->fallback) {
-		/* the file must end here too */
-		if (c->pos < c->have || cmp_fill(c))
+			c->pos += n;
+		if (last && c->pos != c->view.len) /* the file must end here too */
 			c->differs = true;
 	}
+	bg_strbuf_reset(out);
 }
 
 static int render_doc(struct bg_registry *reg, struct bg_strbuf *out, struct doc_cmp *cmp,
-		      struct bg_ctx *ctx)
+		      struct bg_atomic_file *file, struct bg_ctx *ctx)
 {
-	struct render r = {reg, out, BG_STRBUF_INIT, 0, false, ctx, NULL, BG_STRBUF_INIT, cmp};
+	struct render r = {reg, out, BG_STRBUF_INIT, 0, false, ctx, NULL, BG_STRBUF_INIT, cmp, file};
 	int rc;
 
 	if ((rc = bg_registry_resolve_measurements(reg, ctx)))
@@ -975,14 +939,33 @@ static int render_doc(struct bg_registry *reg, struct bg_strbuf *out, struct doc
 	bg_arena_free(r.scratch);
 	if (r.failed)
 		return BG_ECHECK;
-	if (cmp)
-		cmp_flush(&r, true);
+	if (cmp || file)
+		flush_out(&r, true);
 	return BG_OK;
 }
 
 int bg_registry_render(struct bg_registry *reg, struct bg_strbuf *out, struct bg_ctx *ctx)
 {
-	return render_doc(reg, out, NULL, ctx);
+	return render_doc(reg, out, NULL, NULL, ctx);
+}
+
+int bg_registry_render_to_file(struct bg_registry *reg, const char *path, const char *display,
+			       struct bg_ctx *ctx)
+{
+	struct bg_atomic_file f;
+	struct bg_strbuf chunk = BG_STRBUF_INIT;
+	int rc;
+
+	if ((rc = bg_atomic_file_open(&f, path, display, ctx)))
+		return rc;
+	bg_strbuf_grow(&chunk, CMP_CHUNK + 4096);
+	rc = render_doc(reg, &chunk, NULL, &f, ctx);
+	bg_strbuf_release(&chunk);
+	if (rc) {
+		bg_atomic_file_abort(&f);
+		return rc;
+	}
+	return bg_atomic_file_commit(&f, ctx);
 }
 
 int bg_registry_render_matches(struct bg_registry *reg, const char *path, bool *matches,
@@ -995,25 +978,19 @@ int bg_registry_render_matches(struct bg_registry *reg, const char *path, bool *
 	memset(&c, 0, sizeof(c));
 	*matches = false;
 	c.open = bg_file_view_open(&c.view, path, NULL, NULL) == BG_OK;
-	if (c.open) {
-		if (!cmp_fill(&c))
-			c.have = 0; /* an empty file */
-		else if (!c.fallback)
-			c.pos = body_start(c.buf, c.have);
-	}
+	if (c.open)
+		c.pos = body_start(c.view.text, c.view.len);
 	bg_strbuf_grow(&doc, CMP_CHUNK + 4096);
-	rc = render_doc(reg, &doc, &c, ctx);
-	if (rc == BG_OK) {
-		if (!c.open) {
-			*matches = false;
-		} else if (c.fallback) {
-			/* a carriage return somewhere: whole texts */
+	rc = render_doc(reg, &doc, &c, NULL, ctx);
+	if (rc == BG_OK && c.open) {
+		if (!c.differs) {
+			*matches = true;
+		} else {
+			/* whole texts decide: line ends normalised */
 			bg_strbuf_reset(&doc);
-			rc = render_doc(reg, &doc, NULL, ctx);
+			rc = render_doc(reg, &doc, NULL, NULL, ctx);
 			if (rc == BG_OK)
 				*matches = bg_registry_document_matches(c.view.text, c.view.len, doc.buf);
-		} else {
-			*matches = !c.differs;
 		}
 	}
 	if (c.open)

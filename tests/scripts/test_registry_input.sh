@@ -4,7 +4,8 @@
 # non-regular files are read. Both ways must give the same values and the
 # same error messages; a mapped file that ends exactly on a page boundary
 # still parses; the render check compares with a mapped document as with a
-# read one; a file that is not regular (a FIFO) is read; and the program
+# read one; render streams the document into its file and a failed render
+# leaves nothing; a file that is not regular (a FIFO) is read; and the program
 # turns SIGBUS (a mapped file truncated by another process) into a clean
 # I/O failure, exit 4.
 set -u
@@ -77,6 +78,23 @@ echo >>$doc
 check "validate: one byte more is stale" test "$(rc_of "$B" -C gen validate)" = 1
 rm $doc
 check "validate: a missing document is stale" test "$(rc_of "$B" -C gen validate)" = 1
+
+# render writes the document as it is produced: the same bytes every time,
+# validate agrees; a render that fails writes nothing (no file, no
+# temporary file, no directory it would have made, the old document kept)
+check "render --output: exit 0" test "$(rc_of "$B" -C gen render --output again.md)" = 0
+check "render --output: the same bytes as the first render" cmp doc.orig gen/again.md
+"$B" -C gen render >/dev/null
+check "render: the same bytes again" cmp $doc gen/again.md
+check "validate after render" test "$(rc_of "$B" -C gen validate)" = 0
+cp -R small bad
+sed -i 's/"state": "blocked"/"state": "done"/' bad/$reg
+cp bad/docs/_generated/benchmark_coverage.md before.md
+check "a failing render: exit 1" test "$(rc_of "$B" -C bad render --output new/deeper/cov.md)" = 1
+check "a failing render: no directory made" test ! -e bad/new
+check "a failing render into the default path: exit 1" test "$(rc_of "$B" -C bad render)" = 1
+check "a failing render: the old document kept" cmp before.md bad/docs/_generated/benchmark_coverage.md
+check "a failing render: no temporary file left" test -z "$(ls bad/docs/_generated | grep tmp)"
 
 # a FIFO is read, not mapped
 cp -R edge fifo
