@@ -37,8 +37,11 @@ clean:
 	rm -rf build build-asan
 
 # libFuzzer targets (clang): build-fuzz/fuzz_registry, run over tests/fuzz/corpus.
+# make fuzz [FUZZ_TARGET=fuzz_registry|fuzz_json] [FUZZ_SECONDS=60]
+FUZZ_TARGET ?= fuzz_registry
 fuzz:
 	CC=clang cmake -S . -B build-fuzz -DBENCHGATE_LIBFUZZER=ON -DBENCHGATE_SANITIZE=ON -DBENCHGATE_TESTS=OFF -DCMAKE_BUILD_TYPE=Debug >/dev/null
-	cmake --build build-fuzz -j $(JOBS) --target fuzz_registry
-	mkdir -p build-fuzz/corpus && cp tests/fuzz/corpus/registry/* build-fuzz/corpus/
-	build-fuzz/fuzz_registry -max_total_time=$${FUZZ_SECONDS:-60} -max_len=8192 build-fuzz/corpus
+	cmake --build build-fuzz -j $(JOBS) --target $(FUZZ_TARGET)
+	mkdir -p build-fuzz/corpus-$(FUZZ_TARGET) && cp tests/fuzz/corpus/registry/* build-fuzz/corpus-$(FUZZ_TARGET)/
+	if [ $(FUZZ_TARGET) = fuzz_json ]; then cp tests/fuzz/corpus/json/* build-fuzz/corpus-$(FUZZ_TARGET)/; fi
+	build-fuzz/$(FUZZ_TARGET) -max_total_time=$${FUZZ_SECONDS:-60} -max_len=8192 build-fuzz/corpus-$(FUZZ_TARGET)

@@ -133,6 +133,9 @@ struct bg_value_keep {
 int bg_value_parse_file_keep(struct bg_arena *arena, const char *path, const char *display,
 			     const struct bg_value_keep *keep, struct bg_value **out,
 			     struct bg_ctx *ctx);
+/* bg_value_parse building only the members keep names (as above). */
+int bg_value_parse_keep(struct bg_arena *arena, const char *data, size_t len, const char *display,
+			const struct bg_value_keep *keep, struct bg_value **out, struct bg_ctx *ctx);
 /* BG_ECHECK with "DISPLAY: top level must be a JSON object" unless it is one. */
 int bg_value_expect_object(const struct bg_value *v, const char *display, struct bg_ctx *ctx);
 

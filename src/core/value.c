@@ -1328,12 +1328,18 @@ static int parse_text(struct bg_arena *a, const char *text, size_t len, const ch
 int bg_value_parse(struct bg_arena *a, const char *data, size_t len, const char *display,
 		   struct bg_value **out, struct bg_ctx *ctx)
 {
+	return bg_value_parse_keep(a, data, len, display, NULL, out, ctx);
+}
+
+int bg_value_parse_keep(struct bg_arena *a, const char *data, size_t len, const char *display,
+			const struct bg_value_keep *keep, struct bg_value **out, struct bg_ctx *ctx)
+{
 	char *text = bg_xmalloc(len + 1); /* the parser reads one byte past the end */
 	int rc;
 
 	memcpy(text, data, len);
 	text[len] = '\0';
-	rc = parse_text(a, text, len, display, NULL, out, ctx);
+	rc = parse_text(a, text, len, display, keep, out, ctx);
 	free(text);
 	return rc;
 }

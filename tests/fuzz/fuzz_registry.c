@@ -63,22 +63,5 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	return 0;
 }
 
-#ifndef BENCHGATE_LIBFUZZER
-int main(int argc, char **argv)
-{
-	int failures = 0;
-
-	for (int i = 1; i < argc; i++) {
-		struct bg_strbuf sb = BG_STRBUF_INIT;
-		if (bg_file_read(argv[i], NULL, &sb, NULL) != BG_OK) {
-			fprintf(stderr, "fuzz_registry: cannot read %s\n", argv[i]);
-			failures++;
-			continue;
-		}
-		LLVMFuzzerTestOneInput((const unsigned char *)sb.buf, sb.len);
-		bg_strbuf_release(&sb);
-	}
-	printf("fuzz_registry: replayed %d inputs\n", argc - 1 - failures);
-	return failures ? 1 : 0;
-}
-#endif
+#define FUZZ_NAME "fuzz_registry"
+#include "replay.h"

@@ -1,11 +1,18 @@
 #!/usr/bin/env bash
 # Replays the saved fuzz corpus, the test registries and the conformance
-# registry through the fuzz target (under the sanitizers in the asan build).
+# registry through the fuzz targets (under the sanitizers in the asan build).
 set -eu
 replay="$BENCHGATE_BUILD/fuzz_registry_replay"
 files=("$BENCHGATE_SOURCE"/tests/fuzz/corpus/registry/* "$BENCHGATE_SOURCE"/tests/cli/trees/*/benchmarks/*.json)
 conf="$BENCHGATE_SOURCE/../shared/conformance/trees"
 [ -d "$conf" ] && files+=("$conf"/*/benchmarks/benchmark_registry.json)
 out=$("$replay" "${files[@]}" 2>&1)
+echo "$out"
+if echo "$out" | grep -qE 'AddressSanitizer|LeakSanitizer|runtime error'; then exit 1; fi
+# the parser's keep path against its whole path (tests/fuzz/fuzz_json.c), on
+# the same files, its own corpus and the corpus tree's evidence indexes
+files+=("$BENCHGATE_SOURCE"/tests/fuzz/corpus/json/*)
+[ -d "$conf" ] && files+=("$conf"/*/experiments/*/*.json)
+out=$("$BENCHGATE_BUILD/fuzz_json_replay" "${files[@]}" 2>&1)
 echo "$out"
 if echo "$out" | grep -qE 'AddressSanitizer|LeakSanitizer|runtime error'; then exit 1; fi
