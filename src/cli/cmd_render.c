@@ -86,11 +86,11 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 		output = cfg.generated_path;
 	bg_ctx_init(&ctx);
 	bg_config_path(&cfg, &path, output);
-	if (!(rc = make_parent(path.buf, &made, &ctx))) {
+	rc = make_parent(path.buf, &made, &ctx);
+	if (!rc)
 		rc = bg_registry_render_to_file(&reg, path.buf, output, &ctx);
-		if (rc)
-			remove_made(path.buf, made);
-	}
+	if (rc)
+		remove_made(path.buf, made);
 	free(made);
 	if (rc) {
 		bg_cli_fail_ctx(rc, &ctx);

@@ -108,7 +108,10 @@ wait
 # SIGBUS: benchgate blocks opening a FIFO with no writer, then gets the signal
 "$B" -C fifo show $gate >out 2>err &
 pid=$!
-sleep 0.3
+for _ in $(seq 100); do # until it waits in open() for a writer
+	grep -q partner /proc/$pid/wchan 2>/dev/null && break
+	sleep 0.05
+done
 kill -BUS $pid
 wait $pid
 check "SIGBUS: exit 4" test $? = 4
