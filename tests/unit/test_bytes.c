@@ -1,0 +1,248 @@
+/*
+ * test_bytes.c - the block-at-a-time scanners and hash of src/core/bytes.h
+ * against byte-by-byte definitions (every stop byte at every position, so
+ * that the 16-byte, 8-byte and tail loops all meet it), the file view
+ * (read and mapped: the same bytes and the '\0' after them, also at a page
+ * boundary), atomic writes in steps, and the values the parser shares.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "benchgate/fsutil.h"
+#include "benchgate/value.h"
+#include "core/bytes.h"
+
+static size_t slow_plain(const char *s, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && (unsigned char)s[i] >= 0x20 && (unsigned char)s[i] < 0x80 && s[i] != '"' &&
+	       s[i] != '\\')
+		i++;
+	return i;
+}
+
+static size_t slow_space(const char *s, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && (s[i] == ' ' || s[i] == '\n' || s[i] == '\r' || s[i] == '\t'))
+		i++;
+	return i;
+}
+
+static size_t slow_without2(const char *s, size_t n, char a, char b)
+{
+	size_t i = 0;
+
+	while (i < n && s[i] != a && s[i] != b)
+		i++;
+	return i;
+}
+
+/* Every byte value at every position of buffers up to 40 bytes long. */
+static void test_spans(void **state)
+{
+	char buf[48];
+
+	(void)state;
+	for (size_t len = 0; len <= 40; len++) {
+		for (size_t at = 0; at < len; at++) {
+			for (int c = 0; c < 256; c++) {
+				memset(buf, 'a', sizeof(buf));
+				buf[at] = (char)c;
+				assert_int_equal(bg_span_json_plain(buf, len), slow_plain(buf, len));
+				assert_int_equal(bg_span_without2(buf, len, '|', '\n'),
+						 slow_without2(buf, len, '|', '\n'));
+				memset(buf, ' ', sizeof(buf));
+				buf[at] = (char)c;
+				assert_int_equal(bg_span_json_space(buf, len), slow_space(buf, len));
+			}
+		}
+		memset(buf, 'a', sizeof(buf));
+		assert_int_equal(bg_span_json_plain(buf, len), len);
+		memset(buf, '\t', sizeof(buf));
+		assert_int_equal(bg_span_json_space(buf, len), len);
+	}
+}
+
+static void test_hash(void **state)
+{
+	char a[40], b[40];
+
+	(void)state;
+	/* every length, one byte changed anywhere: a different hash (for these inputs) */
+	for (size_t n = 1; n < sizeof(a); n++) {
+		memset(a, 'k', n);
+		for (size_t i = 0; i < n; i++) {
+			memcpy(b, a, n);
+			b[i] = 'K';
+			assert_int_not_equal(bg_hash_bytes(a, n), bg_hash_bytes(b, n));
+		}
+		assert_int_not_equal(bg_hash_bytes(a, n), bg_hash_bytes(a, n - 1));
+		assert_int_equal(bg_hash_bytes(a, n), bg_hash_bytes(a, n));
+	}
+}
+
+static char tmpdir[64];
+
+static void write_file(const char *path, const char *data, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(data, 1, n, f), n);
+	fclose(f);
+}
+
+/* Files below, at and above the mapping threshold, and one ending exactly on a page. */
+static void test_file_view(void **state)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t sizes[] = {0, 1, 100, 32767, 32768, 65536, 16 * page, 16 * page + 1};
+	char path[128];
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/view", tmpdir);
+	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		size_t n = sizes[k];
+		char *data = malloc(n + 1);
+		struct bg_file_view v;
+		struct bg_ctx ctx;
+		for (size_t i = 0; i < n; i++)
+			data[i] = (char)('a' + i % 23);
+		write_file(path, data, n);
+		bg_ctx_init(&ctx);
+		assert_int_equal(bg_file_view_open(&v, path, NULL, &ctx), BG_OK);
+		assert_int_equal(v.len, n);
+		assert_memory_equal(v.text, data, n);
+		assert_int_equal(v.text[n], '\0');
+		assert_true((v.map != NULL) == (n >= 32768));
+		bg_file_view_release(&v);
+		bg_ctx_release(&ctx);
+		free(data);
+	}
+	/* errors as bg_file_read's */
+	{
+		struct bg_file_view v;
+		struct bg_ctx ctx;
+		bg_ctx_init(&ctx);
+		assert_int_equal(bg_file_view_open(&v, tmpdir, "dir", &ctx), BG_EIO);
+		assert_string_equal(bg_ctx_message(&ctx), "dir: cannot read: is a directory");
+		bg_ctx_release(&ctx);
+		bg_ctx_init(&ctx);
+		snprintf(path, sizeof(path), "%s/none", tmpdir);
+		assert_int_equal(bg_file_view_open(&v, path, "none", &ctx), BG_EIO);
+		assert_string_equal(bg_ctx_message(&ctx), "none: cannot read: No such file or directory");
+		bg_ctx_release(&ctx);
+	}
+}
+
+static void test_atomic_file(void **state)
+{
+	char path[128], tmp[160];
+	struct bg_atomic_file f;
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+	struct bg_ctx ctx;
+	struct stat st;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/doc.md", tmpdir);
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
+	write_file(path, "old\n", 4);
+	bg_ctx_init(&ctx);
+	/* aborted: the old file stays, no temporary file */
+	assert_int_equal(bg_atomic_file_open(&f, path, "doc.md", &ctx), BG_OK);
+	bg_atomic_file_write(&f, "new", 3);
+	bg_atomic_file_abort(&f);
+	assert_int_equal(bg_file_read(path, NULL, &sb, &ctx), BG_OK);
+	assert_string_equal(sb.buf, "old\n");
+	assert_int_not_equal(stat(tmp, &st), 0);
+	/* committed in pieces */
+	assert_int_equal(bg_atomic_file_open(&f, path, "doc.md", &ctx), BG_OK);
+	bg_atomic_file_write(&f, "new ", 4);
+	bg_atomic_file_write(&f, "text\n", 5);
+	assert_int_equal(bg_atomic_file_commit(&f, &ctx), BG_OK);
+	bg_strbuf_reset(&sb);
+	assert_int_equal(bg_file_read(path, NULL, &sb, &ctx), BG_OK);
+	assert_string_equal(sb.buf, "new text\n");
+	assert_int_not_equal(stat(tmp, &st), 0);
+	/* a directory in the way */
+	assert_int_equal(bg_atomic_file_open(&f, tmpdir, "dir", &ctx), BG_EIO);
+	assert_string_equal(bg_ctx_message(&ctx), "dir: cannot write: it exists and is not a regular file");
+	bg_strbuf_release(&sb);
+	bg_ctx_release(&ctx);
+	unlink(path);
+}
+
+/* Small integers and short strings are one value per document; the rest are not. */
+static void test_shared_scalars(void **state)
+{
+	static const char text[] =
+		"[\"uint16\", \"uint16\", 7, 7, 1023, 1023, 1024, 1024, -1, -1, "
+		"\"a string longer than twenty-four bytes\", \"a string longer than twenty-four bytes\", "
+		"\"tab\\tx\", \"tab\\tx\"]";
+	struct bg_arena *a = bg_arena_new(), *b = bg_arena_new();
+	struct bg_value *v, *w;
+	struct bg_ctx ctx;
+
+	(void)state;
+	bg_ctx_init(&ctx);
+	assert_int_equal(bg_value_parse(a, text, strlen(text), "t.json", &v, &ctx), BG_OK);
+	assert_ptr_equal(bg_value_at(v, 0), bg_value_at(v, 1));
+	assert_ptr_equal(bg_value_at(v, 2), bg_value_at(v, 3));
+	assert_ptr_equal(bg_value_at(v, 4), bg_value_at(v, 5));
+	assert_ptr_not_equal(bg_value_at(v, 6), bg_value_at(v, 7));
+	assert_ptr_not_equal(bg_value_at(v, 8), bg_value_at(v, 9));
+	assert_ptr_not_equal(bg_value_at(v, 10), bg_value_at(v, 11));
+	assert_ptr_equal(bg_value_at(v, 12), bg_value_at(v, 13));
+	assert_string_equal(bg_value_str(bg_value_at(v, 12)), "tab\tx");
+	assert_int_equal(bg_value_int(bg_value_at(v, 5)), 1023);
+	assert_int_equal(bg_value_int(bg_value_at(v, 9)), -1);
+	/* not across documents: each lives in its own arena */
+	assert_int_equal(bg_value_parse(b, text, strlen(text), "t.json", &w, &ctx), BG_OK);
+	assert_ptr_not_equal(bg_value_at(v, 0), bg_value_at(w, 0));
+	assert_true(bg_value_equal(v, w));
+	assert_int_equal(sizeof(struct bg_value), 16);
+	bg_ctx_release(&ctx);
+	bg_arena_free(a);
+	bg_arena_free(b);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/bg-test-bytes-XXXXXX");
+	return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char path[128];
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/view", tmpdir);
+	unlink(path);
+	return rmdir(tmpdir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_spans),
+		cmocka_unit_test(test_hash),
+		cmocka_unit_test(test_file_view),
+		cmocka_unit_test(test_atomic_file),
+		cmocka_unit_test(test_shared_scalars),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
