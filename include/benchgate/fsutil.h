@@ -60,6 +60,12 @@ int bg_atomic_file_commit(struct bg_atomic_file *f, struct bg_ctx *ctx);
 void bg_atomic_file_abort(struct bg_atomic_file *f);
 /* mkdir -p; BG_EIO on failure. */
 int bg_mkdirs(const char *path, struct bg_ctx *ctx);
+/* The same; *made receives the first directory it created (the caller
+ * frees it), or NULL when path existed, so that bg_rmdirs_made can undo. */
+int bg_mkdirs_made(const char *path, char **made, struct bg_ctx *ctx);
+/* Removes path and its parents up to made (from bg_mkdirs_made), while they
+ * are empty. NULL made removes nothing. */
+void bg_rmdirs_made(const char *path, const char *made);
 bool bg_is_file(const char *path);
 bool bg_is_dir(const char *path);
 /* Joins dir and rel into out (rel returned as is when absolute). */

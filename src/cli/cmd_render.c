@@ -9,7 +9,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 static const char *on_opt(int id, const char *value, void *data)
 {
@@ -18,50 +17,18 @@ static const char *on_opt(int id, const char *value, void *data)
 	return NULL;
 }
 
-/*
- * Creates the directory of path (the document is written beside it as it
- * is rendered); *made receives the highest directory that had to be
- * created (caller frees), or NULL, so that a failed render leaves nothing.
- */
-static int make_parent(const char *path, char **made, struct bg_ctx *ctx)
+/* The directory the document is written in (as it is rendered, beside the
+ * document), or NULL when path has none; the caller frees it. */
+static char *parent_dir(const char *path)
 {
 	char *dir = bg_xstrdup(path), *slash = strrchr(dir, '/');
-	int rc = BG_OK;
 
-	*made = NULL;
-	if (slash && slash != dir) {
-		*slash = '\0';
-		if (!bg_is_dir(dir)) {
-			char *top = bg_xstrdup(dir);
-			for (;;) {
-				char *s = strrchr(top, '/');
-				if (!s || s == top)
-					break;
-				*s = '\0';
-				if (bg_is_dir(top)) {
-					*s = '/';
-					break;
-				}
-			}
-			*made = top;
-		}
-		rc = bg_mkdirs(dir, ctx);
+	if (!slash || slash == dir) {
+		free(dir);
+		return NULL;
 	}
-	free(dir);
-	return rc;
-}
-
-/* Removes the (empty) directories make_parent created for path. */
-static void remove_made(const char *path, const char *made)
-{
-	char *cur = bg_xstrdup(path), *s;
-
-	while (made && (s = strrchr(cur, '/')) && s != cur) {
-		*s = '\0';
-		if (rmdir(cur) != 0 || strcmp(cur, made) == 0)
-			break;
-	}
-	free(cur);
+	*slash = '\0';
+	return dir;
 }
 
 static int run(struct bg_cli *cli, const struct bg_cmd *self)
@@ -73,7 +40,7 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 	struct bg_parsed parsed;
 	struct bg_ctx ctx;
 	const char *output = NULL;
-	char *made = NULL;
+	char *dir = NULL, *made = NULL;
 	int rc;
 
 	if ((rc = bg_cli_parse(cli, self, opts, 0, false, on_opt, &output, &parsed)))
@@ -86,12 +53,16 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 		output = cfg.generated_path;
 	bg_ctx_init(&ctx);
 	bg_config_path(&cfg, &path, output);
-	rc = make_parent(path.buf, &made, &ctx);
+	/* a failed render leaves neither the file nor a directory made for it */
+	dir = parent_dir(path.buf);
+	if (dir)
+		rc = bg_mkdirs_made(dir, &made, &ctx);
 	if (!rc)
 		rc = bg_registry_render_to_file(&reg, path.buf, output, &ctx);
-	if (rc)
-		remove_made(path.buf, made);
+	if (rc && dir)
+		bg_rmdirs_made(dir, made);
 	free(made);
+	free(dir);
 	if (rc) {
 		bg_cli_fail_ctx(rc, &ctx);
 	} else {

@@ -257,16 +257,21 @@ int bg_file_write_atomic(const char *path, const char *display, const char *data
 	return bg_atomic_file_commit(&f, ctx);
 }
 
-int bg_mkdirs(const char *path, struct bg_ctx *ctx)
+int bg_mkdirs_made(const char *path, char **made, struct bg_ctx *ctx)
 {
 	char *p = bg_xstrdup(path);
 	int rc = BG_OK;
 
+	if (made)
+		*made = NULL;
 	for (char *s = p + 1; ; s++) {
 		if (*s == '/' || *s == '\0') {
 			char c = *s;
 			*s = '\0';
-			if (mkdir(p, 0755) != 0 && errno != EEXIST) {
+			if (mkdir(p, 0755) == 0) {
+				if (made && !*made)
+					*made = bg_xstrdup(p);
+			} else if (errno != EEXIST) {
 				rc = bg_error(ctx, BG_EIO, "%s: cannot create directory: %s", p, strerror(errno));
 				break;
 			}
@@ -279,6 +284,20 @@ int bg_mkdirs(const char *path, struct bg_ctx *ctx)
 		rc = bg_error(ctx, BG_EIO, "%s: cannot create directory: not a directory", path);
 	free(p);
 	return rc;
+}
+
+int bg_mkdirs(const char *path, struct bg_ctx *ctx)
+{
+	return bg_mkdirs_made(path, NULL, ctx);
+}
+
+void bg_rmdirs_made(const char *path, const char *made)
+{
+	char *cur = bg_xstrdup(path), *s;
+
+	while (made && rmdir(cur) == 0 && strcmp(cur, made) != 0 && (s = strrchr(cur, '/')) && s != cur)
+		*s = '\0';
+	free(cur);
 }
 
 bool bg_is_file(const char *path)
