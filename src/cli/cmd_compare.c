@@ -150,16 +150,14 @@ static int run_compare(struct bg_cli *cli, const struct bg_cmd *self)
 		goto out;
 	}
 	if (a.json) {
+		static const char *const from_session[] = {
+			"gate_id", "tier", "key_id", "curation", "curated_by", "curated_at", "curation_why",
+		};
 		json_t *o = json_deep_copy(d);
 
 		json_object_set_new(o, "session", json_integer(id));
-		json_object_set(o, "gate_id", json_object_get(v, "gate_id"));
-		json_object_set(o, "tier", json_object_get(v, "tier"));
-		json_object_set(o, "key_id", json_object_get(v, "key_id"));
-		json_object_set(o, "curation", json_object_get(v, "curation"));
-		json_object_set(o, "curated_by", json_object_get(v, "curated_by"));
-		json_object_set(o, "curated_at", json_object_get(v, "curated_at"));
-		json_object_set(o, "curation_why", json_object_get(v, "curation_why"));
+		for (size_t i = 0; i < sizeof(from_session) / sizeof(from_session[0]); i++)
+			json_object_set(o, from_session[i], json_object_get(v, from_session[i]));
 		bg_json_dump_py(&sb, o, 2, true);
 		bg_strbuf_addch(&sb, '\n');
 		json_decref(o);
