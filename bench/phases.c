@@ -3,8 +3,13 @@
  * library calls of validate (config, registry load, evidence import,
  * validation with the render comparison, release) run N times in one
  * process, memory kept between iterations (mallopt as the program does),
- * printing the median microseconds of each phase. Run in a project root;
- * built and run by bench/phases.sh. Not a test.
+ * printing the median microseconds of each phase and their sum. With
+ * EVICT_MIB=M in the environment, every other iteration first writes M MiB
+ * of other memory, so that it starts with the CPU caches holding none of
+ * validate's code or data (as a fresh process may), though its pages stay
+ * mapped; a second column gives those iterations' medians, measured
+ * alongside the warm ones so that the machine's drift hits both alike. Run
+ * in a project root; built and run by bench/phases.sh. Not a test.
  */
 #include <malloc.h>
 #include <stdio.h>
@@ -40,18 +45,38 @@ static int die(const char *what, struct bg_ctx *ctx)
 	return 1;
 }
 
+/* Writes one byte in each cache line of junk[0..len). */
+static void evict(volatile char *junk, size_t len)
+{
+	for (size_t i = 0; i < len; i += 64)
+		junk[i]++;
+}
+
+/* Median of t[0..n), reordering it. */
+static double median(double *t, int n)
+{
+	qsort(t, (size_t)n, sizeof(double), cmp_double);
+	return t[n / 2];
+}
+
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 1000;
-	double *t[P_COUNT];
+	double *t[2][P_COUNT], sum[2] = {0, 0};
+	const char *evict_mib = getenv("EVICT_MIB");
+	size_t junk_len = evict_mib ? (size_t)atoi(evict_mib) << 20 : 0;
+	char *junk = junk_len ? calloc(junk_len, 1) : NULL;
+	int cols = junk ? 2 : 1, runs[2] = {0, 0};
 
 	if (n < 1)
 		n = 1;
 	mallopt(M_MMAP_THRESHOLD, 64 << 20);
 	mallopt(M_TRIM_THRESHOLD, 256 << 20);
-	for (int k = 0; k < P_COUNT; k++)
-		t[k] = calloc((size_t)n, sizeof(double));
-	for (int i = 0; i < n; i++) {
+	for (int c = 0; c < 2; c++)
+		for (int k = 0; k < P_COUNT; k++)
+			t[c][k] = calloc((size_t)n, sizeof(double));
+	for (int i = 0; i < cols * n; i++) {
+		int cold = i % cols;
 		struct bg_config cfg;
 		struct bg_registry reg;
 		struct bg_problems problems = {0};
@@ -59,6 +84,8 @@ int main(int argc, char **argv)
 		struct bg_ctx ctx;
 		double mark[P_COUNT + 1];
 
+		if (cold)
+			evict(junk, junk_len);
 		bg_ctx_init(&ctx);
 		mark[0] = now_us();
 		if (bg_config_load(&cfg, NULL, NULL, &ctx))
@@ -79,12 +106,26 @@ int main(int argc, char **argv)
 		bg_ctx_release(&ctx);
 		mark[5] = now_us();
 		for (int k = 0; k < P_COUNT; k++)
-			t[k][i] = mark[k + 1] - mark[k];
+			t[cold][k][runs[cold]] = mark[k + 1] - mark[k];
+		runs[cold]++;
 	}
+	printf("%-24s %8s%s\n", "", "warm", cols == 2 ? "  cold caches" : "");
 	for (int k = 0; k < P_COUNT; k++) {
-		qsort(t[k], (size_t)n, sizeof(double), cmp_double);
-		printf("%-24s %8.1f us\n", phase_names[k], t[k][n / 2]);
-		free(t[k]);
+		printf("%-24s", phase_names[k]);
+		for (int c = 0; c < cols; c++) {
+			double m = median(t[c][k], n);
+			sum[c] += m;
+			printf(" %8.1f us", m);
+		}
+		printf("\n");
 	}
+	printf("%-24s", "sum of the medians");
+	for (int c = 0; c < cols; c++)
+		printf(" %8.1f us", sum[c]);
+	printf("\n");
+	for (int c = 0; c < 2; c++)
+		for (int k = 0; k < P_COUNT; k++)
+			free(t[c][k]);
+	free(junk);
 	return 0;
 }

@@ -2,6 +2,7 @@
 # bench/phases.sh [BUILD] [N] - validate's phases warm, in one process
 # (bench/phases.c), on a copy of the conformance tree; ROUNDS rounds
 # (default 3). BUILD is a build folder with libbenchgate.a (default build).
+# EVICT_MIB=64 starts every iteration with cold CPU caches (bench/phases.c).
 # Not a test.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
