@@ -3,9 +3,13 @@
  * set one gate's "state", add a measurement id to its "satisfied_by", and
  * add an evidence import once. Everything outside the edited spans is left
  * byte for byte as it was; insertions copy the indentation of their
- * neighbours. The text must be valid JSON (validate it first).
+ * neighbours. The text must be valid JSON (validate it first). Keys and
+ * strings are compared as JSON reads them (escapes decoded), and of
+ * duplicate keys the last one is the one edited, as it is the one a JSON
+ * reader keeps.
  */
 #include "benchgate/promote.h"
+#include "benchgate/value.h"
 
 #include <ctype.h>
 #include <stdbool.h>
@@ -16,6 +20,7 @@ struct scan {
 	const char *s;
 	size_t n;
 	size_t depth;
+	struct bg_arena *arena; /* decoded strings with escapes, made on demand */
 };
 
 static size_t ws(const struct scan *sc, size_t i)
@@ -92,12 +97,25 @@ static size_t skip_value(struct scan *sc, size_t i)
 	}
 }
 
-/* Whether the string token at i equals the (plain ASCII, unescaped) text want. */
-static bool string_is(const struct scan *sc, size_t i, const char *want)
+/* Whether the string token at i equals want as JSON reads it (escapes decoded). */
+static bool string_is(struct scan *sc, size_t i, const char *want)
 {
-	size_t len = strlen(want);
-	return i + len + 2 <= sc->n && sc->s[i] == '"' && strncmp(sc->s + i + 1, want, len) == 0 &&
-	       sc->s[i + 1 + len] == '"';
+	size_t e = skip_string(sc, i), len = strlen(want);
+	struct bg_value *v;
+	struct bg_ctx ctx;
+	bool same;
+
+	if (!e)
+		return false;
+	if (!memchr(sc->s + i + 1, '\\', e - i - 2))
+		return e - i - 2 == len && memcmp(sc->s + i + 1, want, len) == 0;
+	if (!sc->arena)
+		sc->arena = bg_arena_new();
+	bg_ctx_init(&ctx);
+	same = bg_value_parse(sc->arena, sc->s + i, e - i, "registry", &v, &ctx) == BG_OK &&
+	       bg_value_len(v) == len && memcmp(bg_value_str(v), want, len) == 0;
+	bg_ctx_release(&ctx);
+	return same;
 }
 
 struct member {
@@ -105,9 +123,15 @@ struct member {
 	size_t value, end;  /* value span [value, end) */
 };
 
-/* Finds member key of the object at i; returns 1 and fills m, 0 when absent, -1 on error. */
+/*
+ * Finds member key of the object at i (its last occurrence); returns 1 and
+ * fills m, 0 when absent, -1 on error. *last_end receives the end of the
+ * object's last member (0 when it has none).
+ */
 static int find_member(struct scan *sc, size_t i, const char *key, struct member *m, size_t *last_end)
 {
+	int found = 0;
+
 	i = ws(sc, i);
 	if (i >= sc->n || sc->s[i] != '{')
 		return -1;
@@ -129,7 +153,7 @@ static int find_member(struct scan *sc, size_t i, const char *key, struct member
 			m->key = k;
 			m->value = v;
 			m->end = e;
-			return 1;
+			found = 1;
 		}
 		*last_end = e;
 		i = ws(sc, e);
@@ -137,7 +161,7 @@ static int find_member(struct scan *sc, size_t i, const char *key, struct member
 			i++;
 			continue;
 		}
-		return sc->s[i] == '}' ? 0 : -1;
+		return sc->s[i] == '}' ? found : -1;
 	}
 }
 
@@ -164,13 +188,7 @@ struct edit {
 
 static void json_string_lit(struct bg_strbuf *out, const char *s)
 {
-	bg_strbuf_addch(out, '"');
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			bg_strbuf_addch(out, '\\');
-		bg_strbuf_addch(out, *s);
-	}
-	bg_strbuf_addch(out, '"');
+	bg_value_json_string(out, s, strlen(s));
 }
 
 /* Appends value text to the array [a, e) (e past ']'), keeping its layout. */
@@ -218,103 +236,104 @@ static void append_member(struct scan *sc, size_t obj, size_t last_end, const ch
 	bg_strbuf_release(&ind);
 }
 
-int bg_promote_edit_registry(const char *text, size_t len, const char *gate_id, const char *state,
-			     const char *measurement_id, const char *evidence_path, struct bg_strbuf *out,
-			     struct bg_ctx *ctx)
+static int edit_registry(struct scan *sc, const char *gate_id, const char *state,
+			 const char *measurement_id, const char *evidence_path, struct bg_strbuf *out,
+			 struct bg_ctx *ctx)
 {
-	struct scan sc = {text, len, 0};
+	const char *text = sc->s;
+	size_t len = sc->n;
 	struct member gates, imports, m;
 	struct edit edits[4];
-	size_t nedit = 0, last_end, i, root = ws(&sc, 0);
+	size_t nedit = 0, last_end, i, root = ws(sc, 0);
 	size_t gate = 0;
 	struct bg_strbuf lit = BG_STRBUF_INIT, entry = BG_STRBUF_INIT;
 	int found;
 
 	for (size_t k = 0; k < 4; k++)
 		bg_strbuf_init(&edits[k].text);
-	if (find_member(&sc, root, "gates", &gates, &last_end) != 1 || text[gates.value] != '[')
+	if (find_member(sc, root, "gates", &gates, &last_end) != 1 || text[gates.value] != '[')
 		return bg_error(ctx, BG_ECHECK, "the registry has no 'gates' list to promote into");
 	/* the gate object with this id */
-	i = ws(&sc, gates.value + 1);
-	while (i < sc.n && text[i] != ']') {
-		size_t e = skip_value(&sc, i);
+	i = ws(sc, gates.value + 1);
+	while (i < sc->n && text[i] != ']') {
+		size_t e = skip_value(sc, i);
 		if (!e)
 			return bg_error(ctx, BG_ECHECK, "the registry's 'gates' list is not valid JSON");
-		if (text[i] == '{' && find_member(&sc, i, "id", &m, &last_end) == 1 &&
-		    string_is(&sc, m.value, gate_id)) {
+		if (text[i] == '{' && find_member(sc, i, "id", &m, &last_end) == 1 &&
+		    string_is(sc, m.value, gate_id)) {
 			gate = i;
 			break;
 		}
-		i = ws(&sc, e);
+		i = ws(sc, e);
 		if (text[i] == ',')
-			i = ws(&sc, i + 1);
+			i = ws(sc, i + 1);
 	}
 	if (!gate)
 		return bg_error(ctx, BG_ECHECK, "gate '%s' is not written in the registry file (only gates listed by id can be promoted)",
 				gate_id);
 	/* state */
 	json_string_lit(&lit, state);
-	found = find_member(&sc, gate, "state", &m, &last_end);
+	found = find_member(sc, gate, "state", &m, &last_end);
 	if (found == 1) {
 		edits[nedit].at = m.value;
 		edits[nedit].del = m.end - m.value;
 		bg_strbuf_addn(&edits[nedit].text, lit.buf, lit.len);
 		nedit++;
 	} else {
-		append_member(&sc, gate, last_end, "state", lit.buf, &edits[nedit++]);
+		append_member(sc, gate, last_end, "state", lit.buf, &edits[nedit++]);
 	}
 	/* satisfied_by */
 	bg_strbuf_reset(&lit);
 	json_string_lit(&lit, measurement_id);
-	found = find_member(&sc, gate, "satisfied_by", &m, &last_end);
+	found = find_member(sc, gate, "satisfied_by", &m, &last_end);
 	if (found == 1 && text[m.value] == '[') {
-		append_to_array(&sc, m.value, m.end, lit.buf, &edits[nedit++]);
+		append_to_array(sc, m.value, m.end, lit.buf, &edits[nedit++]);
 	} else if (found == 1) {
 		bg_error(ctx, BG_ECHECK, "gate '%s': satisfied_by is not a list", gate_id);
 		goto fail;
 	} else {
 		struct bg_strbuf v = BG_STRBUF_INIT;
 		bg_strbuf_addf(&v, "[%s]", lit.buf);
-		append_member(&sc, gate, last_end, "satisfied_by", v.buf, &edits[nedit++]);
+		append_member(sc, gate, last_end, "satisfied_by", v.buf, &edits[nedit++]);
 		bg_strbuf_release(&v);
 	}
 	/* the evidence import, once */
 	bg_strbuf_adds(&entry, "{\"path\": ");
 	json_string_lit(&entry, evidence_path);
 	bg_strbuf_adds(&entry, "}");
-	found = find_member(&sc, root, "evidence_imports", &imports, &last_end);
+	found = find_member(sc, root, "evidence_imports", &imports, &last_end);
 	if (found == 1 && text[imports.value] == '[') {
 		bool present = false;
-		i = ws(&sc, imports.value + 1);
-		while (i < sc.n && text[i] != ']') {
-			size_t e = skip_value(&sc, i);
-			if (text[i] == '{' && find_member(&sc, i, "path", &m, &last_end) == 1 &&
-			    string_is(&sc, m.value, evidence_path))
+		i = ws(sc, imports.value + 1);
+		while (i < sc->n && text[i] != ']') {
+			size_t e = skip_value(sc, i);
+			if (text[i] == '{' && find_member(sc, i, "path", &m, &last_end) == 1 &&
+			    string_is(sc, m.value, evidence_path))
 				present = true;
-			i = ws(&sc, e);
+			i = ws(sc, e);
 			if (text[i] == ',')
-				i = ws(&sc, i + 1);
+				i = ws(sc, i + 1);
 		}
 		if (!present)
-			append_to_array(&sc, imports.value, imports.end, entry.buf, &edits[nedit++]);
+			append_to_array(sc, imports.value, imports.end, entry.buf, &edits[nedit++]);
 	} else if (found == 1) {
 		bg_error(ctx, BG_ECHECK, "the registry's evidence_imports is not a list");
 		goto fail;
 	} else {
 		struct bg_strbuf v = BG_STRBUF_INIT;
-		find_member(&sc, root, "\x01", &m, &last_end); /* no such key: last_end is the end of the last member */
+		find_member(sc, root, "\x01", &m, &last_end); /* no such key: last_end is the end of the last member */
 		bg_strbuf_addf(&v, "[%s]", entry.buf);
-		append_member(&sc, root, last_end, "evidence_imports", v.buf, &edits[nedit++]);
+		append_member(sc, root, last_end, "evidence_imports", v.buf, &edits[nedit++]);
 		bg_strbuf_release(&v);
 	}
-	/* apply edits in order of position */
-	for (size_t a = 0; a < nedit; a++)
-		for (size_t b = a + 1; b < nedit; b++)
-			if (edits[b].at < edits[a].at) {
-				struct edit t = edits[a];
-				edits[a] = edits[b];
-				edits[b] = t;
-			}
+	/* apply edits in order of position; insertions at one position keep
+	 * the order they were made in (state before satisfied_by) */
+	for (size_t a = 1; a < nedit; a++)
+		for (size_t b = a; b > 0 && edits[b].at < edits[b - 1].at; b--) {
+			struct edit t = edits[b];
+			edits[b] = edits[b - 1];
+			edits[b - 1] = t;
+		}
 	i = 0;
 	for (size_t k = 0; k < nedit; k++) {
 		bg_strbuf_addn(out, text + i, edits[k].at - i);
@@ -333,4 +352,15 @@ fail:
 	bg_strbuf_release(&lit);
 	bg_strbuf_release(&entry);
 	return BG_ECHECK;
+}
+
+int bg_promote_edit_registry(const char *text, size_t len, const char *gate_id, const char *state,
+			     const char *measurement_id, const char *evidence_path, struct bg_strbuf *out,
+			     struct bg_ctx *ctx)
+{
+	struct scan sc = {text, len, 0, NULL};
+	int rc = edit_registry(&sc, gate_id, state, measurement_id, evidence_path, out, ctx);
+
+	bg_arena_free(sc.arena);
+	return rc;
 }

@@ -90,6 +90,46 @@ static void test_existing_list_and_import(void **state)
 		    "\"evidence_imports\": [{\"path\": \"experiments/benchgate-evidence.json\"}]}");
 }
 
+static void test_json_reading(void **state)
+{
+	(void)state;
+	/* duplicate keys: the last one is what a JSON reader keeps, so it is edited */
+	expect_edit("{\"gates\": [{\"id\": \"a\", \"state\": \"pending\", \"state\": \"blocked\"}], "
+		    "\"evidence_imports\": []}",
+		    "a",
+		    "{\"gates\": [{\"id\": \"a\", \"state\": \"pending\", \"state\": \"measured\", "
+		    "\"satisfied_by\": [\"box-s7\"]}], "
+		    "\"evidence_imports\": [{\"path\": \"experiments/benchgate-evidence.json\"}]}");
+	expect_edit("{\"gates\": [{\"id\": \"old\"}], \"evidence_imports\": [], \"gates\": [{\"id\": \"a\"}]}", "a",
+		    "{\"gates\": [{\"id\": \"old\"}], "
+		    "\"evidence_imports\": [{\"path\": \"experiments/benchgate-evidence.json\"}], "
+		    "\"gates\": [{\"id\": \"a\", \"state\": \"measured\", \"satisfied_by\": [\"box-s7\"]}]}");
+	/* keys and ids with escapes are read decoded */
+	expect_edit("{\"gates\": [{\"id\": \"\\u0061\", \"st\\u0061te\": \"pending\"}], \"evidence_imports\": []}",
+		    "a",
+		    "{\"gates\": [{\"id\": \"\\u0061\", \"st\\u0061te\": \"measured\", \"satisfied_by\": [\"box-s7\"]}], "
+		    "\"evidence_imports\": [{\"path\": \"experiments/benchgate-evidence.json\"}]}");
+}
+
+static void test_written_strings(void **state)
+{
+	struct bg_strbuf out = BG_STRBUF_INIT;
+	struct bg_ctx ctx;
+	const char *in = "{\"gates\": [{\"id\": \"a\"}]}";
+
+	(void)state;
+	bg_ctx_init(&ctx);
+	/* what is written is JSON: quotes, backslashes and control bytes escaped */
+	assert_int_equal(bg_promote_edit_registry(in, strlen(in), "a", "measured", "m\"1\\\t",
+						  "experiments/e\n.json", &out, &ctx),
+			 BG_OK);
+	assert_string_equal(out.buf, "{\"gates\": [{\"id\": \"a\", \"state\": \"measured\", "
+				     "\"satisfied_by\": [\"m\\\"1\\\\\\t\"]}], "
+				     "\"evidence_imports\": [{\"path\": \"experiments/e\\n.json\"}]}");
+	bg_strbuf_release(&out);
+	bg_ctx_release(&ctx);
+}
+
 static void test_refusals(void **state)
 {
 	struct bg_strbuf out = BG_STRBUF_INIT;
@@ -114,6 +154,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_multiline),
 		cmocka_unit_test(test_existing_list_and_import),
+		cmocka_unit_test(test_json_reading),
+		cmocka_unit_test(test_written_strings),
 		cmocka_unit_test(test_refusals),
 	};
 	return cmocka_run_group_tests_name("promote", tests, NULL, NULL);
