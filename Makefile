@@ -36,12 +36,21 @@ bench: build
 clean:
 	rm -rf build build-asan
 
-# libFuzzer targets (clang): build-fuzz/fuzz_registry, run over tests/fuzz/corpus.
-# make fuzz [FUZZ_TARGET=fuzz_registry|fuzz_json] [FUZZ_SECONDS=60]
+# libFuzzer targets (clang), each run over its seeds in tests/fuzz/corpus/:
+#   fuzz_registry (registry/), fuzz_json (registry/, json/),
+#   fuzz_project (project/: a whole project), fuzz_npy (npy/),
+#   fuzz_promote (registry/, promote/)
+# make fuzz [FUZZ_TARGET=fuzz_registry] [FUZZ_SECONDS=60]
 FUZZ_TARGET ?= fuzz_registry
+FUZZ_SEEDS_fuzz_registry = registry
+FUZZ_SEEDS_fuzz_json = registry json
+FUZZ_SEEDS_fuzz_project = project
+FUZZ_SEEDS_fuzz_npy = npy
+FUZZ_SEEDS_fuzz_promote = registry promote
+FUZZ_MAX_LEN_fuzz_project = 65536
 fuzz:
 	CC=clang cmake -S . -B build-fuzz -DBENCHGATE_LIBFUZZER=ON -DBENCHGATE_SANITIZE=ON -DBENCHGATE_TESTS=OFF -DCMAKE_BUILD_TYPE=Debug >/dev/null
 	cmake --build build-fuzz -j $(JOBS) --target $(FUZZ_TARGET)
-	mkdir -p build-fuzz/corpus-$(FUZZ_TARGET) && cp tests/fuzz/corpus/registry/* build-fuzz/corpus-$(FUZZ_TARGET)/
-	if [ $(FUZZ_TARGET) = fuzz_json ]; then cp tests/fuzz/corpus/json/* build-fuzz/corpus-$(FUZZ_TARGET)/; fi
-	build-fuzz/$(FUZZ_TARGET) -max_total_time=$${FUZZ_SECONDS:-60} -max_len=8192 build-fuzz/corpus-$(FUZZ_TARGET)
+	mkdir -p build-fuzz/corpus-$(FUZZ_TARGET)
+	for d in $(FUZZ_SEEDS_$(FUZZ_TARGET)); do cp tests/fuzz/corpus/$$d/* build-fuzz/corpus-$(FUZZ_TARGET)/; done
+	build-fuzz/$(FUZZ_TARGET) -max_total_time=$${FUZZ_SECONDS:-60} -max_len=$(or $(FUZZ_MAX_LEN_$(FUZZ_TARGET)),8192) build-fuzz/corpus-$(FUZZ_TARGET)

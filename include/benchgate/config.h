@@ -60,7 +60,8 @@ struct bg_config {
 /*
  * chdir_root: -C DIR or NULL. config_file: --config FILE or NULL.
  * Errors: BG_EIO (unreadable), BG_ECHECK (malformed: "benchgate.json:L:C: ..."
- * or "benchgate.json: 'registry.path' must be a string").
+ * or "benchgate.json: 'registry.path' must be a string"). Whatever it
+ * returns, the caller releases *cfg with bg_config_release.
  */
 int bg_config_load(struct bg_config *cfg, const char *chdir_root, const char *config_file,
 		   struct bg_ctx *ctx);

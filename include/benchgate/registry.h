@@ -47,6 +47,7 @@ void bg_problems_release(struct bg_problems *p);
  * Reads and resolves the registry named by cfg. Errors: BG_EIO (unreadable),
  * BG_ECHECK (malformed JSON with file:line:col, a top level that is not an
  * object, or a section of the wrong type, naming the file and the object).
+ * Whatever it returns, the caller releases *reg with bg_registry_release.
  */
 int bg_registry_load(struct bg_registry *reg, const struct bg_config *cfg, struct bg_ctx *ctx);
 /* The same from memory (display names the text in messages). */

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Replays the saved fuzz corpus, the test registries and the conformance
+# Replays the saved fuzz corpora, the test registries and the conformance
 # registry through the fuzz targets (under the sanitizers in the asan build).
 set -eu
 replay="$BENCHGATE_BUILD/fuzz_registry_replay"
@@ -14,5 +14,18 @@ if echo "$out" | grep -qE 'AddressSanitizer|LeakSanitizer|runtime error'; then e
 files+=("$BENCHGATE_SOURCE"/tests/fuzz/corpus/json/*)
 [ -d "$conf" ] && files+=("$conf"/*/experiments/*/*.json)
 out=$("$BENCHGATE_BUILD/fuzz_json_replay" "${files[@]}" 2>&1)
+echo "$out"
+if echo "$out" | grep -qE 'AddressSanitizer|LeakSanitizer|runtime error'; then exit 1; fi
+# whole projects (tests/fuzz/fuzz_project.c) and .npy files (fuzz_npy.c)
+for target in project npy; do
+	out=$("$BENCHGATE_BUILD/fuzz_${target}_replay" "$BENCHGATE_SOURCE"/tests/fuzz/corpus/$target/* 2>&1) ||
+		{ echo "$out"; exit 1; }
+	echo "$out"
+	if echo "$out" | grep -qE 'AddressSanitizer|LeakSanitizer|runtime error'; then exit 1; fi
+done
+# promotion's registry edit against what a JSON reader sees (fuzz_promote.c;
+# a violated property aborts), on its seeds and every registry above
+out=$("$BENCHGATE_BUILD/fuzz_promote_replay" "$BENCHGATE_SOURCE"/tests/fuzz/corpus/promote/* "${files[@]}" 2>&1) ||
+	{ echo "$out"; exit 1; }
 echo "$out"
 if echo "$out" | grep -qE 'AddressSanitizer|LeakSanitizer|runtime error'; then exit 1; fi
