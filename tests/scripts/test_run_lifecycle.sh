@@ -47,7 +47,10 @@ mentions "missing input" "declared input 'data/input.txt'"
 mv data/moved.txt data/input.txt
 [ "$(ls experiments)" = "RUNS.md" ] || fail "a refused preflight wrote an experiment: $(ls experiments)"
 git diff --quiet experiments/RUNS.md || fail "a refused preflight changed RUNS.md"
-LIFECYCLE_TEST_NEEDED=1 expect_rc 0 "environment set" run life.env --question "Does true stay true?"
+# a '|' in a cell must not shift the columns `check` reads (it splits at every '|')
+LIFECYCLE_TEST_NEEDED=1 expect_rc 0 "environment set" run life.env --question "Does true|false stay true?"
+grep -q "| Does true&#124;false stay true? |" experiments/RUNS.md || fail "a '|' in the question is not written as &#124;"
+check_ok "a '|' in the question"
 
 # a diagnostic session may run on another computer, and says so
 expect_rc 0 "diagnostic elsewhere" run life.other --tier diagnostic
