@@ -6,6 +6,7 @@
 #ifndef BENCHGATE_PROFILE_H
 #define BENCHGATE_PROFILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "benchgate/config.h"
@@ -24,6 +25,12 @@ struct bg_profile_counts {
  */
 int bg_profile_check(const struct bg_config *cfg, struct bg_problems *problems,
 		     struct bg_profile_counts *counts, struct bg_ctx *ctx);
+
+/*
+ * Whether check calls text an absolute private path in a manifest: it holds
+ * "/users/" or "/home/" in any case (the reference's rule).
+ */
+bool bg_profile_private_path(const char *text);
 
 /* The RUNS.md status word a manifest status maps to ("completed" -> "ok"), or NULL. */
 const char *bg_profile_runs_status(const char *manifest_status);

@@ -7,6 +7,7 @@
 #include "benchgate/fsutil.h"
 #include "benchgate/json.h"
 #include "benchgate/lifecycle.h"
+#include "benchgate/profile.h"
 #include "benchgate/provenance.h"
 #include "benchgate/sha256.h"
 #include "benchgate/store.h"
@@ -238,6 +239,55 @@ static int refuse(struct bg_ctx *ctx, const char *fmt, ...)
 	return BG_EPRECOND;
 }
 
+/* The first string in v (keys included) that check calls a private path, or NULL. */
+static const char *private_path_in(const json_t *v)
+{
+	const char *k, *hit = NULL;
+	json_t *x;
+	size_t i;
+
+	if (json_is_string(v))
+		return bg_profile_private_path(json_string_value(v)) ? json_string_value(v) : NULL;
+	if (json_is_object(v)) {
+		json_object_foreach((json_t *)v, k, x) {
+			if (bg_profile_private_path(k))
+				return k;
+			if ((hit = private_path_in(x)))
+				return hit;
+		}
+	}
+	json_array_foreach(v, i, x) {
+		if ((hit = private_path_in(x)))
+			return hit;
+	}
+	return NULL;
+}
+
+/*
+ * Refuses when the manifest would hold a text that check rejects as an
+ * absolute private path: it is written before the session, and a failing
+ * check would then blame the experiment for what the request held.
+ */
+static int refuse_private_paths(struct run *r, struct bg_ctx *ctx)
+{
+	const struct bg_run_request *q = r->req;
+	const char *const what[] = {"the question", "the runbook's command", "the measure object",
+				    "the declared inputs", "the gate"};
+	json_t *question = json_string(r->question), *command = json_string(r->command.buf);
+	const json_t *parts[] = {question, command, r->measure, r->inputs, q->gate};
+	int rc = BG_OK;
+
+	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]) && rc == BG_OK; i++) {
+		const char *hit = private_path_in(parts[i]);
+		if (hit)
+			rc = refuse(ctx, "%s holds an absolute private path ('%s'), which 'benchgate check' rejects in a manifest; name it relative to the project (or through an environment variable the command reads)",
+				    what[i], hit);
+	}
+	json_decref(question);
+	json_decref(command);
+	return rc;
+}
+
 static int preflight(struct run *r, struct bg_ctx *ctx)
 {
 	const struct bg_run_request *q = r->req;
@@ -310,6 +360,8 @@ static int preflight(struct run *r, struct bg_ctx *ctx)
 							   json_object_get(x, "dataset_id") ? json_object_get(x, "dataset_id") : json_null(),
 							   "path", pathv, "sha256", hex));
 	}
+	if ((rc = refuse_private_paths(r, ctx)))
+		return rc;
 	/* provenance and the computer */
 	{
 		struct bg_provenance_opts po = {0};

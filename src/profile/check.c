@@ -319,16 +319,21 @@ fail:
 }
 
 /* Values (not keys) of every string in v, lower-cased search for private paths. */
+bool bg_profile_private_path(const char *s)
+{
+	struct bg_strbuf l = BG_STRBUF_INIT;
+	bool hit;
+
+	bg_py_lower(&l, s);
+	hit = strstr(l.buf, "/users/") || strstr(l.buf, "/home/");
+	bg_strbuf_release(&l);
+	return hit;
+}
+
 static bool has_private_path(const struct bg_value *v)
 {
-	if (bg_value_is_string(v)) {
-		struct bg_strbuf l = BG_STRBUF_INIT;
-		bool hit;
-		bg_py_lower(&l, bg_value_str(v));
-		hit = strstr(l.buf, "/users/") || strstr(l.buf, "/home/");
-		bg_strbuf_release(&l);
-		return hit;
-	}
+	if (bg_value_is_string(v))
+		return bg_profile_private_path(bg_value_str(v));
 	if (bg_value_is_object(v)) {
 		const char *k;
 		struct bg_value *x;

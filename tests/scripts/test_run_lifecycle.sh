@@ -41,6 +41,8 @@ sed -i 's/"priority": 3,/"priority": 9,/' benchmarks/benchmark_registry.json
 expect_rc 3 "invalid registry" run life.ok
 mentions "invalid registry" "the registry does not validate"
 git checkout -q benchmarks/benchmark_registry.json
+expect_rc 3 "private path" run life.ok --question "Is /Home/someone/data.h5 slower?"
+mentions "private path" "the question holds an absolute private path ('Is /Home/someone/data.h5 slower?')"
 mv data/input.txt data/moved.txt
 expect_rc 3 "missing input" run life.ok
 mentions "missing input" "declared input 'data/input.txt'"
