@@ -376,6 +376,9 @@ static int preflight(struct run *r, struct bg_ctx *ctx)
 	if (!jstr(json_object_get(r->provenance, "git"), "revision"))
 		return refuse(ctx, "the project at '%s' is not in a git repository with a commit: a session needs its source revision",
 			      ".");
+	if (strlen(jstr(json_object_get(r->provenance, "git"), "revision")) != 40)
+		return refuse(ctx, "the repository names its commits with SHA-256 ('%s'); a manifest's revision must be a 40-digit SHA-1, which 'benchgate check' requires as the reference does",
+			      jstr(json_object_get(r->provenance, "git"), "revision"));
 	bg_run_detect_computer(r->cfg, r->provenance, &label, &why);
 	r->res->computer = label;
 	if (strcmp(q->tier, "diagnostic") != 0) {

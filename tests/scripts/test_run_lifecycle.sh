@@ -130,5 +130,16 @@ git checkout -q data/input.txt
 
 # nothing written holds the scratch folder or the home directory
 if grep -rqF -e "$work" -e "$HOME/" experiments; then fail "an absolute path was written: $(grep -rlF -e "$work" -e "$HOME/" experiments | head -3)"; fi
+# a repository that names commits with SHA-256: check needs a 40-digit
+# revision, so run refuses before writing anything
+cp -R "$src/tests/cli/trees/lifecycle" "$work/sha256"
+cd "$work/sha256" || exit 1
+"$bin" render >/dev/null
+if git init -q --object-format=sha256 . 2>/dev/null; then
+	git add -A && git -c user.email=t@t -c user.name=t commit -qm init || exit 1
+	expect_rc 3 "SHA-256 repository" run life.ok
+	mentions "SHA-256 repository" "the repository names its commits with SHA-256"
+	[ "$(ls experiments)" = "RUNS.md" ] || fail "SHA-256 repository: an experiment was written"
+fi
 [ "$fails" = 0 ] && echo "run lifecycle: all checks passed"
 exit $((fails > 0))
