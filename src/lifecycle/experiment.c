@@ -3,6 +3,7 @@
  * (see lifecycle.h).
  */
 #include "benchgate/lifecycle.h"
+#include "benchgate/profile.h"
 #include "benchgate/fsutil.h"
 #include "benchgate/json.h"
 #include "benchgate/sha256.h"
@@ -364,6 +365,10 @@ int bg_experiment_abandon(const struct bg_config *cfg, const char *id, const cha
 	for (const char *p = id; *p; p++)
 		if (*p == '/' || (p == id && *p == '.'))
 			return bg_error(ctx, BG_EUSAGE, "'%s' is not an experiment id", id);
+	if (bg_profile_private_path(why))
+		return bg_error(ctx, BG_EUSAGE,
+				"the reason holds an absolute private path ('%s'), which 'benchgate check' rejects in a manifest; say it without the path",
+				why);
 	if ((rc = bg_experiment_read_manifest(cfg, id, &m, ctx)))
 		return rc;
 	status = json_string_value(json_object_get(m, "status"));

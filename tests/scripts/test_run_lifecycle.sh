@@ -111,6 +111,8 @@ grep -q '"status": "running"' "experiments/$id/manifest.json" || fail "SIGKILL: 
 "$bin" experiments | grep -q "^$id .*running.*owner is gone" || { fail "SIGKILL: experiments does not show a dead owner"; "$bin" experiments; }
 "$bin" lease status | grep -q "test-host *stale" || { fail "SIGKILL: lease not stale"; "$bin" lease status; }
 expect_rc 2 "abandon without why" "$bin" experiments abandon "$id"
+expect_rc 2 "abandon with a private path" "$bin" experiments abandon "$id" --why "logs in /home/someone/x"
+mentions "abandon with a private path" "the reason holds an absolute private path"
 expect_rc 0 "abandon" "$bin" experiments abandon "$id" --why "benchgate was killed in a test"
 grep -q '"failure_reason": "abandoned: benchgate was killed in a test"' "experiments/$id/manifest.json" || fail "abandon: reason"
 expect_rc 1 "abandon twice" "$bin" experiments abandon "$id" --why again
