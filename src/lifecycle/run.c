@@ -11,6 +11,7 @@
 #include "benchgate/provenance.h"
 #include "benchgate/sha256.h"
 #include "benchgate/store.h"
+#include "core/pyval.h"
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -239,6 +240,15 @@ static int refuse(struct bg_ctx *ctx, const char *fmt, ...)
 	return BG_EPRECOND;
 }
 
+/* Whether a question is empty once stripped as Python strips (check's rule). */
+static bool question_blank(const char *q)
+{
+	size_t start, n;
+
+	bg_py_strip(q, strlen(q), &start, &n);
+	return n == 0;
+}
+
 /* The first string in v (keys included) that check calls a private path, or NULL. */
 static const char *private_path_in(const json_t *v)
 {
@@ -316,7 +326,7 @@ static int preflight(struct run *r, struct bg_ctx *ctx)
 			return rc;
 		r->question = r->question_text.buf;
 	}
-	if (!r->question || !*r->question)
+	if (!r->question || question_blank(r->question))
 		return refuse(ctx, "gate '%s' needs a falsifiable question: pass --question TEXT or give its runbook a \"question\"",
 			      r->gate_id);
 	/* the command and the measure object, substituted */

@@ -37,6 +37,8 @@ expect_rc 3 "unsupported" run life.unsupported
 mentions "unsupported" "not on this platform"
 expect_rc 3 "no question" run life.noq
 mentions "no question" "falsifiable question"
+expect_rc 3 "blank question" run life.noq --question " 	 "
+mentions "blank question" "falsifiable question"
 sed -i 's/"priority": 3,/"priority": 9,/' benchmarks/benchmark_registry.json
 expect_rc 3 "invalid registry" run life.ok
 mentions "invalid registry" "the registry does not validate"
