@@ -4,10 +4,12 @@
 # (bench/runstat.c, all commands interleaved in each round): programs that
 # do nothing but start (a static one; one linked against libc; + libm;
 # + the static libcrypto, whose start-up code runs OPENSSL_cpuid_setup),
-# then `benchgate --version` and `benchgate validate`, each also relinked
-# with a static glibc from BUILD's objects (an experiment only: that build
-# could not load libnvidia-ml). Prints the median of ROUNDS (default 5)
-# rounds of N (default 201) runs and the median ratio to /bin/true.
+# then `benchgate --version` and `benchgate validate`, bench/floor.c (the
+# least any validate must do: read the inputs and check their JSON syntax),
+# and benchgate relinked with a static glibc from BUILD's objects (an
+# experiment only: that build could not load libnvidia-ml). Prints the
+# median of ROUNDS (default 5) rounds of N (default 201) runs and the median
+# ratio to /bin/true.
 # Not a test.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -38,10 +40,13 @@ cc -O2 -static -o "$work/empty-static" "$work/empty.c"
 cc -O2 -o "$work/empty-libc" "$work/empty.c"
 cc -O2 -o "$work/empty-libm" "$work/empty.c" -Wl,--no-as-needed -lm
 cc -O2 -no-pie -o "$work/empty-libcrypto" "$work/crypto.c" "$lib/libcrypto.a" -lpthread -ldl
+# the least any validate must do (bench/floor.c), linked as the program is
+cc -O2 -no-pie -I"$root/include" -o "$work/floor" "$here/floor.c" "$build/libbenchgate.a" -lm
 names=(/bin/true "static, empty" "libc, empty" "libc + libm, empty" "libc + static libcrypto, empty"
-	"benchgate --version" "benchgate validate")
+	"benchgate --version" "benchgate validate" "floor: read the inputs, check JSON syntax")
 cmds=(/bin/true \; "$work/empty-static" \; "$work/empty-libc" \; "$work/empty-libm" \;
-	"$work/empty-libcrypto" \; "$build/benchgate" --version \; "$build/benchgate" validate)
+	"$work/empty-libcrypto" \; "$build/benchgate" --version \; "$build/benchgate" validate \;
+	"$work/floor" FLOOR_ARGS)
 objs=("$build"/CMakeFiles/benchgate_cli.dir/src/cli/*.o)
 if [ -f "${objs[0]}" ] && [ -f "$lib/libjansson.a" ] && [ -f "$lib/libsqlite3.a" ]; then
 	cc -static -no-pie -Wl,--gc-sections -o "$work/benchgate-static" "${objs[@]}" \
@@ -58,6 +63,16 @@ cp -R "$tree" "$work/tree"
 chmod -R u+w "$work/tree"
 cd "$work/tree"
 "$build/benchgate" validate >/dev/null
+# the floor's inputs: the committed document, then every JSON text validate
+# reads (the configuration, the registry, each evidence index it imports)
+floor_args=(docs/_generated/benchmark_coverage.md benchgate.json benchmarks/benchmark_registry.json)
+while IFS= read -r f; do floor_args+=("$f"); done < <(sed -n 's/.*"path": *"\([^"]*\.json\)".*/\1/p' benchmarks/benchmark_registry.json | sort -u)
+for i in "${!cmds[@]}"; do
+	[ "${cmds[$i]}" = FLOOR_ARGS ] || continue
+	cmds=("${cmds[@]:0:$i}" "${floor_args[@]}" "${cmds[@]:$((i + 1))}")
+	break
+done
+"$work/floor" "${floor_args[@]}"
 echo "tree $(basename "$tree"), $rounds rounds of $n runs, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 for r in $(seq "$rounds"); do
 	"$work/runstat" "$n" "${cmds[@]}" | awk '{print $1 * 1000}' >"$work/round$r"
