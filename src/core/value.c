@@ -536,6 +536,14 @@ void bg_value_project(struct bg_value_proj *p, const struct bg_value *obj, struc
 #define SHARED_STR_LEN 24        /* strings this long or shorter are shared... */
 #define SHARED_STR_MAX (1u << 16) /* ...the first this many distinct ones */
 
+/* A shared string: its hash and length are kept beside it, so that a probe
+ * reads only the table until they match (the strings are scattered over the
+ * arena; at 100,000 gates most probes are for strings met once). */
+struct shared_slot {
+	uint32_t hash, len;
+	const struct bg_value *v;
+};
+
 struct parser {
 	struct bg_arena *a;
 	const char *start, *p, *end; /* *end == '\0'; the text is never written */
@@ -550,7 +558,7 @@ struct parser {
 	uint32_t icap, icount;
 	/* scalars shared within the document (values are never modified once
 	 * built): short strings, open addressing, and small integers */
-	const struct bg_value **stab;
+	struct shared_slot *stab;
 	uint32_t scap, scount;
 	struct bg_value *small_int[SHARED_INT_MAX];
 	bool failed;
@@ -1199,31 +1207,33 @@ static struct bg_value *shared_string(struct parser *ps, const char *s, uint32_t
 	struct bg_value *v;
 
 	if (2 * (ps->scount + 1) > ps->scap && ps->scount < SHARED_STR_MAX) {
-		const struct bg_value **old = ps->stab;
+		struct shared_slot *old = ps->stab;
 		uint32_t oldcap = ps->scap;
 		ps->scap = oldcap ? 2 * oldcap : 1024;
 		ps->stab = bg_xcalloc(ps->scap, sizeof(*ps->stab));
 		for (uint32_t j = 0; j < oldcap; j++) {
-			if (!old[j])
+			if (!old[j].v)
 				continue;
-			i = hash_key(old[j]->u.s, old[j]->n) & (ps->scap - 1);
-			while (ps->stab[i])
+			i = old[j].hash & (ps->scap - 1);
+			while (ps->stab[i].v)
 				i = (i + 1) & (ps->scap - 1);
 			ps->stab[i] = old[j];
 		}
 		free(old);
 	}
 	mask = ps->scap - 1;
-	for (i = h & mask; ps->stab[i]; i = (i + 1) & mask) {
-		const struct bg_value *e = ps->stab[i];
-		if (e->n == len && memcmp(e->u.s, s, len) == 0)
-			return (struct bg_value *)e;
+	for (i = h & mask; ps->stab[i].v; i = (i + 1) & mask) {
+		const struct shared_slot *e = &ps->stab[i];
+		if (e->hash == h && e->len == len && memcmp(e->v->u.s, s, len) == 0)
+			return (struct bg_value *)e->v;
 	}
 	v = new_value(ps->a, BG_VSTRING);
 	v->u.s = bg_arena_strndup(ps->a, s, len);
 	v->n = len;
 	if (ps->scount < SHARED_STR_MAX) {
-		ps->stab[i] = v;
+		ps->stab[i].hash = h;
+		ps->stab[i].len = len;
+		ps->stab[i].v = v;
 		ps->scount++;
 	}
 	return v;
