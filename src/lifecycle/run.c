@@ -249,7 +249,8 @@ static bool question_blank(const char *q)
 	return n == 0;
 }
 
-/* The first string in v (keys included) that check calls a private path, or NULL. */
+/* The first string value in v that check calls a private path, or NULL
+ * (check, like the reference, looks at values, not keys). */
 static const char *private_path_in(const json_t *v)
 {
 	const char *k, *hit = NULL;
@@ -260,8 +261,6 @@ static const char *private_path_in(const json_t *v)
 		return bg_profile_private_path(json_string_value(v)) ? json_string_value(v) : NULL;
 	if (json_is_object(v)) {
 		json_object_foreach((json_t *)v, k, x) {
-			if (bg_profile_private_path(k))
-				return k;
 			if ((hit = private_path_in(x)))
 				return hit;
 		}
