@@ -66,6 +66,15 @@ int bg_mkdirs_made(const char *path, char **made, struct bg_ctx *ctx);
 /* Removes path and its parents up to made (from bg_mkdirs_made), while they
  * are empty. NULL made removes nothing. */
 void bg_rmdirs_made(const char *path, const char *made);
+/*
+ * Waits for an exclusive lock (flock) on the file lock_path (created when
+ * absent, and left there for the next holder), so that read-modify-write
+ * updates by several processes are serialised. The kernel drops the lock
+ * when its holder dies. *fd receives the lock, released with bg_unlock.
+ * BG_EIO "DISPLAY: cannot lock: REASON" (display names what is protected).
+ */
+int bg_lock_file(const char *lock_path, const char *display, int *fd, struct bg_ctx *ctx);
+void bg_unlock(int fd);
 bool bg_is_file(const char *path);
 bool bg_is_dir(const char *path);
 /* Joins dir and rel into out (rel returned as is when absolute). */

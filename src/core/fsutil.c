@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stdint.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -298,6 +299,34 @@ void bg_rmdirs_made(const char *path, const char *made)
 	while (made && rmdir(cur) == 0 && strcmp(cur, made) != 0 && (s = strrchr(cur, '/')) && s != cur)
 		*s = '\0';
 	free(cur);
+}
+
+int bg_lock_file(const char *lock_path, const char *display, int *fd, struct bg_ctx *ctx)
+{
+	int rc;
+
+	*fd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (*fd >= 0) {
+		while ((rc = flock(*fd, LOCK_EX)) != 0 && errno == EINTR)
+			;
+		if (rc != 0) {
+			int e = errno;
+			close(*fd);
+			*fd = -1;
+			errno = e;
+		}
+	}
+	if (*fd < 0)
+		return bg_error(ctx, BG_EIO, "%s: cannot lock: %s", display, strerror(errno));
+	return BG_OK;
+}
+
+void bg_unlock(int fd)
+{
+	if (fd >= 0) {
+		flock(fd, LOCK_UN);
+		close(fd);
+	}
 }
 
 bool bg_is_file(const char *path)

@@ -9,10 +9,8 @@
 #include "benchgate/sha256.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -203,19 +201,11 @@ int bg_runs_index_put(const struct bg_config *cfg, const struct bg_runs_row *row
 		if (rc)
 			goto out0;
 	}
-	bg_strbuf_addf(&lock, "%s.lock", path.buf);
-	if (slash) { /* a hidden lock file beside RUNS.md */
-		bg_strbuf_reset(&lock);
-		bg_strbuf_addn(&lock, path.buf, (size_t)(slash - path.buf) + 1);
-		bg_strbuf_addf(&lock, ".%s.lock", slash + 1);
-	}
-	fd = open(lock.buf, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0 || flock(fd, LOCK_EX) != 0) {
-		rc = bg_error(ctx, BG_EIO, "%s: cannot lock: %s", cfg->runs_index, strerror(errno));
-		if (fd >= 0)
-			close(fd);
+	/* a hidden lock file beside RUNS.md */
+	bg_strbuf_addn(&lock, path.buf, (size_t)(slash ? slash - path.buf + 1 : 0));
+	bg_strbuf_addf(&lock, ".%s.lock", slash ? slash + 1 : path.buf);
+	if ((rc = bg_lock_file(lock.buf, cfg->runs_index, &fd, ctx)))
 		goto out0;
-	}
 	if (bg_is_file(path.buf)) {
 		if ((rc = bg_file_read(path.buf, cfg->runs_index, &old, ctx)))
 			goto out;
@@ -264,8 +254,7 @@ int bg_runs_index_put(const struct bg_config *cfg, const struct bg_runs_row *row
 	}
 	rc = bg_file_write_atomic(path.buf, cfg->runs_index, text.buf, text.len, ctx);
 out:
-	flock(fd, LOCK_UN);
-	close(fd);
+	bg_unlock(fd);
 out0:
 	bg_strbuf_release(&path);
 	bg_strbuf_release(&lock);

@@ -50,7 +50,16 @@ check "repeat session: git excludes experiments" test "$("$B" session 3 --json |
 # the first session started on the committed tree (its manifest: dirty false)
 s=1
 check "session 1 has a tree peak"  test "$("$B" history life.full --json | jq '.[0].tree_peak_bytes != null')" = true
+# promotions are serialised (each reads and rewrites the registry, the
+# evidence index and the document): promote waits while the lock is held
+flock .benchgate/promote.lock sleep 1 &
+holder=$!
+sleep 0.2
+start=$(date +%s%N)
 check "promote: exit 0"            test "$(rc_of "$B" promote "$s")" = 0
+waited=$((($(date +%s%N) - start) / 1000000))
+wait $holder
+check "promote: waited for the lock ($waited ms)" test "$waited" -ge 500
 check "promote: measured"          grep -q "promoted as measured" "$work/out"
 check "validate after promote"     "$B" validate
 check "check after promote"        "$B" check

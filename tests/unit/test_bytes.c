@@ -3,7 +3,8 @@
  * against byte-by-byte definitions (every stop byte at every position, so
  * that the 16-byte, 8-byte and tail loops all meet it), the file view
  * (read and mapped: the same bytes and the '\0' after them, also at a page
- * boundary), atomic writes in steps, and the values the parser shares.
+ * boundary), atomic writes in steps, lock files, and the values the
+ * parser shares.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,7 +14,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "benchgate/fsutil.h"
@@ -183,6 +187,42 @@ static void test_atomic_file(void **state)
 	unlink(path);
 }
 
+/* Whether another process could take the lock on path now (exit status of a child). */
+static int other_can_lock(const char *path)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		int fd = open(path, O_RDWR);
+		_exit(fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0 ? 0 : 1);
+	}
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+static void test_lock_file(void **state)
+{
+	char path[128];
+	struct bg_ctx ctx;
+	int fd;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/promote.lock", tmpdir);
+	bg_ctx_init(&ctx);
+	assert_int_equal(bg_lock_file(path, "promote.lock", &fd, &ctx), BG_OK);
+	assert_false(other_can_lock(path));
+	bg_unlock(fd);
+	assert_true(other_can_lock(path));
+	/* a lock in a folder that does not exist: the message names it */
+	snprintf(path, sizeof(path), "%s/missing/promote.lock", tmpdir);
+	assert_int_equal(bg_lock_file(path, "missing/promote.lock", &fd, &ctx), BG_EIO);
+	assert_string_equal(bg_ctx_message(&ctx), "missing/promote.lock: cannot lock: No such file or directory");
+	bg_ctx_release(&ctx);
+	snprintf(path, sizeof(path), "%s/promote.lock", tmpdir);
+	unlink(path);
+}
+
 /* Small integers and short strings are one value per document; the rest are not. */
 static void test_shared_scalars(void **state)
 {
@@ -241,6 +281,7 @@ int main(void)
 		cmocka_unit_test(test_hash),
 		cmocka_unit_test(test_file_view),
 		cmocka_unit_test(test_atomic_file),
+		cmocka_unit_test(test_lock_file),
 		cmocka_unit_test(test_shared_scalars),
 	};
 
