@@ -34,7 +34,7 @@ bench: build
 	bench/registry.sh
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-fuzz
 
 # libFuzzer targets (clang), each run over its seeds in tests/fuzz/corpus/:
 #   fuzz_registry (registry/), fuzz_json (registry/, json/),
