@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The demo's registry at a reduced size (issue 6): scripts/demo with
-# BENCHGATE_DEMO_SMALL=1 on a scratch copy of examples/detector-binning kept in
-# a git repository of its own. Checks: one key reaches a decision beyond No
-# baseline, the broken gate blocks with no timed run, a release-signoff
-# session is promoted (the registry names it, validate and check pass), and
-# the dashboard is written.
+# BENCHGATE_DEMO_SMALL=1 in a new scratch folder, which the demo fills with
+# examples/detector-binning and makes a git repository of its own. Checks:
+# one key reaches a decision beyond No baseline, the broken gate blocks with
+# no timed run, a release-signoff session is promoted (the registry names it,
+# validate and check pass), and the dashboard is written.
 set -u
 bin=${BENCHGATE:?}
 src=${BENCHGATE_SOURCE:?}
@@ -14,14 +14,14 @@ trap 'rm -rf "$work"' EXIT
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
-mkdir -p "$work/demo"
-cp -R "$src/examples/detector-binning/"{benchgate.json,benchmarks,tests,docs,experiments} "$work/demo/"
-printf 'bin/\ndata/\nout/\n.benchgate/\n' >"$work/demo/.gitignore"
-(cd "$work/demo" && git init -q . && git add -A && git -c user.email=t@t -c user.name=t commit -qm demo) || exit 1
+# a new folder outside any git repository: the demo makes the project and
+# its repository (a session records its source revision)
 BENCHGATE_DEMO_DIR="$work/demo" BENCHGATE_DEMO_SMALL=1 BENCHGATE_DEMO_NO_BUILD=1 NO_COLOR=1 \
 	bash "$src/scripts/demo" >"$work/log" 2>&1
 rc=$?
 [ "$rc" = 0 ] || fail "the demo exited $rc"
+git -C "$work/demo" log --oneline 2>/dev/null | grep -q "benchgate demo project" ||
+	fail "the demo did not make its folder a git repository"
 grep -q "decision: \(pass\|investigate\)" "$work/log" || fail "no key reached pass or investigate"
 grep -q "decision: no-baseline" "$work/log" || fail "no No-baseline decision shown"
 grep -q "decision: block" "$work/log" || fail "the broken gate did not block"
