@@ -201,9 +201,12 @@ int bg_runs_index_put(const struct bg_config *cfg, const struct bg_runs_row *row
 		if (rc)
 			goto out0;
 	}
-	/* a hidden lock file beside RUNS.md */
-	bg_strbuf_addn(&lock, path.buf, (size_t)(slash ? slash - path.buf + 1 : 0));
-	bg_strbuf_addf(&lock, ".%s.lock", slash ? slash + 1 : path.buf);
+	/* the lock lives in benchgate's state folder (beside the store and the
+	 * leases), not beside RUNS.md, where git would show it to the user */
+	bg_lifecycle_state_dir(cfg, &lock);
+	if ((rc = bg_mkdirs(lock.buf, ctx)))
+		goto out0;
+	bg_strbuf_adds(&lock, "/runs-index.lock");
 	if ((rc = bg_lock_file(lock.buf, cfg->runs_index, &fd, ctx)))
 		goto out0;
 	if (bg_is_file(path.buf)) {

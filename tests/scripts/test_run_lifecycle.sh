@@ -132,6 +132,10 @@ grep -q '"dirty": true' "experiments/$id/manifest.json" || fail "an uncommitted 
 grep -q '"diff_sha256": "[0-9a-f]\{64\}"' "experiments/$id/manifest.json" || fail "the dirty diff has no SHA-256"
 git checkout -q data/input.txt
 
+# benchgate's locks stay in its state folder: nothing hidden beside RUNS.md
+hidden=$(ls -A experiments | grep '^\.' || true)
+[ -z "$hidden" ] || fail "files beside RUNS.md that git would show: $hidden"
+
 # nothing written holds the scratch folder or the home directory
 if grep -rqF -e "$work" -e "$HOME/" experiments; then fail "an absolute path was written: $(grep -rlF -e "$work" -e "$HOME/" experiments | head -3)"; fi
 # a repository that names commits with SHA-256: check needs a 40-digit
