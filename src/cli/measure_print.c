@@ -150,6 +150,10 @@ void bg_mp_summary(struct bg_strbuf *out, const json_t *doc)
 			bg_strbuf_addf(out, "%s %lld", i ? "," : "", (long long)json_integer_value(o));
 		bg_strbuf_adds(out, " beyond p50 + 10 x MAD (kept)\n");
 	}
+	/* a failed cleanup does not change the timings, but it must not pass unseen */
+	if (json_integer_value(json_object_get(doc, "cleanup_exit_status")) != 0)
+		bg_strbuf_addf(out, "  %-12sthe cleanup command exited %lld\n", "cleanup",
+			       (long long)json_integer_value(json_object_get(doc, "cleanup_exit_status")));
 }
 
 void bg_mp_runs(struct bg_strbuf *out, const json_t *runs)

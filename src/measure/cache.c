@@ -23,6 +23,8 @@ static int resident_fd(int fd, const char *path, double *fraction, struct bg_ctx
 
 	if (fstat(fd, &st) != 0)
 		return bg_error(ctx, BG_EIO, "'%s': cannot stat: %s", path, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return bg_error(ctx, BG_EIO, "'%s': not a regular file: only a file's cached pages can be evicted", path);
 	if (st.st_size == 0) {
 		*fraction = 0;
 		return BG_OK;

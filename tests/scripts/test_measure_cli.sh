@@ -87,6 +87,10 @@ check "hook order"          test "$(tr -d '\n' <log)" = "spxpxpxpxpxc"
 check "failing prepare"     test "$(rc_of "$B" measure -q --prepare false -- true)" = 1
 check "failing setup"       test "$(rc_of "$B" measure -q --setup 'exit 3' -- true)" = 1
 check "setup reason"        grep -q "setup command exited 3" err
+# a failing cleanup leaves the timings alone but is shown and recorded
+check "failing cleanup: exit 0" test "$(rc_of "$B" measure -w 0 -r 1 --cleanup 'exit 5' -- true)" = 0
+check "failing cleanup shown" grep -q "the cleanup command exited 5" out
+check "failing cleanup recorded" test "$("$B" session "$("$B" sessions --json | jq '.[-1].id')" --json | jq .cleanup_exit_status)" = 5
 
 # adaptive count: at least --min-runs, at most --max-runs
 check "adaptive min"        test "$(rc_of "$B" measure -q -w 0 --min-runs 4 --min-time 0 --json -- true; jq .counts.timed out)" = "04"

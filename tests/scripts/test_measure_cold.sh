@@ -25,6 +25,9 @@ check "file named"       jq -e '.runs[0].cache.files[0].path == "source.bin"' ou
 check "session cold"     jq -e '.cache == {"requested":"cold","state":"cold"}' out
 check "missing evict file: exit 4" test "$(rc_of "$B" measure -q --evict nope.bin -- true)" = 4
 check "missing file named" grep -q "nope.bin" err
+mkdir -p adir
+check "a folder to evict: exit 4" test "$(rc_of "$B" measure -q --evict adir -- true)" = 4
+check "a folder: said plainly" grep -q "'adir': not a regular file" err
 
 if [ -d /dev/shm ] && [ "$(stat -f -c %T /dev/shm)" = tmpfs ]; then
 	shm=$(mktemp /dev/shm/benchgate-test-XXXXXX)
