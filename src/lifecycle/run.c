@@ -431,11 +431,76 @@ static void add_strings(const json_t *list, char ***out, size_t *n)
 			(*out)[(*n)++] = (char *)json_string_value(x);
 }
 
+static bool all_strings(const json_t *list)
+{
+	size_t i;
+	json_t *x;
+
+	if (!json_is_array(list))
+		return false;
+	json_array_foreach(list, i, x)
+		if (!json_is_string(x))
+			return false;
+	return true;
+}
+
+/*
+ * The measure object's fields, each of its type and range (DESIGN.md), and
+ * no other: a field the engine would not honour (a typo, a quoted number)
+ * is refused here, before anything is written, instead of being ignored.
+ */
+static int check_measure(const struct run *r, struct bg_ctx *ctx)
+{
+	static const char *const known[] = {
+		"warmups", "repetitions", "timeout_seconds", "timing", "outputs", "parity",
+		"deterministic", "cache", "memory_floor_bytes", NULL,
+	};
+	const json_t *m = r->measure, *v, *cache = json_object_get(m, "cache");
+	const char *rb = jstr(r->req->gate, "runbook"), *k;
+	size_t i;
+
+	json_object_foreach((json_t *)m, k, v) {
+		for (i = 0; known[i] && strcmp(known[i], k) != 0; i++)
+			;
+		if (!known[i])
+			return refuse(ctx, "runbook '%s': measure has no field '%s' (its fields: warmups, repetitions, timeout_seconds, timing, outputs, parity, deterministic, cache, memory_floor_bytes)",
+				      rb, k);
+	}
+	if ((v = json_object_get(m, "warmups")) && !(json_is_integer(v) && json_integer_value(v) >= 0))
+		return refuse(ctx, "runbook '%s': measure.warmups must be an integer >= 0", rb);
+	if ((v = json_object_get(m, "repetitions")) && !(json_is_integer(v) && json_integer_value(v) >= 1))
+		return refuse(ctx, "runbook '%s': measure.repetitions must be an integer >= 1", rb);
+	if ((v = json_object_get(m, "timeout_seconds")) && !(json_is_number(v) && json_number_value(v) > 0))
+		return refuse(ctx, "runbook '%s': measure.timeout_seconds must be a number of seconds > 0", rb);
+	if ((v = json_object_get(m, "outputs")) && !all_strings(v))
+		return refuse(ctx, "runbook '%s': measure.outputs must be a list of paths", rb);
+	if ((v = json_object_get(m, "deterministic")) && !json_is_boolean(v))
+		return refuse(ctx, "runbook '%s': measure.deterministic must be true or false", rb);
+	if ((v = json_object_get(m, "memory_floor_bytes")) && !(json_is_number(v) && json_number_value(v) > 0))
+		return refuse(ctx, "runbook '%s': measure.memory_floor_bytes must be a number of bytes > 0", rb);
+	if (cache) {
+		if (!json_is_object(cache))
+			return refuse(ctx, "runbook '%s': measure.cache must be an object: {\"state\": ..., \"evict\": [paths]}", rb);
+		json_object_foreach((json_t *)cache, k, v) {
+			if (strcmp(k, "state") != 0 && strcmp(k, "evict") != 0)
+				return refuse(ctx, "runbook '%s': measure.cache has no field '%s' (its fields: state, evict)", rb, k);
+		}
+		if ((v = json_object_get(cache, "state")) && !json_is_string(v))
+			return refuse(ctx, "runbook '%s': measure.cache.state must be a string", rb);
+		if ((v = json_object_get(cache, "evict")) && !all_strings(v))
+			return refuse(ctx, "runbook '%s': measure.cache.evict must be a list of paths", rb);
+	}
+	return BG_OK;
+}
+
 static int session_opts(struct run *r, struct bg_measure_opts *o, char **argv, struct bg_ctx *ctx)
 {
 	const struct bg_run_request *q = r->req;
 	const json_t *m = r->measure, *parity = json_object_get(m, "parity"), *cache = json_object_get(m, "cache");
+	int rc;
 
+	if ((rc = check_measure(r, ctx)))
+		return rc;
 	bg_measure_opts_init(o);
 	argv[0] = (char *)"/bin/sh";
 	argv[1] = (char *)"-c";
@@ -637,7 +702,9 @@ static void collect_block_reasons(struct run *r, const json_t *session, json_t *
 {
 	const json_t *git = json_object_get(r->provenance, "git"), *m = r->measure;
 	const json_t *cache = json_object_get(m, "cache"), *floor = json_object_get(m, "memory_floor_bytes");
-	const json_t *peak = json_object_get(json_object_get(json_object_get(session, "statistics"), "tree_peak_bytes"), "max");
+	const json_t *stats = json_object_get(session, "statistics");
+	const json_t *tree = json_object_get(json_object_get(stats, "tree_peak_bytes"), "max");
+	const json_t *rss = json_object_get(json_object_get(stats, "max_rss_bytes"), "max");
 	struct bg_strbuf sb = BG_STRBUF_INIT;
 
 	if (jstr(session, "status") && strcmp(jstr(session, "status"), "blocked") == 0) {
@@ -655,10 +722,17 @@ static void collect_block_reasons(struct run *r, const json_t *session, json_t *
 			if (!jstr(x, "sha256"))
 				json_array_append_new(reasons, json_string("missing provenance: an input's SHA-256"));
 	}
-	if (json_is_number(floor) && json_is_number(peak) && json_number_value(peak) > json_number_value(floor)) {
+	/* the tree's sampled peak, or, when sampling missed a short run, the
+	 * largest single process's peak RSS (wait4): the tree held at least that */
+	if (json_is_number(floor) && json_is_number(tree) && json_number_value(tree) > json_number_value(floor)) {
 		bg_strbuf_reset(&sb);
 		bg_strbuf_addf(&sb, "process-tree peak %.0f bytes is over the memory floor of %.0f bytes",
-			       json_number_value(peak), json_number_value(floor));
+			       json_number_value(tree), json_number_value(floor));
+		json_array_append_new(reasons, json_string(sb.buf));
+	} else if (json_is_number(floor) && json_is_number(rss) && json_number_value(rss) > json_number_value(floor)) {
+		bg_strbuf_reset(&sb);
+		bg_strbuf_addf(&sb, "a process's peak RSS of %.0f bytes is over the memory floor of %.0f bytes",
+			       json_number_value(rss), json_number_value(floor));
 		json_array_append_new(reasons, json_string(sb.buf));
 	}
 	if (jstr(cache, "state") && strcmp(jstr(cache, "state"), "cold") == 0) {

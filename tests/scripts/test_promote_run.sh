@@ -22,8 +22,10 @@ jq '.configurations.full = (.configurations.geo + {source_detector_rows: 4, sour
       detector_bin: 2, output_detector_rows: 2, output_detector_columns: 2})
     | .runbooks.full = (.runbooks.ok + {command: "sleep 0.05; printf hello > out/{id}.txt"})
     | .runbooks.var = (.runbooks.ok + {command: "sleep $LIFE_SLEEP; printf $LIFE_WORD > out/{id}.txt"})
+    | .runbooks.floor = (.runbooks.ok + {measure: (.runbooks.ok.measure + {memory_floor_bytes: 1})})
     | .gates += [(.gates[0] + {id: "life.full", configuration: "full", runbook: "full"}),
-                 (.gates[0] + {id: "life.var", runbook: "var"})]' \
+                 (.gates[0] + {id: "life.var", runbook: "var"}),
+                 (.gates[0] + {id: "life.floor", runbook: "floor"})]' \
 	benchmarks/benchmark_registry.json >reg.tmp && mv reg.tmp benchmarks/benchmark_registry.json
 printf '.benchgate/\nout/\n' >.gitignore
 "$B" render >/dev/null
@@ -86,6 +88,10 @@ LIFE_WORD=world "$B" run -q life.var >/dev/null 2>&1
 check "run: block stored"          test "$("$B" compare --last life.var --json | jq -r .decision)" = block
 check "run: block exit 1"          test "$(rc_of "$B" compare --last life.var)" = 1
 check "run: block not acceptable"  test "$(rc_of "$B" accept "$("$B" compare --last life.var --json | jq .session)" --why x)" = 1
+# a memory floor every process is over blocks, also when the command is too
+# short for the watcher to sample its tree (each run's peak RSS counts)
+check "floor: block"               test "$(rc_of "$B" run life.floor)" = 1
+check "floor: the reason"          grep -q "over the memory floor of 1 bytes" "$work/out"
 check "check after all runs"       "$B" check
 echo "$fails failed"
 [ "$fails" = 0 ]

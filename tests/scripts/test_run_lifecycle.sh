@@ -5,6 +5,7 @@
 set -u
 bin=${BENCHGATE:?}
 src=${BENCHGATE_SOURCE:?}
+command -v jq >/dev/null || { echo "this test needs jq (apt-get install jq)"; exit 1; }
 work=$(mktemp -d)
 # a sleep duration of our own, so that cleaning up never touches another test's processes
 nap=$(printf '4.%06d' $(( ($$ * 7919 + RANDOM) % 1000000 )))
@@ -49,6 +50,20 @@ mv data/input.txt data/moved.txt
 expect_rc 3 "missing input" run life.ok
 mentions "missing input" "declared input 'data/input.txt'"
 mv data/moved.txt data/input.txt
+# a measure object the engine would not honour (a typo, a quoted number) is
+# refused before anything is written, not ignored
+cp benchmarks/benchmark_registry.json "$work/registry.json"
+bad_measure() { # label jq-filter text
+	jq "$2" "$work/registry.json" >benchmarks/benchmark_registry.json && "$bin" render >/dev/null
+	expect_rc 3 "$1" run life.ok
+	mentions "$1" "$3"
+}
+bad_measure "measure: a typo" '.runbooks.ok.measure.repetition = 3' "measure has no field 'repetition'"
+bad_measure "measure: no runs" '.runbooks.ok.measure.repetitions = 0' "measure.repetitions must be an integer >= 1"
+bad_measure "measure: quoted floor" '.runbooks.ok.measure.memory_floor_bytes = "6GiB"' "measure.memory_floor_bytes must be a number"
+bad_measure "measure: one output" '.runbooks.ok.measure.outputs = "out/x.txt"' "measure.outputs must be a list of paths"
+cp "$work/registry.json" benchmarks/benchmark_registry.json && "$bin" render >/dev/null
+git diff --quiet || fail "the registry or the document was not restored"
 [ "$(ls experiments)" = "RUNS.md" ] || fail "a refused preflight wrote an experiment: $(ls experiments)"
 git diff --quiet experiments/RUNS.md || fail "a refused preflight changed RUNS.md"
 # a '|' in a cell must not shift the columns `check` reads (it splits at every '|')
