@@ -7,6 +7,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -102,6 +103,52 @@ static int load_labels(const struct bg_value *raw, const char *name, struct bg_v
 	return BG_OK;
 }
 
+/*
+ * Every member of obj is one of names: a typo ("stor", "computer_rule")
+ * would otherwise leave a default in force without a word. where names obj
+ * in the message ("" for the top level).
+ */
+static int known_fields(const struct bg_value *obj, const char *where, const char *const *names,
+			const char *display, struct bg_ctx *ctx)
+{
+	const char *k;
+	struct bg_value *x;
+
+	if (!bg_value_is_object(obj))
+		return BG_OK;
+	BG_VALUE_OBJECT_FOREACH(obj, k, x) {
+		struct bg_strbuf list = BG_STRBUF_INIT;
+		size_t i;
+		int rc;
+
+		(void)x;
+		for (i = 0; names[i] && strcmp(names[i], k) != 0; i++)
+			;
+		if (names[i])
+			continue;
+		for (i = 0; names[i]; i++)
+			bg_strbuf_addf(&list, "%s%s", i ? ", " : "", names[i]);
+		rc = bg_error(ctx, BG_ECHECK, "%s: unknown field '%s%s%s' (the fields%s%s are: %s)", display, where,
+			      *where ? "." : "", k, *where ? " of " : "", where, list.buf);
+		bg_strbuf_release(&list);
+		return rc;
+	}
+	return BG_OK;
+}
+
+static const char *const top_fields[] = {
+	"schema_version", "registry", "profile", "store", "computers", "computer_rules",
+	"platform_labels", "module_labels", "key_fields", NULL,
+};
+static const char *const registry_fields[] = {"path", "protocol_version", "generated", NULL};
+static const char *const profile_fields[] = {
+	"path", "protocol_version", "parity_matrix", "experiments", "runs_index", NULL,
+};
+static const char *const computer_fields[] = {"label", "slug", NULL};
+static const char *const rule_fields[] = {
+	"computer", "device_contains", "computer_equals_ignoring_case", "machine_in", NULL,
+};
+
 static int load_computers(struct bg_config *cfg, const char *display, struct bg_ctx *ctx)
 {
 	struct bg_value *v = bg_value_get(cfg->raw, "computers");
@@ -121,6 +168,13 @@ static int load_computers(struct bg_config *cfg, const char *display, struct bg_
 			return bg_error(ctx, BG_ECHECK,
 					"%s: computers[%zu] must be an object with string 'label' and 'slug'",
 					display, i);
+		{
+			char where[48];
+			int rc;
+			snprintf(where, sizeof(where), "computers[%zu]", i);
+			if ((rc = known_fields(item, where, computer_fields, display, ctx)))
+				return rc;
+		}
 		cfg->computers[i].label = bg_xstrdup(bg_value_str(label));
 		cfg->computers[i].slug = bg_xstrdup(bg_value_str(slug));
 		cfg->ncomputers = i + 1;
@@ -154,6 +208,13 @@ static int load_rules(struct bg_config *cfg, const char *display, struct bg_ctx 
 					"%s: computer_rules[%zu] needs a string 'computer' and exactly one "
 					"of 'device_contains', 'computer_equals_ignoring_case' or 'machine_in' (a list)",
 					display, i);
+		{
+			char where[48];
+			int rc;
+			snprintf(where, sizeof(where), "computer_rules[%zu]", i);
+			if ((rc = known_fields(item, where, rule_fields, display, ctx)))
+				return rc;
+		}
 		if (machines) {
 			struct bg_strbuf words = BG_STRBUF_INIT;
 			size_t k;
@@ -183,6 +244,20 @@ static int load_rules(struct bg_config *cfg, const char *display, struct bg_ctx 
 	return BG_OK;
 }
 
+/* With computers declared, a rule must name one of them: its label is what
+ * gates and measurements are compared with. */
+static int rules_name_computers(const struct bg_config *cfg, const char *display, struct bg_ctx *ctx)
+{
+	if (cfg->ncomputers == 0)
+		return BG_OK;
+	for (size_t i = 0; i < cfg->nrules; i++)
+		if (!bg_config_computer_slug(cfg, cfg->rules[i].computer))
+			return bg_error(ctx, BG_ECHECK,
+					"%s: computer_rules[%zu] names computer '%s', which is not the label of any of 'computers'",
+					display, i, cfg->rules[i].computer);
+	return BG_OK;
+}
+
 static int fill(struct bg_config *cfg, const char *display, struct bg_ctx *ctx)
 {
 	struct bg_value *reg, *prof, *sv;
@@ -191,8 +266,11 @@ static int fill(struct bg_config *cfg, const char *display, struct bg_ctx *ctx)
 	sv = bg_value_get(cfg->raw, "schema_version");
 	if (sv && !(bg_value_is_integer(sv) && bg_value_int(sv) == 1))
 		return bg_error(ctx, BG_ECHECK, "%s: 'schema_version' must be 1", display);
-	if ((rc = get_section(cfg->raw, "registry", &reg, display, ctx)) ||
-	    (rc = get_section(cfg->raw, "profile", &prof, display, ctx)))
+	if ((rc = known_fields(cfg->raw, "", top_fields, display, ctx)) ||
+	    (rc = get_section(cfg->raw, "registry", &reg, display, ctx)) ||
+	    (rc = get_section(cfg->raw, "profile", &prof, display, ctx)) ||
+	    (rc = known_fields(reg, "registry", registry_fields, display, ctx)) ||
+	    (rc = known_fields(prof, "profile", profile_fields, display, ctx)))
 		return rc;
 	if ((rc = get_string(reg, "registry", "path", "benchmarks/benchmark_registry.json", false,
 			     &cfg->registry_path, display, ctx)) ||
@@ -215,7 +293,8 @@ static int fill(struct bg_config *cfg, const char *display, struct bg_ctx *ctx)
 		return rc;
 	if ((rc = load_computers(cfg, display, ctx)) || (rc = load_rules(cfg, display, ctx)) ||
 	    (rc = load_labels(cfg->raw, "platform_labels", &cfg->platform_labels, display, ctx)) ||
-	    (rc = load_labels(cfg->raw, "module_labels", &cfg->module_labels, display, ctx)))
+	    (rc = load_labels(cfg->raw, "module_labels", &cfg->module_labels, display, ctx)) ||
+	    (rc = rules_name_computers(cfg, display, ctx)))
 		return rc;
 	return BG_OK;
 }
