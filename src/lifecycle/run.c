@@ -493,13 +493,46 @@ static int check_measure(const struct run *r, struct bg_ctx *ctx)
 	return BG_OK;
 }
 
+/*
+ * The registry's decision settings (benchgate's addition, docs/formats.md):
+ * a list of {"gate" or "key": ID, "k": > 0, "window": >= 1, "floor": >= 0}.
+ * An entry that would be ignored or would make decisions meaningless is
+ * refused before the session rather than dropped.
+ */
+static int check_thresholds(const json_t *list, struct bg_ctx *ctx)
+{
+	size_t i;
+	json_t *t, *v;
+	const char *k;
+
+	if (!list || json_is_null(list))
+		return BG_OK;
+	if (!json_is_array(list))
+		return refuse(ctx, "the registry's 'thresholds' must be a list of {\"gate\" or \"key\": ID, \"k\", \"window\", \"floor\"}");
+	json_array_foreach(list, i, t) {
+		if (!json_is_object(t) || json_is_string(json_object_get(t, "gate")) == json_is_string(json_object_get(t, "key")))
+			return refuse(ctx, "the registry's thresholds[%zu] must be an object with exactly one of \"gate\" or \"key\" (a string)", i);
+		json_object_foreach(t, k, v) {
+			if (strcmp(k, "gate") && strcmp(k, "key") && strcmp(k, "k") && strcmp(k, "window") && strcmp(k, "floor"))
+				return refuse(ctx, "the registry's thresholds[%zu] has no field '%s' (its fields: gate or key, k, window, floor)", i, k);
+		}
+		if ((v = json_object_get(t, "k")) && !(json_is_number(v) && json_number_value(v) > 0))
+			return refuse(ctx, "the registry's thresholds[%zu].k must be a number > 0", i);
+		if ((v = json_object_get(t, "window")) && !(json_is_integer(v) && json_integer_value(v) >= 1))
+			return refuse(ctx, "the registry's thresholds[%zu].window must be an integer >= 1", i);
+		if ((v = json_object_get(t, "floor")) && !(json_is_number(v) && json_number_value(v) >= 0))
+			return refuse(ctx, "the registry's thresholds[%zu].floor must be a number >= 0", i);
+	}
+	return BG_OK;
+}
+
 static int session_opts(struct run *r, struct bg_measure_opts *o, char **argv, struct bg_ctx *ctx)
 {
 	const struct bg_run_request *q = r->req;
 	const json_t *m = r->measure, *parity = json_object_get(m, "parity"), *cache = json_object_get(m, "cache");
 	int rc;
 
-	if ((rc = check_measure(r, ctx)))
+	if ((rc = check_measure(r, ctx)) || (rc = check_thresholds(q->thresholds, ctx)))
 		return rc;
 	bg_measure_opts_init(o);
 	argv[0] = (char *)"/bin/sh";

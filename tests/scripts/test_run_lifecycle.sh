@@ -62,6 +62,8 @@ bad_measure "measure: a typo" '.runbooks.ok.measure.repetition = 3' "measure has
 bad_measure "measure: no runs" '.runbooks.ok.measure.repetitions = 0' "measure.repetitions must be an integer >= 1"
 bad_measure "measure: quoted floor" '.runbooks.ok.measure.memory_floor_bytes = "6GiB"' "measure.memory_floor_bytes must be a number"
 bad_measure "measure: one output" '.runbooks.ok.measure.outputs = "out/x.txt"' "measure.outputs must be a list of paths"
+bad_measure "thresholds: a typo" '.thresholds = [{"gate": "life.ok", "K": 3}]' "thresholds[0] has no field 'K'"
+bad_measure "thresholds: k 0" '.thresholds = [{"key": "x", "k": 0}]' "thresholds[0].k must be a number > 0"
 cp "$work/registry.json" benchmarks/benchmark_registry.json && "$bin" render >/dev/null
 git diff --quiet || fail "the registry or the document was not restored"
 [ "$(ls experiments)" = "RUNS.md" ] || fail "a refused preflight wrote an experiment: $(ls experiments)"
