@@ -449,48 +449,67 @@ static bool all_strings(const json_t *list)
  * no other: a field the engine would not honour (a typo, a quoted number)
  * is refused here, before anything is written, instead of being ignored.
  */
+/*
+ * The first member of obj that is not one of names, or NULL; *list
+ * receives names joined with ", " for the message (the caller releases it).
+ */
+static const char *unknown_member(const json_t *obj, const char *const *names, struct bg_strbuf *list)
+{
+	const char *k;
+	json_t *v;
+	size_t i;
+
+	for (i = 0; names[i]; i++)
+		bg_strbuf_addf(list, "%s%s", i ? ", " : "", names[i]);
+	json_object_foreach((json_t *)obj, k, v) {
+		(void)v;
+		for (i = 0; names[i] && strcmp(names[i], k) != 0; i++)
+			;
+		if (!names[i])
+			return k;
+	}
+	return NULL;
+}
+
 static int check_measure(const struct run *r, struct bg_ctx *ctx)
 {
-	static const char *const known[] = {
+	static const char *const fields[] = {
 		"warmups", "repetitions", "timeout_seconds", "timing", "outputs", "parity",
 		"deterministic", "cache", "memory_floor_bytes", NULL,
 	};
+	static const char *const cache_fields[] = {"state", "evict", NULL};
 	const json_t *m = r->measure, *v, *cache = json_object_get(m, "cache");
 	const char *rb = jstr(r->req->gate, "runbook"), *k;
-	size_t i;
+	struct bg_strbuf list = BG_STRBUF_INIT;
+	int rc = BG_OK;
 
-	json_object_foreach((json_t *)m, k, v) {
-		for (i = 0; known[i] && strcmp(known[i], k) != 0; i++)
-			;
-		if (!known[i])
-			return refuse(ctx, "runbook '%s': measure has no field '%s' (its fields: warmups, repetitions, timeout_seconds, timing, outputs, parity, deterministic, cache, memory_floor_bytes)",
-				      rb, k);
+	if ((k = unknown_member(m, fields, &list)))
+		rc = refuse(ctx, "runbook '%s': measure has no field '%s' (its fields: %s)", rb, k, list.buf);
+	else if ((v = json_object_get(m, "warmups")) && !(json_is_integer(v) && json_integer_value(v) >= 0))
+		rc = refuse(ctx, "runbook '%s': measure.warmups must be an integer >= 0", rb);
+	else if ((v = json_object_get(m, "repetitions")) && !(json_is_integer(v) && json_integer_value(v) >= 1))
+		rc = refuse(ctx, "runbook '%s': measure.repetitions must be an integer >= 1", rb);
+	else if ((v = json_object_get(m, "timeout_seconds")) && !(json_is_number(v) && json_number_value(v) > 0))
+		rc = refuse(ctx, "runbook '%s': measure.timeout_seconds must be a number of seconds > 0", rb);
+	else if ((v = json_object_get(m, "outputs")) && !all_strings(v))
+		rc = refuse(ctx, "runbook '%s': measure.outputs must be a list of paths", rb);
+	else if ((v = json_object_get(m, "deterministic")) && !json_is_boolean(v))
+		rc = refuse(ctx, "runbook '%s': measure.deterministic must be true or false", rb);
+	else if ((v = json_object_get(m, "memory_floor_bytes")) && !(json_is_number(v) && json_number_value(v) > 0))
+		rc = refuse(ctx, "runbook '%s': measure.memory_floor_bytes must be a number of bytes > 0", rb);
+	else if (cache && !json_is_object(cache))
+		rc = refuse(ctx, "runbook '%s': measure.cache must be an object: {\"state\": ..., \"evict\": [paths]}", rb);
+	bg_strbuf_reset(&list);
+	if (rc == BG_OK && cache) {
+		if ((k = unknown_member(cache, cache_fields, &list)))
+			rc = refuse(ctx, "runbook '%s': measure.cache has no field '%s' (its fields: %s)", rb, k, list.buf);
+		else if ((v = json_object_get(cache, "state")) && !json_is_string(v))
+			rc = refuse(ctx, "runbook '%s': measure.cache.state must be a string", rb);
+		else if ((v = json_object_get(cache, "evict")) && !all_strings(v))
+			rc = refuse(ctx, "runbook '%s': measure.cache.evict must be a list of paths", rb);
 	}
-	if ((v = json_object_get(m, "warmups")) && !(json_is_integer(v) && json_integer_value(v) >= 0))
-		return refuse(ctx, "runbook '%s': measure.warmups must be an integer >= 0", rb);
-	if ((v = json_object_get(m, "repetitions")) && !(json_is_integer(v) && json_integer_value(v) >= 1))
-		return refuse(ctx, "runbook '%s': measure.repetitions must be an integer >= 1", rb);
-	if ((v = json_object_get(m, "timeout_seconds")) && !(json_is_number(v) && json_number_value(v) > 0))
-		return refuse(ctx, "runbook '%s': measure.timeout_seconds must be a number of seconds > 0", rb);
-	if ((v = json_object_get(m, "outputs")) && !all_strings(v))
-		return refuse(ctx, "runbook '%s': measure.outputs must be a list of paths", rb);
-	if ((v = json_object_get(m, "deterministic")) && !json_is_boolean(v))
-		return refuse(ctx, "runbook '%s': measure.deterministic must be true or false", rb);
-	if ((v = json_object_get(m, "memory_floor_bytes")) && !(json_is_number(v) && json_number_value(v) > 0))
-		return refuse(ctx, "runbook '%s': measure.memory_floor_bytes must be a number of bytes > 0", rb);
-	if (cache) {
-		if (!json_is_object(cache))
-			return refuse(ctx, "runbook '%s': measure.cache must be an object: {\"state\": ..., \"evict\": [paths]}", rb);
-		json_object_foreach((json_t *)cache, k, v) {
-			if (strcmp(k, "state") != 0 && strcmp(k, "evict") != 0)
-				return refuse(ctx, "runbook '%s': measure.cache has no field '%s' (its fields: state, evict)", rb, k);
-		}
-		if ((v = json_object_get(cache, "state")) && !json_is_string(v))
-			return refuse(ctx, "runbook '%s': measure.cache.state must be a string", rb);
-		if ((v = json_object_get(cache, "evict")) && !all_strings(v))
-			return refuse(ctx, "runbook '%s': measure.cache.evict must be a list of paths", rb);
-	}
-	return BG_OK;
+	bg_strbuf_release(&list);
+	return rc;
 }
 
 /*
@@ -501,6 +520,7 @@ static int check_measure(const struct run *r, struct bg_ctx *ctx)
  */
 static int check_thresholds(const json_t *list, struct bg_ctx *ctx)
 {
+	static const char *const fields[] = {"gate", "key", "k", "window", "floor", NULL};
 	size_t i;
 	json_t *t, *v;
 	const char *k;
@@ -510,18 +530,22 @@ static int check_thresholds(const json_t *list, struct bg_ctx *ctx)
 	if (!json_is_array(list))
 		return refuse(ctx, "the registry's 'thresholds' must be a list of {\"gate\" or \"key\": ID, \"k\", \"window\", \"floor\"}");
 	json_array_foreach(list, i, t) {
+		struct bg_strbuf names = BG_STRBUF_INIT;
+		int rc = BG_OK;
+
 		if (!json_is_object(t) || json_is_string(json_object_get(t, "gate")) == json_is_string(json_object_get(t, "key")))
-			return refuse(ctx, "the registry's thresholds[%zu] must be an object with exactly one of \"gate\" or \"key\" (a string)", i);
-		json_object_foreach(t, k, v) {
-			if (strcmp(k, "gate") && strcmp(k, "key") && strcmp(k, "k") && strcmp(k, "window") && strcmp(k, "floor"))
-				return refuse(ctx, "the registry's thresholds[%zu] has no field '%s' (its fields: gate or key, k, window, floor)", i, k);
-		}
-		if ((v = json_object_get(t, "k")) && !(json_is_number(v) && json_number_value(v) > 0))
-			return refuse(ctx, "the registry's thresholds[%zu].k must be a number > 0", i);
-		if ((v = json_object_get(t, "window")) && !(json_is_integer(v) && json_integer_value(v) >= 1))
-			return refuse(ctx, "the registry's thresholds[%zu].window must be an integer >= 1", i);
-		if ((v = json_object_get(t, "floor")) && !(json_is_number(v) && json_number_value(v) >= 0))
-			return refuse(ctx, "the registry's thresholds[%zu].floor must be a number >= 0", i);
+			rc = refuse(ctx, "the registry's thresholds[%zu] must be an object with exactly one of \"gate\" or \"key\" (a string)", i);
+		else if ((k = unknown_member(t, fields, &names)))
+			rc = refuse(ctx, "the registry's thresholds[%zu] has no field '%s' (its fields: %s)", i, k, names.buf);
+		else if ((v = json_object_get(t, "k")) && !(json_is_number(v) && json_number_value(v) > 0))
+			rc = refuse(ctx, "the registry's thresholds[%zu].k must be a number > 0", i);
+		else if ((v = json_object_get(t, "window")) && !(json_is_integer(v) && json_integer_value(v) >= 1))
+			rc = refuse(ctx, "the registry's thresholds[%zu].window must be an integer >= 1", i);
+		else if ((v = json_object_get(t, "floor")) && !(json_is_number(v) && json_number_value(v) >= 0))
+			rc = refuse(ctx, "the registry's thresholds[%zu].floor must be a number >= 0", i);
+		bg_strbuf_release(&names);
+		if (rc)
+			return rc;
 	}
 	return BG_OK;
 }
