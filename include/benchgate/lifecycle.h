@@ -25,6 +25,13 @@
 
 /* The folder that holds the store and leases (absolute), into out. */
 void bg_lifecycle_state_dir(const struct bg_config *cfg, struct bg_strbuf *out);
+/*
+ * Waits for the exclusive lock STATE/name (bg_lock_file) in that folder,
+ * creating the folder when needed; release *fd with bg_unlock. Messages
+ * name display, or the lock's path when display is NULL.
+ */
+int bg_lifecycle_lock(const struct bg_config *cfg, const char *name, const char *display, int *fd,
+		      struct bg_ctx *ctx);
 
 struct bg_lease {
 	int fd;      /* the locked file, or -1 */

@@ -687,7 +687,6 @@ int bg_promotion_run(const struct bg_config *cfg, struct bg_store *store, long l
 	struct bg_strbuf ev_rel = BG_STRBUF_INIT, mid = BG_STRBUF_INIT, text = BG_STRBUF_INIT, edited = BG_STRBUF_INIT;
 	json_t *session = NULL, *verdict = NULL, *gate = NULL, *row = NULL, *artifact = NULL, *evidence = NULL;
 	struct saved sv[3];
-	struct bg_strbuf lockpath = BG_STRBUF_INIT;
 	const char *state;
 	bool saved = false;
 	int rc, lock = -1;
@@ -695,15 +694,8 @@ int bg_promotion_run(const struct bg_config *cfg, struct bg_store *store, long l
 	*report = NULL;
 	memset(&reg, 0, sizeof(reg));
 	/* one promotion at a time: each reads the registry, the evidence index
-	 * and the document, and writes them back (the lock lives in benchgate's
-	 * state folder, beside the store and the leases) */
-	bg_lifecycle_state_dir(cfg, &lockpath);
-	if ((rc = bg_mkdirs(lockpath.buf, ctx)) == BG_OK) {
-		bg_strbuf_adds(&lockpath, "/promote.lock");
-		rc = bg_lock_file(lockpath.buf, lockpath.buf, &lock, ctx);
-	}
-	bg_strbuf_release(&lockpath);
-	if (rc)
+	 * and the document, and writes them back */
+	if ((rc = bg_lifecycle_lock(cfg, "promote.lock", NULL, &lock, ctx)))
 		return rc;
 	if ((rc = bg_store_get_session(store, id, &session, ctx)) || (rc = bg_store_verdict(store, id, &verdict, ctx)))
 		goto out;

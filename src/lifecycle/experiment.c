@@ -186,7 +186,7 @@ static void raw_cell(struct bg_strbuf *out, const char *s)
 
 int bg_runs_index_put(const struct bg_config *cfg, const struct bg_runs_row *row, struct bg_ctx *ctx)
 {
-	struct bg_strbuf path = BG_STRBUF_INIT, lock = BG_STRBUF_INIT, old = BG_STRBUF_INIT;
+	struct bg_strbuf path = BG_STRBUF_INIT, old = BG_STRBUF_INIT;
 	struct bg_strbuf text = BG_STRBUF_INIT, line = BG_STRBUF_INIT;
 	bool replaced = false;
 	int fd, rc;
@@ -201,13 +201,9 @@ int bg_runs_index_put(const struct bg_config *cfg, const struct bg_runs_row *row
 		if (rc)
 			goto out0;
 	}
-	/* the lock lives in benchgate's state folder (beside the store and the
-	 * leases), not beside RUNS.md, where git would show it to the user */
-	bg_lifecycle_state_dir(cfg, &lock);
-	if ((rc = bg_mkdirs(lock.buf, ctx)))
-		goto out0;
-	bg_strbuf_adds(&lock, "/runs-index.lock");
-	if ((rc = bg_lock_file(lock.buf, cfg->runs_index, &fd, ctx)))
+	/* the lock lives in benchgate's state folder, not beside RUNS.md,
+	 * where git would show it to the user */
+	if ((rc = bg_lifecycle_lock(cfg, "runs-index.lock", cfg->runs_index, &fd, ctx)))
 		goto out0;
 	if (bg_is_file(path.buf)) {
 		if ((rc = bg_file_read(path.buf, cfg->runs_index, &old, ctx)))
@@ -260,7 +256,6 @@ out:
 	bg_unlock(fd);
 out0:
 	bg_strbuf_release(&path);
-	bg_strbuf_release(&lock);
 	bg_strbuf_release(&old);
 	bg_strbuf_release(&text);
 	bg_strbuf_release(&line);

@@ -37,6 +37,22 @@ void bg_lifecycle_state_dir(const struct bg_config *cfg, struct bg_strbuf *out)
 	bg_strbuf_release(&file);
 }
 
+int bg_lifecycle_lock(const struct bg_config *cfg, const char *name, const char *display, int *fd,
+		      struct bg_ctx *ctx)
+{
+	struct bg_strbuf path = BG_STRBUF_INIT;
+	int rc;
+
+	*fd = -1;
+	bg_lifecycle_state_dir(cfg, &path);
+	if ((rc = bg_mkdirs(path.buf, ctx)) == BG_OK) {
+		bg_strbuf_addf(&path, "/%s", name);
+		rc = bg_lock_file(path.buf, display ? display : path.buf, fd, ctx);
+	}
+	bg_strbuf_release(&path);
+	return rc;
+}
+
 void bg_lifecycle_now_rfc3339(struct bg_strbuf *out)
 {
 	struct timeval tv;
