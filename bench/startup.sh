@@ -42,11 +42,19 @@ cc -O2 -o "$work/empty-libm" "$work/empty.c" -Wl,--no-as-needed -lm
 cc -O2 -no-pie -o "$work/empty-libcrypto" "$work/crypto.c" "$lib/libcrypto.a" -lpthread -ldl
 # the least any validate must do (bench/floor.c), linked as the program is
 cc -O2 -no-pie -I"$root/include" -o "$work/floor" "$here/floor.c" "$build/libbenchgate.a" -lm
+tree=$(ls -d "$conformance"/trees/*/ | head -n 1)
+cp -R "$tree" "$work/tree"
+chmod -R u+w "$work/tree"
+cd "$work/tree"
+# the floor's inputs: the committed document, then every JSON text validate
+# reads (the configuration, the registry, each evidence index it imports)
+floor_args=(docs/_generated/benchmark_coverage.md benchgate.json benchmarks/benchmark_registry.json)
+while IFS= read -r f; do floor_args+=("$f"); done < <(sed -n 's/.*"path": *"\([^"]*\.json\)".*/\1/p' benchmarks/benchmark_registry.json | sort -u)
 names=(/bin/true "static, empty" "libc, empty" "libc + libm, empty" "libc + static libcrypto, empty"
 	"benchgate --version" "benchgate validate" "floor: read the inputs, check JSON syntax")
 cmds=(/bin/true \; "$work/empty-static" \; "$work/empty-libc" \; "$work/empty-libm" \;
 	"$work/empty-libcrypto" \; "$build/benchgate" --version \; "$build/benchgate" validate \;
-	"$work/floor" FLOOR_ARGS)
+	"$work/floor" "${floor_args[@]}")
 objs=("$build"/CMakeFiles/benchgate_cli.dir/src/cli/*.o)
 if [ -f "${objs[0]}" ] && [ -f "$lib/libjansson.a" ] && [ -f "$lib/libsqlite3.a" ]; then
 	cc -static -no-pie -Wl,--gc-sections -o "$work/benchgate-static" "${objs[@]}" \
@@ -58,20 +66,7 @@ else
 	echo "(no static relink: $build has no CMake objects or the static archives are missing)"
 fi
 
-tree=$(ls -d "$conformance"/trees/*/ | head -n 1)
-cp -R "$tree" "$work/tree"
-chmod -R u+w "$work/tree"
-cd "$work/tree"
 "$build/benchgate" validate >/dev/null
-# the floor's inputs: the committed document, then every JSON text validate
-# reads (the configuration, the registry, each evidence index it imports)
-floor_args=(docs/_generated/benchmark_coverage.md benchgate.json benchmarks/benchmark_registry.json)
-while IFS= read -r f; do floor_args+=("$f"); done < <(sed -n 's/.*"path": *"\([^"]*\.json\)".*/\1/p' benchmarks/benchmark_registry.json | sort -u)
-for i in "${!cmds[@]}"; do
-	[ "${cmds[$i]}" = FLOOR_ARGS ] || continue
-	cmds=("${cmds[@]:0:$i}" "${floor_args[@]}" "${cmds[@]:$((i + 1))}")
-	break
-done
 "$work/floor" "${floor_args[@]}"
 echo "tree $(basename "$tree"), $rounds rounds of $n runs, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 for r in $(seq "$rounds"); do
