@@ -79,11 +79,44 @@ struct bg_measure_opts {
 	 */
 	const char *capture_dir;
 	long long capture_cap; /* default 1 MiB */
+	/*
+	 * BG_TIMING_REPORTED: every run gets $BENCHGATE_RESULT, the absolute path
+	 * of a file it must write (bg_reported_check's format), CAPTURE_DIR/
+	 * run-NNN.result.json when capture_dir is set, else in a temporary folder
+	 * removed at the end. A run that exits 0 without a valid file blocks the
+	 * session. The timed runs' samples, pooled, are statistics.reported_ns,
+	 * the session's timing (bg_measure_timing_stats); each metric, which
+	 * every timed run must report, gets statistics.metrics.NAME and its
+	 * median in the document's "metrics".
+	 */
+	enum bg_timing { BG_TIMING_PROCESS, BG_TIMING_REPORTED } timing;
 };
 
 /* Fills opts with the defaults above (argv, root and callbacks left NULL). */
 void bg_measure_opts_init(struct bg_measure_opts *opts);
 /* Runs the session; *out receives the session document (caller decrefs). */
 int bg_measure_session(const struct bg_measure_opts *opts, json_t **out, struct bg_ctx *ctx);
+
+/*
+ * The statistics a session is timed by (borrowed from doc): "reported_ns"
+ * for a session of timing "reported", else "wall_ns"; NULL when absent.
+ * Decisions, the store's summary columns, promotion and RUNS.md read this.
+ */
+const json_t *bg_measure_timing_stats(const json_t *doc);
+
+/*
+ * The reported-timing file, parsed JSON doc (shown in messages as display):
+ *   {"samples_seconds": [s, ...], "metrics": {"name": number, ...}}
+ * with at least one sample, each a finite number >= 0, "metrics" optional
+ * with finite numbers, and no other field. On success *samples (reals) and
+ * *metrics (an object, empty when absent) are new references the caller
+ * decrefs; on failure both are NULL and BG_ECHECK says "DISPLAY: what".
+ * bg_reported_read parses the file first ("PATH:LINE:COL: what"; BG_EIO
+ * when it cannot be read).
+ */
+int bg_reported_check(const json_t *doc, const char *display, json_t **samples, json_t **metrics,
+		      struct bg_ctx *ctx);
+int bg_reported_read(const char *path, const char *display, json_t **samples, json_t **metrics,
+		     struct bg_ctx *ctx);
 
 #endif

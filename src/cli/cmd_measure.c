@@ -26,7 +26,7 @@
 enum {
 	O_WARMUPS, O_RUNS, O_MIN_RUNS, O_MAX_RUNS, O_MIN_TIME, O_TIMEOUT, O_PREPARE, O_SETUP,
 	O_CLEANUP, O_OUTPUT, O_PARITY, O_PARITY_COMMAND, O_DETERMINISTIC, O_EVICT, O_ENV, O_SHELL,
-	O_JSON, O_EXPORT, O_QUIET, O_SAMPLE
+	O_JSON, O_EXPORT, O_QUIET, O_SAMPLE, O_TIMING
 };
 
 static const struct bg_opt measure_opts[] = {
@@ -50,6 +50,7 @@ static const struct bg_opt measure_opts[] = {
 	{"export-jsonl", 0, BG_OPT_VALUE, O_EXPORT, false},
 	{"quiet", 'q', BG_OPT_FLAG, O_QUIET, false},
 	{"sample-interval", 0, BG_OPT_VALUE, O_SAMPLE, false},
+	{"timing", 0, BG_OPT_VALUE, O_TIMING, false},
 	{NULL, 0, 0, 0, false},
 };
 
@@ -215,6 +216,14 @@ static const char *on_opt(int id, const char *v, void *data)
 		return NULL;
 	case O_QUIET:
 		a->quiet = true;
+		return NULL;
+	case O_TIMING:
+		if (strcmp(v, "process") == 0)
+			a->o.timing = BG_TIMING_PROCESS;
+		else if (strcmp(v, "reported") == 0)
+			a->o.timing = BG_TIMING_REPORTED;
+		else
+			return "--timing must be 'process' or 'reported'";
 		return NULL;
 	case O_SAMPLE: {
 		const char *m = count_arg(a, "--sample-interval", v, 1, &ms);
@@ -408,6 +417,9 @@ const struct bg_cmd bg_cmd_measure = {
 	"  --min-runs N, --max-runs N, --min-time S\n"
 	"                           adaptive count: at least N runs and S seconds of timed runs,\n"
 	"                           at most --max-runs (defaults 3, unbounded, 3 s)\n"
+	"  --timing process|reported\n"
+	"                           what is timed: the command's wall time (default), or the\n"
+	"                           samples it writes to the file named by $BENCHGATE_RESULT\n"
 	"  --timeout S              per run; the whole process tree is killed\n"
 	"  --prepare CMD            shell command before every run, not timed\n"
 	"  --setup CMD, --cleanup CMD\n"

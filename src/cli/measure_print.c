@@ -2,6 +2,7 @@
  * measure_print.c - text rendering of sessions and runs (see measure_print.h).
  */
 #include "cli/measure_print.h"
+#include "benchgate/json.h"
 #include <time.h>
 #include <stdio.h>
 
@@ -71,7 +72,7 @@ void bg_mp_command(struct bg_strbuf *out, const json_t *command)
 }
 
 static void stat_line(struct bg_strbuf *out, const char *label, const json_t *st, bool bytes,
-		      bool full)
+		      bool full, const char *counted)
 {
 	void (*fmt)(struct bg_strbuf *, const json_t *) = bytes ? bg_mp_bytes : bg_mp_duration;
 
@@ -95,7 +96,7 @@ static void stat_line(struct bg_strbuf *out, const char *label, const json_t *st
 		bg_strbuf_adds(out, "  MAD ");
 		fmt(out, json_object_get(st, "mad"));
 	}
-	bg_strbuf_addf(out, "  (%lld runs)\n", (long long)json_integer_value(json_object_get(st, "count")));
+	bg_strbuf_addf(out, "  (%lld %s)\n", (long long)json_integer_value(json_object_get(st, "count")), counted);
 }
 
 void bg_mp_summary(struct bg_strbuf *out, const json_t *doc)
@@ -123,11 +124,29 @@ void bg_mp_summary(struct bg_strbuf *out, const json_t *doc)
 	bg_strbuf_addf(out, "  %-12s", "command");
 	bg_mp_command(out, json_object_get(doc, "command"));
 	bg_strbuf_addch(out, '\n');
-	stat_line(out, "time", json_object_get(stats, "wall_ns"), false, true);
-	stat_line(out, "cpu", json_object_get(stats, "cpu_ns"), false, false);
-	stat_line(out, "peak RSS", json_object_get(stats, "max_rss_bytes"), true, false);
-	stat_line(out, "tree peak", json_object_get(stats, "tree_peak_bytes"), true, false);
-	stat_line(out, "accelerator", json_object_get(stats, "gpu_process_peak_bytes"), true, false);
+	if (json_is_string(json_object_get(doc, "timing")) &&
+	    strcmp(json_string_value(json_object_get(doc, "timing")), "reported") == 0) {
+		const char *name;
+		const json_t *m;
+
+		stat_line(out, "reported", json_object_get(stats, "reported_ns"), false, true, "samples");
+		stat_line(out, "process", json_object_get(stats, "wall_ns"), false, false, "runs");
+		json_object_foreach((json_t *)json_object_get(stats, "metrics"), name, m) {
+			bg_strbuf_addf(out, "  %-12s%s: p50 ", "metric", name);
+			bg_py_float_repr(out, json_number_value(json_object_get(m, "p50")));
+			bg_strbuf_adds(out, "  min ");
+			bg_py_float_repr(out, json_number_value(json_object_get(m, "min")));
+			bg_strbuf_adds(out, "  max ");
+			bg_py_float_repr(out, json_number_value(json_object_get(m, "max")));
+			bg_strbuf_addf(out, "  (%lld runs)\n", (long long)json_integer_value(json_object_get(m, "count")));
+		}
+	} else {
+		stat_line(out, "time", json_object_get(stats, "wall_ns"), false, true, "runs");
+	}
+	stat_line(out, "cpu", json_object_get(stats, "cpu_ns"), false, false, "runs");
+	stat_line(out, "peak RSS", json_object_get(stats, "max_rss_bytes"), true, false, "runs");
+	stat_line(out, "tree peak", json_object_get(stats, "tree_peak_bytes"), true, false, "runs");
+	stat_line(out, "accelerator", json_object_get(stats, "gpu_process_peak_bytes"), true, false, "runs");
 	bg_strbuf_addf(out, "  %-12s", "parity");
 	if (!pkind || strcmp(pkind, "none") == 0)
 		bg_strbuf_adds(out, "n/a (no parity declared)");

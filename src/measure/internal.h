@@ -75,6 +75,7 @@ struct bg_spawn_result {
  */
 struct bg_spawn_prog {
 	char *const *argv;
+	char *const *envp; /* the environment of each run; NULL: this process's */
 	char *path; /* owned; NULL when not found */
 	int find_errno;
 	sigset_t reset;

@@ -11,6 +11,7 @@
 #include "benchgate/strbuf.h"
 #include "measure/internal.h"
 
+#include <errno.h>
 #include <glob.h>
 #include <limits.h>
 #include <math.h>
@@ -19,6 +20,8 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <unistd.h>
+
+extern char **environ;
 
 #define COLD_LIMIT 0.01 /* resident fraction above which a run is not cold */
 
@@ -53,7 +56,16 @@ struct session {
 	int64_t last_progress_ns;
 	long all_count;
 	struct series wall, user, sys, cpu, rss, tree, gpu_proc, gpu_dev;
+	/* timing "reported" */
+	struct series reported;    /* the timed runs' samples, ns */
+	char *result_dir;          /* absolute; owned */
+	bool result_dir_temporary; /* made by the session, removed at its end */
+	char *result_env;          /* "BENCHGATE_RESULT=PATH", rewritten before each run; owned */
+	size_t result_env_cap;
+	char **envp;               /* environ's strings without BENCHGATE_RESULT, then result_env */
 };
+
+static void read_reported(struct session *s, json_t *r, const char *phase, bool ok, bool timed);
 
 static void series_add(struct series *s, double v)
 {
@@ -367,6 +379,11 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 		have_swap0 = bg_sys_swap_used(&swap0);
 		have_psi0 = bg_sys_psi_memory_some10(s->psi_fd, &psi0);
 	}
+	if (s->result_env) {
+		snprintf(s->result_env, s->result_env_cap, "BENCHGATE_RESULT=%s/run-%03ld.result.json",
+			 s->result_dir, s->ordinal);
+		unlink(s->result_env + strlen("BENCHGATE_RESULT="));
+	}
 	if (o->capture_dir) {
 		snprintf(capture, sizeof(capture), "%s/run-%03ld", o->capture_dir, s->ordinal);
 		rc = bg_spawn_run_captured(&s->prog, o->timeout, o->interrupted, s->watch, capture,
@@ -459,6 +476,8 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 	}
 	if (ok && out_err && o->parity == BG_PARITY_NONE)
 		block(s, "%s run %ld: %s", phase, s->ordinal, out_err);
+	if (s->result_env)
+		read_reported(s, r, phase, ok && !s->interrupted, timed);
 	if (smoke) {
 		s->smoke_outputs = json_object_get(r, "outputs");
 	} else if (o->deterministic && ok && !out_err && s->smoke_outputs) {
@@ -490,6 +509,103 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 	}
 	json_array_append_new(s->runs, r);
 	return BG_OK;
+}
+
+/*
+ * The run's reported-timing file into its record ("result_file",
+ * "reported", "reported_error"); a run that exited 0 without a valid file
+ * blocks the session. The samples of a timed run join the timing series.
+ */
+static void read_reported(struct session *s, json_t *r, const char *phase, bool ok, bool timed)
+{
+	const char *path = s->result_env + strlen("BENCHGATE_RESULT=");
+	char display[4200];
+	json_t *samples = NULL, *metrics = NULL, *rep = json_null();
+	struct bg_ctx c;
+	size_t i;
+	json_t *x;
+
+	if (s->o->capture_dir)
+		snprintf(display, sizeof(display), "%s/run-%03ld.result.json", s->o->capture_dir, s->ordinal);
+	else
+		snprintf(display, sizeof(display), "$BENCHGATE_RESULT");
+	rset(r, "result_file", s->result_dir_temporary ? json_null() : json_string(display));
+	bg_ctx_init(&c);
+	if (access(path, F_OK) != 0) {
+		bg_error(&c, BG_ECHECK, "the command wrote no $BENCHGATE_RESULT file (%s)",
+			 s->result_dir_temporary ? "timing \"reported\"" : display);
+	} else if (bg_reported_read(path, display, &samples, &metrics, &c) == BG_OK) {
+		rep = json_object();
+		json_object_set_new(rep, "samples_seconds", samples);
+		json_object_set_new(rep, "metrics", metrics);
+	}
+	rset(r, "reported", rep);
+	rset(r, "reported_error", c.msg ? json_string(c.msg) : json_null());
+	if (ok && c.msg)
+		block(s, "%s run %ld: %s", phase, s->ordinal, c.msg);
+	if (ok && timed && samples)
+		json_array_foreach(samples, i, x)
+			series_add(&s->reported, json_real_value(x) * 1e9);
+	bg_ctx_release(&c);
+}
+
+/*
+ * The folder of the result files and the environment that names them.
+ * BG_EIO when the capture folder cannot be resolved or a temporary one
+ * cannot be made.
+ */
+static int reported_begin(struct session *s, struct bg_ctx *ctx)
+{
+	size_t n = 0, k = 0;
+
+	if (s->o->capture_dir) {
+		s->result_dir = realpath(s->o->capture_dir, NULL);
+		if (!s->result_dir)
+			return bg_error(ctx, BG_EIO, "'%s': cannot resolve the capture folder: %s",
+					s->o->capture_dir, strerror(errno));
+	} else {
+		const char *tmp = getenv("TMPDIR");
+		struct bg_strbuf t = BG_STRBUF_INIT;
+
+		bg_strbuf_addf(&t, "%s/benchgate-result-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+		if (!mkdtemp(t.buf)) {
+			int e = errno;
+			bg_error(ctx, BG_EIO, "'%s': cannot make a folder for $BENCHGATE_RESULT: %s", t.buf,
+				 strerror(e));
+			bg_strbuf_release(&t);
+			return BG_EIO;
+		}
+		s->result_dir = bg_strbuf_detach(&t, NULL);
+		s->result_dir_temporary = true;
+	}
+	s->result_env_cap = strlen(s->result_dir) + 64;
+	s->result_env = bg_xcalloc(1, s->result_env_cap);
+	while (environ[n])
+		n++;
+	s->envp = bg_xcalloc(n + 2, sizeof(char *));
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(environ[i], "BENCHGATE_RESULT=", strlen("BENCHGATE_RESULT=")) != 0)
+			s->envp[k++] = environ[i];
+	s->envp[k] = s->result_env;
+	s->prog.envp = s->envp;
+	return BG_OK;
+}
+
+/* Removes a temporary folder of result files with what the runs left in it. */
+static void reported_end(struct session *s)
+{
+	if (s->result_dir_temporary) {
+		char path[4200];
+
+		for (long i = 1; i <= s->ordinal; i++) {
+			snprintf(path, sizeof(path), "%s/run-%03ld.result.json", s->result_dir, i);
+			unlink(path);
+		}
+		rmdir(s->result_dir);
+	}
+	free(s->result_dir);
+	free(s->result_env);
+	free(s->envp);
 }
 
 static json_t *stats_json(const struct series *sr)
@@ -575,6 +691,62 @@ static json_t *cgroup_note(void)
 	return json_string("benchgate does not place runs in a cgroup of its own yet");
 }
 
+/*
+ * The metrics of the timed runs that reported: statistics per name into
+ * *stats and the median into *medians. A metric that some of them left out
+ * blocks the session.
+ */
+static void reported_metrics(struct session *s, json_t **stats, json_t **medians)
+{
+	json_t *names = json_object(), *r, *m, *x;
+	const char *name;
+	size_t i, nrep = 0;
+
+	*stats = json_object();
+	*medians = json_object();
+	json_array_foreach(s->runs, i, r) {
+		if (strcmp(json_string_value(json_object_get(r, "phase")), "timed") != 0 ||
+		    !json_is_object(json_object_get(r, "reported")))
+			continue;
+		nrep++;
+		json_object_foreach(json_object_get(json_object_get(r, "reported"), "metrics"), name, m) {
+			if (!json_object_get(names, name))
+				json_object_set_new(names, name, json_array());
+			json_array_append(json_object_get(names, name), m);
+		}
+	}
+	json_object_foreach(names, name, x) {
+		struct series v = {0};
+		struct bg_stats st;
+		size_t j;
+		json_t *m2;
+		bool all_integers = true;
+
+		if (json_array_size(x) != nrep)
+			block(s, "metric '%s' was reported by %zu of %zu timed runs", name, json_array_size(x), nrep);
+		json_array_foreach(x, j, m2) {
+			series_add(&v, json_number_value(m2));
+			all_integers = all_integers && json_is_integer(m2);
+		}
+		json_object_set_new(*stats, name, stats_json(&v));
+		/* a count stays an integer when its median is one */
+		if (bg_stats_compute(v.v, v.n, &st))
+			json_object_set_new(*medians, name,
+					    all_integers && st.p50 == floor(st.p50) && fabs(st.p50) < 9e15
+						    ? json_integer((json_int_t)st.p50) : json_real(st.p50));
+		free(v.v);
+	}
+	json_decref(names);
+}
+
+const json_t *bg_measure_timing_stats(const json_t *doc)
+{
+	const json_t *st = json_object_get(doc, "statistics");
+	const char *timing = json_string_value(json_object_get(doc, "timing"));
+
+	return json_object_get(st, timing && strcmp(timing, "reported") == 0 ? "reported_ns" : "wall_ns");
+}
+
 static json_t *options_json(const struct bg_measure_opts *o)
 {
 	json_t *j = json_object(), *a;
@@ -626,6 +798,7 @@ static json_t *options_json(const struct bg_measure_opts *o)
 	json_object_set_new(j, "env", a);
 	json_object_set_new(j, "shell", json_boolean(o->shell));
 	json_object_set_new(j, "sample_interval_ms", json_integer(o->sample_interval_ms));
+	json_object_set_new(j, "timing", json_string(o->timing == BG_TIMING_REPORTED ? "reported" : "process"));
 	return j;
 }
 
@@ -658,6 +831,8 @@ static int check_opts(const struct bg_measure_opts *o, struct bg_ctx *ctx)
 		return bg_error(ctx, BG_EUSAGE, "the timeout and the sample interval must be positive");
 	if (o->parity != BG_PARITY_NONE && o->noutputs == 0 && o->parity != BG_PARITY_COMMAND)
 		return bg_error(ctx, BG_EUSAGE, "parity needs at least one --output to check");
+	if (o->timing != BG_TIMING_PROCESS && o->timing != BG_TIMING_REPORTED)
+		return bg_error(ctx, BG_EUSAGE, "the timing must be \"process\" or \"reported\"");
 	return BG_OK;
 }
 
@@ -705,7 +880,8 @@ int bg_measure_session(const struct bg_measure_opts *o, json_t **out, struct bg_
 {
 	struct session s;
 	struct bg_provenance_opts po = {0};
-	json_t *doc, *gpu = NULL, *stats, *counts, *cache, *parity, *prov, *outliers;
+	json_t *doc = NULL, *gpu = NULL, *stats, *counts, *cache, *parity, *prov = NULL, *outliers;
+	json_t *metric_stats = NULL, *metrics = NULL;
 	char when[64], *joined = NULL;
 	const char *status;
 	size_t i;
@@ -738,6 +914,8 @@ int bg_measure_session(const struct bg_measure_opts *o, json_t **out, struct bg_
 			s.argv[k] = o->argv[k];
 	}
 	bg_spawn_prog_init(&s.prog, s.argv);
+	if (o->timing == BG_TIMING_REPORTED && (rc = reported_begin(&s, ctx)) != BG_OK)
+		goto done;
 	/* adopt orphans of a run so that its whole tree stays visible and killable */
 	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 	s.nvml = bg_nvml_open();
@@ -789,6 +967,8 @@ int bg_measure_session(const struct bg_measure_opts *o, json_t **out, struct bg_
 	if (rc != BG_OK)
 		goto done;
 
+	if (o->timing == BG_TIMING_REPORTED)
+		reported_metrics(&s, &metric_stats, &metrics);
 	outliers = flag_runs(&s);
 	json_array_foreach(s.runs, i, r) {
 		const char *ph = json_string_value(json_object_get(r, "phase"));
@@ -841,7 +1021,14 @@ int bg_measure_session(const struct bg_measure_opts *o, json_t **out, struct bg_
 	json_object_set_new(stats, "tree_peak_bytes", stats_json(&s.tree));
 	json_object_set_new(stats, "gpu_process_peak_bytes", stats_json(&s.gpu_proc));
 	json_object_set_new(stats, "gpu_device_used_peak_bytes", stats_json(&s.gpu_dev));
+	json_object_set_new(stats, "reported_ns", stats_json(&s.reported));
+	json_object_set_new(stats, "metrics", metric_stats ? metric_stats : json_null());
+	metric_stats = NULL;
 	json_object_set_new(doc, "statistics", stats);
+	json_object_set_new(doc, "timing", json_string(o->timing == BG_TIMING_REPORTED ? "reported" : "process"));
+	if (metrics)
+		json_object_set_new(doc, "metrics", metrics);
+	metrics = NULL;
 	json_object_set_new(doc, "outliers", outliers);
 	json_object_set_new(doc, "provenance", prov);
 	prov = NULL;
@@ -849,8 +1036,12 @@ int bg_measure_session(const struct bg_measure_opts *o, json_t **out, struct bg_
 	*out = doc;
 	doc = NULL;
 done:
+	json_decref(metric_stats);
+	json_decref(metrics);
 	json_decref(prov);
 	json_decref(doc);
+	reported_end(&s);
+	series_free(&s.reported);
 	json_decref(s.runs);
 	if (s.ref_loaded)
 		bg_npy_release(&s.ref);

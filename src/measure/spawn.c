@@ -347,7 +347,7 @@ __attribute__((no_sanitize("address", "undefined"))) static int child_main(void 
 	}
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-	execve(prog->path, prog->argv, environ);
+	execve(prog->path, prog->argv, prog->envp ? prog->envp : environ);
 fail:
 	a->err = errno ? errno : EINVAL;
 	_exit(127);

@@ -16,8 +16,9 @@ files+=("$BENCHGATE_SOURCE"/tests/fuzz/corpus/json/*)
 out=$("$BENCHGATE_BUILD/fuzz_json_replay" "${files[@]}" 2>&1)
 echo "$out"
 if echo "$out" | grep -qE 'AddressSanitizer|LeakSanitizer|runtime error'; then exit 1; fi
-# whole projects (tests/fuzz/fuzz_project.c) and .npy files (fuzz_npy.c)
-for target in project npy; do
+# whole projects (tests/fuzz/fuzz_project.c), .npy files (fuzz_npy.c) and
+# reported-timing files (fuzz_reported.c)
+for target in project npy reported; do
 	out=$("$BENCHGATE_BUILD/fuzz_${target}_replay" "$BENCHGATE_SOURCE"/tests/fuzz/corpus/$target/* 2>&1) ||
 		{ echo "$out"; exit 1; }
 	echo "$out"

@@ -1,0 +1,68 @@
+/*
+ * reported.c - the reported-timing file (DESIGN.md, docs/measure.md): what a
+ * command measured itself and wrote to the file named by $BENCHGATE_RESULT,
+ *   {"samples_seconds": [s, ...], "metrics": {"name": number, ...}}
+ * read strictly, since its numbers become the session's timings: every
+ * sample a finite number of seconds >= 0 (at least one), every metric a
+ * finite number, no other field. See measure.h for the contracts.
+ */
+#include "benchgate/json.h"
+#include "benchgate/measure.h"
+
+#include <math.h>
+#include <string.h>
+
+static bool finite_number(const json_t *v)
+{
+	return json_is_number(v) && isfinite(json_number_value(v));
+}
+
+int bg_reported_check(const json_t *doc, const char *display, json_t **samples, json_t **metrics,
+		      struct bg_ctx *ctx)
+{
+	const json_t *sv = json_object_get(doc, "samples_seconds"), *mv = json_object_get(doc, "metrics"), *x;
+	const char *key;
+	size_t i;
+
+	*samples = *metrics = NULL;
+	if (bg_json_expect_object(doc, display, ctx))
+		return BG_ECHECK;
+	json_object_foreach((json_t *)doc, key, x)
+		if (strcmp(key, "samples_seconds") != 0 && strcmp(key, "metrics") != 0)
+			return bg_error(ctx, BG_ECHECK, "%s: no field '%s' (its fields: samples_seconds, metrics)",
+					display, key);
+	if (!json_is_array(sv) || json_array_size(sv) == 0)
+		return bg_error(ctx, BG_ECHECK, "%s: 'samples_seconds' must be a non-empty list of seconds",
+				display);
+	json_array_foreach(sv, i, x)
+		if (!finite_number(x) || json_number_value(x) < 0)
+			return bg_error(ctx, BG_ECHECK,
+					"%s: samples_seconds[%zu] must be a finite number of seconds >= 0", display, i);
+	if (mv && !json_is_object(mv))
+		return bg_error(ctx, BG_ECHECK, "%s: 'metrics' must be an object of names and numbers", display);
+	json_object_foreach((json_t *)mv, key, x) {
+		if (!*key)
+			return bg_error(ctx, BG_ECHECK, "%s: a metric needs a name", display);
+		if (!finite_number(x))
+			return bg_error(ctx, BG_ECHECK, "%s: metric '%s' must be a finite number", display, key);
+	}
+	*samples = json_array();
+	json_array_foreach(sv, i, x)
+		json_array_append_new(*samples, json_real(json_number_value(x)));
+	*metrics = mv ? json_deep_copy(mv) : json_object();
+	return BG_OK;
+}
+
+int bg_reported_read(const char *path, const char *display, json_t **samples, json_t **metrics,
+		     struct bg_ctx *ctx)
+{
+	json_t *doc = NULL;
+	int rc;
+
+	*samples = *metrics = NULL;
+	rc = bg_json_load_file(path, display, &doc, ctx);
+	if (rc == BG_OK)
+		rc = bg_reported_check(doc, display, samples, metrics, ctx);
+	json_decref(doc);
+	return rc;
+}

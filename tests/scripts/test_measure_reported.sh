@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# benchgate measure --timing reported: the $BENCHGATE_RESULT file each run
+# writes becomes the session's timing and metrics; a missing, malformed or
+# inconsistent file blocks the session and never yields a number. Needs jq.
+set -u
+. "$(cd "$(dirname "$0")" && pwd)/checks.sh"
+[ -n "${BG_DEBUG:-}" ] && set -x
+B=${BENCHGATE:?}
+command -v jq >/dev/null || { echo "this test needs jq (apt-get install jq)"; exit 1; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+export TMPDIR=$work/tmp
+mkdir "$TMPDIR"
+
+check "bad --timing"        test "$(rc_of "$B" measure --timing wall -- true)" = 2
+check "bad --timing named"  grep -q "'process' or 'reported'" err
+
+# a command that reports three samples and two metrics per run; the run
+# number (from a counter file) varies the samples
+cat >report.sh <<'SH'
+#!/bin/sh
+n=$(cat count 2>/dev/null || echo 0); n=$((n + 1)); echo $n >count
+printf '{"samples_seconds": [0.010, 0.01%s, 0.030], "metrics": {"logical_resident_bytes": 1024, "gflops": %s}}\n' \
+	"$n" "$n.5" >"$BENCHGATE_RESULT"
+SH
+chmod +x report.sh
+BENCHGATE_RESULT=/dev/null check "reported session" test "$(rc_of "$B" measure -q -w 1 -r 3 --timing reported --json -- ./report.sh)" = 0
+cp out s.json
+check "status ok"           test "$(jq -r .status s.json)" = ok
+check "timing recorded"     jq -e '.timing == "reported" and .options.timing == "reported"' s.json
+check "samples pooled"      test "$(jq .statistics.reported_ns.count s.json)" = 9
+check "reported p50"        jq -e '.statistics.reported_ns.p50 > 1.39e7 and .statistics.reported_ns.p50 < 1.41e7' s.json
+check "reported min, max"   jq -e '.statistics.reported_ns.min > 0.99e7 and .statistics.reported_ns.max > 2.99e7' s.json
+check "wall kept apart"     test "$(jq .statistics.wall_ns.count s.json)" = 3
+check "each run's samples"  test "$(jq -c '.runs[4].reported.samples_seconds' s.json)" = "[0.01,0.015,0.03]"
+check "warmup read too"     jq -e '.runs[1].reported.metrics.gflops == 2.5' s.json
+check "metric median"       jq -e '.metrics.gflops == 4.5 and .statistics.metrics.gflops.count == 3' s.json
+check "a count stays an integer" test "$(jq -c .metrics.logical_resident_bytes s.json)" = 1024
+check "no result file kept" jq -e '[.runs[].result_file] | all(. == null)' s.json
+check "temporary folder removed" test -z "$(ls "$TMPDIR")"
+check "summary"             test "$(rc_of "$B" session 1)" = 0
+check "summary: reported"   grep -q "reported .*(9 samples)" out
+check "summary: metric"     grep -q "metric      gflops: p50 4.5" out
+check "sessions --json"     test "$(rc_of "$B" sessions --json)" = 0
+check "stored timing: the reported one" jq -e '.[0].wall_p50_ns > 1.39e7 and .[0].wall_p50_ns < 1.41e7' out
+
+# process timing (the default) has no reported statistics
+check "process session"     test "$(rc_of "$B" measure -q -r 1 --json -- true)" = 0
+check "process: null"       jq -e '.timing == "process" and .statistics.reported_ns == null and (has("metrics") | not)' out
+
+# every way a result can fail blocks the session (exit 1), with a reason
+blocked() { # NAME REASON-PATTERN SCRIPT-BODY: the smoke run blocks, so no timing
+	printf '#!/bin/sh\n%s\n' "$3" >cmd.sh
+	chmod +x cmd.sh
+	rm -f count
+	check "$1: blocked"       test "$(rc_of "$B" measure -q -w 0 -r 2 --timing reported --json -- ./cmd.sh)" = 1
+	check "$1: reason"        jq -e --arg p "$2" '.status == "blocked" and (.reason | test($p))' out
+	case $2 in smoke*) check "$1: no timing" jq -e '.statistics.reported_ns == null and .counts.timed == 0' out ;; esac
+}
+blocked "no file"        'smoke run 1: the command wrote no \$BENCHGATE_RESULT file' 'exit 0'
+blocked "not JSON"       'smoke run 1: \$BENCHGATE_RESULT:1:[0-9]+: ' 'printf "{\"samples_seconds\": [1,]}" >"$BENCHGATE_RESULT"'
+blocked "not an object"  'top level must be a JSON object' 'echo "[1]" >"$BENCHGATE_RESULT"'
+blocked "no samples"     "'samples_seconds' must be a non-empty list" 'echo "{\"samples_seconds\": []}" >"$BENCHGATE_RESULT"'
+blocked "negative"       'samples_seconds\[1\] must be a finite number of seconds >= 0' 'echo "{\"samples_seconds\": [1, -0.5]}" >"$BENCHGATE_RESULT"'
+blocked "a string"       'samples_seconds\[0\]' 'echo "{\"samples_seconds\": [\"1\"]}" >"$BENCHGATE_RESULT"'
+blocked "unknown field"  "no field 'sample_seconds'" 'echo "{\"sample_seconds\": [1]}" >"$BENCHGATE_RESULT"'
+blocked "bad metric"     "metric 'x' must be a finite number" 'echo "{\"samples_seconds\": [1], \"metrics\": {\"x\": \"big\"}}" >"$BENCHGATE_RESULT"'
+blocked "metrics a list" "'metrics' must be an object" 'echo "{\"samples_seconds\": [1], \"metrics\": [1]}" >"$BENCHGATE_RESULT"'
+blocked "timed run fails" 'timed run 3: the command wrote no' \
+	'n=$(cat count 2>/dev/null || echo 0); n=$((n + 1)); echo $n >count; [ $n -lt 3 ] && echo "{\"samples_seconds\": [1]}" >"$BENCHGATE_RESULT"; exit 0'
+blocked "metric missing" "metric 'm' was reported by 1 of 2 timed runs" \
+	'n=$(cat count 2>/dev/null || echo 0); n=$((n + 1)); echo $n >count; if [ $n = 2 ]; then echo "{\"samples_seconds\": [1], \"metrics\": {\"m\": 1}}"; else echo "{\"samples_seconds\": [1]}"; fi >"$BENCHGATE_RESULT"'
+check "the runs before the block still count" jq -e '.statistics.reported_ns.count == 2' out
+check "temporary folders removed" test -z "$(ls "$TMPDIR")"
+
+# a failing run is blocked for its exit status, not for the missing file
+printf '#!/bin/sh\nexit 3\n' >fail.sh
+chmod +x fail.sh
+check "failing run"         test "$(rc_of "$B" measure -q -r 1 --timing reported --json -- ./fail.sh)" = 1
+check "failing run: reason" jq -e '.reason == "smoke run 1 exited with status 3"' out
+
+# no folder for the result files: an I/O failure (exit 4), named
+check "TMPDIR unusable"     test "$(TMPDIR=$work/none rc_of "$B" measure -q -r 1 --timing reported -- ./report.sh)" = 4
+check "TMPDIR named"        grep -q "cannot make a folder for \$BENCHGATE_RESULT" err
+
+[ "$fails" = 0 ] || { echo "$fails failed"; exit 1; }
