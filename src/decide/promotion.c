@@ -8,6 +8,7 @@
 #include "benchgate/fsutil.h"
 #include "benchgate/json.h"
 #include "benchgate/lifecycle.h"
+#include "benchgate/measure.h"
 #include "benchgate/promote.h"
 #include "benchgate/registry.h"
 #include "benchgate/sha256.h"
@@ -352,13 +353,13 @@ int bg_promotion_check(const struct bg_config *cfg, const json_t *gate, const js
 		if (is_timed(r))
 			ntimed++;
 	{
-		const json_t *wall = json_object_get(stats, "wall_ns");
+		const json_t *wall = bg_measure_timing_stats(session);
 
 		if (ntimed == 0)
 			add(crit[C_TIMING], "the session has no run-level records of timed runs");
 		if (!json_is_number(json_object_get(wall, "p50")) || !json_is_number(json_object_get(wall, "p95")) ||
 		    !json_is_number(json_object_get(wall, "max")))
-			add(crit[C_TIMING], "the session lacks wall-time p50, p95 or max");
+			add(crit[C_TIMING], "the session lacks timing p50, p95 or max (wall time, or the reported samples)");
 		if (!gate || blank(json_object_get(gate, "timing_boundary")))
 			add(crit[C_TIMING], "the gate declares no timing boundary");
 		else if (!json_equal(json_object_get(gate, "timing_boundary"), json_object_get(ctxt, "timing_boundary")))
@@ -464,7 +465,7 @@ int bg_promotion_row(const struct bg_config *cfg, const json_t *gate, const json
 		     struct bg_strbuf *mid, struct bg_ctx *ctx)
 {
 	const json_t *ctxt = json_object_get(session, "context"), *stats = json_object_get(session, "statistics");
-	const json_t *wall = json_object_get(stats, "wall_ns"), *runs = json_object_get(session, "runs"), *r;
+	const json_t *wall = bg_measure_timing_stats(session), *runs = json_object_get(session, "runs"), *r;
 	const json_t *inputs = json_object_get(ctxt, "inputs"), *in0 = json_array_get(inputs, 0);
 	const char *computer = str(session, "computer"), *slug = bg_config_computer_slug(cfg, computer);
 	const char *eid = str(session, "experiment_id"), *rev;
@@ -549,7 +550,7 @@ int bg_promotion_row(const struct bg_config *cfg, const json_t *gate, const json
 		json_object_set(o, "crop", json_object_get(gate, "crop"));
 	json_object_set(o, "cache_state", json_object_get(gate, "cache_state"));
 	json_object_set(o, "timing_boundary", json_object_get(gate, "timing_boundary"));
-	json_object_set(o, "sample_count", json_object_get(json_object_get(session, "counts"), "timed"));
+	json_object_set(o, "sample_count", json_object_get(wall, "count"));
 	json_object_set_new(o, "wall_p50_seconds", json_real(json_number_value(json_object_get(wall, "p50")) / 1e9));
 	json_object_set_new(o, "wall_p95_seconds", json_real(json_number_value(json_object_get(wall, "p95")) / 1e9));
 	json_object_set_new(o, "wall_max_seconds", json_real(json_number_value(json_object_get(wall, "max")) / 1e9));

@@ -340,9 +340,6 @@ static int preflight(struct run *r, struct bg_ctx *ctx)
 		r->measure = json_object();
 	else if ((rc = subst_json(measure, q->gate, &r->measure, ctx)))
 		return rc;
-	if (jstr(r->measure, "timing") && strcmp(jstr(r->measure, "timing"), "process") != 0)
-		return refuse(ctx, "runbook '%s': timing '%s' is not supported by this benchgate (only \"process\")",
-			      jstr(q->gate, "runbook"), jstr(r->measure, "timing"));
 	/* declared inputs must exist: their SHA-256 is provenance */
 	r->inputs = json_array();
 	json_array_foreach(json_object_get(rb, "inputs"), i, x) {
@@ -491,6 +488,10 @@ static int check_measure(const struct run *r, struct bg_ctx *ctx)
 		rc = refuse(ctx, "runbook '%s': measure.repetitions must be an integer >= 1", rb);
 	else if ((v = json_object_get(m, "timeout_seconds")) && !(json_is_number(v) && json_number_value(v) > 0))
 		rc = refuse(ctx, "runbook '%s': measure.timeout_seconds must be a number of seconds > 0", rb);
+	else if ((v = json_object_get(m, "timing")) &&
+		 !(json_is_string(v) && (strcmp(json_string_value(v), "process") == 0 ||
+					 strcmp(json_string_value(v), "reported") == 0)))
+		rc = refuse(ctx, "runbook '%s': measure.timing must be \"process\" or \"reported\"", rb);
 	else if ((v = json_object_get(m, "outputs")) && !all_strings(v))
 		rc = refuse(ctx, "runbook '%s': measure.outputs must be a list of paths", rb);
 	else if ((v = json_object_get(m, "deterministic")) && !json_is_boolean(v))
@@ -604,6 +605,8 @@ static int session_opts(struct run *r, struct bg_measure_opts *o, char **argv, s
 			return refuse(ctx, "runbook '%s': parity needs measure.outputs", jstr(q->gate, "runbook"));
 	}
 	o->deterministic = json_is_true(json_object_get(m, "deterministic"));
+	o->timing = jstr(m, "timing") && strcmp(jstr(m, "timing"), "reported") == 0 ? BG_TIMING_REPORTED
+										    : BG_TIMING_PROCESS;
 	add_strings(json_object_get(cache, "evict"), &r->evict, &r->nevict);
 	o->evict = (const char *const *)r->evict;
 	o->nevict = r->nevict;
@@ -708,13 +711,13 @@ static void bytes_text(struct bg_strbuf *out, const json_t *b)
 static void result_line(struct bg_strbuf *out, const json_t *session, const char *decision)
 {
 	const json_t *st = json_object_get(session, "statistics");
-	const json_t *wall = json_object_get(st, "wall_ns");
+	const json_t *wall = bg_measure_timing_stats(session);
 	const char *status = jstr(session, "status");
 
 	if (status && strcmp(status, "blocked") == 0) {
 		bg_strbuf_addf(out, "blocked: %s", jstr(session, "reason") ? jstr(session, "reason") : "see the session");
 	} else {
-		bg_strbuf_adds(out, "p50 ");
+		bg_strbuf_adds(out, wall && wall != json_object_get(st, "wall_ns") ? "reported p50 " : "p50 ");
 		ns_text(out, json_object_get(wall, "p50"));
 		bg_strbuf_adds(out, ", p95 ");
 		ns_text(out, json_object_get(wall, "p95"));
@@ -806,7 +809,7 @@ static void collect_block_reasons(struct run *r, const json_t *session, json_t *
 
 static double stat_of(const json_t *st, const char *layer, const char *which, double scale)
 {
-	const json_t *v = json_object_get(json_object_get(st, layer), which);
+	const json_t *v = json_object_get(layer ? json_object_get(st, layer) : st, which);
 	return json_is_number(v) ? json_number_value(v) * scale : NAN;
 }
 
@@ -884,9 +887,10 @@ static int decide_and_store(struct run *r, struct bg_store *store, json_t *sessi
 	{
 		const json_t *st = json_object_get(session, "statistics");
 		me.id = r->res->session_id;
-		me.metric[BG_METRIC_P50] = stat_of(st, "wall_ns", "p50", 1e-9);
-		me.metric[BG_METRIC_P95] = stat_of(st, "wall_ns", "p95", 1e-9);
-		me.metric[BG_METRIC_MAX] = stat_of(st, "wall_ns", "max", 1e-9);
+		const json_t *timing = bg_measure_timing_stats(session);
+		me.metric[BG_METRIC_P50] = stat_of(timing, NULL, "p50", 1e-9);
+		me.metric[BG_METRIC_P95] = stat_of(timing, NULL, "p95", 1e-9);
+		me.metric[BG_METRIC_MAX] = stat_of(timing, NULL, "max", 1e-9);
 		me.metric[BG_METRIC_TREE_PEAK] = stat_of(st, "tree_peak_bytes", "max", 1.0);
 		me.metric[BG_METRIC_GPU_PEAK] = stat_of(st, "gpu_process_peak_bytes", "max", 1.0);
 		me.block_reasons = why;

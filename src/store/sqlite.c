@@ -7,6 +7,7 @@
  */
 #include "store/store_impl.h"
 #include "benchgate/fsutil.h"
+#include "benchgate/measure.h"
 #include "benchgate/strbuf.h"
 
 #include <errno.h>
@@ -462,11 +463,12 @@ static int put_session(struct bg_store *base, const json_t *doc, long long *id,
 	bind_text(st, 5, json_object_get(doc, "reason"));
 	bind_json(st, 6, json_object_get(doc, "command"));
 	bind_num(st, 7, path_get(doc, "counts", "timed"));
-	bind_num(st, 8, path_get(stats, "wall_ns", "min"));
-	bind_num(st, 9, path_get(stats, "wall_ns", "p50"));
-	bind_num(st, 10, path_get(stats, "wall_ns", "p95"));
-	bind_num(st, 11, path_get(stats, "wall_ns", "max"));
-	bind_num(st, 12, path_get(stats, "wall_ns", "mad"));
+	/* the timing its decisions use: the reported samples of a "reported" session */
+	bind_num(st, 8, json_object_get(bg_measure_timing_stats(doc), "min"));
+	bind_num(st, 9, json_object_get(bg_measure_timing_stats(doc), "p50"));
+	bind_num(st, 10, json_object_get(bg_measure_timing_stats(doc), "p95"));
+	bind_num(st, 11, json_object_get(bg_measure_timing_stats(doc), "max"));
+	bind_num(st, 12, json_object_get(bg_measure_timing_stats(doc), "mad"));
 	bind_num(st, 13, path_get(stats, "cpu_ns", "p50"));
 	bind_num(st, 14, path_get(stats, "max_rss_bytes", "max"));
 	bind_num(st, 15, path_get(stats, "tree_peak_bytes", "max"));

@@ -23,11 +23,24 @@ jq '.configurations.full = (.configurations.geo + {source_detector_rows: 4, sour
     | .runbooks.full = (.runbooks.ok + {command: "sleep 0.05; printf hello > out/{id}.txt"})
     | .runbooks.var = (.runbooks.ok + {command: "sleep $LIFE_SLEEP; printf $LIFE_WORD > out/{id}.txt"})
     | .runbooks.floor = (.runbooks.ok + {measure: (.runbooks.ok.measure + {memory_floor_bytes: 1})})
+    | .configurations.rep = (.configurations.full + {logical_resident_bytes: 4096})
+    | .runbooks.rep = (.runbooks.ok + {command: "sh report.sh {id} $REP_SECONDS $REP_METRIC",
+                                       measure: (.runbooks.ok.measure + {timing: "reported"})})
     | .gates += [(.gates[0] + {id: "life.full", configuration: "full", runbook: "full"}),
                  (.gates[0] + {id: "life.var", runbook: "var"}),
-                 (.gates[0] + {id: "life.floor", runbook: "floor"})]' \
+                 (.gates[0] + {id: "life.floor", runbook: "floor"}),
+                 (.gates[0] + {id: "life.rep", configuration: "rep", runbook: "rep"})]' \
 	benchmarks/benchmark_registry.json >reg.tmp && mv reg.tmp benchmarks/benchmark_registry.json
 printf '.benchgate/\nout/\n' >.gitignore
+# the reported-timing command: three samples of $2 seconds and, unless $3 is
+# "none", the logical resident bytes the gate declares
+cat >report.sh <<'SH'
+sleep 0.05
+printf hello > "out/$1.txt"
+m='"metrics": {"logical_resident_bytes": 4096}'
+[ "$3" = none ] && m='"metrics": {}'
+echo "{\"samples_seconds\": [$2, $2, $2], $m}" >"$BENCHGATE_RESULT"
+SH
 "$B" render >/dev/null
 check "fixture validates"          "$B" validate
 git init -q . && git add -A && git -c user.email=t@t -c user.name=t commit -qm init || exit 1
@@ -72,6 +85,26 @@ check "registry diff: satisfied_by" grep -q "\"satisfied_by\": \[\"test-host-ben
 check "registry diff: import"      grep -q '"path": "experiments/benchgate-evidence.json"' "$work/diff"
 check "list: measured"             test "$("$B" list --state measured | grep -c life.full)" = 1
 check "evidence: device recorded"  test "$(jq -r '.measurements[0].device' experiments/benchgate-evidence.json)" != null
+# timing "reported": the command's samples and metrics are what promotion
+# and decisions read (docs/measure.md)
+git add -A && git -c user.email=t@t -c user.name=t commit -qm promoted || exit 1
+export REP_SECONDS=0.01 REP_METRIC=yes
+check "reported: run"              test "$(rc_of "$B" run -q life.rep --tier release-signoff)" = 0
+s=$("$B" compare --last life.rep --json | jq .session)
+check "reported: promote"          test "$(rc_of "$B" promote "$s")" = 0
+check "reported: evidence row"     jq -e '.measurements[-1] | .logical_resident_bytes == 4096 and .wall_p50_seconds == 0.01
+                                          and .wall_max_seconds == 0.01 and .sample_count == 9' experiments/benchgate-evidence.json
+check "reported: validate"         "$B" validate
+git add -A && git -c user.email=t@t -c user.name=t commit -qm promoted-rep || exit 1
+REP_METRIC=none "$B" run -q life.rep --tier release-signoff >/dev/null 2>&1
+s=$("$B" compare --last life.rep --json | jq .session)
+check "reported, no metric: refused" test "$(rc_of "$B" promote "$s")" = 1
+check "reported, no metric: why"   grep -q "logical resident bytes: the gate declares them, the session did not report them" "$work/out"
+for i in 1 2 3 4; do "$B" run -q life.rep >/dev/null 2>&1; done
+REP_SECONDS=0.1 "$B" run -q life.rep >/dev/null 2>&1
+check "reported: investigate"      test "$("$B" compare --last life.rep --json | jq -r .decision)" = investigate
+check "reported: the reported p50" test "$("$B" compare --last life.rep --json | jq '[.metrics[] | select(.metric == "wall_p50")][0].value')" = 0.1
+
 # decisions made by run reach the store and compare: five no-baseline
 # sessions, then a session ten times slower (investigate), then a parity
 # failure (block)

@@ -153,6 +153,28 @@ git checkout -q data/input.txt
 hidden=$(ls -A experiments | grep '^\.' || true)
 [ -z "$hidden" ] || fail "files beside RUNS.md that git would show: $hidden"
 
+# timing "reported": the command's own samples time the session, each run's
+# file is kept beside its captured output, its metrics reach the session
+bad_measure "measure: bad timing" '.runbooks.ok.measure.timing = "wall"' 'measure.timing must be "process" or "reported"'
+printf '%s\n' '#!/bin/sh' 'printf hello > "out/$1.txt"' \
+	'echo "{\"samples_seconds\": [0.25, 0.5, 0.75], \"metrics\": {\"logical_resident_bytes\": 4096}}" >"$BENCHGATE_RESULT"' >report.sh
+jq '.runbooks.ok.measure.timing = "reported" | .runbooks.ok.command = "sh report.sh {id}"' "$work/registry.json" \
+	>benchmarks/benchmark_registry.json && "$bin" render >/dev/null
+git add report.sh benchmarks docs && git -c user.email=t@t -c user.name=t commit -qm reported || exit 1
+expect_rc 0 "reported timing" run life.ok
+id=$(ls -t experiments | grep ok | head -n 1)
+for n in 001 002 005; do
+	[ -s "experiments/$id/runs/run-$n.result.json" ] || fail "reported timing: run $n's result file was not kept"
+done
+grep -q "^| $id | .* | ok | reported p50 500" experiments/RUNS.md || fail "reported timing: RUNS.md row: $(grep "$id" experiments/RUNS.md)"
+sid=$("$bin" sessions --json | jq 'max_by(.id).id')
+"$bin" session "$sid" --json >"$work/reported.json" || fail "reported timing: session $sid"
+jq -e '.timing == "reported" and .statistics.reported_ns.count == 9 and .metrics.logical_resident_bytes == 4096' \
+	"$work/reported.json" >/dev/null || fail "reported timing: the session's timing or metrics"
+jq -e --arg id "$id" '.runs[0].result_file == "experiments/\($id)/runs/run-001.result.json"' "$work/reported.json" >/dev/null ||
+	fail "reported timing: the run record does not name its file relative to the root"
+check_ok "a reported-timing experiment"
+
 # nothing written holds the scratch folder or the home directory
 if grep -rqF -e "$work" -e "$HOME/" experiments; then fail "an absolute path was written: $(grep -rlF -e "$work" -e "$HOME/" experiments | head -3)"; fi
 # a repository that names commits with SHA-256: check needs a 40-digit
