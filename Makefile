@@ -39,7 +39,7 @@ clean:
 # libFuzzer targets (clang), each run over its seeds in tests/fuzz/corpus/:
 #   fuzz_registry (registry/), fuzz_json (registry/, json/),
 #   fuzz_project (project/: a whole project), fuzz_npy (npy/),
-#   fuzz_promote (registry/, promote/)
+#   fuzz_promote (registry/, promote/), fuzz_reported (reported/)
 # make fuzz [FUZZ_TARGET=fuzz_registry] [FUZZ_SECONDS=60]
 FUZZ_TARGET ?= fuzz_registry
 FUZZ_SEEDS_fuzz_registry = registry
@@ -47,6 +47,7 @@ FUZZ_SEEDS_fuzz_json = registry json
 FUZZ_SEEDS_fuzz_project = project
 FUZZ_SEEDS_fuzz_npy = npy
 FUZZ_SEEDS_fuzz_promote = registry promote
+FUZZ_SEEDS_fuzz_reported = reported
 FUZZ_MAX_LEN_fuzz_project = 65536
 fuzz:
 	CC=clang cmake -S . -B build-fuzz -DBENCHGATE_LIBFUZZER=ON -DBENCHGATE_SANITIZE=ON -DBENCHGATE_TESTS=OFF -DCMAKE_BUILD_TYPE=Debug >/dev/null
