@@ -50,7 +50,7 @@ static bool git(const char *root, const char *a1, const char *a2, const char *a3
 	if (exclude && exclude[0]) {
 		argv[n++] = (char *)"--";
 		argv[n++] = (char *)".";
-		for (; exclude[k] && k < 30; k++) {
+		for (; k < 30 && exclude[k]; k++) {
 			struct bg_strbuf spec = BG_STRBUF_INIT;
 			bg_strbuf_addf(&spec, ":(exclude)%s", exclude[k]);
 			owned[k] = bg_strbuf_detach(&spec, NULL);
