@@ -35,7 +35,7 @@ struct bg_measure_progress {
 	const char *phase;  /* "smoke", "warmup", "timed", "done" */
 	long index;         /* 1-based run index within the phase */
 	long total;         /* planned runs in the phase (adaptive: current estimate) */
-	double p50_seconds; /* running p50 of timed wall times, or -1 when none yet */
+	double p50_seconds; /* running p50 of the timing (wall times, or reported samples), or -1 */
 	double eta_seconds; /* estimated seconds left, or -1 when unknown */
 };
 typedef void (*bg_measure_progress_fn)(const struct bg_measure_progress *p, void *data);

@@ -127,7 +127,11 @@ static void progress(struct session *s, const char *phase, long index, long tota
 	p.phase = phase;
 	p.index = index;
 	p.total = total;
-	p.p50_seconds = s->wall.n ? bg_stats_quantile(s->wall.v, s->wall.n, 0.5) / 1e9 : -1;
+	{
+		/* the running p50 of the session's timing: the reported samples when it has them */
+		const struct series *t = s->result_env ? &s->reported : &s->wall;
+		p.p50_seconds = t->n ? bg_stats_quantile(t->v, t->n, 0.5) / 1e9 : -1;
+	}
 	p.eta_seconds = s->all_count ? (double)left * s->all_wall_s / (double)s->all_count : -1;
 	s->o->progress(&p, s->o->progress_data);
 }
