@@ -3,8 +3,9 @@
 # BENCHGATE_DEMO_SMALL=1 in a new scratch folder, which the demo fills with
 # examples/detector-binning and makes a git repository of its own. Checks:
 # one key reaches a decision beyond No baseline, the broken gate blocks with
-# no timed run, a release-signoff session is promoted (the registry names it,
-# validate and check pass), and the dashboard is written.
+# no timed run, the kernel gate is timed by the program's own samples, a
+# release-signoff session is promoted (the registry names it, validate and
+# check pass), and the dashboard is written.
 set -u
 bin=${BENCHGATE:?}
 src=${BENCHGATE_SOURCE:?}
@@ -28,6 +29,11 @@ grep -q "decision: block" "$work/log" || fail "the broken gate did not block"
 grep -q "blocked (1 smoke, 0 warmup, 0 timed runs)" "$work/demo/experiments/"*broken*/session.json 2>/dev/null ||
 	grep -q '"timed": 0' "$work/demo/experiments/"*broken*/session.json || fail "the broken gate recorded timed runs"
 grep -q '"state": "measured"' "$work/demo/benchmarks/benchmark_registry.json" || fail "nothing was promoted to measured"
+# the kernel gate is timed by the program (timing "reported")
+grep -q "^| [0-9]*-bin-fast-bin2-kernel.* | ok | reported p50 " "$work/demo/experiments/RUNS.md" ||
+	fail "the kernel gate's RUNS.md row does not show its reported timing"
+ls "$work/demo/experiments/"*bin-fast-bin2-kernel*/runs/run-001.result.json >/dev/null 2>&1 ||
+	fail "the kernel gate's result files were not kept"
 (cd "$work/demo" && "$bin" validate >/dev/null && "$bin" check >/dev/null) || fail "validate or check failed after the demo"
 [ -s "$work/demo/dashboard/index.html" ] || fail "no dashboard"
 if [ "$fails" != 0 ]; then sed 's/^/    /' "$work/log" | tail -n 60; exit 1; fi
