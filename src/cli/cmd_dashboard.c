@@ -101,8 +101,10 @@ static int keys(struct bg_store *store, json_t *model, struct bg_ctx *ctx)
 		json_t *key = json_object_get(byid, kid);
 
 		if (!key) {
-			key = json_pack("{s:s, s:O, s:O, s:n, s:[]}", "id", kid, "gate", json_object_get(r, "gate_id"),
-					"computer", json_object_get(r, "computer"), "envelope", "sessions");
+			/* one key, one timing: the measure object is part of the key */
+			key = json_pack("{s:s, s:O, s:O, s:O, s:n, s:[]}", "id", kid, "gate", json_object_get(r, "gate_id"),
+					"computer", json_object_get(r, "computer"), "timing", json_object_get(r, "timing"),
+					"envelope", "sessions");
 			json_object_set_new(byid, kid, key);
 			json_array_append(list, key);
 		}

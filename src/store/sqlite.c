@@ -555,7 +555,7 @@ static json_t *column_json(sqlite3_stmt *st, int i)
 	"id, started_at, status, reason, command, timed_runs, wall_min_ns, wall_p50_ns,"     \
 	" wall_p95_ns, wall_max_ns, wall_mad_ns, cpu_p50_ns, max_rss_bytes, tree_peak_bytes," \
 	" gpu_peak_bytes, parity, cache_state, git_revision, git_dirty, experiment_id, gate_id," \
-	" tier, computer"
+	" tier, computer, coalesce(json_extract(document, '$.timing'), 'process') AS timing"
 /* ... and those a decision adds (migration 2). */
 #define VERDICT_COLUMNS SUMMARY_COLUMNS ", key_id, decision, curation, curated_by, curated_at, curation_why"
 

@@ -104,6 +104,10 @@ for i in 1 2 3 4; do "$B" run -q life.rep >/dev/null 2>&1; done
 REP_SECONDS=0.1 "$B" run -q life.rep >/dev/null 2>&1
 check "reported: investigate"      test "$("$B" compare --last life.rep --json | jq -r .decision)" = investigate
 check "reported: the reported p50" test "$("$B" compare --last life.rep --json | jq '[.metrics[] | select(.metric == "wall_p50")][0].value')" = 0.1
+check "reported: history says so" test "$("$B" history life.rep --json | jq -r '[.[].timing] | unique | join(",")')" = reported
+check "reported: dashboard"        test "$(rc_of "$B" dashboard --output "$work/dash")" = 0
+check "reported: the plot says so" grep -q "Reported time (the program&#39;s own samples)" "$work/dash/index.html"
+check "process keys: wall time"    grep -q "Wall time: p50" "$work/dash/index.html"
 
 # decisions made by run reach the store and compare: five no-baseline
 # sessions, then a session ten times slower (investigate), then a parity
