@@ -1,0 +1,69 @@
+/*
+ * pagefault.c - what a fresh anonymous page costs on this machine: maps N
+ * pages, touches one byte in each (one page fault per page), unmaps; then
+ * the same with madvise(MADV_POPULATE_WRITE) first (the kernel fills the
+ * page tables in one call, no fault per page). Prints the mean time per
+ * page of R rounds of each, interleaved.
+ *   pagefault [N] [R]      (defaults 100 pages, 200 rounds)
+ * A fresh process of `benchgate validate` touches about 100 new pages
+ * (bench/phases.sh with FRESH=M shows them by phase). Not a test.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
+#endif
+
+static double now_us(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
+}
+
+/* Microseconds to map, optionally populate, and touch n pages. */
+static double one(size_t n, int populate)
+{
+	size_t len = n * 4096;
+	volatile char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	double t0, t1;
+
+	if (p == MAP_FAILED) {
+		perror("mmap");
+		exit(1);
+	}
+	t0 = now_us();
+	if (populate && madvise((void *)p, len, MADV_POPULATE_WRITE) != 0) {
+		perror("madvise(MADV_POPULATE_WRITE)");
+		exit(1);
+	}
+	for (size_t i = 0; i < n; i++)
+		p[i * 4096] = 1;
+	t1 = now_us();
+	munmap((void *)p, len);
+	return t1 - t0;
+}
+
+int main(int argc, char **argv)
+{
+	size_t n = argc > 1 ? (size_t)atol(argv[1]) : 100;
+	int rounds = argc > 2 ? atoi(argv[2]) : 200;
+	double touch = 0, populate = 0;
+
+	if (n < 1 || rounds < 1) {
+		fprintf(stderr, "usage: pagefault [PAGES] [ROUNDS]\n");
+		return 2;
+	}
+	for (int r = 0; r < rounds; r++) {
+		touch += one(n, 0);
+		populate += one(n, 1);
+	}
+	printf("%zu pages, %d rounds: touched %.2f us/page, populated first %.2f us/page\n", n, rounds,
+	       touch / rounds / (double)n, populate / rounds / (double)n);
+	return 0;
+}
