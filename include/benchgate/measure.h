@@ -107,8 +107,9 @@ const json_t *bg_measure_timing_stats(const json_t *doc);
 /*
  * The reported-timing file, parsed JSON doc (shown in messages as display):
  *   {"samples_seconds": [s, ...], "metrics": {"name": number, ...}}
- * with at least one sample, each a finite number >= 0, "metrics" optional
- * with finite numbers, and no other field. On success *samples (reals) and
+ * with 1 to 1,000,000 samples, each a finite number >= 0, "metrics"
+ * optional with finite numbers, and no other field; a file may hold at
+ * most 64 MiB. On success *samples (reals) and
  * *metrics (an object, empty when absent) are new references the caller
  * decrefs; on failure both are NULL and BG_ECHECK says "DISPLAY: what".
  * bg_reported_read parses the file first ("PATH:LINE:COL: what"; BG_EIO

@@ -11,6 +11,14 @@
 
 #include <math.h>
 #include <string.h>
+#include <sys/stat.h>
+
+/*
+ * Bounds that keep a session's memory and store in proportion: every sample
+ * is kept in the run record, the store and the statistics.
+ */
+#define MAX_SAMPLES 1000000
+#define MAX_FILE_BYTES ((long long)64 << 20)
 
 static bool finite_number(const json_t *v)
 {
@@ -34,6 +42,10 @@ int bg_reported_check(const json_t *doc, const char *display, json_t **samples, 
 	if (!json_is_array(sv) || json_array_size(sv) == 0)
 		return bg_error(ctx, BG_ECHECK, "%s: 'samples_seconds' must be a non-empty list of seconds",
 				display);
+	if (json_array_size(sv) > MAX_SAMPLES)
+		return bg_error(ctx, BG_ECHECK,
+				"%s: %zu samples; a run may report at most %d (aggregate repetitions in the program)",
+				display, json_array_size(sv), MAX_SAMPLES);
 	json_array_foreach(sv, i, x)
 		if (!finite_number(x) || json_number_value(x) < 0)
 			return bg_error(ctx, BG_ECHECK,
@@ -57,9 +69,13 @@ int bg_reported_read(const char *path, const char *display, json_t **samples, js
 		     struct bg_ctx *ctx)
 {
 	json_t *doc = NULL;
+	struct stat st;
 	int rc;
 
 	*samples = *metrics = NULL;
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && (long long)st.st_size > MAX_FILE_BYTES)
+		return bg_error(ctx, BG_ECHECK, "%s: %lld bytes; a result file may hold at most 64 MiB", display,
+				(long long)st.st_size);
 	rc = bg_json_load_file(path, display, &doc, ctx);
 	if (rc == BG_OK)
 		rc = bg_reported_check(doc, display, samples, metrics, ctx);

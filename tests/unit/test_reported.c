@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 
 #include "benchgate/json.h"
 #include "benchgate/measure.h"
+#include "benchgate/strbuf.h"
 
 /* Checks text; returns the status and leaves the message in msg. */
 static int check_text(const char *text, char *msg, size_t cap, json_t **samples, json_t **metrics)
@@ -92,6 +94,30 @@ static void test_refused(void **state)
 	}
 }
 
+/* A million samples pass; one more is refused with the bound. */
+static void test_bounds(void **state)
+{
+	struct bg_strbuf text = BG_STRBUF_INIT;
+	json_t *samples, *metrics;
+	char msg[256];
+
+	(void)state;
+	bg_strbuf_adds(&text, "{\"samples_seconds\": [0");
+	for (int i = 1; i < 1000000; i++)
+		bg_strbuf_adds(&text, ",0");
+	bg_strbuf_adds(&text, "]}");
+	assert_int_equal(check_text(text.buf, msg, sizeof(msg), &samples, &metrics), BG_OK);
+	assert_int_equal(json_array_size(samples), 1000000);
+	json_decref(samples);
+	json_decref(metrics);
+	text.len -= 2;
+	bg_strbuf_adds(&text, ",0]}");
+	assert_int_equal(check_text(text.buf, msg, sizeof(msg), &samples, &metrics), BG_ECHECK);
+	assert_string_equal(msg, "r.json: 1000001 samples; a run may report at most 1000000 (aggregate repetitions in the program)");
+	assert_null(samples);
+	bg_strbuf_release(&text);
+}
+
 static void test_read(void **state)
 {
 	char path[] = "/tmp/test-reported-XXXXXX";
@@ -112,6 +138,16 @@ static void test_read(void **state)
 	assert_null(samples);
 	unlink(path);
 	bg_ctx_release(&ctx);
+	/* a file over 64 MiB is refused before it is read (a sparse one here) */
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, ((off_t)64 << 20) + 1), 0);
+	close(fd);
+	bg_ctx_init(&ctx);
+	assert_int_equal(bg_reported_read(path, "shown.json", &samples, &metrics, &ctx), BG_ECHECK);
+	assert_string_equal(bg_ctx_message(&ctx), "shown.json: 67108865 bytes; a result file may hold at most 64 MiB");
+	bg_ctx_release(&ctx);
+	unlink(path);
 	bg_ctx_init(&ctx);
 	assert_int_equal(bg_reported_read(path, "shown.json", &samples, &metrics, &ctx), BG_EIO);
 	assert_non_null(strstr(bg_ctx_message(&ctx), "shown.json"));
@@ -123,6 +159,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_accepted),
 		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_bounds),
 		cmocka_unit_test(test_read),
 	};
 
