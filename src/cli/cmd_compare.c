@@ -53,12 +53,16 @@ static void text(struct bg_strbuf *sb, long long id, const json_t *v, const json
 	const char *gate = json_string_value(json_object_get(v, "gate_id"));
 	const char *tier = json_string_value(json_object_get(v, "tier"));
 	const char *curation = json_string_value(json_object_get(v, "curation"));
+	const char *timing = json_string_value(json_object_get(v, "timing"));
 	const json_t *metrics = json_object_get(d, "metrics"), *m, *x;
 	const json_t *base = json_object_get(d, "baseline");
 	size_t i;
 
-	bg_strbuf_addf(sb, "session %lld  gate %s  tier %s\nkey %s\n\ndecision: ", id, gate ? gate : "n/a",
+	bg_strbuf_addf(sb, "session %lld  gate %s  tier %s\nkey %s\n", id, gate ? gate : "n/a",
 		       tier ? tier : "n/a", json_string_value(json_object_get(v, "key_id")));
+	if (timing && strcmp(timing, "reported") == 0)
+		bg_strbuf_adds(sb, "timing: reported (p50, p95 and max are the program's own samples)\n");
+	bg_strbuf_adds(sb, "\ndecision: ");
 	upper(sb, json_string_value(json_object_get(d, "decision")));
 	bg_strbuf_addch(sb, '\n');
 	json_array_foreach(json_object_get(d, "reasons"), i, x)
@@ -151,7 +155,7 @@ static int run_compare(struct bg_cli *cli, const struct bg_cmd *self)
 	}
 	if (a.json) {
 		static const char *const from_session[] = {
-			"gate_id", "tier", "key_id", "curation", "curated_by", "curated_at", "curation_why",
+			"gate_id", "tier", "key_id", "curation", "curated_by", "curated_at", "curation_why", "timing",
 		};
 		json_t *o = json_deep_copy(d);
 

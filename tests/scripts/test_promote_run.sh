@@ -104,6 +104,9 @@ for i in 1 2 3 4; do "$B" run -q life.rep >/dev/null 2>&1; done
 REP_SECONDS=0.1 "$B" run -q life.rep >/dev/null 2>&1
 check "reported: investigate"      test "$("$B" compare --last life.rep --json | jq -r .decision)" = investigate
 check "reported: the reported p50" test "$("$B" compare --last life.rep --json | jq '[.metrics[] | select(.metric == "wall_p50")][0].value')" = 0.1
+check "reported: compare says so" test "$("$B" compare --last life.rep --json | jq -r .timing)" = reported
+check "reported: compare text"     grep -q "^timing: reported (p50, p95 and max are the program's own samples)" <("$B" compare --last life.rep)
+check "process: compare text"      bash -c "'$B' compare --last life.full >'$work/cmp' && ! grep -q '^timing:' '$work/cmp'"
 check "reported: history says so" test "$("$B" history life.rep --json | jq -r '[.[].timing] | unique | join(",")')" = reported
 check "reported: dashboard"        test "$(rc_of "$B" dashboard --output "$work/dash")" = 0
 check "reported: the plot says so" grep -q "Reported time (the program&#39;s own samples)" "$work/dash/index.html"
