@@ -278,6 +278,7 @@ int bg_report_dashboard(const json_t *model, struct bg_strbuf *out, struct bg_ct
 		bg_strbuf_adds(out, "<p class=\"muted\">No sessions are stored yet.</p>\n");
 	json_array_foreach(keys, i, x) {
 		json_t *ss = json_object_get(x, "sessions"), *s, *env = json_object_get(x, "envelope");
+		bool reported = str(x, "timing") && strcmp(str(x, "timing"), "reported") == 0;
 		size_t k;
 		struct bg_strbuf t = BG_STRBUF_INIT;
 
@@ -287,10 +288,10 @@ int bg_report_dashboard(const json_t *model, struct bg_strbuf *out, struct bg_ct
 		bg_report_escape(out, str(x, "id"));
 		bg_strbuf_adds(out, "</code> on ");
 		bg_report_escape(out, str(x, "computer"));
+		if (reported)
+			bg_strbuf_adds(out, "; timed by the program itself (its own samples, not process wall time)");
 		bg_strbuf_adds(out, "</p>\n<div class=\"plots\">\n");
-		bg_strbuf_adds(&t, str(x, "timing") && strcmp(str(x, "timing"), "reported") == 0
-					   ? "Reported time (the program's own samples): p50 with p95 and maximum"
-					   : "Wall time: p50 with p95 and maximum");
+		bg_strbuf_adds(&t, reported ? "Reported time: p50 with p95 and maximum" : "Wall time: p50 with p95 and maximum");
 		bg_report_svg_plot(out, t.buf, "s", ss, tfields, tlabels, 3, json_is_object(env) ? env : NULL);
 		bg_report_svg_plot(out, "Memory: process-tree and accelerator peaks", "B", ss, mfields, mlabels, 2, NULL);
 		bg_strbuf_release(&t);

@@ -109,7 +109,8 @@ check "reported: compare text"     grep -q "^timing: reported (p50, p95 and max 
 check "process: compare text"      bash -c "'$B' compare --last life.full >'$work/cmp' && ! grep -q '^timing:' '$work/cmp'"
 check "reported: history says so" test "$("$B" history life.rep --json | jq -r '[.[].timing] | unique | join(",")')" = reported
 check "reported: dashboard"        test "$(rc_of "$B" dashboard --output "$work/dash")" = 0
-check "reported: the plot says so" grep -q "Reported time (the program&#39;s own samples)" "$work/dash/index.html"
+check "reported: the plot says so" grep -q "Reported time: p50" "$work/dash/index.html"
+check "reported: the key says so"  grep -q "timed by the program itself (its own samples, not process wall time)" "$work/dash/index.html"
 check "process keys: wall time"    grep -q "Wall time: p50" "$work/dash/index.html"
 
 # decisions made by run reach the store and compare: five no-baseline
