@@ -98,6 +98,18 @@ void bg_measure_opts_init(struct bg_measure_opts *opts);
 int bg_measure_session(const struct bg_measure_opts *opts, json_t **out, struct bg_ctx *ctx);
 
 /*
+ * The timing's name ("process", "reported"); the timing a name means
+ * (0), or -1 for any other name or NULL.
+ */
+const char *bg_timing_name(enum bg_timing timing);
+int bg_timing_parse(const char *name, enum bg_timing *timing);
+/*
+ * Whether obj, a session document or a stored session's summary row, has
+ * the timing "reported" (its "timing" member).
+ */
+bool bg_measure_reported(const json_t *obj);
+
+/*
  * The statistics a session is timed by (borrowed from doc): "reported_ns"
  * for a session of timing "reported", else "wall_ns"; NULL when absent.
  * Decisions, the store's summary columns, promotion and RUNS.md read this.

@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "cli/verdict_print.h"
 #include "benchgate/json.h"
+#include "benchgate/measure.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -53,14 +54,13 @@ static void text(struct bg_strbuf *sb, long long id, const json_t *v, const json
 	const char *gate = json_string_value(json_object_get(v, "gate_id"));
 	const char *tier = json_string_value(json_object_get(v, "tier"));
 	const char *curation = json_string_value(json_object_get(v, "curation"));
-	const char *timing = json_string_value(json_object_get(v, "timing"));
 	const json_t *metrics = json_object_get(d, "metrics"), *m, *x;
 	const json_t *base = json_object_get(d, "baseline");
 	size_t i;
 
 	bg_strbuf_addf(sb, "session %lld  gate %s  tier %s\nkey %s\n", id, gate ? gate : "n/a",
 		       tier ? tier : "n/a", json_string_value(json_object_get(v, "key_id")));
-	if (timing && strcmp(timing, "reported") == 0)
+	if (bg_measure_reported(v))
 		bg_strbuf_adds(sb, "timing: reported (p50, p95 and max are the program's own samples)\n");
 	bg_strbuf_adds(sb, "\ndecision: ");
 	upper(sb, json_string_value(json_object_get(d, "decision")));

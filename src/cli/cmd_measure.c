@@ -218,13 +218,7 @@ static const char *on_opt(int id, const char *v, void *data)
 		a->quiet = true;
 		return NULL;
 	case O_TIMING:
-		if (strcmp(v, "process") == 0)
-			a->o.timing = BG_TIMING_PROCESS;
-		else if (strcmp(v, "reported") == 0)
-			a->o.timing = BG_TIMING_REPORTED;
-		else
-			return "--timing must be 'process' or 'reported'";
-		return NULL;
+		return bg_timing_parse(v, &a->o.timing) ? "--timing must be 'process' or 'reported'" : NULL;
 	case O_SAMPLE: {
 		const char *m = count_arg(a, "--sample-interval", v, 1, &ms);
 

@@ -124,8 +124,7 @@ void bg_mp_summary(struct bg_strbuf *out, const json_t *doc)
 	bg_strbuf_addf(out, "  %-12s", "command");
 	bg_mp_command(out, json_object_get(doc, "command"));
 	bg_strbuf_addch(out, '\n');
-	if (json_is_string(json_object_get(doc, "timing")) &&
-	    strcmp(json_string_value(json_object_get(doc, "timing")), "reported") == 0) {
+	if (bg_measure_reported(doc)) {
 		const char *name;
 		const json_t *m;
 

@@ -478,6 +478,7 @@ static int check_measure(const struct run *r, struct bg_ctx *ctx)
 	const json_t *m = r->measure, *v, *cache = json_object_get(m, "cache");
 	const char *rb = jstr(r->req->gate, "runbook"), *k;
 	struct bg_strbuf list = BG_STRBUF_INIT;
+	enum bg_timing timing;
 	int rc = BG_OK;
 
 	if ((k = unknown_member(m, fields, &list)))
@@ -488,9 +489,7 @@ static int check_measure(const struct run *r, struct bg_ctx *ctx)
 		rc = refuse(ctx, "runbook '%s': measure.repetitions must be an integer >= 1", rb);
 	else if ((v = json_object_get(m, "timeout_seconds")) && !(json_is_number(v) && json_number_value(v) > 0))
 		rc = refuse(ctx, "runbook '%s': measure.timeout_seconds must be a number of seconds > 0", rb);
-	else if ((v = json_object_get(m, "timing")) &&
-		 !(json_is_string(v) && (strcmp(json_string_value(v), "process") == 0 ||
-					 strcmp(json_string_value(v), "reported") == 0)))
+	else if ((v = json_object_get(m, "timing")) && bg_timing_parse(json_string_value(v), &timing) != 0)
 		rc = refuse(ctx, "runbook '%s': measure.timing must be \"process\" or \"reported\"", rb);
 	else if ((v = json_object_get(m, "outputs")) && !all_strings(v))
 		rc = refuse(ctx, "runbook '%s': measure.outputs must be a list of paths", rb);
@@ -605,8 +604,8 @@ static int session_opts(struct run *r, struct bg_measure_opts *o, char **argv, s
 			return refuse(ctx, "runbook '%s': parity needs measure.outputs", jstr(q->gate, "runbook"));
 	}
 	o->deterministic = json_is_true(json_object_get(m, "deterministic"));
-	o->timing = jstr(m, "timing") && strcmp(jstr(m, "timing"), "reported") == 0 ? BG_TIMING_REPORTED
-										    : BG_TIMING_PROCESS;
+	if (bg_timing_parse(jstr(m, "timing"), &o->timing) != 0)
+		o->timing = BG_TIMING_PROCESS; /* absent (check_measure refused any other value) */
 	add_strings(json_object_get(cache, "evict"), &r->evict, &r->nevict);
 	o->evict = (const char *const *)r->evict;
 	o->nevict = r->nevict;
@@ -712,12 +711,12 @@ static void result_line(struct bg_strbuf *out, const json_t *session, const char
 {
 	const json_t *st = json_object_get(session, "statistics");
 	const json_t *wall = bg_measure_timing_stats(session);
-	const char *status = jstr(session, "status"), *timing = jstr(session, "timing");
+	const char *status = jstr(session, "status");
 
 	if (status && strcmp(status, "blocked") == 0) {
 		bg_strbuf_addf(out, "blocked: %s", jstr(session, "reason") ? jstr(session, "reason") : "see the session");
 	} else {
-		bg_strbuf_adds(out, timing && strcmp(timing, "reported") == 0 ? "reported p50 " : "p50 ");
+		bg_strbuf_adds(out, bg_measure_reported(session) ? "reported p50 " : "p50 ");
 		ns_text(out, json_object_get(wall, "p50"));
 		bg_strbuf_adds(out, ", p95 ");
 		ns_text(out, json_object_get(wall, "p95"));

@@ -721,9 +721,9 @@ static void reported_metrics(struct session *s, json_t **stats, json_t **medians
 	}
 	json_object_foreach(names, name, x) {
 		struct series v = {0};
-		struct bg_stats st;
 		size_t j;
-		json_t *m2;
+		json_t *m2, *entry;
+		double p50;
 		bool all_integers = true;
 
 		if (json_array_size(x) != nrep)
@@ -732,23 +732,46 @@ static void reported_metrics(struct session *s, json_t **stats, json_t **medians
 			series_add(&v, json_number_value(m2));
 			all_integers = all_integers && json_is_integer(m2);
 		}
-		json_object_set_new(*stats, name, stats_json(&v));
+		entry = stats_json(&v);
+		p50 = json_real_value(json_object_get(entry, "p50"));
+		json_object_set_new(*stats, name, entry);
 		/* a count stays an integer when its median is one */
-		if (bg_stats_compute(v.v, v.n, &st))
-			json_object_set_new(*medians, name,
-					    all_integers && st.p50 == floor(st.p50) && fabs(st.p50) < 9e15
-						    ? json_integer((json_int_t)st.p50) : json_real(st.p50));
+		json_object_set_new(*medians, name,
+				    all_integers && p50 == floor(p50) && fabs(p50) < 9e15 ? json_integer((json_int_t)p50)
+											  : json_real(p50));
 		free(v.v);
 	}
 	json_decref(names);
 }
 
+const char *bg_timing_name(enum bg_timing timing)
+{
+	return timing == BG_TIMING_REPORTED ? "reported" : "process";
+}
+
+int bg_timing_parse(const char *name, enum bg_timing *timing)
+{
+	if (name && strcmp(name, "process") == 0)
+		*timing = BG_TIMING_PROCESS;
+	else if (name && strcmp(name, "reported") == 0)
+		*timing = BG_TIMING_REPORTED;
+	else
+		return -1;
+	return 0;
+}
+
+bool bg_measure_reported(const json_t *obj)
+{
+	enum bg_timing t;
+
+	return bg_timing_parse(json_string_value(json_object_get(obj, "timing")), &t) == 0 &&
+	       t == BG_TIMING_REPORTED;
+}
+
 const json_t *bg_measure_timing_stats(const json_t *doc)
 {
-	const json_t *st = json_object_get(doc, "statistics");
-	const char *timing = json_string_value(json_object_get(doc, "timing"));
-
-	return json_object_get(st, timing && strcmp(timing, "reported") == 0 ? "reported_ns" : "wall_ns");
+	return json_object_get(json_object_get(doc, "statistics"),
+			       bg_measure_reported(doc) ? "reported_ns" : "wall_ns");
 }
 
 static json_t *options_json(const struct bg_measure_opts *o)
@@ -802,7 +825,7 @@ static json_t *options_json(const struct bg_measure_opts *o)
 	json_object_set_new(j, "env", a);
 	json_object_set_new(j, "shell", json_boolean(o->shell));
 	json_object_set_new(j, "sample_interval_ms", json_integer(o->sample_interval_ms));
-	json_object_set_new(j, "timing", json_string(o->timing == BG_TIMING_REPORTED ? "reported" : "process"));
+	json_object_set_new(j, "timing", json_string(bg_timing_name(o->timing)));
 	return j;
 }
 
@@ -1029,7 +1052,7 @@ int bg_measure_session(const struct bg_measure_opts *o, json_t **out, struct bg_
 	json_object_set_new(stats, "metrics", metric_stats ? metric_stats : json_null());
 	metric_stats = NULL;
 	json_object_set_new(doc, "statistics", stats);
-	json_object_set_new(doc, "timing", json_string(o->timing == BG_TIMING_REPORTED ? "reported" : "process"));
+	json_object_set_new(doc, "timing", json_string(bg_timing_name(o->timing)));
 	if (metrics)
 		json_object_set_new(doc, "metrics", metrics);
 	metrics = NULL;

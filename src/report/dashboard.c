@@ -2,6 +2,7 @@
  * dashboard.c - the static HTML dashboard and its SVG plots (see report.h).
  */
 #include "benchgate/report.h"
+#include "benchgate/measure.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -278,7 +279,7 @@ int bg_report_dashboard(const json_t *model, struct bg_strbuf *out, struct bg_ct
 		bg_strbuf_adds(out, "<p class=\"muted\">No sessions are stored yet.</p>\n");
 	json_array_foreach(keys, i, x) {
 		json_t *ss = json_object_get(x, "sessions"), *s, *env = json_object_get(x, "envelope");
-		bool reported = str(x, "timing") && strcmp(str(x, "timing"), "reported") == 0;
+		bool reported = bg_measure_reported(x);
 		size_t k;
 		struct bg_strbuf t = BG_STRBUF_INIT;
 

@@ -438,7 +438,7 @@ static int put_session(struct bg_store *base, const json_t *doc, long long *id,
 {
 	struct sqlite_store *s = (struct sqlite_store *)base;
 	const json_t *stats = json_object_get(doc, "statistics"), *prov = json_object_get(doc, "provenance");
-	const json_t *runs = json_object_get(doc, "runs");
+	const json_t *runs = json_object_get(doc, "runs"), *timing = bg_measure_timing_stats(doc);
 	struct bg_strbuf text = BG_STRBUF_INIT;
 	sqlite3_stmt *st = NULL;
 	size_t i, nruns, rows = 0, starts[RUN_BATCH];
@@ -464,11 +464,11 @@ static int put_session(struct bg_store *base, const json_t *doc, long long *id,
 	bind_json(st, 6, json_object_get(doc, "command"));
 	bind_num(st, 7, path_get(doc, "counts", "timed"));
 	/* the timing its decisions use: the reported samples of a "reported" session */
-	bind_num(st, 8, json_object_get(bg_measure_timing_stats(doc), "min"));
-	bind_num(st, 9, json_object_get(bg_measure_timing_stats(doc), "p50"));
-	bind_num(st, 10, json_object_get(bg_measure_timing_stats(doc), "p95"));
-	bind_num(st, 11, json_object_get(bg_measure_timing_stats(doc), "max"));
-	bind_num(st, 12, json_object_get(bg_measure_timing_stats(doc), "mad"));
+	bind_num(st, 8, json_object_get(timing, "min"));
+	bind_num(st, 9, json_object_get(timing, "p50"));
+	bind_num(st, 10, json_object_get(timing, "p95"));
+	bind_num(st, 11, json_object_get(timing, "max"));
+	bind_num(st, 12, json_object_get(timing, "mad"));
 	bind_num(st, 13, path_get(stats, "cpu_ns", "p50"));
 	bind_num(st, 14, path_get(stats, "max_rss_bytes", "max"));
 	bind_num(st, 15, path_get(stats, "tree_peak_bytes", "max"));
