@@ -56,9 +56,9 @@ cmds=(/bin/true \; "$work/empty-static" \; "$work/empty-libc" \; "$work/empty-li
 	"$work/empty-libcrypto" \; "$build/benchgate" --version \; "$build/benchgate" validate \;
 	"$work/floor" "${floor_args[@]}")
 objs=("$build"/CMakeFiles/benchgate_cli.dir/src/cli/*.o)
-if [ -f "${objs[0]}" ] && [ -f "$lib/libjansson.a" ] && [ -f "$lib/libsqlite3.a" ]; then
+if [ -f "${objs[0]}" ] && [ -f "$lib/libjansson.a" ]; then
 	cc -static -no-pie -Wl,--gc-sections -o "$work/benchgate-static" "${objs[@]}" \
-		"$build/libbenchgate.a" "$lib/libjansson.a" "$lib/libsqlite3.a" "$lib/libcrypto.a" \
+		"$build/libbenchgate.a" "$lib/libjansson.a" \
 		-lm -lpthread -ldl 2>"$work/static-link.txt"
 	names+=("static glibc: --version" "static glibc: validate")
 	cmds+=(\; "$work/benchgate-static" --version \; "$work/benchgate-static" validate)

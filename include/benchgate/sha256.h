@@ -1,6 +1,7 @@
 /*
- * sha256.h - SHA-256 of memory and of files (OpenSSL libcrypto underneath).
- * Digests are written as 64 lower-case hex characters plus NUL into hex[65].
+ * sha256.h - SHA-256 of memory and of files (OpenSSL's libcrypto, loaded on
+ * the first digest). Digests are written as 64 lower-case hex characters
+ * plus NUL into hex[65].
  */
 #ifndef BENCHGATE_SHA256_H
 #define BENCHGATE_SHA256_H
@@ -9,8 +10,10 @@
 
 #include "benchgate/status.h"
 
-void bg_sha256_hex(const void *data, size_t len, char hex[65]);
-/* BG_EIO "PATH: cannot read: REASON" when the file cannot be read. */
+/* BG_EIO "cannot load libcrypto.so.3: ...; install Debian's libssl3" when
+ * libcrypto cannot be loaded; hex is then unchanged. */
+int bg_sha256_hex(const void *data, size_t len, char hex[65], struct bg_ctx *ctx);
+/* Also BG_EIO "PATH: cannot read: REASON" when the file cannot be read. */
 int bg_sha256_file(const char *path, const char *display, char hex[65], struct bg_ctx *ctx);
 
 #endif

@@ -1,12 +1,15 @@
 /*
  * sha256.c - SHA-256 through OpenSSL's EVP interface (see sha256.h).
  *
- * The checksums identify files and keys; they are not a security control.
- * OpenSSL is initialised without reading the system's openssl.cnf
- * (providers, engines): that read is most of the first digest's cost
- * (about 0.45 ms of 1.2 ms here), and SHA-256 is the same everywhere.
+ * libcrypto is loaded on the first digest (core/dynlib.h), not linked: its
+ * start-up hook (OPENSSL_cpuid_setup) would otherwise run in every process,
+ * validate's included. The checksums identify files and keys; they are not
+ * a security control. OpenSSL is initialised without reading the system's
+ * openssl.cnf (providers, engines): that read is most of the first digest's
+ * cost (about 0.45 ms of 1.2 ms here), and SHA-256 is the same everywhere.
  */
 #include "benchgate/sha256.h"
+#include "core/dynlib.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +17,31 @@
 #include <openssl/evp.h>
 #include <string.h>
 #include <unistd.h>
+
+#ifndef BG_LIBCRYPTO_SONAME
+#define BG_LIBCRYPTO_SONAME "libcrypto.so.3"
+#endif
+
+static __typeof__(OPENSSL_init_crypto) *sym_OPENSSL_init_crypto;
+static __typeof__(EVP_sha256) *sym_EVP_sha256;
+static __typeof__(EVP_MD_CTX_new) *sym_EVP_MD_CTX_new;
+static __typeof__(EVP_MD_CTX_free) *sym_EVP_MD_CTX_free;
+static __typeof__(EVP_DigestInit_ex) *sym_EVP_DigestInit_ex;
+static __typeof__(EVP_DigestUpdate) *sym_EVP_DigestUpdate;
+static __typeof__(EVP_DigestFinal_ex) *sym_EVP_DigestFinal_ex;
+
+static const struct bg_dynsym crypto_syms[] = {
+	{"OPENSSL_init_crypto", &sym_OPENSSL_init_crypto},
+	{"EVP_sha256", &sym_EVP_sha256},
+	{"EVP_MD_CTX_new", &sym_EVP_MD_CTX_new},
+	{"EVP_MD_CTX_free", &sym_EVP_MD_CTX_free},
+	{"EVP_DigestInit_ex", &sym_EVP_DigestInit_ex},
+	{"EVP_DigestUpdate", &sym_EVP_DigestUpdate},
+	{"EVP_DigestFinal_ex", &sym_EVP_DigestFinal_ex},
+	{NULL, NULL},
+};
+
+static struct bg_dynlib crypto = BG_DYNLIB_INIT(BG_LIBCRYPTO_SONAME, "libssl3", crypto_syms);
 
 static void to_hex(const unsigned char *md, unsigned int n, char hex[65])
 {
@@ -26,27 +54,62 @@ static void to_hex(const unsigned char *md, unsigned int n, char hex[65])
 	hex[64] = '\0';
 }
 
-/* Idempotent and thread-safe (OpenSSL runs its initialisation once). */
-static void init_crypto(void)
+/* Loads libcrypto and initialises it (OpenSSL runs that once). */
+static int init_crypto(struct bg_ctx *ctx)
 {
-	OPENSSL_init_crypto(OPENSSL_INIT_NO_LOAD_CONFIG, NULL);
+	int rc = bg_dynlib_load(&crypto, ctx);
+
+	if (rc == BG_OK && !sym_OPENSSL_init_crypto(OPENSSL_INIT_NO_LOAD_CONFIG, NULL))
+		rc = bg_error(ctx, BG_EIO, "cannot initialise %s", BG_LIBCRYPTO_SONAME);
+	return rc;
 }
 
-void bg_sha256_hex(const void *data, size_t len, char hex[65])
+/* A new digest context, or NULL with the reason on ctx. */
+static EVP_MD_CTX *digest_new(struct bg_ctx *ctx)
+{
+	EVP_MD_CTX *md_ctx;
+
+	if (init_crypto(ctx) != BG_OK)
+		return NULL;
+	md_ctx = sym_EVP_MD_CTX_new();
+	if (!md_ctx || !sym_EVP_DigestInit_ex(md_ctx, sym_EVP_sha256(), NULL)) {
+		sym_EVP_MD_CTX_free(md_ctx);
+		bg_error(ctx, BG_EIO, "cannot start a SHA-256 digest (%s)", BG_LIBCRYPTO_SONAME);
+		return NULL;
+	}
+	return md_ctx;
+}
+
+/* Finishes md_ctx into hex and frees it. */
+static int digest_finish(EVP_MD_CTX *md_ctx, char hex[65], struct bg_ctx *ctx)
 {
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned int n = 0;
+	int ok = sym_EVP_DigestFinal_ex(md_ctx, md, &n);
 
-	init_crypto();
-	EVP_Digest(data, len, md, &n, EVP_sha256(), NULL);
+	sym_EVP_MD_CTX_free(md_ctx);
+	if (!ok || n != 32)
+		return bg_error(ctx, BG_EIO, "cannot finish a SHA-256 digest (%s)", BG_LIBCRYPTO_SONAME);
 	to_hex(md, n, hex);
+	return BG_OK;
+}
+
+int bg_sha256_hex(const void *data, size_t len, char hex[65], struct bg_ctx *ctx)
+{
+	EVP_MD_CTX *md_ctx = digest_new(ctx);
+
+	if (!md_ctx)
+		return ctx->status;
+	if (!sym_EVP_DigestUpdate(md_ctx, data, len)) {
+		sym_EVP_MD_CTX_free(md_ctx);
+		return bg_error(ctx, BG_EIO, "cannot compute a SHA-256 digest (%s)", BG_LIBCRYPTO_SONAME);
+	}
+	return digest_finish(md_ctx, hex, ctx);
 }
 
 int bg_sha256_file(const char *path, const char *display, char hex[65], struct bg_ctx *ctx)
 {
-	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned char buf[1 << 16];
-	unsigned int n = 0;
 	EVP_MD_CTX *md_ctx;
 	int fd;
 
@@ -55,26 +118,29 @@ int bg_sha256_file(const char *path, const char *display, char hex[65], struct b
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return bg_error(ctx, BG_EIO, "%s: cannot read: %s", display, strerror(errno));
-	init_crypto();
-	md_ctx = EVP_MD_CTX_new();
-	EVP_DigestInit_ex(md_ctx, EVP_sha256(), NULL);
+	md_ctx = digest_new(ctx);
+	if (!md_ctx) {
+		close(fd);
+		return ctx->status;
+	}
 	for (;;) {
 		ssize_t r = read(fd, buf, sizeof(buf));
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
 			int e = errno;
-			EVP_MD_CTX_free(md_ctx);
+			sym_EVP_MD_CTX_free(md_ctx);
 			close(fd);
 			return bg_error(ctx, BG_EIO, "%s: cannot read: %s", display, strerror(e));
 		}
 		if (r == 0)
 			break;
-		EVP_DigestUpdate(md_ctx, buf, (size_t)r);
+		if (!sym_EVP_DigestUpdate(md_ctx, buf, (size_t)r)) {
+			sym_EVP_MD_CTX_free(md_ctx);
+			close(fd);
+			return bg_error(ctx, BG_EIO, "%s: cannot compute its SHA-256 digest", display);
+		}
 	}
-	EVP_DigestFinal_ex(md_ctx, md, &n);
-	EVP_MD_CTX_free(md_ctx);
 	close(fd);
-	to_hex(md, n, hex);
-	return BG_OK;
+	return digest_finish(md_ctx, hex, ctx);
 }

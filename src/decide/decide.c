@@ -108,7 +108,12 @@ int bg_key_compute(const json_t *fields, const json_t *context, const json_t *ma
 		bg_strbuf_adds(&canon, text);
 		free(text);
 	}
-	bg_sha256_hex(canon.buf, canon.len, id);
+	if (bg_sha256_hex(canon.buf, canon.len, id, ctx) != BG_OK) {
+		json_decref(list);
+		json_decref(values);
+		bg_strbuf_release(&canon);
+		return ctx->status;
+	}
 	*key = json_pack("{s:o, s:o, s:s, s:s}", "fields", list, "values", values, "id", id, "canonical",
 			 canon.buf);
 	bg_strbuf_release(&canon);

@@ -311,7 +311,8 @@ int bg_experiment_mark_failed(const struct bg_config *cfg, const char *id, json_
 	bg_strbuf_addch(&text, '\n');
 	if ((rc = bg_file_write_atomic(abs.buf, rel.buf, text.buf, text.len, ctx)))
 		goto out;
-	bg_sha256_hex(text.buf, text.len, hex);
+	if ((rc = bg_sha256_hex(text.buf, text.len, hex, ctx)))
+		goto out;
 	bg_strbuf_addf(&result, "failed: %s", reason);
 	json_object_set_new(manifest, "status", json_string("failed"));
 	json_object_set_new(manifest, "failure_reason", json_string(reason));

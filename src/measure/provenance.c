@@ -143,10 +143,15 @@ static json_t *capture_git(const char *root, const char *const *exclude)
 		json_object_set_new(g, "dirty", json_boolean(dirty));
 		bg_strbuf_reset(&sb);
 		if (dirty && git(root, "diff", "HEAD", "--binary", exclude, &sb)) {
+			struct bg_ctx ctx;
 			char hex[65];
 
-			bg_sha256_hex(sb.buf, sb.len, hex);
-			json_object_set_new(g, "diff_sha256", json_string(hex));
+			/* like a failed `git diff`, a digest that cannot be computed
+			 * (libcrypto missing) leaves diff_sha256 null */
+			bg_ctx_init(&ctx);
+			if (bg_sha256_hex(sb.buf, sb.len, hex, &ctx) == BG_OK)
+				json_object_set_new(g, "diff_sha256", json_string(hex));
+			bg_ctx_release(&ctx);
 		}
 	}
 	bg_strbuf_release(&sb);

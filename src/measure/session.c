@@ -179,22 +179,24 @@ static json_t *hash_outputs(struct session *s, char **err)
 }
 
 /* The value --parity sha256:HEX is compared with (see docs/measure.md). */
-static void outputs_digest(const json_t *outputs, char hex[65])
+static int outputs_digest(const json_t *outputs, char hex[65], struct bg_ctx *ctx)
 {
 	struct bg_strbuf sb = BG_STRBUF_INIT;
 	size_t i;
 	json_t *f;
+	int rc;
 
 	if (json_array_size(outputs) == 1) {
 		snprintf(hex, 65, "%s",
 			 json_string_value(json_object_get(json_array_get(outputs, 0), "sha256")));
-		return;
+		return BG_OK;
 	}
 	json_array_foreach(outputs, i, f)
 		bg_strbuf_addf(&sb, "%s  %s\n", json_string_value(json_object_get(f, "sha256")),
 			       json_string_value(json_object_get(f, "path")));
-	bg_sha256_hex(sb.buf, sb.len, hex);
+	rc = bg_sha256_hex(sb.buf, sb.len, hex, ctx);
 	bg_strbuf_release(&sb);
+	return rc;
 }
 
 /* Checks parity of this run's outputs; returns the parity object. */
@@ -208,14 +210,20 @@ static json_t *check_parity(struct session *s, const json_t *outputs, const char
 	if (out_err) {
 		bg_strbuf_adds(&detail, out_err);
 	} else if (o->parity == BG_PARITY_SHA256) {
+		struct bg_ctx ctx;
 		char hex[65];
 
-		outputs_digest(outputs, hex);
-		pass = strcasecmp(hex, o->parity_sha256) == 0;
-		json_object_set_new(p, "sha256", json_string(hex));
-		if (!pass)
-			bg_strbuf_addf(&detail, "sha256 %s differs from the expected %s", hex,
-				       o->parity_sha256);
+		bg_ctx_init(&ctx);
+		if (outputs_digest(outputs, hex, &ctx) != BG_OK) {
+			bg_strbuf_adds(&detail, bg_ctx_message(&ctx));
+		} else {
+			pass = strcasecmp(hex, o->parity_sha256) == 0;
+			json_object_set_new(p, "sha256", json_string(hex));
+			if (!pass)
+				bg_strbuf_addf(&detail, "sha256 %s differs from the expected %s", hex,
+					       o->parity_sha256);
+		}
+		bg_ctx_release(&ctx);
 	} else if (o->parity == BG_PARITY_ALLCLOSE) {
 		struct bg_ctx ctx;
 		struct bg_npy a;
@@ -888,10 +896,17 @@ static void run_phases(struct session *s, struct bg_ctx *ctx, int *rc)
 			if (n >= o->max_runs || (n >= o->min_runs && s->timed_wall_s >= o->min_time))
 				break;
 			planned = o->min_runs;
-			if (per > 0 && o->min_time / per > (double)planned)
-				planned = o->min_time / per > (double)o->max_runs
-						  ? o->max_runs
-						  : (long)ceil(o->min_time / per);
+			if (per > 0 && o->min_time / per > (double)planned) {
+				double want = o->min_time / per; /* in (planned, ...) */
+				if (want > (double)o->max_runs) {
+					planned = o->max_runs;
+				} else {
+					/* ceil, for a positive value within long's range */
+					planned = (long)want;
+					if ((double)planned < want)
+						planned++;
+				}
+			}
 		} else {
 			if (n >= o->runs)
 				break;

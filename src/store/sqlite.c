@@ -12,7 +12,7 @@
 
 #include <errno.h>
 #include <math.h>
-#include <sqlite3.h>
+#include "store/sqlite_api.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,12 +72,12 @@ static const char *const migrations[] = {
 static int db_error(struct sqlite_store *s, struct bg_ctx *ctx, const char *what)
 {
 	return bg_error(ctx, BG_EIO, "%s: %s: %s; check that the store is writable and not "
-			"corrupted", s->display, what, sqlite3_errmsg(s->db));
+			"corrupted", s->display, what, sym_sqlite3_errmsg(s->db));
 }
 
 static int exec(struct sqlite_store *s, const char *sql, const char *what, struct bg_ctx *ctx)
 {
-	if (sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+	if (sym_sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK)
 		return db_error(s, ctx, what);
 	return BG_OK;
 }
@@ -88,23 +88,23 @@ static int current_version(struct sqlite_store *s, int *version, struct bg_ctx *
 	int rc;
 
 	*version = 0;
-	rc = sqlite3_prepare_v2(s->db,
+	rc = sym_sqlite3_prepare_v2(s->db,
 				"SELECT name FROM sqlite_master WHERE type='table' AND name='schema_migrations'",
 				-1, &st, NULL);
 	if (rc != SQLITE_OK)
 		return db_error(s, ctx, "cannot read the schema");
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
+	rc = sym_sqlite3_step(st);
+	sym_sqlite3_finalize(st);
 	if (rc == SQLITE_DONE)
 		return BG_OK;
 	if (rc != SQLITE_ROW)
 		return db_error(s, ctx, "cannot read the schema");
-	if (sqlite3_prepare_v2(s->db, "SELECT COALESCE(MAX(version), 0) FROM schema_migrations", -1,
+	if (sym_sqlite3_prepare_v2(s->db, "SELECT COALESCE(MAX(version), 0) FROM schema_migrations", -1,
 			       &st, NULL) != SQLITE_OK)
 		return db_error(s, ctx, "cannot read the schema version");
-	if (sqlite3_step(st) == SQLITE_ROW)
-		*version = sqlite3_column_int(st, 0);
-	sqlite3_finalize(st);
+	if (sym_sqlite3_step(st) == SQLITE_ROW)
+		*version = sym_sqlite3_column_int(st, 0);
+	sym_sqlite3_finalize(st);
 	return BG_OK;
 }
 
@@ -126,7 +126,7 @@ static int migrate(struct sqlite_store *s, struct bg_ctx *ctx)
 		/* another writer may have migrated meanwhile */
 		rc = current_version(s, &s->version, ctx);
 		if (rc || s->version >= NMIGRATIONS) {
-			sqlite3_exec(s->db, rc ? "ROLLBACK" : "COMMIT", NULL, NULL, NULL);
+			sym_sqlite3_exec(s->db, rc ? "ROLLBACK" : "COMMIT", NULL, NULL, NULL);
 			return rc;
 		}
 		bg_strbuf_addf(&sql,
@@ -137,7 +137,7 @@ static int migrate(struct sqlite_store *s, struct bg_ctx *ctx)
 		rc = exec(s, sql.buf, "cannot upgrade the schema", ctx);
 		bg_strbuf_release(&sql);
 		if (rc) {
-			sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+			sym_sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 			return rc;
 		}
 		rc = exec(s, "COMMIT", "cannot commit the schema upgrade", ctx);
@@ -151,21 +151,21 @@ static int migrate(struct sqlite_store *s, struct bg_ctx *ctx)
 static void bind_text(sqlite3_stmt *st, int i, const json_t *v)
 {
 	if (json_is_string(v))
-		sqlite3_bind_text(st, i, json_string_value(v), -1, SQLITE_TRANSIENT);
+		sym_sqlite3_bind_text(st, i, json_string_value(v), -1, SQLITE_TRANSIENT);
 	else
-		sqlite3_bind_null(st, i);
+		sym_sqlite3_bind_null(st, i);
 }
 
 static void bind_num(sqlite3_stmt *st, int i, const json_t *v)
 {
 	if (json_is_integer(v))
-		sqlite3_bind_int64(st, i, json_integer_value(v));
+		sym_sqlite3_bind_int64(st, i, json_integer_value(v));
 	else if (json_is_real(v))
-		sqlite3_bind_double(st, i, json_real_value(v));
+		sym_sqlite3_bind_double(st, i, json_real_value(v));
 	else if (json_is_boolean(v))
-		sqlite3_bind_int(st, i, json_is_true(v));
+		sym_sqlite3_bind_int(st, i, json_is_true(v));
 	else
-		sqlite3_bind_null(st, i);
+		sym_sqlite3_bind_null(st, i);
 }
 
 /* One byte, without a call: the dumpers add several per member. */
@@ -340,7 +340,7 @@ static void bind_json(sqlite3_stmt *st, int i, const json_t *v)
 
 	dump_compact(&sb, v);
 	text = bg_strbuf_detach(&sb, &len);
-	sqlite3_bind_text(st, i, text, (int)len, free);
+	sym_sqlite3_bind_text(st, i, text, (int)len, free);
 }
 
 /* The columns of table runs that copy a member of the run record, kept by one pass over it. */
@@ -373,7 +373,7 @@ static void dump_run(struct bg_strbuf *out, sqlite3_stmt *st, int base, const js
 	json_t *item;
 	bool first = true;
 
-	sqlite3_bind_int(st, base + 10, 0);
+	sym_sqlite3_bind_int(st, base + 10, 0);
 	if (!json_is_object(r)) {
 		dump_compact(out, r);
 		return;
@@ -388,9 +388,9 @@ static void dump_run(struct bg_strbuf *out, sqlite3_stmt *st, int base, const js
 			if (run_columns[c].kind == RUN_NUM)
 				bind_num(st, column, item);
 			else if (run_columns[c].kind == RUN_TRUE)
-				sqlite3_bind_int(st, column, json_is_true(item));
+				sym_sqlite3_bind_int(st, column, json_is_true(item));
 			else if (json_is_string(item))
-				sqlite3_bind_text(st, column, json_string_value(item), -1, SQLITE_STATIC);
+				sym_sqlite3_bind_text(st, column, json_string_value(item), -1, SQLITE_STATIC);
 			break;
 		}
 		if (!first)
@@ -428,7 +428,7 @@ static int prepare_runs_insert(struct sqlite_store *s, int rows, sqlite3_stmt **
 		       " VALUES ");
 	for (int k = 0; k < rows; k++)
 		bg_strbuf_adds(&sql, k ? ",(?,?,?,?,?,?,?,?,?,?,?,?,?)" : "(?,?,?,?,?,?,?,?,?,?,?,?,?)");
-	rc = sqlite3_prepare_v2(s->db, sql.buf, (int)sql.len, st, NULL);
+	rc = sym_sqlite3_prepare_v2(s->db, sql.buf, (int)sql.len, st, NULL);
 	bg_strbuf_release(&sql);
 	return rc == SQLITE_OK ? 0 : -1;
 }
@@ -447,7 +447,7 @@ static int put_session(struct bg_store *base, const json_t *doc, long long *id,
 	rc = exec(s, "BEGIN IMMEDIATE", "cannot start the session transaction", ctx);
 	if (rc)
 		return rc;
-	if (sqlite3_prepare_v2(s->db,
+	if (sym_sqlite3_prepare_v2(s->db,
 			       "INSERT INTO sessions (started_at, finished_at, kind, status, reason, command,"
 			       " timed_runs, wall_min_ns, wall_p50_ns, wall_p95_ns, wall_max_ns, wall_mad_ns,"
 			       " cpu_p50_ns, max_rss_bytes, tree_peak_bytes, gpu_peak_bytes, memory_source,"
@@ -487,64 +487,64 @@ static int put_session(struct bg_store *base, const json_t *doc, long long *id,
 	bind_text(st, 28, json_object_get(doc, "computer"));
 	/* the document without its runs and id (they have their own places) */
 	dump_object(&text, doc, "runs", "id");
-	sqlite3_bind_text(st, 29, text.buf, (int)text.len, SQLITE_STATIC);
-	if (sqlite3_step(st) != SQLITE_DONE)
+	sym_sqlite3_bind_text(st, 29, text.buf, (int)text.len, SQLITE_STATIC);
+	if (sym_sqlite3_step(st) != SQLITE_DONE)
 		goto fail;
-	sqlite3_finalize(st);
+	sym_sqlite3_finalize(st);
 	st = NULL;
-	*id = sqlite3_last_insert_rowid(s->db);
+	*id = sym_sqlite3_last_insert_rowid(s->db);
 	/* full batches of RUN_BATCH rows, then the rest one row per statement */
 	nruns = json_array_size(runs);
 	for (i = 0; i < nruns; i += rows) {
 		if (!st || (nruns - i < RUN_BATCH && rows == RUN_BATCH)) {
 			rows = nruns - i < RUN_BATCH ? 1 : RUN_BATCH;
-			sqlite3_finalize(st);
+			sym_sqlite3_finalize(st);
 			st = NULL;
 			if (prepare_runs_insert(s, (int)rows, &st))
 				goto fail;
 		}
-		sqlite3_reset(st);
-		sqlite3_clear_bindings(st);
+		sym_sqlite3_reset(st);
+		sym_sqlite3_clear_bindings(st);
 		/* the texts of the batch, one after another in one buffer that SQLite copies
 		 * while stepping; bound once the buffer no longer moves */
 		bg_strbuf_reset(&text);
 		for (size_t k = 0; k < rows; k++) {
-			sqlite3_bind_int64(st, (int)k * RUN_COLUMNS + 1, *id);
+			sym_sqlite3_bind_int64(st, (int)k * RUN_COLUMNS + 1, *id);
 			starts[k] = text.len;
 			dump_run(&text, st, (int)k * RUN_COLUMNS, json_array_get(runs, i + k));
 		}
 		for (size_t k = 0; k < rows; k++) {
 			size_t end = k + 1 < rows ? starts[k + 1] : text.len;
 
-			sqlite3_bind_text(st, (int)k * RUN_COLUMNS + 13, text.buf + starts[k],
+			sym_sqlite3_bind_text(st, (int)k * RUN_COLUMNS + 13, text.buf + starts[k],
 					  (int)(end - starts[k]), SQLITE_STATIC);
 		}
-		if (sqlite3_step(st) != SQLITE_DONE)
+		if (sym_sqlite3_step(st) != SQLITE_DONE)
 			goto fail;
 	}
-	sqlite3_finalize(st);
+	sym_sqlite3_finalize(st);
 	st = NULL;
 	bg_strbuf_release(&text);
-	if (sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+	if (sym_sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
 		goto fail;
 	return BG_OK;
 fail:
 	rc = db_error(s, ctx, "cannot store the session");
-	sqlite3_finalize(st);
+	sym_sqlite3_finalize(st);
 	bg_strbuf_release(&text);
-	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	sym_sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 	return rc;
 }
 
 static json_t *column_json(sqlite3_stmt *st, int i)
 {
-	switch (sqlite3_column_type(st, i)) {
+	switch (sym_sqlite3_column_type(st, i)) {
 	case SQLITE_INTEGER:
-		return json_integer(sqlite3_column_int64(st, i));
+		return json_integer(sym_sqlite3_column_int64(st, i));
 	case SQLITE_FLOAT:
-		return json_real(sqlite3_column_double(st, i));
+		return json_real(sym_sqlite3_column_double(st, i));
 	case SQLITE_TEXT:
-		return json_string((const char *)sqlite3_column_text(st, i));
+		return json_string((const char *)sym_sqlite3_column_text(st, i));
 	default:
 		return json_null();
 	}
@@ -563,10 +563,10 @@ static json_t *column_json(sqlite3_stmt *st, int i)
 static json_t *row_object(sqlite3_stmt *st)
 {
 	json_t *row = json_object();
-	int n = sqlite3_column_count(st);
+	int n = sym_sqlite3_column_count(st);
 
 	for (int c = 0; c < n; c++) {
-		const char *name = sqlite3_column_name(st, c);
+		const char *name = sym_sqlite3_column_name(st, c);
 		json_t *v = column_json(st, c);
 
 		if ((strcmp(name, "command") == 0 || strcmp(name, "key") == 0 ||
@@ -594,9 +594,9 @@ static int collect_rows(struct sqlite_store *s, sqlite3_stmt *st, const char *wh
 	int rc;
 
 	*out = NULL;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+	while ((rc = sym_sqlite3_step(st)) == SQLITE_ROW)
 		json_array_append_new(arr, row_object(st));
-	sqlite3_finalize(st);
+	sym_sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {
 		json_decref(arr);
 		return db_error(s, ctx, what);
@@ -611,12 +611,12 @@ static int list_sessions(struct bg_store *base, long last, json_t **out, struct 
 	sqlite3_stmt *st;
 
 	*out = NULL;
-	if (sqlite3_prepare_v2(s->db,
+	if (sym_sqlite3_prepare_v2(s->db,
 			       "SELECT * FROM (SELECT " SUMMARY_COLUMNS
 			       " FROM sessions ORDER BY id DESC LIMIT ?) ORDER BY id",
 			       -1, &st, NULL) != SQLITE_OK)
 		return db_error(s, ctx, "cannot list sessions");
-	sqlite3_bind_int64(st, 1, last > 0 ? last : -1);
+	sym_sqlite3_bind_int64(st, 1, last > 0 ? last : -1);
 	return collect_rows(s, st, "cannot list sessions", out, ctx);
 }
 
@@ -628,14 +628,14 @@ static int get_session(struct bg_store *base, long long id, json_t **out, struct
 	int rc;
 
 	*out = NULL;
-	if (sqlite3_prepare_v2(s->db, "SELECT document FROM sessions WHERE id = ?", -1, &st, NULL) !=
+	if (sym_sqlite3_prepare_v2(s->db, "SELECT document FROM sessions WHERE id = ?", -1, &st, NULL) !=
 	    SQLITE_OK)
 		return db_error(s, ctx, "cannot read the session");
-	sqlite3_bind_int64(st, 1, id);
-	rc = sqlite3_step(st);
+	sym_sqlite3_bind_int64(st, 1, id);
+	rc = sym_sqlite3_step(st);
 	if (rc == SQLITE_ROW)
-		doc = json_loads((const char *)sqlite3_column_text(st, 0), 0, NULL);
-	sqlite3_finalize(st);
+		doc = json_loads((const char *)sym_sqlite3_column_text(st, 0), 0, NULL);
+	sym_sqlite3_finalize(st);
 	if (rc == SQLITE_DONE)
 		return bg_error(ctx, BG_ECHECK, "%s: no session with id %lld; see 'benchgate sessions'",
 				s->display, id);
@@ -643,19 +643,19 @@ static int get_session(struct bg_store *base, long long id, json_t **out, struct
 		return db_error(s, ctx, "cannot read the session");
 	json_object_set_new(doc, "id", json_integer(id));
 	runs = json_array();
-	if (sqlite3_prepare_v2(s->db, "SELECT record FROM runs WHERE session_id = ? ORDER BY ordinal",
+	if (sym_sqlite3_prepare_v2(s->db, "SELECT record FROM runs WHERE session_id = ? ORDER BY ordinal",
 			       -1, &st, NULL) != SQLITE_OK) {
 		json_decref(doc);
 		json_decref(runs);
 		return db_error(s, ctx, "cannot read the runs");
 	}
-	sqlite3_bind_int64(st, 1, id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		json_t *r = json_loads((const char *)sqlite3_column_text(st, 0), 0, NULL);
+	sym_sqlite3_bind_int64(st, 1, id);
+	while ((rc = sym_sqlite3_step(st)) == SQLITE_ROW) {
+		json_t *r = json_loads((const char *)sym_sqlite3_column_text(st, 0), 0, NULL);
 
 		json_array_append_new(runs, r ? r : json_null());
 	}
-	sqlite3_finalize(st);
+	sym_sqlite3_finalize(st);
 	json_object_set_new(doc, "runs", runs);
 	if (rc != SQLITE_DONE) {
 		json_decref(doc);
@@ -672,19 +672,19 @@ static int log_curation(struct sqlite_store *s, long long id, const char *curati
 	sqlite3_stmt *st;
 	int rc;
 
-	if (sqlite3_prepare_v2(s->db,
+	if (sym_sqlite3_prepare_v2(s->db,
 			       "INSERT INTO curations (session_id, curation, why, who, at)"
 			       " VALUES (?, ?, ?, ?, strftime('%Y-%m-%dT%H:%M:%fZ','now'))",
 			       -1, &st, NULL) != SQLITE_OK)
 		return -1;
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_text(st, 2, curation, -1, SQLITE_TRANSIENT);
+	sym_sqlite3_bind_int64(st, 1, id);
+	sym_sqlite3_bind_text(st, 2, curation, -1, SQLITE_TRANSIENT);
 	if (why)
-		sqlite3_bind_text(st, 3, why, -1, SQLITE_TRANSIENT);
+		sym_sqlite3_bind_text(st, 3, why, -1, SQLITE_TRANSIENT);
 	if (who)
-		sqlite3_bind_text(st, 4, who, -1, SQLITE_TRANSIENT);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
+		sym_sqlite3_bind_text(st, 4, who, -1, SQLITE_TRANSIENT);
+	rc = sym_sqlite3_step(st);
+	sym_sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
@@ -703,7 +703,7 @@ static int set_decision(struct bg_store *base, long long id, const char *key_id,
 	rc = exec(s, "BEGIN IMMEDIATE", "cannot start the decision transaction", ctx);
 	if (rc)
 		return rc;
-	if (sqlite3_prepare_v2(s->db,
+	if (sym_sqlite3_prepare_v2(s->db,
 			       "UPDATE sessions SET key_id = ?, key = ?, decision = ?, decision_doc = ?,"
 			       " curation = ?, curated_by = 'benchgate',"
 			       " curated_at = strftime('%Y-%m-%dT%H:%M:%fZ','now'), curation_why = ?"
@@ -711,31 +711,31 @@ static int set_decision(struct bg_store *base, long long id, const char *key_id,
 			       -1, &st, NULL) != SQLITE_OK)
 		goto fail;
 	snprintf(why, sizeof(why), "decision: %s", name);
-	sqlite3_bind_text(st, 1, key_id, -1, SQLITE_TRANSIENT);
+	sym_sqlite3_bind_text(st, 1, key_id, -1, SQLITE_TRANSIENT);
 	bind_json(st, 2, key);
-	sqlite3_bind_text(st, 3, name, -1, SQLITE_TRANSIENT);
+	sym_sqlite3_bind_text(st, 3, name, -1, SQLITE_TRANSIENT);
 	bind_json(st, 4, decision);
-	sqlite3_bind_text(st, 5, curation, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 6, why, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 7, id);
-	if (sqlite3_step(st) != SQLITE_DONE)
+	sym_sqlite3_bind_text(st, 5, curation, -1, SQLITE_TRANSIENT);
+	sym_sqlite3_bind_text(st, 6, why, -1, SQLITE_TRANSIENT);
+	sym_sqlite3_bind_int64(st, 7, id);
+	if (sym_sqlite3_step(st) != SQLITE_DONE)
 		goto fail;
-	sqlite3_finalize(st);
+	sym_sqlite3_finalize(st);
 	st = NULL;
-	if (sqlite3_changes(s->db) == 0) {
-		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	if (sym_sqlite3_changes(s->db) == 0) {
+		sym_sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 		return bg_error(ctx, BG_ECHECK, "%s: no session with id %lld; see 'benchgate sessions'",
 				s->display, id);
 	}
 	if (log_curation(s, id, curation, why, "benchgate"))
 		goto fail;
-	if (sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+	if (sym_sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
 		goto fail;
 	return BG_OK;
 fail:
 	rc = db_error(s, ctx, "cannot store the decision");
-	sqlite3_finalize(st);
-	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	sym_sqlite3_finalize(st);
+	sym_sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 	return rc;
 }
 
@@ -746,16 +746,16 @@ static int baseline(struct bg_store *base, const char *key_id, long long exclude
 	sqlite3_stmt *st;
 
 	*out = NULL;
-	if (sqlite3_prepare_v2(s->db,
+	if (sym_sqlite3_prepare_v2(s->db,
 			       "SELECT " VERDICT_COLUMNS " FROM sessions WHERE key_id = ?"
 			       " AND curation IN ('accepted', 'auto-accepted')"
 			       " AND tier IN ('scheduled-profile', 'release-signoff') AND status = 'ok'"
 			       " AND id <> ? ORDER BY id DESC LIMIT ?",
 			       -1, &st, NULL) != SQLITE_OK)
 		return db_error(s, ctx, "cannot read the baseline");
-	sqlite3_bind_text(st, 1, key_id ? key_id : "", -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 2, exclude_id);
-	sqlite3_bind_int64(st, 3, limit > 0 ? limit : -1);
+	sym_sqlite3_bind_text(st, 1, key_id ? key_id : "", -1, SQLITE_TRANSIENT);
+	sym_sqlite3_bind_int64(st, 2, exclude_id);
+	sym_sqlite3_bind_int64(st, 3, limit > 0 ? limit : -1);
 	return collect_rows(s, st, "cannot read the baseline", out, ctx);
 }
 
@@ -774,20 +774,20 @@ static int curate(struct bg_store *base, long long id, const char *curation, con
 	rc = exec(s, "BEGIN IMMEDIATE", "cannot start the curation transaction", ctx);
 	if (rc)
 		return rc;
-	if (sqlite3_prepare_v2(s->db, "SELECT decision FROM sessions WHERE id = ?", -1, &st, NULL) !=
+	if (sym_sqlite3_prepare_v2(s->db, "SELECT decision FROM sessions WHERE id = ?", -1, &st, NULL) !=
 	    SQLITE_OK)
 		goto fail;
-	sqlite3_bind_int64(st, 1, id);
-	step = sqlite3_step(st);
-	if (step == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_TEXT)
-		decision = bg_xstrdup((const char *)sqlite3_column_text(st, 0));
-	sqlite3_finalize(st);
+	sym_sqlite3_bind_int64(st, 1, id);
+	step = sym_sqlite3_step(st);
+	if (step == SQLITE_ROW && sym_sqlite3_column_type(st, 0) == SQLITE_TEXT)
+		decision = bg_xstrdup((const char *)sym_sqlite3_column_text(st, 0));
+	sym_sqlite3_finalize(st);
 	st = NULL;
 	if (step != SQLITE_ROW && step != SQLITE_DONE)
 		goto fail;
 	if (step == SQLITE_DONE || !decision ||
 	    (strcmp(decision, "block") == 0 && strcmp(curation, "accepted") == 0)) {
-		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+		sym_sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 		if (step == SQLITE_DONE)
 			rc = bg_error(ctx, BG_ECHECK, "%s: no session with id %lld; see 'benchgate sessions'",
 				      s->display, id);
@@ -803,29 +803,29 @@ static int curate(struct bg_store *base, long long id, const char *curation, con
 		return rc;
 	}
 	free(decision);
-	if (sqlite3_prepare_v2(s->db,
+	if (sym_sqlite3_prepare_v2(s->db,
 			       "UPDATE sessions SET curation = ?, curation_why = ?, curated_by = ?,"
 			       " curated_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?",
 			       -1, &st, NULL) != SQLITE_OK)
 		goto fail;
-	sqlite3_bind_text(st, 1, curation, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 2, why, -1, SQLITE_TRANSIENT);
+	sym_sqlite3_bind_text(st, 1, curation, -1, SQLITE_TRANSIENT);
+	sym_sqlite3_bind_text(st, 2, why, -1, SQLITE_TRANSIENT);
 	if (who)
-		sqlite3_bind_text(st, 3, who, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 4, id);
-	if (sqlite3_step(st) != SQLITE_DONE)
+		sym_sqlite3_bind_text(st, 3, who, -1, SQLITE_TRANSIENT);
+	sym_sqlite3_bind_int64(st, 4, id);
+	if (sym_sqlite3_step(st) != SQLITE_DONE)
 		goto fail;
-	sqlite3_finalize(st);
+	sym_sqlite3_finalize(st);
 	st = NULL;
 	if (log_curation(s, id, curation, why, who))
 		goto fail;
-	if (sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+	if (sym_sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
 		goto fail;
 	return BG_OK;
 fail:
 	rc = db_error(s, ctx, "cannot store the curation");
-	sqlite3_finalize(st);
-	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	sym_sqlite3_finalize(st);
+	sym_sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 	return rc;
 }
 
@@ -840,10 +840,10 @@ static int history(struct bg_store *base, const char *gate_id, const char *key_i
 			 : "SELECT " VERDICT_COLUMNS " FROM sessions WHERE key_id IS NOT NULL ORDER BY id";
 
 	*out = NULL;
-	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+	if (sym_sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
 		return db_error(s, ctx, "cannot read the history");
 	if (gate_id || key_id)
-		sqlite3_bind_text(st, 1, gate_id ? gate_id : key_id, -1, SQLITE_TRANSIENT);
+		sym_sqlite3_bind_text(st, 1, gate_id ? gate_id : key_id, -1, SQLITE_TRANSIENT);
 	return collect_rows(s, st, "cannot read the history", out, ctx);
 }
 
@@ -855,12 +855,12 @@ static int verdict(struct bg_store *base, long long id, json_t **out, struct bg_
 	int rc;
 
 	*out = NULL;
-	if (sqlite3_prepare_v2(s->db,
+	if (sym_sqlite3_prepare_v2(s->db,
 			       "SELECT " VERDICT_COLUMNS ", key, decision_doc AS decision_document"
 			       " FROM sessions WHERE id = ?",
 			       -1, &st, NULL) != SQLITE_OK)
 		return db_error(s, ctx, "cannot read the decision");
-	sqlite3_bind_int64(st, 1, id);
+	sym_sqlite3_bind_int64(st, 1, id);
 	if ((rc = collect_rows(s, st, "cannot read the decision", &rows, ctx)))
 		return rc;
 	if (json_array_size(rows) == 0) {
@@ -868,13 +868,13 @@ static int verdict(struct bg_store *base, long long id, json_t **out, struct bg_
 		return bg_error(ctx, BG_ECHECK, "%s: no session with id %lld; see 'benchgate sessions'",
 				s->display, id);
 	}
-	if (sqlite3_prepare_v2(s->db,
+	if (sym_sqlite3_prepare_v2(s->db,
 			       "SELECT curation, why, who, at FROM curations WHERE session_id = ? ORDER BY seq",
 			       -1, &st, NULL) != SQLITE_OK) {
 		json_decref(rows);
 		return db_error(s, ctx, "cannot read the curations");
 	}
-	sqlite3_bind_int64(st, 1, id);
+	sym_sqlite3_bind_int64(st, 1, id);
 	if ((rc = collect_rows(s, st, "cannot read the curations", &log, ctx))) {
 		json_decref(rows);
 		return rc;
@@ -893,14 +893,14 @@ static int last_of_gate(struct bg_store *base, const char *gate_id, long long *i
 	int rc;
 
 	*id = 0;
-	if (sqlite3_prepare_v2(s->db, "SELECT MAX(id) FROM sessions WHERE gate_id = ?", -1, &st, NULL) !=
+	if (sym_sqlite3_prepare_v2(s->db, "SELECT MAX(id) FROM sessions WHERE gate_id = ?", -1, &st, NULL) !=
 	    SQLITE_OK)
 		return db_error(s, ctx, "cannot read the sessions of the gate");
-	sqlite3_bind_text(st, 1, gate_id, -1, SQLITE_TRANSIENT);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_INTEGER)
-		*id = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
+	sym_sqlite3_bind_text(st, 1, gate_id, -1, SQLITE_TRANSIENT);
+	rc = sym_sqlite3_step(st);
+	if (rc == SQLITE_ROW && sym_sqlite3_column_type(st, 0) == SQLITE_INTEGER)
+		*id = sym_sqlite3_column_int64(st, 0);
+	sym_sqlite3_finalize(st);
 	if (rc != SQLITE_ROW)
 		return db_error(s, ctx, "cannot read the sessions of the gate");
 	if (*id == 0)
@@ -918,7 +918,7 @@ static void close_store(struct bg_store *base)
 {
 	struct sqlite_store *s = (struct sqlite_store *)base;
 
-	sqlite3_close(s->db);
+	sym_sqlite3_close(s->db);
 	free(s->display);
 	free(s);
 }
@@ -952,16 +952,18 @@ int bg_store_sqlite_open(const char *path, const char *display, bool create,
 		}
 		free(dir);
 	}
+	if ((rc = bg_sqlite_api_load(ctx)) != BG_OK)
+		return rc;
 	s = bg_xcalloc(1, sizeof(*s));
 	s->base.ops = &sqlite_ops;
 	s->display = bg_xstrdup(display ? display : path);
-	if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
+	if (sym_sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
 	    SQLITE_OK) {
 		rc = db_error(s, ctx, "cannot open the store");
 		close_store(&s->base);
 		return rc;
 	}
-	sqlite3_busy_timeout(s->db, 10000);
+	sym_sqlite3_busy_timeout(s->db, 10000);
 	rc = exec(s, "PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL;",
 		  "cannot configure the store", ctx);
 	if (rc == BG_OK)

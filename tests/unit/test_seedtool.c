@@ -261,7 +261,10 @@ static int seed(int argc, char **argv)
 		bg_config_path(&cfg, &abs, rel.buf);
 		if (atoi(opt(argc, argv, "artifacts", "1")))
 			bg_file_write_atomic(abs.buf, rel.buf, lines.buf, lines.len, &ctx);
-		bg_sha256_hex(lines.buf, lines.len, sha);
+		if (bg_sha256_hex(lines.buf, lines.len, sha, &ctx) != BG_OK) {
+			fprintf(stderr, "seed: %s\n", bg_ctx_message(&ctx));
+			goto out;
+		}
 		manifest = json_pack("{s:i, s:s, s:s, s:s, s:{s:s}, s:{s:s, s:s, s:s, s:b, s:o}, s:O, s:{}, s:{s:s, s:s, s:s},"
 				     " s:[{s:s, s:s, s:s}], s:{s:s, s:s}}",
 				     "schema_version", 1, "experiment_id", exp_id.buf, "status", "completed", "question",

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# libcrypto and SQLite are loaded when first needed (src/core/dynlib.h), not
+# linked: the program names neither as NEEDED, validate works without them,
+# and a library that cannot be loaded gives an error naming it and the
+# Debian package, before anything is measured or written. A file that is
+# not a shared object, first on LD_LIBRARY_PATH, stands in for a broken or
+# missing library. Needs readelf (binutils) and jq.
+set -u
+. "$(cd "$(dirname "$0")" && pwd)/checks.sh"
+B=${BENCHGATE:?}
+S=${BENCHGATE_SOURCE:-$(cd "$(dirname "$0")/../.." && pwd)}
+command -v jq >/dev/null || { echo "this test needs jq (apt-get install jq)"; exit 1; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+
+# neither as a shared library the loader maps at start-up, nor linked in
+needed=$(readelf -d "$B" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
+nm "$B" >"$work/syms" 2>/dev/null
+check "libcrypto not linked" bash -c "! grep -q libcrypto <<<'$needed'"
+check "SQLite not linked"    bash -c "! grep -q libsqlite3 <<<'$needed'"
+check "no libcrypto code (its start-up hook)" bash -c "! grep -qw OPENSSL_cpuid_setup '$work/syms'"
+check "no SQLite code"       bash -c "! grep -qw sqlite3_open_v2 '$work/syms'"
+
+mkdir broken-sqlite broken-crypto
+: >broken-sqlite/libsqlite3.so.0
+: >broken-crypto/libcrypto.so.3
+cp -R "$S/tests/cli/trees/mini" proj && chmod -R u+w proj
+cd proj || exit 1
+printf 'out\n' >out.txt
+sha=$(sha256sum out.txt | cut -c1-64)
+
+# a verb that neither hashes nor stores needs neither library
+check "validate without either library" env LD_LIBRARY_PATH="$work/broken-sqlite:$work/broken-crypto" "$B" validate
+
+# no store: exit 4 before any run, nothing written
+check "broken SQLite: exit 4" test "$(LD_LIBRARY_PATH="$work/broken-sqlite" rc_of "$B" measure -q -r 1 -- touch ran)" = 4
+check "names the library and the package" grep -q "benchgate: cannot load libsqlite3.so.0: .*; install Debian's libsqlite3-0" "$work/err"
+check "nothing ran" test ! -e ran
+check "no store created" test ! -e .benchgate/store.sqlite3
+
+# no libcrypto: the parity check cannot hash, so the session blocks with the reason
+check "broken libcrypto: blocked" test "$(LD_LIBRARY_PATH="$work/broken-crypto" rc_of "$B" measure -q -r 1 --json --output out.txt --parity "sha256:$sha" -- true)" = 1
+check "the reason names libcrypto" jq -e '.status == "blocked" and (.reason | test("cannot load libcrypto.so.3: .*; install Debian.s libssl3"))' "$work/out"
+
+# with both, the same session passes (the libraries really are loaded on demand)
+check "with both: ok" test "$(rc_of "$B" measure -q -r 1 --json --output out.txt --parity "sha256:$sha" -- true)" = 0
+check "the digest checked" jq -e --arg s "$sha" '.status == "ok" and .runs[0].parity.sha256 == $s and .runs[0].parity.result == "pass"' "$work/out"
+
+[ "$fails" = 0 ] || { echo "$fails failed"; exit 1; }
