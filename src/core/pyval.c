@@ -2,6 +2,9 @@
  * pyval.c - Python string semantics over UTF-8 text (see pyval.h).
  */
 #include "core/pyval.h"
+#include "core/fmath.h"
+
+#include <math.h>
 
 #include <stdbool.h>
 #include <string.h>
@@ -85,4 +88,21 @@ void bg_py_prefix(struct bg_strbuf *out, const char *s, size_t n)
 	if (i > len)
 		i = len;
 	bg_strbuf_addn(out, s, i);
+}
+
+double bg_py_floordiv(double p, double q)
+{
+	double mod = fmod(p, q), div = (p - mod) / q, fl;
+
+	/* fmod is exact, so p - mod is mathematically a multiple of q; the
+	 * remainder takes the sign of the divisor */
+	if (mod != 0 && (q < 0) != (mod < 0))
+		div -= 1.0;
+	if (div == 0)
+		return copysign(0.0, p / q); /* the sign of the true quotient */
+	/* snap the quotient to the nearest integral value */
+	fl = bg_floor(div);
+	if (div - fl > 0.5)
+		fl += 1.0;
+	return fl;
 }

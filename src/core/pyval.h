@@ -1,6 +1,7 @@
 /*
  * pyval.h - the few Python string semantics the reference tools rely on:
- * str.strip, ASCII lower-casing, code-point slicing. Library-internal.
+ * str.strip, ASCII lower-casing, code-point slicing, and float floor
+ * division. Library-internal.
  * (The value semantics -- ordering, float()/int(), truthiness -- live with
  * the DOM in benchgate/value.h.)
  */
@@ -18,5 +19,8 @@ void bg_py_strip(const char *s, size_t len, size_t *start, size_t *out_len);
 void bg_py_lower(struct bg_strbuf *out, const char *s);
 /* First n code points of s (appended to out). */
 void bg_py_prefix(struct bg_strbuf *out, const char *s, size_t n);
+/* Python's float p // q for q != 0 (CPython's float_floor_div: through
+ * fmod, so 1 // 0.1 is 9.0, not floor(1 / 0.1) = 10.0). */
+double bg_py_floordiv(double p, double q);
 
 #endif

@@ -1808,6 +1808,46 @@ static double num(const struct bg_value *v)
 	return v->type == BG_VTRUE ? 1.0 : 0.0;
 }
 
+/*
+ * Python's int/float comparison, exact: -1, 0 or 1 as i is below, equal to
+ * or above d; 2 when d is NaN (unordered). Converting i to a double instead
+ * would make 2**53 + 1 equal 2**53 + 0.0.
+ */
+static int cmp_int_real(long long i, double d)
+{
+	long long t;
+	double frac;
+
+	if (d != d)
+		return 2;
+	if (d >= 9223372036854775808.0)
+		return -1;
+	if (d < -9223372036854775808.0)
+		return 1;
+	t = (long long)d; /* toward zero; in range */
+	if (i != t)
+		return i < t ? -1 : 1;
+	frac = d - (double)t; /* exact */
+	return frac > 0 ? -1 : frac < 0 ? 1 : 0;
+}
+
+/* Python's comparison of two numbers: -1, 0, 1, or 2 when unordered (NaN). */
+static int cmp_numbers(const struct bg_value *a, const struct bg_value *b)
+{
+	long long x, y;
+	bool ia = bg_value_is_pyint(a, &x), ib = bg_value_is_pyint(b, &y);
+
+	if (ia && ib)
+		return x < y ? -1 : x > y;
+	if (ia)
+		return cmp_int_real(x, b->u.d);
+	if (ib) {
+		int c = cmp_int_real(y, a->u.d);
+		return c == 2 ? 2 : -c;
+	}
+	return a->u.d < b->u.d ? -1 : a->u.d > b->u.d ? 1 : a->u.d == b->u.d ? 0 : 2;
+}
+
 bool bg_value_equal(const struct bg_value *a, const struct bg_value *b)
 {
 	long long x, y;
@@ -1817,7 +1857,7 @@ bool bg_value_equal(const struct bg_value *a, const struct bg_value *b)
 	if (bg_value_is_pyint(a, &x) && bg_value_is_pyint(b, &y))
 		return x == y;
 	if (bg_value_is_pynumber(a) && bg_value_is_pynumber(b))
-		return num(a) == num(b);
+		return cmp_numbers(a, b) == 0;
 	if (a->type != b->type)
 		return false;
 	switch (a->type) {
@@ -1873,11 +1913,8 @@ int bg_value_cmp(const struct bg_value *a, const struct bg_value *b, bool *type_
 		return ra < rb ? -1 : ra > rb ? 1 : 0;
 	}
 	if (ra == 1) {
-		long long x, y;
-		if (bg_value_is_pyint(a, &x) && bg_value_is_pyint(b, &y))
-			return x < y ? -1 : x > y;
-		double p = num(a), q = num(b);
-		return p < q ? -1 : p > q;
+		int c = cmp_numbers(a, b);
+		return c == 2 ? 0 : c; /* NaN: neither below nor above, as Python's < says */
 	}
 	for (size_t i = 0;; i++) {
 		const struct bg_value *x = bg_value_at(a, i), *y = bg_value_at(b, i);

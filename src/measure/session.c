@@ -9,6 +9,7 @@
 #include "benchgate/sha256.h"
 #include "benchgate/stats.h"
 #include "benchgate/strbuf.h"
+#include "core/fmath.h"
 #include "measure/internal.h"
 
 #include <errno.h>
@@ -745,7 +746,7 @@ static void reported_metrics(struct session *s, json_t **stats, json_t **medians
 		json_object_set_new(*stats, name, entry);
 		/* a count stays an integer when its median is one */
 		json_object_set_new(*medians, name,
-				    all_integers && p50 == floor(p50) && fabs(p50) < 9e15 ? json_integer((json_int_t)p50)
+				    all_integers && p50 == bg_floor(p50) && fabs(p50) < 9e15 ? json_integer((json_int_t)p50)
 											  : json_real(p50));
 		free(v.v);
 	}

@@ -3,6 +3,7 @@
  */
 #include "benchgate/stats.h"
 #include "benchgate/status.h"
+#include "core/fmath.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -19,7 +20,7 @@ static int cmp_double(const void *a, const void *b)
 static double sorted_quantile(const double *s, size_t n, double q)
 {
 	double pos = q * (double)(n - 1);
-	size_t lo = (size_t)floor(pos);
+	size_t lo = (size_t)bg_floor(pos);
 	size_t hi = lo + 1 < n ? lo + 1 : lo;
 	double frac = pos - (double)lo;
 

@@ -5,6 +5,7 @@
 #include "benchgate/registry.h"
 #include "benchgate/fsutil.h"
 #include "core/bytes.h"
+#include "core/fmath.h"
 #include "core/pyval.h"
 
 #include <math.h>
@@ -208,7 +209,7 @@ static void add_fixed(struct bg_strbuf *out, double x, int prec)
 {
 	static const double scale[] = {1, 10, 100, 1000, 1e4, 1e5, 1e6};
 	static const unsigned long long iscale[] = {1, 10, 100, 1000, 10000, 100000, 1000000};
-	double ax = fabs(x), y = ax * scale[prec], fl = floor(y), frac = y - fl;
+	double ax = fabs(x), y = ax * scale[prec], fl = bg_floor(y), frac = y - fl;
 
 	if (isfinite(x) && y < 1e12 && fabs(frac - 0.5) > 1e-3) {
 		unsigned long long q = (unsigned long long)(frac > 0.5 ? fl + 1 : fl);

@@ -7,6 +7,7 @@
 #include "benchgate/fsutil.h"
 #include "core/pyval.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -191,6 +192,11 @@ static bool floordiv(struct bg_arena *arena, const struct bg_value *a, const str
 		long long r;
 		if (y == 0)
 			return false;
+		if (x == LLONG_MIN && y == -1) {
+			/* 2**63: no JSON integer here (int64) equals it, the float 2**63 does */
+			*out = bg_value_new_real(arena, 9223372036854775808.0);
+			return true;
+		}
 		r = x / y;
 		if ((x % y != 0) && ((x < 0) != (y < 0)))
 			r--;
@@ -203,7 +209,7 @@ static bool floordiv(struct bg_arena *arena, const struct bg_value *a, const str
 	bg_value_to_float(b, &q);
 	if (q == 0.0)
 		return false;
-	*out = bg_value_new_real(arena, floor(p / q));
+	*out = bg_value_new_real(arena, bg_py_floordiv(p, q));
 	return true;
 }
 

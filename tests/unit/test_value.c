@@ -16,6 +16,8 @@
 #include <unistd.h>
 
 #include "benchgate/value.h"
+#include "core/fmath.h"
+#include "core/pyval.h"
 
 static struct bg_value *parse_n(struct bg_arena *a, const char *text, size_t n)
 {
@@ -330,6 +332,70 @@ static void test_str_and_repr(void **state)
 	expect_repr("false", false, "False");
 }
 
+/* Python compares an int with a float exactly (2**53 + 1 != 2.0**53), and
+ * so must equality and ordering here. */
+static void test_int_float_exact(void **state)
+{
+	struct bg_arena *a = bg_arena_new();
+	struct bg_value *v = parse(a, "[9007199254740993, 9007199254740992.0, 9223372036854775807,"
+				      " 9223372036854775808.0, -9223372036854775808, -9223372036854775808.0,"
+				      " 2, 2.5, -3, -3.5, 1, true]");
+	bool err = false;
+
+	(void)state;
+	assert_false(bg_value_equal(bg_value_at(v, 0), bg_value_at(v, 1)));
+	assert_true(bg_value_cmp(bg_value_at(v, 0), bg_value_at(v, 1), &err) > 0);
+	assert_true(bg_value_cmp(bg_value_at(v, 1), bg_value_at(v, 0), &err) < 0);
+	assert_false(bg_value_equal(bg_value_at(v, 2), bg_value_at(v, 3)));
+	assert_true(bg_value_cmp(bg_value_at(v, 2), bg_value_at(v, 3), &err) < 0);
+	assert_true(bg_value_equal(bg_value_at(v, 4), bg_value_at(v, 5)));
+	assert_true(bg_value_cmp(bg_value_at(v, 6), bg_value_at(v, 7), &err) < 0);
+	assert_true(bg_value_cmp(bg_value_at(v, 8), bg_value_at(v, 9), &err) > 0);
+	assert_true(bg_value_cmp(bg_value_at(v, 9), bg_value_at(v, 8), &err) < 0);
+	assert_true(bg_value_equal(bg_value_at(v, 10), bg_value_at(v, 11)));
+	assert_false(err);
+	bg_arena_free(a);
+}
+
+/* bg_floor is C's floor (the program's libm is static, without floor). */
+static void test_floor(void **state)
+{
+	static const double xs[] = {0.0, -0.0, 0.5, -0.5, 1.0, -1.0, 2.5, -2.5, 1e-300, -1e-300,
+				    4503599627370495.5, -4503599627370495.5, 4503599627370496.0,
+				    -4503599627370497.0, 1e300, -1e300, 9.2e18, -9.3e18, INFINITY,
+				    -INFINITY, 0.9999999999999999, -0.9999999999999999};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(xs) / sizeof(xs[0]); i++) {
+		double want = floor(xs[i]), got = bg_floor(xs[i]);
+		assert_true(got == want);
+		assert_int_equal(signbit(got) != 0, signbit(want) != 0);
+	}
+	assert_true(isnan(bg_floor(NAN)));
+	/* and over a sweep of fractions either side of zero */
+	for (int k = -4000; k <= 4000; k++) {
+		double x = k / 7.0 + k * 1e-3;
+		assert_true(bg_floor(x) == floor(x));
+	}
+}
+
+/* Python's float // (values printed by python3 -c "print(p // q)"). */
+static void test_py_floordiv(void **state)
+{
+	static const struct { double p, q, want; } cases[] = {
+		{1, 0.1, 9.0}, {-1, 0.1, -10.0}, {128, 0.1, 1279.0}, {7.5, 2, 3.0}, {-7.5, 2, -4.0},
+		{7.5, -2, -4.0}, {-7.5, -2, 3.0}, {1, INFINITY, 0.0}, {-1, INFINITY, -1.0},
+		{128, 4, 32.0}, {1e308, 1e-308, INFINITY},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		assert_true(bg_py_floordiv(cases[i].p, cases[i].q) == cases[i].want);
+	assert_true(signbit(bg_py_floordiv(-0.0, 1.0)));  /* -0.0 // 1.0 is -0.0 */
+	assert_true(signbit(bg_py_floordiv(0.0, -1.0)));  /* 0.0 // -1.0 is -0.0 */
+	assert_false(signbit(bg_py_floordiv(0.0, 1.0)));
+}
+
 static void test_python_semantics(void **state)
 {
 	struct bg_arena *a = bg_arena_new();
@@ -466,6 +532,9 @@ int main(void)
 		cmocka_unit_test(test_dump_matches_python),
 		cmocka_unit_test(test_str_and_repr),
 		cmocka_unit_test(test_python_semantics),
+		cmocka_unit_test(test_int_float_exact),
+		cmocka_unit_test(test_floor),
+		cmocka_unit_test(test_py_floordiv),
 		cmocka_unit_test(test_construction),
 		cmocka_unit_test(test_parse_file),
 	};
