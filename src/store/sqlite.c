@@ -6,13 +6,13 @@
  * come as new migrations appended to the list, never by editing old ones.
  */
 #include "store/store_impl.h"
+#include "store/sqlite_api.h"
 #include "benchgate/fsutil.h"
 #include "benchgate/measure.h"
 #include "benchgate/strbuf.h"
 
 #include <errno.h>
 #include <math.h>
-#include "store/sqlite_api.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
