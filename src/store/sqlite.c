@@ -89,8 +89,8 @@ static int current_version(struct sqlite_store *s, int *version, struct bg_ctx *
 
 	*version = 0;
 	rc = sym_sqlite3_prepare_v2(s->db,
-				"SELECT name FROM sqlite_master WHERE type='table' AND name='schema_migrations'",
-				-1, &st, NULL);
+				    "SELECT name FROM sqlite_master WHERE type='table' AND name='schema_migrations'",
+				    -1, &st, NULL);
 	if (rc != SQLITE_OK)
 		return db_error(s, ctx, "cannot read the schema");
 	rc = sym_sqlite3_step(st);
@@ -100,7 +100,7 @@ static int current_version(struct sqlite_store *s, int *version, struct bg_ctx *
 	if (rc != SQLITE_ROW)
 		return db_error(s, ctx, "cannot read the schema");
 	if (sym_sqlite3_prepare_v2(s->db, "SELECT COALESCE(MAX(version), 0) FROM schema_migrations", -1,
-			       &st, NULL) != SQLITE_OK)
+				   &st, NULL) != SQLITE_OK)
 		return db_error(s, ctx, "cannot read the schema version");
 	if (sym_sqlite3_step(st) == SQLITE_ROW)
 		*version = sym_sqlite3_column_int(st, 0);
@@ -448,13 +448,13 @@ static int put_session(struct bg_store *base, const json_t *doc, long long *id,
 	if (rc)
 		return rc;
 	if (sym_sqlite3_prepare_v2(s->db,
-			       "INSERT INTO sessions (started_at, finished_at, kind, status, reason, command,"
-			       " timed_runs, wall_min_ns, wall_p50_ns, wall_p95_ns, wall_max_ns, wall_mad_ns,"
-			       " cpu_p50_ns, max_rss_bytes, tree_peak_bytes, gpu_peak_bytes, memory_source,"
-			       " parity_kind, parity, cache_state, git_revision, git_dirty, diff_sha256,"
-			       " benchgate_version, experiment_id, gate_id, tier, computer, document)"
-			       " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-			       -1, &st, NULL) != SQLITE_OK)
+				   "INSERT INTO sessions (started_at, finished_at, kind, status, reason, command,"
+				   " timed_runs, wall_min_ns, wall_p50_ns, wall_p95_ns, wall_max_ns, wall_mad_ns,"
+				   " cpu_p50_ns, max_rss_bytes, tree_peak_bytes, gpu_peak_bytes, memory_source,"
+				   " parity_kind, parity, cache_state, git_revision, git_dirty, diff_sha256,"
+				   " benchgate_version, experiment_id, gate_id, tier, computer, document)"
+				   " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+				   -1, &st, NULL) != SQLITE_OK)
 		goto fail;
 	bind_text(st, 1, json_object_get(doc, "started_at"));
 	bind_text(st, 2, json_object_get(doc, "finished_at"));
@@ -517,7 +517,7 @@ static int put_session(struct bg_store *base, const json_t *doc, long long *id,
 			size_t end = k + 1 < rows ? starts[k + 1] : text.len;
 
 			sym_sqlite3_bind_text(st, (int)k * RUN_COLUMNS + 13, text.buf + starts[k],
-					  (int)(end - starts[k]), SQLITE_STATIC);
+					      (int)(end - starts[k]), SQLITE_STATIC);
 		}
 		if (sym_sqlite3_step(st) != SQLITE_DONE)
 			goto fail;
@@ -612,9 +612,9 @@ static int list_sessions(struct bg_store *base, long last, json_t **out, struct 
 
 	*out = NULL;
 	if (sym_sqlite3_prepare_v2(s->db,
-			       "SELECT * FROM (SELECT " SUMMARY_COLUMNS
-			       " FROM sessions ORDER BY id DESC LIMIT ?) ORDER BY id",
-			       -1, &st, NULL) != SQLITE_OK)
+				   "SELECT * FROM (SELECT " SUMMARY_COLUMNS
+				   " FROM sessions ORDER BY id DESC LIMIT ?) ORDER BY id",
+				   -1, &st, NULL) != SQLITE_OK)
 		return db_error(s, ctx, "cannot list sessions");
 	sym_sqlite3_bind_int64(st, 1, last > 0 ? last : -1);
 	return collect_rows(s, st, "cannot list sessions", out, ctx);
@@ -644,7 +644,7 @@ static int get_session(struct bg_store *base, long long id, json_t **out, struct
 	json_object_set_new(doc, "id", json_integer(id));
 	runs = json_array();
 	if (sym_sqlite3_prepare_v2(s->db, "SELECT record FROM runs WHERE session_id = ? ORDER BY ordinal",
-			       -1, &st, NULL) != SQLITE_OK) {
+				   -1, &st, NULL) != SQLITE_OK) {
 		json_decref(doc);
 		json_decref(runs);
 		return db_error(s, ctx, "cannot read the runs");
@@ -673,9 +673,9 @@ static int log_curation(struct sqlite_store *s, long long id, const char *curati
 	int rc;
 
 	if (sym_sqlite3_prepare_v2(s->db,
-			       "INSERT INTO curations (session_id, curation, why, who, at)"
-			       " VALUES (?, ?, ?, ?, strftime('%Y-%m-%dT%H:%M:%fZ','now'))",
-			       -1, &st, NULL) != SQLITE_OK)
+				   "INSERT INTO curations (session_id, curation, why, who, at)"
+				   " VALUES (?, ?, ?, ?, strftime('%Y-%m-%dT%H:%M:%fZ','now'))",
+				   -1, &st, NULL) != SQLITE_OK)
 		return -1;
 	sym_sqlite3_bind_int64(st, 1, id);
 	sym_sqlite3_bind_text(st, 2, curation, -1, SQLITE_TRANSIENT);
@@ -704,11 +704,11 @@ static int set_decision(struct bg_store *base, long long id, const char *key_id,
 	if (rc)
 		return rc;
 	if (sym_sqlite3_prepare_v2(s->db,
-			       "UPDATE sessions SET key_id = ?, key = ?, decision = ?, decision_doc = ?,"
-			       " curation = ?, curated_by = 'benchgate',"
-			       " curated_at = strftime('%Y-%m-%dT%H:%M:%fZ','now'), curation_why = ?"
-			       " WHERE id = ?",
-			       -1, &st, NULL) != SQLITE_OK)
+				   "UPDATE sessions SET key_id = ?, key = ?, decision = ?, decision_doc = ?,"
+				   " curation = ?, curated_by = 'benchgate',"
+				   " curated_at = strftime('%Y-%m-%dT%H:%M:%fZ','now'), curation_why = ?"
+				   " WHERE id = ?",
+				   -1, &st, NULL) != SQLITE_OK)
 		goto fail;
 	snprintf(why, sizeof(why), "decision: %s", name);
 	sym_sqlite3_bind_text(st, 1, key_id, -1, SQLITE_TRANSIENT);
@@ -747,11 +747,11 @@ static int baseline(struct bg_store *base, const char *key_id, long long exclude
 
 	*out = NULL;
 	if (sym_sqlite3_prepare_v2(s->db,
-			       "SELECT " VERDICT_COLUMNS " FROM sessions WHERE key_id = ?"
-			       " AND curation IN ('accepted', 'auto-accepted')"
-			       " AND tier IN ('scheduled-profile', 'release-signoff') AND status = 'ok'"
-			       " AND id <> ? ORDER BY id DESC LIMIT ?",
-			       -1, &st, NULL) != SQLITE_OK)
+				   "SELECT " VERDICT_COLUMNS " FROM sessions WHERE key_id = ?"
+				   " AND curation IN ('accepted', 'auto-accepted')"
+				   " AND tier IN ('scheduled-profile', 'release-signoff') AND status = 'ok'"
+				   " AND id <> ? ORDER BY id DESC LIMIT ?",
+				   -1, &st, NULL) != SQLITE_OK)
 		return db_error(s, ctx, "cannot read the baseline");
 	sym_sqlite3_bind_text(st, 1, key_id ? key_id : "", -1, SQLITE_TRANSIENT);
 	sym_sqlite3_bind_int64(st, 2, exclude_id);
@@ -804,9 +804,9 @@ static int curate(struct bg_store *base, long long id, const char *curation, con
 	}
 	free(decision);
 	if (sym_sqlite3_prepare_v2(s->db,
-			       "UPDATE sessions SET curation = ?, curation_why = ?, curated_by = ?,"
-			       " curated_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?",
-			       -1, &st, NULL) != SQLITE_OK)
+				   "UPDATE sessions SET curation = ?, curation_why = ?, curated_by = ?,"
+				   " curated_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?",
+				   -1, &st, NULL) != SQLITE_OK)
 		goto fail;
 	sym_sqlite3_bind_text(st, 1, curation, -1, SQLITE_TRANSIENT);
 	sym_sqlite3_bind_text(st, 2, why, -1, SQLITE_TRANSIENT);
@@ -856,9 +856,9 @@ static int verdict(struct bg_store *base, long long id, json_t **out, struct bg_
 
 	*out = NULL;
 	if (sym_sqlite3_prepare_v2(s->db,
-			       "SELECT " VERDICT_COLUMNS ", key, decision_doc AS decision_document"
-			       " FROM sessions WHERE id = ?",
-			       -1, &st, NULL) != SQLITE_OK)
+				   "SELECT " VERDICT_COLUMNS ", key, decision_doc AS decision_document"
+				   " FROM sessions WHERE id = ?",
+				   -1, &st, NULL) != SQLITE_OK)
 		return db_error(s, ctx, "cannot read the decision");
 	sym_sqlite3_bind_int64(st, 1, id);
 	if ((rc = collect_rows(s, st, "cannot read the decision", &rows, ctx)))
@@ -869,8 +869,8 @@ static int verdict(struct bg_store *base, long long id, json_t **out, struct bg_
 				s->display, id);
 	}
 	if (sym_sqlite3_prepare_v2(s->db,
-			       "SELECT curation, why, who, at FROM curations WHERE session_id = ? ORDER BY seq",
-			       -1, &st, NULL) != SQLITE_OK) {
+				   "SELECT curation, why, who, at FROM curations WHERE session_id = ? ORDER BY seq",
+				   -1, &st, NULL) != SQLITE_OK) {
 		json_decref(rows);
 		return db_error(s, ctx, "cannot read the curations");
 	}
