@@ -51,6 +51,7 @@ FUZZ_SEEDS_fuzz_reported = reported
 FUZZ_MAX_LEN_fuzz_project = 65536
 FUZZ_DICT_fuzz_registry = tests/fuzz/fuzz_registry.dict
 FUZZ_DICT_fuzz_promote = tests/fuzz/fuzz_registry.dict
+FUZZ_DICT_fuzz_project = tests/fuzz/fuzz_project.dict
 fuzz:
 	CC=clang cmake -S . -B build-fuzz -DBENCHGATE_LIBFUZZER=ON -DBENCHGATE_SANITIZE=ON -DBENCHGATE_TESTS=OFF -DCMAKE_BUILD_TYPE=Debug >/dev/null
 	cmake --build build-fuzz -j $(JOBS) --target $(FUZZ_TARGET)
