@@ -51,10 +51,11 @@ FUZZ_SEEDS_fuzz_reported = reported
 FUZZ_MAX_LEN_fuzz_project = 65536
 FUZZ_DICT_fuzz_registry = tests/fuzz/fuzz_registry.dict
 FUZZ_DICT_fuzz_promote = tests/fuzz/fuzz_registry.dict
-FUZZ_DICT_fuzz_project = tests/fuzz/fuzz_project.dict
+FUZZ_DICT_fuzz_project = tests/fuzz/fuzz_registry.dict tests/fuzz/fuzz_project.dict
 fuzz:
 	CC=clang cmake -S . -B build-fuzz -DBENCHGATE_LIBFUZZER=ON -DBENCHGATE_SANITIZE=ON -DBENCHGATE_TESTS=OFF -DCMAKE_BUILD_TYPE=Debug >/dev/null
 	cmake --build build-fuzz -j $(JOBS) --target $(FUZZ_TARGET)
 	mkdir -p build-fuzz/corpus-$(FUZZ_TARGET)
 	for d in $(FUZZ_SEEDS_$(FUZZ_TARGET)); do cp tests/fuzz/corpus/$$d/* build-fuzz/corpus-$(FUZZ_TARGET)/; done
-	build-fuzz/$(FUZZ_TARGET) -max_total_time=$${FUZZ_SECONDS:-60} -max_len=$(or $(FUZZ_MAX_LEN_$(FUZZ_TARGET)),8192) $(if $(FUZZ_DICT_$(FUZZ_TARGET)),-dict=$(FUZZ_DICT_$(FUZZ_TARGET))) build-fuzz/corpus-$(FUZZ_TARGET)
+	cat /dev/null $(FUZZ_DICT_$(FUZZ_TARGET)) >build-fuzz/$(FUZZ_TARGET).dict
+	build-fuzz/$(FUZZ_TARGET) -max_total_time=$${FUZZ_SECONDS:-60} -max_len=$(or $(FUZZ_MAX_LEN_$(FUZZ_TARGET)),8192) $(if $(FUZZ_DICT_$(FUZZ_TARGET)),-dict=build-fuzz/$(FUZZ_TARGET).dict) build-fuzz/corpus-$(FUZZ_TARGET)
