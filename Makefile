@@ -50,6 +50,7 @@ FUZZ_SEEDS_fuzz_promote = registry promote
 FUZZ_SEEDS_fuzz_reported = reported
 FUZZ_MAX_LEN_fuzz_project = 65536
 FUZZ_DICT_fuzz_registry = tests/fuzz/fuzz_registry.dict
+FUZZ_DICT_fuzz_json = tests/fuzz/fuzz_registry.dict
 FUZZ_DICT_fuzz_promote = tests/fuzz/fuzz_registry.dict
 FUZZ_DICT_fuzz_project = tests/fuzz/fuzz_registry.dict tests/fuzz/fuzz_project.dict
 fuzz:
