@@ -10,8 +10,11 @@
 
 #include "benchgate/status.h"
 
-/* BG_EIO "cannot load libcrypto.so.3: ...; install Debian's libssl3" when
- * libcrypto cannot be loaded; hex is then unchanged. */
+/* Loads libcrypto now, so that a caller can fail before work whose results
+ * it would need to hash: BG_OK, or BG_EIO "cannot load libcrypto.so.3: ...;
+ * install Debian's libssl3". */
+int bg_sha256_ready(struct bg_ctx *ctx);
+/* The same BG_EIO when libcrypto cannot be loaded; hex is then unchanged. */
 int bg_sha256_hex(const void *data, size_t len, char hex[65], struct bg_ctx *ctx);
 /* Also BG_EIO "PATH: cannot read: REASON" when the file cannot be read. */
 int bg_sha256_file(const char *path, const char *display, char hex[65], struct bg_ctx *ctx);

@@ -64,6 +64,11 @@ static int init_crypto(struct bg_ctx *ctx)
 	return rc;
 }
 
+int bg_sha256_ready(struct bg_ctx *ctx)
+{
+	return init_crypto(ctx);
+}
+
 /* A new digest context, or NULL with the reason on ctx. */
 static EVP_MD_CTX *digest_new(struct bg_ctx *ctx)
 {

@@ -936,6 +936,9 @@ int bg_measure_session(const struct bg_measure_opts *o, json_t **out, struct bg_
 	rc = check_opts(o, ctx);
 	if (rc)
 		return rc;
+	/* every declared output is hashed: no run starts when that cannot be done */
+	if (o->noutputs && (rc = bg_sha256_ready(ctx)) != BG_OK)
+		return rc;
 	memset(&s, 0, sizeof(s));
 	s.o = o;
 	s.psi_fd = bg_sys_psi_open();

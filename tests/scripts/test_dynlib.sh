@@ -39,9 +39,12 @@ check "names the library and the package" grep -q "benchgate: cannot load libsql
 check "nothing ran" test ! -e ran
 check "no store created" test ! -e .benchgate/store.sqlite3
 
-# no libcrypto: the parity check cannot hash, so the session blocks with the reason
-check "broken libcrypto: blocked" test "$(LD_LIBRARY_PATH="$work/broken-crypto" rc_of "$B" measure -q -r 1 --json --output out.txt --parity "sha256:$sha" -- true)" = 1
-check "the reason names libcrypto" jq -e '.status == "blocked" and (.reason | test("cannot load libcrypto.so.3: .*; install Debian.s libssl3"))' "$work/out"
+# no libcrypto: outputs cannot be hashed, so nothing runs (exit 4) and nothing is stored
+check "broken libcrypto: exit 4" test "$(LD_LIBRARY_PATH="$work/broken-crypto" rc_of "$B" measure -q -r 1 --output out.txt --parity "sha256:$sha" -- touch ran)" = 4
+check "names libcrypto and the package" grep -q "benchgate: cannot load libcrypto.so.3: .*; install Debian's libssl3" "$work/err"
+check "nothing ran" test ! -e ran
+"$B" sessions --json >"$work/sessions.json"
+check "no session stored" jq -e 'length == 0' "$work/sessions.json"
 
 # with both, the same session passes (the libraries really are loaded on demand)
 check "with both: ok" test "$(rc_of "$B" measure -q -r 1 --json --output out.txt --parity "sha256:$sha" -- true)" = 0
