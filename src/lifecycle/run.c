@@ -340,6 +340,10 @@ static int preflight(struct run *r, struct bg_ctx *ctx)
 		r->measure = json_object();
 	else if ((rc = subst_json(measure, q->gate, &r->measure, ctx)))
 		return rc;
+	/* the inputs, outputs and artifacts are all hashed: fail (exit 4) before
+	 * anything is written when libcrypto cannot be loaded */
+	if ((rc = bg_sha256_ready(ctx)) != BG_OK)
+		return rc;
 	/* declared inputs must exist: their SHA-256 is provenance */
 	r->inputs = json_array();
 	json_array_foreach(json_object_get(rb, "inputs"), i, x) {

@@ -46,6 +46,19 @@ check "nothing ran" test ! -e ran
 "$B" sessions --json >"$work/sessions.json"
 check "no session stored" jq -e 'length == 0' "$work/sessions.json"
 
+# run: refused before any experiment is written (exit 4, not a preflight refusal)
+cp -R "$S/tests/cli/trees/lifecycle" "$work/life" && chmod -R u+w "$work/life"
+(
+	cd "$work/life" || exit 1
+	"$B" render >/dev/null
+	git init -q . && git add -A && git -c user.email=t@t -c user.name=t commit -qm init
+) || exit 1
+cp "$work/life/experiments/RUNS.md" "$work/runs-before.md"
+check "run, broken libcrypto: exit 4" test "$(cd "$work/life" && LD_LIBRARY_PATH="$work/broken-crypto" rc_of "$B" run -q life.ok --tier pr-smoke --question 'does it run?')" = 4
+check "run names libcrypto" grep -q "benchgate: cannot load libcrypto.so.3: .*; install Debian's libssl3" "$work/err"
+check "run wrote no experiment" test "$(ls "$work/life/experiments")" = RUNS.md
+check "RUNS.md unchanged" cmp -s "$work/runs-before.md" "$work/life/experiments/RUNS.md"
+
 # with both, the same session passes (the libraries really are loaded on demand)
 check "with both: ok" test "$(rc_of "$B" measure -q -r 1 --json --output out.txt --parity "sha256:$sha" -- true)" = 0
 check "the digest checked" jq -e --arg s "$sha" '.status == "ok" and .runs[0].parity.sha256 == $s and .runs[0].parity.result == "pass"' "$work/out"
