@@ -694,6 +694,10 @@ int bg_promotion_run(const struct bg_config *cfg, struct bg_store *store, long l
 
 	*report = NULL;
 	memset(&reg, 0, sizeof(reg));
+	/* the artifacts are checked by their SHA-256: a missing libcrypto is a
+	 * system failure (exit 4), not a mismatch of every artifact */
+	if ((rc = bg_sha256_ready(ctx)) != BG_OK)
+		return rc;
 	/* one promotion at a time: each reads the registry, the evidence index
 	 * and the document, and writes them back */
 	if ((rc = bg_lifecycle_lock(cfg, "promote.lock", NULL, &lock, ctx)))

@@ -58,6 +58,10 @@ check "run, broken libcrypto: exit 4" test "$(cd "$work/life" && LD_LIBRARY_PATH
 check "run names libcrypto" grep -q "benchgate: cannot load libcrypto.so.3: .*; install Debian's libssl3" "$work/err"
 check "run wrote no experiment" test "$(ls "$work/life/experiments")" = RUNS.md
 check "RUNS.md unchanged" cmp -s "$work/runs-before.md" "$work/life/experiments/RUNS.md"
+# promote: its artifact checks hash, so it stops with exit 4 rather than call them mismatched
+check "run with both libraries" test "$(cd "$work/life" && rc_of "$B" run -q life.ok --tier pr-smoke --question 'does it run?')" = 0
+check "promote, broken libcrypto: exit 4" test "$(cd "$work/life" && LD_LIBRARY_PATH="$work/broken-crypto" rc_of "$B" promote 1)" = 4
+check "promote names libcrypto" grep -q "benchgate: cannot load libcrypto.so.3" "$work/err"
 
 # with both, the same session passes (the libraries really are loaded on demand)
 check "with both: ok" test "$(rc_of "$B" measure -q -r 1 --json --output out.txt --parity "sha256:$sha" -- true)" = 0
