@@ -309,9 +309,10 @@ int bg_experiment_mark_failed(const struct bg_config *cfg, const char *id, json_
 	bg_config_path(cfg, &abs, rel.buf);
 	bg_json_dump_py(&text, note, 2, true);
 	bg_strbuf_addch(&text, '\n');
-	if ((rc = bg_file_write_atomic(abs.buf, rel.buf, text.buf, text.len, ctx)))
-		goto out;
+	/* hashed first: nothing is written when libcrypto cannot be loaded */
 	if ((rc = bg_sha256_hex(text.buf, text.len, hex, ctx)))
+		goto out;
+	if ((rc = bg_file_write_atomic(abs.buf, rel.buf, text.buf, text.len, ctx)))
 		goto out;
 	bg_strbuf_addf(&result, "failed: %s", reason);
 	json_object_set_new(manifest, "status", json_string("failed"));
