@@ -1,5 +1,5 @@
 /*
- * fmath.h - floor() without libm's run-time CPU dispatch. glibc's floor,
+ * fmath.h - floor() and ceil() without libm's run-time CPU dispatch. glibc's floor,
  * ceil and trunc choose an SSE4.1 variant through an IFUNC that needs
  * ld.so's internal CPU data, so a static libm cannot provide them to a
  * dynamic program, and the program links libm statically (CMakeLists.txt).
@@ -20,6 +20,12 @@ static inline double bg_floor(double x)
 		return x;
 	t = (double)(long long)x; /* toward zero, exact in this range */
 	return t > x ? t - 1.0 : t;
+}
+
+/* ceil(x), exactly as C's (-0.0 for x in (-1, 0), as C gives). */
+static inline double bg_ceil(double x)
+{
+	return -bg_floor(-x);
 }
 
 #endif

@@ -897,17 +897,10 @@ static void run_phases(struct session *s, struct bg_ctx *ctx, int *rc)
 			if (n >= o->max_runs || (n >= o->min_runs && s->timed_wall_s >= o->min_time))
 				break;
 			planned = o->min_runs;
-			if (per > 0 && o->min_time / per > (double)planned) {
-				double want = o->min_time / per; /* in (planned, ...) */
-				if (want > (double)o->max_runs) {
-					planned = o->max_runs;
-				} else {
-					/* ceil, for a positive value within long's range */
-					planned = (long)want;
-					if ((double)planned < want)
-						planned++;
-				}
-			}
+			if (per > 0 && o->min_time / per > (double)planned)
+				planned = o->min_time / per > (double)o->max_runs
+						  ? o->max_runs
+						  : (long)bg_ceil(o->min_time / per);
 		} else {
 			if (n >= o->runs)
 				break;

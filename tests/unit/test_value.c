@@ -357,7 +357,7 @@ static void test_int_float_exact(void **state)
 	bg_arena_free(a);
 }
 
-/* bg_floor is C's floor (the program's libm is static, without floor). */
+/* bg_floor and bg_ceil are C's (the program's libm is static, without them). */
 static void test_floor(void **state)
 {
 	static const double xs[] = {0.0, -0.0, 0.5, -0.5, 1.0, -1.0, 2.5, -2.5, 1e-300, -1e-300,
@@ -372,6 +372,11 @@ static void test_floor(void **state)
 		assert_int_equal(signbit(got) != 0, signbit(want) != 0);
 	}
 	assert_true(isnan(bg_floor(NAN)));
+	for (size_t i = 0; i < sizeof(xs) / sizeof(xs[0]); i++) {
+		double want = ceil(xs[i]), got = bg_ceil(xs[i]);
+		assert_true(got == want);
+		assert_int_equal(signbit(got) != 0, signbit(want) != 0);
+	}
 	/* and over a sweep of fractions either side of zero */
 	for (int k = -4000; k <= 4000; k++) {
 		double x = k / 7.0 + k * 1e-3;
