@@ -23,6 +23,7 @@
 #endif
 
 static __typeof__(OPENSSL_init_crypto) *sym_OPENSSL_init_crypto;
+static __typeof__(EVP_Digest) *sym_EVP_Digest;
 static __typeof__(EVP_sha256) *sym_EVP_sha256;
 static __typeof__(EVP_MD_CTX_new) *sym_EVP_MD_CTX_new;
 static __typeof__(EVP_MD_CTX_free) *sym_EVP_MD_CTX_free;
@@ -32,6 +33,7 @@ static __typeof__(EVP_DigestFinal_ex) *sym_EVP_DigestFinal_ex;
 
 static const struct bg_dynsym crypto_syms[] = {
 	{"OPENSSL_init_crypto", &sym_OPENSSL_init_crypto},
+	{"EVP_Digest", &sym_EVP_Digest},
 	{"EVP_sha256", &sym_EVP_sha256},
 	{"EVP_MD_CTX_new", &sym_EVP_MD_CTX_new},
 	{"EVP_MD_CTX_free", &sym_EVP_MD_CTX_free},
@@ -101,15 +103,16 @@ static int digest_finish(EVP_MD_CTX *md_ctx, char hex[65], struct bg_ctx *ctx)
 
 int bg_sha256_hex(const void *data, size_t len, char hex[65], struct bg_ctx *ctx)
 {
-	EVP_MD_CTX *md_ctx = digest_new(ctx);
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int n = 0;
+	int rc = init_crypto(ctx);
 
-	if (!md_ctx)
-		return ctx->status;
-	if (!sym_EVP_DigestUpdate(md_ctx, data, len)) {
-		sym_EVP_MD_CTX_free(md_ctx);
+	if (rc != BG_OK)
+		return rc;
+	if (!sym_EVP_Digest(data, len, md, &n, sym_EVP_sha256(), NULL) || n != 32)
 		return bg_error(ctx, BG_EIO, "cannot compute a SHA-256 digest (%s)", BG_LIBCRYPTO_SONAME);
-	}
-	return digest_finish(md_ctx, hex, ctx);
+	to_hex(md, n, hex);
+	return BG_OK;
 }
 
 int bg_sha256_file(const char *path, const char *display, char hex[65], struct bg_ctx *ctx)
