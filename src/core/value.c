@@ -1850,12 +1850,8 @@ static int cmp_numbers(const struct bg_value *a, const struct bg_value *b)
 
 bool bg_value_equal(const struct bg_value *a, const struct bg_value *b)
 {
-	long long x, y;
-
 	if (!a || !b)
 		return (!a || a->type == BG_VNULL) && (!b || b->type == BG_VNULL);
-	if (bg_value_is_pyint(a, &x) && bg_value_is_pyint(b, &y))
-		return x == y;
 	if (bg_value_is_pynumber(a) && bg_value_is_pynumber(b))
 		return cmp_numbers(a, b) == 0;
 	if (a->type != b->type)
