@@ -446,11 +446,6 @@ static bool all_strings(const json_t *list)
 }
 
 /*
- * The measure object's fields, each of its type and range (DESIGN.md), and
- * no other: a field the engine would not honour (a typo, a quoted number)
- * is refused here, before anything is written, instead of being ignored.
- */
-/*
  * The first member of obj that is not one of names, or NULL; *list
  * receives names joined with ", " for the message (the caller releases it).
  */
@@ -472,6 +467,11 @@ static const char *unknown_member(const json_t *obj, const char *const *names, s
 	return NULL;
 }
 
+/*
+ * The measure object's fields, each of its type and range (DESIGN.md), and
+ * no other: a field the engine would not honour (a typo, a quoted number)
+ * is refused here, before anything is written, instead of being ignored.
+ */
 static int check_measure(const struct run *r, struct bg_ctx *ctx)
 {
 	static const char *const fields[] = {
