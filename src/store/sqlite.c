@@ -559,8 +559,49 @@ static json_t *column_json(sqlite3_stmt *st, int i)
 /* ... and those a decision adds (migration 2). */
 #define VERDICT_COLUMNS SUMMARY_COLUMNS ", key_id, decision, curation, curated_by, curated_at, curation_why"
 
-/* One result row as an object: JSON text columns (command, key, decision_doc) parsed, git_dirty a boolean. */
-static json_t *row_object(sqlite3_stmt *st)
+/*
+ * A stored JSON text that does not parse, or not to what it must be: the
+ * store was damaged outside benchgate. Names the session and the column.
+ */
+static int corrupt(struct sqlite_store *s, long long id, const char *what, const json_error_t *err,
+		   struct bg_ctx *ctx)
+{
+	if (err)
+		return bg_error(ctx, BG_EIO, "%s: session %lld: the stored %s is not valid JSON (%d:%d: %s);"
+				" the store is corrupted: restore it from a backup", s->display, id, what,
+				err->line, err->column, err->text);
+	return bg_error(ctx, BG_EIO, "%s: session %lld: the stored %s is not a JSON object; the store is"
+			" corrupted: restore it from a backup", s->display, id, what);
+}
+
+/*
+ * A query over the sessions failed: when SQLite's JSON functions met a
+ * document that does not parse, the message names that session.
+ */
+static int query_error(struct sqlite_store *s, struct bg_ctx *ctx, const char *what)
+{
+	sqlite3_stmt *st;
+	long long id = 0;
+
+	if (strstr(sym_sqlite3_errmsg(s->db), "JSON") &&
+	    sym_sqlite3_prepare_v2(s->db, "SELECT id FROM sessions WHERE NOT json_valid(document) ORDER BY id LIMIT 1",
+				   -1, &st, NULL) == SQLITE_OK) {
+		if (sym_sqlite3_step(st) == SQLITE_ROW)
+			id = sym_sqlite3_column_int64(st, 0);
+		sym_sqlite3_finalize(st);
+		if (id)
+			return bg_error(ctx, BG_EIO, "%s: %s: session %lld: the stored document is not valid JSON;"
+					" the store is corrupted: restore it from a backup", s->display, what, id);
+	}
+	return db_error(s, ctx, what);
+}
+
+/*
+ * One result row as an object: JSON text columns (command, key,
+ * decision_document) parsed, git_dirty a boolean. NULL when a JSON column
+ * does not parse, with *bad naming it and *err saying why.
+ */
+static json_t *row_object(sqlite3_stmt *st, const char **bad, json_error_t *err)
 {
 	json_t *row = json_object();
 	int n = sym_sqlite3_column_count(st);
@@ -571,10 +612,15 @@ static json_t *row_object(sqlite3_stmt *st)
 
 		if ((strcmp(name, "command") == 0 || strcmp(name, "key") == 0 ||
 		     strcmp(name, "decision_document") == 0) && json_is_string(v)) {
-			json_t *parsed = json_loads(json_string_value(v), JSON_DECODE_ANY, NULL);
+			json_t *parsed = json_loads(json_string_value(v), JSON_DECODE_ANY, err);
 
 			json_decref(v);
-			v = parsed ? parsed : json_null();
+			if (!parsed) {
+				*bad = name;
+				json_decref(row);
+				return NULL;
+			}
+			v = parsed;
 		} else if (strcmp(name, "git_dirty") == 0 && json_is_integer(v)) {
 			json_t *b = json_boolean(json_integer_value(v) != 0);
 
@@ -594,12 +640,26 @@ static int collect_rows(struct sqlite_store *s, sqlite3_stmt *st, const char *wh
 	int rc;
 
 	*out = NULL;
-	while ((rc = sym_sqlite3_step(st)) == SQLITE_ROW)
-		json_array_append_new(arr, row_object(st));
+	while ((rc = sym_sqlite3_step(st)) == SQLITE_ROW) {
+		const char *bad = NULL;
+		json_error_t err;
+		json_t *row = row_object(st, &bad, &err);
+
+		if (!row) {
+			long long id = sym_sqlite3_column_int64(st, 0); /* every query selects id first */
+			char col[32];
+
+			snprintf(col, sizeof(col), "%s", strcmp(bad, "decision_document") == 0 ? "decision" : bad);
+			sym_sqlite3_finalize(st);
+			json_decref(arr);
+			return corrupt(s, id, col, &err, ctx);
+		}
+		json_array_append_new(arr, row);
+	}
 	sym_sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {
 		json_decref(arr);
-		return db_error(s, ctx, what);
+		return query_error(s, ctx, what);
 	}
 	*out = arr;
 	return BG_OK;
@@ -625,6 +685,7 @@ static int get_session(struct bg_store *base, long long id, json_t **out, struct
 	struct sqlite_store *s = (struct sqlite_store *)base;
 	sqlite3_stmt *st;
 	json_t *doc = NULL, *runs;
+	json_error_t err;
 	int rc;
 
 	*out = NULL;
@@ -633,8 +694,14 @@ static int get_session(struct bg_store *base, long long id, json_t **out, struct
 		return db_error(s, ctx, "cannot read the session");
 	sym_sqlite3_bind_int64(st, 1, id);
 	rc = sym_sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		doc = json_loads((const char *)sym_sqlite3_column_text(st, 0), 0, NULL);
+	if (rc == SQLITE_ROW) {
+		doc = json_loads((const char *)sym_sqlite3_column_text(st, 0), 0, &err);
+		if (!doc || !json_is_object(doc)) {
+			sym_sqlite3_finalize(st);
+			json_decref(doc);
+			return corrupt(s, id, "document", doc ? NULL : &err, ctx);
+		}
+	}
 	sym_sqlite3_finalize(st);
 	if (rc == SQLITE_DONE)
 		return bg_error(ctx, BG_ECHECK, "%s: no session with id %lld; see 'benchgate sessions'",
@@ -643,7 +710,7 @@ static int get_session(struct bg_store *base, long long id, json_t **out, struct
 		return db_error(s, ctx, "cannot read the session");
 	json_object_set_new(doc, "id", json_integer(id));
 	runs = json_array();
-	if (sym_sqlite3_prepare_v2(s->db, "SELECT record FROM runs WHERE session_id = ? ORDER BY ordinal",
+	if (sym_sqlite3_prepare_v2(s->db, "SELECT record, ordinal FROM runs WHERE session_id = ? ORDER BY ordinal",
 				   -1, &st, NULL) != SQLITE_OK) {
 		json_decref(doc);
 		json_decref(runs);
@@ -651,9 +718,19 @@ static int get_session(struct bg_store *base, long long id, json_t **out, struct
 	}
 	sym_sqlite3_bind_int64(st, 1, id);
 	while ((rc = sym_sqlite3_step(st)) == SQLITE_ROW) {
-		json_t *r = json_loads((const char *)sym_sqlite3_column_text(st, 0), 0, NULL);
+		json_t *r = json_loads((const char *)sym_sqlite3_column_text(st, 0), 0, &err);
 
-		json_array_append_new(runs, r ? r : json_null());
+		if (!r || !json_is_object(r)) {
+			char what[48];
+
+			snprintf(what, sizeof(what), "record of run %lld", (long long)sym_sqlite3_column_int64(st, 1));
+			sym_sqlite3_finalize(st);
+			json_decref(r);
+			json_decref(runs);
+			json_decref(doc);
+			return corrupt(s, id, what, r ? NULL : &err, ctx);
+		}
+		json_array_append_new(runs, r);
 	}
 	sym_sqlite3_finalize(st);
 	json_object_set_new(doc, "runs", runs);

@@ -1,6 +1,7 @@
 /*
  * test_store.c - the SQLite store: creation on first use, migrations,
- * put/list/get round trip, unknown ids, unsupported stores.
+ * put/list/get round trip, unknown ids, unsupported stores, and stored
+ * JSON damaged outside benchgate (refused with the session named).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include "benchgate/store.h"
+#include "store/sqlite_api.h"
 
 static char dir[256];
 
@@ -124,11 +126,92 @@ static void test_unsupported(void **state)
 	bg_ctx_release(&ctx);
 }
 
+/* Rewrites one stored text with SQL, through the store's own SQLite binding. */
+static void damage(const char *path, const char *sql)
+{
+	struct bg_ctx ctx;
+	sqlite3 *db = NULL;
+
+	bg_ctx_init(&ctx);
+	assert_int_equal(bg_sqlite_api_load(&ctx), BG_OK);
+	assert_int_equal(sym_sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
+	assert_int_equal(sym_sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	sym_sqlite3_close(db);
+	bg_ctx_release(&ctx);
+}
+
+/* Opens the damaged store, expects BG_EIO from get (id) or list (id 0) with each needle. */
+static void expect_corrupt(const char *spec, long long id, const char *needle1, const char *needle2)
+{
+	struct bg_store *st = NULL;
+	struct bg_ctx ctx;
+	json_t *got = NULL;
+
+	bg_ctx_init(&ctx);
+	assert_int_equal(bg_store_open(spec, dir, false, &st, &ctx), BG_OK);
+	assert_non_null(st);
+	if (id)
+		assert_int_equal(bg_store_get_session(st, id, &got, &ctx), BG_EIO);
+	else
+		assert_int_equal(bg_store_list_sessions(st, 0, &got, &ctx), BG_EIO);
+	assert_null(got);
+	assert_non_null(strstr(bg_ctx_message(&ctx), needle1));
+	assert_non_null(strstr(bg_ctx_message(&ctx), needle2));
+	assert_non_null(strstr(bg_ctx_message(&ctx), "the store is corrupted"));
+	bg_store_close(st);
+	bg_ctx_release(&ctx);
+}
+
+static void test_damaged(void **state)
+{
+	struct bg_store *st = NULL;
+	struct bg_ctx ctx;
+	json_t *doc, *got;
+	long long id1 = 0, id2 = 0;
+	char path[320];
+	const char *spec = "sqlite:damaged.sqlite3";
+
+	(void)state;
+	bg_ctx_init(&ctx);
+	snprintf(path, sizeof(path), "%s/damaged.sqlite3", dir);
+	assert_int_equal(bg_store_open(spec, dir, true, &st, &ctx), BG_OK);
+	doc = session_doc("ok", 5e7);
+	assert_int_equal(bg_store_put_session(st, doc, &id1, &ctx), BG_OK);
+	assert_int_equal(bg_store_put_session(st, doc, &id2, &ctx), BG_OK);
+	json_decref(doc);
+	bg_store_close(st);
+
+	/* a document that does not parse: get names it with the parser's place; list names the session */
+	damage(path, "UPDATE sessions SET document = '{' WHERE id = 2");
+	expect_corrupt(spec, 2, "session 2: the stored document is not valid JSON (1:1: ", "");
+	expect_corrupt(spec, 0, "cannot list sessions: session 2: the stored document is not valid JSON", "");
+	/* the other session still reads */
+	assert_int_equal(bg_store_open(spec, dir, false, &st, &ctx), BG_OK);
+	assert_int_equal(bg_store_get_session(st, id1, &got, &ctx), BG_OK);
+	json_decref(got);
+	bg_store_close(st);
+	/* valid JSON, but not an object: never shown as an empty session */
+	damage(path, "UPDATE sessions SET document = '[1, 2]' WHERE id = 2");
+	expect_corrupt(spec, 2, "session 2: the stored document is not a JSON object", "");
+	/* a run record: named by its ordinal */
+	damage(path, "UPDATE sessions SET document = (SELECT document FROM sessions WHERE id = 1) WHERE id = 2;"
+		     "UPDATE runs SET record = 'nope' WHERE session_id = 2");
+	expect_corrupt(spec, 2, "session 2: the stored record of run 1 is not valid JSON (1:", "near 'nope'");
+	damage(path, "UPDATE runs SET record = '7' WHERE session_id = 2");
+	expect_corrupt(spec, 2, "session 2: the stored record of run 1 is not valid JSON", "");
+	/* a summary column holding JSON text */
+	damage(path, "UPDATE runs SET record = (SELECT record FROM runs WHERE session_id = 1);"
+		     "UPDATE sessions SET command = '[\"sleep' WHERE id = 1");
+	expect_corrupt(spec, 0, "session 1: the stored command is not valid JSON (1:", "premature end of input");
+	bg_ctx_release(&ctx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_unsupported),
+		cmocka_unit_test(test_damaged),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
