@@ -77,6 +77,7 @@ const char *bg_config_computer_slug(const struct bg_config *cfg, const char *lab
  * The reference's _computer_label: current when it is a known label, else
  * the first rule that matches (device_contains against device,
  * computer_equals_ignoring_case against current), else current.
+ * device and current are never NULL ("" for none, as the reference's str()).
  * Returns a pointer into cfg or to current.
  */
 const char *bg_config_computer_label(const struct bg_config *cfg, const char *device,

@@ -169,7 +169,7 @@ enum bg_decision bg_decide(const struct bg_session_facts *s, const struct bg_ses
 			 nbaseline, nbaseline == 1 ? "" : "s", o->min_sessions);
 		json_array_append_new(reasons, json_string(buf));
 	} else {
-		double *vals = malloc((used + 1) * sizeof(*vals));
+		double *vals = bg_xmalloc((used + 1) * sizeof(*vals));
 		for (int m = 0; m < BG_NMETRICS; m++) {
 			size_t n = 0;
 			struct bg_envelope env;

@@ -59,6 +59,11 @@ static void *fast(void *arg)
 	uint32_t *acc = calloc(j->odc * j->bin, sizeof(*acc));
 	size_t width = j->odc * j->bin;
 
+	if (!acc) {
+		fprintf(stderr, "detector-bin: out of memory\n");
+		exit(1);
+	}
+
 	for (size_t f = j->first; f < j->last; f++) {
 		const uint16_t *fr = j->in + f * j->dr * j->dc;
 		uint32_t *o = j->out + f * j->odr * j->odc;
@@ -103,7 +108,10 @@ static void bin_once(const struct job *j, const char *impl, long threads)
 			jobs[t] = *j;
 			jobs[t].first = (size_t)t * per < j->frames ? (size_t)t * per : j->frames;
 			jobs[t].last = jobs[t].first + per < j->frames ? jobs[t].first + per : j->frames;
-			pthread_create(&tid[t], NULL, fast, &jobs[t]);
+			if (pthread_create(&tid[t], NULL, fast, &jobs[t]) != 0) {
+				fprintf(stderr, "detector-bin: cannot start thread %ld\n", t + 1);
+				exit(1);
+			}
 		}
 		for (long t = 0; t < threads; t++)
 			pthread_join(tid[t], NULL);

@@ -41,8 +41,13 @@ static int write_npy(const char *path, const char *descr, size_t item, const siz
 	fputc((int)((hlen + 1) & 0xff), f);
 	fputc((int)((hlen + 1) >> 8), f);
 	fwrite(header, 1, hlen + 1, f);
-	if (fwrite(data, item, n, f) != n || fflush(f) != 0 || fsync(fileno(f)) != 0 || fclose(f) != 0 ||
-	    rename(tmp, path) != 0) {
+	if (fwrite(data, item, n, f) != n || fflush(f) != 0 || fsync(fileno(f)) != 0) {
+		fprintf(stderr, "detector-bin: %s: cannot write: %s\n", path, strerror(errno));
+		fclose(f);
+		unlink(tmp);
+		return -1;
+	}
+	if (fclose(f) != 0 || rename(tmp, path) != 0) {
 		fprintf(stderr, "detector-bin: %s: cannot write: %s\n", path, strerror(errno));
 		unlink(tmp);
 		return -1;
