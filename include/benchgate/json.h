@@ -37,6 +37,18 @@ void bg_py_str(struct bg_strbuf *out, const json_t *v);
 void bg_py_repr(struct bg_strbuf *out, const json_t *v);
 void bg_py_repr_string(struct bg_strbuf *out, const char *s, size_t len);
 void bg_py_float_repr(struct bg_strbuf *out, double x);
+/*
+ * The text of a JSON string, or fallback when v is absent or not a string:
+ * what printers use for values read back from stored documents, leases and
+ * manifests, so that a damaged one shows the fallback, never "(null)".
+ * The result is owned by v (or is fallback).
+ */
+static inline const char *bg_json_str_or(const json_t *v, const char *fallback)
+{
+	const char *s = json_string_value(v);
+
+	return s ? s : fallback;
+}
 /* Python truthiness of a JSON value (NULL counts as None). */
 bool bg_py_truthy(const json_t *v);
 /* Python ==: integers and reals compare by value, containers deeply. */

@@ -59,14 +59,14 @@ static void text(struct bg_strbuf *sb, long long id, const json_t *v, const json
 	size_t i;
 
 	bg_strbuf_addf(sb, "session %lld  gate %s  tier %s\nkey %s\n", id, gate ? gate : "n/a",
-		       tier ? tier : "n/a", json_string_value(json_object_get(v, "key_id")));
+		       tier ? tier : "n/a", bg_json_str_or(json_object_get(v, "key_id"), "n/a"));
 	if (bg_measure_reported(v))
 		bg_strbuf_adds(sb, "timing: reported (p50, p95 and max are the program's own samples)\n");
 	bg_strbuf_adds(sb, "\ndecision: ");
-	upper(sb, json_string_value(json_object_get(d, "decision")));
+	upper(sb, bg_json_str_or(json_object_get(d, "decision"), "n/a"));
 	bg_strbuf_addch(sb, '\n');
 	json_array_foreach(json_object_get(d, "reasons"), i, x)
-		bg_strbuf_addf(sb, "  - %s\n", json_string_value(x));
+		bg_strbuf_addf(sb, "  - %s\n", bg_json_str_or(x, "n/a"));
 	bg_strbuf_adds(sb, "curation: ");
 	bg_vp_curation(sb, v);
 	if (curation && strcmp(curation, "pending") == 0)
@@ -91,7 +91,7 @@ static void text(struct bg_strbuf *sb, long long id, const json_t *v, const json
 			else
 				snprintf(devs, sizeof(devs), "n/a");
 			bg_strbuf_addf(sb, "%-24s %-11s %-11s %-11s %-11s %-9s %s%s\n", name, c[0].buf, c[1].buf,
-				       c[2].buf, c[3].buf, devs, json_string_value(json_object_get(m, "direction")),
+				       c[2].buf, c[3].buf, devs, bg_json_str_or(json_object_get(m, "direction"), "n/a"),
 				       json_is_true(json_object_get(m, "outside")) ? "  OUTSIDE" : "");
 			for (int k = 0; k < 4; k++)
 				bg_strbuf_release(&c[k]);

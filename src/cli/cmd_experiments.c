@@ -112,8 +112,8 @@ static int list(const struct bg_config *cfg, bool as_json)
 			const char *owner = json_string_value(json_object_get(it, "owner"));
 			const char *why = json_string_value(json_object_get(it, "failure_reason"));
 
-			bg_strbuf_addf(&out, "%-48s %-10s", json_string_value(json_object_get(it, "id")),
-				       json_string_value(json_object_get(it, "status")));
+			bg_strbuf_addf(&out, "%-48s %-10s", bg_json_str_or(json_object_get(it, "id"), "n/a"),
+				       bg_json_str_or(json_object_get(it, "status"), "n/a"));
 			if (owner && strcmp(owner, "dead") == 0)
 				bg_strbuf_adds(&out, " owner is gone: abandon it with 'benchgate experiments abandon ID --why TEXT'");
 			else if (owner)

@@ -52,7 +52,7 @@ static void table(struct bg_strbuf *out, const json_t *rows)
 		bg_mp_bytes(&c[4], json_object_get(r, "gpu_peak_bytes"));
 		bg_strbuf_addf(out, "%-5lld %-27s %-17s %-10s %-10s %-10s %-10s %-10s %-11s %-8.8s ",
 			       (long long)json_integer_value(json_object_get(r, "id")),
-			       json_string_value(json_object_get(r, "started_at")), tier ? tier : "n/a", c[0].buf,
+			       bg_json_str_or(json_object_get(r, "started_at"), "n/a"), tier ? tier : "n/a", c[0].buf,
 			       c[1].buf, c[2].buf, c[3].buf, c[4].buf,
 			       decision ? decision : (status && strcmp(status, "ok") ? status : "none"),
 			       key ? key : "n/a");

@@ -65,7 +65,7 @@ static int run_key(struct bg_cli *cli, const struct bg_cmd *self)
 		const char *gate = json_string_value(json_object_get(v, "gate_id"));
 
 		bg_strbuf_addf(&sb, "session %lld  gate %s\nkey %s\n\n", id, gate ? gate : "n/a",
-			       json_string_value(json_object_get(v, "key_id")));
+			       bg_json_str_or(json_object_get(v, "key_id"), "n/a"));
 		bg_strbuf_addf(&sb, "%-20s %-44s %s\n", "field", "value", "source");
 		json_array_foreach(json_object_get(key, "fields"), i, f) {
 			struct bg_strbuf val = BG_STRBUF_INIT;
@@ -80,8 +80,8 @@ static int run_key(struct bg_cli *cli, const struct bg_cmd *self)
 				val.buf[41] = '\0';
 				bg_strbuf_adds(&val, "...");
 			}
-			bg_strbuf_addf(&sb, "%-20s %-44s %s\n", json_string_value(json_object_get(f, "field")),
-				       val.buf, json_string_value(json_object_get(f, "source")));
+			bg_strbuf_addf(&sb, "%-20s %-44s %s\n", bg_json_str_or(json_object_get(f, "field"), "n/a"),
+				       val.buf, bg_json_str_or(json_object_get(f, "source"), "n/a"));
 			bg_strbuf_release(&val);
 		}
 		if (cut)

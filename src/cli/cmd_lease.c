@@ -50,14 +50,14 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 			json_t *o = json_object_get(item, "owner");
 			const char *state = json_string_value(json_object_get(item, "state"));
 
-			bg_strbuf_addf(&out, "%-28s %-6s", json_string_value(json_object_get(item, "device")), state);
+			bg_strbuf_addf(&out, "%-28s %-6s", bg_json_str_or(json_object_get(item, "device"), "n/a"), state);
 			if (json_is_object(o) && strcmp(state, "free") != 0)
 				bg_strbuf_addf(&out, " experiment %s, pid %lld on %s, user %s, since %s%s",
-					       json_string_value(json_object_get(o, "experiment_id")),
+					       bg_json_str_or(json_object_get(o, "experiment_id"), "n/a"),
 					       (long long)json_integer_value(json_object_get(o, "pid")),
-					       json_string_value(json_object_get(o, "host")),
-					       json_string_value(json_object_get(o, "user")),
-					       json_string_value(json_object_get(o, "started")),
+					       bg_json_str_or(json_object_get(o, "host"), "n/a"),
+					       bg_json_str_or(json_object_get(o, "user"), "n/a"),
+					       bg_json_str_or(json_object_get(o, "started"), "n/a"),
 					       strcmp(state, "stale") == 0 ? " (holder is gone; the next run replaces it)" : "");
 			bg_strbuf_addch(&out, '\n');
 		}

@@ -29,16 +29,16 @@ static void criteria(struct bg_strbuf *sb, const json_t *report)
 	size_t i, k;
 
 	json_array_foreach(json_object_get(report, "preconditions"), i, p)
-		bg_strbuf_addf(sb, "  [refused] %s\n", json_string_value(p));
+		bg_strbuf_addf(sb, "  [refused] %s\n", bg_json_str_or(p, "n/a"));
 	json_array_foreach(json_object_get(report, "criteria"), i, c) {
 		bool met = json_is_true(json_object_get(c, "met"));
 
 		bg_strbuf_addf(sb, "  [%s] %lld %s: %s\n", met ? "met" : "unmet",
 			       (long long)json_integer_value(json_object_get(c, "number")),
-			       json_string_value(json_object_get(c, "name")),
-			       json_string_value(json_object_get(c, "title")));
+			       bg_json_str_or(json_object_get(c, "name"), "n/a"),
+			       bg_json_str_or(json_object_get(c, "title"), "n/a"));
 		json_array_foreach(json_object_get(c, "problems"), k, p)
-			bg_strbuf_addf(sb, "        - %s\n", json_string_value(p));
+			bg_strbuf_addf(sb, "        - %s\n", bg_json_str_or(p, "n/a"));
 	}
 }
 

@@ -205,13 +205,12 @@ void bg_mp_runs(struct bg_strbuf *out, const json_t *runs)
 		bg_mp_bytes(&e, json_object_get(r, "tree_peak_bytes"));
 		bg_strbuf_addf(out, "  %-4lld %-7s %-11s %-11s %-7s %-11s %-11s %-8lld %-7s ",
 			       (long long)json_integer_value(json_object_get(r, "ordinal")),
-			       json_string_value(json_object_get(r, "phase")), a.buf, b.buf, c.buf,
+			       bg_json_str_or(json_object_get(r, "phase"), "?"), a.buf, b.buf, c.buf,
 			       d.buf, e.buf,
 			       (long long)json_integer_value(json_object_get(r, "tree_samples")),
-			       json_is_object(par) ? json_string_value(json_object_get(par, "result"))
-						   : "n/a");
+			       bg_json_str_or(json_object_get(par, "result"), "n/a"));
 		json_array_foreach(flags, k, f)
-			bg_strbuf_addf(out, "%s%s", k ? "," : "", json_string_value(f));
+			bg_strbuf_addf(out, "%s%s", k ? "," : "", bg_json_str_or(f, "?"));
 		bg_strbuf_addch(out, '\n');
 		bg_strbuf_release(&a);
 		bg_strbuf_release(&b);

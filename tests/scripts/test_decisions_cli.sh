@@ -4,7 +4,8 @@
 # investigate), block (exit 1); a diagnostic `measure` session has no
 # decision (exit 1). Then curation: accept/reject with who and why, an
 # accepted investigate session joins the baseline, a rejected one never does,
-# a blocked one cannot be accepted; `key` and `history`. Sessions are stored
+# a blocked one cannot be accepted; `key` and `history`; a store damaged
+# from outside (values of the wrong type, JSON that does not parse). Sessions are stored
 # the way `benchgate run` stores them (tests/unit/test_seedtool.c). Needs jq.
 set -u
 . "$(cd "$(dirname "$0")" && pwd)/checks.sh"
@@ -110,6 +111,28 @@ check "history --key"             test "$("$B" history --key "$K" --json | jq le
 check "history --json fields"     test "$("$B" history --json $G | jq -r '.[0] | [.decision, .curation, .tier] | join(",")')" = "no-baseline,auto-accepted,scheduled-profile"
 check "history unknown gate"      test "$(rc_of "$B" history nope)" = 0
 check "history unknown message"   grep -q "no sessions stored for gate 'nope'" "$work/out"
+
+# a store damaged outside benchgate: values of the wrong type show as n/a
+# (never "(null)", never a crash); JSON that does not parse is refused
+# with exit 4, naming the session
+sql() { "$SEED" sql "$work/p" "$@"; }
+sql "UPDATE sessions SET decision_doc = json_remove(json_set(decision_doc, '\$.reasons', json_array(7)), '\$.decision') WHERE id = $s10" \
+    "UPDATE sessions SET key_id = NULL WHERE id = $s10" || exit 1
+check "damaged decision: exit 1"  test "$(rc_of "$B" compare "$s10")" = 1
+check "damaged decision: told"    grep -q "has no decision" "$work/err"
+sql "UPDATE sessions SET decision_doc = json_set(decision_doc, '\$.decision', 'block', '\$.reasons', json_array(7, 'ok')), key = json_set(key, '\$.fields[0].source', 5, '\$.fields[1].field', json('null')) WHERE id = $s10" || exit 1
+check "wrong types: compare 1"    test "$(rc_of "$B" compare "$s10")" = 1
+check "wrong types: n/a reason"   grep -q "^  - n/a$" "$work/out"
+check "wrong types: key n/a"      test "$(rc_of "$B" key "$s10")" = 0
+check "wrong types: no (null)"    test "$(cat "$work/out" "$work/err" | grep -c '(null)')" = 0
+check "wrong types: source n/a"   grep -q "^gate .* n/a$" "$work/out"
+sql "UPDATE runs SET record = json_remove(record, '\$.phase') WHERE session_id = $s10 AND ordinal = 1" || exit 1
+check "run without phase: 0"      test "$(rc_of "$B" session "$s10")" = 0
+check "run without phase: ?"      grep -q "^  1    ? " "$work/out"
+sql "UPDATE sessions SET decision_doc = '{\"decision\": ' WHERE id = $s10" || exit 1
+check "unparsable: compare 4"     test "$(rc_of "$B" compare "$s10")" = 4
+check "unparsable: named"         grep -q "session $s10: the stored decision is not valid JSON" "$work/err"
+check "unparsable: history 0"     test "$(rc_of "$B" history $G)" = 0   # it reads the decision column only
 
 echo "$fails failed"
 [ "$fails" = 0 ]

@@ -20,6 +20,11 @@
  *                                runs.jsonl, a terminal RUNS.md row)
  *   runs_md=0 manifest=0 artifacts=0 outputs=0 timing_boundary=none   take pieces away
  *   ctx.FIELD=JSON               set a context field (JSON, or a string)
+ *
+ *   test_seedtool sql ROOT STATEMENT...
+ *
+ * runs SQL on ROOT/.benchgate/store.sqlite3 through the store's own SQLite
+ * binding: how tests damage a store as something outside benchgate would.
  * Library calls only; exit 0 on success, else the status with a message.
  */
 #include <setjmp.h>
@@ -42,6 +47,7 @@
 #include "benchgate/registry.h"
 #include "benchgate/sha256.h"
 #include "benchgate/store.h"
+#include "store/sqlite_api.h"
 
 static const char *opt(int argc, char **argv, const char *name, const char *def)
 {
@@ -412,12 +418,43 @@ static void test_seed_flow(void **state)
 	}
 }
 
+/* test_seedtool sql ROOT STATEMENT...: 0, or 1 with SQLite's message. */
+static int run_sql(const char *root, char **sql, int n)
+{
+	char path[4096];
+	struct bg_ctx ctx;
+	sqlite3 *db = NULL;
+	int rc = 0;
+
+	bg_ctx_init(&ctx);
+	snprintf(path, sizeof(path), "%s/.benchgate/store.sqlite3", root);
+	if (bg_sqlite_api_load(&ctx) != BG_OK) {
+		fprintf(stderr, "test_seedtool: %s\n", bg_ctx_message(&ctx));
+		rc = 1;
+	} else if (sym_sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+		fprintf(stderr, "test_seedtool: %s: %s\n", path, db ? sym_sqlite3_errmsg(db) : "cannot open");
+		rc = 1;
+	}
+	for (int i = 0; !rc && i < n; i++)
+		if (sym_sqlite3_exec(db, sql[i], NULL, NULL, NULL) != SQLITE_OK) {
+			fprintf(stderr, "test_seedtool: %s: %s\n", sql[i], sym_sqlite3_errmsg(db));
+			rc = 1;
+		}
+	if (db)
+		sym_sqlite3_close(db);
+	bg_ctx_release(&ctx);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 6 && strcmp(argv[1], "seed") == 0)
 		return seed(argc - 2, argv + 2);
+	if (argc >= 4 && strcmp(argv[1], "sql") == 0)
+		return run_sql(argv[2], argv + 3, argc - 3);
 	if (argc > 1) {
-		fprintf(stderr, "usage: test_seedtool [seed ROOT GATE TIER P50_SECONDS [NAME=VALUE...]]\n");
+		fprintf(stderr, "usage: test_seedtool [seed ROOT GATE TIER P50_SECONDS [NAME=VALUE...]]\n"
+				"       test_seedtool sql ROOT STATEMENT...\n");
 		return 2;
 	}
 	{
