@@ -145,6 +145,8 @@ void bg_mp_summary(struct bg_strbuf *out, const json_t *doc)
 	stat_line(out, "cpu", json_object_get(stats, "cpu_ns"), false, false, "runs");
 	stat_line(out, "peak RSS", json_object_get(stats, "max_rss_bytes"), true, false, "runs");
 	stat_line(out, "tree peak", json_object_get(stats, "tree_peak_bytes"), true, false, "runs");
+	if (json_is_object(json_object_get(stats, "cgroup_peak_bytes"))) /* only where a cgroup was used */
+		stat_line(out, "cgroup peak", json_object_get(stats, "cgroup_peak_bytes"), true, false, "runs");
 	stat_line(out, "accelerator", json_object_get(stats, "gpu_process_peak_bytes"), true, false, "runs");
 	bg_strbuf_addf(out, "  %-12s", "parity");
 	if (!pkind || strcmp(pkind, "none") == 0)

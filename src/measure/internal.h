@@ -6,6 +6,7 @@
  *   cache.c    page-cache eviction and residency (fadvise, mincore)
  *   sysinfo.c  swap, memory pressure, timestamps
  *   nvml.c     NVIDIA management library through dlopen, optional
+ *   cgroup.c   a memory cgroup of each run's own (cgroup v1), optional
  */
 #ifndef BENCHGATE_MEASURE_INTERNAL_H
 #define BENCHGATE_MEASURE_INTERNAL_H
@@ -53,6 +54,36 @@ size_t bg_proc_tree(pid_t root, pid_t **pids);
  * watcher scans while pids have not wrapped); none may qualify. */
 size_t bg_proc_tree_above(pid_t root, pid_t min_pid, pid_t **pids);
 
+/* ---- cgroup.c ---- */
+/*
+ * The session's view of memory cgroups: where run cgroups are made
+ * (parent, NULL when they cannot be) and the memory_source_note that says
+ * what cgroup_peak_bytes is, or why it is null. Owns parent.
+ */
+struct bg_cgroup {
+	char *parent;     /* benchgate's own v1 memory cgroup folder, or NULL */
+	char run[4096];   /* the current run's cgroup folder, "" when none */
+	char procs[4200]; /* run + "/cgroup.procs" */
+	char note[1024];
+	bool used;        /* some run's peak was read */
+};
+/* Finds benchgate's v1 memory cgroup and removes run cgroups left by dead benchgates; never fails. */
+void bg_cgroup_init(struct bg_cgroup *cg);
+/*
+ * Makes the cgroup of run ordinal and returns the cgroup.procs path the
+ * child writes itself into (struct bg_spawn_prog.cgroup_procs), or NULL
+ * when there is none (the note says why; later runs do not try again).
+ */
+const char *bg_cgroup_run_begin(struct bg_cgroup *cg, long ordinal);
+/*
+ * After the run: true with *peak the cgroup's peak in bytes when the child
+ * joined it (moved); moves what is still running back to benchgate's
+ * cgroup and removes the run's cgroup either way.
+ */
+bool bg_cgroup_run_end(struct bg_cgroup *cg, bool moved, uint64_t *peak);
+/* Removes a run cgroup still present and frees parent. */
+void bg_cgroup_release(struct bg_cgroup *cg);
+
 /* ---- spawn.c ---- */
 struct bg_spawn_result {
 	int64_t wall_ns;
@@ -64,6 +95,8 @@ struct bg_spawn_result {
 	bool timed_out;
 	bool interrupted;
 	double start_realtime; /* seconds since the epoch */
+	bool cgroup_moved;     /* the child joined prog->cgroup_procs before exec */
+	int cgroup_errno;      /* why it did not, when prog->cgroup_procs was set */
 };
 /*
  * What a session spawns, prepared once: argv, the program found on PATH
@@ -79,6 +112,9 @@ struct bg_spawn_prog {
 	char *path; /* owned; NULL when not found */
 	int find_errno;
 	sigset_t reset;
+	/* set per run: the child writes itself into this cgroup.procs before exec
+	 * (the time that takes is not part of wall_ns); NULL: it stays where it is */
+	const char *cgroup_procs;
 };
 void bg_spawn_prog_init(struct bg_spawn_prog *prog, char *const *argv);
 void bg_spawn_prog_release(struct bg_spawn_prog *prog);

@@ -56,7 +56,8 @@ struct session {
 	const char *last_phase; /* of the last progress report */
 	int64_t last_progress_ns;
 	long all_count;
-	struct series wall, user, sys, cpu, rss, tree, gpu_proc, gpu_dev;
+	struct series wall, user, sys, cpu, rss, tree, gpu_proc, gpu_dev, cgpeak;
+	struct bg_cgroup cg; /* a memory cgroup of each run's own, where possible */
 	/* timing "reported" */
 	struct series reported;    /* the timed runs' samples, ns */
 	char *result_dir;          /* absolute; owned */
@@ -324,9 +325,9 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 	json_t *r = json_object(), *cache = NULL, *outputs = NULL;
 	struct bg_spawn_result res;
 	struct bg_watch_result wr = {0};
-	uint64_t swap0 = 0, swap1 = 0;
+	uint64_t swap0 = 0, swap1 = 0, cg_peak = 0;
 	double psi0 = 0, psi1 = 0;
-	bool have_swap0, have_swap1, have_psi0, have_psi1, ok;
+	bool have_swap0, have_swap1, have_psi0, have_psi1, have_cg, ok;
 	char when[64], *out_err = NULL;
 	bool timed = strcmp(phase, "timed") == 0, smoke = strcmp(phase, "smoke") == 0;
 	int rc;
@@ -397,6 +398,7 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 			 s->result_dir, s->ordinal);
 		unlink(s->result_env + strlen("BENCHGATE_RESULT="));
 	}
+	s->prog.cgroup_procs = bg_cgroup_run_begin(&s->cg, s->ordinal);
 	if (o->capture_dir) {
 		snprintf(capture, sizeof(capture), "%s/run-%03ld", o->capture_dir, s->ordinal);
 		rc = bg_spawn_run_captured(&s->prog, o->timeout, o->interrupted, s->watch, capture,
@@ -404,6 +406,12 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 	} else {
 		rc = bg_spawn_run(&s->prog, o->timeout, o->interrupted, s->watch, &res, ctx);
 	}
+	if (s->prog.cgroup_procs && rc == BG_OK && !res.cgroup_moved)
+		snprintf(s->cg.note, sizeof(s->cg.note),
+			 "run %ld could not join its cgroup ('%.400s': %.100s); its cgroup_peak_bytes is null", s->ordinal,
+			 s->prog.cgroup_procs, strerror(res.cgroup_errno));
+	have_cg = bg_cgroup_run_end(&s->cg, rc == BG_OK && res.cgroup_moved, &cg_peak);
+	s->prog.cgroup_procs = NULL;
 	if (rc != BG_OK) {
 		json_decref(cache);
 		json_decref(r);
@@ -436,6 +444,7 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 	rset(r, "tree_peak_bytes",
 		jint_or_null(wr.samples > 0, (long long)wr.tree_peak));
 	rset(r, "tree_peak_source", json_string("sampled"));
+	rset(r, "cgroup_peak_bytes", jint_or_null(have_cg, (long long)cg_peak));
 	if (o->capture_dir) {
 		char path[4200];
 		snprintf(path, sizeof(path), "%s.stdout", capture);
@@ -515,6 +524,8 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 		series_add(&s->rss, (double)res.maxrss_bytes);
 		if (wr.samples > 0)
 			series_add(&s->tree, (double)wr.tree_peak);
+		if (have_cg)
+			series_add(&s->cgpeak, (double)cg_peak);
 		if (wr.gpu_samples > 0) {
 			series_add(&s->gpu_proc, (double)wr.gpu_proc_peak);
 			series_add(&s->gpu_dev, (double)wr.gpu_device_peak);
@@ -664,44 +675,6 @@ static json_t *flag_runs(struct session *s)
 		}
 	}
 	return outliers;
-}
-
-/* Why cgroup v2 memory.peak is not used here (sampling is the fallback). */
-static json_t *cgroup_note(void)
-{
-	FILE *f = fopen("/proc/self/cgroup", "re");
-	char line[1024], path[1200];
-	bool v2 = false;
-
-	if (f) {
-		while (fgets(line, sizeof(line), f))
-			if (strncmp(line, "0::", 3) == 0) {
-				line[strcspn(line, "\n")] = '\0';
-				v2 = true;
-				break;
-			}
-		fclose(f);
-	}
-	if (!v2)
-		return json_string("no cgroup v2 hierarchy for this process");
-	snprintf(path, sizeof(path), "/sys/fs/cgroup%s/cgroup.controllers", line + 3);
-	f = fopen(path, "re");
-	if (!f) {
-		snprintf(path, sizeof(path), "/sys/fs/cgroup/unified%s/cgroup.controllers", line + 3);
-		f = fopen(path, "re");
-	}
-	if (f) {
-		bool mem = false;
-
-		while (fgets(line, sizeof(line), f))
-			if (strstr(line, "memory"))
-				mem = true;
-		fclose(f);
-		if (!mem)
-			return json_string("the cgroup v2 memory controller is not available to "
-					   "benchgate's cgroup");
-	}
-	return json_string("benchgate does not place runs in a cgroup of its own yet");
 }
 
 /*
@@ -979,6 +952,7 @@ int bg_measure_session(const struct bg_measure_opts *o, json_t **out, struct bg_
 	json_decref(gpu);
 	s.runs = json_array();
 
+	bg_cgroup_init(&s.cg);
 	rc = bg_watch_start(&s.watch, o->sample_interval_ms, s.nvml, ctx);
 	if (rc == BG_OK && o->setup) {
 		int st = -1;
@@ -1028,7 +1002,7 @@ int bg_measure_session(const struct bg_measure_opts *o, json_t **out, struct bg_
 	json_object_set_new(doc, "command", r);
 	json_object_set_new(doc, "options", options_json(o));
 	json_object_set_new(doc, "memory_source", json_string("sampled"));
-	json_object_set_new(doc, "memory_source_note", cgroup_note());
+	json_object_set_new(doc, "memory_source_note", json_string(s.cg.note));
 	counts = json_object();
 	json_object_set_new(counts, "smoke", json_integer(nsmoke));
 	json_object_set_new(counts, "warmup", json_integer(nwarm));
@@ -1058,6 +1032,7 @@ int bg_measure_session(const struct bg_measure_opts *o, json_t **out, struct bg_
 	json_object_set_new(stats, "cpu_ns", stats_json(&s.cpu));
 	json_object_set_new(stats, "max_rss_bytes", stats_json(&s.rss));
 	json_object_set_new(stats, "tree_peak_bytes", stats_json(&s.tree));
+	json_object_set_new(stats, "cgroup_peak_bytes", stats_json(&s.cgpeak));
 	json_object_set_new(stats, "gpu_process_peak_bytes", stats_json(&s.gpu_proc));
 	json_object_set_new(stats, "gpu_device_used_peak_bytes", stats_json(&s.gpu_dev));
 	json_object_set_new(stats, "reported_ns", stats_json(&s.reported));
@@ -1094,7 +1069,9 @@ done:
 	series_free(&s.cpu);
 	series_free(&s.rss);
 	series_free(&s.tree);
+	series_free(&s.cgpeak);
 	series_free(&s.gpu_proc);
 	series_free(&s.gpu_dev);
+	bg_cgroup_release(&s.cg);
 	return rc;
 }

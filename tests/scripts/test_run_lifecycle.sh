@@ -138,6 +138,8 @@ expect_rc 1 "abandon twice" "$bin" experiments abandon "$id" --why again
 check_ok "an abandoned experiment"
 expect_rc 0 "after a stale lease" run life.ok
 mentions "after a stale lease" "replaced a lease left by a process that is gone"
+# the killed benchgate's run cgroup (where it could make one) was removed by that run's session
+[ -z "$(find /sys/fs/cgroup -maxdepth 6 -name "benchgate-$pk-*" 2>/dev/null)" ] || fail "SIGKILL: a run cgroup of the killed benchgate is left"
 
 # benchgate's own records do not make the source dirty
 id=$(ls -t experiments | grep ok | head -n 1)

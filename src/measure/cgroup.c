@@ -1,0 +1,287 @@
+/*
+ * cgroup.c - a memory cgroup of each run's own (see internal.h): the exact
+ * peak of the memory charged to the run, where benchgate may create one.
+ *
+ * Only the cgroup v1 memory controller is used: a v1 memory cgroup accepts
+ * processes beside child cgroups, so benchgate makes one under its own,
+ * the child moves itself in before exec, and what is left when the run
+ * ends is moved back before the folder is removed. On cgroup v2 the
+ * no-internal-process rule forbids a child cgroup with the memory
+ * controller while benchgate runs in the parent; the note says so.
+ * Folders are named benchgate-PID-ORDINAL; those of a benchgate that died
+ * are removed by the next session that finds them.
+ */
+#include "measure/internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define PEAK_FILE "memory.max_usage_in_bytes"
+
+static void note(struct bg_cgroup *cg, const char *fmt, const char *arg, int err)
+{
+	char what[400];
+
+	snprintf(what, sizeof(what), fmt, arg ? arg : "");
+	if (err)
+		snprintf(cg->note, sizeof(cg->note),
+			 "%.399s: %.100s; tree_peak_bytes is sampled, cgroup_peak_bytes is null", what, strerror(err));
+	else
+		snprintf(cg->note, sizeof(cg->note), "%.399s; tree_peak_bytes is sampled, cgroup_peak_bytes is null",
+			 what);
+}
+
+/* The mount point of the v1 hierarchy whose super options name memory, and its root; false when none. */
+static bool v1_mount(char *mnt, size_t mlen, char *root, size_t rlen)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char line[4096];
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		char r[1024], m[1024], type[64], opts[1024];
+		const char *sep = strstr(line, " - ");
+
+		if (!sep || sscanf(line, "%*s %*s %*s %1023s %1023s", r, m) != 2 ||
+		    sscanf(sep + 3, "%63s %*s %1023s", type, opts) != 2 || strcmp(type, "cgroup") != 0)
+			continue;
+		for (char *sv, *tok = strtok_r(opts, ",", &sv); tok; tok = strtok_r(NULL, ",", &sv))
+			if (strcmp(tok, "memory") == 0)
+				found = true;
+		if (found) {
+			snprintf(mnt, mlen, "%s", m);
+			snprintf(root, rlen, "%s", r);
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+/* This process's path in the v1 memory hierarchy (from /proc/self/cgroup); false when none. */
+static bool v1_path(char *path, size_t len, bool *v2)
+{
+	FILE *f = fopen("/proc/self/cgroup", "re");
+	char line[4096];
+	bool found = false;
+
+	*v2 = false;
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		char *ctrl = strchr(line, ':'), *p;
+
+		line[strcspn(line, "\n")] = '\0';
+		if (!ctrl || !(p = strchr(ctrl + 1, ':')))
+			continue;
+		*p++ = '\0';
+		ctrl++;
+		if (*ctrl == '\0') {
+			*v2 = true;
+			continue;
+		}
+		for (char *sv, *tok = strtok_r(ctrl, ",", &sv); tok; tok = strtok_r(NULL, ",", &sv))
+			if (strcmp(tok, "memory") == 0)
+				found = true;
+		if (found)
+			snprintf(path, len, "%s", p);
+	}
+	fclose(f);
+	return found;
+}
+
+/* Moves every process listed in dir/cgroup.procs into to/cgroup.procs; false when one could not be moved. */
+static bool evacuate(const char *dir, const char *to)
+{
+	char path[4200], pid[32];
+	FILE *in;
+	int out;
+	bool ok = true;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	if (!(in = fopen(path, "re")))
+		return errno == ENOENT;
+	snprintf(path, sizeof(path), "%s/cgroup.procs", to);
+	out = open(path, O_WRONLY | O_CLOEXEC);
+	while (fgets(pid, sizeof(pid), in)) {
+		size_t n = strcspn(pid, "\n");
+
+		if (out < 0 || write(out, pid, n) != (ssize_t)n)
+			ok = ok && errno == ESRCH; /* a process that has gone needs no move */
+	}
+	if (out >= 0)
+		close(out);
+	fclose(in);
+	return ok;
+}
+
+/* Empties and removes dir (processes back into parent), retrying while processes fork. */
+static bool remove_run_cgroup(const char *dir, const char *parent)
+{
+	for (int i = 0; i < 100; i++) {
+		evacuate(dir, parent);
+		if (rmdir(dir) == 0 || errno == ENOENT)
+			return true;
+		if (errno != EBUSY)
+			return false;
+		usleep(1000);
+	}
+	return false;
+}
+
+/* A process that is running (a zombie has finished: its parent has not reaped it yet). */
+static bool running(long pid)
+{
+	char path[64], buf[256];
+	const char *close_paren;
+	FILE *f;
+	bool zombie = false;
+
+	if (kill((pid_t)pid, 0) != 0 && errno == ESRCH)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	if ((f = fopen(path, "re"))) {
+		if (fgets(buf, sizeof(buf), f) && (close_paren = strrchr(buf, ')')))
+			zombie = close_paren[1] == ' ' && close_paren[2] == 'Z';
+		fclose(f);
+	}
+	return !zombie;
+}
+
+/* Removes the run cgroups of benchgate processes that are gone. */
+static void remove_stale(struct bg_cgroup *cg)
+{
+	DIR *d = opendir(cg->parent);
+	struct dirent *e;
+	char path[4200];
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		long pid;
+		long ord;
+		char tail;
+
+		if (sscanf(e->d_name, "benchgate-%ld-%ld%c", &pid, &ord, &tail) != 2 || pid <= 0 ||
+		    pid == (long)getpid() || running(pid))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", cg->parent, e->d_name);
+		remove_run_cgroup(path, cg->parent);
+	}
+	closedir(d);
+}
+
+void bg_cgroup_init(struct bg_cgroup *cg)
+{
+	char mnt[1024], root[1024], path[2048];
+	size_t rl;
+	bool v2;
+
+	memset(cg, 0, sizeof(*cg));
+	if (getenv("BENCHGATE_NO_CGROUP")) {
+		note(cg, "BENCHGATE_NO_CGROUP is set", NULL, 0);
+		return;
+	}
+	if (!v1_path(path, sizeof(path), &v2)) {
+		note(cg, v2 ? "cgroup v2 only: a run cgroup with the memory controller would need benchgate's "
+			      "own cgroup to have none of its processes (the no-internal-process rule)"
+			    : "no cgroup memory controller for this process",
+		     NULL, 0);
+		return;
+	}
+	if (!v1_mount(mnt, sizeof(mnt), root, sizeof(root))) {
+		note(cg, "the cgroup v1 memory hierarchy is not mounted here", NULL, 0);
+		return;
+	}
+	/* the path is relative to the hierarchy; the mount may show a sub-tree of it */
+	rl = strcmp(root, "/") == 0 ? 0 : strlen(root);
+	if (rl && strncmp(path, root, rl) != 0) {
+		note(cg, "benchgate's memory cgroup '%.300s' is outside the mounted hierarchy", path, 0);
+		return;
+	}
+	cg->parent = bg_xmalloc(strlen(mnt) + strlen(path + rl) + 2);
+	sprintf(cg->parent, "%s%s", mnt, strcmp(path + rl, "/") == 0 ? "" : path + rl);
+	remove_stale(cg);
+	snprintf(cg->note, sizeof(cg->note),
+		 "cgroup_peak_bytes: " PEAK_FILE " of a cgroup v1 memory cgroup of each run's own (anonymous "
+		 "memory, page cache and kernel memory charged to the run; exact, not sampled); "
+		 "tree_peak_bytes is sampled");
+}
+
+const char *bg_cgroup_run_begin(struct bg_cgroup *cg, long ordinal)
+{
+	char peak[4200];
+
+	cg->run[0] = '\0';
+	if (!cg->parent)
+		return NULL;
+	snprintf(cg->run, sizeof(cg->run), "%s/benchgate-%ld-%ld", cg->parent, (long)getpid(), ordinal);
+	if (mkdir(cg->run, 0755) != 0 && !(errno == EEXIST && remove_run_cgroup(cg->run, cg->parent) &&
+					    mkdir(cg->run, 0755) == 0)) {
+		int e = errno;
+
+		note(cg, "cannot create a cgroup under '%.300s'", cg->parent, e);
+		cg->used = false;
+		free(cg->parent);
+		cg->parent = NULL;
+		cg->run[0] = '\0';
+		return NULL;
+	}
+	snprintf(peak, sizeof(peak), "%s/" PEAK_FILE, cg->run);
+	if (access(peak, R_OK) != 0) {
+		note(cg, "a new cgroup under '%.300s' has no " PEAK_FILE, cg->parent, 0);
+		rmdir(cg->run);
+		free(cg->parent);
+		cg->parent = NULL;
+		cg->run[0] = '\0';
+		return NULL;
+	}
+	snprintf(cg->procs, sizeof(cg->procs), "%s/cgroup.procs", cg->run);
+	return cg->procs;
+}
+
+bool bg_cgroup_run_end(struct bg_cgroup *cg, bool moved, uint64_t *peak)
+{
+	char path[4200], buf[64];
+	bool have = false;
+	FILE *f;
+
+	*peak = 0;
+	if (!cg->run[0])
+		return false;
+	snprintf(path, sizeof(path), "%s/" PEAK_FILE, cg->run);
+	if (moved && (f = fopen(path, "re"))) {
+		if (fgets(buf, sizeof(buf), f) && sscanf(buf, "%" SCNu64, peak) == 1)
+			have = true;
+		fclose(f);
+	}
+	if (have)
+		cg->used = true;
+	if (!remove_run_cgroup(cg->run, cg->parent)) {
+		int e = errno;
+
+		note(cg, "cannot remove the run cgroup '%.300s'", cg->run, e);
+		free(cg->parent);
+		cg->parent = NULL;
+	}
+	cg->run[0] = '\0';
+	return have;
+}
+
+void bg_cgroup_release(struct bg_cgroup *cg)
+{
+	if (cg->run[0] && cg->parent)
+		remove_run_cgroup(cg->run, cg->parent);
+	free(cg->parent);
+	cg->parent = NULL;
+	cg->run[0] = '\0';
+}

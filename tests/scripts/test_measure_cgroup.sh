@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# The cgroup peak: where benchgate can make a cgroup v1 memory cgroup under
+# its own (root on a cgroup v1 memory hierarchy, as on this project's
+# machines), every run gets an exact cgroup_peak_bytes, also a run too
+# short for the sampler; the run cgroup is removed after each run, a
+# process the run leaves behind is moved back and keeps running, and the
+# cgroup of a benchgate that died is removed by the next session.
+# BENCHGATE_NO_CGROUP=1 turns it off. Where no such cgroup can be made,
+# cgroup_peak_bytes is null and memory_source_note says why. The test
+# creates no cgroup itself except the stale one it plants, which benchgate
+# must remove (and the trap does if it does not). Needs jq.
+set -u
+. "$(cd "$(dirname "$0")" && pwd)/checks.sh"
+B=${BENCHGATE:?}
+command -v jq >/dev/null || { echo "this test needs jq (apt-get install jq)"; exit 1; }
+P=${BENCHGATE_BUILD:?}/tests/programs
+work=$(mktemp -d)
+base=
+stale=
+cleanup() {
+	[ -n "$stale" ] && [ -d "$stale" ] && rmdir "$stale"
+	pkill -f "sleep 7.25" 2>/dev/null
+	rm -rf "$work"
+}
+trap cleanup EXIT
+cd "$work" || exit 1
+MiB=1048576
+
+# can a run cgroup be made here? (the same test benchgate makes, done by hand)
+path=$(awk -F: '$2 ~ /(^|,)memory(,|$)/ {print $3}' /proc/self/cgroup)
+mnt=$(awk '$0 ~ / - cgroup / && $NF ~ /(^|,)memory(,|$)/ {print $5}' /proc/self/mountinfo | head -n 1)
+if [ -n "$path" ] && [ -n "$mnt" ] && [ -w "$mnt$path" ] && [ "$(id -u)" = 0 ]; then
+	base=$mnt${path%/}
+fi
+left() { ls -d "$base"/benchgate-* 2>/dev/null | wc -l; }
+
+if [ -z "$base" ]; then
+	echo "(no writable cgroup v1 memory hierarchy here: checking the fallback)"
+	"$B" measure -q -w 0 -r 2 --json -- "$P/memtree" 1 8 0 >none.json
+	check "fallback: session ok"     test "$(jq -r .status none.json)" = ok
+	check "fallback: peaks null"     jq -e '[.runs[].cgroup_peak_bytes] == [null, null, null]' none.json
+	check "fallback: note says why"  jq -e '.memory_source_note | test("cgroup_peak_bytes is null")' none.json
+	echo "$fails failed"
+	[ "$fails" = 0 ]
+	exit
+fi
+
+# a stale run cgroup of a benchgate that is gone (a pid that is not running)
+dead=$((4194304 - 7))
+while kill -0 "$dead" 2>/dev/null; do dead=$((dead - 1)); done
+stale=$base/benchgate-$dead-3
+mkdir "$stale" || exit 1
+
+# two processes of 48 MiB each, held for no time: too short for the sampler
+"$B" measure -q -w 0 -r 3 --sample-interval 1000 --json -- "$P/memtree" 2 48 0 >cg.json
+check "session ok"                 test "$(jq -r .status cg.json)" = ok
+check "every run has a cgroup peak" jq -e '[.runs[].cgroup_peak_bytes | numbers] | length == 4' cg.json
+check "peak holds both processes"  jq -e "[.runs[].cgroup_peak_bytes] | all(. >= 96 * $MiB and . <= 128 * $MiB)" cg.json
+check "the sampler missed them"    jq -e '[.runs[] | select(.tree_samples == 0)] | length >= 1' cg.json
+check "statistics over timed runs" jq -e ".statistics.cgroup_peak_bytes.count == 3 and .statistics.cgroup_peak_bytes.p50 >= 96 * $MiB" cg.json
+check "note says what it is"       jq -e '.memory_source_note | startswith("cgroup_peak_bytes: memory.max_usage_in_bytes")' cg.json
+check "summary line"               sh -c "'$B' session \$(jq .id cg.json) | grep -q '^  cgroup peak '"
+check "the stale cgroup is gone"   test ! -d "$stale"
+check "no run cgroup left"         test "$(left)" = 0
+
+# a run that leaves a process running: it is moved back, keeps running, and the cgroup goes
+"$B" measure -q -w 0 -r 1 --shell --json -- 'sleep 7.25 >/dev/null 2>&1 & exit 0' >bg.json
+check "background: session ok"     test "$(jq -r .status bg.json)" = ok
+check "background: cgroup removed" test "$(left)" = 0
+check "background: still running"  pgrep -f "sleep 7.25"
+check "background: in our cgroup"  sh -c "grep -q \"\$(pgrep -f 'sleep 7.25' | head -n 1)\" '$base/cgroup.procs'"
+pkill -f "sleep 7.25"
+
+# turned off
+BENCHGATE_NO_CGROUP=1 "$B" measure -q -w 0 -r 1 --json -- "$P/memtree" 1 8 0 >off.json
+check "off: peaks null"            jq -e '[.runs[].cgroup_peak_bytes] == [null, null]' off.json
+check "off: note"                  jq -e '.memory_source_note | startswith("BENCHGATE_NO_CGROUP is set")' off.json
+check "off: no summary line"       sh -c "! '$B' session \$(jq .id off.json) | grep -q 'cgroup peak'"
+check "none left at the end"       test "$(left)" = 0
+
+echo "$fails failed"
+[ "$fails" = 0 ]
