@@ -217,6 +217,39 @@ void bg_cgroup_init(struct bg_cgroup *cg)
 		 "tree_peak_bytes is sampled");
 }
 
+/*
+ * Gives the run's cgroup the memory limit that applied to benchgate's, so
+ * that a program sizing itself by its cgroup's limit (a JVM, say) sees the
+ * same limit it would have seen without the run cgroup. Best effort: the
+ * hierarchy enforces the parent's limit either way.
+ */
+static void inherit_limit(const struct bg_cgroup *cg)
+{
+	char path[4200], line[256];
+	unsigned long long limit = 0;
+	FILE *f;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/memory.stat", cg->parent);
+	if (!(f = fopen(path, "re")))
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "hierarchical_memory_limit %llu", &limit) == 1)
+			break;
+	fclose(f);
+	if (limit == 0 || limit >= (1ULL << 62)) /* none: the kernel shows PAGE_COUNTER_MAX pages */
+		return;
+	snprintf(path, sizeof(path), "%s/memory.limit_in_bytes", cg->run);
+	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) >= 0) {
+		int n = snprintf(line, sizeof(line), "%llu", limit);
+
+		if (write(fd, line, (size_t)n) != n) {
+			/* the run cgroup keeps no limit of its own; the parent's still applies */
+		}
+		close(fd);
+	}
+}
+
 const char *bg_cgroup_run_begin(struct bg_cgroup *cg, long ordinal)
 {
 	char peak[4200];
@@ -245,6 +278,7 @@ const char *bg_cgroup_run_begin(struct bg_cgroup *cg, long ordinal)
 		cg->run[0] = '\0';
 		return NULL;
 	}
+	inherit_limit(cg);
 	snprintf(cg->procs, sizeof(cg->procs), "%s/cgroup.procs", cg->run);
 	return cg->procs;
 }

@@ -8,7 +8,8 @@
 # BENCHGATE_NO_CGROUP=1 turns it off. Where no such cgroup can be made,
 # cgroup_peak_bytes is null and memory_source_note says why. The test
 # creates no cgroup itself except the stale one it plants, which benchgate
-# must remove (and the trap does if it does not). Needs jq.
+# must remove, and one with a memory limit to run benchgate in (the trap
+# removes both). Needs jq.
 set -u
 . "$(cd "$(dirname "$0")" && pwd)/checks.sh"
 B=${BENCHGATE:?}
@@ -17,8 +18,10 @@ P=${BENCHGATE_BUILD:?}/tests/programs
 work=$(mktemp -d)
 base=
 stale=
+limited=
 cleanup() {
 	[ -n "$stale" ] && [ -d "$stale" ] && rmdir "$stale"
+	[ -n "$limited" ] && [ -d "$limited" ] && rmdir "$limited"
 	pkill -f "sleep 7.25" 2>/dev/null
 	rm -rf "$work"
 }
@@ -70,6 +73,16 @@ check "background: cgroup removed" test "$(left)" = 0
 check "background: still running"  pgrep -f "sleep 7.25"
 check "background: in our cgroup"  sh -c "grep -q \"\$(pgrep -f 'sleep 7.25' | head -n 1)\" '$base/cgroup.procs'"
 pkill -f "sleep 7.25"
+
+# a run sees the limit benchgate's own cgroup had (a JVM sizes its heap by it)
+limited=$base/bgtest-limited-$$
+mkdir "$limited" && echo $((768 * MiB)) >"$limited/memory.limit_in_bytes" || exit 1
+sh -c 'echo $$ >"$1/cgroup.procs" && exec "$2" measure -q -w 0 -r 1 --shell --json -- "$3"' sh "$limited" "$B" \
+	'cat "'"$mnt"'$(awk -F: '"'"'$2 ~ /(^|,)memory(,|$)/ {print $3}'"'"' /proc/self/cgroup)/memory.limit_in_bytes" >>limit.txt' >lim.json
+check "limit: session ok"          test "$(jq -r .status lim.json)" = ok
+check "limit: the run saw 768 MiB" test "$(sort -u limit.txt)" = $((768 * MiB))
+check "limit: in its own cgroup"   jq -e '[.runs[].cgroup_peak_bytes | numbers] | length == 2' lim.json
+rmdir "$limited" && limited=
 
 # turned off
 BENCHGATE_NO_CGROUP=1 "$B" measure -q -w 0 -r 1 --json -- "$P/memtree" 1 8 0 >off.json
