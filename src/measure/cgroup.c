@@ -9,7 +9,7 @@
  * no-internal-process rule forbids a child cgroup with the memory
  * controller while benchgate runs in the parent; the note says so.
  * Folders are named benchgate-PID-ORDINAL; those of a benchgate that died
- * are removed by the next session that finds them.
+ * are removed by the next session that finds them empty.
  */
 #include "measure/internal.h"
 
@@ -157,7 +157,12 @@ static bool running(long pid)
 	return !zombie;
 }
 
-/* Removes the run cgroups of benchgate processes that are gone. */
+/*
+ * Removes the run cgroups of benchgate processes that are gone, when they
+ * are empty: processes still in one are left alone (a pid that is gone here
+ * may be a live benchgate in another pid namespace sharing the folder), and
+ * a later session removes it once they have exited.
+ */
 static void remove_stale(struct bg_cgroup *cg)
 {
 	DIR *d = opendir(cg->parent);
@@ -175,7 +180,7 @@ static void remove_stale(struct bg_cgroup *cg)
 		    pid == (long)getpid() || running(pid))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", cg->parent, e->d_name);
-		remove_run_cgroup(path, cg->parent);
+		rmdir(path); /* fails (EBUSY) while processes are in it */
 	}
 	closedir(d);
 }

@@ -4,10 +4,11 @@
 # machines), every run gets an exact cgroup_peak_bytes, also a run too
 # short for the sampler; the run cgroup is removed after each run, a
 # process the run leaves behind is moved back and keeps running, and the
-# cgroup of a benchgate that died is removed by the next session.
+# cgroup of a benchgate that died is removed by the next session that
+# finds it empty.
 # BENCHGATE_NO_CGROUP=1 turns it off. Where no such cgroup can be made,
 # cgroup_peak_bytes is null and memory_source_note says why. The test
-# creates no cgroup itself except the stale one it plants, which benchgate
+# creates no cgroup itself except the stale ones it plants, which benchgate
 # must remove, and one with a memory limit to run benchgate in (the trap
 # removes both). Needs jq.
 set -u
@@ -18,9 +19,12 @@ P=${BENCHGATE_BUILD:?}/tests/programs
 work=$(mktemp -d)
 base=
 stale=
+busy=
 limited=
 cleanup() {
 	[ -n "$stale" ] && [ -d "$stale" ] && rmdir "$stale"
+	pkill -f "sleep 7.5" 2>/dev/null
+	[ -n "$busy" ] && [ -d "$busy" ] && { sleep 0.2; rmdir "$busy"; }
 	[ -n "$limited" ] && [ -d "$limited" ] && rmdir "$limited"
 	pkill -f "sleep 7.25" 2>/dev/null
 	rm -rf "$work"
@@ -83,6 +87,18 @@ check "limit: session ok"          test "$(jq -r .status lim.json)" = ok
 check "limit: the run saw 768 MiB" test "$(sort -u limit.txt)" = $((768 * MiB))
 check "limit: in its own cgroup"   jq -e '[.runs[].cgroup_peak_bytes | numbers] | length == 2' lim.json
 rmdir "$limited" && limited=
+
+# a stale cgroup with a process still in it is left alone until it is empty
+busy=$base/benchgate-$dead-5
+mkdir "$busy" || exit 1
+sh -c 'echo $$ >"$1/cgroup.procs" && exec sleep 7.5' sh "$busy" &
+for _ in $(seq 50); do [ -n "$(cat "$busy/cgroup.procs")" ] && break; sleep 0.05; done
+"$B" measure -q -w 0 -r 1 --json -- true >/dev/null
+check "busy stale: left alone"     test -n "$(cat "$busy/cgroup.procs")"
+pkill -f "sleep 7.5"
+wait 2>/dev/null
+"$B" measure -q -w 0 -r 1 --json -- true >/dev/null
+check "busy stale: gone once empty" test ! -d "$busy"
 
 # turned off
 BENCHGATE_NO_CGROUP=1 "$B" measure -q -w 0 -r 1 --json -- "$P/memtree" 1 8 0 >off.json
