@@ -26,6 +26,7 @@
 
 #define PEAK_FILE "memory.max_usage_in_bytes"
 
+/* Sets the note for runs without a cgroup peak: fmt has one %s (arg), err an errno or 0. */
 static void note(struct bg_cgroup *cg, const char *fmt, const char *arg, int err)
 {
 	char what[400];
@@ -255,6 +256,14 @@ static void inherit_limit(const struct bg_cgroup *cg)
 	}
 }
 
+/* No run cgroups for the rest of the session (the note says why). */
+static void give_up(struct bg_cgroup *cg)
+{
+	free(cg->parent);
+	cg->parent = NULL;
+	cg->run[0] = '\0';
+}
+
 const char *bg_cgroup_run_begin(struct bg_cgroup *cg, long ordinal)
 {
 	char peak[4200];
@@ -268,19 +277,14 @@ const char *bg_cgroup_run_begin(struct bg_cgroup *cg, long ordinal)
 		int e = errno;
 
 		note(cg, "cannot create a cgroup under '%.300s'", cg->parent, e);
-		cg->used = false;
-		free(cg->parent);
-		cg->parent = NULL;
-		cg->run[0] = '\0';
+		give_up(cg);
 		return NULL;
 	}
 	snprintf(peak, sizeof(peak), "%s/" PEAK_FILE, cg->run);
 	if (access(peak, R_OK) != 0) {
 		note(cg, "a new cgroup under '%.300s' has no " PEAK_FILE, cg->parent, 0);
 		rmdir(cg->run);
-		free(cg->parent);
-		cg->parent = NULL;
-		cg->run[0] = '\0';
+		give_up(cg);
 		return NULL;
 	}
 	inherit_limit(cg);
@@ -303,14 +307,11 @@ bool bg_cgroup_run_end(struct bg_cgroup *cg, bool moved, uint64_t *peak)
 			have = true;
 		fclose(f);
 	}
-	if (have)
-		cg->used = true;
 	if (!remove_run_cgroup(cg->run, cg->parent)) {
 		int e = errno;
 
 		note(cg, "cannot remove the run cgroup '%.300s'", cg->run, e);
-		free(cg->parent);
-		cg->parent = NULL;
+		give_up(cg);
 	}
 	cg->run[0] = '\0';
 	return have;

@@ -65,7 +65,6 @@ struct bg_cgroup {
 	char run[4096];   /* the current run's cgroup folder, "" when none */
 	char procs[4200]; /* run + "/cgroup.procs" */
 	char note[1024];
-	bool used;        /* some run's peak was read */
 };
 /* Finds benchgate's v1 memory cgroup and removes run cgroups left by dead benchgates; never fails. */
 void bg_cgroup_init(struct bg_cgroup *cg);
