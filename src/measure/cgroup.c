@@ -40,6 +40,15 @@ static void note(struct bg_cgroup *cg, const char *fmt, const char *arg, int err
 			 what);
 }
 
+/* Whether a comma-separated list (changed in place) names the memory controller. */
+static bool lists_memory(char *csv)
+{
+	for (char *sv, *tok = strtok_r(csv, ",", &sv); tok; tok = strtok_r(NULL, ",", &sv))
+		if (strcmp(tok, "memory") == 0)
+			return true;
+	return false;
+}
+
 /* The mount point of the v1 hierarchy whose super options name memory, and its root; false when none. */
 static bool v1_mount(char *mnt, size_t mlen, char *root, size_t rlen)
 {
@@ -56,10 +65,7 @@ static bool v1_mount(char *mnt, size_t mlen, char *root, size_t rlen)
 		if (!sep || sscanf(line, "%*s %*s %*s %1023s %1023s", r, m) != 2 ||
 		    sscanf(sep + 3, "%63s %*s %1023s", type, opts) != 2 || strcmp(type, "cgroup") != 0)
 			continue;
-		for (char *sv, *tok = strtok_r(opts, ",", &sv); tok; tok = strtok_r(NULL, ",", &sv))
-			if (strcmp(tok, "memory") == 0)
-				found = true;
-		if (found) {
+		if ((found = lists_memory(opts))) {
 			snprintf(mnt, mlen, "%s", m);
 			snprintf(root, rlen, "%s", r);
 		}
@@ -90,39 +96,35 @@ static bool v1_path(char *path, size_t len, bool *v2)
 			*v2 = true;
 			continue;
 		}
-		for (char *sv, *tok = strtok_r(ctrl, ",", &sv); tok; tok = strtok_r(NULL, ",", &sv))
-			if (strcmp(tok, "memory") == 0)
-				found = true;
-		if (found)
+		if ((found = lists_memory(ctrl)))
 			snprintf(path, len, "%s", p);
 	}
 	fclose(f);
 	return found;
 }
 
-/* Moves every process listed in dir/cgroup.procs into to/cgroup.procs; false when one could not be moved. */
-static bool evacuate(const char *dir, const char *to)
+/* Moves every process listed in dir/cgroup.procs into to/cgroup.procs (one that has gone needs no move). */
+static void evacuate(const char *dir, const char *to)
 {
 	char path[4200], pid[32];
 	FILE *in;
 	int out;
-	bool ok = true;
 
 	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
 	if (!(in = fopen(path, "re")))
-		return errno == ENOENT;
+		return;
 	snprintf(path, sizeof(path), "%s/cgroup.procs", to);
-	out = open(path, O_WRONLY | O_CLOEXEC);
-	while (fgets(pid, sizeof(pid), in)) {
-		size_t n = strcspn(pid, "\n");
+	if ((out = open(path, O_WRONLY | O_CLOEXEC)) >= 0) {
+		while (fgets(pid, sizeof(pid), in)) {
+			size_t n = strcspn(pid, "\n");
 
-		if (out < 0 || write(out, pid, n) != (ssize_t)n)
-			ok = ok && errno == ESRCH; /* a process that has gone needs no move */
-	}
-	if (out >= 0)
+			if (write(out, pid, n) != (ssize_t)n) {
+				/* gone (ESRCH), or not movable: rmdir then fails and is retried */
+			}
+		}
 		close(out);
+	}
 	fclose(in);
-	return ok;
 }
 
 /* Empties and removes dir (processes back into parent), retrying while processes fork. */
@@ -288,11 +290,12 @@ const char *bg_cgroup_run_begin(struct bg_cgroup *cg, long ordinal)
 		return NULL;
 	}
 	inherit_limit(cg);
+	cg->ordinal = ordinal;
 	snprintf(cg->procs, sizeof(cg->procs), "%s/cgroup.procs", cg->run);
 	return cg->procs;
 }
 
-bool bg_cgroup_run_end(struct bg_cgroup *cg, bool moved, uint64_t *peak)
+bool bg_cgroup_run_end(struct bg_cgroup *cg, int join_errno, uint64_t *peak)
 {
 	char path[4200], buf[64];
 	bool have = false;
@@ -301,8 +304,12 @@ bool bg_cgroup_run_end(struct bg_cgroup *cg, bool moved, uint64_t *peak)
 	*peak = 0;
 	if (!cg->run[0])
 		return false;
+	if (join_errno > 0)
+		snprintf(cg->note, sizeof(cg->note),
+			 "run %ld could not join its cgroup ('%.400s': %.100s); its cgroup_peak_bytes is null",
+			 cg->ordinal, cg->procs, strerror(join_errno));
 	snprintf(path, sizeof(path), "%s/" PEAK_FILE, cg->run);
-	if (moved && (f = fopen(path, "re"))) {
+	if (join_errno == 0 && (f = fopen(path, "re"))) {
 		if (fgets(buf, sizeof(buf), f) && sscanf(buf, "%" SCNu64, peak) == 1)
 			have = true;
 		fclose(f);

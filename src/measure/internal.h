@@ -64,6 +64,7 @@ struct bg_cgroup {
 	char *parent;     /* benchgate's own v1 memory cgroup folder, or NULL */
 	char run[4096];   /* the current run's cgroup folder, "" when none */
 	char procs[4200]; /* run + "/cgroup.procs" */
+	long ordinal;     /* the current run's */
 	char note[1024];
 };
 /* Finds benchgate's v1 memory cgroup and removes run cgroups left by dead benchgates; never fails. */
@@ -76,10 +77,11 @@ void bg_cgroup_init(struct bg_cgroup *cg);
 const char *bg_cgroup_run_begin(struct bg_cgroup *cg, long ordinal);
 /*
  * After the run: true with *peak the cgroup's peak in bytes when the child
- * joined it (moved); moves what is still running back to benchgate's
- * cgroup and removes the run's cgroup either way.
+ * joined it (join_errno 0); an errno > 0 (why it did not) goes into the
+ * note, -1 means the run did not start. Moves what is still running back
+ * to benchgate's cgroup and removes the run's cgroup either way.
  */
-bool bg_cgroup_run_end(struct bg_cgroup *cg, bool moved, uint64_t *peak);
+bool bg_cgroup_run_end(struct bg_cgroup *cg, int join_errno, uint64_t *peak);
 /* Removes a run cgroup still present and frees parent. */
 void bg_cgroup_release(struct bg_cgroup *cg);
 
@@ -94,8 +96,7 @@ struct bg_spawn_result {
 	bool timed_out;
 	bool interrupted;
 	double start_realtime; /* seconds since the epoch */
-	bool cgroup_moved;     /* the child joined prog->cgroup_procs before exec */
-	int cgroup_errno;      /* why it did not, when prog->cgroup_procs was set */
+	int cgroup_errno;      /* 0 when the child joined prog->cgroup_procs before exec, else why not */
 };
 /*
  * What a session spawns, prepared once: argv, the program found on PATH

@@ -406,11 +406,7 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 	} else {
 		rc = bg_spawn_run(&s->prog, o->timeout, o->interrupted, s->watch, &res, ctx);
 	}
-	if (s->prog.cgroup_procs && rc == BG_OK && !res.cgroup_moved)
-		snprintf(s->cg.note, sizeof(s->cg.note),
-			 "run %ld could not join its cgroup ('%.400s': %.100s); its cgroup_peak_bytes is null", s->ordinal,
-			 s->prog.cgroup_procs, strerror(res.cgroup_errno));
-	have_cg = bg_cgroup_run_end(&s->cg, rc == BG_OK && res.cgroup_moved, &cg_peak);
+	have_cg = bg_cgroup_run_end(&s->cg, rc == BG_OK ? res.cgroup_errno : -1, &cg_peak);
 	s->prog.cgroup_procs = NULL;
 	if (rc != BG_OK) {
 		json_decref(cache);

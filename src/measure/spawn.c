@@ -377,11 +377,12 @@ fail:
 
 /*
  * Starts prog; 0 and *pid, or an errno (nothing left running) with *failed
- * the capture file that could not be opened, or NULL. res (may be NULL)
- * gets whether the child joined prog->cgroup_procs; *cg_ns how long that took.
+ * the capture file that could not be opened, or NULL. With
+ * prog->cgroup_procs, *cg_err is 0 when the child joined that cgroup (else
+ * why not) and *cg_ns how long joining took; both may be NULL.
  */
 static int start_child(const struct bg_spawn_prog *prog, const char *out_path, const char *err_path,
-		       pid_t *pid, const char **failed, struct bg_spawn_result *res, int64_t *cg_ns)
+		       pid_t *pid, const char **failed, int *cg_err, int64_t *cg_ns)
 {
 	enum { STACK = 64 * 1024 };
 	struct child_args a = {prog, out_path, err_path, -1, 0, NULL, 0, 0};
@@ -403,12 +404,10 @@ static int start_child(const struct bg_spawn_prog *prog, const char *out_path, c
 	free(stack);
 	if (e)
 		return e;
-	if (res && prog->cgroup_procs) {
-		res->cgroup_errno = a.cg_err;
-		res->cgroup_moved = a.cg_err == 0;
-	}
+	if (cg_err)
+		*cg_err = a.cg_err;
 	if (cg_ns)
-		*cg_ns = prog->cgroup_procs ? a.cg_ns : 0;
+		*cg_ns = a.cg_ns;
 	if (a.err) { /* the child exited 127 before exec: reap it */
 		int st;
 
@@ -447,7 +446,7 @@ int bg_spawn_run_captured(const struct bg_spawn_prog *prog, double timeout,
 	res->start_realtime = bg_sys_realtime();
 	t0 = bg_sys_monotonic_ns();
 	e = start_child(prog, capture_prefix ? out_path : NULL, capture_prefix ? err_path : NULL, &pid,
-			&failed, res, &cg_ns);
+			&failed, &res->cgroup_errno, &cg_ns);
 	if (e != 0 && failed)
 		return bg_error(ctx, BG_EIO, "'%s': cannot open '%s' for the run's output: %s",
 				prog->argv[0], failed, strerror(e));
