@@ -39,12 +39,10 @@ static void provenance(struct bg_strbuf *out, const json_t *doc)
 	bg_strbuf_addch(out, '\n');
 	bg_strbuf_addf(out, "  %-12s%s, %lld cores, kernel %s\n", "host", cpu ? cpu : "n/a",
 		       (long long)json_integer_value(json_object_get(host, "logical_cores")),
-		       json_is_string(json_object_get(host, "kernel_release"))
-			       ? json_string_value(json_object_get(host, "kernel_release")) : "n/a");
+		       bg_json_str_or(json_object_get(host, "kernel_release"), "n/a"));
 	bg_strbuf_addf(out, "  %-12s%s .. %s\n", "when",
 		       bg_json_str_or(json_object_get(doc, "started_at"), "n/a"),
-		       json_is_string(json_object_get(doc, "finished_at"))
-			       ? json_string_value(json_object_get(doc, "finished_at")) : "n/a");
+		       bg_json_str_or(json_object_get(doc, "finished_at"), "n/a"));
 }
 
 static int run_session(struct bg_cli *cli, const struct bg_cmd *self)

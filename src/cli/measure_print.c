@@ -159,8 +159,7 @@ void bg_mp_summary(struct bg_strbuf *out, const json_t *doc)
 	if (json_is_string(json_object_get(cache, "requested")))
 		bg_strbuf_addf(out, "  %-12s%s requested, got %s\n", "cache",
 			       json_string_value(json_object_get(cache, "requested")),
-			       json_is_string(json_object_get(cache, "state"))
-				       ? json_string_value(json_object_get(cache, "state")) : "n/a");
+			       bg_json_str_or(json_object_get(cache, "state"), "n/a"));
 	if (json_array_size(outl)) {
 		size_t i;
 		json_t *o;

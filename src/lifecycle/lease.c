@@ -93,8 +93,7 @@ static json_t *read_owner(const char *path)
 
 static const char *field(const json_t *o, const char *key)
 {
-	const char *s = json_string_value(json_object_get(o, key));
-	return s ? s : "?";
+	return bg_json_str_or(json_object_get(o, key), "?");
 }
 
 static void describe_owner(struct bg_strbuf *out, const json_t *o)

@@ -646,13 +646,12 @@ static int collect_rows(struct sqlite_store *s, sqlite3_stmt *st, const char *wh
 		json_t *row = row_object(st, &bad, &err);
 
 		if (!row) {
-			long long id = sym_sqlite3_column_int64(st, 0); /* every query selects id first */
-			char col[32];
-
-			snprintf(col, sizeof(col), "%s", strcmp(bad, "decision_document") == 0 ? "decision" : bad);
+			/* every query selects id first; bad names a column of st, so report before finalizing */
+			rc = corrupt(s, sym_sqlite3_column_int64(st, 0),
+				     strcmp(bad, "decision_document") == 0 ? "decision" : bad, &err, ctx);
 			sym_sqlite3_finalize(st);
 			json_decref(arr);
-			return corrupt(s, id, col, &err, ctx);
+			return rc;
 		}
 		json_array_append_new(arr, row);
 	}
