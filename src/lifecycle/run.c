@@ -297,6 +297,79 @@ static int refuse_private_paths(struct run *r, struct bg_ctx *ctx)
 	return rc;
 }
 
+static bool all_strings(const json_t *list)
+{
+	size_t i;
+	json_t *x;
+
+	if (!json_is_array(list))
+		return false;
+	json_array_foreach(list, i, x)
+		if (!json_is_string(x))
+			return false;
+	return true;
+}
+
+/*
+ * The first member of obj that is not one of names, or NULL; *list
+ * receives names joined with ", " for the message (the caller releases it).
+ */
+static const char *unknown_member(const json_t *obj, const char *const *names, struct bg_strbuf *list)
+{
+	const char *k;
+	json_t *v;
+	size_t i;
+
+	for (i = 0; names[i]; i++)
+		bg_strbuf_addf(list, "%s%s", i ? ", " : "", names[i]);
+	json_object_foreach((json_t *)obj, k, v) {
+		(void)v;
+		for (i = 0; names[i] && strcmp(names[i], k) != 0; i++)
+			;
+		if (!names[i])
+			return k;
+	}
+	return NULL;
+}
+
+/*
+ * The runbook's required_environment (a list of variable names) and inputs
+ * (a list of {"path", optional "dataset_id"}): a value of another shape
+ * would be ignored, so it is refused before anything is written.
+ */
+static int check_declared(const json_t *rb, const char *id, struct bg_ctx *ctx)
+{
+	static const char *const input_fields[] = {"dataset_id", "path", NULL};
+	const json_t *env = json_object_get(rb, "required_environment"), *inputs = json_object_get(rb, "inputs"), *x;
+	struct bg_strbuf list = BG_STRBUF_INIT;
+	const char *k;
+	size_t i;
+	int rc = BG_OK;
+
+	if (env && !json_is_null(env) && !all_strings(env))
+		return refuse(ctx, "runbook '%s': required_environment must be a list of variable names", id);
+	if (!inputs || json_is_null(inputs))
+		return BG_OK;
+	if (!json_is_array(inputs))
+		return refuse(ctx, "runbook '%s': inputs must be a list of {\"dataset_id\": ID, \"path\": PATH}", id);
+	json_array_foreach(inputs, i, x) {
+		bg_strbuf_reset(&list);
+		if (!json_is_object(x))
+			rc = refuse(ctx, "runbook '%s': inputs[%zu] must be an object {\"dataset_id\": ID, \"path\": PATH}", id, i);
+		else if ((k = unknown_member(x, input_fields, &list)))
+			rc = refuse(ctx, "runbook '%s': inputs[%zu] has no field '%s' (its fields: %s)", id, i, k, list.buf);
+		else if (!json_is_string(json_object_get(x, "path")) || !*json_string_value(json_object_get(x, "path")))
+			rc = refuse(ctx, "runbook '%s': inputs[%zu] needs a \"path\" (a nonempty string)", id, i);
+		else if (json_object_get(x, "dataset_id") && !json_is_string(json_object_get(x, "dataset_id")) &&
+			 !json_is_null(json_object_get(x, "dataset_id")))
+			rc = refuse(ctx, "runbook '%s': inputs[%zu].dataset_id must be a string", id, i);
+		if (rc)
+			break;
+	}
+	bg_strbuf_release(&list);
+	return rc;
+}
+
 static int preflight(struct run *r, struct bg_ctx *ctx)
 {
 	const struct bg_run_request *q = r->req;
@@ -312,6 +385,8 @@ static int preflight(struct run *r, struct bg_ctx *ctx)
 	if (q->registry_problems)
 		return refuse(ctx, "the registry does not validate (%zu problem%s); run 'benchgate validate' and fix it first",
 			      q->registry_problems, q->registry_problems == 1 ? "" : "s");
+	if ((rc = check_declared(rb, jstr(q->gate, "runbook"), ctx)))
+		return rc;
 	env = json_object_get(rb, "required_environment");
 	json_array_foreach(env, i, x) {
 		const char *name = json_string_value(x);
@@ -432,39 +507,59 @@ static void add_strings(const json_t *list, char ***out, size_t *n)
 			(*out)[(*n)++] = (char *)json_string_value(x);
 }
 
-static bool all_strings(const json_t *list)
+/* Whether v is a finite number >= 0. */
+static bool tolerance(const json_t *v)
 {
-	size_t i;
-	json_t *x;
-
-	if (!json_is_array(list))
-		return false;
-	json_array_foreach(list, i, x)
-		if (!json_is_string(x))
-			return false;
-	return true;
+	return json_is_number(v) && isfinite(json_number_value(v)) && json_number_value(v) >= 0;
 }
 
 /*
- * The first member of obj that is not one of names, or NULL; *list
- * receives names joined with ", " for the message (the caller releases it).
+ * measure.parity: one of the three shapes of DESIGN.md, each with its own
+ * fields only. Anything else would run the gate without proving its outputs
+ * (or fail every run for a malformed digest), so it is refused.
  */
-static const char *unknown_member(const json_t *obj, const char *const *names, struct bg_strbuf *list)
+static int check_parity(const json_t *parity, const char *rb, struct bg_ctx *ctx)
 {
-	const char *k;
-	json_t *v;
-	size_t i;
+	static const char *const sha_fields[] = {"kind", "expected", NULL};
+	static const char *const close_fields[] = {"kind", "reference", "rtol", "atol", NULL};
+	static const char *const cmd_fields[] = {"kind", "command", NULL};
+	static const char *const shapes =
+		"{\"kind\": \"sha256\", \"expected\": HEX}, {\"kind\": \"allclose\", \"reference\": PATH, "
+		"\"rtol\": R, \"atol\": A} or {\"kind\": \"command\", \"command\": CMD}";
+	const char *kind = jstr(parity, "kind"), *k, *v;
+	const char *const *fields;
+	struct bg_strbuf list = BG_STRBUF_INIT;
+	int rc = BG_OK;
 
-	for (i = 0; names[i]; i++)
-		bg_strbuf_addf(list, "%s%s", i ? ", " : "", names[i]);
-	json_object_foreach((json_t *)obj, k, v) {
-		(void)v;
-		for (i = 0; names[i] && strcmp(names[i], k) != 0; i++)
-			;
-		if (!names[i])
-			return k;
-	}
-	return NULL;
+	if (!json_is_object(parity))
+		return refuse(ctx, "runbook '%s': measure.parity must be %s", rb, shapes);
+	if (!kind)
+		return refuse(ctx, "runbook '%s': measure.parity needs a \"kind\": \"sha256\", \"allclose\" or \"command\"", rb);
+	if (strcmp(kind, "sha256") == 0)
+		fields = sha_fields;
+	else if (strcmp(kind, "allclose") == 0)
+		fields = close_fields;
+	else if (strcmp(kind, "command") == 0)
+		fields = cmd_fields;
+	else
+		return refuse(ctx, "runbook '%s': measure.parity has an unknown kind '%s' (use \"sha256\", \"allclose\" or \"command\")",
+			      rb, kind);
+	if ((k = unknown_member(parity, fields, &list)))
+		rc = refuse(ctx, "runbook '%s': measure.parity of kind '%s' has no field '%s' (its fields: %s)", rb, kind, k,
+			    list.buf);
+	else if (fields == sha_fields && (!(v = jstr(parity, "expected")) || strlen(v) != 64 ||
+					  strspn(v, "0123456789abcdefABCDEF") != 64))
+		rc = refuse(ctx, "runbook '%s': measure.parity.expected must be a SHA-256 of 64 hexadecimal digits", rb);
+	else if (fields == close_fields && (!(v = jstr(parity, "reference")) || !*v))
+		rc = refuse(ctx, "runbook '%s': measure.parity.reference must name the reference .npy file", rb);
+	else if (fields == close_fields && json_object_get(parity, "rtol") && !tolerance(json_object_get(parity, "rtol")))
+		rc = refuse(ctx, "runbook '%s': measure.parity.rtol must be a number >= 0", rb);
+	else if (fields == close_fields && json_object_get(parity, "atol") && !tolerance(json_object_get(parity, "atol")))
+		rc = refuse(ctx, "runbook '%s': measure.parity.atol must be a number >= 0", rb);
+	else if (fields == cmd_fields && (!(v = jstr(parity, "command")) || !*v))
+		rc = refuse(ctx, "runbook '%s': measure.parity.command must be a nonempty command", rb);
+	bg_strbuf_release(&list);
+	return rc;
 }
 
 /*
@@ -503,6 +598,8 @@ static int check_measure(const struct run *r, struct bg_ctx *ctx)
 		rc = refuse(ctx, "runbook '%s': measure.memory_floor_bytes must be a number of bytes > 0", rb);
 	else if (cache && !json_is_object(cache))
 		rc = refuse(ctx, "runbook '%s': measure.cache must be an object: {\"state\": ..., \"evict\": [paths]}", rb);
+	if (rc == BG_OK && (v = json_object_get(m, "parity")))
+		rc = check_parity(v, rb, ctx);
 	bg_strbuf_reset(&list);
 	if (rc == BG_OK && cache) {
 		if ((k = unknown_member(cache, cache_fields, &list)))
@@ -585,24 +682,20 @@ static int session_opts(struct run *r, struct bg_measure_opts *o, char **argv, s
 	o->outputs = (const char *const *)r->outputs;
 	o->noutputs = r->noutputs;
 	if (json_is_object(parity)) {
-		const char *kind = jstr(parity, "kind");
-		if (kind && strcmp(kind, "sha256") == 0 && jstr(parity, "expected")) {
+		const char *kind = jstr(parity, "kind"); /* one of three: check_parity */
+		if (strcmp(kind, "sha256") == 0) {
 			o->parity = BG_PARITY_SHA256;
 			o->parity_sha256 = jstr(parity, "expected");
-		} else if (kind && strcmp(kind, "allclose") == 0 && jstr(parity, "reference")) {
+		} else if (strcmp(kind, "allclose") == 0) {
 			o->parity = BG_PARITY_ALLCLOSE;
 			o->parity_reference = jstr(parity, "reference");
 			if (json_is_number(json_object_get(parity, "rtol")))
 				o->rtol = json_number_value(json_object_get(parity, "rtol"));
 			if (json_is_number(json_object_get(parity, "atol")))
 				o->atol = json_number_value(json_object_get(parity, "atol"));
-		} else if (kind && strcmp(kind, "command") == 0 && jstr(parity, "command")) {
-			o->parity = BG_PARITY_COMMAND;
-			o->parity_command = jstr(parity, "command");
 		} else {
-			return refuse(ctx, "runbook '%s': measure.parity must be {\"kind\": \"sha256\", \"expected\": HEX}, "
-					   "{\"kind\": \"allclose\", \"reference\": PATH, ...} or {\"kind\": \"command\", \"command\": CMD}",
-				      jstr(q->gate, "runbook"));
+			o->parity = BG_PARITY_COMMAND; /* check_parity allowed only these three */
+			o->parity_command = jstr(parity, "command");
 		}
 		if (r->noutputs == 0)
 			return refuse(ctx, "runbook '%s': parity needs measure.outputs", jstr(q->gate, "runbook"));
