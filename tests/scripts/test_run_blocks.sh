@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# benchgate run: the decision's Block reasons that come from the runbook (a
+# memory peak over the floor, a cold claim with nothing evicted, a cold claim
+# whose eviction failed), a verified cold claim that does not block, and the
+# computer detection rules device_contains (CPU model) and
+# computer_equals_ignoring_case (host name). Needs jq and git.
+set -u
+. "$(cd "$(dirname "$0")" && pwd)/checks.sh"
+bin=${BENCHGATE:?}
+src=${BENCHGATE_SOURCE:?}
+command -v jq >/dev/null || { echo "this test needs jq (apt-get install jq)"; exit 1; }
+work=$(mktemp -d)
+shm=""
+trap 'rm -rf "$work"; [ -n "$shm" ] && rm -f "$shm"' EXIT
+cp -R "$src/tests/cli/trees/lifecycle" "$work/p"
+cd "$work/p" || exit 1
+"$bin" render >/dev/null
+git init -q . && git add -A && git -c user.email=t@t -c user.name=t commit -qm init || exit 1
+cp benchmarks/benchmark_registry.json "$work/registry.json"
+cp benchgate.json "$work/benchgate.json"
+# with_registry JQ-FILTER: the registry edited from its original, its document rendered
+with_registry() { jq "$1" "$work/registry.json" >benchmarks/benchmark_registry.json && "$bin" render >/dev/null; }
+reasons() { jq -e --arg want "$1" '.decision.decision == "block" and any(.decision.reasons[]; contains($want))' "$work/out"; }
+
+with_registry '.runbooks.ok.measure.memory_floor_bytes = 1'
+check "memory floor: blocks (exit 1)" test "$(rc_of "$bin" run -q --no-repeat --json life.ok)" = 1
+check "memory floor: the reason" reasons "over the memory floor of 1 bytes"
+with_registry '.runbooks.ok.measure.memory_floor_bytes = 1e12'
+check "a floor above the peak: no block" test "$(rc_of "$bin" run -q --no-repeat --json life.ok)" = 0
+check "a floor above the peak: no baseline yet" jq -e '.decision.decision == "no-baseline"' "$work/out"
+
+with_registry '.runbooks.ok.measure.cache = {"state": "cold"}'
+check "cold, nothing evicted: blocks" test "$(rc_of "$bin" run -q --no-repeat --json life.ok)" = 1
+check "cold, nothing evicted: the reason" reasons "a cold cache state is claimed but nothing is evicted to verify it"
+
+if [ "$(stat -f -c %T .)" != tmpfs ]; then
+	with_registry '.runbooks.ok.measure.cache = {"state": "cold", "evict": ["data/input.txt"]}'
+	check "cold, evicted: not blocked" test "$(rc_of "$bin" run -q --no-repeat --json life.ok)" = 0
+	check "cold, evicted: the session is cold" jq -e '.session.cache == {"requested": "cold", "state": "cold"}' "$work/out"
+else
+	echo "skip: $work is on tmpfs, where pages cannot be dropped"
+fi
+if [ -d /dev/shm ] && [ "$(stat -f -c %T /dev/shm)" = tmpfs ]; then
+	shm=$(mktemp /dev/shm/benchgate-test-XXXXXX)
+	echo data >"$shm"
+	with_registry ".runbooks.ok.measure.cache = {\"state\": \"cold\", \"evict\": [\"$shm\"]}"
+	check "cold on tmpfs: blocks" test "$(rc_of "$bin" run -q --no-repeat --json life.ok)" = 1
+	check "cold on tmpfs: the session's reason" reasons "the session is blocked: run 1 was not cold"
+else
+	echo "skip: no tmpfs /dev/shm for the unverified cold claim"
+fi
+cp "$work/registry.json" benchmarks/benchmark_registry.json && "$bin" render >/dev/null
+
+# computer detection: the rule that matches is named in a refusal
+cpu=$("$bin" measure -q --json -- true 2>/dev/null | jq -r '.provenance.host.cpu_model // empty')
+if [ -n "$cpu" ]; then
+	part=${cpu:1:8}
+	jq --arg p "$part" '.computer_rules = [{"device_contains": $p, "computer": "Test host"}]' "$work/benchgate.json" >benchgate.json
+	check "device_contains: the CPU model matches" test "$(rc_of "$bin" run -q --no-repeat life.ok)" = 0
+	check "device_contains: another computer's gate refused" test "$(rc_of "$bin" run -q life.other)" = 3
+	check "device_contains: the refusal names the rule" grep -qF "this machine is 'Test host' (CPU model '$cpu' contains '$part')" "$work/err"
+else
+	echo "skip: no CPU model in the provenance"
+fi
+jq '.computer_rules = [{"device_contains": "no such device 4cbd1e", "computer": "Test host"}]' "$work/benchgate.json" >benchgate.json
+check "no rule matches: refused" test "$(rc_of "$bin" run -q life.ok)" = 3
+check "no rule matches: said" grep -qF "this machine matches no computer rule of benchgate.json" "$work/err"
+check "no rule matches: a diagnostic runs" test "$(rc_of "$bin" run -q --tier diagnostic life.ok)" = 0
+host=$(uname -n)
+upper=$(printf '%s' "$host" | tr '[:lower:]' '[:upper:]')
+jq --arg h "$upper" '.computer_rules = [{"computer_equals_ignoring_case": $h, "computer": "Some other box"}]' "$work/benchgate.json" >benchgate.json
+check "host name: the other computer's gate runs" test "$(rc_of "$bin" run -q --no-repeat life.other)" = 0
+check "host name: this computer's gate refused" test "$(rc_of "$bin" run -q life.ok)" = 3
+check "host name: the refusal names the rule" grep -qF "this machine is 'Some other box' (host name '$host' is '$upper')" "$work/err"
+cp "$work/benchgate.json" benchgate.json
+
+check "check passes after every experiment" "$bin" check
+[ "$fails" = 0 ] || { echo "$fails failed"; exit 1; }
+echo "run blocks: all checks passed"
