@@ -163,6 +163,9 @@ static void test_key_resolution(void **state)
 	json_t *context = json_loads("{\"gate\": \"g\", \"computer\": \"c\", \"git_revision\": \"abc\", \"revision\": \"zzz\"}", 0, &err);
 	json_t *map = json_loads("{\"revision\": [\"source_revision\", \"git_revision\"]}", 0, &err);
 	json_t *bad = json_loads("{\"revision\": 3}", 0, &err);
+	json_t *one = json_loads("{\"revision\": \"git_revision\"}", 0, &err);
+	json_t *absent = json_loads("{\"revision\": \"source_revision\"}", 0, &err);
+	json_t *mixed = json_loads("{\"revision\": [\"source_revision\", 7]}", 0, &err);
 	json_t *key;
 	char id[65];
 	struct bg_ctx ctx;
@@ -184,11 +187,29 @@ static void test_key_resolution(void **state)
 	json_decref(key);
 	assert_int_equal(bg_key_compute(fields, context, bad, &key, id, &ctx), BG_ECHECK);
 	assert_int_equal(bg_key_compute(context, context, NULL, &key, id, &ctx), BG_ECHECK);
+	/* one context field named as a string is the list of one: the same key */
+	assert_int_equal(bg_key_compute(fields, context, one, &key, id, &ctx), BG_OK);
+	assert_string_equal(id, "ed7ffc47715d6c6192afcb3693f3c79d99c7fa5de519e0e324b2741ed171ad0a");
+	json_decref(key);
+	/* a mapped field absent from the context falls back to the field of the same name */
+	assert_int_equal(bg_key_compute(fields, context, absent, &key, id, &ctx), BG_OK);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(key, "values"), "revision")), "zzz");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(key, "fields"), 2), "source")),
+			    "context: revision");
+	json_decref(key);
+	/* a list with a non-name, or a map that is not an object, is refused */
+	assert_int_equal(bg_key_compute(fields, context, mixed, &key, id, &ctx), BG_ECHECK);
+	assert_non_null(strstr(bg_ctx_message(&ctx), "key_fields.revision must name a context field or a list of them"));
+	assert_int_equal(bg_key_compute(fields, context, fields, &key, id, &ctx), BG_ECHECK);
+	assert_non_null(strstr(bg_ctx_message(&ctx), "'key_fields' must be an object"));
 	bg_ctx_release(&ctx);
 	json_decref(fields);
 	json_decref(context);
 	json_decref(map);
 	json_decref(bad);
+	json_decref(one);
+	json_decref(absent);
+	json_decref(mixed);
 }
 
 int main(void)
