@@ -166,7 +166,7 @@ static int load_computers(struct bg_config *cfg, const char *display, struct bg_
 		if (!bg_value_is_object(item) || !bg_value_is_string(label) || !bg_value_is_string(slug) ||
 		    !bg_value_len(label) || !bg_value_len(slug))
 			return bg_error(ctx, BG_ECHECK,
-					"%s: computers[%zu] must be an object with string 'label' and 'slug'",
+					"%s: computers[%zu] must be an object with nonempty string 'label' and 'slug'",
 					display, i);
 		{
 			char where[48];
