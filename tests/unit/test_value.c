@@ -317,6 +317,54 @@ static void test_dump_matches_python(void **state)
 	}
 }
 
+/*
+ * A document past every size threshold of the parser and the arena: more
+ * distinct keys than are interned (8192), thousands of distinct short
+ * strings (the shared-string table grows with entries in it), objects whose
+ * members are indexed, and one string bigger than an arena block's quarter
+ * and than the mapping threshold (its own mmap'd block). Every member is
+ * found again, and the dump reproduces the text byte for byte.
+ */
+static void test_large_document(void **state)
+{
+	enum { NKEYS = 12000, BIG = 3 << 20 };
+	struct bg_strbuf text = BG_STRBUF_INIT;
+	struct bg_arena *a = bg_arena_new();
+	struct bg_value *v, *x;
+	char *big = malloc(BIG + 1), *out;
+	char key[32], want[32];
+
+	(void)state;
+	assert_non_null(big);
+	memset(big, 'x', BIG);
+	big[BIG] = '\0';
+	bg_strbuf_addch(&text, '{');
+	for (int i = 0; i < NKEYS; i++)
+		bg_strbuf_addf(&text, "\"k%05d\": [\"v%05d\", \"v%05d\", %d], ", i, i, i % 700, i);
+	bg_strbuf_addf(&text, "\"big\": \"%s\"}", big);
+	v = parse_n(a, text.buf, text.len);
+	assert_int_equal(bg_value_size(v), NKEYS + 1);
+	for (int i = 0; i < NKEYS; i += 7) {
+		snprintf(key, sizeof(key), "k%05d", i);
+		x = bg_value_get(v, key);
+		assert_non_null(x);
+		snprintf(want, sizeof(want), "v%05d", i);
+		assert_string_equal(bg_value_str(x->u.items[0]), want);
+		snprintf(want, sizeof(want), "v%05d", i % 700);
+		assert_string_equal(bg_value_str(x->u.items[1]), want);
+	}
+	assert_null(bg_value_get(v, "k12000"));
+	assert_int_equal(bg_value_len(bg_value_get(v, "big")), BIG);
+	assert_string_equal(bg_value_str(bg_value_get(v, "big")), big);
+	bg_arena_free(a);
+	out = dump(text.buf, -1, false);
+	assert_int_equal(strlen(out), text.len);
+	assert_true(strcmp(out, text.buf) == 0);
+	free(out);
+	free(big);
+	bg_strbuf_release(&text);
+}
+
 static void test_str_and_repr(void **state)
 {
 	(void)state;
@@ -534,6 +582,7 @@ int main(void)
 		cmocka_unit_test(test_reals_match_strtod),
 		cmocka_unit_test(test_depth),
 		cmocka_unit_test(test_duplicates_and_order),
+		cmocka_unit_test(test_large_document),
 		cmocka_unit_test(test_dump_matches_python),
 		cmocka_unit_test(test_str_and_repr),
 		cmocka_unit_test(test_python_semantics),
