@@ -206,12 +206,36 @@ static void test_damaged(void **state)
 	bg_ctx_release(&ctx);
 }
 
+/* A store written by a newer benchgate (a schema version beyond this one's
+ * migrations) is refused on open, never read or written with the old schema. */
+static void test_newer_schema(void **state)
+{
+	struct bg_store *st = NULL;
+	struct bg_ctx ctx;
+	char path[320];
+	const char *spec = "sqlite:newer.sqlite3";
+
+	(void)state;
+	bg_ctx_init(&ctx);
+	snprintf(path, sizeof(path), "%s/newer.sqlite3", dir);
+	assert_int_equal(bg_store_open(spec, dir, true, &st, &ctx), BG_OK);
+	bg_store_close(st);
+	damage(path, "INSERT INTO schema_migrations VALUES (999, '2099-01-01T00:00:00Z')");
+	st = NULL;
+	assert_int_equal(bg_store_open(spec, dir, false, &st, &ctx), BG_EIO);
+	assert_null(st);
+	assert_non_null(strstr(bg_ctx_message(&ctx), "store schema version 999 is newer than this benchgate knows ("));
+	assert_non_null(strstr(bg_ctx_message(&ctx), "); upgrade benchgate"));
+	bg_ctx_release(&ctx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_unsupported),
 		cmocka_unit_test(test_damaged),
+		cmocka_unit_test(test_newer_schema),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
