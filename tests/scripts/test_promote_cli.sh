@@ -3,7 +3,9 @@
 # lines; validate and check pass afterwards; the evidence row resolves to the
 # id named in satisfied_by, state measured), partial promotion (memory layers
 # missing; a scheduled-profile session), and one refusal per criterion and
-# precondition, after which no file has changed. Sessions are stored the way
+# precondition (also records changed after the session: a tampered raw
+# artifact, a manifest no longer completed, a missing RUNS.md row, a gate
+# superseded since), after which no file has changed. Sessions are stored the way
 # `benchgate run` stores them (tests/unit/test_seedtool.c). Needs jq.
 set -u
 . "$(cd "$(dirname "$0")" && pwd)/checks.sh"
@@ -103,6 +105,31 @@ refuse "8 no experiment" "names no experiment" $G release-signoff 0.1
 refuse "pre: blocked" "is blocked"           $G release-signoff 0.1 experiment=1 parity=fail
 refuse "pre: tier"    "tier 'pr-smoke' never promotes" $G pr-smoke 0.1 experiment=1
 refuse "pre: diagnostic" "tier 'diagnostic' never promotes" $G diagnostic 0.1 experiment=1
+refuse "1 short revision" "source revision 'abc1234' is not a full Git SHA" $G release-signoff 0.1 experiment=1 revision=abc1234
+refuse "2 other computer" "the session ran on 'CI runner', the gate's computer is 'Test box (x86, 16 GB)'" \
+	$G release-signoff 0.1 experiment=1 computer="CI runner"
+# records changed after the session: each is refused, nothing written
+refuse_after() { # name, criterion text, a shell edit run in the project after seeding
+	local name=$1 want=$2 edit=$3
+	fresh
+	local sid; sid=$(seed $G release-signoff 0.1 experiment=1)
+	(cd "$work/p" && bash -c "$edit") || { check "$name: edit" false; return; }
+	(cd "$work/p" && find . -type f ! -path './.benchgate/*' -exec sha256sum {} + | sort) >"$work/before"
+	check "$name: exit 1"           test "$(rc_of "$B" -C "$work/p" promote "$sid")" = 1
+	check "$name: names it"         grep -qF -- "$want" "$work/out"
+	(cd "$work/p" && find . -type f ! -path './.benchgate/*' -exec sha256sum {} + | sort) >"$work/after"
+	check "$name: nothing changed"  cmp -s "$work/before" "$work/after"
+}
+refuse_after "8 tampered artifact" "-bin-cpu-test-box-bin2-warm does not match its SHA-256 in the manifest" \
+	'echo "{}" >> experiments/*-bin-cpu-test-box-bin2-warm/runs.jsonl'
+refuse_after "8 manifest not completed" "has status 'failed', not 'completed'" \
+	'm=$(ls experiments/*-bin-cpu-test-box-bin2-warm/manifest.json); jq ".status = \"failed\"" "$m" >m.tmp && mv m.tmp "$m"'
+refuse_after "8 no outputs retained" "retains no outputs (raw artifacts)" \
+	'm=$(ls experiments/*-bin-cpu-test-box-bin2-warm/manifest.json); jq ".outputs = []" "$m" >m.tmp && mv m.tmp "$m"'
+refuse_after "8 no RUNS.md row" "has no row for experiment" \
+	'grep -v -- "-bin-cpu-test-box-bin2-warm" experiments/RUNS.md >r.tmp && mv r.tmp experiments/RUNS.md'
+refuse_after "pre: superseded gate" "gate '$G' is superseded; it takes no timing evidence" \
+	"sed -i 's/\"configuration\": \"bin2\", \"state\": \"pending\"/\"configuration\": \"bin2\", \"state\": \"superseded\"/' benchmarks/benchmark_registry.json"
 # every unmet criterion is listed at once
 fresh
 s=$(seed $G release-signoff 0.1 dirty=1 ctx.runtime=null parity=none)
