@@ -2,7 +2,8 @@
 # Parity first: sha256, allclose (.npy fixtures written by tests/programs/npywrite,
 # figures computed by hand), --parity-command, --deterministic, and the
 # failure paths (wrong output blocked after the smoke run with zero timed
-# runs, pattern matching nothing, malformed .npy, shape/dtype mismatch). Needs jq.
+# runs, pattern matching nothing, malformed .npy, shape/dtype mismatch, allclose
+# given two outputs). Needs jq.
 set -u
 . "$(cd "$(dirname "$0")" && pwd)/checks.sh"
 B=${BENCHGATE:?}
@@ -69,6 +70,10 @@ check "malformed npy"     test "$(rc_of "${M[@]}" --output out.npy --parity allc
 check "malformed message" jq -e '.reason | test("out.npy: not a valid .npy file: missing the")' out
 check "missing reference" test "$(rc_of "${M[@]}" --output out.npy --parity allclose:nope.npy --shell -- 'cp ref.npy out.npy')" = 1
 check "reference message" jq -e '.reason | test("nope.npy")' out
+cp ref.npy out2.npy
+check "allclose, two outputs" test "$(rc_of "${M[@]}" --output 'out*.npy' --parity allclose:ref.npy --shell -- 'cp ref.npy out.npy')" = 1
+check "two outputs message" jq -e '.reason | test("allclose needs exactly one output file, 2 matched")' out
+rm -f out2.npy
 
 # --parity-command receives the output paths as its last arguments
 printf 'x\n' >o1.txt; printf 'y\n' >o2.txt

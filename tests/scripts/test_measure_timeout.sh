@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # --timeout and SIGINT kill the whole process tree of a run (also a
 # background grandchild), the session is blocked (timeout, exit 1) or not
-# stored (interrupt, exit 4), and nothing is left running. Needs jq.
+# stored (interrupt, exit 4), and nothing is left running; a run killed by
+# a signal of its own blocks the session, naming the signal. Needs jq.
 set -u
 . "$(cd "$(dirname "$0")" && pwd)/checks.sh"
 B=${BENCHGATE:?}
@@ -32,5 +33,10 @@ check "interrupt message" grep -q "interrupted: the session was not stored" err
 sleep 0.2
 check "no process left after interrupt" bash -c "! pgrep -f [b]gsleep-$$"
 check "only the timeout session stored" test "$(rc_of "$B" sessions --json; jq length out)" = 01
+
+# a run killed by a signal (not benchgate's timeout) blocks and says which
+check "killed run: exit 1" test "$(rc_of "$B" measure -q -w 0 -r 1 --json --shell -- 'kill -KILL $$')" = 1
+check "killed run recorded" jq -e '.runs[0].signal == 9 and .runs[0].timed_out == false and .counts.timed == 0' out
+check "killed run reason" jq -e '.reason == "smoke run 1 was killed by signal 9"' out
 
 [ "$fails" = 0 ] || { echo "$fails failed"; exit 1; }
