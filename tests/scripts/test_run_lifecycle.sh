@@ -7,8 +7,10 @@ bin=${BENCHGATE:?}
 src=${BENCHGATE_SOURCE:?}
 command -v jq >/dev/null || { echo "this test needs jq (apt-get install jq)"; exit 1; }
 work=$(mktemp -d)
-# a sleep duration of our own, so that cleaning up never touches another test's processes
-nap=$(printf '4.%06d' $(( ($$ * 7919 + RANDOM) % 1000000 )))
+# a sleep duration of our own, so that cleaning up never touches another test's processes;
+# it ends in 1, because the command gets the gate's number as Python prints it
+# (4.100000 becomes "sleep 4.1", which "pgrep -f 'sleep 4.100000'" never finds)
+nap=$(printf '4.%05d1' $(( ($$ * 7919 + RANDOM) % 100000 )))
 trap 'pkill -f "sleep $nap" 2>/dev/null; rm -rf "$work"' EXIT
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
@@ -191,6 +193,18 @@ jq -e '.timing == "reported" and .statistics.reported_ns.count == 9 and .metrics
 jq -e --arg id "$id" '.runs[0].result_file == "experiments/\($id)/runs/run-001.result.json"' "$work/reported.json" >/dev/null ||
 	fail "reported timing: the run record does not name its file relative to the root"
 check_ok "a reported-timing experiment"
+
+# a run's captured output is kept to 1 MiB, and the cut is marked
+jq '.runbooks.ok.command = "head -c 1500000 /dev/zero | tr \"\\\\0\" x; printf hello > out/{id}.txt"' "$work/registry.json" \
+	>benchmarks/benchmark_registry.json && "$bin" render >/dev/null
+git add benchmarks docs && git -c user.email=t@t -c user.name=t commit -qm loud || exit 1
+expect_rc 0 "loud output" run life.ok -w 0 -r 1
+id=$(ls -t experiments | grep ok | head -n 1)
+cap="experiments/$id/runs/run-001.stdout"
+[ "$(head -c 1048576 "$cap" | tr -d x | wc -c)" = 0 ] || fail "loud output: the first MiB is not the run's output"
+[ "$(tail -c +1048577 "$cap")" = "$(printf '\n[benchgate: truncated at 1048576 bytes; the run wrote 1500000]')" ] ||
+	fail "loud output: the capture is not cut at 1 MiB and marked: $(tail -c 80 "$cap")"
+check_ok "a truncated capture"
 
 # nothing written holds the scratch folder or the home directory
 if grep -rqF -e "$work" -e "$HOME/" experiments; then fail "an absolute path was written: $(grep -rlF -e "$work" -e "$HOME/" experiments | head -3)"; fi
