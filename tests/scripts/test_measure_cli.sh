@@ -132,4 +132,8 @@ wait
 check "fifo still a fifo"   test -p fifo
 check "fifo got 3 lines"    test "$(wc -l <fifo.out)" = 3
 
+# the gate verbs refuse a measure session, saying what it is
+check "repeat: not a gate session" test "$(rc_of "$B" repeat 1)" = 1
+check "repeat: says why"    grep -q "session 1 is not a gate session (a diagnostic 'benchgate measure' session); repeat runs gates: 'benchgate run GATE'" err
+
 [ "$fails" = 0 ] || { echo "$fails failed"; exit 1; }
