@@ -333,9 +333,10 @@ static const char *unknown_member(const json_t *obj, const char *const *names, s
 }
 
 /*
- * The runbook's required_environment (a list of variable names) and inputs
- * (a list of {"path", optional "dataset_id"}): a value of another shape
- * would be ignored, so it is refused before anything is written.
+ * The runbook's required_environment (a list of variable names), question
+ * (a text) and inputs (a list of {"path", optional "dataset_id"}): a value
+ * of another shape would be ignored, so it is refused before anything is
+ * written.
  */
 static int check_declared(const json_t *rb, const char *id, struct bg_ctx *ctx)
 {
@@ -348,6 +349,8 @@ static int check_declared(const json_t *rb, const char *id, struct bg_ctx *ctx)
 
 	if (env && !json_is_null(env) && !all_strings(env))
 		return refuse(ctx, "runbook '%s': required_environment must be a list of variable names", id);
+	if ((x = json_object_get(rb, "question")) && !json_is_string(x) && !json_is_null(x))
+		return refuse(ctx, "runbook '%s': question must be a text (a falsifiable question; {field}s allowed)", id);
 	if (!inputs || json_is_null(inputs))
 		return BG_OK;
 	if (!json_is_array(inputs))
