@@ -12,6 +12,7 @@
 #include "benchgate/sha256.h"
 #include "benchgate/store.h"
 #include "core/pyval.h"
+#include "lifecycle/runbook.h"
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -297,82 +298,6 @@ static int refuse_private_paths(struct run *r, struct bg_ctx *ctx)
 	return rc;
 }
 
-static bool all_strings(const json_t *list)
-{
-	size_t i;
-	json_t *x;
-
-	if (!json_is_array(list))
-		return false;
-	json_array_foreach(list, i, x)
-		if (!json_is_string(x))
-			return false;
-	return true;
-}
-
-/*
- * The first member of obj that is not one of names, or NULL; *list
- * receives names joined with ", " for the message (the caller releases it).
- */
-static const char *unknown_member(const json_t *obj, const char *const *names, struct bg_strbuf *list)
-{
-	const char *k;
-	json_t *v;
-	size_t i;
-
-	for (i = 0; names[i]; i++)
-		bg_strbuf_addf(list, "%s%s", i ? ", " : "", names[i]);
-	json_object_foreach((json_t *)obj, k, v) {
-		(void)v;
-		for (i = 0; names[i] && strcmp(names[i], k) != 0; i++)
-			;
-		if (!names[i])
-			return k;
-	}
-	return NULL;
-}
-
-/*
- * The runbook's required_environment (a list of variable names), question
- * (a text) and inputs (a list of {"path", optional "dataset_id"}): a value
- * of another shape would be ignored, so it is refused before anything is
- * written.
- */
-static int check_declared(const json_t *rb, const char *id, struct bg_ctx *ctx)
-{
-	static const char *const input_fields[] = {"dataset_id", "path", NULL};
-	const json_t *env = json_object_get(rb, "required_environment"), *inputs = json_object_get(rb, "inputs"), *x;
-	struct bg_strbuf list = BG_STRBUF_INIT;
-	const char *k;
-	size_t i;
-	int rc = BG_OK;
-
-	if (env && !json_is_null(env) && !all_strings(env))
-		return refuse(ctx, "runbook '%s': required_environment must be a list of variable names", id);
-	if ((x = json_object_get(rb, "question")) && !json_is_string(x) && !json_is_null(x))
-		return refuse(ctx, "runbook '%s': question must be a text (a falsifiable question; {field}s allowed)", id);
-	if (!inputs || json_is_null(inputs))
-		return BG_OK;
-	if (!json_is_array(inputs))
-		return refuse(ctx, "runbook '%s': inputs must be a list of {\"dataset_id\": ID, \"path\": PATH}", id);
-	json_array_foreach(inputs, i, x) {
-		bg_strbuf_reset(&list);
-		if (!json_is_object(x))
-			rc = refuse(ctx, "runbook '%s': inputs[%zu] must be an object {\"dataset_id\": ID, \"path\": PATH}", id, i);
-		else if ((k = unknown_member(x, input_fields, &list)))
-			rc = refuse(ctx, "runbook '%s': inputs[%zu] has no field '%s' (its fields: %s)", id, i, k, list.buf);
-		else if (!json_is_string(json_object_get(x, "path")) || !*json_string_value(json_object_get(x, "path")))
-			rc = refuse(ctx, "runbook '%s': inputs[%zu] needs a \"path\" (a nonempty string)", id, i);
-		else if (json_object_get(x, "dataset_id") && !json_is_string(json_object_get(x, "dataset_id")) &&
-			 !json_is_null(json_object_get(x, "dataset_id")))
-			rc = refuse(ctx, "runbook '%s': inputs[%zu].dataset_id must be a string", id, i);
-		if (rc)
-			break;
-	}
-	bg_strbuf_release(&list);
-	return rc;
-}
-
 static int preflight(struct run *r, struct bg_ctx *ctx)
 {
 	const struct bg_run_request *q = r->req;
@@ -388,7 +313,7 @@ static int preflight(struct run *r, struct bg_ctx *ctx)
 	if (q->registry_problems)
 		return refuse(ctx, "the registry does not validate (%zu problem%s); run 'benchgate validate' and fix it first",
 			      q->registry_problems, q->registry_problems == 1 ? "" : "s");
-	if ((rc = check_declared(rb, jstr(q->gate, "runbook"), ctx)))
+	if ((rc = bg_runbook_check_declared(rb, jstr(q->gate, "runbook"), ctx)))
 		return rc;
 	env = json_object_get(rb, "required_environment");
 	json_array_foreach(env, i, x) {
@@ -510,157 +435,14 @@ static void add_strings(const json_t *list, char ***out, size_t *n)
 			(*out)[(*n)++] = (char *)json_string_value(x);
 }
 
-/* Whether v is a finite number >= 0. */
-static bool tolerance(const json_t *v)
-{
-	return json_is_number(v) && isfinite(json_number_value(v)) && json_number_value(v) >= 0;
-}
-
-/*
- * measure.parity: one of the three shapes of DESIGN.md, each with its own
- * fields only. Anything else would run the gate without proving its outputs
- * (or fail every run for a malformed digest), so it is refused.
- */
-static int check_parity(const json_t *parity, const char *rb, struct bg_ctx *ctx)
-{
-	static const char *const sha_fields[] = {"kind", "expected", NULL};
-	static const char *const close_fields[] = {"kind", "reference", "rtol", "atol", NULL};
-	static const char *const cmd_fields[] = {"kind", "command", NULL};
-	static const char *const shapes =
-		"{\"kind\": \"sha256\", \"expected\": HEX}, {\"kind\": \"allclose\", \"reference\": PATH, "
-		"\"rtol\": R, \"atol\": A} or {\"kind\": \"command\", \"command\": CMD}";
-	const char *kind = jstr(parity, "kind"), *k, *v;
-	const char *const *fields;
-	struct bg_strbuf list = BG_STRBUF_INIT;
-	int rc = BG_OK;
-
-	if (!json_is_object(parity))
-		return refuse(ctx, "runbook '%s': measure.parity must be %s", rb, shapes);
-	if (!kind)
-		return refuse(ctx, "runbook '%s': measure.parity needs a \"kind\": \"sha256\", \"allclose\" or \"command\"", rb);
-	if (strcmp(kind, "sha256") == 0)
-		fields = sha_fields;
-	else if (strcmp(kind, "allclose") == 0)
-		fields = close_fields;
-	else if (strcmp(kind, "command") == 0)
-		fields = cmd_fields;
-	else
-		return refuse(ctx, "runbook '%s': measure.parity has an unknown kind '%s' (use \"sha256\", \"allclose\" or \"command\")",
-			      rb, kind);
-	if ((k = unknown_member(parity, fields, &list)))
-		rc = refuse(ctx, "runbook '%s': measure.parity of kind '%s' has no field '%s' (its fields: %s)", rb, kind, k,
-			    list.buf);
-	else if (fields == sha_fields && (!(v = jstr(parity, "expected")) || strlen(v) != 64 ||
-					  strspn(v, "0123456789abcdefABCDEF") != 64))
-		rc = refuse(ctx, "runbook '%s': measure.parity.expected must be a SHA-256 of 64 hexadecimal digits", rb);
-	else if (fields == close_fields && (!(v = jstr(parity, "reference")) || !*v))
-		rc = refuse(ctx, "runbook '%s': measure.parity.reference must name the reference .npy file", rb);
-	else if (fields == close_fields && json_object_get(parity, "rtol") && !tolerance(json_object_get(parity, "rtol")))
-		rc = refuse(ctx, "runbook '%s': measure.parity.rtol must be a number >= 0", rb);
-	else if (fields == close_fields && json_object_get(parity, "atol") && !tolerance(json_object_get(parity, "atol")))
-		rc = refuse(ctx, "runbook '%s': measure.parity.atol must be a number >= 0", rb);
-	else if (fields == cmd_fields && (!(v = jstr(parity, "command")) || !*v))
-		rc = refuse(ctx, "runbook '%s': measure.parity.command must be a nonempty command", rb);
-	bg_strbuf_release(&list);
-	return rc;
-}
-
-/*
- * The measure object's fields, each of its type and range (DESIGN.md), and
- * no other: a field the engine would not honour (a typo, a quoted number)
- * is refused here, before anything is written, instead of being ignored.
- */
-static int check_measure(const struct run *r, struct bg_ctx *ctx)
-{
-	static const char *const fields[] = {
-		"warmups", "repetitions", "timeout_seconds", "timing", "outputs", "parity",
-		"deterministic", "cache", "memory_floor_bytes", NULL,
-	};
-	static const char *const cache_fields[] = {"state", "evict", NULL};
-	const json_t *m = r->measure, *v, *cache = json_object_get(m, "cache");
-	const char *rb = jstr(r->req->gate, "runbook"), *k;
-	struct bg_strbuf list = BG_STRBUF_INIT;
-	enum bg_timing timing;
-	int rc = BG_OK;
-
-	if ((k = unknown_member(m, fields, &list)))
-		rc = refuse(ctx, "runbook '%s': measure has no field '%s' (its fields: %s)", rb, k, list.buf);
-	else if ((v = json_object_get(m, "warmups")) && !(json_is_integer(v) && json_integer_value(v) >= 0))
-		rc = refuse(ctx, "runbook '%s': measure.warmups must be an integer >= 0", rb);
-	else if ((v = json_object_get(m, "repetitions")) && !(json_is_integer(v) && json_integer_value(v) >= 1))
-		rc = refuse(ctx, "runbook '%s': measure.repetitions must be an integer >= 1", rb);
-	else if ((v = json_object_get(m, "timeout_seconds")) && !(json_is_number(v) && json_number_value(v) > 0))
-		rc = refuse(ctx, "runbook '%s': measure.timeout_seconds must be a number of seconds > 0", rb);
-	else if ((v = json_object_get(m, "timing")) && bg_timing_parse(json_string_value(v), &timing) != 0)
-		rc = refuse(ctx, "runbook '%s': measure.timing must be \"process\" or \"reported\"", rb);
-	else if ((v = json_object_get(m, "outputs")) && !all_strings(v))
-		rc = refuse(ctx, "runbook '%s': measure.outputs must be a list of paths", rb);
-	else if ((v = json_object_get(m, "deterministic")) && !json_is_boolean(v))
-		rc = refuse(ctx, "runbook '%s': measure.deterministic must be true or false", rb);
-	else if ((v = json_object_get(m, "memory_floor_bytes")) && !(json_is_number(v) && json_number_value(v) > 0))
-		rc = refuse(ctx, "runbook '%s': measure.memory_floor_bytes must be a number of bytes > 0", rb);
-	else if (cache && !json_is_object(cache))
-		rc = refuse(ctx, "runbook '%s': measure.cache must be an object: {\"state\": ..., \"evict\": [paths]}", rb);
-	if (rc == BG_OK && (v = json_object_get(m, "parity")))
-		rc = check_parity(v, rb, ctx);
-	bg_strbuf_reset(&list);
-	if (rc == BG_OK && cache) {
-		if ((k = unknown_member(cache, cache_fields, &list)))
-			rc = refuse(ctx, "runbook '%s': measure.cache has no field '%s' (its fields: %s)", rb, k, list.buf);
-		else if ((v = json_object_get(cache, "state")) && !json_is_string(v))
-			rc = refuse(ctx, "runbook '%s': measure.cache.state must be a string", rb);
-		else if ((v = json_object_get(cache, "evict")) && !all_strings(v))
-			rc = refuse(ctx, "runbook '%s': measure.cache.evict must be a list of paths", rb);
-	}
-	bg_strbuf_release(&list);
-	return rc;
-}
-
-/*
- * The registry's decision settings (benchgate's addition, docs/formats.md):
- * a list of {"gate" or "key": ID, "k": > 0, "window": >= 1, "floor": >= 0}.
- * An entry that would be ignored or would make decisions meaningless is
- * refused before the session rather than dropped.
- */
-static int check_thresholds(const json_t *list, struct bg_ctx *ctx)
-{
-	static const char *const fields[] = {"gate", "key", "k", "window", "floor", NULL};
-	size_t i;
-	json_t *t, *v;
-	const char *k;
-
-	if (!list || json_is_null(list))
-		return BG_OK;
-	if (!json_is_array(list))
-		return refuse(ctx, "the registry's 'thresholds' must be a list of {\"gate\" or \"key\": ID, \"k\", \"window\", \"floor\"}");
-	json_array_foreach(list, i, t) {
-		struct bg_strbuf names = BG_STRBUF_INIT;
-		int rc = BG_OK;
-
-		if (!json_is_object(t) || json_is_string(json_object_get(t, "gate")) == json_is_string(json_object_get(t, "key")))
-			rc = refuse(ctx, "the registry's thresholds[%zu] must be an object with exactly one of \"gate\" or \"key\" (a string)", i);
-		else if ((k = unknown_member(t, fields, &names)))
-			rc = refuse(ctx, "the registry's thresholds[%zu] has no field '%s' (its fields: %s)", i, k, names.buf);
-		else if ((v = json_object_get(t, "k")) && !(json_is_number(v) && json_number_value(v) > 0))
-			rc = refuse(ctx, "the registry's thresholds[%zu].k must be a number > 0", i);
-		else if ((v = json_object_get(t, "window")) && !(json_is_integer(v) && json_integer_value(v) >= 1))
-			rc = refuse(ctx, "the registry's thresholds[%zu].window must be an integer >= 1", i);
-		else if ((v = json_object_get(t, "floor")) && !(json_is_number(v) && json_number_value(v) >= 0))
-			rc = refuse(ctx, "the registry's thresholds[%zu].floor must be a number >= 0", i);
-		bg_strbuf_release(&names);
-		if (rc)
-			return rc;
-	}
-	return BG_OK;
-}
-
 static int session_opts(struct run *r, struct bg_measure_opts *o, char **argv, struct bg_ctx *ctx)
 {
 	const struct bg_run_request *q = r->req;
 	const json_t *m = r->measure, *parity = json_object_get(m, "parity"), *cache = json_object_get(m, "cache");
 	int rc;
 
-	if ((rc = check_measure(r, ctx)) || (rc = check_thresholds(q->thresholds, ctx)))
+	if ((rc = bg_runbook_check_measure(r->measure, jstr(q->gate, "runbook"), ctx)) ||
+	    (rc = bg_runbook_check_thresholds(q->thresholds, ctx)))
 		return rc;
 	bg_measure_opts_init(o);
 	argv[0] = (char *)"/bin/sh";
@@ -685,7 +467,7 @@ static int session_opts(struct run *r, struct bg_measure_opts *o, char **argv, s
 	o->outputs = (const char *const *)r->outputs;
 	o->noutputs = r->noutputs;
 	if (json_is_object(parity)) {
-		const char *kind = jstr(parity, "kind"); /* one of three: check_parity */
+		const char *kind = jstr(parity, "kind"); /* one of three: bg_runbook_check_measure */
 		if (strcmp(kind, "sha256") == 0) {
 			o->parity = BG_PARITY_SHA256;
 			o->parity_sha256 = jstr(parity, "expected");
@@ -697,7 +479,7 @@ static int session_opts(struct run *r, struct bg_measure_opts *o, char **argv, s
 			if (json_is_number(json_object_get(parity, "atol")))
 				o->atol = json_number_value(json_object_get(parity, "atol"));
 		} else {
-			o->parity = BG_PARITY_COMMAND; /* check_parity allowed only these three */
+			o->parity = BG_PARITY_COMMAND; /* bg_runbook_check_measure allows only these three */
 			o->parity_command = jstr(parity, "command");
 		}
 		if (r->noutputs == 0)
@@ -705,7 +487,7 @@ static int session_opts(struct run *r, struct bg_measure_opts *o, char **argv, s
 	}
 	o->deterministic = json_is_true(json_object_get(m, "deterministic"));
 	if (bg_timing_parse(jstr(m, "timing"), &o->timing) != 0)
-		o->timing = BG_TIMING_PROCESS; /* absent (check_measure refused any other value) */
+		o->timing = BG_TIMING_PROCESS; /* absent (bg_runbook_check_measure refused any other value) */
 	add_strings(json_object_get(cache, "evict"), &r->evict, &r->nevict);
 	o->evict = (const char *const *)r->evict;
 	o->nevict = r->nevict;

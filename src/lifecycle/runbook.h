@@ -1,0 +1,27 @@
+/*
+ * runbook.h - the checks `run` makes of a gate's runbook and of the
+ * registry's decision settings before anything is written (internal to
+ * src/lifecycle/). Each returns BG_OK, or BG_EPRECOND with a message on ctx
+ * naming the runbook, the field and the shape it must have. Nothing is
+ * allocated for the caller.
+ */
+#ifndef BG_LIFECYCLE_RUNBOOK_H
+#define BG_LIFECYCLE_RUNBOOK_H
+
+#include "benchgate/status.h"
+
+#include <jansson.h>
+
+/* The runbook rb (id names it): required_environment a list of variable
+ * names, question a text, inputs a list of {"path", optional "dataset_id"}. */
+int bg_runbook_check_declared(const json_t *rb, const char *id, struct bg_ctx *ctx);
+
+/* The substituted measure object m of runbook rb: only DESIGN.md's fields,
+ * each of its type and range, parity one of its three shapes. */
+int bg_runbook_check_measure(const json_t *m, const char *rb, struct bg_ctx *ctx);
+
+/* The registry's "thresholds" (NULL or null: none): a list of
+ * {"gate" or "key": ID, "k" > 0, "window" >= 1, "floor" >= 0}. */
+int bg_runbook_check_thresholds(const json_t *list, struct bg_ctx *ctx);
+
+#endif
