@@ -187,12 +187,23 @@ int bg_runbook_check_measure(const json_t *m, const char *rb, struct bg_ctx *ctx
 		rc = check_parity(v, rb, ctx);
 	bg_strbuf_reset(&list);
 	if (rc == BG_OK && cache) {
+		const json_t *evict = json_object_get(cache, "evict");
+		bool cold = jstr(cache, "state") && strcmp(jstr(cache, "state"), "cold") == 0;
+
 		if ((k = unknown_member(cache, cache_fields, &list)))
 			rc = bg_error(ctx, BG_EPRECOND, "runbook '%s': measure.cache has no field '%s' (its fields: %s)", rb, k, list.buf);
 		else if ((v = json_object_get(cache, "state")) && !json_is_string(v))
 			rc = bg_error(ctx, BG_EPRECOND, "runbook '%s': measure.cache.state must be a string", rb);
-		else if ((v = json_object_get(cache, "evict")) && !all_strings(v))
+		else if (evict && !all_strings(evict))
 			rc = bg_error(ctx, BG_EPRECOND, "runbook '%s': measure.cache.evict must be a list of paths", rb);
+		else if (cold && json_array_size(evict) == 0)
+			rc = bg_error(ctx, BG_EPRECOND,
+				      "runbook '%s': measure.cache.state \"cold\" needs measure.cache.evict, the files whose "
+				      "eviction before every run proves the claim", rb);
+		else if (json_array_size(evict) > 0 && jstr(cache, "state") && !cold)
+			rc = bg_error(ctx, BG_EPRECOND,
+				      "runbook '%s': measure.cache.evict makes every run cold, but measure.cache.state is '%s'; "
+				      "claim \"cold\" or evict nothing", rb, jstr(cache, "state"));
 	}
 	bg_strbuf_release(&list);
 	return rc;

@@ -80,6 +80,8 @@ bad_measure "inputs: a path" '.runbooks.ok.inputs = ["data/input.txt"]' "inputs[
 bad_measure "inputs: a typo" '.runbooks.ok.inputs[0].sha = "x"' "inputs[0] has no field 'sha' (its fields: dataset_id, path)"
 bad_measure "inputs: numeric id" '.runbooks.ok.inputs[0].dataset_id = 7' "inputs[0].dataset_id must be a string"
 bad_measure "inputs: no path" '.runbooks.ok.inputs[0] |= del(.path)' "inputs[0] needs a \"path\" (a nonempty string)"
+bad_measure "cache: cold, nothing evicted" '.runbooks.ok.measure.cache = {"state": "cold"}' "measure.cache.state \"cold\" needs measure.cache.evict"
+bad_measure "cache: warm, evicted" '.runbooks.ok.measure.cache = {"state": "warm", "evict": ["data/input.txt"]}' "measure.cache.evict makes every run cold, but measure.cache.state is 'warm'"
 bad_measure "thresholds: a typo" '.thresholds = [{"gate": "life.ok", "K": 3}]' "thresholds[0] has no field 'K'"
 bad_measure "thresholds: k 0" '.thresholds = [{"key": "x", "k": 0}]' "thresholds[0].k must be a number > 0"
 cp "$work/registry.json" benchmarks/benchmark_registry.json && "$bin" render >/dev/null
