@@ -111,6 +111,12 @@ check "history --key"             test "$("$B" history --key "$K" --json | jq le
 check "history --json fields"     test "$("$B" history --json $G | jq -r '.[0] | [.decision, .curation, .tier] | join(",")')" = "no-baseline,auto-accepted,scheduled-profile"
 check "history unknown gate"      test "$(rc_of "$B" history nope)" = 0
 check "history unknown message"   grep -q "no sessions stored for gate 'nope'" "$work/out"
+# key: a value longer than 44 characters is cut in the table, never in --json
+long="A computer label much longer than forty-four characters, on purpose"
+s13=$(seed bin.cpu.test-box.bin1.warm scheduled-profile 0.100 computer="$long")
+check "key: long value cut"       test "$(rc_of "$B" key "$s13"; grep -c '"A computer label much longer than forty-...' "$work/out")" = 01
+check "key: the cut is said"      grep -q "(values longer than 44 characters are cut; --json shows them whole)" "$work/out"
+check "key --json: whole value"   test "$("$B" key --json "$s13" | jq -r '.fields[] | select(.field == "computer") | .value')" = "$long"
 
 # a store damaged outside benchgate: values of the wrong type show as n/a
 # (never "(null)", never a crash); JSON that does not parse is refused
