@@ -197,6 +197,20 @@ jq -e --arg id "$id" '.runs[0].result_file == "experiments/\($id)/runs/run-001.r
 	fail "reported timing: the run record does not name its file relative to the root"
 check_ok "a reported-timing experiment"
 
+# a gate's value reaches the command as one word, whatever it holds: no
+# shell expansion, no injection (the command template is the registry's,
+# the values are data)
+note='it'"'"'s $(touch pwned1); `touch pwned2` "quoted" {x} * ?'
+jq --arg note "$note" '.runbooks.quote = (.runbooks.ok + {command: "printf %s {note} > out/quote.txt",
+      measure: {warmups: 0, repetitions: 1, outputs: ["out/quote.txt"]}})
+    | .gates += [(.gates[0] + {id: "life.quote", runbook: "quote", note: $note})]' "$work/registry.json" \
+	>benchmarks/benchmark_registry.json && "$bin" render >/dev/null
+git add benchmarks docs && git -c user.email=t@t -c user.name=t commit -qm quote || exit 1
+expect_rc 0 "quoted value" run life.quote
+[ "$(cat out/quote.txt)" = "$note" ] || fail "quoted value: the command got '$(cat out/quote.txt)'"
+[ ! -e pwned1 ] && [ ! -e pwned2 ] || fail "quoted value: a gate's value was run as shell code"
+check_ok "a quoted value"
+
 # a run's captured output is kept to 1 MiB, and the cut is marked
 jq '.runbooks.ok.command = "head -c 1500000 /dev/zero | tr \"\\\\0\" x; printf hello > out/{id}.txt"' "$work/registry.json" \
 	>benchmarks/benchmark_registry.json && "$bin" render >/dev/null
