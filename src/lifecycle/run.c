@@ -47,20 +47,14 @@ static const char *jstr(const json_t *o, const char *k)
 	return json_string_value(json_object_get(o, k));
 }
 
-/* Appends str() of the gate's field {name} and returns true, or the literal "{name}" and false. */
-static bool field_text(struct bg_strbuf *out, const json_t *gate, const char *name, size_t n)
+/* The gate's field named name[0..n), or NULL when the gate has none. */
+static const json_t *field_of(const json_t *gate, const char *name, size_t n)
 {
-	char key[256];
-	json_t *v;
+	char *key = bg_xstrndup(name, n);
+	const json_t *v = json_object_get(gate, key);
 
-	snprintf(key, sizeof(key), "%.*s", (int)n, name);
-	v = json_object_get(gate, key);
-	if (!v) {
-		bg_strbuf_addf(out, "{%s}", key);
-		return false;
-	}
-	bg_py_str(out, v);
-	return true;
+	free(key);
+	return v;
 }
 
 static void shell_quote(struct bg_strbuf *out, const char *s)
@@ -84,8 +78,10 @@ static void shell_quote(struct bg_strbuf *out, const char *s)
 }
 
 /*
- * Substitutes {field} with the gate's values ({{ and }} are braces); with
- * quote, each value is shell-quoted. BG_ECHECK on an unbalanced brace.
+ * Substitutes {field} with str() of the gate's values ({{ and }} are
+ * braces); with quote, each value is shell-quoted. BG_EPRECOND on an
+ * unbalanced brace or a field the gate does not have: a placeholder left in
+ * the command, a path or the question would run or record the wrong thing.
  */
 static int subst(const char *tmpl, const json_t *gate, bool quote, struct bg_strbuf *out, struct bg_ctx *ctx)
 {
@@ -95,18 +91,24 @@ static int subst(const char *tmpl, const json_t *gate, bool quote, struct bg_str
 			p += 2;
 		} else if (*p == '{') {
 			const char *end = strchr(p, '}');
-			struct bg_strbuf v = BG_STRBUF_INIT;
+			const json_t *v;
+			struct bg_strbuf text = BG_STRBUF_INIT;
 
 			if (!end)
-				return bg_error(ctx, BG_ECHECK, "template '%s': '{' is never closed", tmpl);
-			if (field_text(&v, gate, p + 1, (size_t)(end - p - 1)) && quote)
-				shell_quote(out, v.buf);
+				return bg_error(ctx, BG_EPRECOND, "template '%s': '{' is never closed; write '{{' for a brace", tmpl);
+			if (!(v = field_of(gate, p + 1, (size_t)(end - p - 1))))
+				return bg_error(ctx, BG_EPRECOND,
+						"template '%s': gate '%s' has no field '%.*s' (write '{{' and '}}' for braces)",
+						tmpl, jstr(gate, "id") ? jstr(gate, "id") : "?", (int)(end - p - 1), p + 1);
+			bg_py_str(&text, v);
+			if (quote)
+				shell_quote(out, text.buf);
 			else
-				bg_strbuf_addn(out, v.buf, v.len);
-			bg_strbuf_release(&v);
+				bg_strbuf_addn(out, text.buf, text.len);
+			bg_strbuf_release(&text);
 			p = end + 1;
 		} else if (*p == '}') {
-			return bg_error(ctx, BG_ECHECK, "template '%s': single '}'; write '}}' for a brace", tmpl);
+			return bg_error(ctx, BG_EPRECOND, "template '%s': single '}'; write '}}' for a brace", tmpl);
 		} else {
 			bg_strbuf_addch(out, *p++);
 		}

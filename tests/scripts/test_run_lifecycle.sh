@@ -82,6 +82,10 @@ bad_measure "inputs: numeric id" '.runbooks.ok.inputs[0].dataset_id = 7' "inputs
 bad_measure "inputs: no path" '.runbooks.ok.inputs[0] |= del(.path)' "inputs[0] needs a \"path\" (a nonempty string)"
 bad_measure "cache: cold, nothing evicted" '.runbooks.ok.measure.cache = {"state": "cold"}' "measure.cache.state \"cold\" needs measure.cache.evict"
 bad_measure "cache: warm, evicted" '.runbooks.ok.measure.cache = {"state": "warm", "evict": ["data/input.txt"]}' "measure.cache.evict makes every run cold, but measure.cache.state is 'warm'"
+bad_measure "command: unknown field" '.runbooks.ok.command = "printf hello > out/{idd}.txt"' "template 'printf hello > out/{idd}.txt': gate 'life.ok' has no field 'idd'"
+bad_measure "outputs: unknown field" '.runbooks.ok.measure.outputs = ["out/{nope}.txt"]' "gate 'life.ok' has no field 'nope'"
+bad_measure "question: unknown field" '.runbooks.ok.question = "Is {gate} fast?"' "template 'Is {gate} fast?': gate 'life.ok' has no field 'gate'"
+bad_measure "inputs: unknown field" '.runbooks.ok.inputs[0].path = "data/{dataset}.txt"' "gate 'life.ok' has no field 'dataset'"
 bad_measure "thresholds: a typo" '.thresholds = [{"gate": "life.ok", "K": 3}]' "thresholds[0] has no field 'K'"
 bad_measure "thresholds: k 0" '.thresholds = [{"key": "x", "k": 0}]' "thresholds[0].k must be a number > 0"
 cp "$work/registry.json" benchmarks/benchmark_registry.json && "$bin" render >/dev/null
