@@ -35,7 +35,6 @@ int bg_json_expect_object(const json_t *v, const char *display, struct bg_ctx *c
 void bg_json_dump_py(struct bg_strbuf *out, const json_t *v, int indent, bool sort_keys);
 void bg_py_str(struct bg_strbuf *out, const json_t *v);
 void bg_py_repr(struct bg_strbuf *out, const json_t *v);
-void bg_py_repr_string(struct bg_strbuf *out, const char *s, size_t len);
 void bg_py_float_repr(struct bg_strbuf *out, double x);
 /*
  * The text of a JSON string, or fallback when v is absent or not a string:
@@ -53,10 +52,5 @@ static inline const char *bg_json_str_or(const json_t *v, const char *fallback)
 bool bg_py_truthy(const json_t *v);
 /* Python ==: integers and reals compare by value, containers deeply. */
 bool bg_py_equal(const json_t *a, const json_t *b);
-
-/* Object keys in code-point order; caller frees the array (not the keys). */
-const char **bg_json_sorted_keys(const json_t *obj, size_t *count);
-/* strcmp by unsigned bytes: code-point order for UTF-8. */
-int bg_strcmp_cp(const char *a, const char *b);
 
 #endif

@@ -52,40 +52,9 @@ int bg_json_expect_object(const json_t *v, const char *display, struct bg_ctx *c
 	return bg_error(ctx, BG_ECHECK, "%s: top level must be a JSON object", display);
 }
 
-int bg_strcmp_cp(const char *a, const char *b)
-{
-	return strcmp(a, b); /* C strcmp compares as unsigned char */
-}
-
-static int cmp_key(const void *a, const void *b)
-{
-	return bg_strcmp_cp(*(const char *const *)a, *(const char *const *)b);
-}
-
-const char **bg_json_sorted_keys(const json_t *obj, size_t *count)
-{
-	size_t n = json_object_size(obj), i = 0;
-	const char **keys = bg_xcalloc(n ? n : 1, sizeof(*keys));
-	const char *k;
-	json_t *v;
-
-	json_object_foreach((json_t *)obj, k, v) {
-		(void)v;
-		keys[i++] = k;
-	}
-	qsort(keys, n, sizeof(*keys), cmp_key);
-	*count = n;
-	return keys;
-}
-
 void bg_py_float_repr(struct bg_strbuf *out, double x)
 {
 	bg_value_float_repr(out, x);
-}
-
-void bg_py_repr_string(struct bg_strbuf *out, const char *s, size_t len)
-{
-	bg_value_repr_string(out, s, len);
 }
 
 /*

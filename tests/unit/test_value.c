@@ -356,6 +356,7 @@ static void test_large_document(void **state)
 	assert_null(bg_value_get(v, "k12000"));
 	assert_int_equal(bg_value_len(bg_value_get(v, "big")), BIG);
 	assert_string_equal(bg_value_str(bg_value_get(v, "big")), big);
+	assert_true(bg_arena_bytes(a) >= (size_t)BIG + NKEYS * 24);
 	bg_arena_free(a);
 	out = dump(text.buf, -1, false);
 	assert_int_equal(strlen(out), text.len);
