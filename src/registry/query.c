@@ -19,6 +19,20 @@ static int missing_field(const struct bg_value *gate, const char *field, struct 
 	return BG_ECHECK;
 }
 
+/*
+ * rc, with the registry's file put in front of ctx's message when rc is an
+ * error: the helpers below name the gate or runbook, this names the file.
+ */
+static int placed(const struct bg_registry *reg, int rc, struct bg_ctx *ctx)
+{
+	if (rc != BG_OK) {
+		char *msg = bg_xstrdup(bg_ctx_message(ctx));
+		bg_error(ctx, rc, "%s: %s", reg->display, msg);
+		free(msg);
+	}
+	return rc;
+}
+
 static bool filter_field(const struct bg_value *gate, const char *field, const char *want)
 {
 	struct bg_strbuf have = BG_STRBUF_INIT, a = BG_STRBUF_INIT, b = BG_STRBUF_INIT;
@@ -137,7 +151,7 @@ int bg_registry_list(struct bg_registry *reg, const struct bg_gate_filter *f,
 	if (!rc)
 		rc = sorted_emit(items, n, 3, -1, out, ctx);
 	free(items);
-	return rc;
+	return placed(reg, rc, ctx);
 }
 
 int bg_registry_next(struct bg_registry *reg, const struct bg_gate_filter *f, long long limit,
@@ -202,7 +216,7 @@ int bg_registry_next(struct bg_registry *reg, const struct bg_gate_filter *f, lo
 	if (!rc)
 		rc = sorted_emit(items, n, 2, limit < 0 ? 0 : limit, out, ctx);
 	free(items);
-	return rc;
+	return placed(reg, rc, ctx);
 }
 
 void bg_registry_show(const struct bg_value *gate, struct bg_strbuf *out)
@@ -301,7 +315,7 @@ static int runbook_list(struct bg_strbuf *out, const struct bg_value *rb, const 
 	return BG_OK;
 }
 
-int bg_registry_command(struct bg_registry *reg, const struct bg_value *gate, struct bg_strbuf *out,
+static int command_text(const struct bg_registry *reg, const struct bg_value *gate, struct bg_strbuf *out,
 			struct bg_ctx *ctx)
 {
 	struct bg_value *rbid = bg_value_get(gate, "runbook"), *rb, *st, *env, *cmd, *boundary;
@@ -357,7 +371,7 @@ int bg_registry_command(struct bg_registry *reg, const struct bg_value *gate, st
 	bg_strbuf_adds(out, "Command:\n");
 	if ((rc = bg_registry_format(bg_value_str(cmd), gate, out, ctx))) {
 		char *msg = bg_xstrdup(bg_ctx_message(ctx));
-		bg_error(ctx, rc, "%s: runbook '%s': %s", reg->display, id, msg);
+		bg_error(ctx, rc, "runbook '%s': %s", id, msg);
 		free(msg);
 		return rc;
 	}
@@ -372,4 +386,10 @@ int bg_registry_command(struct bg_registry *reg, const struct bg_value *gate, st
 		bg_strbuf_adds(out, "Human evidence review required.");
 	bg_strbuf_addch(out, '\n');
 	return BG_OK;
+}
+
+int bg_registry_command(struct bg_registry *reg, const struct bg_value *gate, struct bg_strbuf *out,
+			struct bg_ctx *ctx)
+{
+	return placed(reg, command_text(reg, gate, out, ctx), ctx);
 }
