@@ -108,15 +108,17 @@ struct bg_gate_filter {
 	const char *module;
 	const char *computer;
 };
-/* `list` and `next` output lines. BG_ECHECK naming the gate and field when a
- * gate lacks what the listing needs. limit < 0 means 0 (as the reference). */
+/* `list` and `next` output lines. BG_ECHECK naming the registry's file, the
+ * gate and the field when a gate lacks what the listing needs. limit < 0
+ * means 0 (as the reference). */
 int bg_registry_list(struct bg_registry *reg, const struct bg_gate_filter *f,
 		     struct bg_strbuf *out, struct bg_ctx *ctx);
 int bg_registry_next(struct bg_registry *reg, const struct bg_gate_filter *f, long long limit,
 		     bool performance_only, struct bg_strbuf *out, struct bg_ctx *ctx);
 /* `show`: json.dumps(gate, indent=2, sort_keys=True) and a newline. */
 void bg_registry_show(const struct bg_value *gate, struct bg_strbuf *out);
-/* `command`: the gate, its runbook, preflight, environment, command text. */
+/* `command`: the gate, its runbook, preflight, environment, command text.
+ * BG_ECHECK naming the registry's file and the runbook when one is broken. */
 int bg_registry_command(struct bg_registry *reg, const struct bg_value *gate, struct bg_strbuf *out,
 			struct bg_ctx *ctx);
 /*
