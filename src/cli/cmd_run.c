@@ -128,7 +128,7 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 	struct bg_strbuf out = BG_STRBUF_INIT, profile_path = BG_STRBUF_INIT;
 	struct bg_value *gate_v, *rb_v;
 	json_t *gate = NULL, *runbook = NULL, *thresholds = NULL, *profile = NULL, *key_fields = NULL;
-	json_t *all = json_array();
+	json_t *all;
 	struct bg_ctx ctx;
 	int rc, attempts = 1;
 
@@ -138,6 +138,7 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 		return bg_cli_usage_error(self, "the following arguments are required: GATE");
 	if ((rc = bg_cli_load_registry(cli, &cfg, &reg)))
 		return rc;
+	all = json_array(); /* every session's outcome, for --json */
 	bg_ctx_init(&ctx);
 	if (chdir(cfg.root) != 0) {
 		rc = bg_cli_fail(BG_EIO, "cannot enter the project root");
