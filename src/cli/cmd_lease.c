@@ -31,8 +31,10 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 
 	if ((rc = bg_cli_parse(cli, self, opts, 1, false, on_opt, &as_json, &parsed)))
 		return rc;
-	if (parsed.npos != 1 || strcmp(parsed.pos[0], "status") != 0)
+	if (parsed.npos != 1)
 		return bg_cli_usage_error(self, "expected 'status'");
+	if (strcmp(parsed.pos[0], "status") != 0)
+		return bg_cli_usage_error(self, "unknown action '%s'; the action is 'status'", parsed.pos[0]);
 	if ((rc = bg_cli_load_config(cli, &cfg)))
 		return rc;
 	bg_ctx_init(&ctx);
