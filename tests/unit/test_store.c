@@ -229,6 +229,67 @@ static void test_newer_schema(void **state)
 	bg_ctx_release(&ctx);
 }
 
+/*
+ * A store written before migration 2 (sessions without keys, decisions or
+ * curation) is upgraded in place on open: its sessions read back whole,
+ * without a verdict, and can be given one. The old store is made from a
+ * current one by undoing migration 2 by hand.
+ */
+static void test_upgrade(void **state)
+{
+	struct bg_store *st = NULL;
+	struct bg_ctx ctx;
+	json_t *doc, *got, *rows, *key, *decision;
+	long long id = 0;
+	char path[320];
+	const char *spec = "sqlite:old.sqlite3";
+
+	(void)state;
+	bg_ctx_init(&ctx);
+	snprintf(path, sizeof(path), "%s/old.sqlite3", dir);
+	assert_int_equal(bg_store_open(spec, dir, true, &st, &ctx), BG_OK);
+	doc = session_doc("ok", 5e7);
+	assert_int_equal(bg_store_put_session(st, doc, &id, &ctx), BG_OK);
+	json_decref(doc);
+	bg_store_close(st);
+	damage(path, "DROP INDEX sessions_key; DROP INDEX curations_session; DROP TABLE curations;"
+		     "ALTER TABLE sessions DROP COLUMN key_id; ALTER TABLE sessions DROP COLUMN key;"
+		     "ALTER TABLE sessions DROP COLUMN decision; ALTER TABLE sessions DROP COLUMN decision_doc;"
+		     "ALTER TABLE sessions DROP COLUMN curation; ALTER TABLE sessions DROP COLUMN curated_by;"
+		     "ALTER TABLE sessions DROP COLUMN curated_at; ALTER TABLE sessions DROP COLUMN curation_why;"
+		     "DELETE FROM schema_migrations WHERE version = 2");
+
+	st = NULL;
+	assert_int_equal(bg_store_open(spec, dir, false, &st, &ctx), BG_OK);
+	assert_non_null(st);
+	assert_int_equal(bg_store_schema_version(st), 2);
+	assert_int_equal(bg_store_get_session(st, id, &got, &ctx), BG_OK);
+	assert_int_equal(json_array_size(json_object_get(got, "runs")), 1);
+	json_decref(got);
+	assert_int_equal(bg_store_list_sessions(st, 0, &rows, &ctx), BG_OK);
+	assert_int_equal(json_array_size(rows), 1);
+	json_decref(rows);
+	/* no verdict yet, and no session of any key */
+	assert_int_equal(bg_store_verdict(st, id, &got, &ctx), BG_OK);
+	assert_true(json_is_null(json_object_get(got, "decision_document")));
+	json_decref(got);
+	assert_int_equal(bg_store_history(st, NULL, NULL, &rows, &ctx), BG_OK);
+	assert_int_equal(json_array_size(rows), 0);
+	json_decref(rows);
+	/* the upgraded columns take a decision */
+	key = json_pack("{s:s}", "id", "k1");
+	decision = json_pack("{s:s}", "decision", "no-baseline");
+	assert_int_equal(bg_store_set_decision(st, id, "k1", key, decision, "auto-accepted", &ctx), BG_OK);
+	json_decref(key);
+	json_decref(decision);
+	assert_int_equal(bg_store_history(st, NULL, "k1", &rows, &ctx), BG_OK);
+	assert_int_equal(json_array_size(rows), 1);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(rows, 0), "curation")), "auto-accepted");
+	json_decref(rows);
+	bg_store_close(st);
+	bg_ctx_release(&ctx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -236,6 +297,7 @@ int main(void)
 		cmocka_unit_test(test_unsupported),
 		cmocka_unit_test(test_damaged),
 		cmocka_unit_test(test_newer_schema),
+		cmocka_unit_test(test_upgrade),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
