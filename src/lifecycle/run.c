@@ -352,28 +352,27 @@ static int preflight(struct run *r, struct bg_ctx *ctx)
 	/* declared inputs must exist: their SHA-256 is provenance */
 	r->inputs = json_array();
 	json_array_foreach(json_object_get(rb, "inputs"), i, x) {
-		json_t *pathv = NULL;
+		struct bg_strbuf path = BG_STRBUF_INIT; /* a string: bg_runbook_check_declared */
 		char hex[65];
 		struct bg_ctx c2;
 
-		if ((rc = subst_json(json_object_get(x, "path"), q->gate, &pathv, ctx)))
+		if ((rc = subst(jstr(x, "path"), q->gate, false, &path, ctx))) {
+			bg_strbuf_release(&path);
 			return rc;
-		if (!json_is_string(pathv)) {
-			json_decref(pathv);
-			return refuse(ctx, "runbook '%s': inputs[%zu] needs a \"path\"", jstr(q->gate, "runbook"), i);
 		}
 		bg_ctx_init(&c2);
-		if (bg_sha256_file(json_string_value(pathv), NULL, hex, &c2)) {
+		if (bg_sha256_file(path.buf, NULL, hex, &c2)) {
 			rc = refuse(ctx, "declared input '%s' cannot be hashed (%s); create it first (see the runbook's preflight)",
-				    json_string_value(pathv), bg_ctx_message(&c2));
+				    path.buf, bg_ctx_message(&c2));
 			bg_ctx_release(&c2);
-			json_decref(pathv);
+			bg_strbuf_release(&path);
 			return rc;
 		}
 		bg_ctx_release(&c2);
-		json_array_append_new(r->inputs, json_pack("{s:O, s:o, s:s}", "dataset_id",
+		json_array_append_new(r->inputs, json_pack("{s:O, s:s, s:s}", "dataset_id",
 							   json_object_get(x, "dataset_id") ? json_object_get(x, "dataset_id") : json_null(),
-							   "path", pathv, "sha256", hex));
+							   "path", path.buf, "sha256", hex));
+		bg_strbuf_release(&path);
 	}
 	if ((rc = refuse_private_paths(r, ctx)))
 		return rc;
