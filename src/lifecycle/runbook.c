@@ -127,11 +127,12 @@ static int check_parity(const json_t *parity, const char *rb, struct bg_ctx *ctx
 	else if (strcmp(kind, "command") == 0)
 		fields = cmd_fields;
 	else
-		return bg_error(ctx, BG_EPRECOND, "runbook '%s': measure.parity has an unknown kind '%s' (use \"sha256\", \"allclose\" or \"command\")",
-			      rb, kind);
+		return bg_error(ctx, BG_EPRECOND,
+				"runbook '%s': measure.parity has an unknown kind '%s' (use \"sha256\", \"allclose\" or \"command\")",
+				rb, kind);
 	if ((k = unknown_member(parity, fields, &list)))
-		rc = bg_error(ctx, BG_EPRECOND, "runbook '%s': measure.parity of kind '%s' has no field '%s' (its fields: %s)", rb, kind, k,
-			    list.buf);
+		rc = bg_error(ctx, BG_EPRECOND, "runbook '%s': measure.parity of kind '%s' has no field '%s' (its fields: %s)",
+			      rb, kind, k, list.buf);
 	else if (fields == sha_fields && (!(v = jstr(parity, "expected")) || strlen(v) != 64 ||
 					  strspn(v, "0123456789abcdefABCDEF") != 64))
 		rc = bg_error(ctx, BG_EPRECOND, "runbook '%s': measure.parity.expected must be a SHA-256 of 64 hexadecimal digits", rb);
