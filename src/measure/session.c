@@ -846,20 +846,35 @@ static void series_free(struct series *sr)
 	free(sr->v);
 }
 
+/*
+ * True once the caller's flag is set or a run saw it. The flag is read
+ * before every run: a signal that arrives while no run is being waited for
+ * (hashing, parity, the setup command) interrupts no system call, so a run
+ * would never notice it.
+ */
+static bool interrupted(struct session *s)
+{
+	if (s->o->interrupted && *s->o->interrupted)
+		s->interrupted = true;
+	return s->interrupted;
+}
+
 static void run_phases(struct session *s, struct bg_ctx *ctx, int *rc)
 {
 	const struct bg_measure_opts *o = s->o;
 	long planned;
 
 	*rc = BG_OK;
+	if (interrupted(s))
+		return;
 	progress(s, "smoke", 1, 1, 1 + o->warmups + (o->adaptive ? o->min_runs : o->runs));
 	*rc = do_run(s, "smoke", 1, ctx);
-	for (long i = 0; *rc == BG_OK && !s->block && !s->interrupted && i < o->warmups; i++) {
+	for (long i = 0; *rc == BG_OK && !s->block && !interrupted(s) && i < o->warmups; i++) {
 		progress(s, "warmup", i + 1, o->warmups,
 			 o->warmups - i + (o->adaptive ? o->min_runs : o->runs));
 		*rc = do_run(s, "warmup", i + 1, ctx);
 	}
-	for (long n = 0; *rc == BG_OK && !s->block && !s->interrupted; n++) {
+	for (long n = 0; *rc == BG_OK && !s->block && !interrupted(s); n++) {
 		if (o->adaptive) {
 			double per = s->wall.n ? s->timed_wall_s / (double)s->wall.n : 0;
 
@@ -975,6 +990,7 @@ int bg_measure_session(const struct bg_measure_opts *o, json_t **out, struct bg_
 	bg_spawn_reap_orphans();
 	if (rc != BG_OK)
 		goto done;
+	interrupted(&s); /* a signal during the last run's records still counts */
 
 	if (o->timing == BG_TIMING_REPORTED)
 		reported_metrics(&s, &metric_stats, &metrics);

@@ -126,18 +126,23 @@ static int wait_child(pid_t pid, int64_t deadline_ns, volatile sig_atomic_t *int
 
 	*timed_out = *intr = false;
 	if (!deadline_ns) {
-		/* no deadline: a blocking wait4, which SIGINT (no SA_RESTART) interrupts */
+		/*
+		 * No deadline: a blocking wait4, which SIGINT (no SA_RESTART)
+		 * interrupts. The flag is read before each wait too: a signal
+		 * that came before the wait interrupts nothing.
+		 */
 		for (;;) {
-			pid_t r = wait4(pid, wstatus, 0, ru);
+			pid_t r;
 
-			if (r == pid)
-				break;
-			if (r < 0 && errno != EINTR)
-				return -1;
 			if (!killed && interrupted && *interrupted) {
 				*intr = killed = true;
 				kill_tree(pid);
 			}
+			r = wait4(pid, wstatus, 0, ru);
+			if (r == pid)
+				break;
+			if (r < 0 && errno != EINTR)
+				return -1;
 		}
 		if (killed)
 			reap_killed(pid);

@@ -34,6 +34,28 @@ sleep 0.2
 check "no process left after interrupt" bash -c "! pgrep -f [b]gsleep-$$"
 check "only the timeout session stored" test "$(rc_of "$B" sessions --json; jq length out)" = 01
 
+# SIGINT between the runs of a quick command: most of the session's time is
+# then spent on records between runs, where the signal interrupts no wait;
+# it must stop the session all the same, every time (it used to be lost
+# there, and the session ran to its end and was stored)
+for k in 1 2 3 4 5; do
+	rm -f started
+	"$B" measure -q -w 0 -r 100000 --shell -- ': > started' >out 2>err &
+	pid=$!
+	( sleep 120; kill -KILL "$pid" ) 2>/dev/null &
+	dog=$!
+	for _ in $(seq 400); do [ -e started ] && break; sleep 0.05; done
+	sleep "0.0$k"
+	kill -INT "$pid"
+	wait "$pid"
+	rc=$?
+	kill "$dog" 2>/dev/null
+	wait "$dog" 2>/dev/null
+	check "interrupt between runs ($k): exit 4" test "$rc" = 4
+	check "interrupt between runs ($k): message" grep -q "interrupted: the session was not stored" err
+done
+check "interrupted sessions not stored" test "$(rc_of "$B" sessions --json; jq length out)" = 01
+
 # a run killed by a signal (not benchgate's timeout) blocks and says which
 check "killed run: exit 1" test "$(rc_of "$B" measure -q -w 0 -r 1 --json --shell -- 'kill -KILL $$')" = 1
 check "killed run recorded" jq -e '.runs[0].signal == 9 and .runs[0].timed_out == false and .counts.timed == 0' out
