@@ -30,7 +30,7 @@ struct bg_run_request {
 	const json_t *runbook;       /* its runbook */
 	const char *protocol_version; /* the registry's, or NULL */
 	const json_t *thresholds;    /* the registry's "thresholds" list, or NULL */
-	const json_t *profile;       /* the profile matrix, or NULL */
+	const json_t *profile;       /* the profile matrix (its contract is checked), or NULL: none */
 	const json_t *key_fields;    /* benchgate.json's key_fields map, or NULL */
 	size_t registry_problems;    /* validate's problem count: non-zero refuses */
 	const char *tier;            /* scheduled-profile, release-signoff, diagnostic, pr-smoke */

@@ -443,7 +443,8 @@ static int session_opts(struct run *r, struct bg_measure_opts *o, char **argv, s
 	int rc;
 
 	if ((rc = bg_runbook_check_measure(r->measure, jstr(q->gate, "runbook"), ctx)) ||
-	    (rc = bg_runbook_check_thresholds(q->thresholds, ctx)))
+	    (rc = bg_runbook_check_thresholds(q->thresholds, ctx)) ||
+	    (rc = bg_runbook_check_contract(q->profile, q->cfg->profile_path, ctx)))
 		return rc;
 	bg_measure_opts_init(o);
 	argv[0] = (char *)"/bin/sh";

@@ -247,3 +247,38 @@ int bg_runbook_check_thresholds(const json_t *list, struct bg_ctx *ctx)
 	}
 	return BG_OK;
 }
+
+int bg_runbook_check_contract(const json_t *profile, const char *display, struct bg_ctx *ctx)
+{
+	static const char key[] = "comparison_contract.comparison_key";
+	static const char min[] = "minimum_accepted_sessions_before_hard_threshold";
+	const json_t *contract, *fields, *f, *m;
+	size_t i, j;
+
+	if (!profile)
+		return BG_OK;
+	if (!json_is_object(profile))
+		return bg_error(ctx, BG_EPRECOND, "%s: the profile matrix must be a JSON object; 'run' takes the comparison key from it", display);
+	contract = json_object_get(profile, "comparison_contract");
+	if (!json_is_object(contract))
+		return bg_error(ctx, BG_EPRECOND, "%s: 'comparison_contract' %s; 'run' takes the comparison key from it",
+				display, contract ? "must be an object" : "is missing");
+	fields = json_object_get(contract, "comparison_key");
+	if (!json_is_array(fields) || json_array_size(fields) == 0)
+		return bg_error(ctx, BG_EPRECOND, "%s: %s must be a nonempty list of field names", display, key);
+	json_array_foreach(fields, i, f) {
+		const char *name = json_string_value(f);
+
+		if (!name || !*name)
+			return bg_error(ctx, BG_EPRECOND, "%s: %s[%zu] must be a field name (a nonempty string)", display, key, i);
+		for (j = 0; j < i; j++)
+			if (strcmp(name, json_string_value(json_array_get(fields, j))) == 0)
+				return bg_error(ctx, BG_EPRECOND, "%s: %s names '%s' twice", display, key, name);
+	}
+	m = json_object_get(contract, min);
+	if (m && !(json_is_integer(m) ? json_integer_value(m) >= 0
+		   : json_is_real(m) && json_real_value(m) >= 0 && json_real_value(m) <= 1e9 &&
+			     json_real_value(m) == (double)(long long)json_real_value(m)))
+		return bg_error(ctx, BG_EPRECOND, "%s: comparison_contract.%s must be a whole number >= 0", display, min);
+	return BG_OK;
+}

@@ -24,4 +24,10 @@ int bg_runbook_check_measure(const json_t *m, const char *rb, struct bg_ctx *ctx
  * {"gate" or "key": ID, "k" > 0, "window" >= 1, "floor" >= 0}. */
 int bg_runbook_check_thresholds(const json_t *list, struct bg_ctx *ctx);
 
+/* The profile matrix (NULL: none; display names its file) as `run` reads
+ * it: an object whose comparison_contract is an object with comparison_key,
+ * a nonempty list of distinct field names, and, when present,
+ * minimum_accepted_sessions_before_hard_threshold, a whole number >= 0. */
+int bg_runbook_check_contract(const json_t *profile, const char *display, struct bg_ctx *ctx);
+
 #endif

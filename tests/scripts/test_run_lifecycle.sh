@@ -89,6 +89,27 @@ bad_measure "inputs: unknown field" '.runbooks.ok.inputs[0].path = "data/{datase
 bad_measure "thresholds: a typo" '.thresholds = [{"gate": "life.ok", "K": 3}]' "thresholds[0] has no field 'K'"
 bad_measure "thresholds: k 0" '.thresholds = [{"key": "x", "k": 0}]' "thresholds[0].k must be a number > 0"
 cp "$work/registry.json" benchmarks/benchmark_registry.json && "$bin" render >/dev/null
+# the comparison key comes from the profile matrix: a broken one is refused,
+# never replaced by the default key fields
+cp benchmarks/profile_matrix.json "$work/profile.json"
+bad_profile() { # label jq-filter text
+	jq "$2" "$work/profile.json" >benchmarks/profile_matrix.json
+	expect_rc 3 "$1" run life.ok
+	mentions "$1" "$3"
+}
+printf '{"comparison_contract": {"comparison_key": [,]}}' >benchmarks/profile_matrix.json
+expect_rc 3 "profile: not JSON" run life.ok
+mentions "profile: not JSON" "benchmarks/profile_matrix.json:1:45: invalid JSON"
+mentions "profile: not JSON" "'run' takes the comparison key from it"
+bad_profile "profile: a list" '[.]' "the profile matrix must be a JSON object"
+bad_profile "profile: no contract" 'del(.comparison_contract)' "'comparison_contract' is missing"
+bad_profile "profile: key a string" '.comparison_contract.comparison_key = "gate"' "comparison_key must be a nonempty list of field names"
+bad_profile "profile: key empty" '.comparison_contract.comparison_key = []' "comparison_key must be a nonempty list of field names"
+bad_profile "profile: key a number" '.comparison_contract.comparison_key += [3]' "comparison_key[8] must be a field name"
+bad_profile "profile: key twice" '.comparison_contract.comparison_key += ["gate"]' "comparison_key names 'gate' twice"
+bad_profile "profile: quoted minimum" '.comparison_contract.minimum_accepted_sessions_before_hard_threshold = "5"' "minimum_accepted_sessions_before_hard_threshold must be a whole number >= 0"
+bad_profile "profile: fractional minimum" '.comparison_contract.minimum_accepted_sessions_before_hard_threshold = 2.5' "must be a whole number >= 0"
+cp "$work/profile.json" benchmarks/profile_matrix.json
 git diff --quiet || fail "the registry or the document was not restored"
 [ "$(ls experiments)" = "RUNS.md" ] || fail "a refused preflight wrote an experiment: $(ls experiments)"
 git diff --quiet experiments/RUNS.md || fail "a refused preflight changed RUNS.md"
