@@ -14,10 +14,12 @@
 #include "benchgate/sha256.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 enum { C_REVISIONS, C_MACHINE, C_GEOMETRY, C_CACHE, C_TIMING, C_MEMORY, C_PARITY, C_RECORDS, C_N };
 static const char *const criterion_names[C_N] = {
@@ -598,17 +600,32 @@ struct saved {
 	bool existed;
 };
 
-static void save(const struct bg_config *cfg, struct saved *s, const char *rel)
+/*
+ * Keeps the text of rel so that a failed promotion can put it back. A path
+ * that exists but is not a regular file, or cannot be read, fails (nothing
+ * is written then): taking it for absent would start the evidence index
+ * afresh over the retained rows, or remove the file on the way back.
+ */
+static int save(const struct bg_config *cfg, struct saved *s, const char *rel, struct bg_ctx *ctx)
 {
-	struct bg_ctx ctx;
+	struct stat st;
 
-	bg_ctx_init(&ctx);
 	s->rel = rel;
+	s->existed = false;
 	bg_strbuf_init(&s->abs);
 	bg_strbuf_init(&s->text);
 	bg_config_path(cfg, &s->abs, rel);
-	s->existed = bg_is_file(s->abs.buf) && bg_file_read(s->abs.buf, rel, &s->text, &ctx) == BG_OK;
-	bg_ctx_release(&ctx);
+	if (stat(s->abs.buf, &st) != 0) {
+		if (errno == ENOENT)
+			return BG_OK;
+		return bg_error(ctx, BG_EIO, "%s: cannot stat: %s; nothing was changed", rel, strerror(errno));
+	}
+	if (!S_ISREG(st.st_mode))
+		return bg_error(ctx, BG_EIO, "%s: not a regular file; nothing was changed", rel);
+	if (bg_file_read(s->abs.buf, rel, &s->text, ctx) != BG_OK)
+		return BG_EIO;
+	s->existed = true;
+	return BG_OK;
 }
 
 static void restore(struct saved *s)
@@ -718,10 +735,11 @@ int bg_promotion_run(const struct bg_config *cfg, struct bg_store *store, long l
 	}
 	bg_promotion_row(cfg, gate, session, verdict, state, &row, &artifact, &mid, ctx);
 	bg_promotion_evidence_path(cfg, &ev_rel);
-	save(cfg, &sv[0], ev_rel.buf);
-	save(cfg, &sv[1], cfg->registry_path);
-	save(cfg, &sv[2], cfg->generated_path);
+	memset(sv, 0, sizeof(sv));
 	saved = true;
+	if ((rc = save(cfg, &sv[0], ev_rel.buf, ctx)) || (rc = save(cfg, &sv[1], cfg->registry_path, ctx)) ||
+	    (rc = save(cfg, &sv[2], cfg->generated_path, ctx)))
+		goto out;
 	if (sv[0].existed) {
 		size_t i;
 		json_t *m;

@@ -59,6 +59,31 @@ check "second gate: promoted"       test "$(rc_of "$B" -C "$work/p" promote "$s2
 check "import added once"           test "$(grep -c benchgate-evidence.json "$work/p/benchmarks/benchmark_registry.json")" = 1
 check "two rows"                    test "$(jq '.measurements | length' "$ev")" = 2
 check "second: validate and check"  "$B" -C "$work/p" check
+# an evidence index that exists but cannot be read is never taken for absent
+# (a new index over the retained rows, then removed on the way back): exit 4,
+# nothing written. Root reads any file, so root runs promote as nobody.
+s3=$(seed $G release-signoff 0.100 experiment=1)
+snap() { (cd "$work/p" && find . -type f ! -path './.benchgate/*' -exec sha256sum {} + | sort); }
+snap >"$work/before"
+as=()
+if [ "$(id -u)" = 0 ]; then
+	chmod a+x "$work" && chmod -R a+rwX "$work/p"
+	as=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+fi
+chmod 000 "$ev"
+check "unreadable evidence: exit 4" test "$(rc_of "${as[@]}" "$B" -C "$work/p" promote "$s3")" = 4
+check "unreadable evidence: names it" grep -q "experiments/benchgate-evidence.json: cannot" "$work/err"
+chmod 644 "$ev"
+snap >"$work/after"
+check "unreadable evidence: nothing changed" cmp -s "$work/before" "$work/after"
+check "unreadable evidence: two rows kept" test "$(jq '.measurements | length' "$ev")" = 2
+mv "$ev" "$work/ev.json" && mkdir "$ev"
+check "evidence a folder: exit 4"   test "$(rc_of "$B" -C "$work/p" promote "$s3")" = 4
+check "evidence a folder: names it" grep -q "experiments/benchgate-evidence.json: not a regular file; nothing was changed" "$work/err"
+check "evidence a folder: kept"     test -d "$ev"
+rmdir "$ev" && mv "$work/ev.json" "$ev"
+check "then promoted"               test "$(rc_of "$B" -C "$work/p" promote "$s3")" = 0
+check "three rows"                  test "$(jq '.measurements | length' "$ev")" = 3
 
 # ---- partial: memory layers missing (swap), and a scheduled-profile session
 fresh
