@@ -7,6 +7,7 @@
  *   sysinfo.c  swap, memory pressure, timestamps
  *   nvml.c     NVIDIA management library through dlopen, optional
  *   cgroup.c   a memory cgroup of each run's own (cgroup v1), optional
+ *   stale.c    declared outputs that a run did not write
  */
 #ifndef BENCHGATE_MEASURE_INTERNAL_H
 #define BENCHGATE_MEASURE_INTERNAL_H
@@ -19,6 +20,23 @@
 #include <sys/types.h>
 
 #include "benchgate/status.h"
+
+/* ---- stale.c ---- */
+struct bg_stale_file;
+struct bg_stale { /* zero-initialised; bg_stale_release frees it */
+	struct bg_stale_file *files;
+	size_t n, cap;
+};
+/* Just before a run: gives each regular file matching patterns[0..n) a
+ * sentinel modification time (after putting back any earlier marks). */
+void bg_stale_mark(struct bg_stale *s, const char *const *patterns, size_t n);
+/* After the run: path was marked and still carries the sentinel (the same
+ * file, not written by the run). */
+bool bg_stale_unwritten(const struct bg_stale *s, const char *path);
+/* Puts back the own modification time of every marked file the run did not
+ * write, and forgets the marks. */
+void bg_stale_restore(struct bg_stale *s);
+void bg_stale_release(struct bg_stale *s);
 
 /* ---- nvml.c ---- */
 struct bg_nvml;

@@ -58,6 +58,7 @@ struct session {
 	long all_count;
 	struct series wall, user, sys, cpu, rss, tree, gpu_proc, gpu_dev, cgpeak;
 	struct bg_cgroup cg; /* a memory cgroup of each run's own, where possible */
+	struct bg_stale stale; /* declared outputs there before the current run */
 	/* timing "reported" */
 	struct series reported;    /* the timed runs' samples, ns */
 	char *result_dir;          /* absolute; owned */
@@ -163,6 +164,9 @@ static json_t *hash_outputs(struct session *s, char **err)
 
 			bg_ctx_init(&ctx);
 			json_object_set_new(f, "path", json_string(g.gl_pathv[k]));
+			if (!e.len && bg_stale_unwritten(&s->stale, g.gl_pathv[k]))
+				bg_strbuf_addf(&e, "output '%s' was not written by the run: it is the file that was there before (stale)",
+					       g.gl_pathv[k]);
 			if (bg_sha256_file(g.gl_pathv[k], NULL, hex, &ctx) == BG_OK) {
 				json_object_set_new(f, "sha256", json_string(hex));
 			} else {
@@ -175,6 +179,7 @@ static json_t *hash_outputs(struct session *s, char **err)
 		}
 		globfree(&g);
 	}
+	bg_stale_restore(&s->stale);
 	*err = e.len ? bg_strbuf_detach(&e, NULL) : NULL;
 	bg_strbuf_release(&e);
 	return out;
@@ -398,6 +403,8 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 			 s->result_dir, s->ordinal);
 		unlink(s->result_env + strlen("BENCHGATE_RESULT="));
 	}
+	if (o->noutputs)
+		bg_stale_mark(&s->stale, o->outputs, o->noutputs);
 	s->prog.cgroup_procs = bg_cgroup_run_begin(&s->cg, s->ordinal);
 	if (o->capture_dir) {
 		snprintf(capture, sizeof(capture), "%s/run-%03ld", o->capture_dir, s->ordinal);
@@ -409,6 +416,7 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 	have_cg = bg_cgroup_run_end(&s->cg, rc == BG_OK ? res.cgroup_errno : -1, &cg_peak);
 	s->prog.cgroup_procs = NULL;
 	if (rc != BG_OK) {
+		bg_stale_restore(&s->stale);
 		json_decref(cache);
 		json_decref(r);
 		return rc;
@@ -1085,5 +1093,6 @@ done:
 	series_free(&s.gpu_proc);
 	series_free(&s.gpu_dev);
 	bg_cgroup_release(&s.cg);
+	bg_stale_release(&s.stale);
 	return rc;
 }

@@ -3,7 +3,7 @@
 # figures computed by hand), --parity-command, --deterministic, and the
 # failure paths (wrong output blocked after the smoke run with zero timed
 # runs, pattern matching nothing, malformed .npy, shape/dtype mismatch, allclose
-# given two outputs). Needs jq.
+# given two outputs, an output the run did not write). Needs jq.
 set -u
 . "$(cd "$(dirname "$0")" && pwd)/checks.sh"
 B=${BENCHGATE:?}
@@ -30,8 +30,22 @@ check "later failure reason" jq -e '.reason | test("parity failed on timed run 4
 # several outputs: the sha256sum-style listing
 rm -f out.txt; printf 'a\n' >a.txt; printf 'b\n' >b.txt
 listing=$(sha256sum a.txt b.txt | sha256sum | cut -d' ' -f1)
-check "sha256 of listing" test "$(rc_of "${M[@]}" --output '*.txt' --parity "sha256:$listing" -- true)" = 0
-rm -f a.txt b.txt out.txt
+check "sha256 of listing" test "$(rc_of "${M[@]}" --output '*.txt' --parity "sha256:$listing" -- touch a.txt b.txt)" = 0
+
+# an output the run did not write is stale, whatever it holds: a file left by
+# an earlier run never passes parity, and a command that skips its work when
+# its output exists is not timed as a no-op
+touch -d '2020-01-02 03:04:05.678901234' a.txt
+check "stale output: exit 1" test "$(rc_of "${M[@]}" --output '*.txt' --parity "sha256:$listing" -- touch b.txt)" = 1
+check "stale output: reason" jq -e '.reason == "parity failed on smoke run 1: output '"'a.txt'"' was not written by the run: it is the file that was there before (stale)" and .counts.timed == 0' out
+check "stale output: its time put back" test "$(stat -c %y a.txt)" = "2020-01-02 03:04:05.678901234 +0000"
+check "stale without parity: exit 1" test "$(rc_of "${M[@]}" --output a.txt -- true)" = 1
+check "stale without parity: reason" jq -e '.reason | test("smoke run 1: output .a.txt. was not written by the run")' out
+check "skips when present: exit 1" test "$(rc_of "${M[@]}" --output c.txt --parity "sha256:$good" --shell -- '[ -e c.txt ] || echo hello >c.txt')" = 1
+check "skips when present: timed run blocked" jq -e '.reason | test("^parity failed on timed run 3: output .c.txt. was not written by the run")' out
+check "rewritten, same bytes: ok" test "$(rc_of "${M[@]}" --output c.txt --parity "sha256:$good" --shell -- 'echo hello >c.txt')" = 0
+check "replaced by rename: ok" test "$(rc_of "${M[@]}" --output c.txt --parity "sha256:$good" --shell -- 'echo hello >c.new && mv c.new c.txt')" = 0
+rm -f a.txt b.txt c.txt out.txt
 
 # pattern matching no file
 check "no match: exit 1"  test "$(rc_of "${M[@]}" --output 'nothing-*.bin' --parity "sha256:$good" -- true)" = 1
@@ -71,7 +85,7 @@ check "malformed message" jq -e '.reason | test("out.npy: not a valid .npy file:
 check "missing reference" test "$(rc_of "${M[@]}" --output out.npy --parity allclose:nope.npy --shell -- 'cp ref.npy out.npy')" = 1
 check "reference message" jq -e '.reason | test("nope.npy")' out
 cp ref.npy out2.npy
-check "allclose, two outputs" test "$(rc_of "${M[@]}" --output 'out*.npy' --parity allclose:ref.npy --shell -- 'cp ref.npy out.npy')" = 1
+check "allclose, two outputs" test "$(rc_of "${M[@]}" --output 'out*.npy' --parity allclose:ref.npy --shell -- 'cp ref.npy out.npy; cp ref.npy out2.npy')" = 1
 check "two outputs message" jq -e '.reason | test("allclose needs exactly one output file, 2 matched")' out
 rm -f out2.npy
 
@@ -79,8 +93,8 @@ rm -f out2.npy
 printf 'x\n' >o1.txt; printf 'y\n' >o2.txt
 printf '#!/bin/sh\ntest "$#" = 3 && test "$1" = first && test "$2" = o1.txt && test "$3" = o2.txt\n' >check.sh
 chmod +x check.sh
-check "parity command pass" test "$(rc_of "${M[@]}" --output 'o*.txt' --parity-command './check.sh first' -- true)" = 0
-check "parity command fail" test "$(rc_of "${M[@]}" --output 'o*.txt' --parity-command 'exit 7' -- true)" = 1
+check "parity command pass" test "$(rc_of "${M[@]}" --output 'o*.txt' --parity-command './check.sh first' -- touch o1.txt o2.txt)" = 0
+check "parity command fail" test "$(rc_of "${M[@]}" --output 'o*.txt' --parity-command 'exit 7' -- touch o1.txt o2.txt)" = 1
 check "parity command reason" jq -e '.reason | test("parity command exited 7")' out
 
 # --deterministic: a timestamp differs every run

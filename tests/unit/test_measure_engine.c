@@ -1,7 +1,8 @@
 /*
  * test_measure_engine.c - the engine through the library API: document
  * shape, counts, nothing invented, blocking after a failed smoke run, a
- * command that cannot start, option checks, timeout; the process-tree scan.
+ * command that cannot start, option checks, timeout; the process-tree scan;
+ * the marks that find an output a run did not write (stale.c).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,7 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -204,6 +208,74 @@ static void test_proc_tree(void **state)
 	assert_int_equal(waitpid(child, &st, 0), child);
 }
 
+static void put(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static long long mtime_ns(const char *path)
+{
+	struct stat st;
+
+	assert_int_equal(stat(path, &st), 0);
+	return (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+}
+
+static void test_stale(void **state)
+{
+	char dir[] = "/tmp/bgstale-XXXXXX", old[PATH_MAX];
+	const char *pat[] = {"*.out", "sub", "none.*"};
+	struct timespec t[2] = {{0, UTIME_OMIT}, {1600000000, 42}};
+	struct bg_stale s = {0};
+	FILE *f;
+
+	(void)state;
+	assert_non_null(getcwd(old, sizeof(old)));
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(chdir(dir), 0);
+	put("a.out", "a");
+	put("b.out", "b");
+	put("c.out", "c");
+	assert_int_equal(mkdir("sub", 0700), 0); /* a folder is never marked */
+	assert_int_equal(utimensat(AT_FDCWD, "a.out", t, 0), 0);
+	assert_int_equal(utimensat(AT_FDCWD, "c.out", t, 0), 0);
+
+	bg_stale_mark(&s, pat, 3);
+	assert_int_equal(s.n, 3);
+	assert_true(mtime_ns("a.out") != 1600000000000000042LL);
+	put("b.out", "b"); /* rewritten, same bytes */
+	assert_int_equal(rename("b.out", "c.out"), 0); /* c.out: a new file in its place */
+	f = fopen("a.out", "r"); /* read only */
+	fclose(f);
+	assert_true(bg_stale_unwritten(&s, "a.out"));
+	assert_false(bg_stale_unwritten(&s, "b.out"));
+	assert_false(bg_stale_unwritten(&s, "c.out"));
+	assert_false(bg_stale_unwritten(&s, "sub"));
+	assert_false(bg_stale_unwritten(&s, "other.out"));
+	bg_stale_restore(&s);
+	assert_int_equal(s.n, 0);
+	assert_true(mtime_ns("a.out") == 1600000000000000042LL); /* its own time back */
+	assert_true(mtime_ns("c.out") != 1600000000000000042LL);
+
+	/* a second mark puts back the first one's; release puts back too */
+	bg_stale_mark(&s, pat, 1);
+	bg_stale_mark(&s, pat, 1);
+	assert_int_equal(s.n, 2);
+	bg_stale_release(&s);
+	assert_true(mtime_ns("a.out") == 1600000000000000042LL);
+	assert_null(s.files);
+
+	unlink("a.out");
+	unlink("c.out");
+	rmdir("sub");
+	assert_int_equal(chdir(old), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -214,6 +286,7 @@ int main(void)
 		cmocka_unit_test(test_secret_names),
 		cmocka_unit_test(test_proc_tree),
 		cmocka_unit_test(test_capture),
+		cmocka_unit_test(test_stale),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
