@@ -139,7 +139,8 @@ static void progress(struct session *s, const char *phase, long index, long tota
 	s->o->progress(&p, s->o->progress_data);
 }
 
-/* Expands the output patterns and hashes every file; *err set when a pattern matches nothing. */
+/* Expands the output patterns and hashes every file; *err set to the first problem: a pattern
+ * that matches nothing, a file the run did not write (s->stale) or one that cannot be hashed. */
 static json_t *hash_outputs(struct session *s, char **err)
 {
 	json_t *out = json_array();
@@ -179,7 +180,6 @@ static json_t *hash_outputs(struct session *s, char **err)
 		}
 		globfree(&g);
 	}
-	bg_stale_restore(&s->stale);
 	*err = e.len ? bg_strbuf_detach(&e, NULL) : NULL;
 	bg_strbuf_release(&e);
 	return out;
@@ -484,6 +484,7 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 	}
 	if (o->noutputs) {
 		outputs = hash_outputs(s, &out_err);
+		bg_stale_restore(&s->stale);
 		rset(r, "outputs", outputs);
 		rset(r, "outputs_error", jstr_or_null(out_err));
 	} else {

@@ -17,8 +17,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "benchgate/strbuf.h"
-
 /* 1970-01-01T00:00:01.123456789Z: no build, copy or archive makes it */
 static const struct timespec sentinel = {1, 123456789};
 
@@ -70,12 +68,10 @@ void bg_stale_mark(struct bg_stale *s, const char *const *patterns, size_t n)
 			f.mtime = st.st_mtim;
 			if (utimensat(AT_FDCWD, g.gl_pathv[k], t, 0) != 0 || stat(g.gl_pathv[k], &st) != 0)
 				continue;
+			if (same_time(st.st_mtim, f.mtime)) /* the sentinel did not hold */
+				continue;
 			f.marked = st.st_mtim;
 			f.path = bg_xstrdup(g.gl_pathv[k]);
-			if (same_time(f.marked, f.mtime)) { /* the sentinel did not hold */
-				free(f.path);
-				continue;
-			}
 			if (s->n == s->cap) {
 				s->cap = s->cap ? 2 * s->cap : 8;
 				s->files = bg_xrealloc(s->files, s->cap * sizeof(*s->files));
