@@ -35,7 +35,9 @@ struct bg_ctx {
 void bg_ctx_init(struct bg_ctx *ctx);
 /* Frees the message; the context may be reused after bg_ctx_init. */
 void bg_ctx_release(struct bg_ctx *ctx);
-/* Records a message (replacing any earlier one) and returns status. */
+/* Records a message (replacing any earlier one) and returns status. The
+ * arguments may include bg_ctx_message(ctx), to add to the message: the new
+ * text is made before the old one is freed. */
 int bg_error(struct bg_ctx *ctx, int status, const char *fmt, ...) BG_PRINTF(3, 4);
 int bg_verror(struct bg_ctx *ctx, int status, const char *fmt, va_list ap);
 /* The recorded message, or "" when none; owned by the context. */

@@ -165,16 +165,10 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 	/* the comparison key comes from it: a file that does not parse is refused, never skipped */
 	if (bg_is_file(profile_path.buf) &&
 	    (rc = bg_json_load_file(profile_path.buf, cfg.profile_path, &profile, &ctx))) {
-		struct bg_ctx c2;
-
-		if (rc != BG_ECHECK) { /* unreadable: exit 4 */
-			bg_cli_fail_ctx(rc, &ctx);
-			goto out;
-		}
-		bg_ctx_init(&c2);
-		rc = bg_error(&c2, BG_EPRECOND, "%s; 'run' takes the comparison key from it: fix it and run again",
-			      bg_ctx_message(&ctx));
-		bg_cli_fail_ctx(rc, &c2);
+		if (rc == BG_ECHECK) /* unreadable stays exit 4 */
+			rc = bg_error(&ctx, BG_EPRECOND, "%s; 'run' takes the comparison key from it: fix it and run again",
+				      bg_ctx_message(&ctx));
+		bg_cli_fail_ctx(rc, &ctx);
 		goto out;
 	}
 	memset(&q, 0, sizeof(q));

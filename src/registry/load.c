@@ -459,11 +459,9 @@ static int import_evidence(struct bg_registry *reg, const struct bg_value *sourc
 	rc = bg_value_parse_file_keep(reg->arena, path.buf, display, evidence_keep, &evidence, ctx);
 	bg_strbuf_release(&path);
 	if (rc) {
-		if (rc == BG_EIO) {
-			char *msg = bg_xstrdup(bg_ctx_message(ctx));
-			bg_error(ctx, BG_EIO, "%s (named by evidence_imports[%zu] of %s)", msg, index, reg->display);
-			free(msg);
-		}
+		if (rc == BG_EIO)
+			bg_error(ctx, BG_EIO, "%s (named by evidence_imports[%zu] of %s)", bg_ctx_message(ctx), index,
+				 reg->display);
 		return rc;
 	}
 	rc = BG_ECHECK;

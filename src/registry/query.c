@@ -25,11 +25,8 @@ static int missing_field(const struct bg_value *gate, const char *field, struct 
  */
 static int placed(const struct bg_registry *reg, int rc, struct bg_ctx *ctx)
 {
-	if (rc != BG_OK) {
-		char *msg = bg_xstrdup(bg_ctx_message(ctx));
-		bg_error(ctx, rc, "%s: %s", reg->display, msg);
-		free(msg);
-	}
+	if (rc != BG_OK)
+		bg_error(ctx, rc, "%s: %s", reg->display, bg_ctx_message(ctx));
 	return rc;
 }
 
@@ -369,12 +366,8 @@ static int command_text(const struct bg_registry *reg, const struct bg_value *ga
 			return rc;
 	}
 	bg_strbuf_adds(out, "Command:\n");
-	if ((rc = bg_registry_format(bg_value_str(cmd), gate, out, ctx))) {
-		char *msg = bg_xstrdup(bg_ctx_message(ctx));
-		bg_error(ctx, rc, "runbook '%s': %s", id, msg);
-		free(msg);
-		return rc;
-	}
+	if ((rc = bg_registry_format(bg_value_str(cmd), gate, out, ctx)))
+		return bg_error(ctx, rc, "runbook '%s': %s", id, bg_ctx_message(ctx));
 	bg_strbuf_adds(out, "\nRequired artifacts:\n");
 	if ((rc = runbook_list(out, rb, "required_artifacts", id, ctx)))
 		return rc;
