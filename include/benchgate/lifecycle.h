@@ -45,7 +45,9 @@ struct bg_lease {
 /*
  * Takes the lease of device slug for experiment_id. BG_EPRECOND when another
  * live process holds it: "device 'SLUG' is leased by experiment ID (pid P on
- * HOST, user U, since T); wait for it or run 'benchgate lease status'".
+ * HOST, user U, since T); wait for it or run 'benchgate lease status'", and
+ * also when the lock is free but the owner record names a process that still
+ * runs on this host (its lock file was removed while it ran).
  */
 int bg_lease_acquire(const struct bg_config *cfg, const char *slug, const char *experiment_id,
 		     struct bg_lease *lease, struct bg_ctx *ctx);
@@ -53,7 +55,9 @@ int bg_lease_acquire(const struct bg_config *cfg, const char *slug, const char *
 void bg_lease_set_experiment(struct bg_lease *lease, const char *experiment_id);
 /* Removes the owner record and drops the lock; safe on a zeroed lease. */
 void bg_lease_release(struct bg_lease *lease);
-/* True while the lease's lock is held by this process. */
+/* True while the lease's lock is held by this process on the file that
+ * STATE/leases/SLUG.lock still names: false once that file was removed or
+ * replaced, since another process could then lock the device too. */
 bool bg_lease_held(const struct bg_lease *lease);
 /*
  * Every device with a lease file: [{"device", "state": "free"|"held"|"stale",

@@ -103,6 +103,85 @@ static void describe_owner(struct bg_strbuf *out, const json_t *o)
 		       field(o, "user"), field(o, "started"));
 }
 
+/* Whether fd and path name the same file (the lock file was not removed or
+ * replaced since fd was opened). */
+static bool same_file(int fd, const char *path)
+{
+	struct stat a, b;
+
+	return fstat(fd, &a) == 0 && stat(path, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+/* The start of process pid in seconds since the epoch, or -1 when unknown
+ * (/proc/PID/stat's starttime after the boot time of /proc/stat). */
+static double process_start(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long ticks = 0, btime = 0;
+	long hz = sysconf(_SC_CLK_TCK);
+	size_t n;
+	FILE *f;
+	int field;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	if (!(f = fopen(path, "re")))
+		return -1;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	if (!(p = strrchr(buf, ')'))) /* the command name may hold spaces and ')' */
+		return -1;
+	for (field = 2; *p && field < 22; p++)
+		if (*p == ' ')
+			field++;
+	if (field != 22 || sscanf(p, "%llu", &ticks) != 1)
+		return -1;
+	if (!(f = fopen("/proc/stat", "re")))
+		return -1;
+	while (fgets(buf, sizeof(buf), f))
+		if (sscanf(buf, "btime %llu", &btime) == 1)
+			break;
+	fclose(f);
+	if (!btime || hz <= 0)
+		return -1;
+	return (double)btime + (double)ticks / (double)hz;
+}
+
+/* Seconds since the epoch of an owner record's "started" (RFC 3339, UTC), or -1. */
+static double record_started(const json_t *rec)
+{
+	const char *s = json_string_value(json_object_get(rec, "started"));
+	struct tm tm;
+	char *end;
+
+	memset(&tm, 0, sizeof(tm));
+	if (!s || !(end = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm)))
+		return -1;
+	return (double)timegm(&tm) + (*end == '.' ? strtod(end, NULL) : 0.0);
+}
+
+/*
+ * Whether the process an owner record names still runs here: same host, a
+ * live pid other than ours, and (where /proc tells) a process that started
+ * before the record was written, so that a reused pid is not taken for the
+ * holder.
+ */
+static bool owner_alive(const json_t *rec)
+{
+	char host[256] = "";
+	json_int_t pid = json_integer_value(json_object_get(rec, "pid"));
+	const char *h = json_string_value(json_object_get(rec, "host"));
+	double began, written;
+
+	if (gethostname(host, sizeof(host) - 1) != 0 || !h || strcmp(h, host) != 0)
+		return false;
+	if (pid <= 0 || pid == (json_int_t)getpid() || !bg_pid_alive((pid_t)pid))
+		return false;
+	began = process_start((pid_t)pid);
+	written = record_started(rec);
+	return began < 0 || written < 0 || began <= written + 1.0;
+}
+
 int bg_lease_acquire(const struct bg_config *cfg, const char *slug, const char *experiment_id,
 		     struct bg_lease *lease, struct bg_ctx *ctx)
 {
@@ -123,9 +202,22 @@ int bg_lease_acquire(const struct bg_config *cfg, const char *slug, const char *
 	bg_strbuf_addf(&lock, "%s/%s.lock", dir.buf, slug);
 	bg_strbuf_addf(&owner, "%s/%s.json", dir.buf, slug);
 	bg_strbuf_release(&dir);
-	fd = open(lock.buf, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		rc = bg_error(ctx, BG_EIO, "%s: cannot open the lease lock: %s", lock.buf, strerror(errno));
+	for (int tries = 0;; tries++) {
+		fd = open(lock.buf, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+		if (fd < 0) {
+			rc = bg_error(ctx, BG_EIO, "%s: cannot open the lease lock: %s", lock.buf, strerror(errno));
+			goto fail;
+		}
+		/* a lock taken on a file that was removed or replaced meanwhile
+		 * excludes nobody: take the one the path names now */
+		if (flock(fd, LOCK_EX | LOCK_NB) != 0 || same_file(fd, lock.buf) || tries == 10)
+			break;
+		close(fd);
+	}
+	if (!same_file(fd, lock.buf)) {
+		close(fd);
+		rc = bg_error(ctx, BG_EIO, "%s: the lease lock keeps being removed or replaced; leave the leases folder alone while benchgate runs",
+			      lock.buf);
 		goto fail;
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
@@ -156,6 +248,21 @@ int bg_lease_acquire(const struct bg_config *cfg, const char *slug, const char *
 		goto fail;
 	}
 	old = read_owner(owner.buf);
+	if (old && owner_alive(old)) {
+		/* the lock was free only because its file was removed while the
+		 * holder ran: the device is still in use */
+		struct bg_strbuf who = BG_STRBUF_INIT;
+
+		describe_owner(&who, old);
+		rc = bg_error(ctx, BG_EPRECOND,
+			      "device '%s' is leased by %s, whose lock file was removed while it ran (its session will be blocked); wait for it to finish or see 'benchgate lease status'",
+			      slug, who.buf);
+		bg_strbuf_release(&who);
+		json_decref(old);
+		flock(fd, LOCK_UN);
+		close(fd);
+		goto fail;
+	}
 	if (old) { /* the lock was free, so its writer died without releasing */
 		lease->replaced_stale = true;
 		lease->stale_owner = old;
@@ -206,15 +313,19 @@ void bg_lease_set_experiment(struct bg_lease *lease, const char *experiment_id)
 
 bool bg_lease_held(const struct bg_lease *lease)
 {
-	struct stat st;
-
-	return lease->fd >= 0 && fstat(lease->fd, &st) == 0;
+	return lease->fd >= 0 && same_file(lease->fd, lease->lock_path);
 }
 
 void bg_lease_release(struct bg_lease *lease)
 {
 	if (lease->fd >= 0) {
-		unlink(lease->owner_path);
+		json_t *rec = read_owner(lease->owner_path);
+
+		/* the record is ours unless the lock file was replaced and
+		 * another process has written its own since */
+		if (!rec || json_integer_value(json_object_get(rec, "pid")) == (json_int_t)getpid())
+			unlink(lease->owner_path);
+		json_decref(rec);
 		flock(lease->fd, LOCK_UN);
 		close(lease->fd);
 	}
@@ -250,15 +361,23 @@ int bg_lease_status(const struct bg_config *cfg, json_t **out, struct bg_ctx *ct
 	}
 	while ((e = readdir(d))) {
 		size_t len = strlen(e->d_name);
-		if (len > 5 && strcmp(e->d_name + len - 5, ".lock") == 0) {
-			names = bg_xrealloc(names, (n + 1) * sizeof(*names));
-			names[n++] = bg_xstrndup(e->d_name, len - 5);
-		}
+
+		/* a device has a lock file, or only an owner record once its
+		 * lock file was removed */
+		if (len <= 5 || (strcmp(e->d_name + len - 5, ".lock") != 0 &&
+				 strcmp(e->d_name + len - 5, ".json") != 0))
+			continue;
+		names = bg_xrealloc(names, (n + 1) * sizeof(*names));
+		names[n++] = bg_xstrndup(e->d_name, len - 5);
 	}
 	closedir(d);
 	if (n)
 		qsort(names, n, sizeof(*names), cmp_str);
 	for (size_t i = 0; i < n; i++) {
+		if (i + 1 < n && strcmp(names[i], names[i + 1]) == 0) {
+			free(names[i]);
+			continue;
+		}
 		struct bg_strbuf lock = BG_STRBUF_INIT, owner = BG_STRBUF_INIT;
 		json_t *rec;
 		const char *state;
@@ -269,10 +388,14 @@ int bg_lease_status(const struct bg_config *cfg, json_t **out, struct bg_ctx *ct
 		rec = read_owner(owner.buf);
 		fd = open(lock.buf, O_RDONLY | O_CLOEXEC);
 		if (fd >= 0 && flock(fd, LOCK_SH | LOCK_NB) == 0) {
-			state = rec ? "stale" : "free";
+			/* a free lock whose record names a live holder: the lock
+			 * file was removed while that holder ran */
+			state = !rec ? "free" : owner_alive(rec) ? "held" : "stale";
 			flock(fd, LOCK_UN);
-		} else {
+		} else if (fd >= 0) {
 			state = "held";
+		} else {
+			state = !rec ? "free" : owner_alive(rec) ? "held" : "stale";
 		}
 		if (fd >= 0)
 			close(fd);

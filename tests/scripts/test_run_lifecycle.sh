@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # benchgate run: fail-closed preflight refusals, a completed and a failed
-# experiment, the lease race, SIGINT mid-run, SIGKILL then abandon; `check`
-# passes after each, and nothing written holds the scratch path or $HOME.
+# experiment, the lease race, a removed lock file, SIGINT mid-run, SIGKILL
+# then abandon; `check` passes after each, and nothing written holds the
+# scratch path or $HOME.
 set -u
 bin=${BENCHGATE:?}
 src=${BENCHGATE_SOURCE:?}
@@ -147,6 +148,37 @@ if [ "$ra:$rb" = "0:3" ]; then loser=b; elif [ "$ra:$rb" = "3:0" ]; then loser=a
 	fail "lease race: exits $ra and $rb, expected one 0 and one 3"; sed 's/^/    a: /' "$work/a.err"; loser=b; fi
 grep -q "device 'test-host' is leased by experiment 20" "$work/$loser.err" || { fail "lease race: the refusal does not name the owner"; cat "$work/$loser.err"; }
 check_ok "the lease race"
+
+# the lock file removed while its holder runs: the device is still in use, so
+# a second run is refused, and the holder's session is blocked (its lease no
+# longer excludes anyone)
+"$bin" run -q life.slow >"$work/a.out" 2>"$work/a.err" &
+pa=$!
+for _ in $(seq 50); do pgrep -f "sleep $nap" >/dev/null && break; sleep 0.1; done
+rm -f .benchgate/leases/test-host.lock
+"$bin" lease status | grep -q "test-host *held" || { fail "removed lock: lease status does not say held"; "$bin" lease status; }
+expect_rc 3 "removed lock: a second run" run life.slow
+mentions "removed lock: a second run" "whose lock file was removed while it ran"
+wait $pa; ra=$?
+[ "$ra" = 1 ] || { fail "removed lock: the holder exits $ra, expected 1 (blocked)"; cat "$work/a.err"; }
+id=$(ls -t experiments | grep slow | head -n 1)
+grep -q '"failure_reason": "the device lease was not held for the whole session"' "experiments/$id/manifest.json" ||
+	fail "removed lock: the holder's session is not blocked for its lease"
+"$bin" lease status | grep -q "test-host *free" || { fail "removed lock: lease not free afterwards"; "$bin" lease status; }
+check_ok "a removed lock file"
+# an owner record whose pid now names a process younger than the record (the
+# pid was reused) is stale, not held
+sleep "$nap" &
+ps=$!
+owner() { printf '{"device": "spare", "experiment_id": "x", "pid": %d, "host": "%s", "user": "u", "started": "%s"}' \
+	"$ps" "$(uname -n)" "$1" >.benchgate/leases/spare.json; }
+owner 2001-01-01T00:00:00.000000Z
+"$bin" lease status | grep -q "spare *stale" || { fail "reused pid: lease status does not say stale"; "$bin" lease status; }
+owner 2099-01-01T00:00:00.000000Z
+"$bin" lease status | grep -q "spare *held" || { fail "live owner without a lock: lease status does not say held"; "$bin" lease status; }
+kill "$ps"; wait "$ps" 2>/dev/null
+"$bin" lease status | grep -q "spare *stale" || { fail "dead owner without a lock: lease status does not say stale"; "$bin" lease status; }
+rm -f .benchgate/leases/spare.json
 
 # SIGINT mid-run: the tree dies, the experiment fails as interrupted, the lease is free
 "$bin" run -q life.slow >"$work/i.out" 2>"$work/i.err" &
