@@ -18,6 +18,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "benchgate/strbuf.h"
+
 struct bg_provenance_opts {
 	const char *root;             /* project root, absolute */
 	char *const *argv;            /* benchgate's argv */
@@ -36,5 +38,27 @@ struct bg_provenance_opts {
 json_t *bg_provenance_capture(const struct bg_provenance_opts *opts);
 /* True when an environment variable name looks secret. */
 bool bg_provenance_secret_name(const char *name);
+
+/*
+ * What benchgate writes holds no absolute path under a home directory and no
+ * secret (DESIGN.md, Conventions). bg_provenance_scrub_text appends to out
+ * (caller-owned) the text s with:
+ *  - home (normally $HOME; NULL, "" or "/" for none) written "~" where it
+ *    starts a path: "/home/ann/x" -> "~/x";
+ *  - every other path holding /home/NAME or /users/NAME (any case, as
+ *    `benchgate check` looks for them) written "~NAME" from the path's start
+ *    through NAME: "/net/home/bob/x" -> "~bob/x";
+ *  - the value of an option or assignment whose name looks secret
+ *    (bg_provenance_secret_name) written "<redacted>": "--token=abc",
+ *    "API_KEY=abc", and the word after "--password" (unless it starts with
+ *    '-'), a quoted value whole.
+ * *pending (may be NULL) carries "the next word is a secret value" from one
+ * string to the next, as between the words of an argv array: a string that
+ * starts pending is redacted whole (unless it starts with '-').
+ * bg_provenance_scrub applies this to every string of doc, in place (the
+ * strings of one array share the pending state). Neither fails.
+ */
+void bg_provenance_scrub_text(const char *s, const char *home, bool *pending, struct bg_strbuf *out);
+void bg_provenance_scrub(json_t *doc, const char *home);
 
 #endif

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <limits.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
@@ -276,4 +277,188 @@ json_t *bg_provenance_capture(const struct bg_provenance_opts *opts)
 	json_object_set_new(p, "host", capture_host());
 	json_object_set_new(p, "gpu", opts->gpu ? json_incref(opts->gpu) : json_null());
 	return p;
+}
+
+/* --- keeping home directories and secrets out of what is written ------- */
+
+/* A byte that continues a path or a word: not a separator such as white
+ * space, a quote, '=', ':', ',', ';' or a bracket. Bytes >= 0x80 (UTF-8
+ * names) continue. */
+static bool path_byte(unsigned char c)
+{
+	return c >= 0x80 || isalnum(c) || (c && strchr("/._-~+@%#", c) != NULL);
+}
+
+/* The length of the case-insensitive home marker ("/home/" or "/users/") at s, or 0. */
+static size_t home_marker(const char *s)
+{
+	if (s[0] != '/')
+		return 0;
+	if (strncasecmp(s, "/home/", 6) == 0)
+		return 6;
+	if (strncasecmp(s, "/users/", 7) == 0)
+		return 7;
+	return 0;
+}
+
+/* Appends s with $HOME (home) written "~" where it starts a path, and every
+ * other path holding /home/NAME or /users/NAME written "~NAME" from its start
+ * through NAME. */
+static void scrub_paths(const char *s, const char *home, struct bg_strbuf *out)
+{
+	struct bg_strbuf a = BG_STRBUF_INIT;
+	size_t hlen = home ? strlen(home) : 0, done = 0, i;
+
+	while (hlen > 1 && home[hlen - 1] == '/')
+		hlen--;
+	if (home && (home[0] != '/' || hlen < 2))
+		hlen = 0;
+	for (i = 0; s[i];) {
+		if (hlen && (i == 0 || !path_byte((unsigned char)s[i - 1])) && strncmp(s + i, home, hlen) == 0 &&
+		    (s[i + hlen] == '/' || !path_byte((unsigned char)s[i + hlen]))) {
+			bg_strbuf_addch(&a, '~');
+			i += hlen;
+		} else {
+			bg_strbuf_addch(&a, s[i++]);
+		}
+	}
+	s = a.len ? a.buf : "";
+	for (i = 0; s[i];) {
+		size_t m = home_marker(s + i), start = i, end;
+
+		if (!m) {
+			i++;
+			continue;
+		}
+		while (start > done && path_byte((unsigned char)s[start - 1]))
+			start--;
+		end = i + m;
+		while (s[end] && s[end] != '/' && path_byte((unsigned char)s[end]))
+			end++;
+		bg_strbuf_addn(out, s + done, start - done);
+		bg_strbuf_addch(out, '~');
+		bg_strbuf_addn(out, s + i + m, end - (i + m));
+		done = i = end;
+	}
+	bg_strbuf_adds(out, s + done);
+	bg_strbuf_release(&a);
+}
+
+/* The end of the value that starts at s: through the matching quote when it
+ * starts with one, else to the first white space. */
+static const char *value_end(const char *s)
+{
+	if (*s == '\'' || *s == '"') {
+		const char *q = strchr(s + 1, *s);
+		return q ? q + 1 : s + strlen(s);
+	}
+	while (*s && !isspace((unsigned char)*s))
+		s++;
+	return s;
+}
+
+/* Whether the option or assignment name in [s, e) (leading dashes skipped) looks secret. */
+static bool secret_span(const char *s, const char *e)
+{
+	char name[256];
+	size_t n;
+
+	while (s < e && *s == '-')
+		s++;
+	n = (size_t)(e - s);
+	if (n == 0 || n >= sizeof(name))
+		return false;
+	memcpy(name, s, n);
+	name[n] = '\0';
+	return bg_provenance_secret_name(name);
+}
+
+/* Appends s with the values of secret-looking options and assignments
+ * redacted; *pending says the next word is such a value (an option such as
+ * "--token" ended the previous word or string: then s is that word whole)
+ * and is updated. */
+static void scrub_secrets(const char *s, bool *pending, struct bg_strbuf *out)
+{
+	if (*pending && *s && *s != '-') { /* the value is this whole argv word */
+		bg_strbuf_adds(out, "<redacted>");
+		*pending = false;
+		return;
+	}
+	while (*s) {
+		const char *w = s, *e, *eq;
+
+		while (*w && isspace((unsigned char)*w))
+			w++;
+		bg_strbuf_addn(out, s, (size_t)(w - s));
+		if (!*w)
+			break;
+		if (*pending && *w != '-') {
+			e = value_end(w);
+			bg_strbuf_adds(out, "<redacted>");
+			*pending = false;
+			s = e;
+			continue;
+		}
+		*pending = false;
+		e = w;
+		while (*e && !isspace((unsigned char)*e) && *e != '=')
+			e++;
+		eq = *e == '=' ? e : NULL;
+		if (eq && secret_span(w, eq)) {
+			bg_strbuf_addn(out, w, (size_t)(eq + 1 - w));
+			bg_strbuf_adds(out, "<redacted>");
+			s = value_end(eq + 1);
+			continue;
+		}
+		e = value_end(w);
+		if (!eq && *w == '-' && secret_span(w, e))
+			*pending = true;
+		bg_strbuf_addn(out, w, (size_t)(e - w));
+		s = e;
+	}
+}
+
+void bg_provenance_scrub_text(const char *s, const char *home, bool *pending, struct bg_strbuf *out)
+{
+	struct bg_strbuf p = BG_STRBUF_INIT;
+	bool none = false;
+
+	scrub_paths(s, home, &p);
+	scrub_secrets(p.len ? p.buf : "", pending ? pending : &none, out);
+	bg_strbuf_release(&p);
+}
+
+/* Scrubs v in place; strings of one array share the pending state, so that
+ * ["--token", "abc"] loses "abc". */
+static void scrub_value(json_t *v, const char *home, bool *pending)
+{
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+	const char *k;
+	json_t *x;
+	size_t i;
+
+	if (json_is_string(v)) {
+		bg_provenance_scrub_text(json_string_value(v), home, pending, &sb);
+		if (strcmp(sb.len ? sb.buf : "", json_string_value(v)) != 0)
+			json_string_set(v, sb.len ? sb.buf : "");
+	} else if (json_is_array(v)) {
+		bool in_array = false;
+
+		json_array_foreach(v, i, x)
+			scrub_value(x, home, &in_array);
+	} else if (json_is_object(v)) {
+		json_object_foreach(v, k, x) {
+			bool own = false;
+
+			scrub_value(x, home, &own);
+		}
+	}
+	bg_strbuf_release(&sb);
+}
+
+void bg_provenance_scrub(json_t *doc, const char *home)
+{
+	bool pending = false;
+
+	scrub_value(doc, home, &pending);
 }

@@ -1068,6 +1068,8 @@ int bg_measure_session(const struct bg_measure_opts *o, json_t **out, struct bg_
 	json_object_set_new(doc, "provenance", prov);
 	prov = NULL;
 	json_object_set_new(doc, "runs", json_incref(s.runs));
+	/* nothing stored, printed as JSON or exported holds a home path or a secret */
+	bg_provenance_scrub(doc, getenv("HOME"));
 	*out = doc;
 	doc = NULL;
 done:

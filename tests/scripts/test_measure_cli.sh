@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # benchgate measure / sessions / session: exit statuses, usage errors, the
-# JSON document, the store, JSON Lines export, --env and redaction, --shell,
-# --prepare/--setup/--cleanup, adaptive counts. Needs jq.
+# JSON document, the store, JSON Lines export, --env and redaction (of
+# secrets and home paths), --shell, --prepare/--setup/--cleanup, adaptive
+# counts. Needs jq.
 set -u
 . "$(cd "$(dirname "$0")" && pwd)/checks.sh"
 [ -n "${BG_DEBUG:-}" ] && set -x
@@ -135,5 +136,23 @@ check "fifo got 3 lines"    test "$(wc -l <fifo.out)" = 3
 # the gate verbs refuse a measure session, saying what it is
 check "repeat: not a gate session" test "$(rc_of "$B" repeat 1)" = 1
 check "repeat: says why"    grep -q "session 1 is not a gate session (a diagnostic 'benchgate measure' session); repeat runs gates: 'benchgate run GATE'" err
+
+# nothing written holds a home directory or a secret argument: $HOME is "~",
+# another home "~NAME", secret option values "<redacted>" (the run itself
+# gets the real arguments)
+fh="$work/home/ann"
+mkdir -p "$fh/bin"
+printf '#!/bin/sh\nprintf x > "$1"\n' >"$fh/bin/w"
+chmod +x "$fh/bin/w"
+check "home paths measured" test "$(HOME=$fh BG_TEST_DATA=$fh/d rc_of "$B" measure -q -r 1 -w 0 --json --env BG_TEST_DATA \
+	--output "$fh/o.txt" --export-jsonl runs2.jsonl -- "$fh/bin/w" "$fh/o.txt" --api-key=hunter3 --password hunter4)" = 0
+cp out s2.json
+check "the run got the real path" test "$(cat "$fh/o.txt")" = x
+check "command scrubbed"    test "$(jq -c .command s2.json)" = '["~/bin/w","~/o.txt","--api-key=<redacted>","--password","<redacted>"]'
+check "env value scrubbed"  test "$(jq -r .provenance.environment.BG_TEST_DATA s2.json)" = "~/d"
+check "outputs scrubbed"    test "$(jq -r '.runs[0].outputs[0].path' s2.json)" = "~/o.txt"
+check "no home path written" bash -c '! grep -aqi -e /home/ -e /users/ .benchgate/store.sqlite3 runs2.jsonl s2.json'
+check "no secret argument written" bash -c '! grep -aq -e hunter3 -e hunter4 .benchgate/store.sqlite3 runs2.jsonl s2.json'
+check "sessions shows it scrubbed" bash -c "'$B' sessions | grep -qF '~/bin/w ~/o.txt --api-key=<redacted> --password'"
 
 [ "$fails" = 0 ] || { echo "$fails failed"; exit 1; }

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "benchgate/measure.h"
+#include "benchgate/profile.h"
 #include "benchgate/provenance.h"
 #include "measure/internal.h"
 
@@ -130,6 +131,78 @@ static void test_secret_names(void **state)
 	assert_true(bg_provenance_secret_name("MY_CREDENTIALS"));
 	assert_false(bg_provenance_secret_name("PATH"));
 	assert_false(bg_provenance_secret_name("OMP_NUM_THREADS"));
+}
+
+static char *scrub(const char *s, const char *home)
+{
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+
+	bg_provenance_scrub_text(s, home, NULL, &sb);
+	return bg_strbuf_detach(&sb, NULL);
+}
+
+#define assert_scrub(in, home, want)                 \
+	do {                                         \
+		char *got_ = scrub(in, home);        \
+		assert_string_equal(got_, want);     \
+		assert_false(bg_profile_private_path(got_)); \
+		free(got_);                          \
+	} while (0)
+
+/* What is written holds no home path and no secret: $HOME becomes "~" where
+ * it starts a path, any other /home/NAME or /users/NAME "~NAME", secret
+ * option and assignment values "<redacted>"; other text is unchanged. */
+static void test_scrub(void **state)
+{
+	static const char *const marks[] = {"/home/", "/HOME/", "/Users/", "/users/", "/home//"};
+	static const char *const around[] = {"", " ", "=", "a", "/x", "'", "~", "/home/"};
+	bool pending = false;
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+	json_t *doc;
+
+	(void)state;
+	assert_scrub("/home/ann/x.h5", "/home/ann", "~/x.h5");
+	assert_scrub("/home/ann", "/home/ann/", "~");
+	assert_scrub("cd /home/ann && ./a /home/annie/b", "/home/ann", "cd ~ && ./a ~annie/b");
+	assert_scrub("--data=/home/ann/d,/Users/Bob/e", "/home/ann", "--data=~/d,~Bob/e");
+	assert_scrub("/net/srv/home/carl/x and file:///home/dan/y", NULL, "~carl/x and file:~dan/y");
+	assert_scrub("/home/ and /home//x", NULL, "~ and ~/x");
+	assert_scrub("/root/x /rootx /a/root/b", "/root", "~/x /rootx /a/root/b");
+	assert_scrub("/x/y /data/homes/z home/a", "/", "/x/y /data/homes/z home/a");
+	assert_scrub("prog --token=abc API_KEY=s3 ./run", NULL, "prog --token=<redacted> API_KEY=<redacted> ./run");
+	assert_scrub("prog --password 'a b' -n 3", NULL, "prog --password <redacted> -n 3");
+	assert_scrub("prog --password -n 3 --sort=x", NULL, "prog --password -n 3 --sort=x");
+	assert_scrub("https://h/q?x=1 --secret=\"a b\" z", NULL, "https://h/q?x=1 --secret=<redacted> z");
+	assert_scrub("", "/home/ann", "");
+	/* an argv array: the word after "--password" is the value, whole */
+	bg_provenance_scrub_text("--password", NULL, &pending, &sb);
+	assert_true(pending);
+	bg_strbuf_reset(&sb);
+	bg_provenance_scrub_text("s e", NULL, &pending, &sb);
+	assert_string_equal(sb.buf, "<redacted>");
+	assert_false(pending);
+	bg_strbuf_release(&sb);
+	doc = json_pack("{s:[s,s,s,s], s:{s:s}, s:[{s:s}]}", "command", "/home/ann/bin/x", "--api-key", "k",
+			"/Users/ann/o", "environment", "DATA", "/home/ann/d", "runs", "path", "/home/bob/o");
+	bg_provenance_scrub(doc, "/home/ann");
+	{
+		char *text = json_dumps(doc, JSON_SORT_KEYS | JSON_COMPACT);
+		assert_string_equal(text, "{\"command\":[\"~/bin/x\",\"--api-key\",\"<redacted>\",\"~ann/o\"],"
+					  "\"environment\":{\"DATA\":\"~/d\"},\"runs\":[{\"path\":\"~bob/o\"}]}");
+		free(text);
+	}
+	json_decref(doc);
+	/* whatever surrounds a home marker, the result passes check's test */
+	for (size_t m = 0; m < sizeof(marks) / sizeof(marks[0]); m++)
+		for (size_t a = 0; a < sizeof(around) / sizeof(around[0]); a++)
+			for (size_t b = 0; b < sizeof(around) / sizeof(around[0]); b++) {
+				char in[64], *got;
+
+				snprintf(in, sizeof(in), "%s%sname%s", around[a], marks[m], around[b]);
+				got = scrub(in, "/home/name");
+				assert_false(bg_profile_private_path(got));
+				free(got);
+			}
 }
 
 /* Captured output: the files hold each run's stdout and stderr; a capture
@@ -284,6 +357,7 @@ int main(void)
 		cmocka_unit_test(test_cannot_start),
 		cmocka_unit_test(test_bad_options_and_timeout),
 		cmocka_unit_test(test_secret_names),
+		cmocka_unit_test(test_scrub),
 		cmocka_unit_test(test_proc_tree),
 		cmocka_unit_test(test_capture),
 		cmocka_unit_test(test_stale),
