@@ -119,8 +119,8 @@ const json_t *bg_measure_timing_stats(const json_t *doc);
 /*
  * The reported-timing file, parsed JSON doc (shown in messages as display):
  *   {"samples_seconds": [s, ...], "metrics": {"name": number, ...}}
- * with 1 to 1,000,000 samples, each a finite number >= 0, "metrics"
- * optional with finite numbers, and no other field; a file may hold at
+ * with 1 to 1,000,000 samples, each a number from 0 to 1e9, "metrics"
+ * optional with numbers from -1e150 to 1e150, and no other field; a file may hold at
  * most 64 MiB. On success *samples (reals) and
  * *metrics (an object, empty when absent) are new references the caller
  * decrefs; on failure both are NULL and BG_ECHECK says "DISPLAY: what".

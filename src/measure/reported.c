@@ -3,8 +3,9 @@
  * command measured itself and wrote to the file named by $BENCHGATE_RESULT,
  *   {"samples_seconds": [s, ...], "metrics": {"name": number, ...}}
  * read strictly, since its numbers become the session's timings: every
- * sample a finite number of seconds >= 0 (at least one), every metric a
- * finite number, no other field. See measure.h for the contracts.
+ * sample a number of seconds from 0 to 1e9 (at least one), every metric a
+ * number from -1e150 to 1e150 (so that every statistic stays finite), no
+ * other field. See measure.h for the contracts.
  */
 #include "benchgate/json.h"
 #include "benchgate/measure.h"
@@ -20,9 +21,18 @@
 #define MAX_SAMPLES 1000000
 #define MAX_FILE_BYTES ((long long)64 << 20)
 
-static bool finite_number(const json_t *v)
+/*
+ * Bounds that keep every statistic finite: a sample becomes nanoseconds and
+ * a metric's mean and standard deviation sum squares, so a huge but finite
+ * number would turn them into infinities, which JSON cannot hold (the
+ * statistic would vanish and the session keep no timing).
+ */
+#define MAX_SAMPLE_SECONDS 1e9 /* 31 years */
+#define MAX_METRIC 1e150
+
+static bool finite_number(const json_t *v, double bound)
 {
-	return json_is_number(v) && isfinite(json_number_value(v));
+	return json_is_number(v) && isfinite(json_number_value(v)) && fabs(json_number_value(v)) <= bound;
 }
 
 int bg_reported_check(const json_t *doc, const char *display, json_t **samples, json_t **metrics,
@@ -47,16 +57,17 @@ int bg_reported_check(const json_t *doc, const char *display, json_t **samples, 
 				"%s: %zu samples; a run may report at most %d (aggregate repetitions in the program)",
 				display, json_array_size(sv), MAX_SAMPLES);
 	json_array_foreach(sv, i, x)
-		if (!finite_number(x) || json_number_value(x) < 0)
+		if (!finite_number(x, MAX_SAMPLE_SECONDS) || json_number_value(x) < 0)
 			return bg_error(ctx, BG_ECHECK,
-					"%s: samples_seconds[%zu] must be a finite number of seconds >= 0", display, i);
+					"%s: samples_seconds[%zu] must be a number of seconds from 0 to 1e9", display, i);
 	if (mv && !json_is_object(mv))
 		return bg_error(ctx, BG_ECHECK, "%s: 'metrics' must be an object of names and numbers", display);
 	json_object_foreach((json_t *)mv, key, x) {
 		if (!*key)
 			return bg_error(ctx, BG_ECHECK, "%s: a metric needs a name", display);
-		if (!finite_number(x))
-			return bg_error(ctx, BG_ECHECK, "%s: metric '%s' must be a finite number", display, key);
+		if (!finite_number(x, MAX_METRIC))
+			return bg_error(ctx, BG_ECHECK, "%s: metric '%s' must be a finite number from -1e150 to 1e150",
+					display, key);
 	}
 	*samples = json_array();
 	json_array_foreach(sv, i, x)

@@ -62,7 +62,7 @@ blocked "no file"        'smoke run 1: the command wrote no \$BENCHGATE_RESULT f
 blocked "not JSON"       'smoke run 1: \$BENCHGATE_RESULT:1:[0-9]+: ' 'printf "{\"samples_seconds\": [1,]}" >"$BENCHGATE_RESULT"'
 blocked "not an object"  'top level must be a JSON object' 'echo "[1]" >"$BENCHGATE_RESULT"'
 blocked "no samples"     "'samples_seconds' must be a non-empty list" 'echo "{\"samples_seconds\": []}" >"$BENCHGATE_RESULT"'
-blocked "negative"       'samples_seconds\[1\] must be a finite number of seconds >= 0' 'echo "{\"samples_seconds\": [1, -0.5]}" >"$BENCHGATE_RESULT"'
+blocked "negative"       'samples_seconds\[1\] must be a number of seconds from 0 to 1e9' 'echo "{\"samples_seconds\": [1, -0.5]}" >"$BENCHGATE_RESULT"'
 blocked "a string"       'samples_seconds\[0\]' 'echo "{\"samples_seconds\": [\"1\"]}" >"$BENCHGATE_RESULT"'
 blocked "unknown field"  "no field 'sample_seconds'" 'echo "{\"sample_seconds\": [1]}" >"$BENCHGATE_RESULT"'
 blocked "bad metric"     "metric 'x' must be a finite number" 'echo "{\"samples_seconds\": [1], \"metrics\": {\"x\": \"big\"}}" >"$BENCHGATE_RESULT"'

@@ -71,14 +71,18 @@ static void test_refused(void **state)
 		{"{}", "r.json: 'samples_seconds' must be a non-empty list of seconds"},
 		{"{\"samples_seconds\": 1}", "r.json: 'samples_seconds' must be a non-empty list of seconds"},
 		{"{\"samples_seconds\": []}", "r.json: 'samples_seconds' must be a non-empty list of seconds"},
-		{"{\"samples_seconds\": [1, -1e-9]}", "r.json: samples_seconds[1] must be a finite number of seconds >= 0"},
-		{"{\"samples_seconds\": [null]}", "r.json: samples_seconds[0] must be a finite number of seconds >= 0"},
-		{"{\"samples_seconds\": [true]}", "r.json: samples_seconds[0] must be a finite number of seconds >= 0"},
+		{"{\"samples_seconds\": [1, -1e-9]}", "r.json: samples_seconds[1] must be a number of seconds from 0 to 1e9"},
+		{"{\"samples_seconds\": [null]}", "r.json: samples_seconds[0] must be a number of seconds from 0 to 1e9"},
+		{"{\"samples_seconds\": [true]}", "r.json: samples_seconds[0] must be a number of seconds from 0 to 1e9"},
 		{"{\"samples_seconds\": [1], \"extra\": 2}", "r.json: no field 'extra' (its fields: samples_seconds, metrics)"},
 		{"{\"samples_seconds\": [1], \"metrics\": null}", "r.json: 'metrics' must be an object of names and numbers"},
 		{"{\"samples_seconds\": [1], \"metrics\": {\"\": 1}}", "r.json: a metric needs a name"},
-		{"{\"samples_seconds\": [1], \"metrics\": {\"m\": null}}", "r.json: metric 'm' must be a finite number"},
-		{"{\"samples_seconds\": [1], \"metrics\": {\"m\": [1]}}", "r.json: metric 'm' must be a finite number"},
+		{"{\"samples_seconds\": [1], \"metrics\": {\"m\": null}}", "r.json: metric 'm' must be a finite number from -1e150 to 1e150"},
+		{"{\"samples_seconds\": [1], \"metrics\": {\"m\": [1]}}", "r.json: metric 'm' must be a finite number from -1e150 to 1e150"},
+		/* finite, but its nanoseconds or its squares would not be */
+		{"{\"samples_seconds\": [1e308]}", "r.json: samples_seconds[0] must be a number of seconds from 0 to 1e9"},
+		{"{\"samples_seconds\": [1, 1.0000001e9]}", "r.json: samples_seconds[1] must be a number of seconds from 0 to 1e9"},
+		{"{\"samples_seconds\": [1], \"metrics\": {\"m\": -1e200}}", "r.json: metric 'm' must be a finite number from -1e150 to 1e150"},
 	};
 	json_t *samples, *metrics;
 	char msg[256];
