@@ -169,6 +169,23 @@ void bg_mp_summary(struct bg_strbuf *out, const json_t *doc)
 			bg_strbuf_addf(out, "%s %lld", i ? "," : "", (long long)json_integer_value(o));
 		bg_strbuf_adds(out, " beyond p50 + 10 x MAD (kept)\n");
 	}
+	/* work a run left running is not in its time: it must not pass unseen */
+	{
+		const json_t *r;
+		size_t i, n = 0;
+
+		json_array_foreach(json_object_get(doc, "runs"), i, r) {
+			if (json_integer_value(json_object_get(r, "left_running")) <= 0)
+				continue;
+			if (n++ == 0)
+				bg_strbuf_addf(out, "  %-12sruns", "leftovers");
+			bg_strbuf_addf(out, "%s %lld", n > 1 ? "," : "",
+				       (long long)json_integer_value(json_object_get(r, "ordinal")));
+		}
+		if (n)
+			bg_strbuf_adds(out, " left processes running after they exited: their work is not in the "
+					    "timing, and they overlap later runs\n");
+	}
 	/* a failed cleanup does not change the timings, but it must not pass unseen */
 	if (json_integer_value(json_object_get(doc, "cleanup_exit_status")) != 0)
 		bg_strbuf_addf(out, "  %-12sthe cleanup command exited %lld\n", "cleanup",

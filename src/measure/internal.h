@@ -71,6 +71,8 @@ size_t bg_proc_tree(pid_t root, pid_t **pids);
 /* The same among the processes whose pid is at least min_pid (as the
  * watcher scans while pids have not wrapped); none may qualify. */
 size_t bg_proc_tree_above(pid_t root, pid_t min_pid, pid_t **pids);
+/* How many processes of that tree are alive (zombies left out). */
+size_t bg_proc_tree_live(pid_t root);
 
 /* ---- cgroup.c ---- */
 /*
@@ -115,6 +117,7 @@ struct bg_spawn_result {
 	bool interrupted;
 	double start_realtime; /* seconds since the epoch */
 	int cgroup_errno;      /* 0 when the child joined prog->cgroup_procs before exec, else why not */
+	pid_t pid;             /* the run's child (reaped), also its process group */
 };
 /*
  * What a session spawns, prepared once: argv, the program found on PATH
@@ -152,6 +155,13 @@ int bg_spawn_run(const struct bg_spawn_prog *prog, double timeout,
  * terminal; capture_prefix NULL behaves as bg_spawn_run. Each file is then
  * capped at cap bytes, a truncation marker line appended.
  */
+/*
+ * What a run left behind once its own process ended: waits, reaping, up to
+ * grace_ms for the rest of its tree (processes still in its process group
+ * and their descendants) to end, and returns how many still run then (they
+ * are left running). Returns at once, 0, when the run left nothing.
+ */
+size_t bg_spawn_leftovers(pid_t pgid, long grace_ms);
 int bg_spawn_run_captured(const struct bg_spawn_prog *prog, double timeout,
 			  volatile sig_atomic_t *interrupted,
 			  struct bg_watch *w, const char *capture_prefix, long long cap,

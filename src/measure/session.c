@@ -25,6 +25,8 @@
 extern char **environ;
 
 #define COLD_LIMIT 0.01 /* resident fraction above which a run is not cold */
+/* how long a run's leftover processes may take to end before they count */
+#define LEFTOVER_GRACE_MS 100
 
 struct series {
 	double *v;
@@ -335,6 +337,7 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 	bool have_swap0, have_swap1, have_psi0, have_psi1, have_cg, ok;
 	char when[64], *out_err = NULL;
 	bool timed = strcmp(phase, "timed") == 0, smoke = strcmp(phase, "smoke") == 0;
+	size_t left;
 	int rc;
 
 	bg_spawn_reap_orphans();
@@ -422,6 +425,9 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 		return rc;
 	}
 	bg_watch_end(s->watch, &wr);
+	/* processes the run started and left running: their work is not in its
+	 * time, and they overlap the runs after it (kept running, counted) */
+	left = bg_spawn_leftovers(res.pid, LEFTOVER_GRACE_MS);
 	have_swap1 = bg_sys_swap_used(&swap1);
 	have_psi1 = bg_sys_psi_memory_some10(s->psi_fd, &psi1);
 	s->after_valid = true;
@@ -516,7 +522,10 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 			      which ? which : "the set of output files", phase, s->ordinal);
 		}
 	}
+	rset(r, "left_running", json_integer((json_int_t)left));
 	rset(r, "flags", json_array());
+	if (left)
+		json_array_append_new(json_object_get(r, "flags"), json_string("left_running"));
 	free(out_err);
 	s->all_wall_s += (double)res.wall_ns / 1e9;
 	s->all_count++;

@@ -91,6 +91,25 @@ void bg_spawn_reap_orphans(void)
 		;
 }
 
+size_t bg_spawn_leftovers(pid_t pgid, long grace_ms)
+{
+	for (long waited = 0;; waited++) {
+		struct timespec ms = {0, 1000000};
+		size_t n;
+
+		bg_spawn_reap_orphans();
+		/* an empty process group: nothing of the tree is left (a
+		 * descendant that left the group had a member as its parent, and
+		 * is no member once that parent is gone), and no /proc scan */
+		if (kill(-pgid, 0) != 0 && errno == ESRCH)
+			return 0;
+		n = bg_proc_tree_live(pgid);
+		if (n == 0 || waited >= grace_ms)
+			return n;
+		nanosleep(&ms, NULL);
+	}
+}
+
 /*
  * After a kill: reaps what the killed group leaves behind (adopted by us as
  * subreaper) until none of it is left, for at most two seconds, so that no
@@ -473,6 +492,7 @@ int bg_spawn_run_captured(const struct bg_spawn_prog *prog, double timeout,
 				strerror(e));
 	}
 	t1 = bg_sys_monotonic_ns();
+	res->pid = pid;
 	res->wall_ns = t1 - t0 - cg_ns; /* joining the cgroup is benchgate's work, not the run's */
 	res->user_ns = tv_ns(&ru.ru_utime);
 	res->sys_ns = tv_ns(&ru.ru_stime);

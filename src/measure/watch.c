@@ -201,6 +201,18 @@ size_t bg_proc_tree_above(pid_t root, pid_t min_pid, pid_t **pids)
 	return k;
 }
 
+size_t bg_proc_tree_live(pid_t root)
+{
+	struct proc_ent *cache = NULL;
+	size_t ncache = 0, live = 0;
+
+	scan_tree(NULL, &cache, &ncache, root, 0);
+	for (size_t i = 0; i < ncache; i++)
+		live += cache[i].member && !cache[i].zombie;
+	free(cache);
+	return live;
+}
+
 static void take_sample(struct bg_watch *w, pid_t root, unsigned gen,
 			struct bg_watch_result *s)
 {

@@ -155,4 +155,17 @@ check "no home path written" bash -c '! grep -aqi -e /home/ -e /users/ .benchgat
 check "no secret argument written" bash -c '! grep -aq -e hunter3 -e hunter4 .benchgate/store.sqlite3 runs2.jsonl s2.json'
 check "sessions shows it scrubbed" bash -c "'$B' sessions | grep -qF '~/bin/w ~/o.txt --api-key=<redacted> --password'"
 
+# a run that leaves a process running: counted on every run, flagged, shown
+# in the summary, and left running; one whose leftover ends at once is clean
+nap=$(printf '3.%05d7' $(( ($$ * 7919 + RANDOM) % 100000 )))
+check "leftover measured"   test "$(rc_of "$B" measure -w 0 -r 2 --json -- sh -c "sleep $nap & exit 0")" = 0
+check "leftover counted"    test "$(jq -c '[.runs[] | .left_running]' out)" = "[1,1,1]"
+check "leftover flagged"    jq -e '[.runs[] | .flags | index("left_running")] | all' out
+check "leftover still runs" pgrep -f "sleep $nap"
+pkill -f "sleep $nap"
+check "leftover summary"    test "$(rc_of "$B" measure -q -w 0 -r 1 -- sh -c "sleep $nap & exit 0"; grep -c '^  leftovers   runs 1, 2 left processes running after they exited' out)" = 01
+pkill -f "sleep $nap"
+check "quick leftover clean" test "$(rc_of "$B" measure -q -w 0 -r 2 --json -- sh -c 'true & exit 0'; jq -c '[.runs[] | .left_running]' out)" = "0[0,0,0]"
+check "clean: no summary line" bash -c "'$B' session \$(jq .id out) | grep -vq leftovers"
+
 [ "$fails" = 0 ] || { echo "$fails failed"; exit 1; }
