@@ -133,7 +133,8 @@ static int keys(struct bg_store *store, json_t *model, struct bg_ctx *ctx)
 				break;
 			json_array_foreach(json_object_get(json_object_get(v, "decision_document"), "metrics"), j, m)
 				if (json_string_value(json_object_get(m, "metric")) &&
-				    strcmp(json_string_value(json_object_get(m, "metric")), "wall_p50") == 0)
+				    strcmp(json_string_value(json_object_get(m, "metric")), "wall_p50") == 0 &&
+				    json_is_number(json_object_get(m, "centre")))
 					json_object_set_new(r, "envelope",
 							    json_pack("{s:O, s:O, s:O}", "centre",
 								      json_object_get(m, "centre"), "low",

@@ -151,7 +151,7 @@ static json_t *num_or_null(double x)
 enum bg_decision bg_decide(const struct bg_session_facts *s, const struct bg_session_facts *baseline,
 			   size_t nbaseline, const struct bg_decide_opts *o, json_t **out)
 {
-	json_t *reasons = json_array(), *ids = json_array(), *metrics = json_array();
+	json_t *reasons = json_array(), *ids = json_array(), *metrics = json_array(), *unmeasured = json_array();
 	enum bg_decision d = BG_DECISION_PASS;
 	size_t used = nbaseline < o->window ? nbaseline : o->window;
 
@@ -180,8 +180,17 @@ enum bg_decision bg_decide(const struct bg_session_facts *s, const struct bg_ses
 			for (size_t i = 0; i < used; i++)
 				if (!isnan(baseline[i].metric[m]))
 					vals[n++] = baseline[i].metric[m];
-			if (isnan(v) || n == 0)
+			if (n == 0)
 				continue;
+			if (isnan(v)) {
+				/* the baseline has it, this session does not: said, not judged */
+				json_array_append_new(unmeasured, json_string(bg_metric_names[m]));
+				json_array_append_new(metrics,
+						      json_pack("{s:s, s:n, s:s, s:b, s:I}", "metric", bg_metric_names[m],
+								"value", "direction", "not-measured", "outside", false,
+								"baseline_values", (json_int_t)n));
+				continue;
+			}
 			bg_envelope_compute(vals, n, o->k, o->floor_rel, &env);
 			devn = env.scale > 0 ? (v - env.centre) / env.scale : (v == env.centre ? 0 : INFINITY);
 			outside = v < env.low || v > env.high;
@@ -202,9 +211,21 @@ enum bg_decision bg_decide(const struct bg_session_facts *s, const struct bg_ses
 							"outside", outside, "baseline_values", (json_int_t)n));
 		}
 		free(vals);
-		if (d == BG_DECISION_PASS)
+		if (d == BG_DECISION_PASS && json_array_size(unmeasured) == 0) {
 			json_array_append_new(reasons, json_string("every metric is inside its envelope"));
+		} else if (d == BG_DECISION_PASS) {
+			struct bg_strbuf sb = BG_STRBUF_INIT;
+			json_t *x;
+			size_t i;
+
+			bg_strbuf_adds(&sb, "every measured metric is inside its envelope; not measured in this session, though the baseline has ");
+			json_array_foreach(unmeasured, i, x)
+				bg_strbuf_addf(&sb, "%s%s", i ? ", " : "", json_string_value(x));
+			json_array_append_new(reasons, json_string(sb.buf));
+			bg_strbuf_release(&sb);
+		}
 	}
+	json_decref(unmeasured);
 	*out = json_pack("{s:s, s:o, s:o, s:o, s:I, s:f, s:f, s:I}", "decision", bg_decision_name(d), "reasons",
 			 reasons, "baseline", ids, "metrics", metrics, "window", (json_int_t)o->window, "k", o->k,
 			 "floor", o->floor_rel, "minimum_sessions", (json_int_t)o->min_sessions);

@@ -139,11 +139,13 @@ static void test_window_uses_most_recent(void **state)
 	json_decref(d);
 }
 
-static void test_missing_metric_is_skipped(void **state)
+/* A metric the baseline has and the session lacks is not judged, but the
+ * decision says so; one that no session has is left out. */
+static void test_missing_metric_is_said(void **state)
 {
 	struct bg_session_facts s = facts(9, 1.0), b[5];
 	struct bg_decide_opts o;
-	json_t *d;
+	json_t *d, *m;
 
 	(void)state;
 	bg_decide_opts_init(&o);
@@ -152,7 +154,23 @@ static void test_missing_metric_is_skipped(void **state)
 		b[i].metric[BG_METRIC_GPU_PEAK] = 1e9;
 	}
 	assert_int_equal(bg_decide(&s, b, 5, &o, &d), BG_DECISION_PASS);
+	assert_int_equal(json_array_size(json_object_get(d, "metrics")), 2);
+	m = json_array_get(json_object_get(d, "metrics"), 1);
+	assert_string_equal(json_string_value(json_object_get(m, "metric")), "accelerator_peak_bytes");
+	assert_true(json_is_null(json_object_get(m, "value")));
+	assert_string_equal(json_string_value(json_object_get(m, "direction")), "not-measured");
+	assert_string_equal(json_string_value(json_array_get(json_object_get(d, "reasons"), 0)),
+			    "every measured metric is inside its envelope; not measured in this session, though the "
+			    "baseline has accelerator_peak_bytes");
+	json_decref(d);
+	/* the session has it and the baseline does not: nothing to compare, nothing said */
+	s.metric[BG_METRIC_GPU_PEAK] = 1e9;
+	for (int i = 0; i < 5; i++)
+		b[i].metric[BG_METRIC_GPU_PEAK] = NAN;
+	assert_int_equal(bg_decide(&s, b, 5, &o, &d), BG_DECISION_PASS);
 	assert_int_equal(json_array_size(json_object_get(d, "metrics")), 1);
+	assert_string_equal(json_string_value(json_array_get(json_object_get(d, "reasons"), 0)),
+			    "every metric is inside its envelope");
 	json_decref(d);
 }
 
@@ -221,7 +239,7 @@ int main(void)
 		cmocka_unit_test(test_fewer_than_five),
 		cmocka_unit_test(test_block_wins),
 		cmocka_unit_test(test_window_uses_most_recent),
-		cmocka_unit_test(test_missing_metric_is_skipped),
+		cmocka_unit_test(test_missing_metric_is_said),
 		cmocka_unit_test(test_key_resolution),
 	};
 	return cmocka_run_group_tests_name("decide", tests, NULL, NULL);
