@@ -36,6 +36,15 @@ struct bg_provenance_opts {
 };
 
 json_t *bg_provenance_capture(const struct bg_provenance_opts *opts);
+/* The "git" object of the document alone, for root and exclude as above
+ * (a new object owned by the caller). */
+json_t *bg_provenance_git(const char *root, const char *const *exclude);
+/*
+ * Whether the source moved between two "git" objects: another (or no)
+ * revision, or another dirty flag or diff SHA-256. False when before has no
+ * revision (nothing was claimed). On true, appends why to why.
+ */
+bool bg_provenance_git_changed(const json_t *before, const json_t *after, struct bg_strbuf *why);
 /* True when an environment variable name looks secret. */
 bool bg_provenance_secret_name(const char *name);
 

@@ -117,7 +117,7 @@ static bool git_repository_possible(const char *root)
 	return possible;
 }
 
-static json_t *capture_git(const char *root, const char *const *exclude)
+json_t *bg_provenance_git(const char *root, const char *const *exclude)
 {
 	json_t *g = json_object();
 	struct bg_strbuf sb = BG_STRBUF_INIT;
@@ -249,7 +249,7 @@ json_t *bg_provenance_capture(const struct bg_provenance_opts *opts)
 {
 	json_t *p = json_object(), *argv = json_array(), *env = json_object();
 
-	json_object_set_new(p, "git", capture_git(opts->root ? opts->root : ".", opts->git_exclude));
+	json_object_set_new(p, "git", bg_provenance_git(opts->root ? opts->root : ".", opts->git_exclude));
 	json_object_set_new(p, "benchgate_version", json_string(BENCHGATE_VERSION));
 	for (int i = 0; i < opts->argc; i++)
 		json_array_append_new(argv, json_string(opts->argv[i]));
@@ -277,6 +277,27 @@ json_t *bg_provenance_capture(const struct bg_provenance_opts *opts)
 	json_object_set_new(p, "host", capture_host());
 	json_object_set_new(p, "gpu", opts->gpu ? json_incref(opts->gpu) : json_null());
 	return p;
+}
+
+bool bg_provenance_git_changed(const json_t *before, const json_t *after, struct bg_strbuf *why)
+{
+	const char *r0 = json_string_value(json_object_get(before, "revision"));
+	const char *r1 = json_string_value(json_object_get(after, "revision"));
+
+	if (!r0)
+		return false;
+	if (!r1 || strcmp(r0, r1) != 0) {
+		bg_strbuf_addf(why, "the source revision changed from %.12s to %.12s", r0, r1 ? r1 : "none");
+		return true;
+	}
+	if (!json_equal(json_object_get(before, "dirty"), json_object_get(after, "dirty")) ||
+	    !json_equal(json_object_get(before, "diff_sha256"), json_object_get(after, "diff_sha256"))) {
+		bg_strbuf_adds(why, json_is_true(json_object_get(after, "dirty"))
+					    ? "the uncommitted changes to the source changed"
+					    : "the uncommitted changes to the source were committed or undone");
+		return true;
+	}
+	return false;
 }
 
 /* --- keeping home directories and secrets out of what is written ------- */

@@ -992,6 +992,18 @@ int bg_measure_session(const struct bg_measure_opts *o, json_t **out, struct bg_
 	}
 	if (rc == BG_OK && !s.block)
 		run_phases(&s, ctx, &rc);
+	if (rc == BG_OK && !s.block && !interrupted(&s)) {
+		/* the revision and diff claimed are those of every run only if the
+		 * source stayed as it was (an edit mid-session, a checkout) */
+		struct bg_strbuf why = BG_STRBUF_INIT;
+		json_t *now = bg_provenance_git(po.root ? po.root : ".", po.git_exclude);
+
+		if (bg_provenance_git_changed(json_object_get(prov, "git"), now, &why))
+			block(&s, "%s during the session, so its provenance does not describe every run; measure again on a source left alone",
+			      why.buf);
+		json_decref(now);
+		bg_strbuf_release(&why);
+	}
 	if (o->cleanup && s.watch) {
 		struct bg_ctx c2;
 		int st = -1;

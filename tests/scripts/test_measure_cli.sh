@@ -168,4 +168,15 @@ pkill -f "sleep $nap"
 check "quick leftover clean" test "$(rc_of "$B" measure -q -w 0 -r 2 --json -- sh -c 'true & exit 0'; jq -c '[.runs[] | .left_running]' out)" = "0[0,0,0]"
 check "clean: no summary line" bash -c "'$B' session \$(jq .id out) | grep -vq leftovers"
 
+# the source changed during the session (an edit, a commit): blocked, since
+# the revision and diff recorded at the start do not describe every run
+mkdir repo && cd repo || exit 1
+git init -q . && echo a >t.txt && git add t.txt && git -c user.email=t@t -c user.name=t commit -qm init || exit 1
+check "edit mid-session blocks" test "$(rc_of "$B" measure -q -w 0 -r 2 -- sh -c 'echo b >>t.txt')" = 1
+check "edit: says why"      grep -q "blocked: the uncommitted changes to the source changed during the session" "$work/err"
+check "dirty, left alone: ok" test "$(rc_of "$B" measure -q -w 0 -r 2 -- true)" = 0
+check "commit mid-session blocks" test "$(rc_of "$B" measure -q -w 0 -r 1 -- git -c user.email=t@t -c user.name=t commit -q --allow-empty -m x)" = 1
+check "commit: says why"    grep -q "blocked: the source revision changed from [0-9a-f]\{12\} to [0-9a-f]\{12\} during the session" "$work/err"
+cd "$work" || exit 1
+
 [ "$fails" = 0 ] || { echo "$fails failed"; exit 1; }

@@ -205,6 +205,39 @@ static void test_scrub(void **state)
 			}
 }
 
+/* bg_provenance_git_changed(a, b) says want (NULL: no change, nothing said). */
+static void expect_change(const json_t *a, const json_t *b, const char *want)
+{
+	struct bg_strbuf why = BG_STRBUF_INIT;
+
+	assert_int_equal(bg_provenance_git_changed(a, b, &why), want != NULL);
+	assert_string_equal(why.len ? why.buf : "", want ? want : "");
+	bg_strbuf_release(&why);
+}
+
+/* The source moved: another revision, dirty flag or diff; nothing claimed
+ * (no revision at the start) is nothing to contradict. */
+static void test_git_changed(void **state)
+{
+	json_t *a = json_pack("{s:s, s:b, s:n}", "revision", "1111111111111111111111111111111111111111", "dirty", 0,
+			      "diff_sha256");
+	json_t *b = json_deep_copy(a), *none = json_pack("{s:n, s:n, s:n}", "revision", "dirty", "diff_sha256");
+
+	(void)state;
+	expect_change(a, b, NULL);
+	expect_change(none, a, NULL);
+	json_object_set_new(b, "dirty", json_true());
+	json_object_set_new(b, "diff_sha256", json_string("ab"));
+	expect_change(a, b, "the uncommitted changes to the source changed");
+	expect_change(b, a, "the uncommitted changes to the source were committed or undone");
+	json_object_set_new(b, "revision", json_string("2222222222222222222222222222222222222222"));
+	expect_change(a, b, "the source revision changed from 111111111111 to 222222222222");
+	expect_change(a, none, "the source revision changed from 111111111111 to none");
+	json_decref(a);
+	json_decref(b);
+	json_decref(none);
+}
+
 /* Captured output: the files hold each run's stdout and stderr; a capture
  * folder that does not exist names the file, not the command, as the cause. */
 static void test_capture(void **state)
@@ -358,6 +391,7 @@ int main(void)
 		cmocka_unit_test(test_bad_options_and_timeout),
 		cmocka_unit_test(test_secret_names),
 		cmocka_unit_test(test_scrub),
+		cmocka_unit_test(test_git_changed),
 		cmocka_unit_test(test_proc_tree),
 		cmocka_unit_test(test_capture),
 		cmocka_unit_test(test_stale),
