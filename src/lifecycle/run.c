@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -222,6 +223,7 @@ struct run {
 	json_t *manifest;
 	json_t *measure; /* the substituted measure object */
 	json_t *inputs;  /* [{dataset_id, path, sha256}] */
+	struct stat *input_st; /* each input as it was when hashed, in order */
 	struct bg_strbuf command;
 	struct bg_strbuf exp_rel; /* experiments/ID */
 	char **outputs, **evict;
@@ -361,7 +363,8 @@ static int preflight(struct run *r, struct bg_ctx *ctx)
 			return rc;
 		}
 		bg_ctx_init(&c2);
-		if (bg_sha256_file(path.buf, NULL, hex, &c2)) {
+		r->input_st = bg_xrealloc(r->input_st, (i + 1) * sizeof(*r->input_st));
+		if (stat(path.buf, &r->input_st[i]) != 0 || bg_sha256_file(path.buf, NULL, hex, &c2)) {
 			rc = refuse(ctx, "declared input '%s' cannot be hashed (%s); create it first (see the runbook's preflight)",
 				    path.buf, bg_ctx_message(&c2));
 			bg_ctx_release(&c2);
@@ -641,6 +644,15 @@ static int write_rel(const struct bg_config *cfg, const char *rel, const struct 
 	return rc;
 }
 
+/* Whether two stats are of the same file with the same contents as far as
+ * the inode tells: device, inode, size, and modification and change times. */
+static bool same_stat(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+	       a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
 static void collect_block_reasons(struct run *r, const json_t *session, json_t *reasons)
 {
 	const json_t *git = json_object_get(r->provenance, "git"), *m = r->measure;
@@ -661,9 +673,22 @@ static void collect_block_reasons(struct run *r, const json_t *session, json_t *
 	{
 		size_t i;
 		json_t *x;
-		json_array_foreach(r->inputs, i, x)
-			if (!jstr(x, "sha256"))
+		json_array_foreach(r->inputs, i, x) {
+			struct stat now;
+
+			if (!jstr(x, "sha256")) {
 				json_array_append_new(reasons, json_string("missing provenance: an input's SHA-256"));
+				continue;
+			}
+			/* the SHA-256 (and the key) name the input as it was before
+			 * the first run: it must still be that file, unchanged */
+			if (stat(jstr(x, "path"), &now) != 0 || !same_stat(&now, &r->input_st[i])) {
+				bg_strbuf_reset(&sb);
+				bg_strbuf_addf(&sb, "declared input '%s' changed during the session (its SHA-256 was taken before the first run); leave inputs alone while a gate runs",
+					       jstr(x, "path"));
+				json_array_append_new(reasons, json_string(sb.buf));
+			}
+		}
 	}
 	/* the tree's sampled peak, or, when sampling missed a short run, the
 	 * largest single process's peak RSS (wait4): the tree held at least that */
@@ -1044,6 +1069,7 @@ out:
 	json_decref(r.manifest);
 	json_decref(r.measure);
 	json_decref(r.inputs);
+	free(r.input_st);
 	free(r.outputs);
 	free(r.evict);
 	bg_strbuf_release(&r.command);

@@ -280,6 +280,16 @@ cap="experiments/$id/runs/run-001.stdout"
 	fail "loud output: the capture is not cut at 1 MiB and marked: $(tail -c 80 "$cap")"
 check_ok "a truncated capture"
 
+# a declared input that changes during the session: its SHA-256 (and the
+# key) describe the file before the first run, so the session is blocked
+jq '.runbooks.ok.command = "printf hello > out/{id}.txt; touch data/input.txt"' "$work/registry.json" \
+	>benchmarks/benchmark_registry.json && "$bin" render >/dev/null
+git add benchmarks docs && git -c user.email=t@t -c user.name=t commit -qm touch || exit 1
+expect_rc 1 "input changed" run life.ok -w 0 -r 1
+mentions "input changed" "declared input 'data/input.txt' changed during the session"
+check_ok "an input changed mid-session"
+git checkout -q data/input.txt 2>/dev/null
+
 # nothing written holds the scratch folder or the home directory
 if grep -rqF -e "$work" -e "$HOME/" experiments; then fail "an absolute path was written: $(grep -rlF -e "$work" -e "$HOME/" experiments | head -3)"; fi
 # a repository that names commits with SHA-256: check needs a 40-digit
