@@ -236,3 +236,36 @@ int bg_cli_load_registry(struct bg_cli *cli, struct bg_config *cfg, struct bg_re
 	bg_ctx_release(&ctx);
 	return BG_OK;
 }
+
+static volatile sig_atomic_t *stop_flag;
+static const int stop_signals[3] = {SIGINT, SIGTERM, SIGHUP};
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	if (stop_flag)
+		*stop_flag = 1;
+}
+
+void bg_cli_catch_stop(volatile sig_atomic_t *flag, struct bg_cli_stop *saved)
+{
+	struct sigaction sa;
+
+	stop_flag = flag;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	for (int i = 0; i < 3; i++) {
+		sigaction(stop_signals[i], NULL, &saved->old[i]);
+		/* under nohup a hang-up is meant to pass unnoticed */
+		if (stop_signals[i] == SIGHUP && saved->old[i].sa_handler == SIG_IGN)
+			continue;
+		sigaction(stop_signals[i], &sa, NULL);
+	}
+}
+
+void bg_cli_release_stop(const struct bg_cli_stop *saved)
+{
+	for (int i = 0; i < 3; i++)
+		sigaction(stop_signals[i], &saved->old[i], NULL);
+}

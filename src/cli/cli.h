@@ -6,6 +6,7 @@
 #ifndef BENCHGATE_CLI_H
 #define BENCHGATE_CLI_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -76,6 +77,20 @@ int bg_cli_load_config(struct bg_cli *cli, struct bg_config *cfg);
 int bg_cli_load_registry(struct bg_cli *cli, struct bg_config *cfg, struct bg_registry *reg);
 /* Prints the library message for a failed call and returns status. */
 int bg_cli_fail_ctx(int status, struct bg_ctx *ctx);
+
+/*
+ * The signals that end a measuring verb cleanly (the run's tree killed, the
+ * session or experiment recorded as interrupted): SIGINT, SIGTERM, and
+ * SIGHUP (a closed terminal or ssh connection) unless it was ignored when
+ * benchgate started (nohup). bg_cli_catch_stop sets *flag to 1 on any of
+ * them, saving the old dispositions in saved; bg_cli_release_stop puts
+ * them back. One verb at a time: the flag is kept in a static.
+ */
+struct bg_cli_stop {
+	struct sigaction old[3];
+};
+void bg_cli_catch_stop(volatile sig_atomic_t *flag, struct bg_cli_stop *saved);
+void bg_cli_release_stop(const struct bg_cli_stop *saved);
 
 /* Parses a Python-style integer (argparse type=int). */
 bool bg_cli_parse_int(const char *s, long long *out);

@@ -66,12 +66,6 @@ struct measure_args {
 
 static volatile sig_atomic_t interrupted;
 
-static void on_sigint(int sig)
-{
-	(void)sig;
-	interrupted = 1;
-}
-
 static const char *count_arg(struct measure_args *a, const char *name, const char *v, long min,
 			     long *out)
 {
@@ -280,7 +274,7 @@ static int run_measure(struct bg_cli *cli, const struct bg_cmd *self)
 	struct bg_mp_progress_state ps = {false, false, NULL, 0};
 	struct bg_store *store = NULL;
 	struct bg_ctx ctx;
-	struct sigaction sa, old_int, old_term;
+	struct bg_cli_stop stop;
 	json_t *doc = NULL;
 	long long id = 0;
 	int rc;
@@ -336,15 +330,9 @@ static int run_measure(struct bg_cli *cli, const struct bg_cmd *self)
 		bg_cli_fail(rc, bg_ctx_message(&ctx));
 		goto out;
 	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_sigint;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-
+	bg_cli_catch_stop(&interrupted, &stop);
 	rc = bg_measure_session(&a.o, &doc, &ctx);
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
+	bg_cli_release_stop(&stop);
 	if (rc == BG_EUSAGE) {
 		rc = bg_cli_usage_error(self, "%s", bg_ctx_message(&ctx));
 		goto out;

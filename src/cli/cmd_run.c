@@ -29,12 +29,6 @@ struct run_args {
 
 static volatile sig_atomic_t interrupted;
 
-static void on_signal(int sig)
-{
-	(void)sig;
-	interrupted = 1;
-}
-
 static const char *on_opt(int id, const char *value, void *data)
 {
 	struct run_args *a = data;
@@ -124,7 +118,7 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 	struct bg_parsed parsed;
 	struct bg_run_request q;
 	struct bg_mp_progress_state ps = {false, false, NULL, 0};
-	struct sigaction sa, old_int, old_term;
+	struct bg_cli_stop stop;
 	struct bg_strbuf out = BG_STRBUF_INIT, profile_path = BG_STRBUF_INIT;
 	struct bg_value *gate_v, *rb_v;
 	json_t *gate = NULL, *runbook = NULL, *thresholds = NULL, *profile = NULL, *key_fields = NULL;
@@ -194,11 +188,7 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 		q.progress = bg_mp_progress;
 		q.progress_data = &ps;
 	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
+	bg_cli_catch_stop(&interrupted, &stop);
 	for (int i = 0; i < attempts; i++) {
 		struct bg_run_result res;
 		const char *decision;
@@ -236,8 +226,7 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 		if (interrupted)
 			break;
 	}
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
+	bg_cli_release_stop(&stop);
 	if (a.json && json_array_size(all)) {
 		bg_json_dump_py(&out, json_array_size(all) == 1 ? json_array_get(all, 0) : all, 2, true);
 		bg_strbuf_addch(&out, '\n');

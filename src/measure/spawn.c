@@ -27,6 +27,7 @@
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -322,6 +323,7 @@ struct child_args {
 	const char *volatile failed;     /* the capture file that could not be opened, or NULL */
 	volatile int cg_err;             /* why the child did not join prog->cgroup_procs, or 0 */
 	volatile int64_t cg_ns;          /* how long joining it took */
+	pid_t parent;                    /* benchgate */
 };
 
 /* The child joins its cgroup: async-signal-safe calls only. */
@@ -369,6 +371,10 @@ __attribute__((no_sanitize("address", "undefined"))) static int child_main(void 
 			sigaction(sig, &dfl, NULL);
 	if (setpgid(0, 0) != 0)
 		goto fail;
+	/* a benchgate that is killed (SIGKILL, a crash) takes the run with it,
+	 * so that no orphan keeps the device busy behind a stale lease */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != a->parent)
+		goto fail;
 	if (prog->cgroup_procs)
 		join_cgroup(a);
 	if (a->devnull >= 0) {
@@ -409,7 +415,7 @@ static int start_child(const struct bg_spawn_prog *prog, const char *out_path, c
 		       pid_t *pid, const char **failed, int *cg_err, int64_t *cg_ns)
 {
 	enum { STACK = 64 * 1024 };
-	struct child_args a = {prog, out_path, err_path, -1, 0, NULL, 0, 0};
+	struct child_args a = {prog, out_path, err_path, -1, 0, NULL, 0, 0, 0};
 	sigset_t all, old;
 	char *stack;
 	int e;
@@ -419,6 +425,7 @@ static int start_child(const struct bg_spawn_prog *prog, const char *out_path, c
 		return prog->find_errno;
 	pthread_once(&devnull_once, devnull_open);
 	a.devnull = devnull_fd;
+	a.parent = getpid();
 	stack = bg_xmalloc(STACK);
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# --timeout and SIGINT kill the whole process tree of a run (also a
-# background grandchild), the session is blocked (timeout, exit 1) or not
-# stored (interrupt, exit 4), and nothing is left running; a run killed by
-# a signal of its own blocks the session, naming the signal. Needs jq.
+# --timeout and SIGINT (and SIGHUP, unless under nohup) kill the whole
+# process tree of a run (also a background grandchild), the session is
+# blocked (timeout, exit 1) or not stored (interrupt, exit 4), and nothing
+# is left running; a SIGKILL of benchgate takes the run with it; a run
+# killed by a signal of its own blocks the session, naming the signal.
+# Needs jq.
 set -u
 . "$(cd "$(dirname "$0")" && pwd)/checks.sh"
 B=${BENCHGATE:?}
@@ -13,6 +15,19 @@ cd "$work" || exit 1
 cp "$(command -v sleep)" "$work/bgsleep-$$"
 S="$work/bgsleep-$$"
 alive() { pgrep -f "bgsleep-$$" >/dev/null; }
+# mid_run SIGNAL RUN [benchgate arguments...]: starts benchgate (stdout in
+# out, stderr in err), sends SIGNAL once the process "RUN" (a full command
+# line) runs, and waits; the exit status is in $rc
+mid_run() {
+	local sig=$1 run=$2 pid
+	shift 2
+	"$@" >out 2>err &
+	pid=$!
+	for _ in $(seq 100); do pgrep -fx "$run" >/dev/null && break; sleep 0.05; done
+	kill "-$sig" "$pid"
+	wait "$pid" 2>/dev/null
+	rc=$?
+}
 
 check "timeout: exit 1" test "$(rc_of timeout 60 "$B" measure -q -w 0 -r 1 --timeout 0.3 --json --shell -- "$S 30 & $S 31; wait")" = 1
 check "timed out recorded" jq -e '.runs[0].timed_out == true and .runs[0].signal == 9 and .runs[0].exit_status == null' out
@@ -21,13 +36,7 @@ sleep 0.2
 check "no process left after timeout" bash -c "! pgrep -f [b]gsleep-$$"
 
 # SIGINT: the run's tree dies, the session is not stored
-"$B" measure -w 0 -r 1 --shell -- "$S 30 & $S 31; wait" >out 2>err &
-pid=$!
-for _ in $(seq 100); do alive && break; sleep 0.05; done
-sleep 0.2
-kill -INT "$pid"
-wait "$pid"
-rc=$?
+mid_run INT "$S 30" "$B" measure -w 0 -r 1 --shell -- "$S 30 & $S 31; wait"
 check "interrupt: exit 4" test "$rc" = 4
 check "interrupt message" grep -q "interrupted: the session was not stored" err
 sleep 0.2
@@ -55,6 +64,24 @@ for k in 1 2 3 4 5; do
 	check "interrupt between runs ($k): message" grep -q "interrupted: the session was not stored" err
 done
 check "interrupted sessions not stored" test "$(rc_of "$B" sessions --json; jq length out)" = 01
+
+# SIGHUP (the terminal or ssh connection closed) ends the session as SIGINT
+# does; under nohup it is ignored and the session completes
+mid_run HUP "$S 30" "$B" measure -w 0 -r 1 -- "$S" 30
+check "hang-up: exit 4" test "$rc" = 4
+check "hang-up message" grep -q "interrupted: the session was not stored" err
+sleep 0.2
+check "no process left after a hang-up" bash -c "! pgrep -f [b]gsleep-$$"
+mid_run HUP "$S 0.6" nohup "$B" measure -q -w 0 -r 1 -- "$S" 0.6
+check "hang-up under nohup: ignored, exit 0" test "$rc" = 0
+
+# benchgate killed outright (SIGKILL cannot be caught): the run's process
+# dies with it rather than running on as an orphan
+mid_run KILL "$S 30" "$B" measure -w 0 -r 1 -- "$S" 30
+sleep 0.2
+# (a zombie may stay: its new parent, the init process, may not reap here)
+check "no run left after benchgate was killed" bash -c "! ps -eo stat=,args= | awk '\$1 !~ /^Z/' | grep -q '[b]gsleep-$$'"
+pkill -f "bgsleep-$$"
 
 # a run killed by a signal (not benchgate's timeout) blocks and says which
 check "killed run: exit 1" test "$(rc_of "$B" measure -q -w 0 -r 1 --json --shell -- 'kill -KILL $$')" = 1
