@@ -54,9 +54,10 @@ bool bg_provenance_secret_name(const char *name);
  * (caller-owned) the text s with:
  *  - home (normally $HOME; NULL, "" or "/" for none) written "~" where it
  *    starts a path: "/home/ann/x" -> "~/x";
- *  - every other path holding /home/NAME or /users/NAME (any case, as
- *    `benchgate check` looks for them) written "~NAME" from the path's start
- *    through NAME: "/net/home/bob/x" -> "~bob/x";
+ *  - every other absolute path holding /home/NAME or /users/NAME (any
+ *    case, as `benchgate check` looks for them) written "~NAME" from the
+ *    path's start through NAME: "/net/home/bob/x" -> "~bob/x" (a relative
+ *    "out/home/x" is left alone);
  *  - the value of an option or assignment whose name looks secret
  *    (bg_provenance_secret_name) written "<redacted>": "--token=abc",
  *    "API_KEY=abc", and the word after "--password" (unless it starts with

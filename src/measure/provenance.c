@@ -323,8 +323,8 @@ static size_t home_marker(const char *s)
 }
 
 /* Appends s with $HOME (home) written "~" where it starts a path, and every
- * other path holding /home/NAME or /users/NAME written "~NAME" from its start
- * through NAME. */
+ * other absolute path holding /home/NAME or /users/NAME written "~NAME" from
+ * its start through NAME. */
 static void scrub_paths(const char *s, const char *home, struct bg_strbuf *out)
 {
 	struct bg_strbuf a = BG_STRBUF_INIT;
@@ -353,6 +353,11 @@ static void scrub_paths(const char *s, const char *home, struct bg_strbuf *out)
 		}
 		while (start > done && path_byte((unsigned char)s[start - 1]))
 			start--;
+		/* a relative path (out/home/x) names no home; one from "~" does */
+		if (s[start] != '/' && s[start] != '~') {
+			i++;
+			continue;
+		}
 		end = i + m;
 		while (s[end] && s[end] != '/' && path_byte((unsigned char)s[end]))
 			end++;

@@ -155,7 +155,8 @@ static char *scrub(const char *s, const char *home)
 static void test_scrub(void **state)
 {
 	static const char *const marks[] = {"/home/", "/HOME/", "/Users/", "/users/", "/home//"};
-	static const char *const around[] = {"", " ", "=", "a", "/x", "'", "~", "/home/"};
+	static const char *const around[] = {"", " ", "=", ":", "'", "\"", "(", ","};
+	static const char *const after[] = {"", " ", "=", "a", "/x", "'", "~", "/home/"};
 	bool pending = false;
 	struct bg_strbuf sb = BG_STRBUF_INIT;
 	json_t *doc;
@@ -167,6 +168,12 @@ static void test_scrub(void **state)
 	assert_scrub("--data=/home/ann/d,/Users/Bob/e", "/home/ann", "--data=~/d,~Bob/e");
 	assert_scrub("/net/srv/home/carl/x and file:///home/dan/y", NULL, "~carl/x and file:~dan/y");
 	assert_scrub("/home/ and /home//x", NULL, "~ and ~/x");
+	{ /* relative paths name no home directory */
+		char *kept = scrub("out/home/ann/x.npy --o=data/Users/b", "/home/ann");
+
+		assert_string_equal(kept, "out/home/ann/x.npy --o=data/Users/b");
+		free(kept);
+	}
 	assert_scrub("/root/x /rootx /a/root/b", "/root", "~/x /rootx /a/root/b");
 	assert_scrub("/x/y /data/homes/z home/a", "/", "/x/y /data/homes/z home/a");
 	assert_scrub("prog --token=abc API_KEY=s3 ./run", NULL, "prog --token=<redacted> API_KEY=<redacted> ./run");
@@ -195,10 +202,10 @@ static void test_scrub(void **state)
 	/* whatever surrounds a home marker, the result passes check's test */
 	for (size_t m = 0; m < sizeof(marks) / sizeof(marks[0]); m++)
 		for (size_t a = 0; a < sizeof(around) / sizeof(around[0]); a++)
-			for (size_t b = 0; b < sizeof(around) / sizeof(around[0]); b++) {
+			for (size_t b = 0; b < sizeof(after) / sizeof(after[0]); b++) {
 				char in[64], *got;
 
-				snprintf(in, sizeof(in), "%s%sname%s", around[a], marks[m], around[b]);
+				snprintf(in, sizeof(in), "%s%sname%s", around[a], marks[m], after[b]);
 				got = scrub(in, "/home/name");
 				assert_false(bg_profile_private_path(got));
 				free(got);
