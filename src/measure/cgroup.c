@@ -188,6 +188,29 @@ static void remove_stale(struct bg_cgroup *cg)
 	closedir(d);
 }
 
+/*
+ * The memory limit that applies to benchgate's cgroup (hierarchical), or 0
+ * for none, read once per session. Each run's cgroup gets it, so that a
+ * program sizing itself by its cgroup's limit (a JVM, say) sees the limit
+ * it would have seen without the run cgroup; the hierarchy enforces the
+ * parent's limit either way.
+ */
+static unsigned long long parent_limit(const char *parent)
+{
+	char path[4200], line[256];
+	unsigned long long limit = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/memory.stat", parent);
+	if (!(f = fopen(path, "re")))
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "hierarchical_memory_limit %llu", &limit) == 1)
+			break;
+	fclose(f);
+	return limit >= (1ULL << 62) ? 0 : limit; /* none: the kernel shows PAGE_COUNTER_MAX pages */
+}
+
 void bg_cgroup_init(struct bg_cgroup *cg)
 {
 	char mnt[1024], root[1024], path[2048];
@@ -219,39 +242,25 @@ void bg_cgroup_init(struct bg_cgroup *cg)
 	cg->parent = bg_xmalloc(strlen(mnt) + strlen(path + rl) + 2);
 	sprintf(cg->parent, "%s%s", mnt, strcmp(path + rl, "/") == 0 ? "" : path + rl);
 	remove_stale(cg);
+	cg->limit = parent_limit(cg->parent);
 	snprintf(cg->note, sizeof(cg->note),
 		 "cgroup_peak_bytes: " PEAK_FILE " of a cgroup v1 memory cgroup of each run's own (anonymous "
 		 "memory, page cache and kernel memory charged to the run; exact, not sampled); "
 		 "tree_peak_bytes is sampled");
 }
 
-/*
- * Gives the run's cgroup the memory limit that applied to benchgate's, so
- * that a program sizing itself by its cgroup's limit (a JVM, say) sees the
- * same limit it would have seen without the run cgroup. Best effort: the
- * hierarchy enforces the parent's limit either way.
- */
+/* Gives the run's cgroup the session's limit (best effort, as said above). */
 static void inherit_limit(const struct bg_cgroup *cg)
 {
-	char path[4200], line[256];
-	unsigned long long limit = 0;
-	FILE *f;
-	int fd;
+	char path[4200], text[32];
+	int fd, n;
 
-	snprintf(path, sizeof(path), "%s/memory.stat", cg->parent);
-	if (!(f = fopen(path, "re")))
-		return;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "hierarchical_memory_limit %llu", &limit) == 1)
-			break;
-	fclose(f);
-	if (limit == 0 || limit >= (1ULL << 62)) /* none: the kernel shows PAGE_COUNTER_MAX pages */
+	if (!cg->limit)
 		return;
 	snprintf(path, sizeof(path), "%s/memory.limit_in_bytes", cg->run);
+	n = snprintf(text, sizeof(text), "%llu", cg->limit);
 	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) >= 0) {
-		int n = snprintf(line, sizeof(line), "%llu", limit);
-
-		if (write(fd, line, (size_t)n) != n) {
+		if (write(fd, text, (size_t)n) != n) {
 			/* the run cgroup keeps no limit of its own; the parent's still applies */
 		}
 		close(fd);
@@ -283,12 +292,13 @@ const char *bg_cgroup_run_begin(struct bg_cgroup *cg, long ordinal)
 		return NULL;
 	}
 	snprintf(peak, sizeof(peak), "%s/" PEAK_FILE, cg->run);
-	if (access(peak, R_OK) != 0) {
+	if (!cg->checked && access(peak, R_OK) != 0) {
 		note(cg, "a new cgroup under '%.300s' has no " PEAK_FILE, cg->parent, 0);
 		rmdir(cg->run);
 		give_up(cg);
 		return NULL;
 	}
+	cg->checked = true;
 	inherit_limit(cg);
 	cg->ordinal = ordinal;
 	snprintf(cg->procs, sizeof(cg->procs), "%s/cgroup.procs", cg->run);
@@ -299,7 +309,7 @@ bool bg_cgroup_run_end(struct bg_cgroup *cg, int join_errno, uint64_t *peak)
 {
 	char path[4200], buf[64];
 	bool have = false;
-	FILE *f;
+	int fd;
 
 	*peak = 0;
 	if (!cg->run[0])
@@ -309,12 +319,17 @@ bool bg_cgroup_run_end(struct bg_cgroup *cg, int join_errno, uint64_t *peak)
 			 "run %ld could not join its cgroup ('%.400s': %.100s); its cgroup_peak_bytes is null",
 			 cg->ordinal, cg->procs, strerror(join_errno));
 	snprintf(path, sizeof(path), "%s/" PEAK_FILE, cg->run);
-	if (join_errno == 0 && (f = fopen(path, "re"))) {
-		if (fgets(buf, sizeof(buf), f) && sscanf(buf, "%" SCNu64, peak) == 1)
-			have = true;
-		fclose(f);
+	if (join_errno == 0 && (fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+		ssize_t n = read(fd, buf, sizeof(buf) - 1);
+
+		if (n > 0) {
+			buf[n] = '\0';
+			have = sscanf(buf, "%" SCNu64, peak) == 1;
+		}
+		close(fd);
 	}
-	if (!remove_run_cgroup(cg->run, cg->parent)) {
+	/* an empty cgroup (the usual case) goes at once; else its processes move first */
+	if (rmdir(cg->run) != 0 && errno != ENOENT && !remove_run_cgroup(cg->run, cg->parent)) {
 		int e = errno;
 
 		note(cg, "cannot remove the run cgroup '%.300s'", cg->run, e);
@@ -322,6 +337,19 @@ bool bg_cgroup_run_end(struct bg_cgroup *cg, int join_errno, uint64_t *peak)
 	}
 	cg->run[0] = '\0';
 	return have;
+}
+
+void bg_cgroup_skip_short(struct bg_cgroup *cg, int64_t smoke_wall_ns)
+{
+	if (!cg->parent || smoke_wall_ns >= BG_CGROUP_MIN_RUN_NS)
+		return;
+	snprintf(cg->note, sizeof(cg->note),
+		 "cgroup_peak_bytes: of the smoke run only, which took %.3g ms: no run cgroup is made for "
+		 "runs under %d ms (making and removing one costs a few tenths of a millisecond a run, and the "
+		 "kernel charges memory to a cgroup in batches of 64 pages a CPU, about what such runs use); "
+		 "tree_peak_bytes is sampled",
+		 (double)smoke_wall_ns / 1e6, (int)(BG_CGROUP_MIN_RUN_NS / 1000000));
+	give_up(cg);
 }
 
 void bg_cgroup_release(struct bg_cgroup *cg)

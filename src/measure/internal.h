@@ -85,6 +85,8 @@ struct bg_cgroup {
 	char run[4096];   /* the current run's cgroup folder, "" when none */
 	char procs[4200]; /* run + "/cgroup.procs" */
 	long ordinal;     /* the current run's */
+	unsigned long long limit; /* benchgate's memory limit, given to each run cgroup; 0 for none */
+	bool checked;     /* a run cgroup was seen to have the peak file */
 	char note[1024];
 };
 /* Finds benchgate's v1 memory cgroup and removes run cgroups left by dead benchgates; never fails. */
@@ -102,6 +104,13 @@ const char *bg_cgroup_run_begin(struct bg_cgroup *cg, long ordinal);
  * to benchgate's cgroup and removes the run's cgroup either way.
  */
 bool bg_cgroup_run_end(struct bg_cgroup *cg, int join_errno, uint64_t *peak);
+/*
+ * After the smoke run: when it took less than BG_CGROUP_MIN_RUN_NS, the
+ * later runs get no cgroup (the note says why: its cost against such a
+ * run, and the kernel's charge batching of 64 pages a CPU at that scale).
+ */
+#define BG_CGROUP_MIN_RUN_NS 20000000LL
+void bg_cgroup_skip_short(struct bg_cgroup *cg, int64_t smoke_wall_ns);
 /* Removes a run cgroup still present and frees parent. */
 void bg_cgroup_release(struct bg_cgroup *cg);
 

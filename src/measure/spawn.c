@@ -98,12 +98,13 @@ size_t bg_spawn_leftovers(pid_t pgid, long grace_ms)
 		struct timespec ms = {0, 1000000};
 		size_t n;
 
-		bg_spawn_reap_orphans();
 		/* an empty process group: nothing of the tree is left (a
 		 * descendant that left the group had a member as its parent, and
-		 * is no member once that parent is gone), and no /proc scan */
+		 * is no member once that parent is gone), and no /proc scan; a
+		 * zombie still counts as a member until it is reaped */
 		if (kill(-pgid, 0) != 0 && errno == ESRCH)
 			return 0;
+		bg_spawn_reap_orphans();
 		n = bg_proc_tree_live(pgid);
 		if (n == 0 || waited >= grace_ms)
 			return n;
