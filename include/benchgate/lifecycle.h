@@ -117,5 +117,12 @@ int bg_runs_index_put(const struct bg_config *cfg, const struct bg_runs_row *row
 void bg_lifecycle_now_rfc3339(struct bg_strbuf *out);
 /* Whether a process with this pid exists (kill 0). */
 bool bg_pid_alive(pid_t pid);
+/*
+ * Whether pid is a live process that started no later than when (RFC 3339
+ * UTC as benchgate writes it; NULL or unreadable: not compared), so that a
+ * pid reused after its writer died (a reboot, a busy container) is not
+ * taken for the writer. Where /proc cannot tell the start, as bg_pid_alive.
+ */
+bool bg_pid_alive_since(pid_t pid, const char *when);
 
 #endif

@@ -274,7 +274,9 @@ static bool owner_alive(const json_t *manifest)
 	gethostname(me, sizeof(me) - 1);
 	if (host && strcmp(host, me) != 0)
 		return true; /* another host: cannot tell, so assume alive */
-	return bg_pid_alive((pid_t)json_integer_value(pid));
+	/* the process that created the manifest, not one that got its pid later */
+	return bg_pid_alive_since((pid_t)json_integer_value(pid),
+				  json_string_value(json_object_get(json_object_get(manifest, "timestamps"), "created")));
 }
 
 int bg_experiment_owner_state(const json_t *manifest, const char **state)

@@ -147,10 +147,9 @@ static double process_start(pid_t pid)
 	return (double)btime + (double)ticks / (double)hz;
 }
 
-/* Seconds since the epoch of an owner record's "started" (RFC 3339, UTC), or -1. */
-static double record_started(const json_t *rec)
+/* Seconds since the epoch of an RFC 3339 UTC time as benchgate writes it, or -1. */
+static double rfc3339_seconds(const char *s)
 {
-	const char *s = json_string_value(json_object_get(rec, "started"));
 	struct tm tm;
 	char *end;
 
@@ -158,6 +157,19 @@ static double record_started(const json_t *rec)
 	if (!s || !(end = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm)))
 		return -1;
 	return (double)timegm(&tm) + (*end == '.' ? strtod(end, NULL) : 0.0);
+}
+
+bool bg_pid_alive_since(pid_t pid, const char *when)
+{
+	double began, written;
+
+	if (!bg_pid_alive(pid))
+		return false;
+	began = process_start(pid);
+	written = rfc3339_seconds(when);
+	/* began may be up to a second early (btime is whole seconds), never
+	 * late: a start after when is surely another process */
+	return began < 0 || written < 0 || began <= written;
 }
 
 /*
@@ -171,15 +183,11 @@ static bool owner_alive(const json_t *rec)
 	char host[256] = "";
 	json_int_t pid = json_integer_value(json_object_get(rec, "pid"));
 	const char *h = json_string_value(json_object_get(rec, "host"));
-	double began, written;
 
 	if (gethostname(host, sizeof(host) - 1) != 0 || !h || strcmp(h, host) != 0)
 		return false;
-	if (pid <= 0 || pid == (json_int_t)getpid() || !bg_pid_alive((pid_t)pid))
-		return false;
-	began = process_start((pid_t)pid);
-	written = record_started(rec);
-	return began < 0 || written < 0 || began <= written + 1.0;
+	return pid > 0 && pid != (json_int_t)getpid() &&
+	       bg_pid_alive_since((pid_t)pid, json_string_value(json_object_get(rec, "started")));
 }
 
 int bg_lease_acquire(const struct bg_config *cfg, const char *slug, const char *experiment_id,

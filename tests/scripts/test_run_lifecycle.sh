@@ -205,6 +205,16 @@ pkill -f "sleep $nap"
 id=$(ls -t experiments | grep slow | head -n 1)
 grep -q '"status": "running"' "experiments/$id/manifest.json" || fail "SIGKILL: manifest not running"
 "$bin" experiments | grep -q "^$id .*running.*owner is gone" || { fail "SIGKILL: experiments does not show a dead owner"; "$bin" experiments; }
+# the dead owner's pid taken by a process started later (a reboot, a busy
+# container): still gone, and abandon is not refused (1.5 s later: /proc
+# tells a process's start to within a second)
+sleep 1.5
+sleep "$nap" &
+ps=$!
+jq --argjson p "$ps" '.execution.pid = $p' "experiments/$id/manifest.json" >"$work/m.json" &&
+	cp "$work/m.json" "experiments/$id/manifest.json"
+"$bin" experiments | grep -q "^$id .*running.*owner is gone" || { fail "reused pid: experiments takes it for the owner"; "$bin" experiments; }
+kill "$ps"; wait "$ps" 2>/dev/null
 "$bin" lease status | grep -q "test-host *stale" || { fail "SIGKILL: lease not stale"; "$bin" lease status; }
 expect_rc 2 "abandon without why" "$bin" experiments abandon "$id"
 expect_rc 2 "abandon with a private path" "$bin" experiments abandon "$id" --why "logs in /home/someone/x"
