@@ -41,8 +41,10 @@ json_t *bg_provenance_capture(const struct bg_provenance_opts *opts);
 json_t *bg_provenance_git(const char *root, const char *const *exclude);
 /*
  * Whether the source moved between two "git" objects: another (or no)
- * revision, or another dirty flag or diff SHA-256. False when before has no
- * revision (nothing was claimed). On true, appends why to why.
+ * revision, another dirty flag or diff SHA-256, or an after that git could
+ * not fill (a null dirty flag, or a dirty tree without its diff hash: it
+ * cannot be told unchanged). False when before has no revision (nothing
+ * was claimed). On true, appends why to why.
  */
 bool bg_provenance_git_changed(const json_t *before, const json_t *after, struct bg_strbuf *why);
 /* True when an environment variable name looks secret. */

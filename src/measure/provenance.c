@@ -290,6 +290,13 @@ bool bg_provenance_git_changed(const json_t *before, const json_t *after, struct
 		bg_strbuf_addf(why, "the source revision changed from %.12s to %.12s", r0, r1 ? r1 : "none");
 		return true;
 	}
+	/* what was read at the start but cannot be read now cannot be told unchanged */
+	if ((json_is_boolean(json_object_get(before, "dirty")) && !json_is_boolean(json_object_get(after, "dirty"))) ||
+	    (json_is_string(json_object_get(before, "diff_sha256")) && json_is_true(json_object_get(after, "dirty")) &&
+	     !json_is_string(json_object_get(after, "diff_sha256")))) {
+		bg_strbuf_adds(why, "the source could not be read again after the last run (git status or git diff failed)");
+		return true;
+	}
 	if (!json_equal(json_object_get(before, "dirty"), json_object_get(after, "dirty")) ||
 	    !json_equal(json_object_get(before, "diff_sha256"), json_object_get(after, "diff_sha256"))) {
 		bg_strbuf_adds(why, json_is_true(json_object_get(after, "dirty"))

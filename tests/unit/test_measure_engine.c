@@ -240,6 +240,19 @@ static void test_git_changed(void **state)
 	json_object_set_new(b, "revision", json_string("2222222222222222222222222222222222222222"));
 	expect_change(a, b, "the source revision changed from 111111111111 to 222222222222");
 	expect_change(a, none, "the source revision changed from 111111111111 to none");
+	json_object_set_new(b, "revision", json_string("1111111111111111111111111111111111111111"));
+	json_object_set_new(b, "dirty", json_null());
+	json_object_set_new(b, "diff_sha256", json_null());
+	expect_change(a, b, "the source could not be read again after the last run (git status or git diff failed)");
+	json_object_set_new(a, "dirty", json_true());
+	json_object_set_new(a, "diff_sha256", json_string("ab"));
+	json_object_set_new(b, "dirty", json_true());
+	json_object_set_new(b, "diff_sha256", json_null());
+	expect_change(a, b, "the source could not be read again after the last run (git status or git diff failed)");
+	/* what could not be read at the start either (no libcrypto for the diff hash) is no change */
+	expect_change(b, b, NULL);
+	json_object_set_new(b, "dirty", json_null());
+	expect_change(b, b, NULL);
 	json_decref(a);
 	json_decref(b);
 	json_decref(none);
