@@ -33,9 +33,16 @@ static const char *on_opt(int id, const char *v, void *data)
 	return NULL;
 }
 
-/* Runs argv (argv[0] is /proc/self/exe) and returns its exit status, or 4. */
+static volatile sig_atomic_t interrupted;
+
+/*
+ * Runs argv (argv[0] is /proc/self/exe) and returns its exit status, or 4.
+ * A SIGINT, SIGTERM or SIGHUP meanwhile is passed on to it (as SIGTERM: it
+ * records its experiment as interrupted), and this process waits for it.
+ */
 static int run_child(char **argv)
 {
+	bool passed_on = false;
 	pid_t pid;
 	int status, err;
 
@@ -46,9 +53,14 @@ static int run_child(char **argv)
 		fprintf(stderr, "benchgate: cannot start '/proc/self/exe run': %s\n", strerror(err));
 		return BG_EIO;
 	}
-	while (waitpid(pid, &status, 0) < 0)
+	while (waitpid(pid, &status, 0) < 0) {
 		if (errno != EINTR)
 			return BG_EIO;
+		if (interrupted && !passed_on) {
+			kill(pid, SIGTERM);
+			passed_on = true;
+		}
+	}
 	if (WIFEXITED(status))
 		return WEXITSTATUS(status);
 	fprintf(stderr, "benchgate: 'run' was killed by signal %d\n", WTERMSIG(status));
@@ -65,6 +77,8 @@ static int run_repeat(struct bg_cli *cli, const struct bg_cmd *self)
 	json_t *doc = NULL;
 	const char *gate, *tier, *question;
 	long long id, ids[3] = {0, 0, 0};
+	struct bg_cli_stop stop;
+	bool caught = false;
 	int rc, worst = 0;
 
 	if ((rc = bg_vp_parse_session(cli, self, opts, on_opt, NULL, &id)))
@@ -101,6 +115,8 @@ static int run_repeat(struct bg_cli *cli, const struct bg_cmd *self)
 	bg_store_close(store);
 	store = NULL;
 	ids[0] = id;
+	bg_cli_catch_stop(&interrupted, &stop);
+	caught = true;
 	for (int k = 1; k <= 2; k++) {
 		char *argv[16];
 		int n = 0, st;
@@ -121,6 +137,10 @@ static int run_repeat(struct bg_cli *cli, const struct bg_cmd *self)
 			argv[n++] = (char *)question;
 		}
 		argv[n] = NULL;
+		if (interrupted) {
+			rc = bg_cli_fail(BG_EIO, "repeat interrupted before its next run");
+			goto out;
+		}
 		fprintf(stderr, "benchgate repeat: run %d of 2 of gate %s (tier %s)\n", k, gate, tier);
 		st = run_child(argv);
 		if (st >= 2) {
@@ -162,6 +182,8 @@ static int run_repeat(struct bg_cli *cli, const struct bg_cmd *self)
 	if (rc == BG_OK)
 		rc = worst;
 out:
+	if (caught)
+		bg_cli_release_stop(&stop);
 	json_decref(doc);
 	bg_strbuf_release(&sb);
 	bg_store_close(store);

@@ -195,6 +195,21 @@ grep -q "^| $id | .* | failed | failed: interrupted" experiments/RUNS.md || fail
 "$bin" lease status | grep -q "test-host *free" || { fail "SIGINT: lease not released"; "$bin" lease status; }
 check_ok "an interrupted experiment"
 
+# repeat passes an interruption on to its run, waits for it, and starts no other
+sid=$("$bin" sessions --json | jq '[.[] | select(.gate_id == "life.slow")][0].id')
+"$bin" repeat "$sid" >"$work/r.out" 2>"$work/r.err" &
+pr=$!
+for _ in $(seq 50); do pgrep -f "sleep $nap" >/dev/null && break; sleep 0.1; done
+kill -TERM $pr
+wait $pr; rr=$?
+[ "$rr" = 4 ] || { fail "repeat interrupted: exit $rr, expected 4"; cat "$work/r.err"; }
+pgrep -f "sleep $nap" >/dev/null && fail "repeat interrupted: the run's child survived"
+grep -q "run 2 of 2" "$work/r.err" && fail "repeat interrupted: a second run started"
+id=$(ls -t experiments | grep slow | head -n 1)
+grep -q '"failure_reason": "interrupted"' "experiments/$id/manifest.json" || fail "repeat interrupted: the run is not recorded as interrupted"
+"$bin" lease status | grep -q "test-host *free" || { fail "repeat interrupted: lease not released"; "$bin" lease status; }
+check_ok "an interrupted repeat"
+
 # SIGKILL of benchgate: the manifest stays running; abandon marks it failed
 "$bin" run -q life.slow >"$work/k.out" 2>"$work/k.err" &
 pk=$!
