@@ -69,6 +69,8 @@ static int run_promote(struct bg_cli *cli, const struct bg_cmd *self)
 		bg_strbuf_addf(&sb, "session %lld  gate %s  tier %s\n", id,
 			       json_string_value(json_object_get(report, "gate")) ? json_string_value(json_object_get(report, "gate")) : "n/a",
 			       json_string_value(json_object_get(report, "tier")) ? json_string_value(json_object_get(report, "tier")) : "n/a");
+		if (json_is_true(json_object_get(report, "undid_interrupted_promotion")))
+			bg_strbuf_adds(&sb, "an interrupted promotion (killed between its writes) was undone first\n");
 		criteria(&sb, report);
 		if (rc == BG_OK)
 			bg_strbuf_addf(&sb, "promoted as %s: measurement %s\n  appended to %s\n  %s: gate state %s, "

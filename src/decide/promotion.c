@@ -16,6 +16,8 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -628,22 +630,138 @@ static int save(const struct bg_config *cfg, struct saved *s, const char *rel, s
 	return BG_OK;
 }
 
-static void restore(struct saved *s)
+/* Puts the file back as it was; false when it cannot. */
+static bool restore(struct saved *s)
 {
 	struct bg_ctx ctx;
+	bool ok;
 
 	bg_ctx_init(&ctx);
 	if (s->existed)
-		bg_file_write_atomic(s->abs.buf, s->rel, s->text.buf, s->text.len, &ctx);
+		ok = bg_file_write_atomic(s->abs.buf, s->rel, s->text.buf, s->text.len, &ctx) == BG_OK;
 	else
-		remove(s->abs.buf);
+		ok = remove(s->abs.buf) == 0 || errno == ENOENT;
 	bg_ctx_release(&ctx);
+	return ok;
 }
 
 static void saved_release(struct saved *s)
 {
 	bg_strbuf_release(&s->abs);
 	bg_strbuf_release(&s->text);
+}
+
+/*
+ * The journal of a promotion under way, so that one killed between its
+ * writes (SIGKILL, a crash, a power cut) can be undone: STATE/promote-journal/
+ * holds the three files' texts from before it ("0", "1", "2") and then
+ * index.json, which names them ({"files": [{"path", "existed"}]}) and makes
+ * the journal count. Written before the first change, removed after the
+ * last (or after putting the files back). The next promotion, under the
+ * same lock, puts back what a journal it finds names.
+ */
+static void journal_dir(const struct bg_config *cfg, struct bg_strbuf *out)
+{
+	bg_lifecycle_state_dir(cfg, out);
+	bg_strbuf_adds(out, "/promote-journal");
+}
+
+static void journal_remove(const struct bg_config *cfg)
+{
+	struct bg_strbuf dir = BG_STRBUF_INIT, p = BG_STRBUF_INIT;
+	static const char *const names[] = {"index.json", "0", "1", "2"};
+
+	journal_dir(cfg, &dir);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) { /* the index first: it makes it count */
+		bg_strbuf_reset(&p);
+		bg_strbuf_addf(&p, "%s/%s", dir.buf, names[i]);
+		unlink(p.buf);
+	}
+	rmdir(dir.buf);
+	bg_strbuf_release(&dir);
+	bg_strbuf_release(&p);
+}
+
+static int journal_write(const struct bg_config *cfg, const struct saved *sv, int n, struct bg_ctx *ctx)
+{
+	struct bg_strbuf dir = BG_STRBUF_INIT, p = BG_STRBUF_INIT, text = BG_STRBUF_INIT;
+	json_t *files = json_array(), *index;
+	int rc;
+
+	journal_remove(cfg); /* an index never written: a journal that never counted */
+	journal_dir(cfg, &dir);
+	rc = bg_mkdirs(dir.buf, ctx);
+	for (int k = 0; k < n && rc == BG_OK; k++) {
+		bg_strbuf_reset(&p);
+		bg_strbuf_addf(&p, "%s/%d", dir.buf, k);
+		if (sv[k].existed)
+			rc = bg_file_write_atomic(p.buf, NULL, sv[k].text.buf, sv[k].text.len, ctx);
+		json_array_append_new(files, json_pack("{s:s, s:b}", "path", sv[k].rel, "existed", sv[k].existed));
+	}
+	index = json_pack("{s:o}", "files", files);
+	if (rc == BG_OK) {
+		bg_json_dump_py(&text, index, 2, false);
+		bg_strbuf_reset(&p);
+		bg_strbuf_addf(&p, "%s/index.json", dir.buf);
+		rc = bg_file_write_atomic(p.buf, NULL, text.buf, text.len, ctx);
+	}
+	json_decref(index);
+	bg_strbuf_release(&dir);
+	bg_strbuf_release(&p);
+	bg_strbuf_release(&text);
+	return rc;
+}
+
+/* Puts back what a journal left by a killed promotion names; *undone says whether there was one. */
+static int journal_recover(const struct bg_config *cfg, bool *undone, struct bg_ctx *ctx)
+{
+	struct bg_strbuf dir = BG_STRBUF_INIT, p = BG_STRBUF_INIT, text = BG_STRBUF_INIT, abs = BG_STRBUF_INIT;
+	json_t *index = NULL, *f;
+	struct stat st;
+	size_t k;
+	int rc = BG_OK;
+
+	*undone = false;
+	journal_dir(cfg, &dir);
+	bg_strbuf_addf(&p, "%s/index.json", dir.buf);
+	if (stat(p.buf, &st) != 0) {
+		journal_remove(cfg); /* copies without an index: nothing had changed yet */
+		goto out;
+	}
+	if ((rc = bg_json_load_file(p.buf, NULL, &index, ctx)))
+		goto out;
+	json_array_foreach(json_object_get(index, "files"), k, f) {
+		const char *rel = json_string_value(json_object_get(f, "path"));
+
+		if (!rel) {
+			rc = bg_error(ctx, BG_EIO, "%s: a file without a 'path'; put the files back by hand, then remove the folder",
+				      p.buf);
+			goto out;
+		}
+		bg_strbuf_reset(&abs);
+		bg_config_path(cfg, &abs, rel);
+		if (json_is_true(json_object_get(f, "existed"))) {
+			bg_strbuf_reset(&p);
+			bg_strbuf_addf(&p, "%s/%zu", dir.buf, k);
+			bg_strbuf_reset(&text);
+			if ((rc = bg_file_read(p.buf, NULL, &text, ctx)) ||
+			    (rc = bg_file_write_atomic(abs.buf, rel, text.buf, text.len, ctx)))
+				goto out;
+		} else if (remove(abs.buf) != 0 && errno != ENOENT) {
+			rc = bg_error(ctx, BG_EIO, "%s: cannot remove it to undo an interrupted promotion: %s", rel,
+				      strerror(errno));
+			goto out;
+		}
+	}
+	journal_remove(cfg);
+	*undone = true;
+out:
+	json_decref(index);
+	bg_strbuf_release(&dir);
+	bg_strbuf_release(&p);
+	bg_strbuf_release(&text);
+	bg_strbuf_release(&abs);
+	return rc;
 }
 
 /* Loads, validates (with the render check when render is false) and, with render, re-renders. */
@@ -706,7 +824,7 @@ int bg_promotion_run(const struct bg_config *cfg, struct bg_store *store, long l
 	json_t *session = NULL, *verdict = NULL, *gate = NULL, *row = NULL, *artifact = NULL, *evidence = NULL;
 	struct saved sv[3];
 	const char *state;
-	bool saved = false;
+	bool saved = false, undone = false;
 	int rc, lock = -1;
 
 	*report = NULL;
@@ -719,6 +837,9 @@ int bg_promotion_run(const struct bg_config *cfg, struct bg_store *store, long l
 	 * and the document, and writes them back */
 	if ((rc = bg_lifecycle_lock(cfg, "promote.lock", NULL, &lock, ctx)))
 		return rc;
+	/* a promotion killed between its writes is undone before anything is read */
+	if ((rc = journal_recover(cfg, &undone, ctx)))
+		goto out;
 	if ((rc = bg_store_get_session(store, id, &session, ctx)) || (rc = bg_store_verdict(store, id, &verdict, ctx)))
 		goto out;
 	if ((rc = bg_registry_load(&reg, cfg, ctx)))
@@ -727,6 +848,8 @@ int bg_promotion_run(const struct bg_config *cfg, struct bg_store *store, long l
 	bg_registry_release(&reg);
 	if ((rc = bg_promotion_check(cfg, gate, session, verdict, report, ctx)))
 		goto out;
+	if (undone)
+		json_object_set_new(*report, "undid_interrupted_promotion", json_true());
 	state = str(*report, "state");
 	if (!state) {
 		rc = bg_error(ctx, BG_ECHECK, "session %lld cannot be promoted: %zu unmet", id,
@@ -778,12 +901,36 @@ int bg_promotion_run(const struct bg_config *cfg, struct bg_store *store, long l
 	if ((rc = bg_promote_edit_registry(sv[1].text.buf, sv[1].text.len, str(session, "gate_id"), state, mid.buf,
 					   ev_rel.buf, &edited, ctx)))
 		goto out;
-	if ((rc = bg_file_write_atomic(sv[0].abs.buf, ev_rel.buf, text.buf, text.len, ctx)) ||
-	    (rc = bg_file_write_atomic(sv[1].abs.buf, cfg->registry_path, edited.buf, edited.len, ctx)) ||
-	    (rc = revalidate(cfg, true, mid.buf, state, ctx)) || (rc = revalidate(cfg, false, mid.buf, state, ctx))) {
-		for (int k = 0; k < 3; k++)
-			restore(&sv[k]);
-		goto out;
+	/*
+	 * The three files change together or not at all: the signals that end
+	 * a program politely wait until they are written and checked (or put
+	 * back), so that an interrupted promotion leaves no evidence row that
+	 * the registry does not name (which would refuse the promotion again
+	 * as "already promoted").
+	 */
+	{
+		sigset_t stops, old;
+		bool put_back = true;
+
+		sigemptyset(&stops);
+		sigaddset(&stops, SIGINT);
+		sigaddset(&stops, SIGTERM);
+		sigaddset(&stops, SIGHUP);
+		sigaddset(&stops, SIGQUIT);
+		pthread_sigmask(SIG_BLOCK, &stops, &old);
+		if ((rc = journal_write(cfg, sv, 3, ctx)) ||
+		    (rc = bg_file_write_atomic(sv[0].abs.buf, ev_rel.buf, text.buf, text.len, ctx)) ||
+		    (rc = bg_file_write_atomic(sv[1].abs.buf, cfg->registry_path, edited.buf, edited.len, ctx)) ||
+		    (rc = revalidate(cfg, true, mid.buf, state, ctx)) ||
+		    (rc = revalidate(cfg, false, mid.buf, state, ctx))) {
+			for (int k = 0; k < 3; k++)
+				put_back &= restore(&sv[k]);
+		}
+		if (put_back) /* else the journal stays, and the next promotion puts them back */
+			journal_remove(cfg);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		if (rc)
+			goto out;
 	}
 	json_object_set_new(*report, "measurement_id", json_string(mid.buf));
 	json_object_set_new(*report, "evidence", json_string(ev_rel.buf));

@@ -85,6 +85,30 @@ rmdir "$ev" && mv "$work/ev.json" "$ev"
 check "then promoted"               test "$(rc_of "$B" -C "$work/p" promote "$s3")" = 0
 check "three rows"                  test "$(jq '.measurements | length' "$ev")" = 3
 
+# ---- a promotion killed between its writes (its journal left behind) is
+# undone by the next promotion, which then proceeds
+fresh
+s=$(seed $G release-signoff 0.100 experiment=1)
+check "killed: first promote"       test "$(rc_of "$B" -C "$work/p" promote "$s")" = 0
+j="$work/p/.benchgate/promote-journal"
+mkdir -p "$j"
+cp "${BENCHGATE_SOURCE}/tests/cli/trees/mini/benchmarks/benchmark_registry.json" "$j/1"
+cp "${BENCHGATE_SOURCE}/tests/cli/trees/mini/docs/_generated/benchmark_coverage.md" "$j/2"
+printf '{"files": [{"path": "experiments/benchgate-evidence.json", "existed": false}, {"path": "benchmarks/benchmark_registry.json", "existed": true}, {"path": "docs/_generated/benchmark_coverage.md", "existed": true}]}\n' >"$j/index.json"
+check "killed: promoted again"      test "$(rc_of "$B" -C "$work/p" promote "$s")" = 0
+check "killed: says it undid"       grep -q "an interrupted promotion (killed between its writes) was undone first" "$work/out"
+check "killed: one row"             test "$(jq '.measurements | length' "$work/p/experiments/benchgate-evidence.json")" = 1
+diff "${BENCHGATE_SOURCE}/tests/cli/trees/mini/benchmarks/benchmark_registry.json" "$work/p/benchmarks/benchmark_registry.json" >"$work/diff"
+check "killed: registry diff exact" diff -u "$work/want" "$work/diff"
+check "killed: journal gone"        test ! -e "$j"
+check "killed: check passes"        "$B" -C "$work/p" check
+# copies without an index: the killed promotion had changed nothing yet
+mkdir -p "$j" && echo junk >"$j/1"
+check "unfinished journal: refused as promoted" test "$(rc_of "$B" -C "$work/p" promote "$s")" = 1
+check "unfinished journal: ignored" grep -q "already promoted" "$work/err"
+check "unfinished journal: removed" test ! -e "$j"
+check "unfinished journal: registry kept" diff -u "$work/want" <(diff "${BENCHGATE_SOURCE}/tests/cli/trees/mini/benchmarks/benchmark_registry.json" "$work/p/benchmarks/benchmark_registry.json")
+
 # ---- partial: memory layers missing (swap), and a scheduled-profile session
 fresh
 s=$(seed $G release-signoff 0.100 experiment=1 swap=none)
