@@ -112,6 +112,13 @@ struct bg_runs_row {
  * folded.
  */
 int bg_runs_index_put(const struct bg_config *cfg, const struct bg_runs_row *row, struct bg_ctx *ctx);
+/*
+ * Writes an experiment's terminal manifest and then its RUNS.md row, with
+ * SIGINT, SIGTERM, SIGHUP and SIGQUIT held back meanwhile, so that a signal
+ * does not leave the two disagreeing (which 'check' would report).
+ */
+int bg_experiment_finish(const struct bg_config *cfg, const char *id, const json_t *manifest,
+			 const struct bg_runs_row *row, struct bg_ctx *ctx);
 
 /* "2026-11-30T10:15:19Z"-style UTC timestamp with microseconds into out. */
 void bg_lifecycle_now_rfc3339(struct bg_strbuf *out);

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -351,4 +352,21 @@ void bg_path_join(struct bg_strbuf *out, const char *dir, const char *rel)
 	if (out->len && out->buf[out->len - 1] != '/')
 		bg_strbuf_addch(out, '/');
 	bg_strbuf_adds(out, rel);
+}
+
+void bg_stops_hold(sigset_t *old)
+{
+	sigset_t stops;
+
+	sigemptyset(&stops);
+	sigaddset(&stops, SIGINT);
+	sigaddset(&stops, SIGTERM);
+	sigaddset(&stops, SIGHUP);
+	sigaddset(&stops, SIGQUIT);
+	pthread_sigmask(SIG_BLOCK, &stops, old);
+}
+
+void bg_stops_release(const sigset_t *old)
+{
+	pthread_sigmask(SIG_SETMASK, old, NULL);
 }

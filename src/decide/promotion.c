@@ -16,8 +16,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -909,15 +907,10 @@ int bg_promotion_run(const struct bg_config *cfg, struct bg_store *store, long l
 	 * as "already promoted").
 	 */
 	{
-		sigset_t stops, old;
+		sigset_t old;
 		bool put_back = true;
 
-		sigemptyset(&stops);
-		sigaddset(&stops, SIGINT);
-		sigaddset(&stops, SIGTERM);
-		sigaddset(&stops, SIGHUP);
-		sigaddset(&stops, SIGQUIT);
-		pthread_sigmask(SIG_BLOCK, &stops, &old);
+		bg_stops_hold(&old);
 		if ((rc = journal_write(cfg, sv, 3, ctx)) ||
 		    (rc = bg_file_write_atomic(sv[0].abs.buf, ev_rel.buf, text.buf, text.len, ctx)) ||
 		    (rc = bg_file_write_atomic(sv[1].abs.buf, cfg->registry_path, edited.buf, edited.len, ctx)) ||
@@ -928,7 +921,7 @@ int bg_promotion_run(const struct bg_config *cfg, struct bg_store *store, long l
 		}
 		if (put_back) /* else the journal stays, and the next promotion puts them back */
 			journal_remove(cfg);
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		bg_stops_release(&old);
 		if (rc)
 			goto out;
 	}

@@ -295,6 +295,20 @@ int bg_experiment_owner_state(const json_t *manifest, const char **state)
 	return BG_OK;
 }
 
+int bg_experiment_finish(const struct bg_config *cfg, const char *id, const json_t *manifest,
+			 const struct bg_runs_row *row, struct bg_ctx *ctx)
+{
+	sigset_t old;
+	int rc;
+
+	bg_stops_hold(&old);
+	rc = bg_experiment_write_manifest(cfg, id, manifest, ctx);
+	if (rc == BG_OK)
+		rc = bg_runs_index_put(cfg, row, ctx);
+	bg_stops_release(&old);
+	return rc;
+}
+
 int bg_experiment_mark_failed(const struct bg_config *cfg, const char *id, json_t *manifest,
 			      const char *reason, const char *note_name, const json_t *note,
 			      struct bg_ctx *ctx)
@@ -332,10 +346,8 @@ int bg_experiment_mark_failed(const struct bg_config *cfg, const char *id, json_
 	}
 	json_array_append_new(outputs, json_pack("{s:s, s:s, s:s}", "artifact", rel.buf, "sha256", hex,
 						 "result", result.buf));
-	if ((rc = bg_experiment_write_manifest(cfg, id, manifest, ctx)))
-		goto out;
 	row.result = result.buf;
-	rc = bg_runs_index_put(cfg, &row, ctx);
+	rc = bg_experiment_finish(cfg, id, manifest, &row, ctx);
 out:
 	bg_strbuf_release(&rel);
 	bg_strbuf_release(&abs);

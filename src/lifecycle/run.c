@@ -924,10 +924,8 @@ static int finish(struct run *r, const json_t *session, struct bg_ctx *ctx)
 	json_object_set_new(r->manifest, "session_id", json_integer(r->res->session_id));
 	json_object_set_new(r->manifest, "decision", decision ? json_string(decision) : json_null());
 	json_object_set_new(r->manifest, "key_id", json_string(r->res->key_id));
-	if ((rc = bg_experiment_write_manifest(r->cfg, r->res->experiment_id, r->manifest, ctx)))
-		goto out;
 	row.result = result.buf;
-	rc = bg_runs_index_put(r->cfg, &row, ctx);
+	rc = bg_experiment_finish(r->cfg, r->res->experiment_id, r->manifest, &row, ctx);
 out:
 	bg_strbuf_release(&text);
 	bg_strbuf_release(&rel);

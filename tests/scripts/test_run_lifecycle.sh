@@ -234,7 +234,22 @@ kill "$ps"; wait "$ps" 2>/dev/null
 expect_rc 2 "abandon without why" "$bin" experiments abandon "$id"
 expect_rc 2 "abandon with a private path" "$bin" experiments abandon "$id" --why "logs in /home/someone/x"
 mentions "abandon with a private path" "the reason holds an absolute private path"
-expect_rc 0 "abandon" "$bin" experiments abandon "$id" --why "benchgate was killed in a test"
+# a SIGTERM while abandon waits for the RUNS.md lock (after the manifest is
+# written) waits until the row is written too: the two never disagree
+flock .benchgate/runs-index.lock sleep 1 &
+pl=$!
+sleep 0.2
+"$bin" experiments abandon "$id" --why "benchgate was killed in a test" >"$work/out" 2>"$work/err" &
+pa=$!
+sleep 0.3
+kill -TERM $pa
+wait $pl
+wait $pa
+grep -q '"failure_reason": "abandoned: benchgate was killed in a test"' "experiments/$id/manifest.json" &&
+	! grep -q "^| $id | .* | failed | failed: abandoned: benchgate was killed in a test" experiments/RUNS.md &&
+	fail "abandon stopped by SIGTERM: the manifest is failed but its RUNS.md row is not"
+grep -q '"status": "running"' "experiments/$id/manifest.json" &&
+	expect_rc 0 "abandon" "$bin" experiments abandon "$id" --why "benchgate was killed in a test"
 grep -q '"failure_reason": "abandoned: benchgate was killed in a test"' "experiments/$id/manifest.json" || fail "abandon: reason"
 expect_rc 1 "abandon twice" "$bin" experiments abandon "$id" --why again
 check_ok "an abandoned experiment"
