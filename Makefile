@@ -39,7 +39,8 @@ clean:
 # libFuzzer targets (clang), each run over its seeds in tests/fuzz/corpus/:
 #   fuzz_registry (registry/), fuzz_json (registry/, json/),
 #   fuzz_project (project/: a whole project), fuzz_npy (npy/),
-#   fuzz_promote (registry/, promote/), fuzz_reported (reported/)
+#   fuzz_promote (registry/, promote/), fuzz_reported (reported/),
+#   fuzz_scrub (scrub/: home paths and secrets in what a session writes)
 # make fuzz [FUZZ_TARGET=fuzz_registry] [FUZZ_SECONDS=60]
 FUZZ_TARGET ?= fuzz_registry
 FUZZ_SEEDS_fuzz_registry = registry
@@ -48,6 +49,7 @@ FUZZ_SEEDS_fuzz_project = project
 FUZZ_SEEDS_fuzz_npy = npy
 FUZZ_SEEDS_fuzz_promote = registry promote
 FUZZ_SEEDS_fuzz_reported = reported
+FUZZ_SEEDS_fuzz_scrub = scrub
 FUZZ_MAX_LEN_fuzz_project = 65536
 FUZZ_DICT_fuzz_registry = tests/fuzz/fuzz_registry.dict
 FUZZ_DICT_fuzz_json = tests/fuzz/fuzz_registry.dict

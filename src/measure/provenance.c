@@ -377,16 +377,21 @@ static void scrub_paths(const char *s, const char *home, struct bg_strbuf *out)
 	bg_strbuf_release(&a);
 }
 
-/* The end of the value that starts at s: through the matching quote when it
- * starts with one, else to the first white space. */
+/* The end of the shell word that starts at s: to the first white space
+ * outside quotes ('a b'c is one word), or the end of the text. */
 static const char *value_end(const char *s)
 {
-	if (*s == '\'' || *s == '"') {
-		const char *q = strchr(s + 1, *s);
-		return q ? q + 1 : s + strlen(s);
+	while (*s && !isspace((unsigned char)*s)) {
+		if (*s == '\'' || *s == '"') {
+			const char *q = strchr(s + 1, *s);
+
+			if (!q)
+				return s + strlen(s);
+			s = q + 1;
+		} else {
+			s++;
+		}
 	}
-	while (*s && !isspace((unsigned char)*s))
-		s++;
 	return s;
 }
 

@@ -1,8 +1,9 @@
 /*
  * fuzz_reported.c - fuzz target for the reported-timing file
  * (bg_reported_check after the JSON parse): it never crashes, returns
- * both results or neither, and what it accepts holds only finite samples
- * >= 0 and finite metrics.
+ * both results or neither, and what it accepts holds only samples from 0
+ * to 1e9 seconds and metrics from -1e150 to 1e150 (so that every statistic
+ * of them stays finite).
  *
  * With -fsanitize=fuzzer (make fuzz FUZZ_TARGET=fuzz_reported) this is a
  * libFuzzer target; without, main() replays files (tests/fuzz/replay.h).
@@ -36,10 +37,12 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 		if (!json_array_size(samples) || !json_is_object(metrics))
 			abort();
 		json_array_foreach(samples, i, x)
-			if (!json_is_real(x) || !isfinite(json_real_value(x)) || json_real_value(x) < 0)
+			if (!json_is_real(x) || !isfinite(json_real_value(x)) || json_real_value(x) < 0 ||
+			    json_real_value(x) > 1e9)
 				abort();
 		json_object_foreach(metrics, name, x)
-			if (!*name || !json_is_number(x) || !isfinite(json_number_value(x)))
+			if (!*name || !json_is_number(x) || !isfinite(json_number_value(x)) ||
+			    fabs(json_number_value(x)) > 1e150)
 				abort();
 	}
 	json_decref(samples);
