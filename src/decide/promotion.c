@@ -714,6 +714,7 @@ static int journal_write(const struct bg_config *cfg, const struct saved *sv, in
 static int journal_recover(const struct bg_config *cfg, bool *undone, struct bg_ctx *ctx)
 {
 	struct bg_strbuf dir = BG_STRBUF_INIT, p = BG_STRBUF_INIT, text = BG_STRBUF_INIT, abs = BG_STRBUF_INIT;
+	struct bg_strbuf ev = BG_STRBUF_INIT;
 	json_t *index = NULL, *f;
 	struct stat st;
 	size_t k;
@@ -726,14 +727,21 @@ static int journal_recover(const struct bg_config *cfg, bool *undone, struct bg_
 		journal_remove(cfg); /* copies without an index: nothing had changed yet */
 		goto out;
 	}
-	if ((rc = bg_json_load_file(p.buf, NULL, &index, ctx)))
+	if ((rc = bg_json_load_file(p.buf, NULL, &index, ctx))) {
+		rc = bg_error(ctx, BG_EIO,
+			      "%s; a promotion was interrupted: put the evidence index, the registry and the generated document back by hand (the journal holds their texts as 0, 1, 2), then remove '%s'",
+			      bg_ctx_message(ctx), dir.buf);
 		goto out;
+	}
+	bg_promotion_evidence_path(cfg, &ev);
 	json_array_foreach(json_object_get(index, "files"), k, f) {
 		const char *rel = json_string_value(json_object_get(f, "path"));
 
-		if (!rel) {
-			rc = bg_error(ctx, BG_EIO, "%s: a file without a 'path'; put the files back by hand, then remove the folder",
-				      p.buf);
+		/* only the three files a promotion writes, in their order */
+		if (k > 2 || !rel || strcmp(rel, k == 0 ? ev.buf : k == 1 ? cfg->registry_path : cfg->generated_path) != 0) {
+			rc = bg_error(ctx, BG_EIO,
+				      "%s: files[%zu] is not the %s a promotion writes; put the files back by hand, then remove '%s'",
+				      p.buf, k, k == 0 ? "evidence index" : k == 1 ? "registry" : "generated document", dir.buf);
 			goto out;
 		}
 		bg_strbuf_reset(&abs);
@@ -755,6 +763,7 @@ static int journal_recover(const struct bg_config *cfg, bool *undone, struct bg_
 	*undone = true;
 out:
 	json_decref(index);
+	bg_strbuf_release(&ev);
 	bg_strbuf_release(&dir);
 	bg_strbuf_release(&p);
 	bg_strbuf_release(&text);

@@ -108,6 +108,16 @@ check "unfinished journal: refused as promoted" test "$(rc_of "$B" -C "$work/p" 
 check "unfinished journal: ignored" grep -q "already promoted" "$work/err"
 check "unfinished journal: removed" test ! -e "$j"
 check "unfinished journal: registry kept" diff -u "$work/want" <(diff "${BENCHGATE_SOURCE}/tests/cli/trees/mini/benchmarks/benchmark_registry.json" "$work/p/benchmarks/benchmark_registry.json")
+# a journal that names other files, or does not parse, is never followed
+mkdir -p "$j" && echo owned >"$j/0"
+printf '{"files": [{"path": "../outside.txt", "existed": true}]}\n' >"$j/index.json"
+check "foreign journal: exit 4"     test "$(rc_of "$B" -C "$work/p" promote "$s")" = 4
+check "foreign journal: says so"    grep -q "promote-journal/index.json: files\[0\] is not the evidence index a promotion writes; put the files back by hand" "$work/err"
+check "foreign journal: not written" test ! -e "$work/outside.txt"
+echo '{"files": [' >"$j/index.json"
+check "broken journal: exit 4"      test "$(rc_of "$B" -C "$work/p" promote "$s")" = 4
+check "broken journal: says what to do" grep -q "a promotion was interrupted: put the evidence index, the registry and the generated document back by hand" "$work/err"
+rm -rf "$j"
 
 # ---- partial: memory layers missing (swap), and a scheduled-profile session
 fresh
