@@ -96,9 +96,12 @@ int bg_experiment_mark_failed(const struct bg_config *cfg, const char *id, json_
 /*
  * Marks a running experiment whose owner is dead as failed with reason
  * "abandoned: WHY". BG_EPRECOND while its owner is alive (or on another
- * host), BG_ECHECK when it is not running.
+ * host), BG_ECHECK when it is not running. A failed experiment whose
+ * RUNS.md row still says running (its writer was killed between the
+ * manifest and the row) gets its row made failed instead: BG_OK with
+ * *row_synced true (WHY is not used then).
  */
-int bg_experiment_abandon(const struct bg_config *cfg, const char *id, const char *why,
+int bg_experiment_abandon(const struct bg_config *cfg, const char *id, const char *why, bool *row_synced,
 			  struct bg_ctx *ctx);
 
 /* One row of RUNS.md: | id | hypothesis | setup | status | result | artifact | */

@@ -160,10 +160,15 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 	if (parsed.npos == 0) {
 		rc = list(&cfg, o.json);
 	} else {
+		bool synced;
+
 		bg_ctx_init(&ctx);
-		rc = bg_experiment_abandon(&cfg, parsed.pos[1], o.why, &ctx);
+		rc = bg_experiment_abandon(&cfg, parsed.pos[1], o.why, &synced, &ctx);
 		if (rc)
 			bg_cli_fail_ctx(rc, &ctx);
+		else if (synced)
+			printf("experiment %s was already failed; its RUNS.md row, still 'running' (a write lost when benchgate was killed), now says failed\n",
+			       parsed.pos[1]);
 		else
 			printf("experiment %s marked failed: abandoned: %s\n", parsed.pos[1], o.why);
 		bg_ctx_release(&ctx);

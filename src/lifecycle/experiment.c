@@ -179,6 +179,34 @@ static size_t split_row(const char *line, size_t len, struct bg_strbuf cells[6])
 	return n;
 }
 
+/* The status cell of id's row in RUNS.md into status (empty when there is none or it cannot be read). */
+static void row_status(const struct bg_config *cfg, const char *id, struct bg_strbuf *status)
+{
+	struct bg_strbuf path = BG_STRBUF_INIT, text = BG_STRBUF_INIT;
+
+	bg_config_path(cfg, &path, cfg->runs_index);
+	if (bg_is_file(path.buf) && bg_file_read(path.buf, cfg->runs_index, &text, NULL) == BG_OK) {
+		for (size_t i = 0; i < text.len;) {
+			char *nl = memchr(text.buf + i, '\n', text.len - i);
+			size_t end = nl ? (size_t)(nl - text.buf) + 1 : text.len;
+
+			if (row_of(text.buf + i, end - i, id)) {
+				struct bg_strbuf cells[6] = {BG_STRBUF_INIT, BG_STRBUF_INIT, BG_STRBUF_INIT,
+							     BG_STRBUF_INIT, BG_STRBUF_INIT, BG_STRBUF_INIT};
+
+				if (split_row(text.buf + i, end - i, cells) > 3)
+					bg_strbuf_adds(status, cells[3].buf);
+				for (int k = 0; k < 6; k++)
+					bg_strbuf_release(&cells[k]);
+				break;
+			}
+			i = end;
+		}
+	}
+	bg_strbuf_release(&path);
+	bg_strbuf_release(&text);
+}
+
 static void raw_cell(struct bg_strbuf *out, const char *s)
 {
 	bg_strbuf_addf(out, " %s |", s);
@@ -357,7 +385,7 @@ out:
 	return rc;
 }
 
-int bg_experiment_abandon(const struct bg_config *cfg, const char *id, const char *why,
+int bg_experiment_abandon(const struct bg_config *cfg, const char *id, const char *why, bool *row_synced,
 			  struct bg_ctx *ctx)
 {
 	json_t *m = NULL, *note;
@@ -365,6 +393,7 @@ int bg_experiment_abandon(const struct bg_config *cfg, const char *id, const cha
 	const char *status;
 	int rc;
 
+	*row_synced = false;
 	for (const char *p = id; *p; p++)
 		if (*p == '/' || (p == id && *p == '.'))
 			return bg_error(ctx, BG_EUSAGE, "'%s' is not an experiment id", id);
@@ -375,6 +404,22 @@ int bg_experiment_abandon(const struct bg_config *cfg, const char *id, const cha
 	if ((rc = bg_experiment_read_manifest(cfg, id, &m, ctx)))
 		return rc;
 	status = json_string_value(json_object_get(m, "status"));
+	if (status && strcmp(status, "failed") == 0 && json_string_value(json_object_get(m, "failure_reason"))) {
+		/* failed, but its RUNS.md row still running: the write of the row
+		 * was lost (benchgate killed between the two); bring it in line */
+		bg_strbuf_reset(&reason);
+		row_status(cfg, id, &reason);
+		if (strcmp(reason.buf ? reason.buf : "", "running") == 0) {
+			struct bg_runs_row row = {id, NULL, NULL, "failed", NULL, NULL};
+
+			bg_strbuf_reset(&reason);
+			bg_strbuf_addf(&reason, "failed: %s", json_string_value(json_object_get(m, "failure_reason")));
+			row.result = reason.buf;
+			if ((rc = bg_runs_index_put(cfg, &row, ctx)) == BG_OK)
+				*row_synced = true;
+			goto out;
+		}
+	}
 	if (!status || strcmp(status, "running") != 0) {
 		rc = bg_error(ctx, BG_ECHECK, "experiment '%s' is %s, not running: there is nothing to abandon",
 			      id, status ? status : "without a status");

@@ -252,6 +252,14 @@ grep -q '"status": "running"' "experiments/$id/manifest.json" &&
 	expect_rc 0 "abandon" "$bin" experiments abandon "$id" --why "benchgate was killed in a test"
 grep -q '"failure_reason": "abandoned: benchgate was killed in a test"' "experiments/$id/manifest.json" || fail "abandon: reason"
 expect_rc 1 "abandon twice" "$bin" experiments abandon "$id" --why again
+# the row's write lost (benchgate killed between the manifest and the row):
+# abandon brings the row in line with the failed manifest
+sed -i "s/^| $id | \(.*\) | failed | failed: abandoned: /| $id | \1 | running | failed: abandoned: /" experiments/RUNS.md
+grep -q "^| $id | .* | running | " experiments/RUNS.md || fail "lost row: the test could not make the row running"
+expect_rc 0 "lost row: abandon" "$bin" experiments abandon "$id" --why again
+mentions "lost row: abandon" "its RUNS.md row, still 'running' (a write lost when benchgate was killed), now says failed"
+grep -q "^| $id | .* | failed | failed: abandoned: benchgate was killed in a test" experiments/RUNS.md || fail "lost row: the row is not failed"
+expect_rc 1 "lost row: abandon again" "$bin" experiments abandon "$id" --why again
 check_ok "an abandoned experiment"
 expect_rc 0 "after a stale lease" run life.ok
 mentions "after a stale lease" "replaced a lease left by a process that is gone"
