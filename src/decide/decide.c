@@ -151,7 +151,8 @@ static json_t *num_or_null(double x)
 enum bg_decision bg_decide(const struct bg_session_facts *s, const struct bg_session_facts *baseline,
 			   size_t nbaseline, const struct bg_decide_opts *o, json_t **out)
 {
-	json_t *reasons = json_array(), *ids = json_array(), *metrics = json_array(), *unmeasured = json_array();
+	json_t *reasons = json_array(), *ids = json_array(), *metrics = json_array();
+	struct bg_strbuf unmeasured = BG_STRBUF_INIT; /* names the baseline has and the session lacks */
 	enum bg_decision d = BG_DECISION_PASS;
 	size_t used = nbaseline < o->window ? nbaseline : o->window;
 
@@ -184,7 +185,7 @@ enum bg_decision bg_decide(const struct bg_session_facts *s, const struct bg_ses
 				continue;
 			if (isnan(v)) {
 				/* the baseline has it, this session does not: said, not judged */
-				json_array_append_new(unmeasured, json_string(bg_metric_names[m]));
+				bg_strbuf_addf(&unmeasured, "%s%s", unmeasured.len ? ", " : "", bg_metric_names[m]);
 				json_array_append_new(metrics,
 						      json_pack("{s:s, s:n, s:s, s:b, s:I}", "metric", bg_metric_names[m],
 								"value", "direction", "not-measured", "outside", false,
@@ -211,21 +212,14 @@ enum bg_decision bg_decide(const struct bg_session_facts *s, const struct bg_ses
 							"outside", outside, "baseline_values", (json_int_t)n));
 		}
 		free(vals);
-		if (d == BG_DECISION_PASS && json_array_size(unmeasured) == 0) {
+		if (d == BG_DECISION_PASS && !unmeasured.len)
 			json_array_append_new(reasons, json_string("every metric is inside its envelope"));
-		} else if (d == BG_DECISION_PASS) {
-			struct bg_strbuf sb = BG_STRBUF_INIT;
-			json_t *x;
-			size_t i;
-
-			bg_strbuf_adds(&sb, "every measured metric is inside its envelope; not measured in this session, though the baseline has ");
-			json_array_foreach(unmeasured, i, x)
-				bg_strbuf_addf(&sb, "%s%s", i ? ", " : "", json_string_value(x));
-			json_array_append_new(reasons, json_string(sb.buf));
-			bg_strbuf_release(&sb);
-		}
+		else if (d == BG_DECISION_PASS)
+			json_array_append_new(reasons, json_pack("s+", "every measured metric is inside its envelope; "
+								       "not measured in this session, though the baseline has ",
+								 unmeasured.buf));
 	}
-	json_decref(unmeasured);
+	bg_strbuf_release(&unmeasured);
 	*out = json_pack("{s:s, s:o, s:o, s:o, s:I, s:f, s:f, s:I}", "decision", bg_decision_name(d), "reasons",
 			 reasons, "baseline", ids, "metrics", metrics, "window", (json_int_t)o->window, "k", o->k,
 			 "floor", o->floor_rel, "minimum_sessions", (json_int_t)o->min_sessions);

@@ -199,6 +199,7 @@ int bg_lease_acquire(const struct bg_config *cfg, const char *slug, const char *
 	struct passwd *pw;
 	json_t *rec, *old;
 	char *text;
+	bool locked;
 	int fd, rc;
 
 	memset(lease, 0, sizeof(*lease));
@@ -216,19 +217,19 @@ int bg_lease_acquire(const struct bg_config *cfg, const char *slug, const char *
 			rc = bg_error(ctx, BG_EIO, "%s: cannot open the lease lock: %s", lock.buf, strerror(errno));
 			goto fail;
 		}
+		locked = flock(fd, LOCK_EX | LOCK_NB) == 0;
 		/* a lock taken on a file that was removed or replaced meanwhile
 		 * excludes nobody: take the one the path names now */
-		if (flock(fd, LOCK_EX | LOCK_NB) != 0 || same_file(fd, lock.buf) || tries == 10)
+		if (!locked || same_file(fd, lock.buf))
 			break;
 		close(fd);
+		if (tries == 10) {
+			rc = bg_error(ctx, BG_EIO, "%s: the lease lock keeps being removed or replaced; leave the leases folder alone while benchgate runs",
+				      lock.buf);
+			goto fail;
+		}
 	}
-	if (!same_file(fd, lock.buf)) {
-		close(fd);
-		rc = bg_error(ctx, BG_EIO, "%s: the lease lock keeps being removed or replaced; leave the leases folder alone while benchgate runs",
-			      lock.buf);
-		goto fail;
-	}
-	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+	if (!locked) {
 		struct bg_strbuf who = BG_STRBUF_INIT;
 		close(fd);
 		/* the holder writes its record just after locking: wait briefly for it */

@@ -164,6 +164,10 @@ int bg_spawn_run(const struct bg_spawn_prog *prog, double timeout,
  * terminal; capture_prefix NULL behaves as bg_spawn_run. Each file is then
  * capped at cap bytes, a truncation marker line appended.
  */
+int bg_spawn_run_captured(const struct bg_spawn_prog *prog, double timeout,
+			  volatile sig_atomic_t *interrupted,
+			  struct bg_watch *w, const char *capture_prefix, long long cap,
+			  struct bg_spawn_result *res, struct bg_ctx *ctx);
 /*
  * What a run left behind once its own process ended: waits, reaping, up to
  * grace_ms for the rest of its tree (processes still in its process group
@@ -171,10 +175,6 @@ int bg_spawn_run(const struct bg_spawn_prog *prog, double timeout,
  * are left running). Returns at once, 0, when the run left nothing.
  */
 size_t bg_spawn_leftovers(pid_t pgid, long grace_ms);
-int bg_spawn_run_captured(const struct bg_spawn_prog *prog, double timeout,
-			  volatile sig_atomic_t *interrupted,
-			  struct bg_watch *w, const char *capture_prefix, long long cap,
-			  struct bg_spawn_result *res, struct bg_ctx *ctx);
 /*
  * Runs /bin/sh -c CMD (with args as "$1"...) and waits; *status is the exit
  * status, or 128 + signal. BG_EIO when /bin/sh cannot start.

@@ -418,6 +418,8 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 	}
 	have_cg = bg_cgroup_run_end(&s->cg, rc == BG_OK ? res.cgroup_errno : -1, &cg_peak);
 	s->prog.cgroup_procs = NULL;
+	if (smoke && rc == BG_OK)
+		bg_cgroup_skip_short(&s->cg, res.wall_ns);
 	if (rc != BG_OK) {
 		bg_stale_restore(&s->stale);
 		json_decref(cache);
@@ -887,9 +889,6 @@ static void run_phases(struct session *s, struct bg_ctx *ctx, int *rc)
 		return;
 	progress(s, "smoke", 1, 1, 1 + o->warmups + (o->adaptive ? o->min_runs : o->runs));
 	*rc = do_run(s, "smoke", 1, ctx);
-	if (*rc == BG_OK)
-		bg_cgroup_skip_short(&s->cg, json_integer_value(json_object_get(
-						     json_array_get(s->runs, json_array_size(s->runs) - 1), "wall_ns")));
 	for (long i = 0; *rc == BG_OK && !s->block && !interrupted(s) && i < o->warmups; i++) {
 		progress(s, "warmup", i + 1, o->warmups,
 			 o->warmups - i + (o->adaptive ? o->min_runs : o->runs));
