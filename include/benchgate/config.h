@@ -17,6 +17,10 @@
 #include "benchgate/status.h"
 #include "benchgate/strbuf.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct bg_computer {
 	char *label;
 	char *slug;
@@ -85,5 +89,9 @@ const char *bg_config_computer_label(const struct bg_config *cfg, const char *de
 /* Label of a platform/module key from the config maps, or NULL. */
 const char *bg_config_platform_label(const struct bg_config *cfg, const char *key);
 const char *bg_config_module_label(const struct bg_config *cfg, const char *key);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

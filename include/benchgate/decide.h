@@ -25,6 +25,10 @@
 
 #include "benchgate/status.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* The default key fields when there is no profile matrix. */
 extern const char *const bg_default_key_fields[];
 
@@ -85,5 +89,9 @@ struct bg_session_facts {
  */
 enum bg_decision bg_decide(const struct bg_session_facts *s, const struct bg_session_facts *baseline,
 			   size_t nbaseline, const struct bg_decide_opts *o, json_t **out);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

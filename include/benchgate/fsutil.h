@@ -10,12 +10,15 @@
 #ifndef BENCHGATE_FSUTIL_H
 #define BENCHGATE_FSUTIL_H
 
-#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "benchgate/status.h"
 #include "benchgate/strbuf.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* Appends the file's bytes to out. BG_EIO "PATH: cannot read: REASON". */
 int bg_file_read(const char *path, const char *display, struct bg_strbuf *out, struct bg_ctx *ctx);
@@ -76,17 +79,13 @@ void bg_rmdirs_made(const char *path, const char *made);
  */
 int bg_lock_file(const char *lock_path, const char *display, int *fd, struct bg_ctx *ctx);
 void bg_unlock(int fd);
-/*
- * Holds back SIGINT, SIGTERM, SIGHUP and SIGQUIT (the signals that end a
- * program politely) in the calling thread across writes that must happen
- * together, saving the previous mask in *old; bg_stops_release restores
- * it, and what arrived meanwhile is delivered then.
- */
-void bg_stops_hold(sigset_t *old);
-void bg_stops_release(const sigset_t *old);
 bool bg_is_file(const char *path);
 bool bg_is_dir(const char *path);
 /* Joins dir and rel into out (rel returned as is when absolute). */
 void bg_path_join(struct bg_strbuf *out, const char *dir, const char *rel);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

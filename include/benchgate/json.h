@@ -18,6 +18,10 @@
 #include "benchgate/status.h"
 #include "benchgate/strbuf.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /*
  * Parses the file at path (shown in messages as display, or path when NULL).
  * Errors: BG_EIO when the file cannot be read ("PATH: cannot read: ..."),
@@ -52,5 +56,9 @@ static inline const char *bg_json_str_or(const json_t *v, const char *fallback)
 bool bg_py_truthy(const json_t *v);
 /* Python ==: integers and reals compare by value, containers deeply. */
 bool bg_py_equal(const json_t *a, const json_t *b);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -23,6 +23,10 @@
 #include "benchgate/status.h"
 #include "benchgate/strbuf.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* The folder that holds the store and leases (absolute), into out. */
 void bg_lifecycle_state_dir(const struct bg_config *cfg, struct bg_strbuf *out);
 /*
@@ -134,5 +138,9 @@ bool bg_pid_alive(pid_t pid);
  * taken for the writer. Where /proc cannot tell the start, as bg_pid_alive.
  */
 bool bg_pid_alive_since(pid_t pid, const char *when);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -26,6 +26,10 @@
 
 #include "benchgate/status.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define BG_MEASURE_SCHEMA_VERSION 1
 
 enum bg_parity_kind { BG_PARITY_NONE, BG_PARITY_SHA256, BG_PARITY_ALLCLOSE, BG_PARITY_COMMAND };
@@ -39,6 +43,9 @@ struct bg_measure_progress {
 	double eta_seconds; /* estimated seconds left, or -1 when unknown */
 };
 typedef void (*bg_measure_progress_fn)(const struct bg_measure_progress *p, void *data);
+
+/* What a session times: the process's wall time, or what each run reports. */
+enum bg_timing { BG_TIMING_PROCESS, BG_TIMING_REPORTED };
 
 struct bg_measure_opts {
 	char *const *argv; /* the command; with shell, argv[0..argc) joined by spaces */
@@ -89,7 +96,7 @@ struct bg_measure_opts {
 	 * every timed run must report, gets statistics.metrics.NAME and its
 	 * median in the document's "metrics".
 	 */
-	enum bg_timing { BG_TIMING_PROCESS, BG_TIMING_REPORTED } timing;
+	enum bg_timing timing;
 };
 
 /* Fills opts with the defaults above (argv, root and callbacks left NULL). */
@@ -131,5 +138,9 @@ int bg_reported_check(const json_t *doc, const char *display, json_t **samples, 
 		      struct bg_ctx *ctx);
 int bg_reported_read(const char *path, const char *display, json_t **samples, json_t **metrics,
 		     struct bg_ctx *ctx);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -14,6 +14,10 @@
 
 #include "benchgate/status.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define BG_NPY_MAX_DIMS 32
 
 struct bg_npy {
@@ -52,5 +56,9 @@ struct bg_allclose {
 /* a: the output, b: the reference. BG_ECHECK naming both on a shape or dtype mismatch. */
 int bg_npy_allclose(const struct bg_npy *a, const struct bg_npy *b, double rtol, double atol,
 		    struct bg_allclose *r, struct bg_ctx *ctx);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -13,6 +13,10 @@
 #include "benchgate/registry.h"
 #include "benchgate/status.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct bg_profile_counts {
 	size_t cells;
 	size_t experiments;
@@ -34,5 +38,9 @@ bool bg_profile_private_path(const char *text);
 
 /* The RUNS.md status word a manifest status maps to ("completed" -> "ok"), or NULL. */
 const char *bg_profile_runs_status(const char *manifest_status);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -15,8 +15,16 @@
 #include "benchgate/status.h"
 #include "benchgate/strbuf.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 int bg_promote_edit_registry(const char *text, size_t len, const char *gate_id, const char *state,
 			     const char *measurement_id, const char *evidence_path, struct bg_strbuf *out,
 			     struct bg_ctx *ctx);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

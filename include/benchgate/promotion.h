@@ -46,6 +46,10 @@
 #include "benchgate/status.h"
 #include "benchgate/store.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* The evidence file, relative to the project root, into out. */
 void bg_promotion_evidence_path(const struct bg_config *cfg, struct bg_strbuf *out);
 
@@ -71,5 +75,9 @@ int bg_promotion_row(const struct bg_config *cfg, const json_t *gate, const json
  */
 int bg_promotion_run(const struct bg_config *cfg, struct bg_store *store, long long id,
 		     json_t **report, struct bg_ctx *ctx);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

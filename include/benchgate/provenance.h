@@ -20,6 +20,10 @@
 
 #include "benchgate/strbuf.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct bg_provenance_opts {
 	const char *root;             /* project root, absolute */
 	char *const *argv;            /* benchgate's argv */
@@ -72,5 +76,9 @@ bool bg_provenance_secret_name(const char *name);
  */
 void bg_provenance_scrub_text(const char *s, const char *home, bool *pending, struct bg_strbuf *out);
 void bg_provenance_scrub(json_t *doc, const char *home);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -24,6 +24,10 @@
 #include "benchgate/status.h"
 #include "benchgate/strbuf.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct bg_registry {
 	const struct bg_config *cfg;
 	struct bg_arena *arena; /* owns every value below (and the evidence files' values) */
@@ -138,5 +142,9 @@ void bg_registry_format_bytes(struct bg_strbuf *out, long long bytes);
 extern const char *const bg_state_order[7];
 const char *bg_state_label(const char *state); /* NULL when unknown */
 bool bg_state_is_open(const char *state);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

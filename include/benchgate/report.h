@@ -23,6 +23,10 @@
 #include "benchgate/status.h"
 #include "benchgate/strbuf.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 int bg_report_dashboard(const json_t *model, struct bg_strbuf *out, struct bg_ctx *ctx);
 /* HTML-escapes s (& < > " ') into out. */
 void bg_report_escape(struct bg_strbuf *out, const char *s);
@@ -33,5 +37,9 @@ void bg_report_escape(struct bg_strbuf *out, const char *s);
 void bg_report_svg_plot(struct bg_strbuf *out, const char *title, const char *unit, const json_t *sessions,
 			const char *const *fields, const char *const *labels, int nfields,
 			const json_t *envelope);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

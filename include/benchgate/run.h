@@ -24,6 +24,10 @@
 #include "benchgate/measure.h"
 #include "benchgate/status.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct bg_run_request {
 	const struct bg_config *cfg;
 	const json_t *gate;          /* resolved gate (configuration applied) */
@@ -69,5 +73,9 @@ int bg_run_gate(const struct bg_run_request *req, struct bg_run_result *res, str
  */
 void bg_run_detect_computer(const struct bg_config *cfg, const json_t *provenance, const char **label,
 			    struct bg_strbuf *why);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

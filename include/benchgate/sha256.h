@@ -10,6 +10,10 @@
 
 #include "benchgate/status.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Loads libcrypto now, so that a caller can fail before work whose results
  * it would need to hash: BG_OK, or BG_EIO "cannot load libcrypto.so.3: ...;
  * install Debian's libssl3". */
@@ -18,5 +22,9 @@ int bg_sha256_ready(struct bg_ctx *ctx);
 int bg_sha256_hex(const void *data, size_t len, char hex[65], struct bg_ctx *ctx);
 /* Also BG_EIO "PATH: cannot read: REASON" when the file cannot be read. */
 int bg_sha256_file(const char *path, const char *display, char hex[65], struct bg_ctx *ctx);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -11,6 +11,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct bg_stats {
 	size_t count;
 	double min, p50, p95, max, mean, stddev, mad; /* stddev: population (ddof=0) */
@@ -20,5 +24,9 @@ struct bg_stats {
 double bg_stats_quantile(const double *values, size_t n, double q);
 /* Fills st from values[0..n); returns false (st zeroed, count 0) when n == 0. */
 bool bg_stats_compute(const double *values, size_t n, struct bg_stats *st);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

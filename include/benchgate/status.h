@@ -12,6 +12,10 @@
 #include <stdarg.h>
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 enum bg_status {
 	BG_OK = 0,      /* success */
 	BG_ECHECK = 1,  /* a check failed or a decision blocked */
@@ -49,5 +53,9 @@ void *bg_xcalloc(size_t n, size_t size);
 void *bg_xrealloc(void *p, size_t n);
 char *bg_xstrdup(const char *s);
 char *bg_xstrndup(const char *s, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

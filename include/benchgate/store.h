@@ -18,6 +18,10 @@
 
 #include "benchgate/status.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct bg_store;
 
 /*
@@ -93,5 +97,9 @@ int bg_store_last_of_gate(struct bg_store *st, const char *gate_id, long long *i
 
 /* The schema version of an open store. */
 int bg_store_schema_version(struct bg_store *st);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

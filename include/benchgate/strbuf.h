@@ -13,6 +13,10 @@
 
 #include "benchgate/status.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct bg_strbuf {
 	char *buf;
 	size_t len;
@@ -34,5 +38,9 @@ void bg_strbuf_vaddf(struct bg_strbuf *sb, const char *fmt, va_list ap);
 void bg_strbuf_setlen(struct bg_strbuf *sb, size_t len);
 /* Returns the buffer (caller frees) and leaves sb empty. */
 char *bg_strbuf_detach(struct bg_strbuf *sb, size_t *len);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -43,6 +43,10 @@
 #include "benchgate/status.h"
 #include "benchgate/strbuf.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define BG_VALUE_MAX_DEPTH 1000
 
 /* An allocation arena: bump allocation in large blocks, freed at once. */
@@ -304,5 +308,9 @@ void bg_value_float_repr(struct bg_strbuf *out, double x);
 int bg_value_strcmp_cp(const char *a, const char *b);
 /* Object keys in code-point order; the caller frees the array (not the keys). */
 const char **bg_value_sorted_keys(const struct bg_value *obj, size_t *count);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

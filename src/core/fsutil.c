@@ -4,6 +4,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "benchgate/fsutil.h"
+#include "core/stops.h"
 
 #include <errno.h>
 #include <fcntl.h>

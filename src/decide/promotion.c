@@ -12,6 +12,7 @@
 #include "benchgate/promote.h"
 #include "benchgate/registry.h"
 #include "benchgate/sha256.h"
+#include "core/stops.h"
 
 #include <ctype.h>
 #include <errno.h>

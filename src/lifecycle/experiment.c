@@ -7,6 +7,7 @@
 #include "benchgate/fsutil.h"
 #include "benchgate/json.h"
 #include "benchgate/sha256.h"
+#include "core/stops.h"
 
 #include <errno.h>
 #include <stdlib.h>
