@@ -49,7 +49,10 @@ int bg_file_write_atomic(const char *path, const char *display, const char *data
  * path (BG_EIO "DISPLAY: cannot write: ..." or "cannot replace: ..."; the
  * temporary file is removed), abort removes it. After open succeeds,
  * exactly one of commit and abort must follow. path and display are
- * borrowed until then.
+ * borrowed until then. The temporary file is created new (never through a
+ * link at its name) with the replaced file's permissions, and SIGINT,
+ * SIGTERM, SIGHUP and SIGQUIT are held in the calling thread from open to
+ * commit or abort, so that they cannot leave it behind.
  */
 struct bg_atomic_file {
 	int fd;
@@ -68,7 +71,7 @@ int bg_mkdirs(const char *path, struct bg_ctx *ctx);
  * frees it), or NULL when path existed, so that bg_rmdirs_made can undo. */
 int bg_mkdirs_made(const char *path, char **made, struct bg_ctx *ctx);
 /* Removes path and its parents up to made (from bg_mkdirs_made), while they
- * are empty. NULL made removes nothing. */
+ * are empty; never a folder above made. NULL made removes nothing. */
 void bg_rmdirs_made(const char *path, const char *made);
 /*
  * Waits for an exclusive lock (flock) on the file lock_path (created when

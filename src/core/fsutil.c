@@ -174,10 +174,37 @@ static int fsync_parent(const char *path)
 	return rc;
 }
 
+/*
+ * The stop signals stay held from the moment a temporary file may exist
+ * until it is renamed or removed, so that Ctrl-C or a polite kill cannot
+ * leave one behind: what arrives meanwhile is delivered once the target is
+ * either the old file or the new one. A thread may have several files
+ * open; the mask of the first is restored when the last ends.
+ */
+static _Thread_local int atomic_open_files;
+static _Thread_local sigset_t atomic_saved_mask;
+
+static void atomic_hold(void)
+{
+	sigset_t old;
+
+	bg_stops_hold(&old);
+	if (atomic_open_files++ == 0)
+		atomic_saved_mask = old;
+}
+
+static void atomic_release(void)
+{
+	if (atomic_open_files > 0 && --atomic_open_files == 0)
+		bg_stops_release(&atomic_saved_mask);
+}
+
 int bg_atomic_file_open(struct bg_atomic_file *f, const char *path, const char *display,
 			struct bg_ctx *ctx)
 {
 	struct stat st;
+	bool exists;
+	int e = 0;
 
 	memset(f, 0, sizeof(*f));
 	f->fd = -1;
@@ -185,13 +212,31 @@ int bg_atomic_file_open(struct bg_atomic_file *f, const char *path, const char *
 	f->display = display ? display : path;
 	bg_strbuf_init(&f->tmp);
 	/* never replace a device, FIFO or directory with a regular file */
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+	exists = stat(path, &st) == 0;
+	if (exists && !S_ISREG(st.st_mode))
 		return bg_error(ctx, BG_EIO, "%s: cannot write: it exists and is not a regular file",
 				f->display);
 	bg_strbuf_addf(&f->tmp, "%s.tmp.%ld", path, (long)getpid());
-	f->fd = open(f->tmp.buf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (f->fd < 0) {
-		int e = errno;
+	atomic_hold();
+	/* a new file of our own (never through a link planted at its name); one
+	 * already there has this process's pid, so its writer is gone */
+	for (int tries = 0; tries < 2; tries++) {
+		f->fd = open(f->tmp.buf, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (f->fd >= 0 || errno != EEXIST || unlink(f->tmp.buf) != 0)
+			break;
+	}
+	if (f->fd < 0)
+		e = errno;
+	/* the replacement keeps the permissions of the file it replaces */
+	else if (exists && (st.st_mode & 07777) != 0644 && fchmod(f->fd, st.st_mode & 07777) != 0)
+		e = errno;
+	if (e) {
+		if (f->fd >= 0) {
+			close(f->fd);
+			unlink(f->tmp.buf);
+			f->fd = -1;
+		}
+		atomic_release();
 		bg_strbuf_release(&f->tmp);
 		return bg_error(ctx, BG_EIO, "%s: cannot write: %s", f->display, strerror(e));
 	}
@@ -219,13 +264,14 @@ void bg_atomic_file_abort(struct bg_atomic_file *f)
 		close(f->fd);
 		unlink(f->tmp.buf);
 		f->fd = -1;
+		atomic_release();
 	}
 	bg_strbuf_release(&f->tmp);
 }
 
 int bg_atomic_file_commit(struct bg_atomic_file *f, struct bg_ctx *ctx)
 {
-	int e = f->err;
+	int e = f->err, rc = BG_OK;
 
 	if (!e && fsync(f->fd) != 0)
 		e = errno;
@@ -234,18 +280,17 @@ int bg_atomic_file_commit(struct bg_atomic_file *f, struct bg_ctx *ctx)
 	f->fd = -1;
 	if (e) {
 		unlink(f->tmp.buf);
-		bg_strbuf_release(&f->tmp);
-		return bg_error(ctx, BG_EIO, "%s: cannot write: %s", f->display, strerror(e));
-	}
-	if (rename(f->tmp.buf, f->path) != 0) {
+		rc = bg_error(ctx, BG_EIO, "%s: cannot write: %s", f->display, strerror(e));
+	} else if (rename(f->tmp.buf, f->path) != 0) {
 		e = errno;
 		unlink(f->tmp.buf);
-		bg_strbuf_release(&f->tmp);
-		return bg_error(ctx, BG_EIO, "%s: cannot replace: %s", f->display, strerror(e));
+		rc = bg_error(ctx, BG_EIO, "%s: cannot replace: %s", f->display, strerror(e));
+	} else {
+		fsync_parent(f->path);
 	}
-	fsync_parent(f->path);
+	atomic_release();
 	bg_strbuf_release(&f->tmp);
-	return BG_OK;
+	return rc;
 }
 
 int bg_file_write_atomic(const char *path, const char *display, const char *data, size_t len,
@@ -296,10 +341,23 @@ int bg_mkdirs(const char *path, struct bg_ctx *ctx)
 
 void bg_rmdirs_made(const char *path, const char *made)
 {
-	char *cur = bg_xstrdup(path), *s;
+	size_t n;
+	char *cur, *s;
 
-	while (made && rmdir(cur) == 0 && strcmp(cur, made) != 0 && (s = strrchr(cur, '/')) && s != cur)
+	if (!made)
+		return;
+	n = strlen(made);
+	cur = bg_xstrdup(path);
+	/* every folder from path up to made, and no higher: those below made
+	 * were made with it. One that is not there (creation stopped above it)
+	 * is passed over; one that is not empty stays, and so do its parents. */
+	while (strncmp(cur, made, n) == 0 && (cur[n] == '\0' || cur[n] == '/')) {
+		if (rmdir(cur) != 0 && errno == ENOTEMPTY)
+			break;
+		if (cur[n] == '\0' || !(s = strrchr(cur, '/')) || s == cur)
+			break;
 		*s = '\0';
+	}
 	free(cur);
 }
 

@@ -3,7 +3,9 @@
  * against byte-by-byte definitions (every stop byte at every position, so
  * that the 16-byte, 8-byte and tail loops all meet it), the file view
  * (read and mapped: the same bytes and the '\0' after them, also at a page
- * boundary), atomic writes in steps, lock files, and the values the
+ * boundary), atomic writes in steps (stop signals held while a temporary
+ * file exists, links planted at its name, permissions kept), undoing a
+ * failed mkdir -p, lock files, and the values the
  * parser shares.
  */
 #include <setjmp.h>
@@ -18,6 +20,8 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <pthread.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include "benchgate/fsutil.h"
@@ -187,6 +191,129 @@ static void test_atomic_file(void **state)
 	unlink(path);
 }
 
+/* What the SIGTERM handler saw: whether the temporary file existed then. */
+static volatile sig_atomic_t term_seen, term_saw_tmp;
+static char term_tmp[160];
+
+static void on_term(int sig)
+{
+	struct stat st;
+
+	(void)sig;
+	term_seen = 1;
+	term_saw_tmp = stat(term_tmp, &st) == 0;
+}
+
+/*
+ * A stop signal that arrives while the temporary file exists is delivered
+ * only once it is renamed or removed; a link planted at the temporary
+ * name is never written through; the replacement keeps the old file's
+ * permissions; two files open in one thread give the mask back once.
+ */
+static void test_atomic_file_hostile(void **state)
+{
+	char path[128], path2[128], victim[128];
+	struct bg_atomic_file f, g;
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+	struct bg_ctx ctx;
+	struct sigaction sa, old_sa;
+	sigset_t mask;
+	struct stat st;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/held.md", tmpdir);
+	snprintf(path2, sizeof(path2), "%s/held2.md", tmpdir);
+	snprintf(victim, sizeof(victim), "%s/victim", tmpdir);
+	snprintf(term_tmp, sizeof(term_tmp), "%s.tmp.%ld", path, (long)getpid());
+	bg_ctx_init(&ctx);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_term;
+	sigaction(SIGTERM, &sa, &old_sa);
+
+	/* committed: the signal comes after the rename */
+	term_seen = 0;
+	assert_int_equal(bg_atomic_file_open(&f, path, NULL, &ctx), BG_OK);
+	raise(SIGTERM);
+	assert_int_equal(term_seen, 0);
+	bg_atomic_file_write(&f, "a\n", 2);
+	assert_int_equal(bg_atomic_file_commit(&f, &ctx), BG_OK);
+	assert_int_equal(term_seen, 1);
+	assert_int_equal(term_saw_tmp, 0);
+	/* aborted: after the removal */
+	term_seen = 0;
+	assert_int_equal(bg_atomic_file_open(&f, path, NULL, &ctx), BG_OK);
+	raise(SIGTERM);
+	bg_atomic_file_abort(&f);
+	assert_int_equal(term_seen, 1);
+	assert_int_equal(term_saw_tmp, 0);
+	/* two open at once: held until the last ends, then the mask is as before */
+	term_seen = 0;
+	assert_int_equal(bg_atomic_file_open(&f, path, NULL, &ctx), BG_OK);
+	assert_int_equal(bg_atomic_file_open(&g, path2, NULL, &ctx), BG_OK);
+	assert_int_equal(bg_atomic_file_commit(&f, &ctx), BG_OK);
+	raise(SIGTERM);
+	assert_int_equal(term_seen, 0);
+	assert_int_equal(bg_atomic_file_commit(&g, &ctx), BG_OK);
+	assert_int_equal(term_seen, 1);
+	pthread_sigmask(SIG_BLOCK, NULL, &mask);
+	assert_int_equal(sigismember(&mask, SIGTERM), 0);
+	assert_int_equal(sigismember(&mask, SIGINT), 0);
+	sigaction(SIGTERM, &old_sa, NULL);
+
+	/* a link planted at the temporary name: removed, never followed */
+	write_file(victim, "victim\n", 7);
+	assert_int_equal(symlink(victim, term_tmp), 0);
+	assert_int_equal(bg_file_write_atomic(path, NULL, "b\n", 2, &ctx), BG_OK);
+	assert_int_equal(bg_file_read(victim, NULL, &sb, &ctx), BG_OK);
+	assert_string_equal(sb.buf, "victim\n");
+	bg_strbuf_reset(&sb);
+	assert_int_equal(bg_file_read(path, NULL, &sb, &ctx), BG_OK);
+	assert_string_equal(sb.buf, "b\n");
+	assert_int_not_equal(lstat(term_tmp, &st), 0);
+	/* the permissions of the file it replaces */
+	assert_int_equal(chmod(path, 0600), 0);
+	assert_int_equal(bg_file_write_atomic(path, NULL, "c\n", 2, &ctx), BG_OK);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	bg_strbuf_release(&sb);
+	bg_ctx_release(&ctx);
+	unlink(path);
+	unlink(path2);
+	unlink(victim);
+}
+
+/* A failed mkdir -p is undone up to the first folder it made, no further. */
+static void test_rmdirs_made(void **state)
+{
+	char top[128], dir[512], *made = NULL;
+	struct bg_ctx ctx;
+	struct stat st;
+
+	(void)state;
+	bg_ctx_init(&ctx);
+	snprintf(top, sizeof(top), "%s/keep", tmpdir);
+	assert_int_equal(mkdir(top, 0755), 0);
+	/* made keep/a/b, then failed: a name too long */
+	snprintf(dir, sizeof(dir), "%s/a/b/%0300d", top, 0);
+	assert_int_equal(bg_mkdirs_made(dir, &made, &ctx), BG_EIO);
+	assert_non_null(made);
+	assert_int_equal(stat(made, &st), 0);
+	bg_rmdirs_made(dir, made);
+	assert_int_not_equal(stat(made, &st), 0);
+	assert_int_equal(stat(top, &st), 0);
+	free(made);
+	/* made everything: all of it removed, the folder above kept */
+	snprintf(dir, sizeof(dir), "%s/c/d", top);
+	assert_int_equal(bg_mkdirs_made(dir, &made, &ctx), BG_OK);
+	bg_rmdirs_made(dir, made);
+	snprintf(dir, sizeof(dir), "%s/c", top);
+	assert_int_not_equal(stat(dir, &st), 0);
+	assert_int_equal(stat(top, &st), 0);
+	free(made);
+	assert_int_equal(rmdir(top), 0);
+	bg_ctx_release(&ctx);
+}
+
 /* Whether another process could take the lock on path now (exit status of a child). */
 static int other_can_lock(const char *path)
 {
@@ -281,6 +408,8 @@ int main(void)
 		cmocka_unit_test(test_hash),
 		cmocka_unit_test(test_file_view),
 		cmocka_unit_test(test_atomic_file),
+		cmocka_unit_test(test_atomic_file_hostile),
+		cmocka_unit_test(test_rmdirs_made),
 		cmocka_unit_test(test_lock_file),
 		cmocka_unit_test(test_shared_scalars),
 	};
