@@ -4,8 +4,9 @@
 # non-regular files are read. Both ways must give the same values and the
 # same error messages; a mapped file that ends exactly on a page boundary
 # still parses; the render check compares with a mapped document as with a
-# read one; render streams the document into its file and a failed render
-# leaves nothing; a file that is not regular (a FIFO) is read; and the program
+# read one; render streams the document into its file, a failed render
+# leaves nothing (not even folders made before mkdir -p failed), and a
+# replaced document keeps its permissions; a file that is not regular (a FIFO) is read; and the program
 # turns SIGBUS (a mapped file truncated by another process) into a clean
 # I/O failure, exit 4.
 set -u
@@ -95,6 +96,15 @@ check "a failing render: no directory made" test ! -e bad/new
 check "a failing render into the default path: exit 1" test "$(rc_of "$B" -C bad render)" = 1
 check "a failing render: the old document kept" cmp before.md bad/docs/_generated/benchmark_coverage.md
 check "a failing render: no temporary file left" test -z "$(ls bad/docs/_generated | grep tmp)"
+# folders made before mkdir -p failed (a name too long) are removed too
+long=$(printf 'x%.0s' $(seq 300))
+check "render into a path it cannot make: exit 4" \
+	test "$(rc_of "$B" -C gen render --output "newA/newB/$long/x.md")" = 4
+check "render into a path it cannot make: the folders it made removed" test ! -e gen/newA
+check "render with stdout unwritable: exit 4" test "$(rc_of sh -c "'$B' -C gen render >/dev/full")" = 4
+chmod 600 $doc
+"$B" -C gen render >/dev/null
+check "render keeps the document's permissions" test "$(stat -c %a $doc)" = 600
 
 # a FIFO is read, not mapped
 cp -R edge fifo
