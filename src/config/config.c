@@ -104,6 +104,34 @@ static int load_labels(const struct bg_value *raw, const char *name, struct bg_v
 }
 
 /*
+ * key_fields: an object whose every value names a context field or is a
+ * list of them (docs/decisions.md), checked here so that a wrong type stops
+ * every verb at once rather than a run after its measurement.
+ */
+static int check_key_fields(const struct bg_value *raw, const char *display, struct bg_ctx *ctx)
+{
+	struct bg_value *v = bg_value_get(raw, "key_fields"), *x, *s;
+	const char *k;
+	size_t i;
+
+	if (!v)
+		return BG_OK;
+	if (!bg_value_is_object(v))
+		return bg_error(ctx, BG_ECHECK, "%s: 'key_fields' must be an object", display);
+	BG_VALUE_OBJECT_FOREACH(v, k, x) {
+		bool ok = bg_value_is_string(x) || (bg_value_is_array(x) && bg_value_size(x) > 0);
+		BG_VALUE_ARRAY_FOREACH(bg_value_is_array(x) ? x : NULL, i, s) {
+			if (!bg_value_is_string(s))
+				ok = false;
+		}
+		if (!ok)
+			return bg_error(ctx, BG_ECHECK,
+					"%s: 'key_fields.%s' must name a context field or be a list of them", display, k);
+	}
+	return BG_OK;
+}
+
+/*
  * Every member of obj is one of names: a typo ("stor", "computer_rule")
  * would otherwise leave a default in force without a word. where names obj
  * in the message ("" for the top level).
@@ -294,7 +322,7 @@ static int fill(struct bg_config *cfg, const char *display, struct bg_ctx *ctx)
 	if ((rc = load_computers(cfg, display, ctx)) || (rc = load_rules(cfg, display, ctx)) ||
 	    (rc = load_labels(cfg->raw, "platform_labels", &cfg->platform_labels, display, ctx)) ||
 	    (rc = load_labels(cfg->raw, "module_labels", &cfg->module_labels, display, ctx)) ||
-	    (rc = rules_name_computers(cfg, display, ctx)))
+	    (rc = rules_name_computers(cfg, display, ctx)) || (rc = check_key_fields(cfg->raw, display, ctx)))
 		return rc;
 	return BG_OK;
 }
