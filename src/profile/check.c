@@ -7,8 +7,10 @@
 #include "core/pyval.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static const char *const cell_required[] = {
 	"backend", "capability", "id", "pr_gate", "release_signoff", "runner", "scheduled_profile",
@@ -469,19 +471,27 @@ static int check_experiments(struct bg_arena *ar, const struct bg_config *cfg, s
 	int rc = BG_OK;
 
 	bg_config_path(cfg, &root, cfg->experiments);
+	/* no folder: no experiments; one that cannot be listed, or an entry
+	 * whose manifest cannot be looked at, is never taken for none */
 	d = opendir(root.buf);
+	if (!d && errno != ENOENT)
+		rc = bg_error(ctx, BG_EIO, "%s: cannot list the experiments: %s", cfg->experiments, strerror(errno));
 	if (d) {
-		while ((e = readdir(d))) {
+		while (!rc && (e = readdir(d))) {
 			struct bg_strbuf mp = BG_STRBUF_INIT;
+			struct stat st;
 			if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
 				continue;
 			bg_strbuf_addf(&mp, "%s/%s/manifest.json", root.buf, e->d_name);
-			if (bg_is_file(mp.buf)) {
+			if (stat(mp.buf, &st) == 0 && S_ISREG(st.st_mode)) {
 				if (n == cap) {
 					cap = cap ? 2 * cap : 32;
 					names = bg_xrealloc(names, cap * sizeof(*names));
 				}
 				names[n++] = bg_xstrdup(e->d_name);
+			} else if (errno == EACCES || errno == EIO || errno == ELOOP) {
+				rc = bg_error(ctx, BG_EIO, "%s/%s/manifest.json: cannot read: %s", cfg->experiments,
+					      e->d_name, strerror(errno));
 			}
 			bg_strbuf_release(&mp);
 		}
@@ -536,19 +546,24 @@ static size_t line_end(const char *s, size_t len, size_t i, size_t *next)
 	return len;
 }
 
-static void check_runs(struct bg_arena *ar, const struct bg_config *cfg, struct bg_problems *p, struct bg_value *ids,
-		       struct bg_value *statuses)
+static int check_runs(struct bg_arena *ar, const struct bg_config *cfg, struct bg_problems *p, struct bg_value *ids,
+		      struct bg_value *statuses, struct bg_ctx *ctx)
 {
 	struct bg_strbuf path = BG_STRBUF_INIT, text = BG_STRBUF_INIT;
 	struct bg_value *rows = bg_value_new_object(ar, 0);
 	size_t i = 0, n;
 	const char **sorted;
+	struct stat fst;
+	int rc = BG_OK;
 
 	bg_config_path(cfg, &path, cfg->runs_index);
-	if (!bg_is_file(path.buf) || bg_file_read(path.buf, NULL, &text, NULL)) {
+	/* missing is the reference's finding; there but unreadable is an I/O failure */
+	if (stat(path.buf, &fst) != 0 && errno == ENOENT) {
 		bg_problems_add(p, "%s is missing", cfg->runs_index);
 		goto out;
 	}
+	if ((rc = bg_file_read(path.buf, cfg->runs_index, &text, ctx)))
+		goto out;
 	while (i < text.len) {
 		size_t next, end = line_end(text.buf, text.len, i, &next);
 		const char *line = text.buf + i;
@@ -609,6 +624,7 @@ static void check_runs(struct bg_arena *ar, const struct bg_config *cfg, struct 
 out:
 	bg_strbuf_release(&path);
 	bg_strbuf_release(&text);
+	return rc;
 }
 
 int bg_profile_check(const struct bg_config *cfg, struct bg_problems *problems,
@@ -623,7 +639,7 @@ int bg_profile_check(const struct bg_config *cfg, struct bg_problems *problems,
 	if (!rc)
 		rc = check_experiments(ar, cfg, problems, ids, statuses, &counts->experiments, ctx);
 	if (!rc)
-		check_runs(ar, cfg, problems, ids, statuses);
+		rc = check_runs(ar, cfg, problems, ids, statuses, ctx);
 	bg_arena_free(ar);
 	return rc;
 }
