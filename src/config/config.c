@@ -18,8 +18,13 @@ static char *absolute_dir(const char *dir, struct bg_ctx *ctx)
 {
 	char *abs = realpath(dir, NULL);
 
-	if (!abs)
+	if (!abs) {
 		bg_error(ctx, BG_EIO, "%s: cannot open project directory: %s", dir, strerror(errno));
+	} else if (!bg_is_dir(abs)) {
+		bg_error(ctx, BG_EIO, "%s: cannot open project directory: not a directory", dir);
+		free(abs);
+		abs = NULL;
+	}
 	return abs;
 }
 
@@ -338,28 +343,38 @@ int bg_config_load(struct bg_config *cfg, const char *chdir_root, const char *co
 	memset(cfg, 0, sizeof(*cfg));
 	if (!getcwd(cwd, sizeof(cwd)))
 		return bg_error(ctx, BG_EIO, "cannot determine the working directory: %s", strerror(errno));
+	/* the root: -C DIR, else the nearest folder upwards holding benchgate.json,
+	 * else the working directory, whether or not --config names the file */
 	if (chdir_root) {
 		cfg->root = absolute_dir(chdir_root, ctx);
 		if (!cfg->root)
 			return BG_EIO;
-	} else if (!config_file) {
+	} else {
 		cfg->root = find_root(cwd);
-	}
-	if (config_file) {
-		file = bg_xstrdup(config_file);
-		display = config_file;
 		if (!cfg->root)
 			cfg->root = bg_xstrdup(cwd);
+	}
+	if (config_file) {
+		/* a relative FILE is read from -C DIR when given (as if benchgate
+		 * had changed there first, like git -C), else from the working
+		 * directory; config_path names it from the root */
+		struct bg_strbuf p = BG_STRBUF_INIT;
+		size_t n = strlen(cfg->root);
+
+		bg_path_join(&p, chdir_root ? cfg->root : cwd, config_file);
+		file = bg_strbuf_detach(&p, NULL);
+		display = config_file;
+		cfg->config_path = bg_xstrdup(strncmp(file, cfg->root, n) == 0 && file[n] == '/' ? file + n + 1 : file);
 	} else {
 		struct bg_strbuf p = BG_STRBUF_INIT;
 
-		if (!cfg->root)
-			cfg->root = bg_xstrdup(cwd);
 		bg_path_join(&p, cfg->root, CONFIG_NAME);
-		if (bg_is_file(p.buf))
+		if (bg_is_file(p.buf)) {
 			file = bg_strbuf_detach(&p, NULL);
-		else
+			cfg->config_path = bg_xstrdup(CONFIG_NAME);
+		} else {
 			bg_strbuf_release(&p);
+		}
 	}
 	if (file) {
 		struct bg_value *raw;
@@ -373,7 +388,6 @@ int bg_config_load(struct bg_config *cfg, const char *chdir_root, const char *co
 			return bg_error(ctx, BG_ECHECK, "%s: top level must be a JSON object", display);
 		}
 		cfg->raw = raw;
-		cfg->config_path = bg_xstrdup(display);
 	} else {
 		cfg->raw = NULL; /* no benchgate.json: every lookup misses */
 	}

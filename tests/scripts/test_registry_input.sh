@@ -6,7 +6,8 @@
 # still parses; the render check compares with a mapped document as with a
 # read one; render streams the document into its file, a failed render
 # leaves nothing (not even folders made before mkdir -p failed), and a
-# replaced document keeps its permissions; a file that is not regular (a FIFO) is read; and the program
+# replaced document keeps its permissions; --config from a subfolder
+# keeps the root found upwards; a file that is not regular (a FIFO) is read; and the program
 # turns SIGBUS (a mapped file truncated by another process) into a clean
 # I/O failure, exit 4.
 set -u
@@ -105,6 +106,12 @@ check "render with stdout unwritable: exit 4" test "$(rc_of sh -c "'$B' -C gen r
 chmod 600 $doc
 "$B" -C gen render >/dev/null
 check "render keeps the document's permissions" test "$(stat -c %a $doc)" = 600
+
+# --config names the file; the root is still found upwards from a subfolder
+cp -R "$SRC/tests/cli/trees/mini" sub
+check "--config from a subfolder: exit 0" \
+	test "$(rc_of sh -c "cd sub/benchmarks && '$B' --config ../benchgate.json check")" = 0
+check "--config from a subfolder: the project checked" grep -q "OK -- 4 platform" out
 
 # a FIFO is read, not mapped
 cp -R edge fifo
