@@ -159,7 +159,8 @@ static int run_dashboard(struct bg_cli *cli, const struct bg_cmd *self)
 	struct bg_store *store = NULL;
 	struct bg_strbuf page = BG_STRBUF_INIT, dir = BG_STRBUF_INIT, path = BG_STRBUF_INIT, msg = BG_STRBUF_INIT;
 	struct bg_ctx ctx;
-	const char *output = NULL;
+	const char *output = NULL, *shown = NULL;
+	char *made = NULL;
 	json_t *model;
 	char when[32];
 	time_t now = time(NULL);
@@ -173,8 +174,7 @@ static int run_dashboard(struct bg_cli *cli, const struct bg_cmd *self)
 		return rc;
 	bg_ctx_init(&ctx);
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-	model = json_pack("{s:s, s:s, s:s}", "title", "benchgate dashboard", "generated_at", when, "project",
-			  strrchr(cfg.root, '/') ? strrchr(cfg.root, '/') + 1 : cfg.root);
+	model = json_pack("{s:s, s:s}", "title", "benchgate dashboard", "generated_at", when);
 	coverage(&reg, model);
 	rc = bg_store_open(cfg.store, cfg.root, false, &store, &ctx);
 	if (rc == BG_OK)
@@ -188,21 +188,26 @@ static int run_dashboard(struct bg_cli *cli, const struct bg_cmd *self)
 			bg_lifecycle_state_dir(&cfg, &dir);
 			bg_strbuf_adds(&dir, "/dashboard");
 		}
-		rc = bg_mkdirs(dir.buf, &ctx);
+		rc = bg_mkdirs_made(dir.buf, &made, &ctx);
 	}
 	if (rc == BG_OK) {
+		size_t n = strlen(cfg.root);
+
 		bg_strbuf_addf(&path, "%s/index.html", dir.buf);
-		rc = bg_file_write_atomic(path.buf, "index.html", page.buf, page.len, &ctx);
+		shown = strncmp(path.buf, cfg.root, n) == 0 && path.buf[n] == '/' ? path.buf + n + 1 : path.buf;
+		rc = bg_file_write_atomic(path.buf, shown, page.buf, page.len, &ctx);
+		/* a page not written leaves no folder made for it */
+		if (rc)
+			bg_rmdirs_made(dir.buf, made);
 	}
 	if (rc) {
 		bg_cli_fail(rc, bg_ctx_message(&ctx));
 	} else {
-		size_t n = strlen(cfg.root);
-		const char *shown = strncmp(path.buf, cfg.root, n) == 0 && path.buf[n] == '/' ? path.buf + n + 1 : path.buf;
-
 		bg_strbuf_addf(&msg, "%s\n", shown);
-		rc = bg_cli_write(&msg, false);
+		if (bg_cli_write(&msg, false))
+			rc = BG_EIO;
 	}
+	free(made);
 	json_decref(model);
 	bg_store_close(store);
 	bg_strbuf_release(&page);

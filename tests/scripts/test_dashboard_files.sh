@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Where `benchgate dashboard` writes and what a failure leaves: a project
+# folder whose name is not UTF-8 still gets its page; a page that cannot be
+# written (the file size limit, with SIGXFSZ ignored) is exit 4 with the
+# page's path in the message, and leaves neither a temporary file nor the
+# folders made for it; a folder that cannot be made is exit 4.
+set -u
+. "$(cd "$(dirname "$0")" && pwd)/checks.sh"
+B=${BENCHGATE:?}
+SRC=${BENCHGATE_SOURCE:?}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+
+odd=$(printf 'proj\377')
+cp -R "$SRC/tests/cli/trees/mini" "$odd"
+check "a project folder named in Latin-1: exit 0" test "$(rc_of "$B" -C "$odd" dashboard)" = 0
+check "a project folder named in Latin-1: the page written" test -s "$odd/.benchgate/dashboard/index.html"
+
+cp -R "$SRC/tests/cli/trees/mini" p
+# stderr through a pipe: the size limit would stop a write to a file too
+(cd p && bash -c "trap '' XFSZ; ulimit -f 0; exec '$B' dashboard --output new/a/b" 2>&1) | cat >"$work/err"
+rc=${PIPESTATUS[0]}
+check "a page that cannot be written: exit 4" test "$rc" = 4
+check "a page that cannot be written: its path named" \
+	grep -qF "benchgate: new/a/b/index.html: cannot write: File too large" "$work/err"
+check "a page that cannot be written: no folder left" test ! -e p/new
+check "a page that cannot be written: nothing else left" \
+	test "$(cd p && find . -newer benchgate.json -not -path './.benchgate*' | grep -v '^\.$' | wc -l)" = 0
+
+check "a folder that cannot be made: exit 4" test "$(rc_of "$B" -C p dashboard --output benchgate.json/sub)" = 4
+check "a folder that cannot be made: named" grep -qF "cannot create directory" "$work/err"
+
+echo "$fails failed"
+[ "$fails" = 0 ]
