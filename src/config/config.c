@@ -208,6 +208,15 @@ static int load_computers(struct bg_config *cfg, const char *display, struct bg_
 			if ((rc = known_fields(item, where, computer_fields, display, ctx)))
 				return rc;
 		}
+		/* a label or slug given twice: the first would silently win */
+		for (size_t j = 0; j < i; j++) {
+			if (strcmp(cfg->computers[j].label, bg_value_str(label)) == 0)
+				return bg_error(ctx, BG_ECHECK, "%s: computers[%zu]: label '%s' is also computers[%zu]'s",
+						display, i, bg_value_str(label), j);
+			if (strcmp(cfg->computers[j].slug, bg_value_str(slug)) == 0)
+				return bg_error(ctx, BG_ECHECK, "%s: computers[%zu]: slug '%s' is also computers[%zu]'s",
+						display, i, bg_value_str(slug), j);
+		}
 		cfg->computers[i].label = bg_xstrdup(bg_value_str(label));
 		cfg->computers[i].slug = bg_xstrdup(bg_value_str(slug));
 		cfg->ncomputers = i + 1;
@@ -241,6 +250,10 @@ static int load_rules(struct bg_config *cfg, const char *display, struct bg_ctx 
 					"%s: computer_rules[%zu] needs a string 'computer' and exactly one "
 					"of 'device_contains', 'computer_equals_ignoring_case' or 'machine_in' (a list)",
 					display, i);
+		/* an empty pattern would claim every device or name */
+		if ((contains && !bg_value_len(contains)) || (equals && !bg_value_len(equals)))
+			return bg_error(ctx, BG_ECHECK, "%s: computer_rules[%zu]: '%s' must not be empty", display, i,
+					contains ? "device_contains" : "computer_equals_ignoring_case");
 		{
 			char where[48];
 			int rc;
@@ -324,6 +337,11 @@ static int fill(struct bg_config *cfg, const char *display, struct bg_ctx *ctx)
 	    (rc = get_string(cfg->raw, NULL, "store", "sqlite:.benchgate/store.sqlite3", false,
 			     &cfg->store, display, ctx)))
 		return rc;
+	/* a store string no back end reads is caught by every verb, not first by one that stores */
+	if (!(strncmp(cfg->store, "sqlite:", 7) == 0 && cfg->store[7]) && strncmp(cfg->store, "postgresql://", 13) != 0 &&
+	    strncmp(cfg->store, "postgres://", 11) != 0)
+		return bg_error(ctx, BG_ECHECK, "%s: 'store' must be 'sqlite:PATH' or 'postgresql://...', not '%s'",
+				display, cfg->store);
 	if ((rc = load_computers(cfg, display, ctx)) || (rc = load_rules(cfg, display, ctx)) ||
 	    (rc = load_labels(cfg->raw, "platform_labels", &cfg->platform_labels, display, ctx)) ||
 	    (rc = load_labels(cfg->raw, "module_labels", &cfg->module_labels, display, ctx)) ||
