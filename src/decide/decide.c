@@ -171,6 +171,7 @@ enum bg_decision bg_decide(const struct bg_session_facts *s, const struct bg_ses
 		json_array_append_new(reasons, json_string(buf));
 	} else {
 		double *vals = bg_xmalloc((used + 1) * sizeof(*vals));
+		size_t judged = 0;
 		for (int m = 0; m < BG_NMETRICS; m++) {
 			size_t n = 0;
 			struct bg_envelope env;
@@ -192,6 +193,7 @@ enum bg_decision bg_decide(const struct bg_session_facts *s, const struct bg_ses
 								"baseline_values", (json_int_t)n));
 				continue;
 			}
+			judged++;
 			bg_envelope_compute(vals, n, o->k, o->floor_rel, &env);
 			devn = env.scale > 0 ? (v - env.centre) / env.scale : (v == env.centre ? 0 : INFINITY);
 			outside = v < env.low || v > env.high;
@@ -212,7 +214,18 @@ enum bg_decision bg_decide(const struct bg_session_facts *s, const struct bg_ses
 							"outside", outside, "baseline_values", (json_int_t)n));
 		}
 		free(vals);
-		if (d == BG_DECISION_PASS && !unmeasured.len)
+		/* nothing judged (an empty baseline under a minimum of 0, or one
+		 * without this session's metrics): no pass without a comparison */
+		if (d == BG_DECISION_PASS && judged == 0) {
+			char buf[200];
+			d = BG_DECISION_NO_BASELINE;
+			if (used == 0)
+				snprintf(buf, sizeof(buf), "0 accepted sessions of this key; nothing to compare with (report only)");
+			else
+				snprintf(buf, sizeof(buf), "no metric of this session has a value in its baseline of %zu session%s "
+					 "(report only)", used, used == 1 ? "" : "s");
+			json_array_append_new(reasons, json_string(buf));
+		} else if (d == BG_DECISION_PASS && !unmeasured.len)
 			json_array_append_new(reasons, json_string("every metric is inside its envelope"));
 		else if (d == BG_DECISION_PASS)
 			json_array_append_new(reasons, json_pack("s+", "every measured metric is inside its envelope; "

@@ -439,6 +439,18 @@ static void add_strings(const json_t *list, char ***out, size_t *n)
 			(*out)[(*n)++] = (char *)json_string_value(x);
 }
 
+/* The contract's minimum_accepted_sessions_before_hard_threshold (checked
+ * by bg_runbook_check_contract), or the default. */
+static size_t contract_minimum(const struct bg_run_request *q)
+{
+	const json_t *m = json_object_get(json_object_get(q->profile, "comparison_contract"),
+					  "minimum_accepted_sessions_before_hard_threshold");
+	struct bg_decide_opts o;
+
+	bg_decide_opts_init(&o);
+	return json_is_number(m) ? (size_t)json_number_value(m) : o.min_sessions;
+}
+
 static int session_opts(struct run *r, struct bg_measure_opts *o, char **argv, struct bg_ctx *ctx)
 {
 	const struct bg_run_request *q = r->req;
@@ -446,8 +458,8 @@ static int session_opts(struct run *r, struct bg_measure_opts *o, char **argv, s
 	int rc;
 
 	if ((rc = bg_runbook_check_measure(r->measure, jstr(q->gate, "runbook"), ctx)) ||
-	    (rc = bg_runbook_check_thresholds(q->thresholds, ctx)) ||
-	    (rc = bg_runbook_check_contract(q->profile, q->cfg->profile_path, ctx)))
+	    (rc = bg_runbook_check_contract(q->profile, q->cfg->profile_path, ctx)) ||
+	    (rc = bg_runbook_check_thresholds(q->thresholds, contract_minimum(q), ctx)))
 		return rc;
 	bg_measure_opts_init(o);
 	argv[0] = (char *)"/bin/sh";
@@ -773,8 +785,7 @@ static int decide_and_store(struct run *r, struct bg_store *store, json_t *sessi
 	if (rc)
 		goto out;
 	bg_decide_opts_init(&o);
-	if (json_is_number(json_object_get(contract, "minimum_accepted_sessions_before_hard_threshold")))
-		o.min_sessions = (size_t)json_number_value(json_object_get(contract, "minimum_accepted_sessions_before_hard_threshold"));
+	o.min_sessions = contract_minimum(q);
 	apply_thresholds(q, r->gate_id, r->res->key_id, &o);
 	if ((rc = bg_store_baseline(store, r->res->key_id, r->res->session_id, (long)o.window, &base, ctx)))
 		goto out;

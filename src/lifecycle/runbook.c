@@ -212,11 +212,13 @@ int bg_runbook_check_measure(const json_t *m, const char *rb, struct bg_ctx *ctx
 
 /*
  * The registry's decision settings (benchgate's addition, docs/formats.md):
- * a list of {"gate" or "key": ID, "k": > 0, "window": >= 1, "floor": >= 0}.
- * An entry that would be ignored or would make decisions meaningless is
- * refused before the session rather than dropped.
+ * a list of {"gate" or "key": ID, "k": > 0, "window": >= 1, "floor": >= 0},
+ * the window never below min_sessions (the contract's minimum: a smaller
+ * window would never hold enough sessions to decide). An entry that would
+ * be ignored or would make decisions meaningless is refused before the
+ * session rather than dropped.
  */
-int bg_runbook_check_thresholds(const json_t *list, struct bg_ctx *ctx)
+int bg_runbook_check_thresholds(const json_t *list, size_t min_sessions, struct bg_ctx *ctx)
 {
 	static const char *const fields[] = {"gate", "key", "k", "window", "floor", NULL};
 	size_t i;
@@ -239,6 +241,11 @@ int bg_runbook_check_thresholds(const json_t *list, struct bg_ctx *ctx)
 			rc = bg_error(ctx, BG_EPRECOND, "the registry's thresholds[%zu].k must be a number > 0", i);
 		else if ((v = json_object_get(t, "window")) && !(json_is_integer(v) && json_integer_value(v) >= 1))
 			rc = bg_error(ctx, BG_EPRECOND, "the registry's thresholds[%zu].window must be an integer >= 1", i);
+		else if (v && (size_t)json_integer_value(v) < min_sessions)
+			rc = bg_error(ctx, BG_EPRECOND,
+				      "the registry's thresholds[%zu].window %lld is below the comparison contract's "
+				      "minimum of %zu accepted sessions, so no decision could ever be made; use a window >= %zu",
+				      i, (long long)json_integer_value(v), min_sessions, min_sessions);
 		else if ((v = json_object_get(t, "floor")) && !(json_is_number(v) && json_number_value(v) >= 0))
 			rc = bg_error(ctx, BG_EPRECOND, "the registry's thresholds[%zu].floor must be a number >= 0", i);
 		bg_strbuf_release(&names);

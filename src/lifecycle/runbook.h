@@ -22,7 +22,7 @@ int bg_runbook_check_measure(const json_t *m, const char *rb, struct bg_ctx *ctx
 
 /* The registry's "thresholds" (NULL or null: none): a list of
  * {"gate" or "key": ID, "k" > 0, "window" >= 1, "floor" >= 0}. */
-int bg_runbook_check_thresholds(const json_t *list, struct bg_ctx *ctx);
+int bg_runbook_check_thresholds(const json_t *list, size_t min_sessions, struct bg_ctx *ctx);
 
 /* The profile matrix (NULL: none; display names its file) as `run` reads
  * it: an object whose comparison_contract is an object with comparison_key,

@@ -89,6 +89,7 @@ bad_measure "question: unknown field" '.runbooks.ok.question = "Is {gate} fast?"
 bad_measure "inputs: unknown field" '.runbooks.ok.inputs[0].path = "data/{dataset}.txt"' "gate 'life.ok' has no field 'dataset'"
 bad_measure "thresholds: a typo" '.thresholds = [{"gate": "life.ok", "K": 3}]' "thresholds[0] has no field 'K'"
 bad_measure "thresholds: k 0" '.thresholds = [{"key": "x", "k": 0}]' "thresholds[0].k must be a number > 0"
+bad_measure "thresholds: a window below the minimum" '.thresholds = [{"gate": "life.ok", "window": 3}]' "thresholds[0].window 3 is below the comparison contract's minimum of 5 accepted sessions"
 cp "$work/registry.json" benchmarks/benchmark_registry.json && "$bin" render >/dev/null
 # the comparison key comes from the profile matrix: a broken one is refused,
 # never replaced by the default key fields

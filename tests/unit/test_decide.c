@@ -103,6 +103,33 @@ static void test_fewer_than_five(void **state)
 	json_decref(d);
 }
 
+/* Under a minimum of 0, an empty baseline, or one with none of this
+ * session's metrics, judges nothing: no-baseline, never pass. */
+static void test_nothing_judged_is_no_baseline(void **state)
+{
+	struct bg_session_facts s = facts(9, 1.0), b[2];
+	struct bg_decide_opts o;
+	json_t *d;
+
+	(void)state;
+	bg_decide_opts_init(&o);
+	o.min_sessions = 0;
+	assert_int_equal(bg_decide(&s, NULL, 0, &o, &d), BG_DECISION_NO_BASELINE);
+	assert_string_equal(json_string_value(json_array_get(json_object_get(d, "reasons"), 0)),
+			    "0 accepted sessions of this key; nothing to compare with (report only)");
+	json_decref(d);
+	b[0] = facts(1, NAN);
+	b[1] = facts(2, NAN);
+	assert_int_equal(bg_decide(&s, b, 2, &o, &d), BG_DECISION_NO_BASELINE);
+	assert_string_equal(json_string_value(json_array_get(json_object_get(d, "reasons"), 0)),
+			    "no metric of this session has a value in its baseline of 2 sessions (report only)");
+	json_decref(d);
+	/* one comparable session is enough under a minimum of 0 */
+	b[0] = facts(1, 1.0);
+	assert_int_equal(bg_decide(&s, b, 2, &o, &d), BG_DECISION_PASS);
+	json_decref(d);
+}
+
 static void test_block_wins(void **state)
 {
 	const char *const why[] = {"parity failed on run 3", NULL};
@@ -234,6 +261,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_identical_sessions),
+		cmocka_unit_test(test_nothing_judged_is_no_baseline),
 		cmocka_unit_test(test_one_outlier),
 		cmocka_unit_test(test_improvement_is_investigated),
 		cmocka_unit_test(test_fewer_than_five),
