@@ -59,6 +59,14 @@ int bg_store_get_session(struct bg_store *st, long long id, json_t **out, struct
 int bg_store_set_decision(struct bg_store *st, long long id, const char *key_id, const json_t *key,
 			  const json_t *decision, const char *curation, struct bg_ctx *ctx);
 /*
+ * bg_store_put_session and bg_store_set_decision in one transaction: a gate
+ * session is never stored without its key and decision, whatever stops the
+ * writer. *id receives the new session id.
+ */
+int bg_store_put_decided_session(struct bg_store *st, const json_t *session, const char *key_id,
+				 const json_t *key, const json_t *decision, const char *curation, long long *id,
+				 struct bg_ctx *ctx);
+/*
  * The baseline of a key: summaries (as bg_store_list_sessions, plus
  * "key_id", "decision", "curation") of sessions with that key_id whose
  * curation is "accepted" or "auto-accepted", tier "scheduled-profile" or

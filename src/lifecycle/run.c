@@ -760,6 +760,8 @@ static void apply_thresholds(const struct bg_run_request *q, const char *gate_id
 		}
 }
 
+/* Decides against the key's baseline, then stores the session with its key
+ * and decision in one transaction (res->session_id set). */
 static int decide_and_store(struct run *r, struct bg_store *store, json_t *session, json_t *context,
 			    struct bg_ctx *ctx)
 {
@@ -787,7 +789,8 @@ static int decide_and_store(struct run *r, struct bg_store *store, json_t *sessi
 	bg_decide_opts_init(&o);
 	o.min_sessions = contract_minimum(q);
 	apply_thresholds(q, r->gate_id, r->res->key_id, &o);
-	if ((rc = bg_store_baseline(store, r->res->key_id, r->res->session_id, (long)o.window, &base, ctx)))
+	/* the session is not stored yet: it is stored with its decision, below */
+	if ((rc = bg_store_baseline(store, r->res->key_id, 0, (long)o.window, &base, ctx)))
 		goto out;
 	n = json_array_size(base);
 	facts = bg_xcalloc(n + 1, sizeof(*facts));
@@ -807,7 +810,7 @@ static int decide_and_store(struct run *r, struct bg_store *store, json_t *sessi
 		const json_t *st = json_object_get(session, "statistics");
 		const json_t *timing = bg_measure_timing_stats(session); /* wall, or the reported samples */
 
-		me.id = r->res->session_id;
+		me.id = 0;
 		me.metric[BG_METRIC_P50] = stat_of(timing, NULL, "p50", 1e-9);
 		me.metric[BG_METRIC_P95] = stat_of(timing, NULL, "p95", 1e-9);
 		me.metric[BG_METRIC_MAX] = stat_of(timing, NULL, "max", 1e-9);
@@ -819,7 +822,8 @@ static int decide_and_store(struct run *r, struct bg_store *store, json_t *sessi
 	json_object_set_new(r->res->decision, "key_id", json_string(r->res->key_id));
 	json_object_set_new(r->res->decision, "tier", json_string(q->tier));
 	curation = d == BG_DECISION_BLOCK ? "rejected" : d == BG_DECISION_INVESTIGATE ? "pending" : "auto-accepted";
-	rc = bg_store_set_decision(store, r->res->session_id, r->res->key_id, key, r->res->decision, curation, ctx);
+	rc = bg_store_put_decided_session(store, session, r->res->key_id, key, r->res->decision, curation,
+					  &r->res->session_id, ctx);
 out:
 	free(why);
 	free(facts);
@@ -1057,7 +1061,6 @@ int bg_run_gate(const struct bg_run_request *req, struct bg_run_result *res, str
 	json_object_set_new(session, "lease", json_pack("{s:s, s:b}", "device", r.computer_slug,
 							"held_throughout", bg_lease_held(&r.lease)));
 	if ((rc = bg_store_open(r.cfg->store, r.cfg->root, true, &store, ctx)) ||
-	    (rc = bg_store_put_session(store, session, &res->session_id, ctx)) ||
 	    (rc = decide_and_store(&r, store, session, context, ctx))) {
 		char *msg = bg_xstrdup(bg_ctx_message(ctx));
 		record_failure(&r, msg, "error.json");

@@ -433,10 +433,21 @@ static int prepare_runs_insert(struct sqlite_store *s, int rows, sqlite3_stmt **
 	return rc == SQLITE_OK ? 0 : -1;
 }
 
-static int put_session(struct bg_store *base, const json_t *doc, long long *id,
-		       struct bg_ctx *ctx)
+static int write_decision(struct sqlite_store *s, long long id, const char *key_id, const json_t *key,
+			  const json_t *decision, const char *curation);
+static bool decision_complete(const char *key_id, const json_t *key, const json_t *decision, const char *curation);
+
+/* A gate session's key, decision and curation, stored with it. */
+struct decided {
+	const char *key_id;
+	const json_t *key, *decision;
+	const char *curation;
+};
+
+/* The session and its runs (and dec, when not NULL) in one transaction. */
+static int insert_session(struct sqlite_store *s, const json_t *doc, const struct decided *dec, long long *id,
+			  struct bg_ctx *ctx)
 {
-	struct sqlite_store *s = (struct sqlite_store *)base;
 	const json_t *stats = json_object_get(doc, "statistics"), *prov = json_object_get(doc, "provenance");
 	const json_t *runs = json_object_get(doc, "runs"), *timing = bg_measure_timing_stats(doc);
 	struct bg_strbuf text = BG_STRBUF_INIT;
@@ -525,6 +536,8 @@ static int put_session(struct bg_store *base, const json_t *doc, long long *id,
 	sym_sqlite3_finalize(st);
 	st = NULL;
 	bg_strbuf_release(&text);
+	if (dec && write_decision(s, *id, dec->key_id, dec->key, dec->decision, dec->curation) != 0)
+		goto fail;
 	if (sym_sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
 		goto fail;
 	return BG_OK;
@@ -534,6 +547,23 @@ fail:
 	bg_strbuf_release(&text);
 	sym_sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 	return rc;
+}
+
+static int put_session(struct bg_store *base, const json_t *doc, long long *id, struct bg_ctx *ctx)
+{
+	return insert_session((struct sqlite_store *)base, doc, NULL, id, ctx);
+}
+
+static int put_decided_session(struct bg_store *base, const json_t *doc, const char *key_id, const json_t *key,
+			       const json_t *decision, const char *curation, long long *id, struct bg_ctx *ctx)
+{
+	struct sqlite_store *s = (struct sqlite_store *)base;
+	struct decided dec = {key_id, key, decision, curation};
+
+	if (!decision_complete(key_id, key, decision, curation))
+		return bg_error(ctx, BG_ECHECK, "%s: a decision needs a key id, a key, a decision document "
+				"with 'decision', and a curation", s->display);
+	return insert_session(s, doc, &dec, id, ctx);
 }
 
 static json_t *column_json(sqlite3_stmt *st, int i)
@@ -764,28 +794,23 @@ static int log_curation(struct sqlite_store *s, long long id, const char *curati
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
-static int set_decision(struct bg_store *base, long long id, const char *key_id, const json_t *key,
-			const json_t *decision, const char *curation, struct bg_ctx *ctx)
+/* The key, decision and automatic curation of session id, inside the
+ * caller's transaction: 0, 1 when no session has that id, -1 on a store
+ * failure (the connection holds the error). */
+static int write_decision(struct sqlite_store *s, long long id, const char *key_id, const json_t *key,
+			  const json_t *decision, const char *curation)
 {
-	struct sqlite_store *s = (struct sqlite_store *)base;
 	const char *name = json_string_value(json_object_get(decision, "decision"));
 	sqlite3_stmt *st = NULL;
 	char why[64];
-	int rc;
 
-	if (!key_id || !json_is_object(key) || !name || !curation)
-		return bg_error(ctx, BG_ECHECK, "%s: a decision needs a key id, a key, a decision document "
-				"with 'decision', and a curation", s->display);
-	rc = exec(s, "BEGIN IMMEDIATE", "cannot start the decision transaction", ctx);
-	if (rc)
-		return rc;
 	if (sym_sqlite3_prepare_v2(s->db,
 				   "UPDATE sessions SET key_id = ?, key = ?, decision = ?, decision_doc = ?,"
 				   " curation = ?, curated_by = 'benchgate',"
 				   " curated_at = strftime('%Y-%m-%dT%H:%M:%fZ','now'), curation_why = ?"
 				   " WHERE id = ?",
 				   -1, &st, NULL) != SQLITE_OK)
-		goto fail;
+		return -1;
 	snprintf(why, sizeof(why), "decision: %s", name);
 	sym_sqlite3_bind_text(st, 1, key_id, -1, SQLITE_TRANSIENT);
 	bind_json(st, 2, key);
@@ -794,23 +819,42 @@ static int set_decision(struct bg_store *base, long long id, const char *key_id,
 	sym_sqlite3_bind_text(st, 5, curation, -1, SQLITE_TRANSIENT);
 	sym_sqlite3_bind_text(st, 6, why, -1, SQLITE_TRANSIENT);
 	sym_sqlite3_bind_int64(st, 7, id);
-	if (sym_sqlite3_step(st) != SQLITE_DONE)
-		goto fail;
+	if (sym_sqlite3_step(st) != SQLITE_DONE) {
+		sym_sqlite3_finalize(st);
+		return -1;
+	}
 	sym_sqlite3_finalize(st);
-	st = NULL;
-	if (sym_sqlite3_changes(s->db) == 0) {
+	if (sym_sqlite3_changes(s->db) == 0)
+		return 1;
+	return log_curation(s, id, curation, why, "benchgate") ? -1 : 0;
+}
+
+static bool decision_complete(const char *key_id, const json_t *key, const json_t *decision, const char *curation)
+{
+	return key_id && json_is_object(key) && json_string_value(json_object_get(decision, "decision")) && curation;
+}
+
+static int set_decision(struct bg_store *base, long long id, const char *key_id, const json_t *key,
+			const json_t *decision, const char *curation, struct bg_ctx *ctx)
+{
+	struct sqlite_store *s = (struct sqlite_store *)base;
+	int rc;
+
+	if (!decision_complete(key_id, key, decision, curation))
+		return bg_error(ctx, BG_ECHECK, "%s: a decision needs a key id, a key, a decision document "
+				"with 'decision', and a curation", s->display);
+	rc = exec(s, "BEGIN IMMEDIATE", "cannot start the decision transaction", ctx);
+	if (rc)
+		return rc;
+	rc = write_decision(s, id, key_id, key, decision, curation);
+	if (rc == 1) {
 		sym_sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 		return bg_error(ctx, BG_ECHECK, "%s: no session with id %lld; see 'benchgate sessions'",
 				s->display, id);
 	}
-	if (log_curation(s, id, curation, why, "benchgate"))
-		goto fail;
-	if (sym_sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
-		goto fail;
-	return BG_OK;
-fail:
+	if (rc == 0 && sym_sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK)
+		return BG_OK;
 	rc = db_error(s, ctx, "cannot store the decision");
-	sym_sqlite3_finalize(st);
 	sym_sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 	return rc;
 }
@@ -841,6 +885,7 @@ static int curate(struct bg_store *base, long long id, const char *curation, con
 	struct sqlite_store *s = (struct sqlite_store *)base;
 	sqlite3_stmt *st = NULL;
 	char *decision = NULL;
+	bool gate = false;
 	int rc, step;
 
 	if (!curation || (strcmp(curation, "accepted") != 0 && strcmp(curation, "rejected") != 0))
@@ -850,13 +895,15 @@ static int curate(struct bg_store *base, long long id, const char *curation, con
 	rc = exec(s, "BEGIN IMMEDIATE", "cannot start the curation transaction", ctx);
 	if (rc)
 		return rc;
-	if (sym_sqlite3_prepare_v2(s->db, "SELECT decision FROM sessions WHERE id = ?", -1, &st, NULL) !=
+	if (sym_sqlite3_prepare_v2(s->db, "SELECT decision, gate_id FROM sessions WHERE id = ?", -1, &st, NULL) !=
 	    SQLITE_OK)
 		goto fail;
 	sym_sqlite3_bind_int64(st, 1, id);
 	step = sym_sqlite3_step(st);
 	if (step == SQLITE_ROW && sym_sqlite3_column_type(st, 0) == SQLITE_TEXT)
 		decision = bg_xstrdup((const char *)sym_sqlite3_column_text(st, 0));
+	if (step == SQLITE_ROW)
+		gate = sym_sqlite3_column_type(st, 1) == SQLITE_TEXT;
 	sym_sqlite3_finalize(st);
 	st = NULL;
 	if (step != SQLITE_ROW && step != SQLITE_DONE)
@@ -867,6 +914,10 @@ static int curate(struct bg_store *base, long long id, const char *curation, con
 		if (step == SQLITE_DONE)
 			rc = bg_error(ctx, BG_ECHECK, "%s: no session with id %lld; see 'benchgate sessions'",
 				      s->display, id);
+		else if (!decision && gate)
+			rc = bg_error(ctx, BG_ECHECK, "session %lld has no decision: it is a gate session stored "
+				      "without one (its run stopped before deciding); there is nothing to accept or "
+				      "reject: run the gate again", id);
 		else if (!decision)
 			rc = bg_error(ctx, BG_ECHECK, "session %lld has no decision: it is a diagnostic "
 				      "session ('benchgate measure'), not a gate session ('benchgate run "
@@ -1000,8 +1051,8 @@ static void close_store(struct bg_store *base)
 }
 
 static const struct bg_store_ops sqlite_ops = {
-	put_session, list_sessions, get_session, set_decision, baseline, curate, history, verdict,
-	last_of_gate, schema_version, close_store,
+	put_session, put_decided_session, list_sessions, get_session, set_decision, baseline, curate,
+	history, verdict, last_of_gate, schema_version, close_store,
 };
 
 int bg_store_sqlite_open(const char *path, const char *display, bool create,

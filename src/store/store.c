@@ -43,6 +43,12 @@ int bg_store_put_session(struct bg_store *st, const json_t *session, long long *
 	return st->ops->put_session(st, session, id, ctx);
 }
 
+int bg_store_put_decided_session(struct bg_store *st, const json_t *session, const char *key_id, const json_t *key,
+				 const json_t *decision, const char *curation, long long *id, struct bg_ctx *ctx)
+{
+	return st->ops->put_decided_session(st, session, key_id, key, decision, curation, id, ctx);
+}
+
 int bg_store_list_sessions(struct bg_store *st, long last, json_t **out, struct bg_ctx *ctx)
 {
 	return st->ops->list_sessions(st, last, out, ctx);

@@ -11,6 +11,9 @@
 struct bg_store_ops {
 	int (*put_session)(struct bg_store *st, const json_t *session, long long *id,
 			   struct bg_ctx *ctx);
+	int (*put_decided_session)(struct bg_store *st, const json_t *session, const char *key_id,
+				   const json_t *key, const json_t *decision, const char *curation, long long *id,
+				   struct bg_ctx *ctx);
 	int (*list_sessions)(struct bg_store *st, long last, json_t **out, struct bg_ctx *ctx);
 	int (*get_session)(struct bg_store *st, long long id, json_t **out, struct bg_ctx *ctx);
 	int (*set_decision)(struct bg_store *st, long long id, const char *key_id, const json_t *key,

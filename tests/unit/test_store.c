@@ -1,7 +1,8 @@
 /*
  * test_store.c - the SQLite store: creation on first use, migrations,
  * put/list/get round trip, unknown ids, unsupported stores, and stored
- * JSON damaged outside benchgate (refused with the session named).
+ * JSON damaged outside benchgate (refused with the session named), and a
+ * gate session stored with its decision in one transaction.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -290,6 +291,57 @@ static void test_upgrade(void **state)
 	bg_ctx_release(&ctx);
 }
 
+/*
+ * A gate session and its decision go in one transaction: when writing the
+ * decision fails (here a trigger refuses the curation log), the session is
+ * not stored either; one stored without a decision (by an earlier
+ * benchgate) is named as such, not as a diagnostic session.
+ */
+static void test_decided_session(void **state)
+{
+	struct bg_store *st = NULL;
+	struct bg_ctx ctx;
+	json_t *doc, *key, *decision, *rows, *v;
+	long long id = 0, id2 = 0;
+	char spec[] = "sqlite:decided.sqlite3", path[300];
+
+	(void)state;
+	bg_ctx_init(&ctx);
+	snprintf(path, sizeof(path), "%s/decided.sqlite3", dir);
+	key = json_pack("{s:[], s:{}, s:s}", "fields", "values", "id", "k1");
+	decision = json_pack("{s:s, s:[], s:[], s:[]}", "decision", "no-baseline", "reasons", "baseline", "metrics");
+	doc = session_doc("ok", 5e7);
+	json_object_set_new(doc, "kind", json_string("gate"));
+	json_object_set_new(doc, "gate_id", json_string("g.one"));
+	json_object_set_new(doc, "tier", json_string("scheduled-profile"));
+	assert_int_equal(bg_store_open(spec, dir, true, &st, &ctx), BG_OK);
+	assert_int_equal(bg_store_put_decided_session(st, doc, "k1", key, decision, "auto-accepted", &id, &ctx), BG_OK);
+	assert_int_equal(bg_store_verdict(st, id, &v, &ctx), BG_OK);
+	assert_string_equal(json_string_value(json_object_get(v, "decision")), "no-baseline");
+	assert_string_equal(json_string_value(json_object_get(v, "key_id")), "k1");
+	assert_string_equal(json_string_value(json_object_get(v, "curation")), "auto-accepted");
+	json_decref(v);
+	bg_store_close(st);
+
+	damage(path, "CREATE TRIGGER refuse BEFORE INSERT ON curations BEGIN SELECT RAISE(ABORT, 'refused'); END;");
+	assert_int_equal(bg_store_open(spec, dir, false, &st, &ctx), BG_OK);
+	assert_int_equal(bg_store_put_decided_session(st, doc, "k1", key, decision, "auto-accepted", &id2, &ctx),
+			 BG_EIO);
+	assert_non_null(strstr(bg_ctx_message(&ctx), "refused"));
+	assert_int_equal(bg_store_list_sessions(st, 0, &rows, &ctx), BG_OK);
+	assert_int_equal(json_array_size(rows), 1);
+	json_decref(rows);
+	/* a gate session without a decision has nothing to curate, and says why */
+	assert_int_equal(bg_store_put_session(st, doc, &id2, &ctx), BG_OK);
+	assert_int_equal(bg_store_curate(st, id2, "accepted", "fine", "me", &ctx), BG_ECHECK);
+	assert_non_null(strstr(bg_ctx_message(&ctx), "it is a gate session stored without one"));
+	bg_store_close(st);
+	json_decref(doc);
+	json_decref(key);
+	json_decref(decision);
+	bg_ctx_release(&ctx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -298,6 +350,7 @@ int main(void)
 		cmocka_unit_test(test_damaged),
 		cmocka_unit_test(test_newer_schema),
 		cmocka_unit_test(test_upgrade),
+		cmocka_unit_test(test_decided_session),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
