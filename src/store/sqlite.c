@@ -108,6 +108,31 @@ static int current_version(struct sqlite_store *s, int *version, struct bg_ctx *
 	return BG_OK;
 }
 
+/*
+ * A database with tables of its own but no schema_migrations is some other
+ * program's: refused before anything (WAL mode, benchgate's tables) is
+ * written into it.
+ */
+static int refuse_foreign(struct sqlite_store *s, struct bg_ctx *ctx)
+{
+	sqlite3_stmt *st;
+	int rc, version, tables = 0;
+
+	if ((rc = current_version(s, &version, ctx)) || version > 0)
+		return rc;
+	if (sym_sqlite3_prepare_v2(s->db, "SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'", -1,
+				   &st, NULL) != SQLITE_OK)
+		return db_error(s, ctx, "cannot read the schema");
+	if (sym_sqlite3_step(st) == SQLITE_ROW)
+		tables = sym_sqlite3_column_int(st, 0);
+	sym_sqlite3_finalize(st);
+	if (tables > 0)
+		return bg_error(ctx, BG_EIO, "%s: not a benchgate store (it holds %d table%s or index%s of another "
+				"program's, and no benchgate schema); name another file in 'store' of benchgate.json",
+				s->display, tables, tables == 1 ? "" : "s", tables == 1 ? "" : "es");
+	return BG_OK;
+}
+
 static int migrate(struct sqlite_store *s, struct bg_ctx *ctx)
 {
 	int rc = current_version(s, &s->version, ctx);
@@ -1059,9 +1084,21 @@ int bg_store_sqlite_open(const char *path, const char *display, bool create,
 			 struct bg_store **out, struct bg_ctx *ctx)
 {
 	struct sqlite_store *s;
+	struct stat st;
 	int rc;
 
 	*out = NULL;
+	/* there, but not a file SQLite can use: never taken for no store */
+	if (stat(path, &st) == 0) {
+		if (!S_ISREG(st.st_mode))
+			return bg_error(ctx, BG_EIO, "%s: cannot open the store: not a regular file",
+					display ? display : path);
+	} else if (errno != ENOENT) {
+		return bg_error(ctx, BG_EIO, "%s: cannot open the store: %s", display ? display : path,
+				strerror(errno));
+	} else if (lstat(path, &st) == 0) {
+		return bg_error(ctx, BG_EIO, "%s: cannot open the store: a link to nothing", display ? display : path);
+	}
 	if (!bg_is_file(path)) {
 		char *dir, *slash;
 
@@ -1091,8 +1128,10 @@ int bg_store_sqlite_open(const char *path, const char *display, bool create,
 		return rc;
 	}
 	sym_sqlite3_busy_timeout(s->db, 10000);
-	rc = exec(s, "PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL;",
-		  "cannot configure the store", ctx);
+	rc = refuse_foreign(s, ctx);
+	if (rc == BG_OK)
+		rc = exec(s, "PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL;",
+			  "cannot configure the store", ctx);
 	if (rc == BG_OK)
 		rc = migrate(s, ctx);
 	if (rc) {

@@ -342,6 +342,37 @@ static void test_decided_session(void **state)
 	bg_ctx_release(&ctx);
 }
 
+/* Another program's SQLite database is refused, and left as it was. */
+static void test_foreign_database(void **state)
+{
+	struct bg_store *st = NULL;
+	struct bg_ctx ctx;
+	sqlite3 *db = NULL;
+	sqlite3_stmt *q;
+	char path[300];
+	int n = -1;
+
+	(void)state;
+	bg_ctx_init(&ctx);
+	snprintf(path, sizeof(path), "%s/app.db", dir);
+	assert_int_equal(bg_sqlite_api_load(&ctx), BG_OK);
+	assert_int_equal(sym_sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL), SQLITE_OK);
+	assert_int_equal(sym_sqlite3_exec(db, "CREATE TABLE customers (id INTEGER)", NULL, NULL, NULL), SQLITE_OK);
+	sym_sqlite3_close(db);
+	assert_int_equal(bg_store_open("sqlite:app.db", dir, false, &st, &ctx), BG_EIO);
+	assert_null(st);
+	assert_non_null(strstr(bg_ctx_message(&ctx), "app.db: not a benchgate store"));
+	assert_int_equal(bg_store_open("sqlite:app.db", dir, true, &st, &ctx), BG_EIO);
+	assert_int_equal(sym_sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	assert_int_equal(sym_sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master", -1, &q, NULL), SQLITE_OK);
+	if (sym_sqlite3_step(q) == SQLITE_ROW)
+		n = sym_sqlite3_column_int(q, 0);
+	sym_sqlite3_finalize(q);
+	sym_sqlite3_close(db);
+	assert_int_equal(n, 1); /* no table of benchgate's added */
+	bg_ctx_release(&ctx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -351,6 +382,7 @@ int main(void)
 		cmocka_unit_test(test_newer_schema),
 		cmocka_unit_test(test_upgrade),
 		cmocka_unit_test(test_decided_session),
+		cmocka_unit_test(test_foreign_database),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
