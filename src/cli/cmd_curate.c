@@ -22,11 +22,13 @@ static const char *on_opt(int id, const char *v, void *data)
 	return NULL;
 }
 
-/* The user name: $USER, else $LOGNAME, else the password entry, else "uid N". */
+/* The user name: $USER, else $LOGNAME, else the password entry, else "uid N";
+ * control bytes shown as '?'. */
 static void user_name(char *buf, size_t n)
 {
 	const char *u = getenv("USER");
 	struct passwd *pw;
+	json_t *valid;
 
 	if (!u || !*u)
 		u = getenv("LOGNAME");
@@ -36,6 +38,13 @@ static void user_name(char *buf, size_t n)
 		snprintf(buf, n, "%s", u);
 	else
 		snprintf(buf, n, "uid %u", (unsigned)getuid());
+	/* shown back in tables, terminals and JSON: no control byte passes
+	 * through, and a name that is not UTF-8 keeps only its ASCII */
+	valid = json_string(buf);
+	for (char *p = buf; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f || (!valid && (unsigned char)*p >= 0x80))
+			*p = '?';
+	json_decref(valid);
 }
 
 static int curate(struct bg_cli *cli, const struct bg_cmd *self, const char *curation)

@@ -4,6 +4,7 @@
 #include "store/store_impl.h"
 #include "benchgate/fsutil.h"
 #include "benchgate/strbuf.h"
+#include "core/pyval.h"
 
 #include <string.h>
 
@@ -71,9 +72,57 @@ int bg_store_baseline(struct bg_store *st, const char *key_id, long long exclude
 	return st->ops->baseline(st, key_id, exclude_id, limit, out, ctx);
 }
 
+/*
+ * What is wrong with a curation reason, or NULL: it must read back as it
+ * was meant, in a terminal and in a table, so valid UTF-8 on one line (no
+ * control character, no line or paragraph separator) and not blank by
+ * Python's str.strip (Unicode spaces included).
+ */
+static const char *reason_problem(const char *why)
+{
+	const unsigned char *p = (const unsigned char *)why;
+	size_t start, len;
+
+	while (*p) {
+		unsigned c = *p, cp, n;
+
+		if (c < 0x80) {
+			if (c < 0x20 || c == 0x7f)
+				return "it holds a control character (a newline, tab or escape)";
+			p++;
+			continue;
+		}
+		if (c >= 0xc2 && c <= 0xdf)
+			n = 1, cp = c & 0x1f;
+		else if (c >= 0xe0 && c <= 0xef)
+			n = 2, cp = c & 0x0f;
+		else if (c >= 0xf0 && c <= 0xf4)
+			n = 3, cp = c & 0x07;
+		else
+			return "it is not valid UTF-8";
+		for (unsigned k = 1; k <= n; k++) {
+			if ((p[k] & 0xc0) != 0x80)
+				return "it is not valid UTF-8";
+			cp = cp << 6 | (p[k] & 0x3f);
+		}
+		if ((n == 2 && cp < 0x800) || (n == 3 && (cp < 0x10000 || cp > 0x10ffff)) ||
+		    (cp >= 0xd800 && cp <= 0xdfff))
+			return "it is not valid UTF-8";
+		if (cp <= 0x9f || cp == 0x2028 || cp == 0x2029)
+			return "it holds a control character or a line break";
+		p += n + 1;
+	}
+	bg_py_strip(why, strlen(why), &start, &len);
+	return len ? NULL : "it is blank";
+}
+
 int bg_store_curate(struct bg_store *st, long long id, const char *curation, const char *why,
 		    const char *who, struct bg_ctx *ctx)
 {
+	const char *problem = why ? reason_problem(why) : "it is missing";
+
+	if (problem)
+		return bg_error(ctx, BG_EUSAGE, "the reason (--why TEXT) must be one line of text: %s", problem);
 	return st->ops->curate(st, id, curation, why, who, ctx);
 }
 

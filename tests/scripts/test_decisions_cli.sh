@@ -85,6 +85,19 @@ check "accept blocked: reason"    grep -q "is blocked and cannot be accepted" "$
 check "accept investigate"        test "$(rc_of env USER=ana "$B" accept "$s7" --why "new allocator, expected")" = 0
 check "accept: who and why"       grep -q "session $s7 accepted by ana: new allocator, expected" "$work/out"
 check "compare shows curation"    test "$("$B" compare --json "$s7" | jq -r '.curation + "|" + .curated_by + "|" + .curation_why')" = "accepted|ana|new allocator, expected"
+# a reason must read back as meant: one line, printable, not blank
+check "why: newline refused"      test "$(rc_of "$B" accept "$s8" --why $'ok\n4  forged row')" = 2
+check "why: newline message"      grep -q "must be one line of text: it holds a control character" "$work/err"
+check "why: escape refused"       test "$(rc_of "$B" accept "$s8" --why $'ok \e[2J')" = 2
+check "why: carriage return refused" test "$(rc_of "$B" accept "$s8" --why $'\r')" = 2
+check "why: no-break spaces blank" test "$(rc_of "$B" accept "$s8" --why $'\xc2\xa0\xe3\x80\x80')" = 2
+check "why: blank message"        grep -q "it is blank" "$work/err"
+check "why: not UTF-8"            test "$(rc_of "$B" accept "$s8" --why $'caf\xe9')" = 2
+check "why: nothing stored"       test "$("$B" compare --json "$s8" | jq -r .curation)" = pending
+check "who: control bytes masked" test "$(rc_of env USER=$'ev\e[1mil' "$B" reject "$s8" --why "probe")" = 0
+check "who: stored masked"        test "$("$B" compare --json "$s8" | jq -r .curated_by)" = "ev?[1mil"
+check "who: not UTF-8, masked"    test "$(rc_of env USER=$'jos\xe9' "$B" reject "$s8" --why "probe")" = 0
+check "who: stored as ASCII"      test "$("$B" compare --json "$s8" | jq -r .curated_by)" = "jos?"
 check "reject investigate"        test "$(rc_of env USER=bo "$B" reject "$s8" --why "thermal throttling")" = 0
 s11=$(seed $G scheduled-profile 0.100)
 check "accepted joins baseline"   test "$("$B" compare --json "$s11" | jq -c '.baseline[:2]')" = "[$s7,$s6]"
