@@ -10,6 +10,7 @@
 #include "benchgate/json.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum { O_KEY, O_JSON };
@@ -63,6 +64,38 @@ static void table(struct bg_strbuf *out, const json_t *rows)
 	}
 }
 
+/*
+ * The full key id that prefix (4 to 64 hexadecimal digits, as the history
+ * table shows the first 8) names among the stored keys: *full is set (a
+ * copy the caller frees), or left NULL when no stored key starts so.
+ * BG_ECHECK when several do.
+ */
+static int resolve_key(struct bg_store *store, const char *prefix, char **full, struct bg_ctx *ctx)
+{
+	json_t *rows = NULL, *r;
+	size_t i, n = strlen(prefix);
+	int rc;
+
+	*full = NULL;
+	if ((rc = bg_store_history(store, NULL, NULL, &rows, ctx)))
+		return rc;
+	json_array_foreach(rows, i, r) {
+		const char *k = json_string_value(json_object_get(r, "key_id"));
+		if (!k || strncmp(k, prefix, n) != 0 || (*full && strcmp(*full, k) == 0))
+			continue;
+		if (*full) {
+			rc = bg_error(ctx, BG_ECHECK, "key '%s' is ambiguous: it begins %.12s... and %.12s...; "
+				      "give more of its digits", prefix, *full, k);
+			free(*full);
+			*full = NULL;
+			break;
+		}
+		*full = bg_xstrdup(k);
+	}
+	json_decref(rows);
+	return rc;
+}
+
 static int run_history(struct bg_cli *cli, const struct bg_cmd *self)
 {
 	static const struct bg_opt opts[] = {
@@ -78,6 +111,7 @@ static int run_history(struct bg_cli *cli, const struct bg_cmd *self)
 	struct bg_ctx ctx;
 	json_t *rows = NULL;
 	const char *gate;
+	char *full_key = NULL;
 	int rc;
 
 	if ((rc = bg_cli_parse(cli, self, opts, 1, false, on_opt, &a, &parsed)))
@@ -86,15 +120,18 @@ static int run_history(struct bg_cli *cli, const struct bg_cmd *self)
 		return bg_cli_usage_error(self, "give a gate or --key ID, not both");
 	if (!a.key && parsed.npos != 1)
 		return bg_cli_usage_error(self, "a gate id or --key ID is required");
-	if (a.key && !*a.key)
-		return bg_cli_usage_error(self, "--key needs a key id (see 'benchgate key SESSION')");
+	if (a.key && (strlen(a.key) < 4 || strlen(a.key) > 64 || strspn(a.key, "0123456789abcdef") != strlen(a.key)))
+		return bg_cli_usage_error(self, "--key needs a key id, or at least its first 4 of 64 lower-case "
+					  "hexadecimal digits (see 'benchgate key SESSION' or 'benchgate history GATE')");
 	gate = a.key ? NULL : parsed.pos[0];
 	if ((rc = bg_cli_load_config(cli, &cfg)))
 		return rc;
 	bg_ctx_init(&ctx);
 	rc = bg_store_open(cfg.store, cfg.root, false, &store, &ctx);
-	if (rc == BG_OK && store)
-		rc = bg_store_history(store, gate, a.key, &rows, &ctx);
+	if (rc == BG_OK && store && a.key && strlen(a.key) < 64)
+		rc = resolve_key(store, a.key, &full_key, &ctx);
+	if (rc == BG_OK && store && (!a.key || strlen(a.key) == 64 || full_key))
+		rc = bg_store_history(store, gate, full_key ? full_key : a.key, &rows, &ctx);
 	if (rc) {
 		bg_cli_fail(rc, bg_ctx_message(&ctx));
 		goto out;
@@ -111,6 +148,7 @@ static int run_history(struct bg_cli *cli, const struct bg_cmd *self)
 	}
 	rc = bg_cli_write(&sb, false);
 out:
+	free(full_key);
 	json_decref(rows);
 	bg_strbuf_release(&sb);
 	bg_store_close(store);
@@ -124,7 +162,8 @@ const struct bg_cmd bg_cmd_history = {
 	"list the sessions of a gate or a comparison key with their decisions",
 	"benchgate history GATE [--json]\n"
 	"       benchgate history --key ID [--json]",
-	"  --key ID   the sessions of one comparison key (see 'benchgate key SESSION')\n"
+	"  --key ID   the sessions of one comparison key (see 'benchgate key SESSION'); its\n"
+	"             first digits are enough when no other stored key begins with them\n"
 	"  --json     print a JSON array of session summaries\n",
 	run_history,
 };

@@ -121,6 +121,10 @@ check "history: every session"    test "$(grep -c "scheduled-profile\|release-si
 check "history: curation shown"   grep -q "accepted by ana" "$work/out"
 K=$("$B" key --json "$s6" | jq -r .key_id)
 check "history --key"             test "$("$B" history --key "$K" --json | jq length)" = 11
+check "history --key, 8 digits"   test "$("$B" history --key "${K:0:8}" --json | jq length)" = 11
+check "history --key, 8 digits: one key" test "$("$B" history --key "${K:0:8}" --json | jq -r '[.[].key_id] | unique | .[]')" = "$K"
+check "history --key, not hex: 2" test "$(rc_of "$B" history --key "KEY-1")" = 2
+check "history --key, 3 digits: 2" test "$(rc_of "$B" history --key "${K:0:3}")" = 2
 check "history --json fields"     test "$("$B" history --json $G | jq -r '.[0] | [.decision, .curation, .tier] | join(",")')" = "no-baseline,auto-accepted,scheduled-profile"
 check "history unknown gate"      test "$(rc_of "$B" history nope)" = 0
 check "history unknown message"   grep -q "no sessions stored for gate 'nope'" "$work/out"
