@@ -21,6 +21,22 @@ static const char *on_opt(int id, const char *v, void *data)
 	return NULL;
 }
 
+/* The characters (UTF-8 code points) of s[0..len); *at receives the byte
+ * offset where character number n (0-based) starts, or len. */
+static size_t utf8_chars(const char *s, size_t len, size_t n, size_t *at)
+{
+	size_t chars = 0;
+
+	*at = len;
+	for (size_t i = 0; i < len; i++)
+		if (((unsigned char)s[i] & 0xc0) != 0x80) {
+			if (chars == n)
+				*at = i;
+			chars++;
+		}
+	return chars;
+}
+
 static int run_key(struct bg_cli *cli, const struct bg_cmd *self)
 {
 	static const struct bg_opt opts[] = {{"json", 0, BG_OPT_FLAG, 1, false}, {0}};
@@ -76,19 +92,22 @@ static int run_key(struct bg_cli *cli, const struct bg_cmd *self)
 		bg_strbuf_addf(&sb, "%-20s %-44s %s\n", "field", "value", "source");
 		json_array_foreach(json_object_get(key, "fields"), i, f) {
 			struct bg_strbuf val = BG_STRBUF_INIT;
+			size_t chars, at41 = 0;
 			char *text = json_dumps(json_object_get(f, "value"),
 						JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
 
 			bg_strbuf_adds(&val, text ? text : "null");
 			free(text);
-			if (val.len > 44) {
+			/* characters, not bytes: a cut never splits a UTF-8 sequence */
+			if ((chars = utf8_chars(val.buf, val.len, 41, &at41)) > 44) {
 				cut = true;
-				val.len = 41;
-				val.buf[41] = '\0';
+				val.len = at41;
+				val.buf[at41] = '\0';
 				bg_strbuf_adds(&val, "...");
+				chars = 44;
 			}
-			bg_strbuf_addf(&sb, "%-20s %-44s %s\n", bg_json_str_or(json_object_get(f, "field"), "n/a"),
-				       val.buf, bg_json_str_or(json_object_get(f, "source"), "n/a"));
+			bg_strbuf_addf(&sb, "%-20s %s%*s %s\n", bg_json_str_or(json_object_get(f, "field"), "n/a"),
+				       val.buf, (int)(44 - chars), "", bg_json_str_or(json_object_get(f, "source"), "n/a"));
 			bg_strbuf_release(&val);
 		}
 		if (cut)

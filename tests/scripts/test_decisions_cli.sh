@@ -108,6 +108,11 @@ check "pending never does"        true
 check "key: exit 0"               test "$(rc_of "$B" key "$s6")" = 0
 check "key: gate field"           grep -q "^gate .*\"$G\" .*context: gate" "$work/out"
 check "key: revision"             grep -q "^revision .*context: revision" "$work/out"
+# a long value is cut by characters, never inside a UTF-8 sequence
+s_utf=$(seed bin.cpu.test-box.bin1.warm scheduled-profile 0.1 computer="$(printf 'a%.0s' $(seq 39))éééé")
+check "key: long UTF-8 value"     test "$(rc_of "$B" key "$s_utf")" = 0
+check "key: output is UTF-8"      iconv -f UTF-8 -t UTF-8 "$work/out"
+check "key: cut after 41 characters" grep -q "^computer .*\"$(printf 'a%.0s' $(seq 39))é\.\.\. " "$work/out"
 check "key --json fields"         test "$("$B" key --json "$s6" | jq -r '[.fields[].field] | join(",")')" = "gate,computer,revision"
 check "same key for all"          test "$("$B" key --json "$s6" | jq -r .key_id)" = "$("$B" key --json "$s7" | jq -r .key_id)"
 # a different revision is a different key: no-baseline again
