@@ -76,8 +76,10 @@ int bg_store_put_decided_session(struct bg_store *st, const json_t *session, con
 int bg_store_baseline(struct bg_store *st, const char *key_id, long long exclude_id, long limit,
 		      json_t **out, struct bg_ctx *ctx);
 /*
- * A person's curation: curation "accepted" or "rejected", with why (non-empty),
- * who and when recorded. BG_ECHECK for an unknown id, for a session without
+ * A person's curation: curation "accepted" or "rejected", with why, who and
+ * when recorded. why must be one line of UTF-8 text, without control
+ * characters, not blank (Unicode spaces included): BG_EUSAGE otherwise,
+ * naming what is wrong. BG_ECHECK for an unknown id, for a session without
  * a decision (nothing to curate), and for accepting a blocked session
  * (the message says why). Every curation, the automatic one of
  * bg_store_set_decision included, is also appended to a log (table

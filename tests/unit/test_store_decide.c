@@ -216,7 +216,8 @@ static void test_curation_rules(void **state)
 	assert_non_null(strstr(bg_ctx_message(&ctx), "has no decision"));
 	assert_int_equal(bg_store_curate(st, 9999, "accepted", "x", "ana", &ctx), BG_ECHECK);
 	assert_non_null(strstr(bg_ctx_message(&ctx), "no session with id 9999"));
-	assert_int_equal(bg_store_curate(st, inv, "accepted", "", "ana", &ctx), BG_ECHECK);
+	assert_int_equal(bg_store_curate(st, inv, "accepted", "", "ana", &ctx), BG_EUSAGE);
+	assert_int_equal(bg_store_curate(st, inv, "accepted", "two\nlines", "ana", &ctx), BG_EUSAGE);
 	assert_int_equal(bg_store_curate(st, inv, "maybe", "x", "ana", &ctx), BG_ECHECK);
 	/* rejecting a blocked session is allowed (it already never counts) */
 	assert_int_equal(bg_store_curate(st, blocked, "rejected", "confirmed parity bug", "ana", &ctx), BG_OK);
