@@ -2,8 +2,9 @@
  * cmd_repeat.c - `benchgate repeat SESSION`: runs two more sessions of the
  * same gate, tier and question (what an investigate decision asks for) and
  * keeps all three. It executes this same program (/proc/self/exe) as
- * `benchgate -C ROOT [--config FILE] run GATE --tier TIER --question Q`
- * twice, one after the other, so each run takes the device lease, writes
+ * `benchgate -C ROOT [--config FILE] run GATE --tier TIER --question Q
+ * [-w N] [-r N] [--timeout S]` (the warmups, repetitions and timeout the
+ * session ran with) twice, one after the other, so each run takes the device lease, writes
  * its experiment and stores its session and decision exactly as a run
  * started by hand; their output passes through. Then it lists the three
  * sessions with their decisions.
@@ -75,6 +76,7 @@ static int run_repeat(struct bg_cli *cli, const struct bg_cmd *self)
 	struct bg_strbuf sb = BG_STRBUF_INIT;
 	struct bg_ctx ctx;
 	json_t *doc = NULL;
+	const json_t *measure;
 	const char *gate, *tier, *question;
 	long long id, ids[3] = {0, 0, 0};
 	struct bg_cli_stop stop;
@@ -117,16 +119,18 @@ static int run_repeat(struct bg_cli *cli, const struct bg_cmd *self)
 	ids[0] = id;
 	bg_cli_catch_stop(&interrupted, &stop);
 	caught = true;
+	measure = json_object_get(json_object_get(doc, "context"), "measure");
 	for (int k = 1; k <= 2; k++) {
-		char *argv[16];
+		char *argv[24], warmups[32], runs[32], timeout[40];
 		int n = 0, st;
 
 		argv[n++] = (char *)"benchgate";
 		argv[n++] = (char *)"-C";
 		argv[n++] = cfg.root;
-		if (cli->config_file) {
+		if (cli->config_file && cfg.config_path) {
+			/* as the root names it: the child reads it from -C ROOT */
 			argv[n++] = (char *)"--config";
-			argv[n++] = (char *)cli->config_file;
+			argv[n++] = cfg.config_path;
 		}
 		argv[n++] = (char *)"run";
 		argv[n++] = (char *)gate;
@@ -135,6 +139,23 @@ static int run_repeat(struct bg_cli *cli, const struct bg_cmd *self)
 		if (question) {
 			argv[n++] = (char *)"--question";
 			argv[n++] = (char *)question;
+		}
+		/* what the session ran with (its -w, -r and --timeout included), so
+		 * that the repeats land on the same key */
+		if (json_is_integer(json_object_get(measure, "warmups"))) {
+			snprintf(warmups, sizeof(warmups), "%lld", (long long)json_integer_value(json_object_get(measure, "warmups")));
+			argv[n++] = (char *)"-w";
+			argv[n++] = warmups;
+		}
+		if (json_is_integer(json_object_get(measure, "repetitions"))) {
+			snprintf(runs, sizeof(runs), "%lld", (long long)json_integer_value(json_object_get(measure, "repetitions")));
+			argv[n++] = (char *)"-r";
+			argv[n++] = runs;
+		}
+		if (json_is_number(json_object_get(measure, "timeout_seconds"))) {
+			snprintf(timeout, sizeof(timeout), "%.17g", json_number_value(json_object_get(measure, "timeout_seconds")));
+			argv[n++] = (char *)"--timeout";
+			argv[n++] = timeout;
 		}
 		argv[n] = NULL;
 		if (interrupted) {

@@ -3,7 +3,8 @@
  * include/benchgate/run.h). Exit 0 when the session counts (pass, no
  * baseline, investigate), 1 when it is blocked, 2 usage, 3 a refused
  * preflight, 4 an interruption or an I/O failure. An investigate decision is
- * repeated twice on the same key (all sessions kept) unless --no-repeat.
+ * repeated twice on the same key (all sessions kept) unless --no-repeat;
+ * a repeat that blocked makes the exit 1 whatever its place.
  */
 #include "cli/cli.h"
 #include "cli/measure_print.h"
@@ -12,6 +13,7 @@
 #include "benchgate/run.h"
 #include "benchgate/value.h"
 
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,7 +53,8 @@ static const char *on_opt(int id, const char *value, void *data)
 		return bg_cli_parse_int(value, &a->runs) && a->runs >= 1 ? NULL : "--runs needs a count of 1 or more";
 	case O_TIMEOUT:
 		a->timeout = strtod(value, &end);
-		return *value && !*end && a->timeout > 0 ? NULL : "--timeout needs a positive number of seconds";
+		return *value && !*end && a->timeout > 0 && isfinite(a->timeout) ? NULL
+										 : "--timeout needs a positive number of seconds";
 	case O_QUIET:
 		a->quiet = true;
 		return NULL;
@@ -125,6 +128,7 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 	json_t *all;
 	struct bg_ctx ctx;
 	int rc, attempts = 1;
+	bool blocked = false;
 
 	if ((rc = bg_cli_parse(cli, self, opts, 1, false, on_opt, &a, &parsed)))
 		return rc;
@@ -193,7 +197,10 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 		struct bg_run_result res;
 		const char *decision;
 
+		/* a repeat that blocked keeps the exit 1, whichever comes after it */
 		rc = bg_run_gate(&q, &res, &ctx);
+		if (!rc && blocked)
+			rc = BG_ECHECK;
 		if (rc) {
 			bg_cli_fail_ctx(rc, &ctx);
 			bg_ctx_init(&ctx);
@@ -215,8 +222,10 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 			bg_cli_write(&out, false);
 			bg_strbuf_reset(&out);
 		}
-		if (decision && strcmp(decision, "block") == 0)
+		if (decision && strcmp(decision, "block") == 0) {
 			rc = BG_ECHECK;
+			blocked = true;
+		}
 		if (i == 0 && decision && strcmp(decision, "investigate") == 0 && !a.no_repeat) {
 			attempts = 3;
 			if (!a.json)

@@ -347,6 +347,14 @@ static int preflight(struct run *r, struct bg_ctx *ctx)
 		r->measure = json_object();
 	else if ((rc = subst_json(measure, q->gate, &r->measure, ctx)))
 		return rc;
+	/* -w, -r and --timeout are part of what ran: the manifest, the key's
+	 * measure field and a repeat all see the values in force */
+	if (q->warmups >= 0)
+		json_object_set_new(r->measure, "warmups", json_integer(q->warmups));
+	if (q->runs > 0)
+		json_object_set_new(r->measure, "repetitions", json_integer(q->runs));
+	if (q->timeout > 0 && isfinite(q->timeout))
+		json_object_set_new(r->measure, "timeout_seconds", json_real(q->timeout));
 	/* the inputs, outputs and artifacts are all hashed: fail (exit 4) before
 	 * anything is written when libcrypto cannot be loaded */
 	if ((rc = bg_sha256_ready(ctx)) != BG_OK)
@@ -474,12 +482,6 @@ static int session_opts(struct run *r, struct bg_measure_opts *o, char **argv, s
 		o->runs = (long)json_integer_value(json_object_get(m, "repetitions"));
 	if (json_is_number(json_object_get(m, "timeout_seconds")))
 		o->timeout = json_number_value(json_object_get(m, "timeout_seconds"));
-	if (q->warmups >= 0)
-		o->warmups = q->warmups;
-	if (q->runs > 0)
-		o->runs = q->runs;
-	if (q->timeout >= 0)
-		o->timeout = q->timeout;
 	add_strings(json_object_get(m, "outputs"), &r->outputs, &r->noutputs);
 	o->outputs = (const char *const *)r->outputs;
 	o->noutputs = r->noutputs;

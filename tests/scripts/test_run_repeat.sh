@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# What `run` and `repeat` carry from one session to the next: the -w, -r and
+# --timeout a session ran with are in its manifest and its key, and repeat
+# runs with them again (same key); repeat started from a subfolder with a
+# relative --config reads the same file; and run's exit status after an
+# investigate decision is 1 when any repeat blocked, whatever its place.
+# Needs git and jq.
+set -u
+. "$(cd "$(dirname "$0")" && pwd)/checks.sh"
+B=${BENCHGATE:?}
+command -v jq >/dev/null || { echo "this test needs jq"; exit 1; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+commit() { git add -A && git -c user.email=t@t -c user.name=t commit -qm "$1"; }
+
+cp -R "${BENCHGATE_SOURCE:?}/tests/cli/trees/lifecycle" "$work/p"
+cd "$work/p" || exit 1
+printf '.benchgate/\nout/\nplan\n' >.gitignore
+"$B" render >/dev/null
+git init -q . && commit init || exit 1
+
+# overrides are part of what ran
+check "run -r 1 -w 0"              test "$(rc_of "$B" run -q life.ok -r 1 -w 0 --timeout 30)" = 0
+check "run -r 2 -w 0"              test "$(rc_of "$B" run -q life.ok -r 2 -w 0)" = 0
+m1=$(ls -d experiments/*-life-ok | sort | head -n 1)/manifest.json
+check "manifest: repetitions run"  test "$(jq .parameters.measure.repetitions "$m1")" = 1
+check "manifest: warmups run"      test "$(jq .parameters.measure.warmups "$m1")" = 0
+check "manifest: timeout run"      test "$(jq .parameters.measure.timeout_seconds "$m1")" = 30
+k1=$("$B" key 1 --json | jq -r .key_id)
+check "another count, another key" test "$("$B" key 2 --json | jq -r .key_id)" != "$k1"
+check "repeat: exit 0"             test "$(rc_of "$B" repeat 1)" = 0
+check "repeat: the same key"       test "$("$B" history --key "$k1" --json | jq length)" = 3
+check "repeat: the same run count" test "$("$B" session 4 --json | jq .counts.timed)" = 1
+
+# a relative --config from a subfolder
+mkdir sub && cp benchgate.json sub/alt.json && commit alt
+check "repeat --config from a subfolder" \
+	test "$(rc_of sh -c "cd sub && '$B' --config alt.json repeat 1")" = 0
+check "repeat --config: two more sessions" test "$("$B" history life.ok --json | jq length)" = 6
+
+# exit 1 when a repeat blocked, also when the last repeat did not: each
+# experiment reads its line of plan (fast, slow or bad output)
+cat >cmd.sh <<'SH'
+k=$(ls -d experiments/2*/ | wc -l); p=$(sed -n "${k}p" plan)
+case $p in
+fast) printf hello >"out/$1.txt" ;;
+slow) sleep 0.3; printf hello >"out/$1.txt" ;;
+bad) printf world >"out/$1.txt" ;;
+esac
+SH
+jq '.runbooks.ok.command = "sh cmd.sh {id}" | .runbooks.ok.measure.warmups = 0 | .runbooks.ok.measure.repetitions = 1' \
+	benchmarks/benchmark_registry.json >r.tmp && mv r.tmp benchmarks/benchmark_registry.json
+jq '.comparison_contract.minimum_accepted_sessions_before_hard_threshold = 1' \
+	benchmarks/profile_matrix.json >r.tmp && mv r.tmp benchmarks/profile_matrix.json
+"$B" render >/dev/null && commit plan
+n=$(ls -d experiments/2*/ | wc -l)
+{ for _ in $(seq "$n"); do echo fast; done; printf 'fast\nslow\nbad\nslow\n'; } >plan
+check "first of the key: exit 0"   test "$(rc_of "$B" run -q life.ok)" = 0
+check "investigate, block, investigate: exit 1" test "$(rc_of "$B" run -q life.ok)" = 1
+check "all three decided"          test "$("$B" history life.ok --json | jq -r '[.[-3:][].decision] | join(",")')" = investigate,block,investigate
+
+echo "$fails failed"
+[ "$fails" = 0 ]
