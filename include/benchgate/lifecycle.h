@@ -72,7 +72,9 @@ int bg_lease_status(const struct bg_config *cfg, json_t **out, struct bg_ctx *ct
 /*
  * Reserves experiments/ID/ for a new experiment, ID being
  * YYYYMMDD-<gate id with dots as dashes> (UTC date), then -2, -3 ... when
- * taken. The folder is created exclusively, so two runs never share one.
+ * taken: a folder that exists, or an id RUNS.md already has a row for
+ * (its folder removed by a git clean, say). The folder is created
+ * exclusively, so two runs never share one.
  */
 int bg_experiment_reserve(const struct bg_config *cfg, const char *gate_id, struct bg_strbuf *id,
 			  struct bg_ctx *ctx);

@@ -203,6 +203,13 @@ static void check_records(const struct bg_config *cfg, const json_t *session, js
 	bg_config_path(cfg, &abs, rel.buf);
 	if (bg_json_load_file(abs.buf, rel.buf, &manifest, &ctx) != BG_OK) {
 		add(p, "the manifest cannot be read: %s", bg_ctx_message(&ctx));
+	} else if (json_object_get(session, "id") &&
+		   !json_equal(json_object_get(manifest, "session_id"), json_object_get(session, "id"))) {
+		/* an experiment id used again (its first folder removed): these
+		 * records are another run's */
+		add(p, "%s records session %lld, not this session %lld: the experiment's records are another run's",
+		    rel.buf, (long long)json_integer_value(json_object_get(manifest, "session_id")),
+		    (long long)json_integer_value(json_object_get(session, "id")));
 	} else if (!str(manifest, "status") || strcmp(str(manifest, "status"), "completed") != 0) {
 		add(p, "%s has status '%s', not 'completed'", rel.buf,
 		    str(manifest, "status") ? str(manifest, "status") : "missing");

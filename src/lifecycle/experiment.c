@@ -16,10 +16,26 @@
 #include <time.h>
 #include <unistd.h>
 
+static bool row_of(const char *line, size_t len, const char *id);
+
+/* Whether the RUNS.md text names id in one of its rows. */
+static bool indexed(const struct bg_strbuf *runs, const char *id)
+{
+	for (size_t i = 0; i < runs->len;) {
+		const char *nl = memchr(runs->buf + i, '\n', runs->len - i);
+		size_t end = nl ? (size_t)(nl - runs->buf) + 1 : runs->len;
+
+		if (row_of(runs->buf + i, end - i, id))
+			return true;
+		i = end;
+	}
+	return false;
+}
+
 int bg_experiment_reserve(const struct bg_config *cfg, const char *gate_id, struct bg_strbuf *id,
 			  struct bg_ctx *ctx)
 {
-	struct bg_strbuf base = BG_STRBUF_INIT, dir = BG_STRBUF_INIT;
+	struct bg_strbuf base = BG_STRBUF_INIT, dir = BG_STRBUF_INIT, runs = BG_STRBUF_INIT, runs_path = BG_STRBUF_INIT;
 	time_t now = time(NULL);
 	struct tm tm;
 	char date[16];
@@ -40,6 +56,12 @@ int bg_experiment_reserve(const struct bg_config *cfg, const char *gate_id, stru
 	bg_config_path(cfg, &dir, cfg->experiments);
 	if ((rc = bg_mkdirs(dir.buf, ctx)))
 		goto out;
+	/* an id RUNS.md already names is taken even when its folder is gone
+	 * (a git clean): its row, and a session stored with it, would be
+	 * mistaken for the new experiment's */
+	bg_config_path(cfg, &runs_path, cfg->runs_index);
+	if (bg_is_file(runs_path.buf))
+		bg_file_read(runs_path.buf, NULL, &runs, NULL);
 	for (int n = 1; n < 10000; n++) {
 		struct bg_strbuf path = BG_STRBUF_INIT;
 
@@ -47,6 +69,8 @@ int bg_experiment_reserve(const struct bg_config *cfg, const char *gate_id, stru
 		bg_strbuf_addn(id, base.buf, base.len);
 		if (n > 1)
 			bg_strbuf_addf(id, "-%d", n);
+		if (indexed(&runs, id->buf))
+			continue;
 		bg_strbuf_addf(&path, "%s/%s", dir.buf, id->buf);
 		if (mkdir(path.buf, 0755) == 0) {
 			bg_strbuf_release(&path);
@@ -63,6 +87,8 @@ int bg_experiment_reserve(const struct bg_config *cfg, const char *gate_id, stru
 	}
 	rc = bg_error(ctx, BG_EIO, "%s: no free experiment id for '%s' today", cfg->experiments, base.buf);
 out:
+	bg_strbuf_release(&runs);
+	bg_strbuf_release(&runs_path);
 	bg_strbuf_release(&base);
 	bg_strbuf_release(&dir);
 	return rc;

@@ -65,6 +65,14 @@ check "repeat session: git excludes experiments" test "$("$B" session 3 --json |
 # the first session started on the committed tree (its manifest: dirty false)
 s=1
 check "session 1 has a tree peak"  test "$("$B" history life.full --json | jq '.[0].tree_peak_bytes != null')" = true
+# a manifest that records another session (an experiment id used again
+# after its folder was removed) is another run's records: refused
+e1=$("$B" session 1 --json | jq -r .experiment_id)
+cp "experiments/$e1/manifest.json" "$work/manifest1"
+jq '.session_id = 99' "$work/manifest1" >"experiments/$e1/manifest.json"
+check "promote: another run's records refused" test "$(rc_of "$B" promote 1)" = 1
+check "promote: says whose"        grep -q "records session 99, not this session 1" "$work/out" "$work/err"
+cp "$work/manifest1" "experiments/$e1/manifest.json"
 # promotions are serialised (each reads and rewrites the registry, the
 # evidence index and the document): promote waits while the lock is held
 flock .benchgate/promote.lock sleep 1 &

@@ -59,5 +59,12 @@ check "first of the key: exit 0"   test "$(rc_of "$B" run -q life.ok)" = 0
 check "investigate, block, investigate: exit 1" test "$(rc_of "$B" run -q life.ok)" = 1
 check "all three decided"          test "$("$B" history life.ok --json | jq -r '[.[-3:][].decision] | join(",")')" = investigate,block,investigate
 
+# an id RUNS.md names is never used again, even when its folder is gone
+last=$(ls -d experiments/2*-life-ok* | sort -V | tail -n 1)
+rm -rf "$last"
+"$B" run -q life.ok --no-repeat >/dev/null 2>&1
+check "a removed experiment's id is not reused" test "$(grep -c "^| ${last#experiments/} |" experiments/RUNS.md)" = 1
+check "the new experiment has an id of its own" test "$("$B" sessions --json | jq -r '.[-1].experiment_id')" != "${last#experiments/}"
+
 echo "$fails failed"
 [ "$fails" = 0 ]
