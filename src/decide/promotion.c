@@ -36,6 +36,12 @@ static const char *const criterion_titles[C_N] = {
 	"parity and output fingerprints",
 	"manifest, raw artifacts and a terminal RUNS.md row",
 };
+/* The gate fields naming what is measured (besides geometry, cache state
+ * and timing boundary, which criteria 3 to 5 compare). */
+static const char *const identity_fields[] = {
+	"module", "operation", "platform", "runbook", "configuration", NULL,
+};
+
 static const char *const geometry_fields[] = {
 	"source_scan_rows", "source_scan_columns", "selected_scan_rows", "selected_scan_columns",
 	"source_detector_rows", "source_detector_columns", "scan_bin", "detector_bin",
@@ -275,6 +281,23 @@ int bg_promotion_check(const struct bg_config *cfg, const json_t *gate, const js
 	else if (str(gate, "state") && (strcmp(str(gate, "state"), "unsupported") == 0 ||
 					 strcmp(str(gate, "state"), "superseded") == 0))
 		add(pre, "gate '%s' is %s; it takes no timing evidence", str(session, "gate_id"), str(gate, "state"));
+	/* what the gate says was measured must be what the session ran: its
+	 * evidence row is built from the gate as the registry has it now */
+	for (i = 0; gate && ctxt && identity_fields[i]; i++) {
+		const json_t *now = json_object_get(gate, identity_fields[i]);
+		const json_t *then = json_object_get(ctxt, identity_fields[i]);
+
+		if (!json_equal(now ? now : json_null(), then ? then : json_null())) {
+			struct bg_strbuf a = BG_STRBUF_INIT, b = BG_STRBUF_INIT;
+
+			bg_py_str(&a, then ? then : json_null());
+			bg_py_str(&b, now ? now : json_null());
+			add(pre, "the gate's %s is now %s; session %lld ran with %s: run the gate again", identity_fields[i],
+			    b.buf, id, a.buf);
+			bg_strbuf_release(&a);
+			bg_strbuf_release(&b);
+		}
+	}
 	if (!tier || (strcmp(tier, "release-signoff") != 0 && strcmp(tier, "scheduled-profile") != 0))
 		add(pre, "tier '%s' never promotes (release-signoff promotes to measured, scheduled-profile "
 		    "to partial)", tier ? tier : "none");

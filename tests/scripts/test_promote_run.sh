@@ -73,6 +73,14 @@ jq '.session_id = 99' "$work/manifest1" >"experiments/$e1/manifest.json"
 check "promote: another run's records refused" test "$(rc_of "$B" promote 1)" = 1
 check "promote: says whose"        grep -q "records session 99, not this session 1" "$work/out" "$work/err"
 cp "$work/manifest1" "experiments/$e1/manifest.json"
+# a gate whose fields changed since the session ran is refused: its row
+# would describe something else
+cp benchmarks/benchmark_registry.json "$work/reg1"; cp docs/_generated/benchmark_coverage.md "$work/doc1"
+jq '(.gates[] | select(.id == "life.full")) |= (.module = "Other")' "$work/reg1" >benchmarks/benchmark_registry.json
+"$B" render >/dev/null
+check "promote: a changed gate refused" test "$(rc_of "$B" promote 1)" = 1
+check "promote: says what changed" grep -q "the gate's module is now Other; session 1 ran with " "$work/out" "$work/err"
+cp "$work/reg1" benchmarks/benchmark_registry.json; cp "$work/doc1" docs/_generated/benchmark_coverage.md
 # promotions are serialised (each reads and rewrites the registry, the
 # evidence index and the document): promote waits while the lock is held
 flock .benchgate/promote.lock sleep 1 &

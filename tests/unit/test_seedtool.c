@@ -107,6 +107,7 @@ static int seed(int argc, char **argv)
 	struct bg_store *st = NULL;
 	struct bg_strbuf exp_id = BG_STRBUF_INIT, path = BG_STRBUF_INIT, sb = BG_STRBUF_INIT;
 	json_t *gate, *doc, *context, *runs, *stats, *key = NULL, *profile = NULL, *fields, *decision = NULL;
+	json_t *exp_manifest = NULL;
 	json_t *base = NULL, *cfgjson = NULL;
 	const char *reasons[8];
 	size_t nreasons = 0, i;
@@ -286,9 +287,11 @@ static int seed(int argc, char **argv)
 				     "backend", "cpu", "device", "Test device", "outputs", "artifact", rel.buf, "sha256",
 				     sha, "result", "p50 ok", "timestamps", "started", "2026-11-30T10:00:00Z",
 				     "finished", "2026-11-30T10:00:05Z");
+		/* written once the session has its id, which run records in it */
 		if (atoi(opt(argc, argv, "manifest", "1")))
-			bg_experiment_write_manifest(&cfg, exp_id.buf, manifest, &ctx);
-		json_decref(manifest);
+			exp_manifest = manifest;
+		else
+			json_decref(manifest);
 		rrow.id = exp_id.buf;
 		rrow.hypothesis = "Is the fast path as fast as before?";
 		rrow.setup = gate_id;
@@ -334,6 +337,12 @@ static int seed(int argc, char **argv)
 		goto out;
 	}
 	facts.id = id;
+	if (exp_manifest) {
+		json_object_set_new(exp_manifest, "session_id", json_integer(id));
+		bg_experiment_write_manifest(&cfg, exp_id.buf, exp_manifest, &ctx);
+		json_decref(exp_manifest);
+		exp_manifest = NULL;
+	}
 	d = bg_decide(&facts, bfacts, json_array_size(base), &o, &decision);
 	free(bfacts);
 	rc = bg_store_set_decision(st, id, key_id, key, decision,
@@ -347,6 +356,7 @@ static int seed(int argc, char **argv)
 	}
 	printf("%lld %s\n", id, bg_decision_name(d));
 out:
+	json_decref(exp_manifest);
 	json_decref(gate);
 	json_decref(doc);
 	json_decref(key);
