@@ -61,6 +61,10 @@ static int run_promote(struct bg_cli *cli, const struct bg_cmd *self)
 	bg_ctx_init(&ctx);
 	rc = bg_promotion_run(&cfg, store, id, &report, &ctx);
 	if (json && report) {
+		/* a refusal that is no criterion (already promoted, a store or
+		 * file failure) is said in the report too, not only on stderr */
+		if (rc && ctx.msg)
+			json_object_set_new(report, "error", json_string(ctx.msg));
 		bg_json_dump_py(&sb, report, 2, false);
 		bg_strbuf_addch(&sb, '\n');
 	} else if (report) {

@@ -544,6 +544,11 @@ int bg_promotion_row(const struct bg_config *cfg, const json_t *gate, const json
 		bg_config_path(cfg, &abs, rel.buf);
 		if (bg_sha256_file(abs.buf, rel.buf, sha, ctx) != BG_OK)
 			sha[0] = '\0';
+		/* the store's session number alone repeats in every clone of the
+		 * project (each has a store of its own): the experiment manifest's
+		 * digest makes the id this session's */
+		if (sha[0])
+			bg_strbuf_addf(mid, "-%.8s", sha);
 		*artifact = json_pack("{s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:b, s:o}", "id", aid.buf, "family",
 				      "benchgate", "disposition", "accepted", "path", rel.buf, "sha256",
 				      sha[0] ? json_string(sha) : json_null(), "implementation_revision",

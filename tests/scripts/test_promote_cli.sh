@@ -23,10 +23,14 @@ seed() { "$SEED" seed "$work/p" "$@" | cut -d' ' -f1; }
 fresh
 s=$(seed $G release-signoff 0.100 experiment=1)
 check "golden: first session is 1"  test "$s" = 1
+# the id ends with the first 8 digits of the experiment manifest's SHA-256
+eid=$("$B" -C "$work/p" session 1 --json | jq -r .experiment_id)
+h=$(sha256sum "$work/p/experiments/$eid/manifest.json" | cut -c1-8)
+mid="test-box-16gb-benchgate-bin-cpu-test-box-bin2-warm-s1-$h"
 check "golden: promote exit 0"      test "$(rc_of "$B" -C "$work/p" promote "$s")" = 0
-check "golden: says measured"       grep -q "promoted as measured: measurement test-box-16gb-benchgate-bin-cpu-test-box-bin2-warm-s1" "$work/out"
+check "golden: says measured"       grep -q "promoted as measured: measurement $mid" "$work/out"
 diff "${BENCHGATE_SOURCE}/tests/cli/trees/mini/benchmarks/benchmark_registry.json" "$work/p/benchmarks/benchmark_registry.json" >"$work/diff"
-cat >"$work/want" <<'DIFF'
+cat >"$work/want" <<DIFF
 11c11,12
 <     }
 ---
@@ -38,7 +42,7 @@ cat >"$work/want" <<'DIFF'
 ---
 >       "configuration": "bin2", "state": "measured",
 >       "runbook": "bin-timing", "priority": 1, "next_gate": "Run seven timed repetitions with parity.",
->       "satisfied_by": ["test-box-16gb-benchgate-bin-cpu-test-box-bin2-warm-s1"]
+>       "satisfied_by": ["$mid"]
 DIFF
 check "golden: registry diff exact" diff -u "$work/want" "$work/diff"
 check "golden: validate passes"     "$B" -C "$work/p" validate
@@ -49,9 +53,10 @@ check "evidence: one row"           test "$(jq '.measurements | length' "$ev")" 
 check "evidence: one artifact"      test "$(jq '.artifacts | length' "$ev")" = 1
 check "evidence: p50 seconds"       test "$(jq '.measurements[0].wall_p50_seconds' "$ev")" = 0.1
 check "evidence: session link"      test "$(jq '.measurements[0].benchgate.session_id' "$ev")" = 1
-check "render lists the row"        grep -q "test-box-16gb-benchgate-bin-cpu-test-box-bin2-warm-s1" "$work/p/docs/_generated/benchmark_coverage.md"
+check "render lists the row"        grep -q "$mid" "$work/p/docs/_generated/benchmark_coverage.md"
 check "promote twice: refused"      test "$(rc_of "$B" -C "$work/p" promote "$s")" = 1
 check "promote twice: message"      grep -q "already promoted" "$work/err"
+check "promote twice: --json says why" bash -c "'$B' -C '$work/p' promote --json $s | jq -r .error | grep -q 'already promoted'"
 check "after refusal: validate"     "$B" -C "$work/p" validate
 # a second promotion adds the import only once
 s2=$(seed bin.simd.test-box.bin2.cold release-signoff 0.100 experiment=1 ctx.cache_state='"cold source (evicted)"' cache=cold)

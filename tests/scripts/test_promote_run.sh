@@ -97,7 +97,8 @@ check "check after promote"        "$B" check
 diff "$work/registry.before" benchmarks/benchmark_registry.json | grep '^[<>]' >"$work/diff"
 check "registry diff: 5 new lines, 3 old" test "$(grep -c "^>" "$work/diff"),$(grep -c "^<" "$work/diff")" = "5,3"
 check "registry diff: state"       grep -q '^>   *"state": "measured",' "$work/diff"
-check "registry diff: satisfied_by" grep -q "\"satisfied_by\": \[\"test-host-benchgate-life-full-s$s\"\]" "$work/diff"
+h=$(sha256sum "experiments/$e1/manifest.json" | cut -c1-8)
+check "registry diff: satisfied_by" grep -q "\"satisfied_by\": \[\"test-host-benchgate-life-full-s$s-$h\"\]" "$work/diff"
 check "registry diff: import"      grep -q '"path": "experiments/benchgate-evidence.json"' "$work/diff"
 check "list: measured"             test "$("$B" list --state measured | grep -c life.full)" = 1
 check "evidence: device recorded"  test "$(jq -r '.measurements[0].device' experiments/benchgate-evidence.json)" != null
