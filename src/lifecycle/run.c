@@ -17,6 +17,7 @@
 #include <ctype.h>
 #include <stdarg.h>
 #include <strings.h>
+#include <errno.h>
 #include <math.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -299,6 +300,37 @@ static int refuse_private_paths(struct run *r, struct bg_ctx *ctx)
 	}
 	json_decref(question);
 	json_decref(command);
+	return rc;
+}
+
+/*
+ * RUNS.md, when there, must be a file benchgate can read and replace (a new
+ * one written beside it, then renamed): checked before anything is
+ * written, so that a failure cannot leave a running manifest without its row.
+ */
+static int runs_index_writable(const struct bg_config *cfg, struct bg_ctx *ctx)
+{
+	struct bg_strbuf path = BG_STRBUF_INIT;
+	struct stat st;
+	const char *why = NULL;
+	char *slash;
+	int rc = BG_OK;
+
+	bg_config_path(cfg, &path, cfg->runs_index);
+	if (stat(path.buf, &st) == 0) {
+		if (!S_ISREG(st.st_mode))
+			why = "it is not a regular file";
+		else if (access(path.buf, R_OK | W_OK) != 0)
+			why = strerror(errno);
+		else if ((slash = strrchr(path.buf, '/')) && (*slash = '\0', access(path.buf, W_OK | X_OK) != 0))
+			why = "its folder cannot be written";
+	} else if (errno != ENOENT) {
+		why = strerror(errno);
+	}
+	if (why)
+		rc = refuse(ctx, "%s cannot be updated (%s); fix it before running, since every experiment gets its row there",
+			    cfg->runs_index, why);
+	bg_strbuf_release(&path);
 	return rc;
 }
 
@@ -992,7 +1024,7 @@ int bg_run_gate(const struct bg_run_request *req, struct bg_run_result *res, str
 				req->tier);
 	if ((rc = preflight(&r, ctx)))
 		goto out;
-	if ((rc = session_opts(&r, &o, argv, ctx)))
+	if ((rc = session_opts(&r, &o, argv, ctx)) || (rc = runs_index_writable(r.cfg, ctx)))
 		goto out;
 	if (req->interrupted && *req->interrupted) {
 		rc = bg_error(ctx, BG_EIO, "interrupted before the experiment started");
@@ -1016,8 +1048,13 @@ int bg_run_gate(const struct bg_run_request *req, struct bg_run_result *res, str
 	row.hypothesis = r.question;
 	row.setup = setup.buf;
 	row.artifact = artifact.buf;
-	if ((rc = bg_runs_index_put(r.cfg, &row, ctx)))
+	if ((rc = bg_runs_index_put(r.cfg, &row, ctx))) {
+		/* the manifest says running: it must not outlive this process so */
+		char *msg = bg_xstrdup(bg_ctx_message(ctx));
+		record_failure(&r, msg, "error.json");
+		free(msg);
 		goto out;
+	}
 	/* the session */
 	bg_strbuf_addf(&cap, "%s/runs", r.exp_rel.buf);
 	bg_config_path(r.cfg, &capabs, cap.buf);

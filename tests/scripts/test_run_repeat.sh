@@ -10,7 +10,7 @@ set -u
 B=${BENCHGATE:?}
 command -v jq >/dev/null || { echo "this test needs jq"; exit 1; }
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
 commit() { git add -A && git -c user.email=t@t -c user.name=t commit -qm "$1"; }
 
 cp -R "${BENCHGATE_SOURCE:?}/tests/cli/trees/lifecycle" "$work/p"
@@ -65,6 +65,14 @@ rm -rf "$last"
 "$B" run -q life.ok --no-repeat >/dev/null 2>&1
 check "a removed experiment's id is not reused" test "$(grep -c "^| ${last#experiments/} |" experiments/RUNS.md)" = 1
 check "the new experiment has an id of its own" test "$("$B" sessions --json | jq -r '.[-1].experiment_id')" != "${last#experiments/}"
+
+# RUNS.md that cannot be updated is refused before anything is written
+n_before=$(ls -d experiments/2*/ | wc -l)
+mv experiments/RUNS.md "$work/RUNS.md" && mkdir experiments/RUNS.md
+check "RUNS.md a folder: refused, exit 3" test "$(rc_of "$B" run -q life.ok)" = 3
+check "RUNS.md a folder: says so"  grep -q "experiments/RUNS.md cannot be updated (it is not a regular file)" "$work/err"
+check "RUNS.md a folder: no experiment started" test "$(ls -d experiments/2*/ | wc -l)" = "$n_before"
+rmdir experiments/RUNS.md && mv "$work/RUNS.md" experiments/RUNS.md
 
 echo "$fails failed"
 [ "$fails" = 0 ]
