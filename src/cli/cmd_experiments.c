@@ -9,6 +9,7 @@
 #include "benchgate/lifecycle.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -35,7 +36,9 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static json_t *collect(const struct bg_config *cfg)
+/* The experiments, sorted by id, into *out; BG_EIO when the folder is there
+ * but cannot be listed (never taken for none). */
+static int collect(const struct bg_config *cfg, json_t **out, struct bg_ctx *ctx_out)
 {
 	struct bg_strbuf dir = BG_STRBUF_INIT;
 	json_t *list = json_array();
@@ -46,6 +49,14 @@ static json_t *collect(const struct bg_config *cfg)
 
 	bg_config_path(cfg, &dir, cfg->experiments);
 	d = opendir(dir.buf);
+	if (!d && errno != ENOENT) {
+		int rc = bg_error(ctx_out, BG_EIO, "%s: cannot list the experiments: %s", cfg->experiments,
+				  strerror(errno));
+		bg_strbuf_release(&dir);
+		json_decref(list);
+		*out = NULL;
+		return rc;
+	}
 	while (d && (e = readdir(d))) {
 		if (e->d_name[0] == '.')
 			continue;
@@ -78,7 +89,9 @@ static json_t *collect(const struct bg_config *cfg)
 									    : json_null(),
 					 "owner", owner);
 			json_array_append_new(list, item);
-		} else if (!bg_is_dir(names[i])) {
+		} else {
+			/* a folder whose manifest cannot be read is listed as such;
+			 * files beside the folders (RUNS.md, evidence) are not experiments */
 			struct bg_strbuf p = BG_STRBUF_INIT;
 			bg_strbuf_addf(&p, "%s/%s", dir.buf, names[i]);
 			if (bg_is_dir(p.buf))
@@ -92,15 +105,25 @@ static json_t *collect(const struct bg_config *cfg)
 	}
 	free(names);
 	bg_strbuf_release(&dir);
-	return list;
+	*out = list;
+	return BG_OK;
 }
 
 static int list(const struct bg_config *cfg, bool as_json)
 {
 	struct bg_strbuf out = BG_STRBUF_INIT;
-	json_t *items = collect(cfg), *it;
+	struct bg_ctx ctx;
+	json_t *items, *it;
 	size_t i;
-	int rc = BG_OK;
+	int rc;
+
+	bg_ctx_init(&ctx);
+	if ((rc = collect(cfg, &items, &ctx))) {
+		bg_cli_fail_ctx(rc, &ctx);
+		bg_ctx_release(&ctx);
+		return rc;
+	}
+	bg_ctx_release(&ctx);
 
 	if (as_json) {
 		bg_json_dump_py(&out, items, 2, true);
