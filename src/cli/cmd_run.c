@@ -45,7 +45,7 @@ static const char *on_opt(int id, const char *value, void *data)
 		return NULL;
 	case O_QUESTION:
 		a->question = value;
-		return NULL;
+		return *value ? NULL : "--question needs a text (leave it out to use the runbook's question)";
 	case O_WARMUPS:
 		return bg_cli_parse_int(value, &a->warmups) && a->warmups >= 0 ? NULL
 										  : "--warmups needs a count of 0 or more";

@@ -239,10 +239,34 @@ static void raw_cell(struct bg_strbuf *out, const char *s)
 	bg_strbuf_addf(out, " %s |", s);
 }
 
+/* The offset just after the last row of the table whose header starts
+ * "| id |" (the rows: the lines starting with '|' that follow it), or len
+ * when there is no such header. */
+static size_t table_end(const char *text, size_t len)
+{
+	size_t i = 0, end_of_table = len;
+	bool in_table = false;
+
+	while (i < len) {
+		const char *nl = memchr(text + i, '\n', len - i);
+		size_t end = nl ? (size_t)(nl - text) + 1 : len;
+
+		if (!in_table && end - i >= 6 && strncmp(text + i, "| id |", 6) == 0) {
+			in_table = true;
+		} else if (in_table && text[i] != '|') {
+			end_of_table = i;
+			break;
+		}
+		i = end;
+	}
+	return in_table ? end_of_table : len;
+}
+
 int bg_runs_index_put(const struct bg_config *cfg, const struct bg_runs_row *row, struct bg_ctx *ctx)
 {
 	struct bg_strbuf path = BG_STRBUF_INIT, old = BG_STRBUF_INIT;
 	struct bg_strbuf text = BG_STRBUF_INIT, line = BG_STRBUF_INIT;
+	size_t at;
 	bool replaced = false;
 	int fd, rc;
 	char *slash;
@@ -304,7 +328,20 @@ int bg_runs_index_put(const struct bg_config *cfg, const struct bg_runs_row *row
 		bg_strbuf_addch(&line, '\n');
 		if (text.len && text.buf[text.len - 1] != '\n')
 			bg_strbuf_addch(&text, '\n');
-		bg_strbuf_addn(&text, line.buf, line.len);
+		at = table_end(text.buf, text.len);
+		if (at == text.len) {
+			bg_strbuf_addn(&text, line.buf, line.len);
+		} else {
+			/* inside the table, before whatever section follows it */
+			struct bg_strbuf rest = BG_STRBUF_INIT;
+
+			bg_strbuf_addn(&rest, text.buf + at, text.len - at);
+			text.len = at;
+			text.buf[at] = '\0';
+			bg_strbuf_addn(&text, line.buf, line.len);
+			bg_strbuf_addn(&text, rest.buf, rest.len);
+			bg_strbuf_release(&rest);
+		}
 	}
 	rc = bg_file_write_atomic(path.buf, cfg->runs_index, text.buf, text.len, ctx);
 out:
