@@ -52,6 +52,15 @@ static inline const char *bg_json_str_or(const json_t *v, const char *fallback)
 
 	return s ? s : fallback;
 }
+/*
+ * A JSON string of outside text (arguments, paths, environment, messages
+ * that quote them), never lost: valid UTF-8 is kept as it is, and every
+ * byte that is not part of a valid UTF-8 sequence becomes the four
+ * characters \xNN (NN its value in lower-case hexadecimal), where
+ * jansson's json_string would give NULL and drop the member. A backslash
+ * already in s is kept as it is. NULL s gives JSON null. New reference.
+ */
+json_t *bg_json_text(const char *s);
 /* Python truthiness of a JSON value (NULL counts as None). */
 bool bg_py_truthy(const json_t *v);
 /* Python ==: integers and reals compare by value, containers deeply. */

@@ -72,7 +72,8 @@ bool bg_provenance_secret_name(const char *name);
  * string to the next, as between the words of an argv array: a string that
  * starts pending is redacted whole (unless it starts with '-').
  * bg_provenance_scrub applies this to every string of doc, in place (the
- * strings of one array share the pending state). Neither fails.
+ * strings of one array share the pending state; home is looked for as
+ * bg_json_text writes it, as the document's strings are). Neither fails.
  */
 void bg_provenance_scrub_text(const char *s, const char *home, bool *pending, struct bg_strbuf *out);
 void bg_provenance_scrub(json_t *doc, const char *home);

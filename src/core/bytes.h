@@ -1,6 +1,7 @@
 /*
- * bytes.h - word-at-a-time byte scanning and hashing shared by the parser,
- * the DOM and the renderer. Library-internal; header-only (static inline),
+ * bytes.h - word-at-a-time byte scanning, UTF-8 sequence checks and
+ * hashing shared by the parser, the DOM, the renderer and the JSON
+ * helpers. Library-internal; header-only (static inline),
  * no allocation, no state.
  */
 #ifndef BENCHGATE_BYTES_H
@@ -160,6 +161,26 @@ static inline uint32_t bg_hash_bytes(const char *s, size_t n)
 	h = (h ^ w) * 0xc4ceb9fe1a85ec53u;
 	h ^= h >> 32;
 	return (uint32_t)h;
+}
+
+/* Length of the valid UTF-8 sequence at p (lead byte >= 0x80), or 0: no
+ * overlong form, no encoded surrogate, nothing above U+10FFFF (what jansson
+ * accepts). Reads no byte past a NUL that ends the text early. */
+static inline size_t bg_utf8_len(const unsigned char *p)
+{
+	unsigned char c = p[0];
+
+	if (c >= 0xc2 && c <= 0xdf)
+		return (p[1] & 0xc0) == 0x80 ? 2 : 0;
+	if (c >= 0xe0 && c <= 0xef) {
+		unsigned char lo = c == 0xe0 ? 0xa0 : 0x80, hi = c == 0xed ? 0x9f : 0xbf;
+		return p[1] >= lo && p[1] <= hi && (p[2] & 0xc0) == 0x80 ? 3 : 0;
+	}
+	if (c >= 0xf0 && c <= 0xf4) {
+		unsigned char lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
+		return p[1] >= lo && p[1] <= hi && (p[2] & 0xc0) == 0x80 && (p[3] & 0xc0) == 0x80 ? 4 : 0;
+	}
+	return 0;
 }
 
 #endif

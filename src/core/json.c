@@ -5,6 +5,7 @@
 #include "benchgate/json.h"
 #include "benchgate/fsutil.h"
 #include "benchgate/value.h"
+#include "core/bytes.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +51,45 @@ int bg_json_expect_object(const json_t *v, const char *display, struct bg_ctx *c
 	if (json_is_object(v))
 		return BG_OK;
 	return bg_error(ctx, BG_ECHECK, "%s: top level must be a JSON object", display);
+}
+
+json_t *bg_json_text(const char *s)
+{
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+	json_t *v;
+	size_t i = 0;
+
+	if (!s)
+		return json_null();
+	v = json_string(s);
+	if (v)
+		return v;
+	while (s[i]) {
+		unsigned char c = (unsigned char)s[i];
+		size_t k = c < 0x80 ? 1 : bg_utf8_len((const unsigned char *)s + i);
+
+		if (k) {
+			bg_strbuf_addn(&sb, s + i, k);
+			i += k;
+		} else {
+			bg_strbuf_addf(&sb, "\\x%02x", c);
+			i++;
+		}
+	}
+	v = json_stringn(sb.buf, sb.len);
+	bg_strbuf_release(&sb);
+	/* the checks above are jansson's own; should they ever differ, the
+	 * text keeps only its ASCII rather than vanish */
+	if (!v) {
+		for (i = 0; s[i]; i++)
+			if ((unsigned char)s[i] >= 0x80)
+				bg_strbuf_addf(&sb, "\\x%02x", (unsigned char)s[i]);
+			else
+				bg_strbuf_addch(&sb, s[i]);
+		v = json_stringn(sb.buf, sb.len);
+		bg_strbuf_release(&sb);
+	}
+	return v;
 }
 
 void bg_py_float_repr(struct bg_strbuf *out, double x)

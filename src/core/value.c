@@ -628,8 +628,6 @@ static const char *intern_key(struct parser *ps, const char *key, uint32_t klen,
 	return key;
 }
 
-static size_t utf8_valid(const unsigned char *p);
-
 /* Appends p[0..n) quoted for a message: control bytes, DEL and bytes that
  * are not valid UTF-8 as \xNN. */
 static void quote_token(char *buf, size_t size, const char *p, size_t n)
@@ -639,7 +637,7 @@ static void quote_token(char *buf, size_t size, const char *p, size_t n)
 	buf[o++] = '\'';
 	for (size_t i = 0; i < n && o + 8 < size;) {
 		unsigned char c = (unsigned char)p[i];
-		size_t k = c >= 0x80 ? utf8_valid((const unsigned char *)p + i) : 1;
+		size_t k = c >= 0x80 ? bg_utf8_len((const unsigned char *)p + i) : 1;
 		if (c >= 0x80 && k && i + k <= n) {
 			memcpy(buf + o, p + i, k);
 			o += k;
@@ -761,23 +759,6 @@ static long read_hex4(const char *p)
 	return v;
 }
 
-/* Length of the valid UTF-8 sequence at p (lead byte >= 0x80), or 0. */
-static size_t utf8_valid(const unsigned char *p)
-{
-	unsigned char c = p[0];
-
-	if (c >= 0xc2 && c <= 0xdf)
-		return (p[1] & 0xc0) == 0x80 ? 2 : 0;
-	if (c >= 0xe0 && c <= 0xef) {
-		unsigned char lo = c == 0xe0 ? 0xa0 : 0x80, hi = c == 0xed ? 0x9f : 0xbf;
-		return p[1] >= lo && p[1] <= hi && (p[2] & 0xc0) == 0x80 ? 3 : 0;
-	}
-	if (c >= 0xf0 && c <= 0xf4) {
-		unsigned char lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
-		return p[1] >= lo && p[1] <= hi && (p[2] & 0xc0) == 0x80 && (p[3] & 0xc0) == 0x80 ? 4 : 0;
-	}
-	return 0;
-}
 
 static char *put_utf8(char *d, unsigned long c)
 {
@@ -876,7 +857,7 @@ static int parse_string(struct parser *ps, const char **out, uint32_t *len)
 			return perr(ps, p, open, "control character 0x%x", c);
 		}
 		{
-			size_t n = utf8_valid((const unsigned char *)p);
+			size_t n = bg_utf8_len((const unsigned char *)p);
 			if (!n)
 				return perr(ps, p, open, "unable to decode byte 0x%x", c);
 			bg_strbuf_addn(sb, p, n);

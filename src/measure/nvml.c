@@ -3,6 +3,7 @@
  * dlopen at run time (no build dependency). Every failure means "no GPU
  * data": callers record null. Only the few entry points needed are bound.
  */
+#include "benchgate/json.h"
 #include "measure/internal.h"
 
 #include <dlfcn.h>
@@ -101,7 +102,7 @@ json_t *bg_nvml_describe(struct bg_nvml *n)
 	int cuda;
 
 	if (n->driver && n->driver(buf, sizeof(buf)) == 0)
-		json_object_set_new(o, "driver_version", json_string(buf));
+		json_object_set_new(o, "driver_version", bg_json_text(buf));
 	else
 		json_object_set_new(o, "driver_version", json_null());
 	if (n->cuda && n->cuda(&cuda) == 0) {
@@ -115,11 +116,11 @@ json_t *bg_nvml_describe(struct bg_nvml *n)
 		nvmlMemory_t mem;
 
 		if (n->dev[i] && n->name && n->name(n->dev[i], buf, sizeof(buf)) == 0)
-			json_object_set_new(d, "name", json_string(buf));
+			json_object_set_new(d, "name", bg_json_text(buf));
 		else
 			json_object_set_new(d, "name", json_null());
 		if (n->dev[i] && n->uuid && n->uuid(n->dev[i], buf, sizeof(buf)) == 0)
-			json_object_set_new(d, "uuid", json_string(buf));
+			json_object_set_new(d, "uuid", bg_json_text(buf));
 		else
 			json_object_set_new(d, "uuid", json_null());
 		if (n->dev[i] && n->memory && n->memory(n->dev[i], &mem) == 0)

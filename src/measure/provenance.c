@@ -1,6 +1,7 @@
 /*
  * provenance.c - git state, environment and host facts (see benchgate/provenance.h).
  */
+#include "benchgate/json.h"
 #include "benchgate/provenance.h"
 #include "benchgate/sha256.h"
 #include "benchgate/strbuf.h"
@@ -128,7 +129,7 @@ json_t *bg_provenance_git(const char *root, const char *const *exclude)
 	{
 		json_t *ex = json_array();
 		for (size_t i = 0; exclude && exclude[i]; i++)
-			json_array_append_new(ex, json_string(exclude[i]));
+			json_array_append_new(ex, bg_json_text(exclude[i]));
 		json_object_set_new(g, "excluded", ex);
 	}
 	if (!git_repository_possible(root) || !git(root, "rev-parse", "--verify", "HEAD", NULL, &sb)) {
@@ -136,7 +137,7 @@ json_t *bg_provenance_git(const char *root, const char *const *exclude)
 		return g;
 	}
 	chomp(&sb);
-	json_object_set_new(g, "revision", json_string(sb.buf));
+	json_object_set_new(g, "revision", bg_json_text(sb.buf));
 	bg_strbuf_reset(&sb);
 	if (git(root, "status", "--porcelain", "--untracked-files=no", exclude, &sb)) {
 		bool dirty = sb.len > 0;
@@ -185,8 +186,9 @@ static json_t *file_field(const char *path, const char *prefix, char sep)
 		e = p + strlen(p);
 		while (e > p && (e[-1] == '\n' || e[-1] == ' ' || e[-1] == '"'))
 			e--;
+		*e = '\0';
 		json_decref(v);
-		v = json_stringn(p, (size_t)(e - p));
+		v = bg_json_text(p);
 		break;
 	}
 	fclose(f);
@@ -211,7 +213,7 @@ static json_t *capture_host(void)
 		json_object_set_new(h, "memory_total_bytes", json_null());
 	}
 	json_decref(mem);
-	json_object_set_new(h, "kernel_release", uname(&u) == 0 ? json_string(u.release) : json_null());
+	json_object_set_new(h, "kernel_release", uname(&u) == 0 ? bg_json_text(u.release) : json_null());
 	json_object_set_new(h, "os_release", file_field("/etc/os-release", "PRETTY_NAME=", 0));
 	json_object_set_new(h, "cpu_governor",
 			    file_field("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", "", 0));
@@ -239,7 +241,7 @@ static json_t *relative_cwd(const char *root)
 		n--;
 	if (root && strncmp(cwd, root, n) == 0 && (cwd[n] == '/' || cwd[n] == '\0')) {
 		json_decref(v);
-		v = json_string(cwd[n] ? cwd + n + 1 : ".");
+		v = bg_json_text(cwd[n] ? cwd + n + 1 : ".");
 	}
 	free(cwd);
 	return v;
@@ -252,7 +254,7 @@ json_t *bg_provenance_capture(const struct bg_provenance_opts *opts)
 	json_object_set_new(p, "git", bg_provenance_git(opts->root ? opts->root : ".", opts->git_exclude));
 	json_object_set_new(p, "benchgate_version", json_string(BENCHGATE_VERSION));
 	for (int i = 0; i < opts->argc; i++)
-		json_array_append_new(argv, json_string(opts->argv[i]));
+		json_array_append_new(argv, bg_json_text(opts->argv[i]));
 	json_object_set_new(p, "argv", argv);
 	json_object_set_new(p, "cwd", relative_cwd(opts->root));
 	for (char **e = environ; e && *e; e++) {
@@ -268,9 +270,14 @@ json_t *bg_provenance_capture(const struct bg_provenance_opts *opts)
 				continue;
 			json_decref(val);
 			val = bg_provenance_secret_name(name) ? json_string("<redacted>")
-							      : json_string(eq + 1);
+							      : bg_json_text(eq + 1);
 		}
-		json_object_set_new(env, name, val);
+		{
+			json_t *key = bg_json_text(name); /* a name that is not UTF-8 stays in */
+
+			json_object_set_new(env, json_string_value(key), val);
+			json_decref(key);
+		}
 		free(name);
 	}
 	json_object_set_new(p, "environment", env);
@@ -497,6 +504,10 @@ static void scrub_value(json_t *v, const char *home, bool *pending)
 void bg_provenance_scrub(json_t *doc, const char *home)
 {
 	bool pending = false;
+	/* the document's text went through bg_json_text: a home that is not
+	 * UTF-8 is looked for as it reads there */
+	json_t *h = bg_json_text(home);
 
-	scrub_value(doc, home, &pending);
+	scrub_value(doc, json_string_value(h), &pending);
+	json_decref(h);
 }

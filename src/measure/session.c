@@ -3,6 +3,7 @@
  * warmups, timed runs, statistics, cleanup (see benchgate/measure.h and
  * docs/measure.md for the document it returns).
  */
+#include "benchgate/json.h"
 #include "benchgate/measure.h"
 #include "benchgate/npy.h"
 #include "benchgate/provenance.h"
@@ -111,11 +112,6 @@ static json_t *jreal_or_null(bool ok, double v)
 	return ok && isfinite(v) ? json_real(v) : json_null();
 }
 
-static json_t *jstr_or_null(const char *s)
-{
-	return s ? json_string(s) : json_null();
-}
-
 static void progress(struct session *s, const char *phase, long index, long total, long left)
 {
 	struct bg_measure_progress p;
@@ -166,7 +162,7 @@ static json_t *hash_outputs(struct session *s, char **err)
 			json_t *f = json_object();
 
 			bg_ctx_init(&ctx);
-			json_object_set_new(f, "path", json_string(g.gl_pathv[k]));
+			json_object_set_new(f, "path", bg_json_text(g.gl_pathv[k]));
 			if (!e.len && bg_stale_unwritten(&s->stale, g.gl_pathv[k]))
 				bg_strbuf_addf(&e, "output '%s' was not written by the run: it is the file that was there before (stale)",
 					       g.gl_pathv[k]);
@@ -297,7 +293,7 @@ static json_t *check_parity(struct session *s, const json_t *outputs, const char
 		free(paths);
 	}
 	json_object_set_new(p, "result", json_string(pass ? "pass" : "fail"));
-	json_object_set_new(p, "detail", detail.len ? json_string(detail.buf) : json_null());
+	json_object_set_new(p, "detail", detail.len ? bg_json_text(detail.buf) : json_null());
 	bg_strbuf_release(&detail);
 	s->any_parity_checked = true;
 	if (!pass)
@@ -378,7 +374,7 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 			}
 			if (frac > COLD_LIMIT)
 				cold = false;
-			json_object_set_new(f, "path", json_string(o->evict[i]));
+			json_object_set_new(f, "path", bg_json_text(o->evict[i]));
 			json_object_set_new(f, "resident_fraction", json_real(frac));
 			json_array_append_new(files, f);
 		}
@@ -460,9 +456,9 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 	if (o->capture_dir) {
 		char path[4200];
 		snprintf(path, sizeof(path), "%s.stdout", capture);
-		rset(r, "stdout", json_string(path));
+		rset(r, "stdout", bg_json_text(path));
 		snprintf(path, sizeof(path), "%s.stderr", capture);
-		rset(r, "stderr", json_string(path));
+		rset(r, "stderr", bg_json_text(path));
 	}
 	rset(r, "tree_samples", json_integer(wr.samples));
 	rset(r, "swap_used_before_bytes", jint_or_null(have_swap0, (long long)swap0));
@@ -494,7 +490,7 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 		outputs = hash_outputs(s, &out_err);
 		bg_stale_restore(&s->stale);
 		rset(r, "outputs", outputs);
-		rset(r, "outputs_error", jstr_or_null(out_err));
+		rset(r, "outputs_error", bg_json_text(out_err));
 	} else {
 		rset(r, "outputs", json_array());
 		rset(r, "outputs_error", json_null());
@@ -569,7 +565,7 @@ static void read_reported(struct session *s, json_t *r, const char *phase, bool 
 		snprintf(display, sizeof(display), "%s/run-%03ld.result.json", s->o->capture_dir, s->ordinal);
 	else
 		snprintf(display, sizeof(display), "$BENCHGATE_RESULT");
-	rset(r, "result_file", s->result_dir_temporary ? json_null() : json_string(display));
+	rset(r, "result_file", s->result_dir_temporary ? json_null() : bg_json_text(display));
 	bg_ctx_init(&c);
 	if (access(path, F_OK) != 0) {
 		bg_error(&c, BG_ECHECK, "the command wrote no $BENCHGATE_RESULT file (%s)",
@@ -580,7 +576,7 @@ static void read_reported(struct session *s, json_t *r, const char *phase, bool 
 		json_object_set_new(rep, "metrics", metrics);
 	}
 	rset(r, "reported", rep);
-	rset(r, "reported_error", c.msg ? json_string(c.msg) : json_null());
+	rset(r, "reported_error", bg_json_text(c.msg));
 	if (ok && c.msg)
 		block(s, "%s run %ld: %s", phase, s->ordinal, c.msg);
 	if (ok && timed && samples)
@@ -783,12 +779,12 @@ static json_t *options_json(const struct bg_measure_opts *o)
 						   ? json_integer(o->max_runs) : json_null());
 	json_object_set_new(j, "min_time_seconds", o->adaptive ? json_real(o->min_time) : json_null());
 	json_object_set_new(j, "timeout_seconds", o->timeout > 0 ? json_real(o->timeout) : json_null());
-	json_object_set_new(j, "prepare", jstr_or_null(o->prepare));
-	json_object_set_new(j, "setup", jstr_or_null(o->setup));
-	json_object_set_new(j, "cleanup", jstr_or_null(o->cleanup));
+	json_object_set_new(j, "prepare", bg_json_text(o->prepare));
+	json_object_set_new(j, "setup", bg_json_text(o->setup));
+	json_object_set_new(j, "cleanup", bg_json_text(o->cleanup));
 	a = json_array();
 	for (size_t i = 0; i < o->noutputs; i++)
-		json_array_append_new(a, json_string(o->outputs[i]));
+		json_array_append_new(a, bg_json_text(o->outputs[i]));
 	json_object_set_new(j, "outputs", a);
 	a = json_object();
 	switch (o->parity) {
@@ -798,28 +794,28 @@ static json_t *options_json(const struct bg_measure_opts *o)
 		break;
 	case BG_PARITY_SHA256:
 		json_object_set_new(a, "kind", json_string("sha256"));
-		json_object_set_new(a, "expected", json_string(o->parity_sha256));
+		json_object_set_new(a, "expected", bg_json_text(o->parity_sha256));
 		break;
 	case BG_PARITY_ALLCLOSE:
 		json_object_set_new(a, "kind", json_string("allclose"));
-		json_object_set_new(a, "reference", json_string(o->parity_reference));
+		json_object_set_new(a, "reference", bg_json_text(o->parity_reference));
 		json_object_set_new(a, "rtol", json_real(o->rtol));
 		json_object_set_new(a, "atol", json_real(o->atol));
 		break;
 	case BG_PARITY_COMMAND:
 		json_object_set_new(a, "kind", json_string("command"));
-		json_object_set_new(a, "command", json_string(o->parity_command));
+		json_object_set_new(a, "command", bg_json_text(o->parity_command));
 		break;
 	}
 	json_object_set_new(j, "parity", a);
 	json_object_set_new(j, "deterministic", json_boolean(o->deterministic));
 	a = json_array();
 	for (size_t i = 0; i < o->nevict; i++)
-		json_array_append_new(a, json_string(o->evict[i]));
+		json_array_append_new(a, bg_json_text(o->evict[i]));
 	json_object_set_new(j, "evict", a);
 	a = json_array();
 	for (size_t i = 0; i < o->nenv; i++)
-		json_array_append_new(a, json_string(o->env_names[i]));
+		json_array_append_new(a, bg_json_text(o->env_names[i]));
 	json_object_set_new(j, "env", a);
 	json_object_set_new(j, "shell", json_boolean(o->shell));
 	json_object_set_new(j, "sample_interval_ms", json_integer(o->sample_interval_ms));
@@ -1039,14 +1035,14 @@ int bg_measure_session(const struct bg_measure_opts *o, json_t **out, struct bg_
 	json_object_set_new(doc, "finished_at", json_string(when));
 	json_object_set_new(doc, "status", json_string(status));
 	json_object_set_new(doc, "reason", s.interrupted ? json_string("interrupted")
-							 : jstr_or_null(s.block));
+							 : bg_json_text(s.block));
 	r = json_array();
 	for (int k = 0; k < o->argc; k++)
-		json_array_append_new(r, json_string(o->argv[k]));
+		json_array_append_new(r, bg_json_text(o->argv[k]));
 	json_object_set_new(doc, "command", r);
 	json_object_set_new(doc, "options", options_json(o));
 	json_object_set_new(doc, "memory_source", json_string("sampled"));
-	json_object_set_new(doc, "memory_source_note", json_string(s.cg.note));
+	json_object_set_new(doc, "memory_source_note", bg_json_text(s.cg.note));
 	counts = json_object();
 	json_object_set_new(counts, "smoke", json_integer(nsmoke));
 	json_object_set_new(counts, "warmup", json_integer(nwarm));

@@ -1,5 +1,6 @@
 /*
- * test_json.c - the Python-compatible JSON dump and str/repr.
+ * test_json.c - the Python-compatible JSON dump and str/repr; outside text
+ * that is not UTF-8 made a JSON string (bg_json_text).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -51,6 +52,35 @@ static void test_escapes(void **state)
 	/* U+1F600 becomes a surrogate pair, lower-case hex */
 	expect_dump("\"\\ud83d\\ude00\"", -1, false, "\"\\ud83d\\ude00\"");
 	expect_dump("\"/slash\"", -1, false, "\"/slash\"");
+}
+
+static void expect_text(const char *s, const char *want)
+{
+	json_t *v = bg_json_text(s);
+
+	assert_true(json_is_string(v));
+	assert_string_equal(json_string_value(v), want);
+	json_decref(v);
+}
+
+static void test_text(void **state)
+{
+	json_t *v = bg_json_text(NULL);
+
+	(void)state;
+	assert_true(json_is_null(v));
+	json_decref(v);
+	expect_text("", "");
+	expect_text("plain \\x41 caf\xc3\xa9 \xf0\x9f\x98\x80", "plain \\x41 caf\xc3\xa9 \xf0\x9f\x98\x80");
+	/* a lone byte, a cut sequence, an overlong form, a surrogate, beyond U+10FFFF */
+	expect_text("a\xff" "b", "a\\xffb");
+	expect_text("caf\xc3", "caf\\xc3");
+	expect_text("\xc3(", "\\xc3(");
+	expect_text("\xc0\xaf", "\\xc0\\xaf");
+	expect_text("\xed\xa0\x80", "\\xed\\xa0\\x80");
+	expect_text("\xf4\x90\x80\x80", "\\xf4\\x90\\x80\\x80");
+	/* valid sequences around a bad byte stay whole */
+	expect_text("\xc3\xa9\x80\xc3\xa9", "\xc3\xa9\\x80\xc3\xa9");
 }
 
 static void test_numbers(void **state)
@@ -119,6 +149,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sorted_keys_and_indent),
 		cmocka_unit_test(test_escapes),
+		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_numbers),
 		cmocka_unit_test(test_py_str_repr),
 		cmocka_unit_test(test_load_errors),
