@@ -34,6 +34,20 @@ struct series {
 	size_t n, cap;
 };
 
+/*
+ * One run's outputs as found, by their real bytes: what parity checks and
+ * --deterministic compares (the JSON record holds them as bg_json_text
+ * writes them, which is for reading only).
+ */
+struct output {
+	char *path;   /* owned; as glob(3) returned it */
+	char hex[65]; /* SHA-256, "" when the file could not be hashed */
+};
+struct outputs {
+	struct output *v;
+	size_t n, cap;
+};
+
 struct session {
 	const struct bg_measure_opts *o;
 	struct bg_watch *watch;
@@ -46,7 +60,8 @@ struct session {
 	struct bg_spawn_prog prog; /* argv found on PATH, prepared once */
 	json_t *runs;
 	long ordinal;
-	json_t *smoke_outputs; /* borrowed from the smoke run's record */
+	struct outputs smoke_outputs; /* the smoke run's, owned */
+	bool have_smoke_outputs;
 	struct bg_npy ref;
 	bool ref_loaded;
 	char *block;            /* first reason the session is blocked, owned */
@@ -137,9 +152,30 @@ static void progress(struct session *s, const char *phase, long index, long tota
 	s->o->progress(&p, s->o->progress_data);
 }
 
-/* Expands the output patterns and hashes every file; *err set to the first problem: a pattern
- * that matches nothing, a file the run did not write (s->stale) or one that cannot be hashed. */
-static json_t *hash_outputs(struct session *s, char **err)
+static void outputs_release(struct outputs *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i].path);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+static struct output *outputs_add(struct outputs *l, const char *path)
+{
+	if (l->n == l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 8;
+		l->v = bg_xrealloc(l->v, l->cap * sizeof(*l->v));
+	}
+	l->v[l->n].path = bg_xstrdup(path);
+	l->v[l->n].hex[0] = '\0';
+	return &l->v[l->n++];
+}
+
+/* Expands the output patterns and hashes every file into *list (empty on
+ * entry) and the record's JSON array; *err set to the first problem: a
+ * pattern that matches nothing, a file the run did not write (s->stale) or
+ * one that cannot be hashed. */
+static json_t *hash_outputs(struct session *s, struct outputs *list, char **err)
 {
 	json_t *out = json_array();
 	struct bg_strbuf e = BG_STRBUF_INIT;
@@ -158,7 +194,7 @@ static json_t *hash_outputs(struct session *s, char **err)
 		}
 		for (size_t k = 0; k < g.gl_pathc; k++) {
 			struct bg_ctx ctx;
-			char hex[65];
+			struct output *one = outputs_add(list, g.gl_pathv[k]);
 			json_t *f = json_object();
 
 			bg_ctx_init(&ctx);
@@ -166,9 +202,10 @@ static json_t *hash_outputs(struct session *s, char **err)
 			if (!e.len && bg_stale_unwritten(&s->stale, g.gl_pathv[k]))
 				bg_strbuf_addf(&e, "output '%s' was not written by the run: it is the file that was there before (stale)",
 					       g.gl_pathv[k]);
-			if (bg_sha256_file(g.gl_pathv[k], NULL, hex, &ctx) == BG_OK) {
-				json_object_set_new(f, "sha256", json_string(hex));
+			if (bg_sha256_file(g.gl_pathv[k], NULL, one->hex, &ctx) == BG_OK) {
+				json_object_set_new(f, "sha256", json_string(one->hex));
 			} else {
+				one->hex[0] = '\0';
 				json_object_set_new(f, "sha256", json_null());
 				if (!e.len)
 					bg_strbuf_adds(&e, bg_ctx_message(&ctx));
@@ -183,29 +220,26 @@ static json_t *hash_outputs(struct session *s, char **err)
 	return out;
 }
 
-/* The value --parity sha256:HEX is compared with (see docs/measure.md). */
-static int outputs_digest(const json_t *outputs, char hex[65], struct bg_ctx *ctx)
+/* The value --parity sha256:HEX is compared with (see docs/measure.md):
+ * the listing holds each path's real bytes, as sha256sum writes it. */
+static int outputs_digest(const struct outputs *outputs, char hex[65], struct bg_ctx *ctx)
 {
 	struct bg_strbuf sb = BG_STRBUF_INIT;
-	size_t i;
-	json_t *f;
 	int rc;
 
-	if (json_array_size(outputs) == 1) {
-		snprintf(hex, 65, "%s",
-			 json_string_value(json_object_get(json_array_get(outputs, 0), "sha256")));
+	if (outputs->n == 1) {
+		memcpy(hex, outputs->v[0].hex, 65);
 		return BG_OK;
 	}
-	json_array_foreach(outputs, i, f)
-		bg_strbuf_addf(&sb, "%s  %s\n", json_string_value(json_object_get(f, "sha256")),
-			       json_string_value(json_object_get(f, "path")));
+	for (size_t i = 0; i < outputs->n; i++)
+		bg_strbuf_addf(&sb, "%s  %s\n", outputs->v[i].hex, outputs->v[i].path);
 	rc = bg_sha256_hex(sb.buf, sb.len, hex, ctx);
 	bg_strbuf_release(&sb);
 	return rc;
 }
 
 /* Checks parity of this run's outputs; returns the parity object. */
-static json_t *check_parity(struct session *s, const json_t *outputs, const char *out_err)
+static json_t *check_parity(struct session *s, const struct outputs *outputs, const char *out_err)
 {
 	const struct bg_measure_opts *o = s->o;
 	json_t *p = json_object();
@@ -236,15 +270,15 @@ static json_t *check_parity(struct session *s, const json_t *outputs, const char
 		const char *path;
 
 		bg_ctx_init(&ctx);
-		if (json_array_size(outputs) != 1) {
+		if (outputs->n != 1) {
 			bg_strbuf_addf(&detail, "allclose needs exactly one output file, %zu matched",
-				       json_array_size(outputs));
+				       outputs->n);
 		} else if (!s->ref_loaded &&
 			   bg_npy_load(o->parity_reference, NULL, &s->ref, &ctx) != BG_OK) {
 			bg_strbuf_addf(&detail, "reference: %s", bg_ctx_message(&ctx));
 		} else {
 			s->ref_loaded = true;
-			path = json_string_value(json_object_get(json_array_get(outputs, 0), "path"));
+			path = outputs->v[0].path;
 			if (bg_npy_load(path, NULL, &a, &ctx) != BG_OK) {
 				bg_strbuf_adds(&detail, bg_ctx_message(&ctx));
 			} else {
@@ -274,14 +308,14 @@ static json_t *check_parity(struct session *s, const json_t *outputs, const char
 		}
 		bg_ctx_release(&ctx);
 	} else if (o->parity == BG_PARITY_COMMAND) {
-		size_t n = json_array_size(outputs), i;
+		size_t n = outputs->n;
 		const char **paths = bg_xcalloc(n + 1, sizeof(char *));
 		struct bg_ctx ctx;
-		json_t *f;
 		int st = -1;
 
-		json_array_foreach(outputs, i, f)
-			paths[i] = json_string_value(json_object_get(f, "path"));
+		/* every output by its real bytes: none may drop out of the check */
+		for (size_t i = 0; i < n; i++)
+			paths[i] = outputs->v[i].path;
 		bg_ctx_init(&ctx);
 		if (bg_spawn_shell(o->parity_command, paths, n, o->interrupted, &st, &ctx) != BG_OK)
 			bg_strbuf_adds(&detail, bg_ctx_message(&ctx));
@@ -301,19 +335,16 @@ static json_t *check_parity(struct session *s, const json_t *outputs, const char
 	return p;
 }
 
-static bool same_outputs(const json_t *a, const json_t *b, const char **which)
+/* Whether a and b name the same files (by their bytes) with the same
+ * digests; *which: the first path that differs, NULL when the sets do. */
+static bool same_outputs(const struct outputs *a, const struct outputs *b, const char **which)
 {
-	size_t i;
-	json_t *f;
-
 	*which = NULL;
-	if (json_array_size(a) != json_array_size(b))
+	if (a->n != b->n)
 		return false;
-	json_array_foreach(a, i, f) {
-		json_t *g = json_array_get(b, i);
-
-		if (!json_equal(f, g)) {
-			*which = json_string_value(json_object_get(f, "path"));
+	for (size_t i = 0; i < a->n; i++) {
+		if (strcmp(a->v[i].path, b->v[i].path) != 0 || strcmp(a->v[i].hex, b->v[i].hex) != 0) {
+			*which = a->v[i].path;
 			return false;
 		}
 	}
@@ -325,7 +356,8 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 {
 	char capture[4096] = "";
 	const struct bg_measure_opts *o = s->o;
-	json_t *r = json_object(), *cache = NULL, *outputs = NULL;
+	json_t *r = json_object(), *cache = NULL;
+	struct outputs outs = {0};
 	struct bg_spawn_result res;
 	struct bg_watch_result wr = {0};
 	uint64_t swap0 = 0, swap1 = 0, cg_peak = 0;
@@ -487,16 +519,15 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 			      res.term_signal);
 	}
 	if (o->noutputs) {
-		outputs = hash_outputs(s, &out_err);
+		rset(r, "outputs", hash_outputs(s, &outs, &out_err));
 		bg_stale_restore(&s->stale);
-		rset(r, "outputs", outputs);
 		rset(r, "outputs_error", bg_json_text(out_err));
 	} else {
 		rset(r, "outputs", json_array());
 		rset(r, "outputs_error", json_null());
 	}
 	if (ok && o->parity != BG_PARITY_NONE && (smoke || timed)) {
-		json_t *p = check_parity(s, outputs ? outputs : json_object_get(r, "outputs"), out_err);
+		json_t *p = check_parity(s, &outs, out_err);
 
 		if (strcmp(json_string_value(json_object_get(p, "result")), "pass") != 0)
 			block(s, "parity failed on %s run %ld: %s", phase, s->ordinal,
@@ -510,11 +541,13 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 	if (s->result_env)
 		read_reported(s, r, phase, ok && !s->interrupted, timed);
 	if (smoke) {
-		s->smoke_outputs = json_object_get(r, "outputs");
-	} else if (o->deterministic && ok && !out_err && s->smoke_outputs) {
+		s->smoke_outputs = outs;
+		s->have_smoke_outputs = true;
+		memset(&outs, 0, sizeof(outs));
+	} else if (o->deterministic && ok && !out_err && s->have_smoke_outputs) {
 		const char *which;
 
-		if (!same_outputs(json_object_get(r, "outputs"), s->smoke_outputs, &which)) {
+		if (!same_outputs(&outs, &s->smoke_outputs, &which)) {
 			s->deterministic_ok = false;
 			block(s, "outputs are not deterministic: %s of %s run %ld differs from the smoke run",
 			      which ? which : "the set of output files", phase, s->ordinal);
@@ -525,6 +558,7 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 	if (left)
 		json_array_append_new(json_object_get(r, "flags"), json_string("left_running"));
 	free(out_err);
+	outputs_release(&outs);
 	s->all_wall_s += (double)res.wall_ns / 1e9;
 	s->all_count++;
 	if (timed && ok) {
@@ -1116,5 +1150,6 @@ done:
 	series_free(&s.gpu_dev);
 	bg_cgroup_release(&s.cg);
 	bg_stale_release(&s.stale);
+	outputs_release(&s.smoke_outputs);
 	return rc;
 }

@@ -97,6 +97,28 @@ check "parity command pass" test "$(rc_of "${M[@]}" --output 'o*.txt' --parity-c
 check "parity command fail" test "$(rc_of "${M[@]}" --output 'o*.txt' --parity-command 'exit 7' -- touch o1.txt o2.txt)" = 1
 check "parity command reason" jq -e '.reason | test("parity command exited 7")' out
 
+# an output whose name is not UTF-8 reaches parity by its real bytes: the
+# parity command gets it as an argument (a wrong one fails, a right one
+# passes), the sha256 listing holds its bytes as sha256sum writes them, and
+# allclose reads it
+printf 'good\n' >want.txt
+printf '#!/bin/sh\necho "$#" >nargs; for f; do cmp -s "$f" want.txt || exit 1; done\n' >cmp.sh
+chmod +x cmp.sh
+check "non-UTF-8 output, wrong: exit 1" test "$(rc_of "${M[@]}" --output 'u*' --parity-command ./cmp.sh --shell -- "echo WRONG >\"\$(printf 'u\\377')\"")" = 1
+check "non-UTF-8 output, wrong: given" test "$(cat nargs)" = 1
+check "non-UTF-8 output, right: exit 0" test "$(rc_of "${M[@]}" --output 'u*' --parity-command ./cmp.sh --shell -- "echo good >\"\$(printf 'u\\377')\"")" = 0
+check "non-UTF-8 output, right: given" test "$(cat nargs)" = 1
+check "non-UTF-8 output recorded" jq -e '.runs[0].outputs[0].path == "u\\xff"' out
+printf 'x\n' >"$(printf 'u\377')"; printf 'y\n' >u2
+listing=$(sha256sum u2 "$(printf 'u\377')" | sha256sum | cut -d' ' -f1)
+check "non-UTF-8 listing: exit 0" test "$(rc_of "${M[@]}" --output 'u*' --parity "sha256:$listing" -- touch "$(printf 'u\377')" u2)" = 0
+rm -f u2 "$(printf 'u\377')"
+check "non-UTF-8 allclose: exit 0" test "$(rc_of "${M[@]}" --output 'v*.npy' --parity allclose:ref.npy --shell -- "cp close.npy \"\$(printf 'v\\377.npy')\"")" = 0
+rm -f "$(printf 'v\377.npy')"
+check "non-UTF-8 allclose wrong: exit 1" test "$(rc_of "${M[@]}" --output 'v*.npy' --parity allclose:ref.npy --shell -- "cp far.npy \"\$(printf 'v\\377.npy')\"")" = 1
+check "non-UTF-8 allclose wrong: figures" jq -e '.runs[0].parity.beyond_tolerance == 1 and (.reason | test("elements of v\\\\xff.npy beyond"))' out
+rm -f "$(printf 'v\377.npy')" want.txt cmp.sh nargs
+
 # --deterministic: a timestamp differs every run
 check "timestamp not deterministic" test "$(rc_of "${M[@]}" --deterministic --output stamp.txt -- "$P/stamp" stamp.txt)" = 1
 check "deterministic reason" jq -e '.deterministic == false and (.reason | test("outputs are not deterministic: stamp.txt of warmup run 2 differs from the smoke run"))' out
