@@ -133,8 +133,11 @@ struct bg_spawn_result {
  * (as execvp would find it, without its fallback to /bin/sh), and the
  * signals whose dispositions the child resets before exec (those caught by
  * this process when the session began, and the usual job-control ones).
- * bg_spawn_prog_init never fails: a program that cannot be found is
- * reported by each bg_spawn_run as "cannot start". argv is borrowed.
+ * bg_spawn_prog_init never fails and does not look on PATH yet;
+ * bg_spawn_prog_find looks (again) now, so that a session can look after
+ * its setup and before its first run; it returns the path found or NULL.
+ * A program that cannot be found (or was not looked for) is reported by
+ * each bg_spawn_run as "cannot start". argv is borrowed.
  */
 struct bg_spawn_prog {
 	char *const *argv;
@@ -147,6 +150,7 @@ struct bg_spawn_prog {
 	const char *cgroup_procs;
 };
 void bg_spawn_prog_init(struct bg_spawn_prog *prog, char *const *argv);
+const char *bg_spawn_prog_find(struct bg_spawn_prog *prog);
 void bg_spawn_prog_release(struct bg_spawn_prog *prog);
 /*
  * Spawns prog in a new process group with stdin and stdout on

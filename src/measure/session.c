@@ -58,6 +58,7 @@ struct session {
 	double after_psi;
 	char **argv; /* what is spawned */
 	struct bg_spawn_prog prog; /* argv found on PATH, prepared once */
+	bool prog_looked_up;       /* prog.path looked for, just before the first run */
 	json_t *runs;
 	long ordinal;
 	struct outputs smoke_outputs; /* the smoke run's, owned */
@@ -433,6 +434,12 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 		snprintf(s->result_env, s->result_env_cap, "BENCHGATE_RESULT=%s/run-%03ld.result.json",
 			 s->result_dir, s->ordinal);
 		unlink(s->result_env + strlen("BENCHGATE_RESULT="));
+	}
+	if (!s->prog_looked_up) {
+		/* once, and only now: the setup, the prepare command or the
+		 * eviction before the first run may build or install it */
+		bg_spawn_prog_find(&s->prog);
+		s->prog_looked_up = true;
 	}
 	if (o->noutputs)
 		bg_stale_mark(&s->stale, o->outputs, o->noutputs);
@@ -1118,6 +1125,8 @@ int bg_measure_session(const struct bg_measure_opts *o, json_t **out, struct bg_
 		json_object_set_new(doc, "metrics", metrics);
 	metrics = NULL;
 	json_object_set_new(doc, "outliers", outliers);
+	/* the file the runs executed, as found after the setup; null when none ran */
+	json_object_set_new(prov, "program", bg_json_text(s.prog.path));
 	json_object_set_new(doc, "provenance", prov);
 	prov = NULL;
 	json_object_set_new(doc, "runs", json_incref(s.runs));

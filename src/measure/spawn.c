@@ -295,7 +295,7 @@ void bg_spawn_prog_init(struct bg_spawn_prog *prog, char *const *argv)
 {
 	memset(prog, 0, sizeof(*prog));
 	prog->argv = argv;
-	prog->find_errno = find_program(argv[0], &prog->path);
+	prog->find_errno = ENOENT; /* until bg_spawn_prog_find looks */
 	sigemptyset(&prog->reset);
 	for (size_t i = 0; i < sizeof(reset_always) / sizeof(reset_always[0]); i++)
 		sigaddset(&prog->reset, reset_always[i]);
@@ -308,6 +308,13 @@ void bg_spawn_prog_init(struct bg_spawn_prog *prog, char *const *argv)
 		if (sa.sa_handler != SIG_DFL && sa.sa_handler != SIG_IGN)
 			sigaddset(&prog->reset, sig);
 	}
+}
+
+const char *bg_spawn_prog_find(struct bg_spawn_prog *prog)
+{
+	free(prog->path);
+	prog->find_errno = find_program(prog->argv[0], &prog->path);
+	return prog->path;
 }
 
 void bg_spawn_prog_release(struct bg_spawn_prog *prog)
@@ -540,6 +547,7 @@ int bg_spawn_shell(const char *cmd, const char *const *args, size_t nargs,
 	for (size_t i = 0; i < nargs; i++)
 		argv[4 + i] = (char *)args[i];
 	bg_spawn_prog_init(&prog, argv);
+	bg_spawn_prog_find(&prog);
 	e = start_child(&prog, NULL, NULL, &pid, &failed, NULL, NULL);
 	bg_spawn_prog_release(&prog);
 	free(argv);

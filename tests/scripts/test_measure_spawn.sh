@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # How benchgate measure starts a run (src/measure/spawn.c): the program is
-# found on PATH as execvp finds it, a missing or non-executable program is a
+# found on PATH as execvp finds it, after the setup, a missing or non-executable program is a
 # clean "cannot start", and the child starts with no blocked signal, the
 # job-control signals at their defaults, other ignored signals still ignored,
 # its own process group, stdin and stdout on /dev/null and stderr inherited.
+# Needs jq.
 set -u
 . "$(cd "$(dirname "$0")" && pwd)/checks.sh"
 B=${BENCHGATE:?}
+command -v jq >/dev/null || { echo "this test needs jq (apt-get install jq)"; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
@@ -33,6 +35,24 @@ check "a directory on PATH: permission denied" \
 	test "$(PATH="$work/c" rc_of "$B" measure -q -r 1 -- tool)$(grep -c "Permission denied" err)" = 41
 check "nothing stored for a program that cannot start" \
 	test "$(PATH="$work/none" "$B" sessions --json | grep -c '"status": "ok"')" = "$("$B" sessions --json | grep -c '"status": "ok"')"
+
+# the program is looked up after --setup (and the first run's --prepare),
+# which may build or install it: a program setup makes is found, and one
+# setup installs ahead of an old copy on PATH is the one measured
+mkdir -p late old
+printf '#!/bin/sh\necho old >>"%s/late.ran"\n' "$work" >old/made
+chmod 755 old/made
+check "a program setup makes: exit 0" test "$(PATH="$work/late:$work/old:/usr/bin:/bin" rc_of "$B" measure -q -r 2 --json \
+	--setup "printf '#!/bin/sh\\necho new >>\"$work/late.ran\"\\n' >late/made && chmod 755 late/made" -- made)" = 0
+check "the new one ran every time" test "$(sort -u late.ran)" = new
+check "provenance names it" test "$(jq -r .provenance.program out)" = "$work/late/made"
+rm -rf late late.ran
+check "a program prepare makes: exit 0" test "$(PATH="$work/late:/usr/bin:/bin" rc_of "$B" measure -q -r 1 --json \
+	--prepare "mkdir -p late && cp old/made late/made" -- made)" = 0
+check "prepare: provenance names it" test "$(jq -r .provenance.program out)" = "$work/late/made"
+check "a blocked setup: no program" test "$(rc_of "$B" measure -q -r 1 --json --setup false -- true; jq -c .provenance.program out)" = 1null
+check "--shell: the shell" test "$(rc_of "$B" measure -q -r 1 --json --shell -- true; jq -r .provenance.program out)" = 0/bin/sh
+rm -rf late old late.ran
 
 # the child's signal state (awk reading its own status, no shell between),
 # then its process group and stdio
