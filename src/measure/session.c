@@ -66,6 +66,9 @@ struct session {
 	struct bg_npy ref;
 	bool ref_loaded;
 	char *block;            /* first reason the session is blocked, owned */
+	long failures;          /* how many times block() was called: a run that adds one failed */
+	bool *in_stats;         /* by ordinal: the timed runs the statistics count */
+	size_t in_stats_cap;
 	bool interrupted;
 	bool any_first_process; /* a run was not cold although cold was asked for */
 	bool any_parity_checked, all_parity_pass;
@@ -87,7 +90,7 @@ struct session {
 	char **envp;               /* environ's strings without BENCHGATE_RESULT, then result_env */
 };
 
-static void read_reported(struct session *s, json_t *r, const char *phase, bool ok, bool timed);
+static void read_reported(struct session *s, json_t *r, const char *phase, bool ok);
 
 static void series_add(struct series *s, double v)
 {
@@ -104,6 +107,7 @@ static void block(struct session *s, const char *fmt, ...)
 	struct bg_strbuf sb = BG_STRBUF_INIT;
 	va_list ap;
 
+	s->failures++;
 	if (s->block)
 		return;
 	va_start(ap, fmt);
@@ -366,6 +370,7 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 	bool have_swap0, have_swap1, have_psi0, have_psi1, have_cg, ok;
 	char when[64], *out_err = NULL;
 	bool timed = strcmp(phase, "timed") == 0, smoke = strcmp(phase, "smoke") == 0;
+	long failures = s->failures; /* a check of this run that fails adds one */
 	size_t left;
 	int rc;
 
@@ -546,7 +551,7 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 	if (ok && out_err && o->parity == BG_PARITY_NONE)
 		block(s, "%s run %ld: %s", phase, s->ordinal, out_err);
 	if (s->result_env)
-		read_reported(s, r, phase, ok && !s->interrupted, timed);
+		read_reported(s, r, phase, ok && !s->interrupted);
 	if (smoke) {
 		s->smoke_outputs = outs;
 		s->have_smoke_outputs = true;
@@ -568,7 +573,25 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 	outputs_release(&outs);
 	s->all_wall_s += (double)res.wall_ns / 1e9;
 	s->all_count++;
-	if (timed && ok) {
+	/* the statistics count a timed run only when it fully succeeded: exit 0
+	 * in time, and every check of it (outputs, parity, determinism, cold,
+	 * its result file) passed; a run that failed one blocked the session */
+	if (timed && ok && !s->interrupted && s->failures == failures) {
+		json_t *samples = json_object_get(json_object_get(r, "reported"), "samples_seconds"), *x;
+		size_t i;
+
+		if ((size_t)s->ordinal >= s->in_stats_cap) {
+			size_t cap = s->in_stats_cap ? s->in_stats_cap * 2 : 64;
+
+			while (cap <= (size_t)s->ordinal)
+				cap *= 2;
+			s->in_stats = bg_xrealloc(s->in_stats, cap * sizeof(bool));
+			memset(s->in_stats + s->in_stats_cap, 0, (cap - s->in_stats_cap) * sizeof(bool));
+			s->in_stats_cap = cap;
+		}
+		s->in_stats[s->ordinal] = true;
+		json_array_foreach(samples, i, x)
+			series_add(&s->reported, json_real_value(x) * 1e9);
 		s->timed_wall_s += (double)res.wall_ns / 1e9;
 		series_add(&s->wall, (double)res.wall_ns);
 		series_add(&s->user, (double)res.user_ns);
@@ -591,16 +614,15 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 /*
  * The run's reported-timing file into its record ("result_file",
  * "reported", "reported_error"); a run that exited 0 without a valid file
- * blocks the session. The samples of a timed run join the timing series.
+ * blocks the session. do_run adds the samples of a timed run that fully
+ * succeeded to the timing series.
  */
-static void read_reported(struct session *s, json_t *r, const char *phase, bool ok, bool timed)
+static void read_reported(struct session *s, json_t *r, const char *phase, bool ok)
 {
 	const char *path = s->result_env + strlen("BENCHGATE_RESULT=");
 	char display[4200];
 	json_t *samples = NULL, *metrics = NULL, *rep = json_null();
 	struct bg_ctx c;
-	size_t i;
-	json_t *x;
 
 	if (s->o->capture_dir)
 		snprintf(display, sizeof(display), "%s/run-%03ld.result.json", s->o->capture_dir, s->ordinal);
@@ -620,9 +642,6 @@ static void read_reported(struct session *s, json_t *r, const char *phase, bool 
 	rset(r, "reported_error", bg_json_text(c.msg));
 	if (ok && c.msg)
 		block(s, "%s run %ld: %s", phase, s->ordinal, c.msg);
-	if (ok && timed && samples)
-		json_array_foreach(samples, i, x)
-			series_add(&s->reported, json_real_value(x) * 1e9);
 	bg_ctx_release(&c);
 }
 
@@ -730,10 +749,18 @@ static json_t *flag_runs(struct session *s)
 	return outliers;
 }
 
+/* Whether the statistics count run record r (a timed run that fully succeeded). */
+static bool counted(const struct session *s, const json_t *r)
+{
+	json_int_t k = json_integer_value(json_object_get(r, "ordinal"));
+
+	return k > 0 && (size_t)k < s->in_stats_cap && s->in_stats[k];
+}
+
 /*
- * The metrics of the timed runs that reported: statistics per name into
- * *stats and the median into *medians. A metric that some of them left out
- * blocks the session.
+ * The metrics of the timed runs the statistics count (all reported):
+ * statistics per name into *stats and the median into *medians. A metric
+ * that some of them left out blocks the session.
  */
 static void reported_metrics(struct session *s, json_t **stats, json_t **medians)
 {
@@ -744,8 +771,7 @@ static void reported_metrics(struct session *s, json_t **stats, json_t **medians
 	*stats = json_object();
 	*medians = json_object();
 	json_array_foreach(s->runs, i, r) {
-		if (strcmp(json_string_value(json_object_get(r, "phase")), "timed") != 0 ||
-		    !json_is_object(json_object_get(r, "reported")))
+		if (!counted(s, r) || !json_is_object(json_object_get(r, "reported")))
 			continue;
 		nrep++;
 		json_object_foreach(json_object_get(json_object_get(r, "reported"), "metrics"), name, m) {
@@ -1160,5 +1186,6 @@ done:
 	bg_cgroup_release(&s.cg);
 	bg_stale_release(&s.stale);
 	outputs_release(&s.smoke_outputs);
+	free(s.in_stats);
 	return rc;
 }

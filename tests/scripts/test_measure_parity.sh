@@ -125,4 +125,31 @@ check "deterministic reason" jq -e '.deterministic == false and (.reason | test(
 check "same output deterministic" test "$(rc_of "${M[@]}" --deterministic --output same.txt --shell -- 'echo same >same.txt')" = 0
 check "deterministic true" jq -e '.deterministic == true' out
 
+# a timed run whose outputs fail a check is not in the statistics, nor in
+# the store's wall_* columns: the run that blocks (run 5, the third timed
+# run) sleeps 0.3 s and fails parity; the two timed runs before it take far less
+cat >slowbad.sh <<'SH'
+#!/bin/sh
+n=$(cat count 2>/dev/null || echo 0); n=$((n + 1)); echo $n >count
+if [ $n = 5 ]; then sleep 0.3; echo bye >out.txt; else echo hello >out.txt; fi
+SH
+chmod +x slowbad.sh
+rm -f count
+check "failed timed run: exit 1" test "$(rc_of "${M[@]}" --output out.txt --parity "sha256:$good" -- ./slowbad.sh)" = 1
+check "failed timed run: blocked there" jq -e '.counts.timed == 3 and (.reason | test("parity failed on timed run 5"))' out
+check "failed timed run: not counted" jq -e '.statistics.wall_ns.count == 2 and .statistics.wall_ns.max < 2.5e8 and .statistics.cpu_ns.count == 2' out
+id=$(jq .id out)
+check "failed timed run: not in the store" test "$("$B" sessions --json | jq --argjson id "$id" '.[] | select(.id == $id) | .wall_max_ns < 2.5e8 and .timed_runs == 3')" = true
+# the same for a run whose outputs differ from the smoke run's (--deterministic)
+cat >slowdiff.sh <<'SH'
+#!/bin/sh
+n=$(cat count 2>/dev/null || echo 0); n=$((n + 1)); echo $n >count
+if [ $n = 3 ]; then sleep 0.3; echo other >same.txt; else echo same >same.txt; fi
+SH
+chmod +x slowdiff.sh
+rm -f count
+check "not deterministic: exit 1" test "$(rc_of "${M[@]}" --deterministic --output same.txt -- ./slowdiff.sh)" = 1
+check "not deterministic: not counted" jq -e '.counts.timed == 1 and .statistics.wall_ns == null and .statistics.tree_peak_bytes == null' out
+rm -f count slowbad.sh slowdiff.sh out.txt same.txt
+
 [ "$fails" = 0 ] || { echo "$fails failed"; exit 1; }

@@ -74,6 +74,23 @@ blocked "metric missing" "metric 'm' was reported by 1 of 2 timed runs" \
 check "the runs before the block still count" jq -e '.statistics.reported_ns.count == 2' out
 check "temporary folders removed" test -z "$(ls "$TMPDIR")"
 
+# a timed run that reports samples but fails parity is not in the timing:
+# run 4 (the second timed run) reports 5 s and a metric of 99, and writes a
+# wrong output
+cat >badout.sh <<'SH'
+#!/bin/sh
+n=$(cat count 2>/dev/null || echo 0); n=$((n + 1)); echo $n >count
+if [ $n = 4 ]; then s=5; m=99; echo bye >o.txt; else s=0.01; m=1; echo hello >o.txt; fi
+echo "{\"samples_seconds\": [$s], \"metrics\": {\"m\": $m}}" >"$BENCHGATE_RESULT"
+SH
+chmod +x badout.sh
+rm -f count
+good=$(printf 'hello\n' | sha256sum | cut -d' ' -f1)
+check "parity fails: exit 1" test "$(rc_of "$B" measure -q -w 1 -r 3 --timing reported --json --output o.txt --parity "sha256:$good" -- ./badout.sh)" = 1
+check "parity fails: its samples left out" jq -e '.counts.timed == 2 and .statistics.reported_ns.count == 1 and .statistics.reported_ns.max < 1e9' out
+check "parity fails: its metric left out" jq -e '.statistics.metrics.m.count == 1 and .metrics.m == 1' out
+rm -f count o.txt badout.sh
+
 # a failing run is blocked for its exit status, not for the missing file
 printf '#!/bin/sh\nexit 3\n' >fail.sh
 chmod +x fail.sh
