@@ -39,18 +39,27 @@ void bg_npy_shape_str(const struct bg_npy *a, char *buf, size_t size);
 
 /*
  * numpy.allclose(a, b, rtol, atol): |a - b| <= atol + rtol * |b| for every
- * element; NaN never passes, equal infinities do. Errors are computed over
- * the finite elements: max_abs = max |a - b|; max_rel = max |a - b| / |b|
- * over elements with b != 0; rel_l2 = ||a - b||2 / ||b||2 (rel_l2_valid is
- * false when ||b||2 == 0 and a != b). beyond counts elements not close.
+ * element; NaN never passes, equal infinities do. beyond counts elements
+ * not close; nonfinite those of them that hold a NaN (on either side) or
+ * an infinity the other side does not equal. Errors are computed over the
+ * finite elements (finite counts those where both sides are): max_abs =
+ * max |a - b|; max_rel = max |a - b| / |b| over elements with b != 0;
+ * rel_l2 = ||a - b||2 / ||b||2. A *_valid flag is false when its figure
+ * has no element to be computed over (none finite, or for max_rel none
+ * with b != 0; for rel_l2 also ||b||2 == 0 with a != b) or is beyond the
+ * range of a double (then max_abs or max_rel holds infinity).
  */
 struct bg_allclose {
 	bool pass;
 	size_t count;
 	size_t beyond;
+	size_t nonfinite;
+	size_t finite;
 	double max_abs;
 	double max_rel;
 	double rel_l2;
+	bool max_abs_valid;
+	bool max_rel_valid;
 	bool rel_l2_valid;
 };
 /* a: the output, b: the reference. BG_ECHECK naming both on a shape or dtype mismatch. */

@@ -332,6 +332,7 @@ int bg_npy_allclose(const struct bg_npy *a, const struct bg_npy *b, double rtol,
 		    struct bg_allclose *r, struct bg_ctx *ctx)
 {
 	double num = 0, den = 0;
+	size_t rel = 0; /* finite elements with b != 0 */
 
 	memset(r, 0, sizeof(*r));
 	if (strcmp(a->dtype, b->dtype) != 0)
@@ -356,13 +357,17 @@ int bg_npy_allclose(const struct bg_npy *a, const struct bg_npy *b, double rtol,
 
 		if (nan) {
 			r->beyond++;
+			r->nonfinite++;
 			continue;
 		}
 		if (inf) {
-			if (!(ar == br && ai == bi))
+			if (!(ar == br && ai == bi)) {
 				r->beyond++;
+				r->nonfinite++;
+			}
 			continue;
 		}
+		r->finite++;
 		diff = hypot(ar - br, ai - bi);
 		babs = hypot(br, bi);
 		close = diff <= atol + rtol * babs;
@@ -370,8 +375,11 @@ int bg_npy_allclose(const struct bg_npy *a, const struct bg_npy *b, double rtol,
 			r->beyond++;
 		if (diff > r->max_abs)
 			r->max_abs = diff;
-		if (babs > 0 && diff / babs > r->max_rel)
-			r->max_rel = diff / babs;
+		if (babs > 0) {
+			rel++;
+			if (diff / babs > r->max_rel)
+				r->max_rel = diff / babs;
+		}
 		num += diff * diff;
 		den += babs * babs;
 	}
@@ -382,6 +390,10 @@ int bg_npy_allclose(const struct bg_npy *a, const struct bg_npy *b, double rtol,
 		r->rel_l2 = 0;
 		r->rel_l2_valid = num == 0;
 	}
+	/* a figure over no element, or beyond the range of a double, is none */
+	r->max_abs_valid = r->finite > 0 && isfinite(r->max_abs);
+	r->max_rel_valid = rel > 0 && isfinite(r->max_rel);
+	r->rel_l2_valid = r->rel_l2_valid && r->finite > 0 && isfinite(r->rel_l2);
 	r->pass = r->beyond == 0;
 	return BG_OK;
 }

@@ -243,6 +243,22 @@ static int outputs_digest(const struct outputs *outputs, char hex[65], struct bg
 	return rc;
 }
 
+/* Why allclose failed: how many elements, the largest error ("n/a" over
+ * no finite element, "inf" beyond a double) and how many are NaN or infinite. */
+static void allclose_detail(struct bg_strbuf *d, const struct bg_allclose *r, const char *path,
+			    const struct bg_measure_opts *o)
+{
+	bg_strbuf_addf(d, "%zu of %zu elements of %s beyond rtol=%g atol=%g (max abs error ", r->beyond,
+		       r->count, path, o->rtol, o->atol);
+	if (r->finite)
+		bg_strbuf_addf(d, "%g", r->max_abs);
+	else
+		bg_strbuf_adds(d, "n/a");
+	if (r->nonfinite)
+		bg_strbuf_addf(d, "; %zu of them NaN or infinite", r->nonfinite);
+	bg_strbuf_addch(d, ')');
+}
+
 /* Checks parity of this run's outputs; returns the parity object. */
 static json_t *check_parity(struct session *s, const struct outputs *outputs, const char *out_err)
 {
@@ -297,16 +313,16 @@ static json_t *check_parity(struct session *s, const struct outputs *outputs, co
 					json_object_set_new(p, "elements", json_integer((json_int_t)r.count));
 					json_object_set_new(p, "beyond_tolerance",
 							    json_integer((json_int_t)r.beyond));
-					json_object_set_new(p, "max_abs_error", json_real(r.max_abs));
-					json_object_set_new(p, "max_rel_error", json_real(r.max_rel));
+					json_object_set_new(p, "nonfinite_mismatches",
+							    json_integer((json_int_t)r.nonfinite));
+					json_object_set_new(p, "max_abs_error",
+							    jreal_or_null(r.max_abs_valid, r.max_abs));
+					json_object_set_new(p, "max_rel_error",
+							    jreal_or_null(r.max_rel_valid, r.max_rel));
 					json_object_set_new(p, "rel_l2_error",
 							    jreal_or_null(r.rel_l2_valid, r.rel_l2));
 					if (!pass)
-						bg_strbuf_addf(&detail,
-							       "%zu of %zu elements of %s beyond rtol=%g atol=%g "
-							       "(max abs error %g)",
-							       r.beyond, r.count, path, o->rtol, o->atol,
-							       r.max_abs);
+						allclose_detail(&detail, &r, path, o);
 				}
 				bg_npy_release(&a);
 			}

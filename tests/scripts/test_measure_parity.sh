@@ -72,6 +72,17 @@ check "fortran vs C order" test "$(rc_of "${M[@]}" --output out.npy --parity all
 "$P/npywrite" cref.npy '<c16' 2 1 1 2 2
 "$P/npywrite" cnan.npy '<c16' 2 1 1 nan 2
 check "nan fails"          test "$(rc_of "${M[@]}" --output out.npy --parity allclose:cref.npy --shell -- 'cp cnan.npy out.npy')" = 1
+# all NaN: no error figure is invented (null, never 0), and the NaNs are counted
+"$P/npywrite" allnan.npy '<f8' 4 nan nan nan nan
+check "all NaN fails"      test "$(rc_of "${M[@]}" --output out.npy --parity allclose:ref.npy --shell -- 'cp allnan.npy out.npy')" = 1
+check "all NaN figures"    jq -e '.runs[0].parity | .beyond_tolerance == 4 and .nonfinite_mismatches == 4 and .max_abs_error == null and .max_rel_error == null and .rel_l2_error == null and has("max_abs_error") and has("max_rel_error")' out
+check "all NaN reason"     jq -e '.reason | endswith("4 of 4 elements of out.npy beyond rtol=1e-05 atol=1e-08 (max abs error n/a; 4 of them NaN or infinite)")' out
+# an error beyond the range of a double: null, present, and "inf" in the reason
+"$P/npywrite" huge.npy '<f8' 4 1 2 -1.7e308 0
+"$P/npywrite" hugeref.npy '<f8' 4 1 2 1.7e308 0
+check "overflow fails"     test "$(rc_of "${M[@]}" --output out.npy --parity allclose:hugeref.npy --shell -- 'cp huge.npy out.npy')" = 1
+check "overflow figures"   jq -e '.runs[0].parity | .beyond_tolerance == 1 and .nonfinite_mismatches == 0 and has("max_abs_error") and .max_abs_error == null and has("max_rel_error") and .max_rel_error == null' out
+check "overflow reason"    jq -e '.reason | endswith("(max abs error inf)")' out
 # mismatches name both
 "$P/npywrite" short.npy '<f8' 3 1 2 3
 check "shape mismatch"    test "$(rc_of "${M[@]}" --output out.npy --parity allclose:ref.npy --shell -- 'cp short.npy out.npy')" = 1

@@ -1,6 +1,7 @@
 /*
  * test_npy.c - .npy parsing (versions, dtypes, byte orders, Fortran order,
- * malformed files) and allclose figures computed by hand.
+ * malformed files) and allclose figures computed by hand, none where
+ * nothing finite was compared or a figure is beyond a double.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -185,6 +186,53 @@ static void test_allclose_by_hand(void **state)
 	bg_ctx_release(&ctx);
 }
 
+/* allclose of two float64 vectors of n elements (rtol 1e-5, atol 1e-8), which must not fail */
+static struct bg_allclose allclose_of(const double *out, const double *ref, size_t n)
+{
+	struct bg_npy a = vec(out, n, "float64"), b = vec(ref, n, "float64");
+	struct bg_allclose r;
+	struct bg_ctx ctx;
+
+	bg_ctx_init(&ctx);
+	assert_int_equal(bg_npy_allclose(&a, &b, 1e-5, 1e-8, &r, &ctx), BG_OK);
+	bg_ctx_release(&ctx);
+	return r;
+}
+
+static void test_allclose_nonfinite_figures(void **state)
+{
+	/* a NaN beside finite elements: the figures are over the finite ones */
+	const double out[] = {NAN, 1.1, 2.0}, ref[] = {1.0, 1.0, 2.0};
+	/* finite values whose difference is beyond a double */
+	const double big[] = {1e308, 1.0}, nbig[] = {-1e308, 1.0};
+	const double nan2[] = {NAN, NAN}, zero2[] = {0.0, 0.0};
+	struct bg_allclose r = allclose_of(out, ref, 3);
+
+	(void)state;
+	assert_int_equal(r.beyond, 2);
+	assert_int_equal(r.nonfinite, 1);
+	assert_int_equal(r.finite, 2);
+	assert_true(r.max_abs_valid);
+	assert_float_equal(r.max_abs, 0.1, 1e-12);
+	assert_true(r.max_rel_valid);
+	assert_float_equal(r.max_rel, 0.1, 1e-12);
+	assert_true(r.rel_l2_valid);
+	r = allclose_of(big, nbig, 2);
+	assert_false(r.pass);
+	assert_int_equal(r.beyond, 1);
+	assert_int_equal(r.nonfinite, 0);
+	assert_int_equal(r.finite, 2);
+	assert_false(r.max_abs_valid);
+	assert_true(isinf(r.max_abs));
+	assert_false(r.max_rel_valid);
+	assert_false(r.rel_l2_valid);
+	/* all NaN against zeros: nothing to compute a figure over */
+	r = allclose_of(nan2, zero2, 2);
+	assert_int_equal(r.beyond, 2);
+	assert_int_equal(r.nonfinite, 2);
+	assert_false(r.max_abs_valid || r.max_rel_valid || r.rel_l2_valid);
+}
+
 static void test_allclose_nan_inf_mismatch(void **state)
 {
 	const double out[] = {NAN, INFINITY, -INFINITY}, ref[] = {NAN, INFINITY, INFINITY};
@@ -200,6 +248,12 @@ static void test_allclose_nan_inf_mismatch(void **state)
 	/* NaN never passes; inf == inf passes; -inf vs inf fails */
 	assert_int_equal(r.beyond, 2);
 	assert_false(r.pass);
+	/* no finite element: no error figure, never a 0 that reads as exact */
+	assert_int_equal(r.nonfinite, 2);
+	assert_int_equal(r.finite, 0);
+	assert_false(r.max_abs_valid);
+	assert_false(r.max_rel_valid);
+	assert_false(r.rel_l2_valid);
 	assert_int_equal(bg_npy_allclose(&a, &c, 1e-5, 1e-8, &r, &ctx), BG_ECHECK);
 	assert_string_equal(bg_ctx_message(&ctx), "shape mismatch: output is (3,), reference is (2,)");
 	assert_int_equal(bg_npy_allclose(&f32, &b, 1e-5, 1e-8, &r, &ctx), BG_ECHECK);
@@ -217,6 +271,7 @@ int main(void)
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_allclose_by_hand),
 		cmocka_unit_test(test_allclose_nan_inf_mismatch),
+		cmocka_unit_test(test_allclose_nonfinite_figures),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
