@@ -176,10 +176,20 @@ static struct output *outputs_add(struct outputs *l, const char *path)
 	return &l->v[l->n++];
 }
 
+/* Whether path is among the first n entries of l. */
+static bool outputs_have(const struct outputs *l, size_t n, const char *path)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(l->v[i].path, path) == 0)
+			return true;
+	return false;
+}
+
 /* Expands the output patterns and hashes every file into *list (empty on
- * entry) and the record's JSON array; *err set to the first problem: a
- * pattern that matches nothing, a file the run did not write (s->stale) or
- * one that cannot be hashed. */
+ * entry) and the record's JSON array, each path once, where first matched
+ * (a pattern listed twice, or patterns that overlap); *err set to the first
+ * problem: a pattern that matches nothing, a file the run did not write
+ * (s->stale) or one that cannot be hashed. */
 static json_t *hash_outputs(struct session *s, struct outputs *list, char **err)
 {
 	json_t *out = json_array();
@@ -188,6 +198,7 @@ static json_t *hash_outputs(struct session *s, struct outputs *list, char **err)
 	for (size_t i = 0; i < s->o->noutputs; i++) {
 		glob_t g;
 		int rc = glob(s->o->outputs[i], GLOB_ERR, NULL, &g);
+		size_t earlier = list->n; /* matched by the patterns before this one */
 
 		if (rc != 0) {
 			if (!e.len)
@@ -199,8 +210,13 @@ static json_t *hash_outputs(struct session *s, struct outputs *list, char **err)
 		}
 		for (size_t k = 0; k < g.gl_pathc; k++) {
 			struct bg_ctx ctx;
-			struct output *one = outputs_add(list, g.gl_pathv[k]);
-			json_t *f = json_object();
+			struct output *one;
+			json_t *f;
+
+			if (outputs_have(list, earlier, g.gl_pathv[k]))
+				continue;
+			one = outputs_add(list, g.gl_pathv[k]);
+			f = json_object();
 
 			bg_ctx_init(&ctx);
 			json_object_set_new(f, "path", bg_json_text(g.gl_pathv[k]));

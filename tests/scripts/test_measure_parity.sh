@@ -32,6 +32,14 @@ rm -f out.txt; printf 'a\n' >a.txt; printf 'b\n' >b.txt
 listing=$(sha256sum a.txt b.txt | sha256sum | cut -d' ' -f1)
 check "sha256 of listing" test "$(rc_of "${M[@]}" --output '*.txt' --parity "sha256:$listing" -- touch a.txt b.txt)" = 0
 
+# a file matched twice (listed twice, or by overlapping patterns) is one
+# output, where first matched
+check "listed twice: exit 0" test "$(rc_of "${M[@]}" --output a.txt --output a.txt --parity "sha256:$(sha256sum a.txt | cut -d' ' -f1)" -- touch a.txt)" = 0
+check "listed twice: once" jq -e '[.runs[].outputs | length] == [1, 1, 1, 1, 1]' out
+listing_ba=$(sha256sum b.txt a.txt | sha256sum | cut -d' ' -f1)
+check "overlapping patterns: exit 0" test "$(rc_of "${M[@]}" --output b.txt --output '*.txt' --parity "sha256:$listing_ba" -- touch a.txt b.txt)" = 0
+check "overlapping patterns: first-seen order" jq -e '[.runs[0].outputs[].path] == ["b.txt", "a.txt"]' out
+
 # an output the run did not write is stale, whatever it holds: a file left by
 # an earlier run never passes parity, and a command that skips its work when
 # its output exists is not timed as a no-op
@@ -99,6 +107,7 @@ cp ref.npy out2.npy
 check "allclose, two outputs" test "$(rc_of "${M[@]}" --output 'out*.npy' --parity allclose:ref.npy --shell -- 'cp ref.npy out.npy; cp ref.npy out2.npy')" = 1
 check "two outputs message" jq -e '.reason | test("allclose needs exactly one output file, 2 matched")' out
 rm -f out2.npy
+check "allclose, one file matched twice" test "$(rc_of "${M[@]}" --output out.npy --output 'out*.npy' --parity allclose:ref.npy --shell -- 'cp close.npy out.npy')" = 0
 
 # --parity-command receives the output paths as its last arguments
 printf 'x\n' >o1.txt; printf 'y\n' >o2.txt
