@@ -14,6 +14,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <math.h>
 #include <signal.h>
@@ -207,7 +208,7 @@ static const char *on_opt(int id, const char *v, void *data)
 		return NULL;
 	case O_EXPORT:
 		a->export_path = v;
-		return NULL;
+		return *v ? NULL : "--export-jsonl needs a file name";
 	case O_QUIET:
 		a->quiet = true;
 		return NULL;
@@ -222,6 +223,48 @@ static const char *on_opt(int id, const char *v, void *data)
 	default:
 		return "unknown option";
 	}
+}
+
+/*
+ * Whether the runs can be written to path (export_jsonl), checked before
+ * the session so that one is not measured and stored only for its export
+ * to fail at the end. Creates nothing. BG_OK, or BG_EIO with the message
+ * on ctx.
+ */
+static int export_check(const char *path, struct bg_ctx *ctx)
+{
+	struct stat st;
+	char *dir;
+	const char *slash = strrchr(path, '/'), *why = NULL;
+	int rc = BG_OK;
+
+	if (stat(path, &st) == 0) {
+		if (S_ISDIR(st.st_mode))
+			return bg_error(ctx, BG_EIO, "'%s': cannot write the runs there: it is a folder; give --export-jsonl a file name",
+					path);
+		if (!S_ISREG(st.st_mode)) { /* a device or FIFO is written into, not replaced */
+			if (faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) != 0)
+				return bg_error(ctx, BG_EIO, "'%s': cannot write the runs: %s; give --export-jsonl another file",
+						path, strerror(errno));
+			return BG_OK;
+		}
+	} else if (errno != ENOENT && errno != ENOTDIR) { /* those two: said of its folder below */
+		return bg_error(ctx, BG_EIO, "'%s': cannot write the runs: %s; give --export-jsonl another file",
+				path, strerror(errno));
+	}
+	/* a file is made (or replaced) by a rename in its folder */
+	dir = slash ? bg_xstrndup(path, slash == path ? 1 : (size_t)(slash - path)) : bg_xstrdup(".");
+	if (stat(dir, &st) != 0)
+		why = errno == ENOENT ? "does not exist" : strerror(errno);
+	else if (!S_ISDIR(st.st_mode))
+		why = "is not a folder";
+	else if (faccessat(AT_FDCWD, dir, W_OK | X_OK, AT_EACCESS) != 0)
+		why = errno == EROFS ? "is on a read-only file system" : "cannot be written to";
+	if (why)
+		rc = bg_error(ctx, BG_EIO, "'%s': cannot write the runs: its folder '%s' %s; give --export-jsonl another file",
+			      path, dir, why);
+	free(dir);
+	return rc;
 }
 
 static int export_jsonl(const char *path, const json_t *doc, long long id)
@@ -323,8 +366,13 @@ static int run_measure(struct bg_cli *cli, const struct bg_cmd *self)
 		a.o.progress = bg_mp_progress;
 		a.o.progress_data = &ps;
 	}
-	/* open (or create) the store first: a store that cannot work fails before measuring */
+	/* an export target and the store that cannot work fail before measuring
+	 * (the store opened, or created, only when the export can be written) */
 	bg_ctx_init(&ctx);
+	if (a.export_path && (rc = export_check(a.export_path, &ctx)) != BG_OK) {
+		bg_cli_fail(rc, bg_ctx_message(&ctx));
+		goto out;
+	}
 	rc = bg_store_open(cfg.store, cfg.root, true, &store, &ctx);
 	if (rc) {
 		bg_cli_fail(rc, bg_ctx_message(&ctx));

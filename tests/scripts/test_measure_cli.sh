@@ -133,6 +133,27 @@ wait
 check "fifo still a fifo"   test -p fifo
 check "fifo got 3 lines"    test "$(wc -l <fifo.out)" = 3
 
+# an export target that cannot be written fails (exit 4) before anything
+# runs or is stored, and leaves nothing behind
+mkdir exd
+n0=$("$B" sessions --json | jq length)
+check "export to a folder: exit 4" test "$(rc_of "$B" measure -q -r 1 -w 0 --json --export-jsonl exd -- touch ran-exd)" = 4
+check "export to a folder: said" grep -qF "'exd': cannot write the runs there: it is a folder; give --export-jsonl a file name" err
+check "export to a folder: nothing ran" test ! -e ran-exd -a ! -s out
+check "export to a folder: nothing stored" test "$("$B" sessions --json | jq length)" = "$n0"
+check "export, no folder: exit 4" test "$(rc_of "$B" measure -q -r 1 --export-jsonl nodir/runs.jsonl -- touch ran-exd)" = 4
+check "export, no folder: said" grep -qF "'nodir/runs.jsonl': cannot write the runs: its folder 'nodir' does not exist" err
+check "export, no folder: nothing made" test ! -e nodir -a ! -e ran-exd
+check "export, empty name: exit 2" test "$(rc_of "$B" measure -q -r 1 --export-jsonl '' -- true)" = 2
+if [ "$(id -u)" != 0 ]; then
+	chmod 555 exd
+	check "export, read-only folder: exit 4" test "$(rc_of "$B" measure -q -r 1 --export-jsonl exd/runs.jsonl -- touch ran-exd)" = 4
+	check "export, read-only folder: said" grep -qF "its folder 'exd' cannot be written to" err
+	check "export, read-only folder: nothing made" test -z "$(ls exd)" -a ! -e ran-exd
+	chmod 755 exd
+fi
+rmdir exd
+
 # the gate verbs refuse a measure session, saying what it is
 check "repeat: not a gate session" test "$(rc_of "$B" repeat 1)" = 1
 check "repeat: says why"    grep -q "session 1 is not a gate session (a diagnostic 'benchgate measure' session); repeat runs gates: 'benchgate run GATE'" err
