@@ -59,7 +59,7 @@ struct measure_args {
 	struct bg_measure_opts o;
 	const char **outputs, **evict, **env;
 	size_t noutputs, nevict, nenv;
-	bool runs_given, json, quiet;
+	bool runs_given, min_runs_given, json, quiet;
 	const char *export_path;
 	char msg[256];
 	char *parity_ref;
@@ -162,6 +162,7 @@ static const char *on_opt(int id, const char *v, void *data)
 		return count_arg(a, "--runs", v, 1, &a->o.runs);
 	case O_MIN_RUNS:
 		a->o.adaptive = true;
+		a->min_runs_given = true;
 		return count_arg(a, "--min-runs", v, 1, &a->o.min_runs);
 	case O_MAX_RUNS:
 		a->o.adaptive = true;
@@ -335,6 +336,9 @@ static int run_measure(struct bg_cli *cli, const struct bg_cmd *self)
 		rc = bg_cli_usage_error(self, "--runs conflicts with --min-runs/--max-runs/--min-time");
 		goto out_args;
 	}
+	/* the default minimum (3) follows a smaller --max-runs: `--max-runs 1` means one run */
+	if (a.o.adaptive && !a.min_runs_given && a.o.max_runs < a.o.min_runs)
+		a.o.min_runs = a.o.max_runs;
 	if (a.o.adaptive && a.o.max_runs < a.o.min_runs) {
 		rc = bg_cli_usage_error(self, "--max-runs must not be less than --min-runs");
 		goto out_args;
@@ -446,7 +450,8 @@ const struct bg_cmd bg_cmd_measure = {
 	"  -r, --runs N             timed runs (default 7)\n"
 	"  --min-runs N, --max-runs N, --min-time S\n"
 	"                           adaptive count: at least N runs and S seconds of timed runs,\n"
-	"                           at most --max-runs (defaults 3, unbounded, 3 s)\n"
+	"                           at most --max-runs (defaults 3 or a smaller --max-runs,\n"
+	"                           unbounded, 3 s)\n"
 	"  --timing process|reported\n"
 	"                           what is timed: the command's wall time (default), or the\n"
 	"                           samples it writes to the file named by $BENCHGATE_RESULT\n"

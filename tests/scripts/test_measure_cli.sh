@@ -96,6 +96,9 @@ check "failing cleanup recorded" test "$("$B" session "$("$B" sessions --json | 
 # adaptive count: at least --min-runs, at most --max-runs
 check "adaptive min"        test "$(rc_of "$B" measure -q -w 0 --min-runs 4 --min-time 0 --json -- true; jq .counts.timed out)" = "04"
 check "adaptive max"        test "$(rc_of "$B" measure -q -w 0 --min-runs 2 --max-runs 5 --min-time 100 --json -- true; jq .counts.timed out)" = "05"
+# the default minimum (3) follows a smaller --max-runs given alone
+check "--max-runs 1 alone"  test "$(rc_of "$B" measure -q -w 0 --max-runs 1 --json -- true; jq -c '[.counts.timed, .options.min_runs, .options.max_runs]' out)" = "0[1,1,1]"
+check "--max-runs 2 alone"  test "$(rc_of "$B" measure -q -w 0 --max-runs 2 --min-time 100 --json -- true; jq .counts.timed out)" = "02"
 
 # a store that cannot work fails before anything is measured, without leaking the URL
 mkdir pg && printf '{"schema_version": 1, "store": "postgresql://u:pw@host/db"}\n' >pg/benchgate.json
