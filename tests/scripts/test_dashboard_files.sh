@@ -18,6 +18,9 @@ check "a project folder named in Latin-1: exit 0" test "$(rc_of "$B" -C "$odd" d
 check "a project folder named in Latin-1: the page written" test -s "$odd/.benchgate/dashboard/index.html"
 
 cp -R "$SRC/tests/cli/trees/mini" p
+# the reference for "nothing else left": newer than every copied file,
+# whatever order cp copied them in
+touch p/benchgate.json
 # stderr through a pipe: the size limit would stop a write to a file too
 (cd p && bash -c "trap '' XFSZ; ulimit -f 0; exec '$B' dashboard --output new/a/b" 2>&1) | cat >"$work/err"
 rc=${PIPESTATUS[0]}
