@@ -51,7 +51,9 @@ for k in 1 2 3 4 5; do
 	rm -f started
 	"$B" measure -q -w 0 -r 100000 --shell -- ': > started' >out 2>err &
 	pid=$!
-	( sleep 120; kill -KILL "$pid" ) 2>/dev/null &
+	# a watchdog whose sleep ends with it: killing the subshell alone would
+	# leave "sleep 120" running after the test
+	( sleep 120 & s=$!; trap 'kill "$s"; exit 0' TERM; wait "$s" && kill -KILL "$pid" ) 2>/dev/null &
 	dog=$!
 	for _ in $(seq 400); do [ -e started ] && break; sleep 0.05; done
 	sleep "0.0$k"
