@@ -11,6 +11,7 @@
 #include "benchgate/provenance.h"
 #include "benchgate/sha256.h"
 #include "benchgate/store.h"
+#include "core/fmath.h"
 #include "core/pyval.h"
 #include "lifecycle/runbook.h"
 
@@ -334,6 +335,30 @@ static int runs_index_writable(const struct bg_config *cfg, struct bg_ctx *ctx)
 	return rc;
 }
 
+/*
+ * -w, -r and --timeout are part of what ran: the measure object, and so the
+ * manifest, the key's measure field and a repeat, carries one only when it
+ * changes the value in force (the runbook's, else the engine's default), so
+ * that the same settings always give the same key; a whole number of
+ * seconds is written as an integer, as a runbook would write it.
+ */
+static void apply_overrides(const struct bg_run_request *q, json_t *measure)
+{
+	const json_t *w = json_object_get(measure, "warmups"), *n = json_object_get(measure, "repetitions");
+	const json_t *t = json_object_get(measure, "timeout_seconds");
+	struct bg_measure_opts d;
+
+	bg_measure_opts_init(&d);
+	if (q->warmups >= 0 && q->warmups != (json_is_integer(w) ? (long)json_integer_value(w) : d.warmups))
+		json_object_set_new(measure, "warmups", json_integer(q->warmups));
+	if (q->runs > 0 && q->runs != (json_is_integer(n) ? (long)json_integer_value(n) : d.runs))
+		json_object_set_new(measure, "repetitions", json_integer(q->runs));
+	if (q->timeout > 0 && isfinite(q->timeout) && q->timeout != (json_is_number(t) ? json_number_value(t) : d.timeout))
+		json_object_set_new(measure, "timeout_seconds",
+				    q->timeout == bg_floor(q->timeout) && q->timeout < 1e15 ? json_integer((json_int_t)q->timeout)
+											  : json_real(q->timeout));
+}
+
 static int preflight(struct run *r, struct bg_ctx *ctx)
 {
 	const struct bg_run_request *q = r->req;
@@ -379,14 +404,7 @@ static int preflight(struct run *r, struct bg_ctx *ctx)
 		r->measure = json_object();
 	else if ((rc = subst_json(measure, q->gate, &r->measure, ctx)))
 		return rc;
-	/* -w, -r and --timeout are part of what ran: the manifest, the key's
-	 * measure field and a repeat all see the values in force */
-	if (q->warmups >= 0)
-		json_object_set_new(r->measure, "warmups", json_integer(q->warmups));
-	if (q->runs > 0)
-		json_object_set_new(r->measure, "repetitions", json_integer(q->runs));
-	if (q->timeout > 0 && isfinite(q->timeout))
-		json_object_set_new(r->measure, "timeout_seconds", json_real(q->timeout));
+	apply_overrides(q, r->measure);
 	/* the inputs, outputs and artifacts are all hashed: fail (exit 4) before
 	 * anything is written when libcrypto cannot be loaded */
 	if ((rc = bg_sha256_ready(ctx)) != BG_OK)
