@@ -153,6 +153,7 @@ enum bg_decision bg_decide(const struct bg_session_facts *s, const struct bg_ses
 {
 	json_t *reasons = json_array(), *ids = json_array(), *metrics = json_array();
 	struct bg_strbuf unmeasured = BG_STRBUF_INIT; /* names the baseline has and the session lacks */
+	struct bg_strbuf few = BG_STRBUF_INIT;        /* names with fewer baseline values than the minimum */
 	enum bg_decision d = BG_DECISION_PASS;
 	size_t used = nbaseline < o->window ? nbaseline : o->window;
 
@@ -184,6 +185,16 @@ enum bg_decision bg_decide(const struct bg_session_facts *s, const struct bg_ses
 					vals[n++] = baseline[i].metric[m];
 			if (n == 0)
 				continue;
+			/* the minimum holds per metric too: a peak only a few baseline
+			 * sessions measured has no envelope yet (one value has no spread) */
+			if (n < o->min_sessions && !isnan(v)) {
+				bg_strbuf_addf(&few, "%s%s (%zu)", few.len ? ", " : "", bg_metric_names[m], n);
+				json_array_append_new(metrics,
+						      json_pack("{s:s, s:o, s:s, s:b, s:I}", "metric", bg_metric_names[m],
+								"value", num_or_null(v), "direction", "too-few-values",
+								"outside", false, "baseline_values", (json_int_t)n));
+				continue;
+			}
 			if (isnan(v)) {
 				/* the baseline has it, this session does not: said, not judged */
 				bg_strbuf_addf(&unmeasured, "%s%s", unmeasured.len ? ", " : "", bg_metric_names[m]);
@@ -221,10 +232,19 @@ enum bg_decision bg_decide(const struct bg_session_facts *s, const struct bg_ses
 			d = BG_DECISION_NO_BASELINE;
 			if (used == 0)
 				snprintf(buf, sizeof(buf), "0 accepted sessions of this key; nothing to compare with (report only)");
+			else if (few.len)
+				snprintf(buf, sizeof(buf), "no metric has %zu baseline values yet: %.120s (report only)",
+					 o->min_sessions, few.buf);
 			else
 				snprintf(buf, sizeof(buf), "no metric of this session has a value in its baseline of %zu session%s "
 					 "(report only)", used, used == 1 ? "" : "s");
 			json_array_append_new(reasons, json_string(buf));
+		} else if (d == BG_DECISION_PASS && few.len) {
+			json_array_append_new(reasons, json_pack("s++++", "every judged metric is inside its envelope; too few "
+								 "baseline values to judge ", few.buf, " yet",
+								 unmeasured.len ? "; not measured in this session, though "
+										  "the baseline has " : "",
+								 unmeasured.len ? unmeasured.buf : ""));
 		} else if (d == BG_DECISION_PASS && !unmeasured.len)
 			json_array_append_new(reasons, json_string("every metric is inside its envelope"));
 		else if (d == BG_DECISION_PASS)
@@ -233,6 +253,7 @@ enum bg_decision bg_decide(const struct bg_session_facts *s, const struct bg_ses
 								 unmeasured.buf));
 	}
 	bg_strbuf_release(&unmeasured);
+	bg_strbuf_release(&few);
 	*out = json_pack("{s:s, s:o, s:o, s:o, s:I, s:f, s:f, s:I}", "decision", bg_decision_name(d), "reasons",
 			 reasons, "baseline", ids, "metrics", metrics, "window", (json_int_t)o->window, "k", o->k,
 			 "floor", o->floor_rel, "minimum_sessions", (json_int_t)o->min_sessions);

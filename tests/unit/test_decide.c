@@ -130,6 +130,38 @@ static void test_nothing_judged_is_no_baseline(void **state)
 	json_decref(d);
 }
 
+/* The minimum holds per metric: a peak that one baseline session measured
+ * is reported, not judged (one value has no spread). */
+static void test_too_few_values_per_metric(void **state)
+{
+	struct bg_session_facts s = facts(9, 1.0), b[5];
+	struct bg_decide_opts o;
+	json_t *d, *m;
+
+	(void)state;
+	bg_decide_opts_init(&o);
+	for (int i = 0; i < 5; i++)
+		b[i] = facts(i, 1.0);
+	b[4].metric[BG_METRIC_GPU_PEAK] = 1e9;
+	s.metric[BG_METRIC_GPU_PEAK] = 1.05e9; /* 5 scales of a 1% floor away */
+	assert_int_equal(bg_decide(&s, b, 5, &o, &d), BG_DECISION_PASS);
+	m = json_array_get(json_object_get(d, "metrics"), 1);
+	assert_string_equal(json_string_value(json_object_get(m, "metric")), "accelerator_peak_bytes");
+	assert_string_equal(json_string_value(json_object_get(m, "direction")), "too-few-values");
+	assert_int_equal(json_integer_value(json_object_get(m, "baseline_values")), 1);
+	assert_string_equal(json_string_value(json_array_get(json_object_get(d, "reasons"), 0)),
+			    "every judged metric is inside its envelope; too few baseline values to judge "
+			    "accelerator_peak_bytes (1) yet");
+	json_decref(d);
+	/* no metric with enough values: no-baseline */
+	for (int i = 0; i < 4; i++)
+		b[i].metric[BG_METRIC_P50] = NAN;
+	assert_int_equal(bg_decide(&s, b, 5, &o, &d), BG_DECISION_NO_BASELINE);
+	assert_string_equal(json_string_value(json_array_get(json_object_get(d, "reasons"), 0)),
+			    "no metric has 5 baseline values yet: wall_p50 (1), accelerator_peak_bytes (1) (report only)");
+	json_decref(d);
+}
+
 static void test_block_wins(void **state)
 {
 	const char *const why[] = {"parity failed on run 3", NULL};
@@ -262,6 +294,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_identical_sessions),
 		cmocka_unit_test(test_nothing_judged_is_no_baseline),
+		cmocka_unit_test(test_too_few_values_per_metric),
 		cmocka_unit_test(test_one_outlier),
 		cmocka_unit_test(test_improvement_is_investigated),
 		cmocka_unit_test(test_fewer_than_five),
