@@ -18,36 +18,53 @@ static bool num(const json_t *v, double *out)
 	return true;
 }
 
+/*
+ * v in the largest unit of units[] (each factor times the one before it)
+ * in which its magnitude, as printed with that unit's decimals, is at least
+ * 1; a negative value (an envelope's low bound) gets the unit of its size.
+ */
+static void scaled(struct bg_strbuf *out, double v, const char *const *units, const double *factors,
+		   const int *decimals, int n)
+{
+	int u = 0;
+
+	for (int k = 1; k < n; k++) {
+		double p = 1;
+
+		for (int d = 0; d < decimals[k - 1]; d++)
+			p *= 10;
+		/* past the next unit once rounding in this one would print 1000 or 1024 */
+		if (fabs(v) / factors[k - 1] * p + 0.5 >= factors[k] / factors[k - 1] * p)
+			u = k;
+	}
+	bg_strbuf_addf(out, "%.*f %s", decimals[u], v / factors[u], units[u]);
+}
+
 void bg_mp_duration(struct bg_strbuf *out, const json_t *ns)
 {
+	static const char *const units[] = {"ns", "us", "ms", "s"};
+	static const double factors[] = {1, 1e3, 1e6, 1e9};
+	static const int decimals[] = {0, 1, 2, 3};
 	double v;
 
 	if (!num(ns, &v))
 		bg_strbuf_adds(out, "n/a");
-	else if (v < 1e3)
-		bg_strbuf_addf(out, "%.0f ns", v);
-	else if (v < 1e6)
-		bg_strbuf_addf(out, "%.1f us", v / 1e3);
-	else if (v < 1e9)
-		bg_strbuf_addf(out, "%.2f ms", v / 1e6);
 	else
-		bg_strbuf_addf(out, "%.3f s", v / 1e9);
+		scaled(out, v, units, factors, decimals, 4);
 }
 
 void bg_mp_bytes(struct bg_strbuf *out, const json_t *bytes)
 {
+	static const char *const units[] = {"B", "KiB", "MiB", "GiB"};
+	static const double factors[] = {1, 1024.0, 1024.0 * 1024, 1024.0 * 1024 * 1024};
+	/* three decimals of MiB: a 1% envelope of a 1 MiB peak shows */
+	static const int decimals[] = {0, 2, 3, 3};
 	double v;
 
 	if (!num(bytes, &v))
 		bg_strbuf_adds(out, "n/a");
-	else if (v < 1024)
-		bg_strbuf_addf(out, "%.0f B", v);
-	else if (v < 1024.0 * 1024)
-		bg_strbuf_addf(out, "%.1f KiB", v / 1024);
-	else if (v < 1024.0 * 1024 * 1024)
-		bg_strbuf_addf(out, "%.1f MiB", v / 1024 / 1024);
 	else
-		bg_strbuf_addf(out, "%.2f GiB", v / 1024 / 1024 / 1024);
+		scaled(out, v, units, factors, decimals, 4);
 }
 
 void bg_mp_command(struct bg_strbuf *out, const json_t *command)

@@ -162,5 +162,13 @@ check "unparsable: compare 4"     test "$(rc_of "$B" compare "$s10")" = 4
 check "unparsable: named"         grep -q "session $s10: the stored decision is not valid JSON" "$work/err"
 check "unparsable: history 0"     test "$(rc_of "$B" history $G)" = 0   # it reads the decision column only
 
+# the table's figures: a negative low bound in the unit of its size, and
+# bytes fine enough to show a 1% envelope of a 1 MiB peak
+G3=bin.simd.test-box.bin2.cold
+for v in 0.05 0.1 0.15 0.2 0.08; do seed $G3 scheduled-profile $v tree=1000000 >/dev/null; done
+s13=$(seed $G3 scheduled-profile 0.1 tree=1000000)
+check "compare: negative low in ms" grep -q "^wall_p50 .* -196.52 ms " <("$B" compare "$s13")
+check "compare: bytes to the KiB"   grep -q "^tree_peak_bytes  *1.049 MiB  *1.049 MiB  *1.007 MiB  *1.091 MiB " <("$B" compare "$s13")
+
 echo "$fails failed"
 [ "$fails" = 0 ]
