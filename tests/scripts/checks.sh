@@ -4,6 +4,7 @@
 #                              the last lines of $work/err are shown)
 #   rc_of CMD...               prints CMD's exit status; its output goes to
 #                              $work/out and $work/err ($work: the script's scratch folder)
+#   jqe ARGS...                jq -e, failing on empty input too
 fails=0
 check() {
 	local what=$1; shift
@@ -18,3 +19,7 @@ check() {
 	return 0
 }
 rc_of() { "$@" >"$work/out" 2>"$work/err"; printf '%s' $?; }
+# jq -e that also fails when there is no input at all: jq 1.6 (Debian 12's)
+# exits 0 on an empty file, so a check of what benchgate wrote would pass
+# when it wrote nothing. Use it for every jq -e.
+jqe() { local out; out=$(jq -e "$@") || return 1; [ -n "$out" ]; }

@@ -44,7 +44,7 @@ check "broken libcrypto: exit 4" test "$(LD_LIBRARY_PATH="$work/broken-crypto" r
 check "names libcrypto and the package" grep -q "benchgate: cannot load libcrypto.so.3: .*; install Debian's libssl3" "$work/err"
 check "nothing ran" test ! -e ran
 "$B" sessions --json >"$work/sessions.json"
-check "no session stored" jq -e 'length == 0' "$work/sessions.json"
+check "no session stored" jqe 'length == 0' "$work/sessions.json"
 
 # run: refused before any experiment is written (exit 4, not a preflight refusal)
 cp -R "$S/tests/cli/trees/lifecycle" "$work/life" && chmod -R u+w "$work/life"
@@ -65,6 +65,6 @@ check "promote names libcrypto" grep -q "benchgate: cannot load libcrypto.so.3" 
 
 # with both, the same session passes (the libraries really are loaded on demand)
 check "with both: ok" test "$(rc_of "$B" measure -q -r 1 --json --output out.txt --parity "sha256:$sha" -- touch out.txt)" = 0
-check "the digest checked" jq -e --arg s "$sha" '.status == "ok" and .runs[0].parity.sha256 == $s and .runs[0].parity.result == "pass"' "$work/out"
+check "the digest checked" jqe --arg s "$sha" '.status == "ok" and .runs[0].parity.sha256 == $s and .runs[0].parity.result == "pass"' "$work/out"
 
 [ "$fails" = 0 ] || { echo "$fails failed"; exit 1; }

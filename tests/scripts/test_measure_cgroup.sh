@@ -46,8 +46,8 @@ if [ -z "$base" ]; then
 	echo "(no writable cgroup v1 memory hierarchy here: checking the fallback)"
 	"$B" measure -q -w 0 -r 2 --json -- "$P/memtree" 1 8 0 >none.json
 	check "fallback: session ok"     test "$(jq -r .status none.json)" = ok
-	check "fallback: peaks null"     jq -e '[.runs[].cgroup_peak_bytes] == [null, null, null]' none.json
-	check "fallback: note says why"  jq -e '.memory_source_note | test("cgroup_peak_bytes is null")' none.json
+	check "fallback: peaks null"     jqe '[.runs[].cgroup_peak_bytes] == [null, null, null]' none.json
+	check "fallback: note says why"  jqe '.memory_source_note | test("cgroup_peak_bytes is null")' none.json
 	echo "$fails failed"
 	[ "$fails" = 0 ]
 	exit
@@ -62,11 +62,11 @@ mkdir "$stale" || exit 1
 # two processes of 48 MiB each, held for no time: too short for the sampler
 "$B" measure -q -w 0 -r 3 --sample-interval 1000 --json -- "$P/memtree" 2 48 0 >cg.json
 check "session ok"                 test "$(jq -r .status cg.json)" = ok
-check "every run has a cgroup peak" jq -e '[.runs[].cgroup_peak_bytes | numbers] | length == 4' cg.json
-check "peak holds both processes"  jq -e "[.runs[].cgroup_peak_bytes] | all(. >= 96 * $MiB and . <= 128 * $MiB)" cg.json
-check "the sampler missed them"    jq -e '[.runs[] | select(.tree_samples == 0)] | length >= 1' cg.json
-check "statistics over timed runs" jq -e ".statistics.cgroup_peak_bytes.count == 3 and .statistics.cgroup_peak_bytes.p50 >= 96 * $MiB" cg.json
-check "note says what it is"       jq -e '.memory_source_note | startswith("cgroup_peak_bytes: memory.max_usage_in_bytes")' cg.json
+check "every run has a cgroup peak" jqe '[.runs[].cgroup_peak_bytes | numbers] | length == 4' cg.json
+check "peak holds both processes"  jqe "[.runs[].cgroup_peak_bytes] | all(. >= 96 * $MiB and . <= 128 * $MiB)" cg.json
+check "the sampler missed them"    jqe '[.runs[] | select(.tree_samples == 0)] | length >= 1' cg.json
+check "statistics over timed runs" jqe ".statistics.cgroup_peak_bytes.count == 3 and .statistics.cgroup_peak_bytes.p50 >= 96 * $MiB" cg.json
+check "note says what it is"       jqe '.memory_source_note | startswith("cgroup_peak_bytes: memory.max_usage_in_bytes")' cg.json
 check "summary line"               sh -c "'$B' session \$(jq .id cg.json) | grep -q '^  cgroup peak '"
 check "the stale cgroup is gone"   test ! -d "$stale"
 check "no run cgroup left"         test "$(left)" = 0
@@ -86,7 +86,7 @@ sh -c 'echo $$ >"$1/cgroup.procs" && exec "$2" measure -q -w 0 -r 1 --shell --js
 	'cat "'"$mnt"'$(awk -F: '"'"'$2 ~ /(^|,)memory(,|$)/ {print $3}'"'"' /proc/self/cgroup)/memory.limit_in_bytes" >>limit.txt; sleep 0.03' >lim.json
 check "limit: session ok"          test "$(jq -r .status lim.json)" = ok
 check "limit: the run saw 768 MiB" test "$(sort -u limit.txt)" = $((768 * MiB))
-check "limit: in its own cgroup"   jq -e '[.runs[].cgroup_peak_bytes | numbers] | length == 2' lim.json
+check "limit: in its own cgroup"   jqe '[.runs[].cgroup_peak_bytes | numbers] | length == 2' lim.json
 rmdir "$limited" && limited=
 
 # a stale cgroup with a process still in it is left alone until it is empty
@@ -105,16 +105,16 @@ check "busy stale: gone once empty" test ! -d "$busy"
 # of a millisecond a run, would dominate such a session, and the kernel's
 # charge batching makes its figure coarse at that scale)
 "$B" measure -q -w 1 -r 3 --json -- true >short.json
-check "short: smoke run only"      jq -e '[.runs[].cgroup_peak_bytes | numbers] | length == 1' short.json
-check "short: the smoke run's"     jq -e '.runs[0].cgroup_peak_bytes | numbers' short.json
-check "short: statistics null"     jq -e '.statistics.cgroup_peak_bytes == null' short.json
-check "short: note says why"       jq -e '.memory_source_note | test("of the smoke run only, which took [0-9.]+ ms: no run cgroup is made for runs under 20 ms")' short.json
+check "short: smoke run only"      jqe '[.runs[].cgroup_peak_bytes | numbers] | length == 1' short.json
+check "short: the smoke run's"     jqe '.runs[0].cgroup_peak_bytes | numbers' short.json
+check "short: statistics null"     jqe '.statistics.cgroup_peak_bytes == null' short.json
+check "short: note says why"       jqe '.memory_source_note | test("of the smoke run only, which took [0-9.]+ ms: no run cgroup is made for runs under 20 ms")' short.json
 check "short: none left"           test "$(left)" = 0
 
 # turned off
 BENCHGATE_NO_CGROUP=1 "$B" measure -q -w 0 -r 1 --json -- "$P/memtree" 1 8 0 >off.json
-check "off: peaks null"            jq -e '[.runs[].cgroup_peak_bytes] == [null, null]' off.json
-check "off: note"                  jq -e '.memory_source_note | startswith("BENCHGATE_NO_CGROUP is set")' off.json
+check "off: peaks null"            jqe '[.runs[].cgroup_peak_bytes] == [null, null]' off.json
+check "off: note"                  jqe '.memory_source_note | startswith("BENCHGATE_NO_CGROUP is set")' off.json
 check "off: no summary line"       sh -c "! '$B' session \$(jq .id off.json) | grep -q 'cgroup peak'"
 check "none left at the end"       test "$(left)" = 0
 

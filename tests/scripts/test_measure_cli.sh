@@ -50,19 +50,19 @@ check "id 1"                test "$(jq -r .id s1.json)" = 1
 check "counts"              test "$(jq -c '[.counts.smoke,.counts.warmup,.counts.timed]' s1.json)" = "[1,2,4]"
 check "phases"              test "$(jq -c '[.runs[].phase]' s1.json)" = '["smoke","warmup","warmup","timed","timed","timed","timed"]'
 check "ordinals"            test "$(jq -c '[.runs[].ordinal]' s1.json)" = '[1,2,3,4,5,6,7]'
-check "rfc3339 start"       jq -e '.runs[0].started_at | test("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{6}Z$")' s1.json
+check "rfc3339 start"       jqe '.runs[0].started_at | test("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{6}Z$")' s1.json
 check "wall stats count"    test "$(jq .statistics.wall_ns.count s1.json)" = 4
-check "p50 between min max" jq -e '.statistics.wall_ns | .min <= .p50 and .p50 <= .p95 and .p95 <= .max' s1.json
-check "first timed flagged" jq -e '.runs[3].flags | index("first_timed")' s1.json
-check "no gpu: null"        jq -e '.runs[0].gpu_process_peak_bytes == null and .statistics.gpu_process_peak_bytes == null' s1.json
-check "parity none"         jq -e '.parity.kind == "none" and .parity.result == null and .runs[0].parity == null' s1.json
-check "memory source"       jq -e '.memory_source == "sampled" and .runs[0].tree_peak_source == "sampled"' s1.json
+check "p50 between min max" jqe '.statistics.wall_ns | .min <= .p50 and .p50 <= .p95 and .p95 <= .max' s1.json
+check "first timed flagged" jqe '.runs[3].flags | index("first_timed")' s1.json
+check "no gpu: null"        jqe '.runs[0].gpu_process_peak_bytes == null and .statistics.gpu_process_peak_bytes == null' s1.json
+check "parity none"         jqe '.parity.kind == "none" and .parity.result == null and .runs[0].parity == null' s1.json
+check "memory source"       jqe '.memory_source == "sampled" and .runs[0].tree_peak_source == "sampled"' s1.json
 check "env value recorded"  test "$(jq -r .provenance.environment.BG_TEST_VISIBLE s1.json)" = hello
 check "secret redacted"     test "$(jq -r .provenance.environment.BG_TEST_TOKEN s1.json)" = "<redacted>"
-check "other env name only" jq -e '.provenance.environment | has("PATH") and .PATH == null' s1.json
+check "other env name only" jqe '.provenance.environment | has("PATH") and .PATH == null' s1.json
 check "no secret anywhere"  bash -c '! grep -rq hunter2 .benchgate runs.jsonl s1.json'
 check "cwd relative"        test "$(jq -r .provenance.cwd s1.json)" = .
-check "host facts"          jq -e '.provenance.host.logical_cores >= 1 and (.provenance.host.kernel_release | length) > 0' s1.json
+check "host facts"          jqe '.provenance.host.logical_cores >= 1 and (.provenance.host.kernel_release | length) > 0' s1.json
 check "jsonl lines"         test "$(wc -l <runs.jsonl)" = 7
 check "jsonl schema"        test "$(jq -s '[.[] | select(.schema_version == 1 and .session_id == 1)] | length' runs.jsonl)" = 7
 check "store created"       test -f .benchgate/store.sqlite3
@@ -111,7 +111,7 @@ check "sessions: exit 4"    test "$(rc_of "$B" -C pg sessions)" = 4
 echo 0 >k
 check "outlier session"     test "$(rc_of "$B" measure -q -w 0 -r 7 --shell --json -- 'i=$(cat k); echo $((i+1)) >k; if [ $i = 4 ]; then sleep 0.4; else sleep 0.02; fi')" = 0
 # (on a loaded machine another run can be an outlier too: run 5 must be among them)
-check "outlier flagged"     jq -e '(.outliers | index(5)) and (.runs[4].flags | index("outlier")) and .statistics.wall_ns.count == 7' out
+check "outlier flagged"     jqe '(.outliers | index(5)) and (.runs[4].flags | index("outlier")) and .statistics.wall_ns.count == 7' out
 check "summary names it"    test "$(rc_of "$B" session "$(jq .id out)"; grep -cE 'outliers +runs ([0-9]+, )*5(, [0-9]+)* beyond' out)" = 01
 
 # no progress line when stderr is not a terminal
@@ -184,7 +184,7 @@ check "sessions shows it scrubbed" bash -c "'$B' sessions | grep -qF '~/bin/w ~/
 nap=$(printf '3.%05d7' $(( ($$ * 7919 + RANDOM) % 100000 )))
 check "leftover measured"   test "$(rc_of "$B" measure -w 0 -r 2 --json -- sh -c "sleep $nap & exit 0")" = 0
 check "leftover counted"    test "$(jq -c '[.runs[] | .left_running]' out)" = "[1,1,1]"
-check "leftover flagged"    jq -e '[.runs[] | .flags | index("left_running")] | all' out
+check "leftover flagged"    jqe '[.runs[] | .flags | index("left_running")] | all' out
 check "leftover still runs" pgrep -f "sleep $nap"
 pkill -f "sleep $nap"
 check "leftover summary"    test "$(rc_of "$B" measure -q -w 0 -r 1 -- sh -c "sleep $nap & exit 0"; grep -c '^  leftovers   runs 1, 2 left processes running after they exited' out)" = 01

@@ -19,10 +19,10 @@ fi
 head -c $((64 * 1024 * 1024)) /dev/urandom >source.bin
 cat source.bin >/dev/null # warm
 check "cold session ok"  test "$(rc_of "$B" measure -q -w 1 -r 3 --json --evict source.bin -- cat source.bin)" = 0
-check "cold every run"   jq -e '[.runs[].cache.state] == ["cold","cold","cold","cold","cold"]' out
-check "below 1% resident" jq -e '[.runs[].cache.files[0].resident_fraction] | all(. < 0.01)' out
-check "file named"       jq -e '.runs[0].cache.files[0].path == "source.bin"' out
-check "session cold"     jq -e '.cache == {"requested":"cold","state":"cold"}' out
+check "cold every run"   jqe '[.runs[].cache.state] == ["cold","cold","cold","cold","cold"]' out
+check "below 1% resident" jqe '[.runs[].cache.files[0].resident_fraction] | all(. < 0.01)' out
+check "file named"       jqe '.runs[0].cache.files[0].path == "source.bin"' out
+check "session cold"     jqe '.cache == {"requested":"cold","state":"cold"}' out
 check "missing evict file: exit 4" test "$(rc_of "$B" measure -q --evict nope.bin -- true)" = 4
 check "missing file named" grep -q "nope.bin" err
 mkdir -p adir
@@ -33,8 +33,8 @@ if [ -d /dev/shm ] && [ "$(stat -f -c %T /dev/shm)" = tmpfs ]; then
 	shm=$(mktemp /dev/shm/benchgate-test-XXXXXX)
 	head -c $((1024 * 1024)) /dev/zero >"$shm"
 	check "tmpfs stays resident: exit 1" test "$(rc_of "$B" measure -q -w 0 -r 2 --json --evict "$shm" -- true)" = 1
-	check "first-process recorded" jq -e '.runs[0].cache.state == "first-process" and .cache.state == "first-process" and .counts.timed == 0' out
-	check "reason says not cold" jq -e '.reason | test("run 1 was not cold")' out
+	check "first-process recorded" jqe '.runs[0].cache.state == "first-process" and .cache.state == "first-process" and .counts.timed == 0' out
+	check "reason says not cold" jqe '.reason | test("run 1 was not cold")' out
 else
 	echo "skip: no tmpfs /dev/shm for the first-process case"
 fi

@@ -17,27 +17,27 @@ MiB=1048576
 check "tree session ok" test "$(jq -r .status tree.json)" = ok
 for i in 0 1 2; do
 	check "run $i: tree peak within 5% of 200 MiB" \
-		jq -e ".runs[$i] | .tree_peak_bytes >= 0.95 * 200 * $MiB and .tree_peak_bytes <= 1.05 * 200 * $MiB" tree.json
+		jqe ".runs[$i] | .tree_peak_bytes >= 0.95 * 200 * $MiB and .tree_peak_bytes <= 1.05 * 200 * $MiB" tree.json
 	check "run $i: largest process about 100 MiB" \
-		jq -e ".runs[$i] | .max_rss_bytes >= 100 * $MiB and .max_rss_bytes <= 110 * $MiB" tree.json
-	check "run $i: sampled" jq -e ".runs[$i].tree_samples >= 10" tree.json
+		jqe ".runs[$i] | .max_rss_bytes >= 100 * $MiB and .max_rss_bytes <= 110 * $MiB" tree.json
+	check "run $i: sampled" jqe ".runs[$i].tree_samples >= 10" tree.json
 done
 [ "$fails" = 0 ] || jq -c '[.runs[] | {phase, tree_peak_bytes, tree_samples, max_rss_bytes}]' tree.json
-check "tree statistics" jq -e ".statistics.tree_peak_bytes.count == 2 and .statistics.tree_peak_bytes.p50 >= 190 * $MiB" tree.json
+check "tree statistics" jqe ".statistics.tree_peak_bytes.count == 2 and .statistics.tree_peak_bytes.p50 >= 190 * $MiB" tree.json
 
 # per run, not a lifetime maximum: a small run right after the big ones in the same process
 # is measured by its own session; within one session, prepare makes nothing grow either
 "$B" measure -q -w 0 -r 1 --json -- "$P/memtree" 1 120 100 >big.json
 "$B" measure -q -w 0 -r 1 --json -- "$P/memtree" 1 10 100 >small.json
-check "big run about 120 MiB" jq -e ".runs[1].max_rss_bytes >= 120 * $MiB" big.json
-check "small run below 20 MiB" jq -e ".runs[1].max_rss_bytes < 20 * $MiB and .runs[1].tree_peak_bytes < 20 * $MiB" small.json
+check "big run about 120 MiB" jqe ".runs[1].max_rss_bytes >= 120 * $MiB" big.json
+check "small run below 20 MiB" jqe ".runs[1].max_rss_bytes < 20 * $MiB and .runs[1].tree_peak_bytes < 20 * $MiB" small.json
 # the same within one session: alternate sizes with --shell and a counter file
 echo 0 >n
 "$B" measure -q -w 0 -r 3 --shell --json -- \
 	'i=$(cat n); echo $((i+1)) >n; if [ $((i % 2)) = 0 ]; then exec '"$P"'/memtree 1 120 100; else exec '"$P"'/memtree 1 10 100; fi' >alt.json
 check "alternating: big, small, big, small" \
-	jq -e "[.runs[].max_rss_bytes] | (.[0] > 110 * $MiB) and (.[1] < 20 * $MiB) and (.[2] > 110 * $MiB) and (.[3] < 20 * $MiB)" alt.json
+	jqe "[.runs[].max_rss_bytes] | (.[0] > 110 * $MiB) and (.[1] < 20 * $MiB) and (.[2] > 110 * $MiB) and (.[3] < 20 * $MiB)" alt.json
 check "alternating tree peaks follow" \
-	jq -e "[.runs[].tree_peak_bytes] | (.[0] > 110 * $MiB) and (.[1] < 20 * $MiB)" alt.json
+	jqe "[.runs[].tree_peak_bytes] | (.[0] > 110 * $MiB) and (.[1] < 20 * $MiB)" alt.json
 
 [ "$fails" = 0 ] || { echo "$fails failed"; exit 1; }

@@ -18,15 +18,15 @@ M=("$B" measure -q -w 1 -r 3 --json)
 good=$(printf 'hello\n' | sha256sum | cut -d' ' -f1)
 bad=$(printf 'bye\n' | sha256sum | cut -d' ' -f1)
 check "sha256 pass"       test "$(rc_of "${M[@]}" --output out.txt --parity "sha256:$good" --shell -- 'echo hello >out.txt')" = 0
-check "sha256 every run"  jq -e '[.runs[] | select(.phase != "warmup") | .parity.result] == ["pass","pass","pass","pass"]' out
-check "sha256 recorded"   jq -e --arg h "$good" '.runs[0].outputs == [{"path":"out.txt","sha256":$h}] and .parity.result == "pass"' out
+check "sha256 every run"  jqe '[.runs[] | select(.phase != "warmup") | .parity.result] == ["pass","pass","pass","pass"]' out
+check "sha256 recorded"   jqe --arg h "$good" '.runs[0].outputs == [{"path":"out.txt","sha256":$h}] and .parity.result == "pass"' out
 check "wrong output: exit 1" test "$(rc_of "${M[@]}" --output out.txt --parity "sha256:$bad" --shell -- 'echo hello >out.txt')" = 1
-check "blocked after smoke" jq -e '.status == "blocked" and .counts.timed == 0 and .counts.warmup == 0 and (.runs | length) == 1' out
-check "reason names parity" jq -e '.reason | test("parity failed on smoke run 1: sha256 [0-9a-f]{64} differs")' out
+check "blocked after smoke" jqe '.status == "blocked" and .counts.timed == 0 and .counts.warmup == 0 and (.runs | length) == 1' out
+check "reason names parity" jqe '.reason | test("parity failed on smoke run 1: sha256 [0-9a-f]{64} differs")' out
 check "stored with no timed runs" test "$(rc_of "$B" session 2 --json; jq '.runs | length' out)" = 01
 # a failure on a later timed run blocks too
 check "later failure"     test "$(rc_of "${M[@]}" --output out.txt --parity "sha256:$good" --shell -- '[ -e seen3 ] && echo bye >out.txt || { [ -e seen2 ] && touch seen3; [ -e seen1 ] && touch seen2; touch seen1; echo hello >out.txt; }')" = 1
-check "later failure reason" jq -e '.reason | test("parity failed on timed run 4")' out
+check "later failure reason" jqe '.reason | test("parity failed on timed run 4")' out
 # several outputs: the sha256sum-style listing
 rm -f out.txt; printf 'a\n' >a.txt; printf 'b\n' >b.txt
 listing=$(sha256sum a.txt b.txt | sha256sum | cut -d' ' -f1)
@@ -35,41 +35,41 @@ check "sha256 of listing" test "$(rc_of "${M[@]}" --output '*.txt' --parity "sha
 # a file matched twice (listed twice, or by overlapping patterns) is one
 # output, where first matched
 check "listed twice: exit 0" test "$(rc_of "${M[@]}" --output a.txt --output a.txt --parity "sha256:$(sha256sum a.txt | cut -d' ' -f1)" -- touch a.txt)" = 0
-check "listed twice: once" jq -e '[.runs[].outputs | length] == [1, 1, 1, 1, 1]' out
+check "listed twice: once" jqe '[.runs[].outputs | length] == [1, 1, 1, 1, 1]' out
 listing_ba=$(sha256sum b.txt a.txt | sha256sum | cut -d' ' -f1)
 check "overlapping patterns: exit 0" test "$(rc_of "${M[@]}" --output b.txt --output '*.txt' --parity "sha256:$listing_ba" -- touch a.txt b.txt)" = 0
-check "overlapping patterns: first-seen order" jq -e '[.runs[0].outputs[].path] == ["b.txt", "a.txt"]' out
+check "overlapping patterns: first-seen order" jqe '[.runs[0].outputs[].path] == ["b.txt", "a.txt"]' out
 
 # an output the run did not write is stale, whatever it holds: a file left by
 # an earlier run never passes parity, and a command that skips its work when
 # its output exists is not timed as a no-op
 touch -d '2020-01-02 03:04:05.678901234' a.txt
 check "stale output: exit 1" test "$(rc_of "${M[@]}" --output '*.txt' --parity "sha256:$listing" -- touch b.txt)" = 1
-check "stale output: reason" jq -e '.reason == "parity failed on smoke run 1: output '"'a.txt'"' was not written by the run: it is the file that was there before (stale)" and .counts.timed == 0' out
+check "stale output: reason" jqe '.reason == "parity failed on smoke run 1: output '"'a.txt'"' was not written by the run: it is the file that was there before (stale)" and .counts.timed == 0' out
 check "stale output: its time put back" test "$(stat -c %y a.txt)" = "2020-01-02 03:04:05.678901234 +0000"
 check "stale without parity: exit 1" test "$(rc_of "${M[@]}" --output a.txt -- true)" = 1
-check "stale without parity: reason" jq -e '.reason | test("smoke run 1: output .a.txt. was not written by the run")' out
+check "stale without parity: reason" jqe '.reason | test("smoke run 1: output .a.txt. was not written by the run")' out
 check "skips when present: exit 1" test "$(rc_of "${M[@]}" --output c.txt --parity "sha256:$good" --shell -- '[ -e c.txt ] || echo hello >c.txt')" = 1
-check "skips when present: timed run blocked" jq -e '.reason | test("^parity failed on timed run 3: output .c.txt. was not written by the run")' out
+check "skips when present: timed run blocked" jqe '.reason | test("^parity failed on timed run 3: output .c.txt. was not written by the run")' out
 check "rewritten, same bytes: ok" test "$(rc_of "${M[@]}" --output c.txt --parity "sha256:$good" --shell -- 'echo hello >c.txt')" = 0
 check "replaced by rename: ok" test "$(rc_of "${M[@]}" --output c.txt --parity "sha256:$good" --shell -- 'echo hello >c.new && mv c.new c.txt')" = 0
 rm -f a.txt b.txt c.txt out.txt
 
 # pattern matching no file
 check "no match: exit 1"  test "$(rc_of "${M[@]}" --output 'nothing-*.bin' --parity "sha256:$good" -- true)" = 1
-check "no match message"  jq -e '.reason | test("output pattern .nothing-\\*\\.bin. matched no file")' out
+check "no match message"  jqe '.reason | test("output pattern .nothing-\\*\\.bin. matched no file")' out
 check "no match without parity" test "$(rc_of "${M[@]}" --output 'nothing-*.bin' -- true)" = 1
 
 # allclose: ref = [1, 2, 3, 0], out = [1, 2.00001, 3.1, 0] (float64)
 "$P/npywrite" ref.npy '<f8' 4 1 2 3 0
 "$P/npywrite" close.npy '<f8' 4 1 2.00001 3.0 0
 check "allclose pass"     test "$(rc_of "${M[@]}" --output out.npy --parity allclose:ref.npy --shell -- 'cp close.npy out.npy')" = 0
-check "allclose figures"  jq -e '.runs[0].parity | .result == "pass" and .beyond_tolerance == 0 and .elements == 4 and (.max_abs_error - 1e-5 | fabs) < 1e-12' out
+check "allclose figures"  jqe '.runs[0].parity | .result == "pass" and .beyond_tolerance == 0 and .elements == 4 and (.max_abs_error - 1e-5 | fabs) < 1e-12' out
 "$P/npywrite" far.npy '<f8' 4 1 2.00001 3.1 0
 check "allclose fail"     test "$(rc_of "${M[@]}" --output out.npy --parity allclose:ref.npy --shell -- 'cp far.npy out.npy')" = 1
 # by hand: |3.1-3| = 0.1 beyond 1e-8 + 1e-5*3; max rel 0.1/3; rel L2 sqrt(1e-10 + 0.01)/sqrt(14)
-check "allclose fail figures" jq -e '.runs[0].parity | .beyond_tolerance == 1 and (.max_abs_error - 0.1 | fabs) < 1e-9 and (.max_rel_error - 0.1/3 | fabs) < 1e-9 and (.rel_l2_error - ((1e-10 + 0.01) | sqrt) / (14 | sqrt) | fabs) < 1e-9' out
-check "allclose fail reason" jq -e '.reason | test("1 of 4 elements of out.npy beyond rtol=1e-05 atol=1e-08")' out
+check "allclose fail figures" jqe '.runs[0].parity | .beyond_tolerance == 1 and (.max_abs_error - 0.1 | fabs) < 1e-9 and (.max_rel_error - 0.1/3 | fabs) < 1e-9 and (.rel_l2_error - ((1e-10 + 0.01) | sqrt) / (14 | sqrt) | fabs) < 1e-9' out
+check "allclose fail reason" jqe '.reason | test("1 of 4 elements of out.npy beyond rtol=1e-05 atol=1e-08")' out
 check "allclose with rtol" test "$(rc_of "${M[@]}" --output out.npy --parity allclose:ref.npy,rtol=0.05 --shell -- 'cp far.npy out.npy')" = 0
 check "allclose with atol" test "$(rc_of "${M[@]}" --output out.npy --parity allclose:ref.npy,rtol=0,atol=0.2 --shell -- 'cp far.npy out.npy')" = 0
 # Fortran order float32 2x2 vs C order reference of the same logical values
@@ -83,29 +83,29 @@ check "nan fails"          test "$(rc_of "${M[@]}" --output out.npy --parity all
 # all NaN: no error figure is invented (null, never 0), and the NaNs are counted
 "$P/npywrite" allnan.npy '<f8' 4 nan nan nan nan
 check "all NaN fails"      test "$(rc_of "${M[@]}" --output out.npy --parity allclose:ref.npy --shell -- 'cp allnan.npy out.npy')" = 1
-check "all NaN figures"    jq -e '.runs[0].parity | .beyond_tolerance == 4 and .nonfinite_mismatches == 4 and .max_abs_error == null and .max_rel_error == null and .rel_l2_error == null and has("max_abs_error") and has("max_rel_error")' out
-check "all NaN reason"     jq -e '.reason | endswith("4 of 4 elements of out.npy beyond rtol=1e-05 atol=1e-08 (max abs error n/a; 4 of them NaN or infinite)")' out
+check "all NaN figures"    jqe '.runs[0].parity | .beyond_tolerance == 4 and .nonfinite_mismatches == 4 and .max_abs_error == null and .max_rel_error == null and .rel_l2_error == null and has("max_abs_error") and has("max_rel_error")' out
+check "all NaN reason"     jqe '.reason | endswith("4 of 4 elements of out.npy beyond rtol=1e-05 atol=1e-08 (max abs error n/a; 4 of them NaN or infinite)")' out
 # an error beyond the range of a double: null, present, and "inf" in the reason
 "$P/npywrite" huge.npy '<f8' 4 1 2 -1.7e308 0
 "$P/npywrite" hugeref.npy '<f8' 4 1 2 1.7e308 0
 check "overflow fails"     test "$(rc_of "${M[@]}" --output out.npy --parity allclose:hugeref.npy --shell -- 'cp huge.npy out.npy')" = 1
-check "overflow figures"   jq -e '.runs[0].parity | .beyond_tolerance == 1 and .nonfinite_mismatches == 0 and has("max_abs_error") and .max_abs_error == null and has("max_rel_error") and .max_rel_error == null' out
-check "overflow reason"    jq -e '.reason | endswith("(max abs error inf)")' out
+check "overflow figures"   jqe '.runs[0].parity | .beyond_tolerance == 1 and .nonfinite_mismatches == 0 and has("max_abs_error") and .max_abs_error == null and has("max_rel_error") and .max_rel_error == null' out
+check "overflow reason"    jqe '.reason | endswith("(max abs error inf)")' out
 # mismatches name both
 "$P/npywrite" short.npy '<f8' 3 1 2 3
 check "shape mismatch"    test "$(rc_of "${M[@]}" --output out.npy --parity allclose:ref.npy --shell -- 'cp short.npy out.npy')" = 1
-check "shape message"     jq -e '.reason | test("shape mismatch: output is \\(3,\\), reference is \\(4,\\)")' out
+check "shape message"     jqe '.reason | test("shape mismatch: output is \\(3,\\), reference is \\(4,\\)")' out
 "$P/npywrite" ints.npy '<i8' 4 1 2 3 0
 check "dtype mismatch"    test "$(rc_of "${M[@]}" --output out.npy --parity allclose:ref.npy --shell -- 'cp ints.npy out.npy')" = 1
-check "dtype message"     jq -e '.reason | test("dtype mismatch: output is int64, reference is float64")' out
+check "dtype message"     jqe '.reason | test("dtype mismatch: output is int64, reference is float64")' out
 printf 'not numpy' >junk.npy
 check "malformed npy"     test "$(rc_of "${M[@]}" --output out.npy --parity allclose:ref.npy --shell -- 'cp junk.npy out.npy')" = 1
-check "malformed message" jq -e '.reason | test("out.npy: not a valid .npy file: missing the")' out
+check "malformed message" jqe '.reason | test("out.npy: not a valid .npy file: missing the")' out
 check "missing reference" test "$(rc_of "${M[@]}" --output out.npy --parity allclose:nope.npy --shell -- 'cp ref.npy out.npy')" = 1
-check "reference message" jq -e '.reason | test("nope.npy")' out
+check "reference message" jqe '.reason | test("nope.npy")' out
 cp ref.npy out2.npy
 check "allclose, two outputs" test "$(rc_of "${M[@]}" --output 'out*.npy' --parity allclose:ref.npy --shell -- 'cp ref.npy out.npy; cp ref.npy out2.npy')" = 1
-check "two outputs message" jq -e '.reason | test("allclose needs exactly one output file, 2 matched")' out
+check "two outputs message" jqe '.reason | test("allclose needs exactly one output file, 2 matched")' out
 rm -f out2.npy
 check "allclose, one file matched twice" test "$(rc_of "${M[@]}" --output out.npy --output 'out*.npy' --parity allclose:ref.npy --shell -- 'cp close.npy out.npy')" = 0
 
@@ -115,7 +115,7 @@ printf '#!/bin/sh\ntest "$#" = 3 && test "$1" = first && test "$2" = o1.txt && t
 chmod +x check.sh
 check "parity command pass" test "$(rc_of "${M[@]}" --output 'o*.txt' --parity-command './check.sh first' -- touch o1.txt o2.txt)" = 0
 check "parity command fail" test "$(rc_of "${M[@]}" --output 'o*.txt' --parity-command 'exit 7' -- touch o1.txt o2.txt)" = 1
-check "parity command reason" jq -e '.reason | test("parity command exited 7")' out
+check "parity command reason" jqe '.reason | test("parity command exited 7")' out
 
 # an output whose name is not UTF-8 reaches parity by its real bytes: the
 # parity command gets it as an argument (a wrong one fails, a right one
@@ -128,7 +128,7 @@ check "non-UTF-8 output, wrong: exit 1" test "$(rc_of "${M[@]}" --output 'u*' --
 check "non-UTF-8 output, wrong: given" test "$(cat nargs)" = 1
 check "non-UTF-8 output, right: exit 0" test "$(rc_of "${M[@]}" --output 'u*' --parity-command ./cmp.sh --shell -- "echo good >\"\$(printf 'u\\377')\"")" = 0
 check "non-UTF-8 output, right: given" test "$(cat nargs)" = 1
-check "non-UTF-8 output recorded" jq -e '.runs[0].outputs[0].path == "u\\xff"' out
+check "non-UTF-8 output recorded" jqe '.runs[0].outputs[0].path == "u\\xff"' out
 printf 'x\n' >"$(printf 'u\377')"; printf 'y\n' >u2
 listing=$(sha256sum u2 "$(printf 'u\377')" | sha256sum | cut -d' ' -f1)
 check "non-UTF-8 listing: exit 0" test "$(rc_of "${M[@]}" --output 'u*' --parity "sha256:$listing" -- touch "$(printf 'u\377')" u2)" = 0
@@ -136,14 +136,14 @@ rm -f u2 "$(printf 'u\377')"
 check "non-UTF-8 allclose: exit 0" test "$(rc_of "${M[@]}" --output 'v*.npy' --parity allclose:ref.npy --shell -- "cp close.npy \"\$(printf 'v\\377.npy')\"")" = 0
 rm -f "$(printf 'v\377.npy')"
 check "non-UTF-8 allclose wrong: exit 1" test "$(rc_of "${M[@]}" --output 'v*.npy' --parity allclose:ref.npy --shell -- "cp far.npy \"\$(printf 'v\\377.npy')\"")" = 1
-check "non-UTF-8 allclose wrong: figures" jq -e '.runs[0].parity.beyond_tolerance == 1 and (.reason | test("elements of v\\\\xff.npy beyond"))' out
+check "non-UTF-8 allclose wrong: figures" jqe '.runs[0].parity.beyond_tolerance == 1 and (.reason | test("elements of v\\\\xff.npy beyond"))' out
 rm -f "$(printf 'v\377.npy')" want.txt cmp.sh nargs
 
 # --deterministic: a timestamp differs every run
 check "timestamp not deterministic" test "$(rc_of "${M[@]}" --deterministic --output stamp.txt -- "$P/stamp" stamp.txt)" = 1
-check "deterministic reason" jq -e '.deterministic == false and (.reason | test("outputs are not deterministic: stamp.txt of warmup run 2 differs from the smoke run"))' out
+check "deterministic reason" jqe '.deterministic == false and (.reason | test("outputs are not deterministic: stamp.txt of warmup run 2 differs from the smoke run"))' out
 check "same output deterministic" test "$(rc_of "${M[@]}" --deterministic --output same.txt --shell -- 'echo same >same.txt')" = 0
-check "deterministic true" jq -e '.deterministic == true' out
+check "deterministic true" jqe '.deterministic == true' out
 
 # a timed run whose outputs fail a check is not in the statistics, nor in
 # the store's wall_* columns: the run that blocks (run 5, the third timed
@@ -156,8 +156,8 @@ SH
 chmod +x slowbad.sh
 rm -f count
 check "failed timed run: exit 1" test "$(rc_of "${M[@]}" --output out.txt --parity "sha256:$good" -- ./slowbad.sh)" = 1
-check "failed timed run: blocked there" jq -e '.counts.timed == 3 and (.reason | test("parity failed on timed run 5"))' out
-check "failed timed run: not counted" jq -e '.statistics.wall_ns.count == 2 and .statistics.wall_ns.max < 2.5e8 and .statistics.cpu_ns.count == 2' out
+check "failed timed run: blocked there" jqe '.counts.timed == 3 and (.reason | test("parity failed on timed run 5"))' out
+check "failed timed run: not counted" jqe '.statistics.wall_ns.count == 2 and .statistics.wall_ns.max < 2.5e8 and .statistics.cpu_ns.count == 2' out
 id=$(jq .id out)
 check "failed timed run: not in the store" test "$("$B" sessions --json | jq --argjson id "$id" '.[] | select(.id == $id) | .wall_max_ns < 2.5e8 and .timed_runs == 3')" = true
 # the same for a run whose outputs differ from the smoke run's (--deterministic)
@@ -169,7 +169,7 @@ SH
 chmod +x slowdiff.sh
 rm -f count
 check "not deterministic: exit 1" test "$(rc_of "${M[@]}" --deterministic --output same.txt -- ./slowdiff.sh)" = 1
-check "not deterministic: not counted" jq -e '.counts.timed == 1 and .statistics.wall_ns == null and .statistics.tree_peak_bytes == null' out
+check "not deterministic: not counted" jqe '.counts.timed == 1 and .statistics.wall_ns == null and .statistics.tree_peak_bytes == null' out
 rm -f count slowbad.sh slowdiff.sh out.txt same.txt
 
 [ "$fails" = 0 ] || { echo "$fails failed"; exit 1; }

@@ -21,22 +21,22 @@ mkdir -p sub
 
 (cd sub && "$B" measure -q -r 1 --json -- true) >clean.json
 check "revision is HEAD"   test "$(jq -r .provenance.git.revision clean.json)" = "$head"
-check "clean"              jq -e '.provenance.git.dirty == false and .provenance.git.diff_sha256 == null' clean.json
+check "clean"              jqe '.provenance.git.dirty == false and .provenance.git.diff_sha256 == null' clean.json
 check "cwd relative"       test "$(jq -r .provenance.cwd clean.json)" = sub
 check "store at the root"  test -f .benchgate/store.sqlite3
 
 printf 'two\n' >data.txt
 want=$(git diff HEAD --binary | sha256sum | cut -d' ' -f1)
 "$B" measure -q -r 1 --json -- true >dirty.json
-check "dirty"              jq -e '.provenance.git.dirty == true' dirty.json
+check "dirty"              jqe '.provenance.git.dirty == true' dirty.json
 check "diff sha256"        test "$(jq -r .provenance.git.diff_sha256 dirty.json)" = "$want"
 check "no home paths"      bash -c "! grep -q '\"$HOME/' dirty.json"
-check "version recorded"   jq -e '.provenance.benchgate_version | length > 0' dirty.json
-check "argv recorded"      jq -e '.provenance.argv == ["measure","-q","-r","1","--json","--","true"]' dirty.json
+check "version recorded"   jqe '.provenance.benchgate_version | length > 0' dirty.json
+check "argv recorded"      jqe '.provenance.argv == ["measure","-q","-r","1","--json","--","true"]' dirty.json
 
 # outside any repository: nulls, not guesses
 cd "$work" && mkdir plain && cd plain || exit 1
 "$B" measure -q -r 1 --json -- true >plain.json
-check "no repository: nulls" jq -e '.provenance.git == {"revision": null, "dirty": null, "diff_sha256": null, "excluded": []}' plain.json
+check "no repository: nulls" jqe '.provenance.git == {"revision": null, "dirty": null, "diff_sha256": null, "excluded": []}' plain.json
 
 [ "$fails" = 0 ] || { echo "$fails failed"; exit 1; }

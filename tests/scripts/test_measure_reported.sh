@@ -28,26 +28,26 @@ chmod +x report.sh
 BENCHGATE_RESULT=/dev/null check "reported session" test "$(rc_of "$B" measure -q -w 1 -r 3 --timing reported --json -- ./report.sh)" = 0
 cp out s.json
 check "status ok"           test "$(jq -r .status s.json)" = ok
-check "timing recorded"     jq -e '.timing == "reported" and .options.timing == "reported"' s.json
+check "timing recorded"     jqe '.timing == "reported" and .options.timing == "reported"' s.json
 check "samples pooled"      test "$(jq .statistics.reported_ns.count s.json)" = 9
-check "reported p50"        jq -e '.statistics.reported_ns.p50 > 1.39e7 and .statistics.reported_ns.p50 < 1.41e7' s.json
-check "reported min, max"   jq -e '.statistics.reported_ns.min > 0.99e7 and .statistics.reported_ns.max > 2.99e7' s.json
+check "reported p50"        jqe '.statistics.reported_ns.p50 > 1.39e7 and .statistics.reported_ns.p50 < 1.41e7' s.json
+check "reported min, max"   jqe '.statistics.reported_ns.min > 0.99e7 and .statistics.reported_ns.max > 2.99e7' s.json
 check "wall kept apart"     test "$(jq .statistics.wall_ns.count s.json)" = 3
 check "each run's samples"  test "$(jq -c '.runs[4].reported.samples_seconds' s.json)" = "[0.01,0.015,0.03]"
-check "warmup read too"     jq -e '.runs[1].reported.metrics.gflops == 2.5' s.json
-check "metric median"       jq -e '.metrics.gflops == 4.5 and .statistics.metrics.gflops.count == 3' s.json
+check "warmup read too"     jqe '.runs[1].reported.metrics.gflops == 2.5' s.json
+check "metric median"       jqe '.metrics.gflops == 4.5 and .statistics.metrics.gflops.count == 3' s.json
 check "a count stays an integer" test "$(jq -c .metrics.logical_resident_bytes s.json)" = 1024
-check "no result file kept" jq -e '[.runs[].result_file] | all(. == null)' s.json
+check "no result file kept" jqe '[.runs[].result_file] | all(. == null)' s.json
 check "temporary folder removed" test -z "$(ls "$TMPDIR")"
 check "summary"             test "$(rc_of "$B" session 1)" = 0
 check "summary: reported"   grep -q "reported .*(9 samples)" out
 check "summary: metric"     grep -q "metric      gflops: p50 4.5" out
 check "sessions --json"     test "$(rc_of "$B" sessions --json)" = 0
-check "stored timing: the reported one" jq -e '.[0].wall_p50_ns > 1.39e7 and .[0].wall_p50_ns < 1.41e7' out
+check "stored timing: the reported one" jqe '.[0].wall_p50_ns > 1.39e7 and .[0].wall_p50_ns < 1.41e7' out
 
 # process timing (the default) has no reported statistics
 check "process session"     test "$(rc_of "$B" measure -q -r 1 --json -- true)" = 0
-check "process: null"       jq -e '.timing == "process" and .statistics.reported_ns == null and (has("metrics") | not)' out
+check "process: null"       jqe '.timing == "process" and .statistics.reported_ns == null and (has("metrics") | not)' out
 
 # every way a result can fail blocks the session (exit 1), with a reason
 blocked() { # NAME REASON-PATTERN SCRIPT-BODY: the smoke run blocks, so no timing
@@ -55,8 +55,8 @@ blocked() { # NAME REASON-PATTERN SCRIPT-BODY: the smoke run blocks, so no timin
 	chmod +x cmd.sh
 	rm -f count
 	check "$1: blocked"       test "$(rc_of "$B" measure -q -w 0 -r 2 --timing reported --json -- ./cmd.sh)" = 1
-	check "$1: reason"        jq -e --arg p "$2" '.status == "blocked" and (.reason | test($p))' out
-	case $2 in smoke*) check "$1: no timing" jq -e '.statistics.reported_ns == null and .counts.timed == 0' out ;; esac
+	check "$1: reason"        jqe --arg p "$2" '.status == "blocked" and (.reason | test($p))' out
+	case $2 in smoke*) check "$1: no timing" jqe '.statistics.reported_ns == null and .counts.timed == 0' out ;; esac
 }
 blocked "no file"        'smoke run 1: the command wrote no \$BENCHGATE_RESULT file' 'exit 0'
 blocked "not JSON"       'smoke run 1: \$BENCHGATE_RESULT:1:[0-9]+: ' 'printf "{\"samples_seconds\": [1,]}" >"$BENCHGATE_RESULT"'
@@ -71,7 +71,7 @@ blocked "timed run fails" 'timed run 3: the command wrote no' \
 	'n=$(cat count 2>/dev/null || echo 0); n=$((n + 1)); echo $n >count; [ $n -lt 3 ] && echo "{\"samples_seconds\": [1]}" >"$BENCHGATE_RESULT"; exit 0'
 blocked "metric missing" "metric 'm' was reported by 1 of 2 timed runs" \
 	'n=$(cat count 2>/dev/null || echo 0); n=$((n + 1)); echo $n >count; if [ $n = 2 ]; then echo "{\"samples_seconds\": [1], \"metrics\": {\"m\": 1}}"; else echo "{\"samples_seconds\": [1]}"; fi >"$BENCHGATE_RESULT"'
-check "the runs before the block still count" jq -e '.statistics.reported_ns.count == 2' out
+check "the runs before the block still count" jqe '.statistics.reported_ns.count == 2' out
 check "temporary folders removed" test -z "$(ls "$TMPDIR")"
 
 # a timed run that reports samples but fails parity is not in the timing:
@@ -87,15 +87,15 @@ chmod +x badout.sh
 rm -f count
 good=$(printf 'hello\n' | sha256sum | cut -d' ' -f1)
 check "parity fails: exit 1" test "$(rc_of "$B" measure -q -w 1 -r 3 --timing reported --json --output o.txt --parity "sha256:$good" -- ./badout.sh)" = 1
-check "parity fails: its samples left out" jq -e '.counts.timed == 2 and .statistics.reported_ns.count == 1 and .statistics.reported_ns.max < 1e9' out
-check "parity fails: its metric left out" jq -e '.statistics.metrics.m.count == 1 and .metrics.m == 1' out
+check "parity fails: its samples left out" jqe '.counts.timed == 2 and .statistics.reported_ns.count == 1 and .statistics.reported_ns.max < 1e9' out
+check "parity fails: its metric left out" jqe '.statistics.metrics.m.count == 1 and .metrics.m == 1' out
 rm -f count o.txt badout.sh
 
 # a failing run is blocked for its exit status, not for the missing file
 printf '#!/bin/sh\nexit 3\n' >fail.sh
 chmod +x fail.sh
 check "failing run"         test "$(rc_of "$B" measure -q -r 1 --timing reported --json -- ./fail.sh)" = 1
-check "failing run: reason" jq -e '.reason == "smoke run 1 exited with status 3"' out
+check "failing run: reason" jqe '.reason == "smoke run 1 exited with status 3"' out
 
 # no folder for the result files: an I/O failure (exit 4), named
 check "TMPDIR unusable"     test "$(TMPDIR=$work/none rc_of "$B" measure -q -r 1 --timing reported -- ./report.sh)" = 4

@@ -16,43 +16,43 @@ bad=$(printf 'a\377b')
 
 # an argument: in command and provenance.argv, in its place
 check "argument: exit 0" test "$(rc_of "$B" measure -q -r 1 -w 0 --json -- /bin/echo "$bad" x)" = 0
-check "argument in command" jq -e '.command == ["/bin/echo", "a\\xffb", "x"]' out
-check "argument in argv" jq -e '.provenance.argv[-3:] == ["/bin/echo", "a\\xffb", "x"]' out
+check "argument in command" jqe '.command == ["/bin/echo", "a\\xffb", "x"]' out
+check "argument in argv" jqe '.provenance.argv[-3:] == ["/bin/echo", "a\\xffb", "x"]' out
 check "stored as printed" test "$("$B" session "$(jq .id out)" --json | jq -c 'del(.runs)')" = "$(jq -c 'del(.runs)' out)"
 
 # environment: a name and a --env value
 check "environment: exit 0" test "$(rc_of env "$(printf 'BG_N\377')=1" "BG_V=$bad" "$B" measure -q -r 1 -w 0 --json --env BG_V -- true)" = 0
-check "name kept" jq -e '.provenance.environment | has("BG_N\\xff")' out
-check "value kept" jq -e '.provenance.environment.BG_V == "a\\xffb"' out
+check "name kept" jqe '.provenance.environment | has("BG_N\\xff")' out
+check "value kept" jqe '.provenance.environment.BG_V == "a\\xffb"' out
 
 # the working directory
 mkdir "$bad"
 check "cwd: exit 0" test "$(cd "$bad" && rc_of "$B" measure -q -r 1 -w 0 --json -- true)" = 0
-check "cwd kept" jq -e '.provenance.cwd == "a\\xffb"' out
+check "cwd kept" jqe '.provenance.cwd == "a\\xffb"' out
 
 # an output path, its pattern, and a blocked session's reason quoting a path
 check "output: exit 0" test "$(rc_of "$B" measure -q -r 1 -w 0 --json --output 'res*' -- touch "$(printf 'res\377')")" = 0
-check "output path kept" jq -e '[.runs[].outputs[0].path] == ["res\\xff", "res\\xff"] and (.runs[0].outputs[0].sha256 | length) == 64' out
+check "output path kept" jqe '[.runs[].outputs[0].path] == ["res\\xff", "res\\xff"] and (.runs[0].outputs[0].sha256 | length) == 64' out
 check "pattern kept" test "$(rc_of "$B" measure -q -r 1 -w 0 --json --output "$(printf 'nope\377*')" -- true)" = 1
-check "pattern in options" jq -e '.options.outputs == ["nope\\xff*"]' out
-check "reason kept" jq -e '.reason == "smoke run 1: output pattern '"'nope\\\\xff*'"' matched no file"' out
+check "pattern in options" jqe '.options.outputs == ["nope\\xff*"]' out
+check "reason kept" jqe '.reason == "smoke run 1: output pattern '"'nope\\\\xff*'"' matched no file"' out
 check "reason on stderr" grep -qF "blocked: smoke run 1: output pattern 'nope\\xff*' matched no file" err
 check "no (null) on stderr" bash -c "! grep -q '(null)' '$work/err'"
 # outputs_error of a run record: a stale output named by bytes that are not UTF-8
 touch "$(printf 'old\377')"
 check "stale: exit 1" test "$(rc_of "$B" measure -q -r 1 -w 0 --json --output 'old*' -- true)" = 1
-check "outputs_error kept" jq -e '.runs[0].outputs_error | test("^output .old\\\\xff. was not written by the run")' out
+check "outputs_error kept" jqe '.runs[0].outputs_error | test("^output .old\\\\xff. was not written by the run")' out
 
 # an evicted file and a shell command
 printf 'x' >"$(printf 'ev\377')"
 check "evict: exit 0" test "$(rc_of "$B" measure -q -r 1 -w 0 --json --evict "$(printf 'ev\377')" --shell -- true "$bad")" = 0
-check "evict path kept" jq -e '.options.evict == ["ev\\xff"] and .runs[0].cache.files[0].path == "ev\\xff"' out
-check "shell words kept" jq -e '.command == ["true", "a\\xffb"]' out
+check "evict path kept" jqe '.options.evict == ["ev\\xff"] and .runs[0].cache.files[0].path == "ev\\xff"' out
+check "shell words kept" jqe '.command == ["true", "a\\xffb"]' out
 
 # a home folder whose name is not UTF-8 is still written "~"
 mkdir "h$bad"
 check "home: exit 0" test "$(HOME="$work/h$bad" rc_of "$B" measure -q -r 1 -w 0 --json -- /bin/echo "$work/h$bad/x")" = 0
-check "home scrubbed" jq -e '.command == ["/bin/echo", "~/x"]' out
+check "home scrubbed" jqe '.command == ["/bin/echo", "~/x"]' out
 
 # every line of the store's JSON export parses
 check "export: exit 0" test "$(rc_of "$B" measure -q -r 1 -w 0 --export-jsonl runs.jsonl --output 'res*' -- touch "$(printf 'res\377')")" = 0

@@ -30,8 +30,8 @@ mid_run() {
 }
 
 check "timeout: exit 1" test "$(rc_of timeout 60 "$B" measure -q -w 0 -r 1 --timeout 0.3 --json --shell -- "$S 30 & $S 31; wait")" = 1
-check "timed out recorded" jq -e '.runs[0].timed_out == true and .runs[0].signal == 9 and .runs[0].exit_status == null' out
-check "timeout reason" jq -e '.reason | test("smoke run 1 timed out after 0.3 s; its process tree was killed")' out
+check "timed out recorded" jqe '.runs[0].timed_out == true and .runs[0].signal == 9 and .runs[0].exit_status == null' out
+check "timeout reason" jqe '.reason | test("smoke run 1 timed out after 0.3 s; its process tree was killed")' out
 sleep 0.2
 check "no process left after timeout" bash -c "! pgrep -f [b]gsleep-$$"
 
@@ -87,7 +87,7 @@ pkill -f "bgsleep-$$"
 
 # a run killed by a signal (not benchgate's timeout) blocks and says which
 check "killed run: exit 1" test "$(rc_of "$B" measure -q -w 0 -r 1 --json --shell -- 'kill -KILL $$')" = 1
-check "killed run recorded" jq -e '.runs[0].signal == 9 and .runs[0].timed_out == false and .counts.timed == 0' out
-check "killed run reason" jq -e '.reason == "smoke run 1 was killed by signal 9"' out
+check "killed run recorded" jqe '.runs[0].signal == 9 and .runs[0].timed_out == false and .counts.timed == 0' out
+check "killed run reason" jqe '.reason == "smoke run 1 was killed by signal 9"' out
 
 [ "$fails" = 0 ] || { echo "$fails failed"; exit 1; }

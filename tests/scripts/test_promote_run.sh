@@ -109,7 +109,7 @@ export REP_SECONDS=0.01 REP_METRIC=yes
 check "reported: run"              test "$(rc_of "$B" run -q life.rep --tier release-signoff)" = 0
 s=$("$B" compare --last life.rep --json | jq .session)
 check "reported: promote"          test "$(rc_of "$B" promote "$s")" = 0
-check "reported: evidence row"     jq -e '.measurements[-1] | .logical_resident_bytes == 4096 and .wall_p50_seconds == 0.01
+check "reported: evidence row"     jqe '.measurements[-1] | .logical_resident_bytes == 4096 and .wall_p50_seconds == 0.01
                                           and .wall_max_seconds == 0.01 and .sample_count == 9' experiments/benchgate-evidence.json
 check "reported: validate"         "$B" validate
 git add -A && git -c user.email=t@t -c user.name=t commit -qm promoted-rep || exit 1

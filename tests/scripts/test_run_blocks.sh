@@ -20,19 +20,19 @@ cp benchmarks/benchmark_registry.json "$work/registry.json"
 cp benchgate.json "$work/benchgate.json"
 # with_registry JQ-FILTER: the registry edited from its original, its document rendered
 with_registry() { jq "$1" "$work/registry.json" >benchmarks/benchmark_registry.json && "$bin" render >/dev/null; }
-reasons() { jq -e --arg want "$1" '.decision.decision == "block" and any(.decision.reasons[]; contains($want))' "$work/out"; }
+reasons() { jqe --arg want "$1" '.decision.decision == "block" and any(.decision.reasons[]; contains($want))' "$work/out"; }
 
 with_registry '.runbooks.ok.measure.memory_floor_bytes = 1'
 check "memory floor: blocks (exit 1)" test "$(rc_of "$bin" run -q --no-repeat --json life.ok)" = 1
 check "memory floor: the reason" reasons "over the memory floor of 1 bytes"
 with_registry '.runbooks.ok.measure.memory_floor_bytes = 1e12'
 check "a floor above the peak: no block" test "$(rc_of "$bin" run -q --no-repeat --json life.ok)" = 0
-check "a floor above the peak: no baseline yet" jq -e '.decision.decision == "no-baseline"' "$work/out"
+check "a floor above the peak: no baseline yet" jqe '.decision.decision == "no-baseline"' "$work/out"
 
 if [ "$(stat -f -c %T .)" != tmpfs ]; then
 	with_registry '.runbooks.ok.measure.cache = {"state": "cold", "evict": ["data/input.txt"]}'
 	check "cold, evicted: not blocked" test "$(rc_of "$bin" run -q --no-repeat --json life.ok)" = 0
-	check "cold, evicted: the session is cold" jq -e '.session.cache == {"requested": "cold", "state": "cold"}' "$work/out"
+	check "cold, evicted: the session is cold" jqe '.session.cache == {"requested": "cold", "state": "cold"}' "$work/out"
 else
 	echo "skip: $work is on tmpfs, where pages cannot be dropped"
 fi

@@ -15,6 +15,7 @@ nap=$(printf '4.%05d1' $(( ($$ * 7919 + RANDOM) % 100000 )))
 trap 'pkill -f "sleep $nap" 2>/dev/null; rm -rf "$work"' EXIT
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+jqe() { local out; out=$(jq -e "$@") || return 1; [ -n "$out" ]; } # as in checks.sh
 expect_rc() { # want label cmd...
 	local want=$1 label=$2
 	shift 2
@@ -297,9 +298,9 @@ done
 grep -q "^| $id | .* | ok | reported p50 500" experiments/RUNS.md || fail "reported timing: RUNS.md row: $(grep "$id" experiments/RUNS.md)"
 sid=$("$bin" sessions --json | jq 'max_by(.id).id')
 "$bin" session "$sid" --json >"$work/reported.json" || fail "reported timing: session $sid"
-jq -e '.timing == "reported" and .statistics.reported_ns.count == 9 and .metrics.logical_resident_bytes == 4096' \
+jqe '.timing == "reported" and .statistics.reported_ns.count == 9 and .metrics.logical_resident_bytes == 4096' \
 	"$work/reported.json" >/dev/null || fail "reported timing: the session's timing or metrics"
-jq -e --arg id "$id" '.runs[0].result_file == "experiments/\($id)/runs/run-001.result.json"' "$work/reported.json" >/dev/null ||
+jqe --arg id "$id" '.runs[0].result_file == "experiments/\($id)/runs/run-001.result.json"' "$work/reported.json" >/dev/null ||
 	fail "reported timing: the run record does not name its file relative to the root"
 check_ok "a reported-timing experiment"
 
