@@ -101,7 +101,7 @@ h=$(sha256sum "experiments/$e1/manifest.json" | cut -c1-8)
 check "registry diff: satisfied_by" grep -q "\"satisfied_by\": \[\"test-host-benchgate-life-full-s$s-$h\"\]" "$work/diff"
 check "registry diff: import"      grep -q '"path": "experiments/benchgate-evidence.json"' "$work/diff"
 check "list: measured"             test "$("$B" list --state measured | grep -c life.full)" = 1
-check "evidence: device recorded"  test "$(jq -r '.measurements[0].device' experiments/benchgate-evidence.json)" != null
+check "evidence: device recorded"  jqe '.measurements[0].device | type == "string" and length > 0' experiments/benchgate-evidence.json
 # timing "reported": the command's samples and metrics are what promotion
 # and decisions read (docs/measure.md)
 git add -A && git -c user.email=t@t -c user.name=t commit -qm promoted || exit 1

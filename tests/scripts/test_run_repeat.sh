@@ -35,23 +35,26 @@ check "repeat: the same run count" test "$("$B" session 4 --json | jq .counts.ti
 # the same settings, however given, are the same key: -w 1 and -r 3 are
 # the runbook's own; --timeout 30 is a whole number, as a runbook writes it
 last_key() { "$B" key "$("$B" sessions --json | jq '.[-1].id')" --json | jq -r .key_id; }
-"$B" run -q life.ok --no-repeat >/dev/null 2>&1; plain=$(last_key)
-"$B" run -q life.ok --no-repeat -w 1 -r 3 >/dev/null 2>&1
+newest() { "$B" sessions --json | jq '.[-1].id // 0'; }
+# CMD succeeded and stored a session (so that last_key is its key)
+ran() { local before; before=$(newest); "$@" >/dev/null 2>&1 && [ "$(newest)" -gt "$before" ]; }
+check "run"                        ran "$B" run -q life.ok --no-repeat; plain=$(last_key)
+check "run -w 1 -r 3"              ran "$B" run -q life.ok --no-repeat -w 1 -r 3
 check "-w and -r as the runbook's: same key" test "$(last_key)" = "$plain"
-"$B" run -q life.ok --no-repeat --timeout 30 >/dev/null 2>&1; t30=$(last_key)
+check "run --timeout 30"           ran "$B" run -q life.ok --no-repeat --timeout 30; t30=$(last_key)
 check "--timeout: another key"     test "$t30" != "$plain"
-s30=$("$B" sessions --json | jq '.[-1].id')
-"$B" repeat "$s30" >/dev/null 2>&1
+s30=$(newest)
+check "repeat"                     ran "$B" repeat "$s30"
 check "repeat of --timeout 30: same key" test "$(last_key)" = "$t30"
 check "--timeout 30 recorded as 30" test "$("$B" key "$s30" --json | jq -r .canonical | grep -c '"timeout_seconds":30[,}]')" = 1
 # a runbook that gives a timeout and leaves warmups to the default: a repeat
 # (which passes both on) and -w 1 land on the run's own key
 jq '.runbooks.ok.measure |= (del(.warmups) + {timeout_seconds: 30})' benchmarks/benchmark_registry.json >r.tmp &&
 	mv r.tmp benchmarks/benchmark_registry.json && "$B" render >/dev/null && commit timeout
-"$B" run -q life.ok --no-repeat >/dev/null 2>&1; rb=$(last_key); srb=$("$B" sessions --json | jq '.[-1].id')
-"$B" run -q life.ok --no-repeat -w 1 >/dev/null 2>&1
+check "run, runbook timeout"       ran "$B" run -q life.ok --no-repeat; rb=$(last_key); srb=$(newest)
+check "run -w 1"                   ran "$B" run -q life.ok --no-repeat -w 1
 check "-w 1, the default: same key" test "$(last_key)" = "$rb"
-"$B" repeat "$srb" >/dev/null 2>&1
+check "repeat"                     ran "$B" repeat "$srb"
 check "repeat of a runbook timeout: same key" test "$(last_key)" = "$rb"
 
 # a relative --config from a subfolder
