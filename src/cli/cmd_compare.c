@@ -195,6 +195,7 @@ const struct bg_cmd bg_cmd_compare = {
 	"       benchgate compare --last GATE [--json] [--fail-on investigate]",
 	"  --last GATE              the latest session of GATE\n"
 	"  --json                   print the decision document as JSON\n"
-	"  --fail-on investigate    exit 1 on investigate too (block always exits 1)\n",
+	"  --fail-on investigate    exit 1 on investigate too (block always exits 1;\n"
+	"                           '--fail-on block' says just that, and is accepted)\n",
 	run_compare,
 };

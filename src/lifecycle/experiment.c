@@ -465,6 +465,20 @@ int bg_experiment_abandon(const struct bg_config *cfg, const char *id, const cha
 		return bg_error(ctx, BG_EUSAGE,
 				"the reason holds an absolute private path ('%s'), which 'benchgate check' rejects in a manifest; say it without the path",
 				why);
+	{
+		/* an id with no folder is unknown (exit 1), not an I/O failure */
+		struct bg_strbuf dir = BG_STRBUF_INIT, rel = BG_STRBUF_INIT;
+		bool known;
+
+		bg_strbuf_addf(&rel, "%s/%s", cfg->experiments, id);
+		bg_config_path(cfg, &dir, rel.buf);
+		known = bg_is_dir(dir.buf);
+		bg_strbuf_release(&dir);
+		bg_strbuf_release(&rel);
+		if (!known)
+			return bg_error(ctx, BG_ECHECK, "no experiment '%s' under %s/; see 'benchgate experiments'", id,
+					cfg->experiments);
+	}
 	if ((rc = bg_experiment_read_manifest(cfg, id, &m, ctx)))
 		return rc;
 	status = json_string_value(json_object_get(m, "status"));
