@@ -38,9 +38,13 @@ static const char *on_opt(int id, const char *value, void *data)
 
 	switch (id) {
 	case O_TIER:
-		if (!bg_run_tier_valid(value))
-			return "invalid choice for '--tier' (choose from 'scheduled-profile', 'release-signoff', "
-			       "'diagnostic', 'pr-smoke')";
+		if (!bg_run_tier_valid(value)) {
+			static char msg[256]; /* the message returned, naming the value */
+			snprintf(msg, sizeof(msg),
+				 "invalid choice for '--tier': '%.60s' (choose from 'scheduled-profile', 'release-signoff', "
+				 "'diagnostic', 'pr-smoke')", value);
+			return msg;
+		}
 		a->tier = value;
 		return NULL;
 	case O_QUESTION:

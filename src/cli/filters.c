@@ -4,15 +4,21 @@
  */
 #include "cli/filters.h"
 
+#include <stdio.h>
 #include <string.h>
 
 const char *bg_filter_option(struct bg_gate_filter *f, int id, const char *value)
 {
+	static char msg[256]; /* the message returned, naming the value */
+
 	switch (id) {
 	case BG_FILTER_STATE:
-		if (!bg_state_label(value))
-			return "invalid choice for '--state' (choose from 'blocked', 'measured', 'partial', "
-			       "'pending', 'refuted', 'superseded', 'unsupported')";
+		if (!bg_state_label(value)) {
+			snprintf(msg, sizeof(msg),
+				 "invalid choice for '--state': '%.60s' (choose from 'blocked', 'measured', 'partial', "
+				 "'pending', 'refuted', 'superseded', 'unsupported')", value);
+			return msg;
+		}
 		f->state = value;
 		return NULL;
 	case BG_FILTER_PLATFORM:
