@@ -4,6 +4,7 @@
 #include "store/store_impl.h"
 #include "benchgate/fsutil.h"
 #include "benchgate/strbuf.h"
+#include "core/bytes.h"
 #include "core/pyval.h"
 
 #include <string.h>
@@ -84,33 +85,20 @@ static const char *reason_problem(const char *why)
 	size_t start, len;
 
 	while (*p) {
-		unsigned c = *p, cp, n;
+		size_t n;
 
-		if (c < 0x80) {
-			if (c < 0x20 || c == 0x7f)
+		if (*p < 0x80) {
+			if (*p < 0x20 || *p == 0x7f)
 				return "it holds a control character (a newline, tab or escape)";
 			p++;
 			continue;
 		}
-		if (c >= 0xc2 && c <= 0xdf)
-			n = 1, cp = c & 0x1f;
-		else if (c >= 0xe0 && c <= 0xef)
-			n = 2, cp = c & 0x0f;
-		else if (c >= 0xf0 && c <= 0xf4)
-			n = 3, cp = c & 0x07;
-		else
+		if (!(n = bg_utf8_len(p)))
 			return "it is not valid UTF-8";
-		for (unsigned k = 1; k <= n; k++) {
-			if ((p[k] & 0xc0) != 0x80)
-				return "it is not valid UTF-8";
-			cp = cp << 6 | (p[k] & 0x3f);
-		}
-		if ((n == 2 && cp < 0x800) || (n == 3 && (cp < 0x10000 || cp > 0x10ffff)) ||
-		    (cp >= 0xd800 && cp <= 0xdfff))
-			return "it is not valid UTF-8";
-		if (cp <= 0x9f || cp == 0x2028 || cp == 0x2029)
+		/* C1 controls (U+0080..U+009F), line and paragraph separators */
+		if ((p[0] == 0xc2 && p[1] <= 0x9f) || (p[0] == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9)))
 			return "it holds a control character or a line break";
-		p += n + 1;
+		p += n;
 	}
 	bg_py_strip(why, strlen(why), &start, &len);
 	return len ? NULL : "it is blank";
