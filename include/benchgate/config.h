@@ -73,6 +73,9 @@ void bg_config_release(struct bg_config *cfg);
 
 /* root/rel into out (rel kept when absolute). */
 void bg_config_path(const struct bg_config *cfg, struct bg_strbuf *out, const char *rel);
+/* path as shown to a person: relative to the root when inside it (a pointer
+ * into path), else path itself. */
+const char *bg_config_relative(const struct bg_config *cfg, const char *path);
 /* True when computers is empty or label is one of them. */
 bool bg_config_computer_known(const struct bg_config *cfg, const char *label);
 /* The slug of a computer label, or NULL. */

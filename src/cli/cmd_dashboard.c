@@ -191,10 +191,8 @@ static int run_dashboard(struct bg_cli *cli, const struct bg_cmd *self)
 		rc = bg_mkdirs_made(dir.buf, &made, &ctx);
 	}
 	if (rc == BG_OK) {
-		size_t n = strlen(cfg.root);
-
 		bg_strbuf_addf(&path, "%s/index.html", dir.buf);
-		shown = strncmp(path.buf, cfg.root, n) == 0 && path.buf[n] == '/' ? path.buf + n + 1 : path.buf;
+		shown = bg_config_relative(&cfg, path.buf);
 		rc = bg_file_write_atomic(path.buf, shown, page.buf, page.len, &ctx);
 		/* a page not written leaves no folder made for it */
 		if (rc)

@@ -377,12 +377,11 @@ int bg_config_load(struct bg_config *cfg, const char *chdir_root, const char *co
 		 * had changed there first, like git -C), else from the working
 		 * directory; config_path names it from the root */
 		struct bg_strbuf p = BG_STRBUF_INIT;
-		size_t n = strlen(cfg->root);
 
 		bg_path_join(&p, chdir_root ? cfg->root : cwd, config_file);
 		file = bg_strbuf_detach(&p, NULL);
 		display = config_file;
-		cfg->config_path = bg_xstrdup(strncmp(file, cfg->root, n) == 0 && file[n] == '/' ? file + n + 1 : file);
+		cfg->config_path = bg_xstrdup(bg_config_relative(cfg, file));
 	} else {
 		struct bg_strbuf p = BG_STRBUF_INIT;
 
@@ -442,6 +441,13 @@ void bg_config_release(struct bg_config *cfg)
 void bg_config_path(const struct bg_config *cfg, struct bg_strbuf *out, const char *rel)
 {
 	bg_path_join(out, cfg->root, rel);
+}
+
+const char *bg_config_relative(const struct bg_config *cfg, const char *path)
+{
+	size_t n = strlen(cfg->root);
+
+	return strncmp(path, cfg->root, n) == 0 && path[n] == '/' ? path + n + 1 : path;
 }
 
 bool bg_config_computer_known(const struct bg_config *cfg, const char *label)

@@ -365,12 +365,9 @@ int bg_lease_status(const struct bg_config *cfg, json_t **out, struct bg_ctx *ct
 	d = opendir(dir.buf);
 	if (!d) {
 		/* none yet; one that cannot be listed is never taken for none */
-		size_t n_root = strlen(cfg->root);
-		const char *shown = strncmp(dir.buf, cfg->root, n_root) == 0 && dir.buf[n_root] == '/'
-					    ? dir.buf + n_root + 1 : dir.buf;
 		int rc = errno == ENOENT ? BG_OK
-					 : bg_error(ctx, BG_EIO, "%s: cannot list the device leases: %s", shown,
-						    strerror(errno));
+					 : bg_error(ctx, BG_EIO, "%s: cannot list the device leases: %s",
+						    bg_config_relative(cfg, dir.buf), strerror(errno));
 		bg_strbuf_release(&dir);
 		return rc;
 	}
