@@ -18,24 +18,28 @@
 
 static bool row_of(const char *line, size_t len, const char *id);
 
-/* Whether the RUNS.md text names id in one of its rows. */
-static bool indexed(const struct bg_strbuf *runs, const char *id)
+/* The row of experiment id in the RUNS.md text (its start, *len its length
+ * with the newline), or NULL when none. */
+static const char *find_row(const char *text, size_t text_len, const char *id, size_t *len)
 {
-	for (size_t i = 0; i < runs->len;) {
-		const char *nl = memchr(runs->buf + i, '\n', runs->len - i);
-		size_t end = nl ? (size_t)(nl - runs->buf) + 1 : runs->len;
+	for (size_t i = 0; i < text_len;) {
+		const char *nl = memchr(text + i, '\n', text_len - i);
+		size_t end = nl ? (size_t)(nl - text) + 1 : text_len;
 
-		if (row_of(runs->buf + i, end - i, id))
-			return true;
+		if (row_of(text + i, end - i, id)) {
+			*len = end - i;
+			return text + i;
+		}
 		i = end;
 	}
-	return false;
+	return NULL;
 }
 
 int bg_experiment_reserve(const struct bg_config *cfg, const char *gate_id, struct bg_strbuf *id,
 			  struct bg_ctx *ctx)
 {
 	struct bg_strbuf base = BG_STRBUF_INIT, dir = BG_STRBUF_INIT, runs = BG_STRBUF_INIT, runs_path = BG_STRBUF_INIT;
+	size_t row_len;
 	time_t now = time(NULL);
 	struct tm tm;
 	char date[16];
@@ -69,7 +73,7 @@ int bg_experiment_reserve(const struct bg_config *cfg, const char *gate_id, stru
 		bg_strbuf_addn(id, base.buf, base.len);
 		if (n > 1)
 			bg_strbuf_addf(id, "-%d", n);
-		if (indexed(&runs, id->buf))
+		if (find_row(runs.buf, runs.len, id->buf, &row_len))
 			continue;
 		bg_strbuf_addf(&path, "%s/%s", dir.buf, id->buf);
 		if (mkdir(path.buf, 0755) == 0) {
@@ -210,25 +214,19 @@ static size_t split_row(const char *line, size_t len, struct bg_strbuf cells[6])
 static void row_status(const struct bg_config *cfg, const char *id, struct bg_strbuf *status)
 {
 	struct bg_strbuf path = BG_STRBUF_INIT, text = BG_STRBUF_INIT;
+	const char *row;
+	size_t len;
 
 	bg_config_path(cfg, &path, cfg->runs_index);
-	if (bg_is_file(path.buf) && bg_file_read(path.buf, cfg->runs_index, &text, NULL) == BG_OK) {
-		for (size_t i = 0; i < text.len;) {
-			char *nl = memchr(text.buf + i, '\n', text.len - i);
-			size_t end = nl ? (size_t)(nl - text.buf) + 1 : text.len;
+	if (bg_is_file(path.buf) && bg_file_read(path.buf, cfg->runs_index, &text, NULL) == BG_OK &&
+	    (row = find_row(text.buf, text.len, id, &len))) {
+		struct bg_strbuf cells[6] = {BG_STRBUF_INIT, BG_STRBUF_INIT, BG_STRBUF_INIT,
+					     BG_STRBUF_INIT, BG_STRBUF_INIT, BG_STRBUF_INIT};
 
-			if (row_of(text.buf + i, end - i, id)) {
-				struct bg_strbuf cells[6] = {BG_STRBUF_INIT, BG_STRBUF_INIT, BG_STRBUF_INIT,
-							     BG_STRBUF_INIT, BG_STRBUF_INIT, BG_STRBUF_INIT};
-
-				if (split_row(text.buf + i, end - i, cells) > 3)
-					bg_strbuf_adds(status, cells[3].buf);
-				for (int k = 0; k < 6; k++)
-					bg_strbuf_release(&cells[k]);
-				break;
-			}
-			i = end;
-		}
+		if (split_row(row, len, cells) > 3)
+			bg_strbuf_adds(status, cells[3].buf);
+		for (int k = 0; k < 6; k++)
+			bg_strbuf_release(&cells[k]);
 	}
 	bg_strbuf_release(&path);
 	bg_strbuf_release(&text);
