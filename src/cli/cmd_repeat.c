@@ -2,8 +2,8 @@
  * cmd_repeat.c - `benchgate repeat SESSION`: runs two more sessions of the
  * same gate, tier and question (what an investigate decision asks for) and
  * keeps all three. It executes this same program (/proc/self/exe) as
- * `benchgate -C ROOT [--config FILE] run GATE --tier TIER --question Q
- * [-w N] [-r N] [--timeout S]` (the warmups, repetitions and timeout the
+ * `benchgate -C ROOT [--config FILE] run GATE --tier TIER --no-repeat
+ * --question Q [-w N] [-r N] [--timeout S]` (the warmups, repetitions and timeout the
  * session ran with) twice, one after the other, so each run takes the device lease, writes
  * its experiment and stores its session and decision exactly as a run
  * started by hand; their output passes through. Then it lists the three
@@ -136,6 +136,8 @@ static int run_repeat(struct bg_cli *cli, const struct bg_cmd *self)
 		argv[n++] = (char *)gate;
 		argv[n++] = (char *)"--tier";
 		argv[n++] = (char *)tier;
+		/* one session each: repeat is itself the two more runs */
+		argv[n++] = (char *)"--no-repeat";
 		if (question) {
 			argv[n++] = (char *)"--question";
 			argv[n++] = (char *)question;

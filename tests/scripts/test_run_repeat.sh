@@ -3,7 +3,8 @@
 # --timeout a session ran with are in its manifest and its key, and repeat
 # runs with them again (same key); repeat started from a subfolder with a
 # relative --config reads the same file; and run's exit status after an
-# investigate decision is 1 when any repeat blocked, whatever its place.
+# investigate decision is 1 when any repeat blocked, whatever its place;
+# repeat's own runs make one session each.
 # Needs git and jq.
 set -u
 . "$(cd "$(dirname "$0")" && pwd)/checks.sh"
@@ -98,6 +99,17 @@ check "RUNS.md a folder: refused, exit 3" test "$(rc_of "$B" run -q life.ok)" = 
 check "RUNS.md a folder: says so"  grep -q "experiments/RUNS.md cannot be updated (it is not a regular file)" "$work/err"
 check "RUNS.md a folder: no experiment started" test "$(ls -d experiments/2*/ | wc -l)" = "$n_before"
 rmdir experiments/RUNS.md && mv "$work/RUNS.md" experiments/RUNS.md
+
+# repeat makes exactly two sessions: an investigate among them is not
+# repeated again by the run it starts
+n=$(ls -d experiments/2*/ | wc -l)
+{ for _ in $(seq "$n"); do echo fast; done; printf 'slow\nfast\nfast\nfast\n'; } >plan
+s=$("$B" sessions --json | jq '.[-1].id')
+before=$("$B" history life.ok --json | jq length)
+check "repeat with an investigate: exit 0" test "$(rc_of "$B" repeat "$s")" = 0
+check "repeat with an investigate: two more sessions" \
+	test "$("$B" history life.ok --json | jq length)" = $((before + 2))
+check "repeat with an investigate: lists it" grep -q "^  session $((s + 1)): investigate" "$work/out"
 
 echo "$fails failed"
 [ "$fails" = 0 ]
