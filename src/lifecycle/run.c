@@ -404,6 +404,9 @@ static int preflight(struct run *r, struct bg_ctx *ctx)
 		r->measure = json_object();
 	else if ((rc = subst_json(measure, q->gate, &r->measure, ctx)))
 		return rc;
+	/* the runbook as written: an override does not excuse a bad field */
+	if ((rc = bg_runbook_check_measure(r->measure, jstr(q->gate, "runbook"), ctx)))
+		return rc;
 	apply_overrides(q, r->measure);
 	/* the inputs, outputs and artifacts are all hashed: fail (exit 4) before
 	 * anything is written when libcrypto cannot be loaded */
@@ -515,8 +518,7 @@ static int session_opts(struct run *r, struct bg_measure_opts *o, char **argv, s
 	const json_t *m = r->measure, *parity = json_object_get(m, "parity"), *cache = json_object_get(m, "cache");
 	int rc;
 
-	if ((rc = bg_runbook_check_measure(r->measure, jstr(q->gate, "runbook"), ctx)) ||
-	    (rc = bg_runbook_check_contract(q->profile, q->cfg->profile_path, ctx)) ||
+	if ((rc = bg_runbook_check_contract(q->profile, q->cfg->profile_path, ctx)) ||
 	    (rc = bg_runbook_check_thresholds(q->thresholds, contract_minimum(q), ctx)))
 		return rc;
 	bg_measure_opts_init(o);

@@ -57,13 +57,20 @@ mv data/moved.txt data/input.txt
 # a measure object the engine would not honour (a typo, a quoted number) is
 # refused before anything is written, not ignored
 cp benchmarks/benchmark_registry.json "$work/registry.json"
-bad_measure() { # label jq-filter text
-	jq "$2" "$work/registry.json" >benchmarks/benchmark_registry.json && "$bin" render >/dev/null
-	expect_rc 3 "$1" run life.ok
-	mentions "$1" "$3"
+bad_measure() { # label jq-filter text [run options]
+	local label=$1 filter=$2 text=$3
+	shift 3
+	jq "$filter" "$work/registry.json" >benchmarks/benchmark_registry.json && "$bin" render >/dev/null
+	expect_rc 3 "$label" run life.ok "$@"
+	mentions "$label" "$text"
 }
 bad_measure "measure: a typo" '.runbooks.ok.measure.repetition = 3' "measure has no field 'repetition'"
 bad_measure "measure: no runs" '.runbooks.ok.measure.repetitions = 0' "measure.repetitions must be an integer >= 1"
+# ... also when -w, -r or --timeout would replace the bad value
+bad_measure "measure: quoted runs, -r given" '.runbooks.ok.measure.repetitions = "5"' "measure.repetitions must be an integer >= 1" -r 1
+bad_measure "measure: no runs, -r given" '.runbooks.ok.measure.repetitions = 0' "measure.repetitions must be an integer >= 1" -r 1
+bad_measure "measure: negative warmups, -w given" '.runbooks.ok.measure.warmups = -1' "measure.warmups must be an integer >= 0" -w 0
+bad_measure "measure: quoted timeout, --timeout given" '.runbooks.ok.measure.timeout_seconds = "60"' "measure.timeout_seconds must be a number of seconds > 0" --timeout 30
 bad_measure "measure: quoted floor" '.runbooks.ok.measure.memory_floor_bytes = "6GiB"' "measure.memory_floor_bytes must be a number"
 bad_measure "measure: one output" '.runbooks.ok.measure.outputs = "out/x.txt"' "measure.outputs must be a list of paths"
 bad_measure "parity: a string" '.runbooks.ok.measure.parity = "sha256"' "measure.parity must be {\"kind\": \"sha256\""
