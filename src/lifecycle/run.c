@@ -425,7 +425,8 @@ static int preflight(struct run *r, struct bg_ctx *ctx)
 		}
 		bg_ctx_init(&c2);
 		r->input_st = bg_xrealloc(r->input_st, (i + 1) * sizeof(*r->input_st));
-		if (stat(path.buf, &r->input_st[i]) != 0 || bg_sha256_file(path.buf, NULL, hex, &c2)) {
+		if (stat(path.buf, &r->input_st[i]) != 0 ? bg_error(&c2, BG_EIO, "%s", strerror(errno))
+							  : bg_sha256_file(path.buf, NULL, hex, &c2)) {
 			rc = refuse(ctx, "declared input '%s' cannot be hashed (%s); create it first (see the runbook's preflight)",
 				    path.buf, bg_ctx_message(&c2));
 			bg_ctx_release(&c2);

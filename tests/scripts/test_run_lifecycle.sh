@@ -53,6 +53,7 @@ mentions "private path" "the question holds an absolute private path ('Is /Home/
 mv data/input.txt data/moved.txt
 expect_rc 3 "missing input" run life.ok
 mentions "missing input" "declared input 'data/input.txt'"
+mentions "missing input: why" "cannot be hashed (No such file or directory)"
 mv data/moved.txt data/input.txt
 # a measure object the engine would not honour (a typo, a quoted number) is
 # refused before anything is written, not ignored
