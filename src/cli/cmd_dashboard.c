@@ -10,6 +10,7 @@
  * the coverage part alone. Prints the path written.
  */
 #include "cli/cli.h"
+#include "cli/inputs.h"
 #include "benchgate/fsutil.h"
 #include "benchgate/lifecycle.h"
 #include "benchgate/report.h"
@@ -159,7 +160,7 @@ static int run_dashboard(struct bg_cli *cli, const struct bg_cmd *self)
 	struct bg_store *store = NULL;
 	struct bg_strbuf page = BG_STRBUF_INIT, dir = BG_STRBUF_INIT, path = BG_STRBUF_INIT, msg = BG_STRBUF_INIT;
 	struct bg_ctx ctx;
-	const char *output = NULL, *shown = NULL;
+	const char *output = NULL, *shown = NULL, *what;
 	char *made = NULL;
 	json_t *model;
 	char when[32];
@@ -193,6 +194,14 @@ static int run_dashboard(struct bg_cli *cli, const struct bg_cmd *self)
 	if (rc == BG_OK) {
 		bg_strbuf_addf(&path, "%s/index.html", dir.buf);
 		shown = bg_config_relative(&cfg, path.buf);
+		if ((what = bg_cli_input_at(path.buf, &reg, true))) {
+			/* nothing made: mkdirs made no folder where a file exists */
+			rc = bg_error(&ctx, output ? BG_EUSAGE : BG_ECHECK,
+				      "%s is %s; the dashboard never replaces a file the project is read from: "
+				      "choose another --output", shown, what);
+		}
+	}
+	if (rc == BG_OK) {
 		rc = bg_file_write_atomic(path.buf, shown, page.buf, page.len, &ctx);
 		/* a page not written leaves no folder made for it */
 		if (rc)

@@ -4,14 +4,15 @@
  * of benchgate.json; a relative FILE is relative to the project root); a
  * render that fails leaves neither the file nor a directory it created.
  * The document never replaces a file the project is read from (benchgate.json,
- * the registry, its evidence imports, the matrices, RUNS.md).
+ * the registry, its evidence imports, the matrices, RUNS.md, the store, the
+ * experiments folder, the leases: cli/inputs.h).
  */
 #include "cli/cli.h"
+#include "cli/inputs.h"
 #include "benchgate/fsutil.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 static const char *on_opt(int id, const char *value, void *data)
 {
@@ -32,48 +33,6 @@ static char *parent_dir(const char *path)
 	}
 	*slash = '\0';
 	return dir;
-}
-
-/* Whether the files path and input name are one (the same link or file:
- * renaming over path would replace input). */
-static bool same_file(const char *path, const struct bg_config *cfg, const char *input)
-{
-	struct bg_strbuf in = BG_STRBUF_INIT;
-	struct stat a, b;
-	bool same;
-
-	if (!input)
-		return false;
-	bg_config_path(cfg, &in, input);
-	same = lstat(path, &a) == 0 && lstat(in.buf, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
-	bg_strbuf_release(&in);
-	return same;
-}
-
-/* The project input that path would replace ("the registry", or an evidence
- * import's path), or NULL. */
-static const char *input_at(const char *path, const struct bg_registry *reg)
-{
-	const struct bg_config *cfg = reg->cfg;
-	const struct {
-		const char *path, *what;
-	} inputs[] = {
-		{cfg->config_path, "benchgate.json"},   {cfg->registry_path, "the registry"},
-		{cfg->profile_path, "the profile matrix"}, {cfg->parity_matrix, "the parity matrix"},
-		{cfg->runs_index, "the experiments' RUNS.md"},
-	};
-	const struct bg_value *imports = bg_value_get(reg->root, "evidence_imports"), *item;
-	size_t i;
-
-	for (i = 0; i < sizeof(inputs) / sizeof(inputs[0]); i++)
-		if (same_file(path, cfg, inputs[i].path))
-			return inputs[i].what;
-	BG_VALUE_ARRAY_FOREACH(imports, i, item) {
-		const char *ev = bg_value_str(bg_value_get(item, "path"));
-		if (ev && same_file(path, cfg, ev))
-			return "an evidence import of the registry";
-	}
-	return NULL;
 }
 
 static int run(struct bg_cli *cli, const struct bg_cmd *self)
@@ -98,7 +57,7 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 		output = cfg.generated_path;
 	bg_ctx_init(&ctx);
 	bg_config_path(&cfg, &path, output);
-	if ((what = input_at(path.buf, &reg))) {
+	if ((what = bg_cli_input_at(path.buf, &reg, false))) {
 		if (output == cfg.generated_path)
 			rc = bg_error(&ctx, BG_ECHECK,
 				      "%s: 'registry.generated' names '%s', which is %s; name another file",

@@ -1,0 +1,21 @@
+/*
+ * inputs.h - the files a project is read from, which a verb that writes a
+ * file of its own (render's document, dashboard's page) must never replace.
+ */
+#ifndef BENCHGATE_CLI_INPUTS_H
+#define BENCHGATE_CLI_INPUTS_H
+
+#include "cli/cli.h"
+
+/*
+ * What writing path (absolute, or relative to the working directory) would
+ * replace: "the registry", "the store", "a file of the experiments folder",
+ * ... (a static string), or NULL when it replaces none of the project's
+ * inputs. The registry's generated document counts when generated is true
+ * (it is render's own output). Files are compared by device and inode;
+ * renaming over a link replaces the link, so a link is compared, not what
+ * it points to.
+ */
+const char *bg_cli_input_at(const char *path, const struct bg_registry *reg, bool generated);
+
+#endif
