@@ -607,9 +607,10 @@ static json_t *column_json(sqlite3_stmt *st, int i)
 
 /* The summary columns of bg_store_list_sessions, in order. */
 #define SUMMARY_COLUMNS                                                                      \
-	"id, started_at, status, reason, command, timed_runs, wall_min_ns, wall_p50_ns,"     \
-	" wall_p95_ns, wall_max_ns, wall_mad_ns, cpu_p50_ns, max_rss_bytes, tree_peak_bytes," \
-	" gpu_peak_bytes, parity, cache_state, git_revision, git_dirty, experiment_id, gate_id," \
+	"id, started_at, finished_at, kind, status, reason, command, timed_runs, wall_min_ns,"  \
+	" wall_p50_ns, wall_p95_ns, wall_max_ns, wall_mad_ns, cpu_p50_ns, max_rss_bytes,"      \
+	" tree_peak_bytes, gpu_peak_bytes, memory_source, parity_kind, parity, cache_state,"   \
+	" git_revision, git_dirty, diff_sha256, benchgate_version, experiment_id, gate_id,"     \
 	" tier, computer, coalesce(json_extract(document, '$.timing'), 'process') AS timing"
 /* ... and those a decision adds (migration 2). */
 #define VERDICT_COLUMNS SUMMARY_COLUMNS ", key_id, decision, curation, curated_by, curated_at, curation_why"
@@ -762,7 +763,6 @@ static int get_session(struct bg_store *base, long long id, json_t **out, struct
 				s->display, id);
 	if (!doc)
 		return db_error(s, ctx, "cannot read the session");
-	json_object_set_new(doc, "id", json_integer(id));
 	runs = json_array();
 	if (sym_sqlite3_prepare_v2(s->db, "SELECT record, ordinal FROM runs WHERE session_id = ? ORDER BY ordinal",
 				   -1, &st, NULL) != SQLITE_OK) {
@@ -787,7 +787,9 @@ static int get_session(struct bg_store *base, long long id, json_t **out, struct
 		json_array_append_new(runs, r);
 	}
 	sym_sqlite3_finalize(st);
+	/* runs, then id: the order in which measure --json printed them */
 	json_object_set_new(doc, "runs", runs);
+	json_object_set_new(doc, "id", json_integer(id));
 	if (rc != SQLITE_DONE) {
 		json_decref(doc);
 		return db_error(s, ctx, "cannot read the runs");

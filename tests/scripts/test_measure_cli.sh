@@ -75,12 +75,14 @@ check "session shows runs"  test "$(grep -cE '^  [0-9]+ +timed ' out)" = 4
 check "session json"        test "$(rc_of "$B" session 1 --json)" = 0
 check "session json runs"   test "$(jq '.runs | length' out)" = 7
 check "session json = measure json" jqe --slurpfile m s1.json '(del(.runs) == ($m[0] | del(.runs))) and .id > 0' out
+check "session json: the same bytes as measure json" cmp -s out s1.json
 
 # a blocked session: exit 1, stored, summary says why
 check "false blocks"        test "$(rc_of "$B" measure -q -- false)" = 1
 check "blocked reason"      grep -q "blocked: smoke run 1 exited with status 1" err
 check "blocked stored"      test "$(rc_of "$B" sessions --json; jq -r '.[1].status' out)" = "0blocked"
 check "sessions --last 1"   test "$(rc_of "$B" sessions --last 1 --json; jq -c '[.[].id]' out)" = "0[2]"
+check "sessions json: the table's columns" jqe '.[0] | has("finished_at") and .kind == "diagnostic" and has("memory_source") and has("parity_kind") and has("diff_sha256") and (.benchgate_version | length) > 0' out
 
 # --shell, --prepare, --setup, --cleanup
 check "shell + hooks"       test "$(rc_of "$B" measure -q -r 3 -w 1 --shell --setup 'echo s >>log' --prepare 'echo p >>log' --cleanup 'echo c >>log' --json -- 'echo x >>log' '&&' true)" = 0
