@@ -446,7 +446,8 @@ const struct bg_cmd bg_cmd_measure = {
 	"measure",
 	"measure a command: smoke run and parity first, then warmups and timed runs",
 	"benchgate measure [options] -- CMD [ARGS...]",
-	"  -w, --warmups N          untimed runs after the smoke run (default 1)\n"
+	"  -w, --warmups N          runs after the smoke run, recorded, not in the statistics\n"
+	"                           (default 1)\n"
 	"  -r, --runs N             timed runs (default 7)\n"
 	"  --min-runs N, --max-runs N, --min-time S\n"
 	"                           adaptive count: at least N runs and S seconds of timed runs,\n"
