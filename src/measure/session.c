@@ -90,7 +90,7 @@ struct session {
 	char **envp;               /* environ's strings without BENCHGATE_RESULT, then result_env */
 };
 
-static void read_reported(struct session *s, json_t *r, const char *phase, bool ok);
+static void read_reported(struct session *s, json_t *r, const char *name, bool ok);
 
 static void series_add(struct series *s, double v)
 {
@@ -402,6 +402,7 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 	bool have_swap0, have_swap1, have_psi0, have_psi1, have_cg, ok;
 	char when[64], *out_err = NULL;
 	bool timed = strcmp(phase, "timed") == 0, smoke = strcmp(phase, "smoke") == 0;
+	char name[64]; /* "timed run 3 (#5)": the phase's count, and the session's # when it differs */
 	long failures = s->failures; /* a check of this run that fails adds one */
 	size_t left;
 	int rc;
@@ -427,6 +428,10 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 		}
 	}
 	s->ordinal++;
+	if (index == s->ordinal)
+		snprintf(name, sizeof(name), "%s run %ld", phase, index);
+	else
+		snprintf(name, sizeof(name), "%s run %ld (#%ld)", phase, index, s->ordinal);
 	if (o->nevict) {
 		json_t *files = json_array();
 		bool cold = true;
@@ -453,8 +458,7 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 		json_object_set_new(cache, "files", files);
 		if (!cold) {
 			s->any_first_process = true;
-			block(s, "run %ld was not cold: more than 1%% of an evicted file stayed resident",
-			      s->ordinal);
+			block(s, "%s was not cold: more than 1%% of an evicted file stayed resident", name);
 		}
 	}
 	if (s->after_valid && !o->prepare && !o->nevict && o->parity != BG_PARITY_COMMAND) {
@@ -553,14 +557,11 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 	ok = res.exited && res.exit_status == 0 && !res.timed_out;
 	if (!ok && !s->interrupted) {
 		if (res.timed_out)
-			block(s, "%s run %ld timed out after %g s; its process tree was killed", phase,
-			      s->ordinal, o->timeout);
+			block(s, "%s timed out after %g s; its process tree was killed", name, o->timeout);
 		else if (res.exited)
-			block(s, "%s run %ld exited with status %d", phase, s->ordinal,
-			      res.exit_status);
+			block(s, "%s exited with status %d", name, res.exit_status);
 		else
-			block(s, "%s run %ld was killed by signal %d", phase, s->ordinal,
-			      res.term_signal);
+			block(s, "%s was killed by signal %d", name, res.term_signal);
 	}
 	if (o->noutputs) {
 		rset(r, "outputs", hash_outputs(s, &outs, &out_err));
@@ -574,16 +575,16 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 		json_t *p = check_parity(s, &outs, out_err);
 
 		if (strcmp(json_string_value(json_object_get(p, "result")), "pass") != 0)
-			block(s, "parity failed on %s run %ld: %s", phase, s->ordinal,
+			block(s, "parity failed on %s: %s", name,
 			      json_string_value(json_object_get(p, "detail")));
 		rset(r, "parity", p);
 	} else {
 		rset(r, "parity", json_null());
 	}
 	if (ok && out_err && o->parity == BG_PARITY_NONE)
-		block(s, "%s run %ld: %s", phase, s->ordinal, out_err);
+		block(s, "%s: %s", name, out_err);
 	if (s->result_env)
-		read_reported(s, r, phase, ok && !s->interrupted);
+		read_reported(s, r, name, ok && !s->interrupted);
 	if (smoke) {
 		s->smoke_outputs = outs;
 		s->have_smoke_outputs = true;
@@ -593,8 +594,8 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 
 		if (!same_outputs(&outs, &s->smoke_outputs, &which)) {
 			s->deterministic_ok = false;
-			block(s, "outputs are not deterministic: %s of %s run %ld differs from the smoke run",
-			      which ? which : "the set of output files", phase, s->ordinal);
+			block(s, "outputs are not deterministic: %s of %s differs from the smoke run",
+			      which ? which : "the set of output files", name);
 		}
 	}
 	rset(r, "left_running", json_integer((json_int_t)left));
@@ -649,7 +650,7 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
  * blocks the session. do_run adds the samples of a timed run that fully
  * succeeded to the timing series.
  */
-static void read_reported(struct session *s, json_t *r, const char *phase, bool ok)
+static void read_reported(struct session *s, json_t *r, const char *name, bool ok)
 {
 	const char *path = s->result_env + strlen("BENCHGATE_RESULT=");
 	char display[4200];
@@ -673,7 +674,7 @@ static void read_reported(struct session *s, json_t *r, const char *phase, bool 
 	rset(r, "reported", rep);
 	rset(r, "reported_error", bg_json_text(c.msg));
 	if (ok && c.msg)
-		block(s, "%s run %ld: %s", phase, s->ordinal, c.msg);
+		block(s, "%s: %s", name, c.msg);
 	bg_ctx_release(&c);
 }
 

@@ -26,7 +26,7 @@ check "reason names parity" jqe '.reason | test("parity failed on smoke run 1: s
 check "stored with no timed runs" test "$(rc_of "$B" session 2 --json; jq '.runs | length' out)" = 01
 # a failure on a later timed run blocks too
 check "later failure"     test "$(rc_of "${M[@]}" --output out.txt --parity "sha256:$good" --shell -- '[ -e seen3 ] && echo bye >out.txt || { [ -e seen2 ] && touch seen3; [ -e seen1 ] && touch seen2; touch seen1; echo hello >out.txt; }')" = 1
-check "later failure reason" jqe '.reason | test("parity failed on timed run 4")' out
+check "later failure reason" jqe '.reason | test("parity failed on timed run 2 \\(#4\\)")' out
 # several outputs: the sha256sum-style listing
 rm -f out.txt; printf 'a\n' >a.txt; printf 'b\n' >b.txt
 listing=$(sha256sum a.txt b.txt | sha256sum | cut -d' ' -f1)
@@ -50,7 +50,7 @@ check "stale output: its time put back" test "$(stat -c %y a.txt)" = "2020-01-02
 check "stale without parity: exit 1" test "$(rc_of "${M[@]}" --output a.txt -- true)" = 1
 check "stale without parity: reason" jqe '.reason | test("smoke run 1: output .a.txt. was not written by the run")' out
 check "skips when present: exit 1" test "$(rc_of "${M[@]}" --output c.txt --parity "sha256:$good" --shell -- '[ -e c.txt ] || echo hello >c.txt')" = 1
-check "skips when present: timed run blocked" jqe '.reason | test("^parity failed on timed run 3: output .c.txt. was not written by the run")' out
+check "skips when present: timed run blocked" jqe '.reason | test("^parity failed on timed run 1 \\(#3\\): output .c.txt. was not written by the run")' out
 check "rewritten, same bytes: ok" test "$(rc_of "${M[@]}" --output c.txt --parity "sha256:$good" --shell -- 'echo hello >c.txt')" = 0
 check "replaced by rename: ok" test "$(rc_of "${M[@]}" --output c.txt --parity "sha256:$good" --shell -- 'echo hello >c.new && mv c.new c.txt')" = 0
 rm -f a.txt b.txt c.txt out.txt
@@ -141,7 +141,7 @@ rm -f "$(printf 'v\377.npy')" want.txt cmp.sh nargs
 
 # --deterministic: a timestamp differs every run
 check "timestamp not deterministic" test "$(rc_of "${M[@]}" --deterministic --output stamp.txt -- "$P/stamp" stamp.txt)" = 1
-check "deterministic reason" jqe '.deterministic == false and (.reason | test("outputs are not deterministic: stamp.txt of warmup run 2 differs from the smoke run"))' out
+check "deterministic reason" jqe '.deterministic == false and (.reason | test("outputs are not deterministic: stamp.txt of warmup run 1 \\(#2\\) differs from the smoke run"))' out
 check "same output deterministic" test "$(rc_of "${M[@]}" --deterministic --output same.txt --shell -- 'echo same >same.txt')" = 0
 check "deterministic true" jqe '.deterministic == true' out
 
@@ -156,7 +156,7 @@ SH
 chmod +x slowbad.sh
 rm -f count
 check "failed timed run: exit 1" test "$(rc_of "${M[@]}" --output out.txt --parity "sha256:$good" -- ./slowbad.sh)" = 1
-check "failed timed run: blocked there" jqe '.counts.timed == 3 and (.reason | test("parity failed on timed run 5"))' out
+check "failed timed run: blocked there" jqe '.counts.timed == 3 and (.reason | test("parity failed on timed run 3 \\(#5\\)"))' out
 check "failed timed run: not counted" jqe '.statistics.wall_ns.count == 2 and .statistics.wall_ns.max < 2.5e8 and .statistics.cpu_ns.count == 2' out
 id=$(jq .id out)
 check "failed timed run: not in the store" test "$("$B" sessions --json | jq --argjson id "$id" '.[] | select(.id == $id) | .wall_max_ns < 2.5e8 and .timed_runs == 3')" = true

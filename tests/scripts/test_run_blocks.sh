@@ -41,7 +41,7 @@ if [ -d /dev/shm ] && [ "$(stat -f -c %T /dev/shm)" = tmpfs ]; then
 	echo data >"$shm"
 	with_registry ".runbooks.ok.measure.cache = {\"state\": \"cold\", \"evict\": [\"$shm\"]}"
 	check "cold on tmpfs: blocks" test "$(rc_of "$bin" run -q --no-repeat --json life.ok)" = 1
-	check "cold on tmpfs: the session's reason" reasons "the session is blocked: run 1 was not cold"
+	check "cold on tmpfs: the session's reason" reasons "the session is blocked: smoke run 1 was not cold"
 else
 	echo "skip: no tmpfs /dev/shm for the unverified cold claim"
 fi
