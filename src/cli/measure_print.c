@@ -113,7 +113,11 @@ static void stat_line(struct bg_strbuf *out, const char *label, const json_t *st
 		bg_strbuf_adds(out, "  MAD ");
 		fmt(out, json_object_get(st, "mad"));
 	}
-	bg_strbuf_addf(out, "  (%lld %s)\n", (long long)json_integer_value(json_object_get(st, "count")), counted);
+	{
+		long long n = (long long)json_integer_value(json_object_get(st, "count"));
+		/* "1 run", "2 runs": counted is a plural in s */
+		bg_strbuf_addf(out, "  (%lld %.*s)\n", n, (int)(strlen(counted) - (n == 1)), counted);
+	}
 }
 
 void bg_mp_summary(struct bg_strbuf *out, const json_t *doc)
@@ -131,10 +135,11 @@ void bg_mp_summary(struct bg_strbuf *out, const json_t *doc)
 			       status ? status : "?");
 	else
 		bg_strbuf_addf(out, "session: %s", status ? status : "?");
-	bg_strbuf_addf(out, " (%lld smoke, %lld warmup, %lld timed runs)\n",
+	bg_strbuf_addf(out, " (%lld smoke, %lld warmup, %lld timed run%s)\n",
 		       (long long)json_integer_value(json_object_get(counts, "smoke")),
 		       (long long)json_integer_value(json_object_get(counts, "warmup")),
-		       (long long)json_integer_value(json_object_get(counts, "timed")));
+		       (long long)json_integer_value(json_object_get(counts, "timed")),
+		       json_integer_value(json_object_get(counts, "timed")) == 1 ? "" : "s");
 	if (json_is_string(json_object_get(doc, "reason")))
 		bg_strbuf_addf(out, "  %-12s%s\n", "reason",
 			       json_string_value(json_object_get(doc, "reason")));
@@ -154,7 +159,8 @@ void bg_mp_summary(struct bg_strbuf *out, const json_t *doc)
 			bg_py_float_repr(out, json_number_value(json_object_get(m, "min")));
 			bg_strbuf_adds(out, "  max ");
 			bg_py_float_repr(out, json_number_value(json_object_get(m, "max")));
-			bg_strbuf_addf(out, "  (%lld runs)\n", (long long)json_integer_value(json_object_get(m, "count")));
+			bg_strbuf_addf(out, "  (%lld run%s)\n", (long long)json_integer_value(json_object_get(m, "count")),
+				       json_integer_value(json_object_get(m, "count")) == 1 ? "" : "s");
 		}
 	} else {
 		stat_line(out, "time", json_object_get(stats, "wall_ns"), false, true, "runs");

@@ -205,4 +205,9 @@ check "commit mid-session blocks" test "$(rc_of "$B" measure -q -w 0 -r 1 -- git
 check "commit: says why"    grep -q "blocked: the source revision changed from [0-9a-f]\{12\} to [0-9a-f]\{12\} during the session" "$work/err"
 cd "$work" || exit 1
 
+# one timed run is "1 timed run", "(1 run)"
+check "one run: summary"    test "$(rc_of "$B" measure -w 0 -r 1 -- true)" = 0
+check "one run: counts"     grep -q "(1 smoke, 0 warmup, 1 timed run)$" out
+check "one run: statistics" grep -q "^  time .*(1 run)$" out
+
 [ "$fails" = 0 ] || { echo "$fails failed"; exit 1; }
