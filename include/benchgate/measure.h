@@ -47,6 +47,10 @@ typedef void (*bg_measure_progress_fn)(const struct bg_measure_progress *p, void
 /* What a session times: the process's wall time, or what each run reports. */
 enum bg_timing { BG_TIMING_PROCESS, BG_TIMING_REPORTED };
 
+/* The longest per-run timeout, in seconds (about 31 years): a deadline in
+ * nanoseconds on the monotonic clock stays far inside int64_t. */
+#define BG_TIMEOUT_MAX_SECONDS 1e9
+
 struct bg_measure_opts {
 	char *const *argv; /* the command; with shell, argv[0..argc) joined by spaces */
 	int argc;
@@ -56,7 +60,7 @@ struct bg_measure_opts {
 	bool adaptive; /* min_runs/max_runs/min_time decide the count instead of runs */
 	long min_runs, max_runs;
 	double min_time; /* seconds of timed wall time to reach */
-	double timeout;  /* seconds per run, 0 = none */
+	double timeout;  /* seconds per run, 0 = none; at most BG_TIMEOUT_MAX_SECONDS */
 	const char *prepare, *setup, *cleanup; /* shell commands or NULL */
 	const char *const *outputs; /* glob patterns, relative to the working directory */
 	size_t noutputs;

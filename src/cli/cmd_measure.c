@@ -171,7 +171,14 @@ static const char *on_opt(int id, const char *v, void *data)
 		a->o.adaptive = true;
 		return seconds_arg(a, "--min-time", v, false, &a->o.min_time);
 	case O_TIMEOUT:
-		return seconds_arg(a, "--timeout", v, true, &a->o.timeout);
+		if (seconds_arg(a, "--timeout", v, true, &a->o.timeout))
+			return a->msg;
+		if (a->o.timeout > BG_TIMEOUT_MAX_SECONDS) {
+			snprintf(a->msg, sizeof(a->msg), "--timeout must be at most 1e9 seconds, not '%s'",
+				 v);
+			return a->msg;
+		}
+		return NULL;
 	case O_PREPARE:
 		a->o.prepare = v;
 		return NULL;

@@ -57,8 +57,9 @@ static const char *on_opt(int id, const char *value, void *data)
 		return bg_cli_parse_int(value, &a->runs) && a->runs >= 1 ? NULL : "--runs needs a count of 1 or more";
 	case O_TIMEOUT:
 		a->timeout = strtod(value, &end);
-		return *value && !*end && a->timeout > 0 && isfinite(a->timeout) ? NULL
-										 : "--timeout needs a positive number of seconds";
+		return *value && !*end && a->timeout > 0 && a->timeout <= BG_TIMEOUT_MAX_SECONDS
+			       ? NULL
+			       : "--timeout needs a positive number of seconds, at most 1e9";
 	case O_QUIET:
 		a->quiet = true;
 		return NULL;
