@@ -20,7 +20,8 @@ extern "C" {
 int bg_sha256_ready(struct bg_ctx *ctx);
 /* The same BG_EIO when libcrypto cannot be loaded; hex is then unchanged. */
 int bg_sha256_hex(const void *data, size_t len, char hex[65], struct bg_ctx *ctx);
-/* Also BG_EIO "PATH: cannot read: REASON" when the file cannot be read. */
+/* Also BG_EIO "PATH: cannot read: REASON" when the file cannot be read or is
+ * not a regular file (a FIFO, a device, a folder: never waited on). */
 int bg_sha256_file(const char *path, const char *display, char hex[65], struct bg_ctx *ctx);
 
 #ifdef __cplusplus

@@ -16,6 +16,7 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #ifndef BG_LIBCRYPTO_SONAME
@@ -119,13 +120,21 @@ int bg_sha256_file(const char *path, const char *display, char hex[65], struct b
 {
 	unsigned char buf[1 << 16];
 	EVP_MD_CTX *md_ctx;
+	struct stat st;
+	const char *why;
 	int fd;
 
 	if (!display)
 		display = path;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO opens without waiting for a writer, to be refused */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return bg_error(ctx, BG_EIO, "%s: cannot read: %s", display, strerror(errno));
+	why = fstat(fd, &st) != 0 ? strerror(errno) : !S_ISREG(st.st_mode) ? "it is not a regular file" : NULL;
+	if (why) {
+		close(fd);
+		return bg_error(ctx, BG_EIO, "%s: cannot read: %s", display, why);
+	}
 	md_ctx = digest_new(ctx);
 	if (!md_ctx) {
 		close(fd);

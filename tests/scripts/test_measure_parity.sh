@@ -172,4 +172,13 @@ check "not deterministic: exit 1" test "$(rc_of "${M[@]}" --deterministic --outp
 check "not deterministic: not counted" jqe '.counts.timed == 1 and .statistics.wall_ns == null and .statistics.tree_peak_bytes == null' out
 rm -f count slowbad.sh slowdiff.sh out.txt same.txt
 
+# an output that is not a regular file is refused, never read without end
+# (a link to /dev/zero) or waited on (a FIFO)
+ln -s /dev/zero zero.out && mkfifo fifo.out
+check "output a device: blocked" test "$(rc_of timeout -k 5 30 "${M[@]}" --output zero.out -- true)" = 1
+check "output a device: reason" jqe '.reason == "smoke run 1: zero.out: cannot read: it is not a regular file"' out
+check "output a FIFO: blocked" test "$(rc_of timeout -k 5 30 "${M[@]}" --output fifo.out -- true)" = 1
+check "output a FIFO: reason" jqe '.reason == "smoke run 1: fifo.out: cannot read: it is not a regular file"' out
+rm -f zero.out fifo.out
+
 [ "$fails" = 0 ] || { echo "$fails failed"; exit 1; }
