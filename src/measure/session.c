@@ -704,7 +704,18 @@ static int reported_begin(struct session *s, struct bg_ctx *ctx)
 			bg_strbuf_release(&t);
 			return BG_EIO;
 		}
-		s->result_dir = bg_strbuf_detach(&t, NULL);
+		/* absolute, as documented: a program may change its directory
+		 * (a relative TMPDIR would leave a relative path) */
+		s->result_dir = realpath(t.buf, NULL);
+		if (!s->result_dir) {
+			int e = errno;
+			rmdir(t.buf);
+			bg_error(ctx, BG_EIO, "'%s': cannot resolve the folder for $BENCHGATE_RESULT: %s", t.buf,
+				 strerror(e));
+			bg_strbuf_release(&t);
+			return BG_EIO;
+		}
+		bg_strbuf_release(&t);
 		s->result_dir_temporary = true;
 	}
 	s->result_env_cap = strlen(s->result_dir) + 64;

@@ -101,4 +101,11 @@ check "failing run: reason" jqe '.reason == "smoke run 1 exited with status 3"' 
 check "TMPDIR unusable"     test "$(TMPDIR=$work/none rc_of "$B" measure -q -r 1 --timing reported -- ./report.sh)" = 4
 check "TMPDIR named"        grep -q "cannot make a folder for \$BENCHGATE_RESULT" err
 
+# a relative TMPDIR still gives an absolute $BENCHGATE_RESULT: the program
+# may change its directory before it writes the file
+mkdir -p reltmp
+check "relative TMPDIR"     test "$(TMPDIR=reltmp rc_of "$B" measure -q -r 1 -w 0 --timing reported -- sh -c 'cd / && echo "{\"samples_seconds\": [0.1]}" >"$BENCHGATE_RESULT"')" = 0
+check "relative TMPDIR: removed" test -z "$(ls reltmp)"
+rmdir reltmp
+
 [ "$fails" = 0 ] || { echo "$fails failed"; exit 1; }
