@@ -45,17 +45,22 @@ struct bg_nvml *bg_nvml_open(void);
 void bg_nvml_close(struct bg_nvml *n);
 /* Per-device facts as a JSON array (name, uuid, memory_total_bytes) plus versions; new reference. */
 json_t *bg_nvml_describe(struct bg_nvml *n);
-/* Sums used memory of processes in pids[0..npids) and total used memory over all devices. */
-bool bg_nvml_sample(struct bg_nvml *n, const pid_t *pids, size_t npids, uint64_t *proc_bytes,
-		    uint64_t *device_bytes);
+/* What a sample holds: BG_NVML_DEVICE when device_bytes is the used memory
+ * of the devices that answered, BG_NVML_PROCESS when proc_bytes is known:
+ * every device listed its processes and the memory of each of pids[0..npids)
+ * (0 is then measured: the tree held no GPU memory). */
+enum { BG_NVML_DEVICE = 1u, BG_NVML_PROCESS = 2u };
+unsigned bg_nvml_sample(struct bg_nvml *n, const pid_t *pids, size_t npids, uint64_t *proc_bytes,
+			uint64_t *device_bytes);
 
 /* ---- watch.c ---- */
 struct bg_watch;
 struct bg_watch_result {
 	long samples;            /* samples taken while the run was live */
 	uint64_t tree_peak;      /* max over samples of the summed RSS, bytes */
-	long gpu_samples;        /* samples where NVML answered */
-	uint64_t gpu_proc_peak;  /* max summed per-process GPU memory of the tree */
+	long gpu_samples;        /* samples where NVML gave the devices' used memory */
+	long gpu_proc_samples;   /* samples where it gave the tree's processes' memory too */
+	uint64_t gpu_proc_peak;  /* max summed per-process GPU memory of the tree (those samples) */
 	uint64_t gpu_device_peak; /* max total used GPU memory */
 };
 /* Starts the thread; nvml may be NULL. BG_EIO when the thread cannot start. */

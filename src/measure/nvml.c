@@ -7,6 +7,8 @@
 #include "measure/internal.h"
 
 #include <dlfcn.h>
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,11 +135,11 @@ json_t *bg_nvml_describe(struct bg_nvml *n)
 	return o;
 }
 
-bool bg_nvml_sample(struct bg_nvml *n, const pid_t *pids, size_t npids, uint64_t *proc_bytes,
-		    uint64_t *device_bytes)
+unsigned bg_nvml_sample(struct bg_nvml *n, const pid_t *pids, size_t npids, uint64_t *proc_bytes,
+			uint64_t *device_bytes)
 {
 	static nvmlProcessInfo_t info[NVML_MAX_PROCS];
-	bool any = false;
+	bool any = false, procs_known = n->procs != NULL && n->ndev > 0;
 
 	*proc_bytes = 0;
 	*device_bytes = 0;
@@ -145,19 +147,37 @@ bool bg_nvml_sample(struct bg_nvml *n, const pid_t *pids, size_t npids, uint64_t
 		nvmlMemory_t mem;
 		unsigned int count = NVML_MAX_PROCS;
 
-		if (!n->dev[i])
+		if (!n->dev[i]) {
+			procs_known = false;
 			continue;
+		}
 		if (n->memory && n->memory(n->dev[i], &mem) == 0) {
 			*device_bytes += mem.used;
 			any = true;
 		}
-		if (!n->procs || n->procs(n->dev[i], &count, info) != 0)
+		/* a device that cannot list its processes (no permission, too
+		 * many) leaves the tree's share unknown, never 0 */
+		if (!n->procs || n->procs(n->dev[i], &count, info) != 0) {
+			procs_known = false;
 			continue;
-		for (unsigned int k = 0; k < count && k < NVML_MAX_PROCS; k++)
-			for (size_t j = 0; j < npids; j++)
-				if ((pid_t)info[k].pid == pids[j] &&
-				    info[k].usedGpuMemory != ~0ULL) /* NVML_VALUE_NOT_AVAILABLE */
-					*proc_bytes += info[k].usedGpuMemory;
+		}
+		for (unsigned int k = 0; k < count && k < NVML_MAX_PROCS; k++) {
+			bool ours = false;
+
+			for (size_t j = 0; j < npids && !ours; j++)
+				ours = (pid_t)info[k].pid == pids[j];
+			if (!ours) {
+				/* a pid that does not exist here: NVML speaks of
+				 * another pid namespace (a container's host), so
+				 * the tree's pids cannot be matched at all */
+				if (kill((pid_t)info[k].pid, 0) != 0 && errno == ESRCH)
+					procs_known = false;
+			} else if (info[k].usedGpuMemory == ~0ULL) { /* NVML_VALUE_NOT_AVAILABLE */
+				procs_known = false;
+			} else {
+				*proc_bytes += info[k].usedGpuMemory;
+			}
+		}
 	}
-	return any;
+	return (any ? BG_NVML_DEVICE : 0u) | (procs_known ? BG_NVML_PROCESS : 0u);
 }

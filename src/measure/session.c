@@ -548,7 +548,7 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 	rset(r, "psi_memory_some_avg10_before", jreal_or_null(have_psi0, psi0));
 	rset(r, "psi_memory_some_avg10_after", jreal_or_null(have_psi1, psi1));
 	rset(r, "gpu_process_peak_bytes",
-		jint_or_null(wr.gpu_samples > 0, (long long)wr.gpu_proc_peak));
+		jint_or_null(wr.gpu_proc_samples > 0, (long long)wr.gpu_proc_peak));
 	rset(r, "gpu_device_used_peak_bytes",
 		jint_or_null(wr.gpu_samples > 0, (long long)wr.gpu_device_peak));
 	rset(r, "gpu_samples", jint_or_null(s->nvml != NULL, wr.gpu_samples));
@@ -635,10 +635,10 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 			series_add(&s->tree, (double)wr.tree_peak);
 		if (have_cg)
 			series_add(&s->cgpeak, (double)cg_peak);
-		if (wr.gpu_samples > 0) {
+		if (wr.gpu_proc_samples > 0)
 			series_add(&s->gpu_proc, (double)wr.gpu_proc_peak);
+		if (wr.gpu_samples > 0)
 			series_add(&s->gpu_dev, (double)wr.gpu_device_peak);
-		}
 	}
 	json_array_append_new(s->runs, r);
 	return BG_OK;

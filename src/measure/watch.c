@@ -213,6 +213,15 @@ size_t bg_proc_tree_live(pid_t root)
 	return live;
 }
 
+/* The GPU part of a sample: what NVML could tell (bg_nvml_sample). */
+static void gpu_sample(struct bg_watch *w, const pid_t *pids, size_t np, struct bg_watch_result *s)
+{
+	unsigned got = bg_nvml_sample(w->nvml, pids, np, &s->gpu_proc_peak, &s->gpu_device_peak);
+
+	s->gpu_samples = (got & BG_NVML_DEVICE) != 0;
+	s->gpu_proc_samples = (got & BG_NVML_PROCESS) != 0;
+}
+
 static void take_sample(struct bg_watch *w, pid_t root, unsigned gen,
 			struct bg_watch_result *s)
 {
@@ -240,9 +249,8 @@ static void take_sample(struct bg_watch *w, pid_t root, unsigned gen,
 					return;
 				s->samples = 1;
 				s->tree_peak = rss;
-				if (w->nvml && bg_nvml_sample(w->nvml, &root, 1, &s->gpu_proc_peak,
-							      &s->gpu_device_peak))
-					s->gpu_samples = 1;
+				if (w->nvml)
+					gpu_sample(w, &root, 1, s);
 				return;
 			}
 		}
@@ -283,8 +291,8 @@ static void take_sample(struct bg_watch *w, pid_t root, unsigned gen,
 		return; /* the tree is gone: no sample */
 	s->samples = 1;
 	s->tree_peak = rss;
-	if (w->nvml && bg_nvml_sample(w->nvml, pids, np, &s->gpu_proc_peak, &s->gpu_device_peak))
-		s->gpu_samples = 1;
+	if (w->nvml)
+		gpu_sample(w, pids, np, s);
 }
 
 /*
@@ -321,10 +329,13 @@ static void *watch_main(void *arg)
 					w->res.tree_peak = s.tree_peak;
 				if (s.gpu_samples) {
 					w->res.gpu_samples++;
-					if (s.gpu_proc_peak > w->res.gpu_proc_peak)
-						w->res.gpu_proc_peak = s.gpu_proc_peak;
 					if (s.gpu_device_peak > w->res.gpu_device_peak)
 						w->res.gpu_device_peak = s.gpu_device_peak;
+				}
+				if (s.gpu_proc_samples) {
+					w->res.gpu_proc_samples++;
+					if (s.gpu_proc_peak > w->res.gpu_proc_peak)
+						w->res.gpu_proc_peak = s.gpu_proc_peak;
 				}
 			}
 		}

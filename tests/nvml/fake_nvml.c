@@ -1,0 +1,95 @@
+/*
+ * fake_nvml.c - a stand-in for libnvidia-ml.so.1, so that the tests can
+ * check what benchgate records from NVML on a machine without a GPU
+ * (tests/scripts/test_measure_nvml.sh loads it through LD_LIBRARY_PATH).
+ * One device with 5 GiB in use; the processes it lists are those named
+ * "sleep", each holding 64 MiB, unless FAKE_NVML says otherwise:
+ *   noperm       listing processes fails (NVML_ERROR_NO_PERMISSION)
+ *   unavailable  their memory is NVML_VALUE_NOT_AVAILABLE
+ *   foreign      a process of another pid namespace is listed too (pid
+ *                4194304, above Linux's largest pid: it exists nowhere here)
+ * Only the entry points benchgate binds exist; the layouts are NVML's.
+ */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+	unsigned long long total, free, used;
+} fake_memory;
+typedef struct {
+	unsigned int pid;
+	unsigned long long used_gpu_memory;
+	unsigned int gpu_instance_id, compute_instance_id;
+} fake_process;
+
+int nvmlInit_v2(void);
+int nvmlShutdown(void);
+int nvmlDeviceGetCount_v2(unsigned int *n);
+int nvmlDeviceGetHandleByIndex_v2(unsigned int i, void **device);
+int nvmlDeviceGetMemoryInfo(void *device, fake_memory *m);
+int nvmlDeviceGetComputeRunningProcesses_v3(void *device, unsigned int *count, fake_process *info);
+
+int nvmlInit_v2(void) { return 0; }
+int nvmlShutdown(void) { return 0; }
+
+int nvmlDeviceGetCount_v2(unsigned int *n)
+{
+	*n = 1;
+	return 0;
+}
+
+int nvmlDeviceGetHandleByIndex_v2(unsigned int i, void **device)
+{
+	(void)i;
+	*device = (void *)1;
+	return 0;
+}
+
+int nvmlDeviceGetMemoryInfo(void *device, fake_memory *m)
+{
+	(void)device;
+	m->total = 80ULL << 30;
+	m->used = 5ULL << 30;
+	m->free = m->total - m->used;
+	return 0;
+}
+
+int nvmlDeviceGetComputeRunningProcesses_v3(void *device, unsigned int *count, fake_process *info)
+{
+	const char *mode = getenv("FAKE_NVML");
+	unsigned int n = 0;
+	struct dirent *e;
+	DIR *dir;
+
+	(void)device;
+	if (mode && strcmp(mode, "noperm") == 0)
+		return 4;
+	dir = opendir("/proc");
+	while (dir && (e = readdir(dir)) && n < *count) {
+		char path[300], comm[64] = "";
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%s/comm", e->d_name);
+		if (!(f = fopen(path, "r")))
+			continue;
+		if (fgets(comm, sizeof(comm), f) && strcmp(comm, "sleep\n") == 0) {
+			info[n].pid = (unsigned int)atoi(e->d_name);
+			info[n].used_gpu_memory = mode && strcmp(mode, "unavailable") == 0 ? ~0ULL : 64ULL << 20;
+			info[n].gpu_instance_id = info[n].compute_instance_id = 0;
+			n++;
+		}
+		fclose(f);
+	}
+	if (dir)
+		closedir(dir);
+	if (mode && strcmp(mode, "foreign") == 0 && n < *count) {
+		info[n].pid = 4194304;
+		info[n].used_gpu_memory = 1ULL << 30;
+		info[n].gpu_instance_id = info[n].compute_instance_id = 0;
+		n++;
+	}
+	*count = n;
+	return 0;
+}
