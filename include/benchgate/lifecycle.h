@@ -131,7 +131,8 @@ int bg_experiment_finish(const struct bg_config *cfg, const char *id, const json
 
 /* "2026-11-30T10:15:19Z"-style UTC timestamp with microseconds into out. */
 void bg_lifecycle_now_rfc3339(struct bg_strbuf *out);
-/* Whether a process with this pid exists (kill 0). */
+/* Whether a process with this pid exists (kill 0) and has not exited: one
+ * that /proc says is a zombie (Z) or being reaped (X) is not alive. */
 bool bg_pid_alive(pid_t pid);
 /*
  * Whether pid is a live process that started no later than when (RFC 3339

@@ -65,9 +65,39 @@ void bg_lifecycle_now_rfc3339(struct bg_strbuf *out)
 	bg_strbuf_addf(out, "%s.%06ldZ", buf, (long)tv.tv_usec);
 }
 
+/*
+ * The fields of /proc/PID/stat from the third (the state) on, into buf, or
+ * NULL when /proc cannot tell. They follow the last ')': the command name
+ * may hold spaces and parentheses.
+ */
+static const char *proc_stat_tail(pid_t pid, char *buf, size_t size)
+{
+	char path[64], *p;
+	size_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	if (!(f = fopen(path, "re")))
+		return NULL;
+	n = fread(buf, 1, size - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && p[2] ? p + 2 : NULL;
+}
+
 bool bg_pid_alive(pid_t pid)
 {
-	return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
+	char buf[1024], state;
+	const char *tail;
+
+	if (pid <= 0 || (kill(pid, 0) != 0 && errno != EPERM))
+		return false;
+	/* a process that exited but was not yet reaped by its parent (a
+	 * zombie, Z, or one being reaped, X) still answers kill 0, yet it runs
+	 * nothing and holds no lock */
+	state = (tail = proc_stat_tail(pid, buf, sizeof(buf))) ? *tail : '\0';
+	return state != 'Z' && state != 'X';
 }
 
 static int lease_paths(const struct bg_config *cfg, const char *slug, struct bg_strbuf *dir,
@@ -116,22 +146,16 @@ static bool same_file(int fd, const char *path)
  * (/proc/PID/stat's starttime after the boot time of /proc/stat). */
 static double process_start(pid_t pid)
 {
-	char path[64], buf[1024], *p;
+	char buf[1024];
+	const char *p = proc_stat_tail(pid, buf, sizeof(buf));
 	unsigned long long ticks = 0, btime = 0;
 	long hz = sysconf(_SC_CLK_TCK);
-	size_t n;
 	FILE *f;
 	int field;
 
-	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
-	if (!(f = fopen(path, "re")))
+	if (!p)
 		return -1;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	if (!(p = strrchr(buf, ')'))) /* the command name may hold spaces and ')' */
-		return -1;
-	for (field = 2; *p && field < 22; p++)
+	for (field = 3; *p && field < 22; p++)
 		if (*p == ' ')
 			field++;
 	if (field != 22 || sscanf(p, "%llu", &ticks) != 1)

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Device leases (.benchgate/leases/SLUG.lock and SLUG.json) against what a
+# real machine leaves there: a holder that died but was not reaped (a
+# zombie) is gone, not holding the device.
+# Needs git and jq.
+set -u
+. "$(cd "$(dirname "$0")" && pwd)/checks.sh"
+B=${BENCHGATE:?}
+command -v jq >/dev/null || { echo "this test needs jq"; exit 1; }
+work=$(mktemp -d)
+# a sleep duration of our own (see test_run_lifecycle.sh), so that cleaning
+# up never touches another test's processes
+nap=$(printf '4.%05d1' $(( ($$ * 7919 + RANDOM) % 100000 )))
+sleeper=
+trap '[ -z "$sleeper" ] || kill "$sleeper" 2>/dev/null; pkill -f "sleep $nap" 2>/dev/null; rm -rf "$work"' EXIT
+L=.benchgate/leases
+# waits up to 5 s for CMD to succeed
+wait_for() { for _ in $(seq 100); do "$@" && return 0; sleep 0.05; done; return 1; }
+napping() { pgrep -f "sleep $nap" >/dev/null; }
+state_of() { awk '{print $3}' "/proc/$1/stat" 2>/dev/null; }
+
+cp -R "${BENCHGATE_SOURCE:?}/tests/cli/trees/lifecycle" "$work/p"
+cd "$work/p" || exit 1
+sed -i "s/\"sleep_seconds\": 4.321/\"sleep_seconds\": $nap/" benchmarks/benchmark_registry.json
+printf '.benchgate/\nout/\n' >.gitignore
+"$B" render >/dev/null
+git init -q . && git add -A && git -c user.email=t@t -c user.name=t commit -qm init || exit 1
+check "a first run"                 test "$(rc_of "$B" run -q life.ok)" = 0
+
+# a holder killed while its parent does not reap it: a zombie answers kill 0,
+# but it runs nothing and its lock is gone
+bash -c "'$B' run -q life.slow >/dev/null 2>&1 & echo \$! >'$work/zombie'; exec sleep 60" &
+sleeper=$!
+wait_for test -s "$work/zombie" && wait_for napping || echo "FAIL the run to be killed did not start"
+zombie=$(cat "$work/zombie")
+kill -KILL "$zombie"
+wait_for test "$(state_of "$zombie")" = Z || echo "FAIL the killed run is not a zombie: $(state_of "$zombie")"
+pkill -f "sleep $nap"
+id=$(ls -t experiments | grep slow | head -n 1)
+check "zombie holder: lease status says stale" sh -c "'$B' lease status | grep -q 'test-host *stale'"
+check "zombie holder: experiments says its owner is gone" \
+	sh -c "'$B' experiments | grep -q '^$id .*running.*owner is gone'"
+check "zombie holder: the next run takes the device" test "$(rc_of "$B" run -q life.ok)" = 0
+check "zombie holder: its lease is replaced" grep -q "replaced a lease left by a process that is gone" "$work/err"
+kill "$sleeper" && wait "$sleeper" 2>/dev/null
+sleeper=
+check "zombie holder: abandoned"    test "$(rc_of "$B" experiments abandon "$id" --why "killed in a test")" = 0
+check "check passes"                test "$(rc_of "$B" check)" = 0
+
+echo "$fails failed"
+[ "$fails" = 0 ]
