@@ -2,10 +2,12 @@
  * lifecycle.h - what surrounds a measured session: device leases, experiment
  * ids, manifests and the RUNS.md index.
  *
- * Leases: one owner per device slug, held as an flock on
- * STATE/leases/SLUG.lock (the kernel drops it when the holder dies) plus a
- * readable owner record STATE/leases/SLUG.json. STATE is the folder of the
- * store (".benchgate" by default).
+ * Leases: one owner per device slug, held as an open-file-description
+ * lock (fcntl F_OFD_SETLK) on STATE/leases/SLUG.lock (the kernel drops it
+ * when the holder dies) plus a readable owner record STATE/leases/SLUG.json.
+ * STATE is the folder of the store (".benchgate" by default). Looking at a
+ * lease (bg_lease_status) tests the lock without taking it, so it never
+ * makes a run's bg_lease_acquire fail.
  *
  * Manifests and RUNS.md are written whole (temporary file, fsync, rename);
  * RUNS.md updates are serialised by an flock on a lock file beside it, so

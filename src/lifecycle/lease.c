@@ -1,6 +1,17 @@
 /*
- * lease.c - exclusive device leases: flock plus a readable owner record
+ * lease.c - exclusive device leases: a lock plus a readable owner record
  * (see lifecycle.h).
+ *
+ * The lock is an open-file-description lock (fcntl F_OFD_SETLK, a write
+ * lock on the whole of STATE/leases/SLUG.lock), not flock. Both belong to
+ * the open file and are dropped by the kernel when the holder dies, but
+ * only an OFD lock can be tested without being taken: `lease status` asks
+ * with F_OFD_GETLK, which takes nothing. With flock a status had to take a
+ * shared lock to look, and a run whose non-blocking attempt came at that
+ * moment refused (exit 3) although nobody held the device. Retrying the
+ * attempt for a while would only have made that rarer; a test that takes
+ * nothing makes it impossible. flock and OFD locks do not see each other,
+ * so every benchgate that runs on one project must be of this kind.
  */
 #include "benchgate/lifecycle.h"
 #include "benchgate/fsutil.h"
@@ -13,7 +24,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <time.h>
@@ -142,6 +152,39 @@ static bool same_file(int fd, const char *path)
 	return fstat(fd, &a) == 0 && stat(path, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
+/*
+ * The lease lock: an open-file-description write lock on the whole lock
+ * file (fcntl F_OFD_SETLK; see the contract above). Takes it without
+ * waiting: 1 taken, 0 held by another open file, -1 failed (errno).
+ */
+static int lock_take(int fd)
+{
+	struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
+
+	if (fcntl(fd, F_OFD_SETLK, &fl) == 0)
+		return 1;
+	return errno == EAGAIN || errno == EACCES ? 0 : -1;
+}
+
+static void lock_drop(int fd)
+{
+	struct flock fl = {.l_type = F_UNLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
+
+	fcntl(fd, F_OFD_SETLK, &fl);
+}
+
+/* Whether another open file holds the lease lock of fd's file: 1 yes, 0 no,
+ * -1 cannot tell. F_OFD_GETLK only reports a lock that would conflict; it
+ * takes none, so asking never makes a run's lock_take fail. */
+static int lock_test(int fd)
+{
+	struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
+
+	if (fcntl(fd, F_OFD_GETLK, &fl) != 0)
+		return -1;
+	return fl.l_type != F_UNLCK;
+}
+
 /* The start of process pid in seconds since the epoch, or -1 when unknown
  * (/proc/PID/stat's starttime after the boot time of /proc/stat). */
 static double process_start(pid_t pid)
@@ -223,8 +266,7 @@ int bg_lease_acquire(const struct bg_config *cfg, const char *slug, const char *
 	struct passwd *pw;
 	json_t *rec, *old;
 	char *text;
-	bool locked;
-	int fd, rc;
+	int fd, rc, locked;
 
 	memset(lease, 0, sizeof(*lease));
 	lease->fd = -1;
@@ -241,7 +283,11 @@ int bg_lease_acquire(const struct bg_config *cfg, const char *slug, const char *
 			rc = bg_error(ctx, BG_EIO, "%s: cannot open the lease lock: %s", lock.buf, strerror(errno));
 			goto fail;
 		}
-		locked = flock(fd, LOCK_EX | LOCK_NB) == 0;
+		if ((locked = lock_take(fd)) < 0) {
+			rc = bg_error(ctx, BG_EIO, "%s: cannot lock the device lease: %s", lock.buf, strerror(errno));
+			close(fd);
+			goto fail;
+		}
 		/* a lock taken on a file that was removed or replaced meanwhile
 		 * excludes nobody: take the one the path names now */
 		if (!locked || same_file(fd, lock.buf))
@@ -292,7 +338,7 @@ int bg_lease_acquire(const struct bg_config *cfg, const char *slug, const char *
 			      slug, who.buf);
 		bg_strbuf_release(&who);
 		json_decref(old);
-		flock(fd, LOCK_UN);
+		lock_drop(fd);
 		close(fd);
 		goto fail;
 	}
@@ -359,7 +405,7 @@ void bg_lease_release(struct bg_lease *lease)
 		if (!rec || json_integer_value(json_object_get(rec, "pid")) == (json_int_t)getpid())
 			unlink(lease->owner_path);
 		json_decref(rec);
-		flock(lease->fd, LOCK_UN);
+		lock_drop(lease->fd);
 		close(lease->fd);
 	}
 	free(lease->slug);
@@ -422,17 +468,13 @@ int bg_lease_status(const struct bg_config *cfg, json_t **out, struct bg_ctx *ct
 		bg_strbuf_addf(&lock, "%s/%s.lock", dir.buf, names[i]);
 		bg_strbuf_addf(&owner, "%s/%s.json", dir.buf, names[i]);
 		rec = read_owner(owner.buf);
+		/* asked, never taken: a status must not make a run refuse */
 		fd = open(lock.buf, O_RDONLY | O_CLOEXEC);
-		if (fd >= 0 && flock(fd, LOCK_SH | LOCK_NB) == 0) {
-			/* a free lock whose record names a live holder: the lock
-			 * file was removed while that holder ran */
-			state = !rec ? "free" : owner_alive(rec) ? "held" : "stale";
-			flock(fd, LOCK_UN);
-		} else if (fd >= 0) {
+		if (fd >= 0 && lock_test(fd) == 1)
 			state = "held";
-		} else {
+		else /* a free lock whose record names a live holder: the lock
+		      * file was removed while that holder ran */
 			state = !rec ? "free" : owner_alive(rec) ? "held" : "stale";
-		}
 		if (fd >= 0)
 			close(fd);
 		json_array_append_new(*out, json_pack("{s:s, s:s, s:o}", "device", names[i], "state", state,

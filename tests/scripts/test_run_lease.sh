@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Device leases (.benchgate/leases/SLUG.lock and SLUG.json) against what a
 # real machine leaves there: a holder that died but was not reaped (a
-# zombie) is gone, not holding the device.
+# zombie) is gone, not holding the device; a look at the lease (lease
+# status, a shared lock) never makes a run refuse.
 # Needs git and jq.
 set -u
 . "$(cd "$(dirname "$0")" && pwd)/checks.sh"
@@ -33,6 +34,8 @@ bash -c "'$B' run -q life.slow >/dev/null 2>&1 & echo \$! >'$work/zombie'; exec 
 sleeper=$!
 wait_for test -s "$work/zombie" && wait_for napping || echo "FAIL the run to be killed did not start"
 zombie=$(cat "$work/zombie")
+check "a running holder: lease status says held" sh -c "'$B' lease status | grep -q 'test-host *held'"
+check "a running holder: a second run is refused" test "$(rc_of "$B" run -q life.ok)" = 3
 kill -KILL "$zombie"
 wait_for test "$(state_of "$zombie")" = Z || echo "FAIL the killed run is not a zombie: $(state_of "$zombie")"
 pkill -f "sleep $nap"
@@ -46,6 +49,22 @@ kill "$sleeper" && wait "$sleeper" 2>/dev/null
 sleeper=
 check "zombie holder: abandoned"    test "$(rc_of "$B" experiments abandon "$id" --why "killed in a test")" = 0
 check "check passes"                test "$(rc_of "$B" check)" = 0
+
+# a look at the lease never takes it: a run is not refused while another
+# process probes the lock file with a shared lock (as lease status once did)
+# or while lease status runs over and over
+# (the prober is the sleep itself, holding the lock on its fd 9)
+(exec 9<"$L/test-host.lock" && flock -s 9 && exec sleep 60) &
+prober=$!
+wait_for sh -c "! flock -n '$L/test-host.lock' true" || echo "FAIL the probe did not take its shared lock"
+check "a shared lock on the lock file: a run is not refused" test "$(rc_of "$B" run -q life.ok --no-repeat)" = 0
+kill "$prober" && wait "$prober" 2>/dev/null
+(while :; do "$B" lease status >/dev/null; done) &
+looper=$!
+refused=0
+for _ in 1 2 3 4 5 6; do [ "$(rc_of "$B" run -q life.ok --no-repeat -w 0 -r 1)" = 0 ] || refused=$((refused + 1)); done
+kill "$looper" && wait "$looper" 2>/dev/null
+check "lease status over and over: no run is refused" test "$refused" = 0
 
 echo "$fails failed"
 [ "$fails" = 0 ]
