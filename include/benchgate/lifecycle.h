@@ -53,7 +53,11 @@ struct bg_lease {
  * live process holds it: "device 'SLUG' is leased by experiment ID (pid P on
  * HOST, user U, since T); wait for it or run 'benchgate lease status'", and
  * also when the lock is free but the owner record names a process that still
- * runs on this host (its lock file was removed while it ran).
+ * runs on this host (its lock file was removed while it ran). BG_EIO when
+ * a lease file is not a regular file ("PATH: is a link, not a regular
+ * file; remove it"; links are never followed, FIFOs never waited on) or
+ * the leases folder cannot be made or written; messages name paths from
+ * the project root and say what to do.
  */
 int bg_lease_acquire(const struct bg_config *cfg, const char *slug, const char *experiment_id,
 		     struct bg_lease *lease, struct bg_ctx *ctx);
@@ -66,8 +70,13 @@ void bg_lease_release(struct bg_lease *lease);
  * replaced, since another process could then lock the device too. */
 bool bg_lease_held(const struct bg_lease *lease);
 /*
- * Every device with a lease file: [{"device", "state": "free"|"held"|"stale",
- * "owner": {...}|null}]. "stale": an owner record whose holder is gone.
+ * Every device with a lease file: [{"device", "state":
+ * "free"|"held"|"stale"|"unusable", "owner": {...}|null, "reason":
+ * TEXT|null}]. "stale": an owner record whose holder is gone. "unusable":
+ * its lock file or owner record is not a regular file (a directory, a
+ * link, a FIFO...) or cannot be read; reason says which and what to do
+ * (bg_lease_acquire fails with BG_EIO there). The lock is tested, never
+ * taken. BG_EIO only when the leases folder is there but cannot be listed.
  */
 int bg_lease_status(const struct bg_config *cfg, json_t **out, struct bg_ctx *ctx);
 

@@ -1,7 +1,9 @@
 /*
  * cmd_lease.c - `benchgate lease status [--json]`: every device that has a
- * lease file, whether it is free, held, or left by a dead holder, and who
- * owns it.
+ * lease file, whether it is free, held, left by a dead holder, or unusable
+ * (a lease file that is not a regular file: why, and what to do), and who
+ * owns it. Exit 0 whatever the states; 4 when the leases folder cannot be
+ * listed.
  */
 #include "cli/cli.h"
 #include "benchgate/json.h"
@@ -52,8 +54,10 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 			json_t *o = json_object_get(item, "owner");
 			const char *state = json_string_value(json_object_get(item, "state"));
 
-			bg_strbuf_addf(&out, "%-28s %-6s", bg_json_str_or(json_object_get(item, "device"), "n/a"), state);
-			if (json_is_object(o) && strcmp(state, "free") != 0)
+			bg_strbuf_addf(&out, "%-28s %-8s", bg_json_str_or(json_object_get(item, "device"), "n/a"), state);
+			if (json_is_string(json_object_get(item, "reason")))
+				bg_strbuf_addf(&out, " %s", json_string_value(json_object_get(item, "reason")));
+			else if (json_is_object(o) && strcmp(state, "free") != 0)
 				bg_strbuf_addf(&out, " experiment %s, pid %lld on %s, user %s, since %s%s",
 					       bg_json_str_or(json_object_get(o, "experiment_id"), "n/a"),
 					       (long long)json_integer_value(json_object_get(o, "pid")),
@@ -76,7 +80,7 @@ out:
 
 const struct bg_cmd bg_cmd_lease = {
 	"lease",
-	"show device leases: free, held (and by whom), or left by a dead holder",
+	"show device leases: free, held (and by whom), left by a dead holder, or unusable",
 	"benchgate lease status [--json]",
 	"  --json             print the leases as JSON\n",
 	run,

@@ -113,6 +113,9 @@ bool bg_pid_alive(pid_t pid)
 static int lease_paths(const struct bg_config *cfg, const char *slug, struct bg_strbuf *dir,
 		       struct bg_ctx *ctx)
 {
+	struct bg_ctx c2;
+	int rc;
+
 	for (const char *p = slug; *p; p++)
 		if (!(*p == '-' || *p == '_' || *p == '.' || (*p >= '0' && *p <= '9') ||
 		      (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')))
@@ -122,13 +125,100 @@ static int lease_paths(const struct bg_config *cfg, const char *slug, struct bg_
 		return bg_error(ctx, BG_EUSAGE, "device slug '%s' is not a usable name", slug);
 	bg_lifecycle_state_dir(cfg, dir);
 	bg_strbuf_adds(dir, "/leases");
-	return bg_mkdirs(dir->buf, ctx);
+	bg_ctx_init(&c2);
+	/* its message starts with the folder that could not be made: shown
+	 * from the project root */
+	if ((rc = bg_mkdirs(dir->buf, &c2)))
+		bg_error(ctx, rc, "%s; the device leases are kept in %s: remove or rename what is in the way, or let benchgate write there",
+			 bg_config_relative(cfg, bg_ctx_message(&c2)), bg_config_relative(cfg, dir->buf));
+	bg_ctx_release(&c2);
+	return rc;
 }
 
-static json_t *read_owner(const char *path)
+/* What a file that is not a regular one is, for a message. */
+static const char *kind_of(mode_t mode)
 {
+	return S_ISDIR(mode)   ? "a directory"
+	       : S_ISLNK(mode)  ? "a link"
+	       : S_ISFIFO(mode) ? "a FIFO"
+	       : S_ISSOCK(mode) ? "a socket"
+	       : S_ISCHR(mode) || S_ISBLK(mode) ? "a device" : "not a regular file";
+}
+
+/* BG_EIO: "REL: is a FIFO, not a regular file; remove it (...)". */
+static int not_regular(const char *rel, mode_t mode, struct bg_ctx *ctx)
+{
+	return bg_error(ctx, BG_EIO, "%s: is %s, not a regular file; remove it (benchgate keeps a device's lease there)",
+			rel, kind_of(mode));
+}
+
+/*
+ * Opens a lease file, never through a link, never waiting on a FIFO and
+ * never opening a device (lstat first, then O_NOFOLLOW | O_NONBLOCK and
+ * fstat for one put there meanwhile), and keeps it only when it is a
+ * regular file. BG_OK with *fd, or *fd -1 when it is absent (and flags do
+ * not create it); else BG_EIO with a message naming it from the project
+ * root (cfg NULL: as given).
+ */
+static int open_lease_file(const struct bg_config *cfg, const char *path, int flags, int *fd,
+			   struct bg_ctx *ctx)
+{
+	const char *rel = cfg ? bg_config_relative(cfg, path) : path;
+	struct stat st;
+	int e, rc;
+
+	*fd = -1;
+	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return not_regular(rel, st.st_mode, ctx);
+	*fd = open(path, flags | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0644);
+	if (*fd < 0) {
+		e = errno;
+		if (e == ENOENT && !(flags & O_CREAT))
+			return BG_OK;
+		if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
+			return not_regular(rel, st.st_mode, ctx);
+		return bg_error(ctx, BG_EIO, "%s: cannot open: %s; let benchgate read and write its leases folder",
+				rel, strerror(e));
+	}
+	rc = fstat(*fd, &st) != 0   ? bg_error(ctx, BG_EIO, "%s: cannot examine: %s", rel, strerror(errno))
+	     : !S_ISREG(st.st_mode) ? not_regular(rel, st.st_mode, ctx)
+				    : BG_OK;
+	if (rc) {
+		close(*fd);
+		*fd = -1;
+	}
+	return rc;
+}
+
+/* An owner record larger than this is not one (a record is some 200 bytes). */
+#define OWNER_MAX 65536
+
+/*
+ * Reads the owner record at path: BG_OK with *rec, NULL when it is absent
+ * or not JSON; BG_EIO when it is not a regular file or cannot be read.
+ */
+static int read_owner(const struct bg_config *cfg, const char *path, json_t **rec, struct bg_ctx *ctx)
+{
+	struct bg_strbuf text = BG_STRBUF_INIT;
 	json_error_t err;
-	return json_load_file(path, 0, &err);
+	char buf[4096];
+	ssize_t n = 0;
+	int fd, rc;
+
+	*rec = NULL;
+	if ((rc = open_lease_file(cfg, path, O_RDONLY, &fd, ctx)) || fd < 0)
+		return rc;
+	while (text.len <= OWNER_MAX && ((n = read(fd, buf, sizeof(buf))) > 0 || (n < 0 && errno == EINTR)))
+		if (n > 0)
+			bg_strbuf_addn(&text, buf, (size_t)n);
+	if (n < 0)
+		rc = bg_error(ctx, BG_EIO, "%s: cannot read: %s; let benchgate read its leases folder",
+			      cfg ? bg_config_relative(cfg, path) : path, strerror(errno));
+	else if (text.len <= OWNER_MAX)
+		*rec = json_loadb(text.buf, text.len, 0, &err);
+	close(fd);
+	bg_strbuf_release(&text);
+	return rc;
 }
 
 static const char *field(const json_t *o, const char *key)
@@ -149,7 +239,7 @@ static bool same_file(int fd, const char *path)
 {
 	struct stat a, b;
 
-	return fstat(fd, &a) == 0 && stat(path, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+	return fstat(fd, &a) == 0 && lstat(path, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
 /*
@@ -264,7 +354,7 @@ int bg_lease_acquire(const struct bg_config *cfg, const char *slug, const char *
 	struct bg_strbuf when = BG_STRBUF_INIT;
 	char host[256] = "unknown";
 	struct passwd *pw;
-	json_t *rec, *old;
+	json_t *rec, *old = NULL;
 	char *text;
 	int fd, rc, locked;
 
@@ -278,13 +368,11 @@ int bg_lease_acquire(const struct bg_config *cfg, const char *slug, const char *
 	bg_strbuf_addf(&owner, "%s/%s.json", dir.buf, slug);
 	bg_strbuf_release(&dir);
 	for (int tries = 0;; tries++) {
-		fd = open(lock.buf, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-		if (fd < 0) {
-			rc = bg_error(ctx, BG_EIO, "%s: cannot open the lease lock: %s", lock.buf, strerror(errno));
+		if ((rc = open_lease_file(cfg, lock.buf, O_RDWR | O_CREAT, &fd, ctx)))
 			goto fail;
-		}
 		if ((locked = lock_take(fd)) < 0) {
-			rc = bg_error(ctx, BG_EIO, "%s: cannot lock the device lease: %s", lock.buf, strerror(errno));
+			rc = bg_error(ctx, BG_EIO, "%s: cannot lock: %s; keep benchgate's state folder on a file system with file locks",
+				      bg_config_relative(cfg, lock.buf), strerror(errno));
 			close(fd);
 			goto fail;
 		}
@@ -295,17 +383,21 @@ int bg_lease_acquire(const struct bg_config *cfg, const char *slug, const char *
 		close(fd);
 		if (tries == 10) {
 			rc = bg_error(ctx, BG_EIO, "%s: the lease lock keeps being removed or replaced; leave the leases folder alone while benchgate runs",
-				      lock.buf);
+				      bg_config_relative(cfg, lock.buf));
 			goto fail;
 		}
 	}
 	if (!locked) {
 		struct bg_strbuf who = BG_STRBUF_INIT;
+		struct bg_ctx c2;
+
 		close(fd);
+		bg_ctx_init(&c2);
 		/* the holder writes its record just after locking: wait briefly for it */
 		for (int tries = 0; tries < 40; tries++) {
 			const char *eid;
-			old = read_owner(owner.buf);
+			if (read_owner(cfg, owner.buf, &old, &c2))
+				break;
 			eid = json_string_value(json_object_get(old, "experiment_id"));
 			if (eid && eid[0] != '(')
 				break;
@@ -313,20 +405,26 @@ int bg_lease_acquire(const struct bg_config *cfg, const char *slug, const char *
 			old = NULL;
 			usleep(50000);
 		}
-		if (!old)
-			old = read_owner(owner.buf);
-		if (old)
-			describe_owner(&who, old);
-		else
+		if (!old && read_owner(cfg, owner.buf, &old, &c2) == BG_OK && !old)
 			bg_strbuf_adds(&who, "another process (its owner record is not readable yet)");
+		else if (!old)
+			bg_strbuf_addf(&who, "another process (its owner record cannot be read: %s)", bg_ctx_message(&c2));
+		else
+			describe_owner(&who, old);
 		rc = bg_error(ctx, BG_EPRECOND,
 			      "device '%s' is leased by %s; wait for it to finish or see 'benchgate lease status'",
 			      slug, who.buf);
 		json_decref(old);
 		bg_strbuf_release(&who);
+		bg_ctx_release(&c2);
 		goto fail;
 	}
-	old = read_owner(owner.buf);
+	/* under the lock: the record must be one benchgate can read and replace */
+	if ((rc = read_owner(cfg, owner.buf, &old, ctx))) {
+		lock_drop(fd);
+		close(fd);
+		goto fail;
+	}
 	if (old && owner_alive(old)) {
 		/* the lock was free only because its file was removed while the
 		 * holder ran: the device is still in use */
@@ -354,9 +452,11 @@ int bg_lease_acquire(const struct bg_config *cfg, const char *slug, const char *
 			"started", when.buf);
 	text = json_dumps(rec, JSON_INDENT(2) | JSON_SORT_KEYS);
 	json_decref(rec);
-	rc = bg_file_write_atomic(owner.buf, NULL, text, strlen(text), ctx);
+	rc = bg_file_write_atomic(owner.buf, bg_config_relative(cfg, owner.buf), text, strlen(text), ctx);
 	free(text);
 	if (rc) {
+		bg_error(ctx, rc, "%s; let benchgate write its leases folder", bg_ctx_message(ctx));
+		lock_drop(fd);
 		close(fd);
 		goto fail;
 	}
@@ -377,11 +477,10 @@ fail:
 
 void bg_lease_set_experiment(struct bg_lease *lease, const char *experiment_id)
 {
-	json_error_t err;
 	json_t *rec;
 	char *text;
 
-	if (lease->fd < 0 || !(rec = json_load_file(lease->owner_path, 0, &err)))
+	if (lease->fd < 0 || read_owner(NULL, lease->owner_path, &rec, NULL) || !rec)
 		return;
 	json_object_set_new(rec, "experiment_id", json_string(experiment_id));
 	text = json_dumps(rec, JSON_INDENT(2) | JSON_SORT_KEYS);
@@ -398,11 +497,13 @@ bool bg_lease_held(const struct bg_lease *lease)
 void bg_lease_release(struct bg_lease *lease)
 {
 	if (lease->fd >= 0) {
-		json_t *rec = read_owner(lease->owner_path);
+		json_t *rec;
 
 		/* the record is ours unless the lock file was replaced and
-		 * another process has written its own since */
-		if (!rec || json_integer_value(json_object_get(rec, "pid")) == (json_int_t)getpid())
+		 * another process has written its own since (or put something
+		 * else there, which stays for a person to see) */
+		if (read_owner(NULL, lease->owner_path, &rec, NULL) == BG_OK &&
+		    (!rec || json_integer_value(json_object_get(rec, "pid")) == (json_int_t)getpid()))
 			unlink(lease->owner_path);
 		json_decref(rec);
 		lock_drop(lease->fd);
@@ -436,7 +537,7 @@ int bg_lease_status(const struct bg_config *cfg, json_t **out, struct bg_ctx *ct
 	if (!d) {
 		/* none yet; one that cannot be listed is never taken for none */
 		int rc = errno == ENOENT ? BG_OK
-					 : bg_error(ctx, BG_EIO, "%s: cannot list the device leases: %s",
+					 : bg_error(ctx, BG_EIO, "%s: cannot list the device leases: %s; it must be a folder benchgate can read (remove or rename what is there)",
 						    bg_config_relative(cfg, dir.buf), strerror(errno));
 		bg_strbuf_release(&dir);
 		return rc;
@@ -461,24 +562,32 @@ int bg_lease_status(const struct bg_config *cfg, json_t **out, struct bg_ctx *ct
 			continue;
 		}
 		struct bg_strbuf lock = BG_STRBUF_INIT, owner = BG_STRBUF_INIT;
-		json_t *rec;
+		struct bg_ctx c2;
+		json_t *rec = NULL;
 		const char *state;
-		int fd;
+		int fd, bad, held = 0;
 
 		bg_strbuf_addf(&lock, "%s/%s.lock", dir.buf, names[i]);
 		bg_strbuf_addf(&owner, "%s/%s.json", dir.buf, names[i]);
-		rec = read_owner(owner.buf);
+		bg_ctx_init(&c2);
 		/* asked, never taken: a status must not make a run refuse */
-		fd = open(lock.buf, O_RDONLY | O_CLOEXEC);
-		if (fd >= 0 && lock_test(fd) == 1)
+		if (!(bad = open_lease_file(cfg, lock.buf, O_RDONLY, &fd, &c2)) && fd >= 0) {
+			held = lock_test(fd) == 1;
+			close(fd);
+		}
+		if (!bad)
+			bad = read_owner(cfg, owner.buf, &rec, &c2);
+		if (bad) /* a file that is not a lease file: no run can use the device */
+			state = "unusable";
+		else if (held)
 			state = "held";
 		else /* a free lock whose record names a live holder: the lock
 		      * file was removed while that holder ran */
 			state = !rec ? "free" : owner_alive(rec) ? "held" : "stale";
-		if (fd >= 0)
-			close(fd);
-		json_array_append_new(*out, json_pack("{s:s, s:s, s:o}", "device", names[i], "state", state,
-						      "owner", rec ? rec : json_null()));
+		json_array_append_new(*out, json_pack("{s:s, s:s, s:o, s:o}", "device", names[i], "state", state,
+						      "owner", rec ? rec : json_null(), "reason",
+						      bad ? json_string(bg_ctx_message(&c2)) : json_null()));
+		bg_ctx_release(&c2);
 		bg_strbuf_release(&lock);
 		bg_strbuf_release(&owner);
 		free(names[i]);

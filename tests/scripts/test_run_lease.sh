@@ -2,7 +2,9 @@
 # Device leases (.benchgate/leases/SLUG.lock and SLUG.json) against what a
 # real machine leaves there: a holder that died but was not reaped (a
 # zombie) is gone, not holding the device; a look at the lease (lease
-# status, a shared lock) never makes a run refuse.
+# status, a shared lock) never makes a run refuse; a lease file that is
+# not a regular file (FIFO, directory, link) is named with what to do,
+# never waited on or followed.
 # Needs git and jq.
 set -u
 . "$(cd "$(dirname "$0")" && pwd)/checks.sh"
@@ -65,6 +67,40 @@ refused=0
 for _ in 1 2 3 4 5 6; do [ "$(rc_of "$B" run -q life.ok --no-repeat -w 0 -r 1)" = 0 ] || refused=$((refused + 1)); done
 kill "$looper" && wait "$looper" 2>/dev/null
 check "lease status over and over: no run is refused" test "$refused" = 0
+
+# lease files that are not regular files: run stops with exit 4, naming the
+# file from the project root and what to do, and writes nothing; it never
+# waits on a FIFO and never follows a link (so nothing is made outside the
+# project); lease status shows the device as unusable, with the reason
+n_exp=$(ls experiments | wc -l)
+unusable() { # label file kind
+	check "$1: run exits 4"          test "$(rc_of timeout 20 "$B" run -q life.ok)" = 4
+	check "$1: run names it"         grep -qF "benchgate: .benchgate/leases/$2: is $3, not a regular file; remove it" "$work/err"
+	check "$1: status says unusable" sh -c "timeout 20 '$B' lease status | grep -qF 'unusable .benchgate/leases/$2: is $3'"
+	check "$1: no experiment"        test "$(ls experiments | wc -l)" = "$n_exp"
+}
+mkfifo "$L/test-host.json"
+unusable "a FIFO owner record" test-host.json "a FIFO"
+rm "$L/test-host.json" "$L/test-host.lock" && mkfifo "$L/test-host.lock"
+unusable "a FIFO lock file" test-host.lock "a FIFO"
+rm "$L/test-host.lock" && mkdir "$L/test-host.lock"
+unusable "a directory lock file" test-host.lock "a directory"
+rmdir "$L/test-host.lock" && ln -s ../../../outside "$L/test-host.lock"
+unusable "a link lock file" test-host.lock "a link"
+check "a link lock file: nothing made where it points" test ! -e "$work/outside"
+rm "$L/test-host.lock"
+printf '{"device": "test-host", "experiment_id": "x", "pid": 1, "host": "elsewhere", "user": "u", "started": "2001-01-01T00:00:00.000000Z"}' >"$work/record.json"
+ln -s "$work/record.json" "$L/test-host.json"
+unusable "a link owner record" test-host.json "a link"
+rm "$L/test-host.json"
+check "regular files again: a run"  test "$(rc_of "$B" run -q life.ok --no-repeat)" = 0
+# a leases folder that cannot be made: said from the project root, with what to do
+mv "$L" "$work/leases" && : >"$L"
+check "leases a file: run exits 4"  test "$(rc_of "$B" run -q life.ok)" = 4
+check "leases a file: named from the root, with what to do" \
+	grep -qF "benchgate: .benchgate/leases: cannot create directory: not a directory; the device leases are kept in .benchgate/leases: remove or rename what is in the way" "$work/err"
+check "leases a file: no absolute path" sh -c "! grep -qF '$work' '$work/err'"
+rm "$L" && mv "$work/leases" "$L"
 
 echo "$fails failed"
 [ "$fails" = 0 ]
