@@ -46,10 +46,14 @@ struct bg_lease {
 	char *owner_path;
 	bool replaced_stale; /* an owner record of a dead holder was found and replaced */
 	json_t *stale_owner; /* that record, or NULL */
+	bool replaced_unreadable; /* a file that is not an owner record was found and replaced */
 };
 
 /*
- * Takes the lease of device slug for experiment_id. BG_EPRECOND when another
+ * Takes the lease of device slug for experiment_id; once it holds the lock,
+ * removes SLUG.json.tmp.PID files of writers that are gone and replaces an
+ * owner record of a dead holder (replaced_stale) or an unreadable one
+ * (replaced_unreadable). BG_EPRECOND when another
  * live process holds it: "device 'SLUG' is leased by experiment ID (pid P on
  * HOST, user U, since T); wait for it or run 'benchgate lease status'", and
  * also when the lock is free but the owner record names a process that still
@@ -72,11 +76,15 @@ bool bg_lease_held(const struct bg_lease *lease);
 /*
  * Every device with a lease file: [{"device", "state":
  * "free"|"held"|"stale"|"unusable", "owner": {...}|null, "reason":
- * TEXT|null}]. "stale": an owner record whose holder is gone. "unusable":
- * its lock file or owner record is not a regular file (a directory, a
- * link, a FIFO...) or cannot be read; reason says which and what to do
- * (bg_lease_acquire fails with BG_EIO there). The lock is tested, never
- * taken. BG_EIO only when the leases folder is there but cannot be listed.
+ * TEXT|null}]. "stale": an owner record whose holder is gone, or one that
+ * is unreadable (not an object with an integer pid in 1..INT_MAX, a host
+ * and a readable started time; owner null, reason says so) under a free
+ * lock. "unusable": its lock file or owner record is not a regular file
+ * (a directory, a link, a FIFO...) or cannot be read; reason says which
+ * and what to do (bg_lease_acquire fails with BG_EIO there). A held lock
+ * is "held" whatever its record says (reason notes an unreadable one).
+ * The lock is tested, never taken. BG_EIO only when the leases folder is
+ * there but cannot be listed.
  */
 int bg_lease_status(const struct bg_config *cfg, json_t **out, struct bg_ctx *ctx);
 

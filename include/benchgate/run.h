@@ -55,7 +55,8 @@ struct bg_run_result {
 	json_t *decision;      /* the decision document (owned), or NULL */
 	char key_id[65];
 	const char *computer;  /* detected computer label (points into cfg or a static) */
-	bool replaced_stale_lease;
+	bool replaced_stale_lease;      /* the lease of a holder that is gone was replaced */
+	bool replaced_unreadable_lease; /* an unreadable owner record was replaced */
 };
 
 void bg_run_result_release(struct bg_run_result *res);

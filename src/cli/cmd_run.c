@@ -214,6 +214,8 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 		}
 		if (res.replaced_stale_lease)
 			fprintf(stderr, "benchgate: replaced a lease left by a process that is gone\n");
+		if (res.replaced_unreadable_lease)
+			fprintf(stderr, "benchgate: replaced an unreadable owner record of the device lease\n");
 		decision = json_string_value(json_object_get(res.decision, "decision"));
 		if (a.json) {
 			json_t *one = json_pack("{s:s, s:I, s:s, s:O, s:O}", "experiment_id", res.experiment_id, "session_id",

@@ -17,9 +17,11 @@
 #include "benchgate/fsutil.h"
 #include "benchgate/json.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -190,37 +192,6 @@ static int open_lease_file(const struct bg_config *cfg, const char *path, int fl
 	return rc;
 }
 
-/* An owner record larger than this is not one (a record is some 200 bytes). */
-#define OWNER_MAX 65536
-
-/*
- * Reads the owner record at path: BG_OK with *rec, NULL when it is absent
- * or not JSON; BG_EIO when it is not a regular file or cannot be read.
- */
-static int read_owner(const struct bg_config *cfg, const char *path, json_t **rec, struct bg_ctx *ctx)
-{
-	struct bg_strbuf text = BG_STRBUF_INIT;
-	json_error_t err;
-	char buf[4096];
-	ssize_t n = 0;
-	int fd, rc;
-
-	*rec = NULL;
-	if ((rc = open_lease_file(cfg, path, O_RDONLY, &fd, ctx)) || fd < 0)
-		return rc;
-	while (text.len <= OWNER_MAX && ((n = read(fd, buf, sizeof(buf))) > 0 || (n < 0 && errno == EINTR)))
-		if (n > 0)
-			bg_strbuf_addn(&text, buf, (size_t)n);
-	if (n < 0)
-		rc = bg_error(ctx, BG_EIO, "%s: cannot read: %s; let benchgate read its leases folder",
-			      cfg ? bg_config_relative(cfg, path) : path, strerror(errno));
-	else if (text.len <= OWNER_MAX)
-		*rec = json_loadb(text.buf, text.len, 0, &err);
-	close(fd);
-	bg_strbuf_release(&text);
-	return rc;
-}
-
 static const char *field(const json_t *o, const char *key)
 {
 	return bg_json_str_or(json_object_get(o, key), "?");
@@ -330,8 +301,25 @@ bool bg_pid_alive_since(pid_t pid, const char *when)
 }
 
 /*
- * Whether the process an owner record names still runs here: same host, a
- * live pid other than ours, and (where /proc tells) a process that started
+ * Whether rec is an owner record that can be acted on: an object with an
+ * integer pid in 1..INT_MAX (a pid_t), a host and a started time that
+ * reads as RFC 3339. Anything else would be taken for a holder that never
+ * existed, or a live one for ever (a pid truncated to another, a start
+ * that cannot be compared).
+ */
+static bool record_valid(const json_t *rec)
+{
+	const json_t *pid = json_object_get(rec, "pid");
+
+	return json_is_object(rec) && json_is_integer(pid) && json_integer_value(pid) >= 1 &&
+	       json_integer_value(pid) <= INT_MAX && json_is_string(json_object_get(rec, "host")) &&
+	       json_is_string(json_object_get(rec, "started")) &&
+	       rfc3339_seconds(json_string_value(json_object_get(rec, "started"))) >= 0;
+}
+
+/*
+ * Whether the process an owner record names still runs here: a valid
+ * record (record_valid), same host, a live pid other than ours, and (where /proc tells) a process that started
  * before the record was written, so that a reused pid is not taken for the
  * holder.
  */
@@ -341,10 +329,81 @@ static bool owner_alive(const json_t *rec)
 	json_int_t pid = json_integer_value(json_object_get(rec, "pid"));
 	const char *h = json_string_value(json_object_get(rec, "host"));
 
-	if (gethostname(host, sizeof(host) - 1) != 0 || !h || strcmp(h, host) != 0)
+	if (!record_valid(rec) || gethostname(host, sizeof(host) - 1) != 0 || strcmp(h, host) != 0)
 		return false;
-	return pid > 0 && pid != (json_int_t)getpid() &&
+	return pid != (json_int_t)getpid() &&
 	       bg_pid_alive_since((pid_t)pid, json_string_value(json_object_get(rec, "started")));
+}
+
+/* An owner record larger than this is not one (a record is some 200 bytes). */
+#define OWNER_MAX 65536
+
+/*
+ * Reads the owner record at path: BG_OK with *rec a valid record
+ * (record_valid) or NULL, *unreadable telling whether a file was there
+ * that is not one (not JSON, not a record); BG_EIO when it is not a
+ * regular file or cannot be read.
+ */
+static int read_owner(const struct bg_config *cfg, const char *path, json_t **rec, bool *unreadable,
+		      struct bg_ctx *ctx)
+{
+	struct bg_strbuf text = BG_STRBUF_INIT;
+	json_error_t err;
+	char buf[4096];
+	ssize_t n = 0;
+	int fd, rc;
+
+	*rec = NULL;
+	*unreadable = false;
+	if ((rc = open_lease_file(cfg, path, O_RDONLY, &fd, ctx)) || fd < 0)
+		return rc;
+	while (text.len <= OWNER_MAX && ((n = read(fd, buf, sizeof(buf))) > 0 || (n < 0 && errno == EINTR)))
+		if (n > 0)
+			bg_strbuf_addn(&text, buf, (size_t)n);
+	if (n < 0)
+		rc = bg_error(ctx, BG_EIO, "%s: cannot read: %s; let benchgate read its leases folder",
+			      cfg ? bg_config_relative(cfg, path) : path, strerror(errno));
+	else if (text.len <= OWNER_MAX)
+		*rec = json_loadb(text.buf, text.len, 0, &err);
+	close(fd);
+	bg_strbuf_release(&text);
+	if (!rc && !record_valid(*rec)) {
+		json_decref(*rec);
+		*rec = NULL;
+		*unreadable = true;
+	}
+	return rc;
+}
+
+/*
+ * Removes dir/SLUG.json.tmp.PID (bg_file_write_atomic's temporary of the
+ * owner record) where PID is no live process: left by a run killed while
+ * it wrote its record. Only under the device's lock, which every writer of
+ * that record holds; nothing else in the folder is touched, nor a
+ * directory of that name.
+ */
+static void remove_dead_temporaries(const char *dir, const char *slug)
+{
+	size_t n = strlen(slug);
+	struct dirent *e;
+	DIR *d;
+
+	if (!(d = opendir(dir)))
+		return;
+	while ((e = readdir(d))) {
+		const char *p = e->d_name;
+		char *end;
+		long pid;
+
+		if (strncmp(p, slug, n) != 0 || strncmp(p + n, ".json.tmp.", 10) != 0 || !isdigit((unsigned char)p[n + 10]))
+			continue;
+		errno = 0;
+		pid = strtol(p + n + 10, &end, 10);
+		if (*end || errno || pid <= 0 || pid > INT_MAX || pid == (long)getpid() || bg_pid_alive((pid_t)pid))
+			continue;
+		unlinkat(dirfd(d), e->d_name, 0);
+	}
+	closedir(d);
 }
 
 int bg_lease_acquire(const struct bg_config *cfg, const char *slug, const char *experiment_id,
@@ -355,6 +414,7 @@ int bg_lease_acquire(const struct bg_config *cfg, const char *slug, const char *
 	char host[256] = "unknown";
 	struct passwd *pw;
 	json_t *rec, *old = NULL;
+	bool unreadable = false;
 	char *text;
 	int fd, rc, locked;
 
@@ -366,7 +426,6 @@ int bg_lease_acquire(const struct bg_config *cfg, const char *slug, const char *
 	}
 	bg_strbuf_addf(&lock, "%s/%s.lock", dir.buf, slug);
 	bg_strbuf_addf(&owner, "%s/%s.json", dir.buf, slug);
-	bg_strbuf_release(&dir);
 	for (int tries = 0;; tries++) {
 		if ((rc = open_lease_file(cfg, lock.buf, O_RDWR | O_CREAT, &fd, ctx)))
 			goto fail;
@@ -390,27 +449,29 @@ int bg_lease_acquire(const struct bg_config *cfg, const char *slug, const char *
 	if (!locked) {
 		struct bg_strbuf who = BG_STRBUF_INIT;
 		struct bg_ctx c2;
+		int bad = BG_OK;
 
 		close(fd);
 		bg_ctx_init(&c2);
 		/* the holder writes its record just after locking: wait briefly for it */
 		for (int tries = 0; tries < 40; tries++) {
 			const char *eid;
-			if (read_owner(cfg, owner.buf, &old, &c2))
+
+			json_decref(old);
+			if ((bad = read_owner(cfg, owner.buf, &old, &unreadable, &c2)))
 				break;
 			eid = json_string_value(json_object_get(old, "experiment_id"));
 			if (eid && eid[0] != '(')
 				break;
-			json_decref(old);
-			old = NULL;
 			usleep(50000);
 		}
-		if (!old && read_owner(cfg, owner.buf, &old, &c2) == BG_OK && !old)
-			bg_strbuf_adds(&who, "another process (its owner record is not readable yet)");
-		else if (!old)
+		if (bad)
 			bg_strbuf_addf(&who, "another process (its owner record cannot be read: %s)", bg_ctx_message(&c2));
-		else
+		else if (old)
 			describe_owner(&who, old);
+		else /* the lock is the truth: held, whatever the record says */
+			bg_strbuf_adds(&who, unreadable ? "another process (its owner record is unreadable)"
+							: "another process (its owner record is not readable yet)");
 		rc = bg_error(ctx, BG_EPRECOND,
 			      "device '%s' is leased by %s; wait for it to finish or see 'benchgate lease status'",
 			      slug, who.buf);
@@ -420,7 +481,7 @@ int bg_lease_acquire(const struct bg_config *cfg, const char *slug, const char *
 		goto fail;
 	}
 	/* under the lock: the record must be one benchgate can read and replace */
-	if ((rc = read_owner(cfg, owner.buf, &old, ctx))) {
+	if ((rc = read_owner(cfg, owner.buf, &old, &unreadable, ctx))) {
 		lock_drop(fd);
 		close(fd);
 		goto fail;
@@ -444,6 +505,9 @@ int bg_lease_acquire(const struct bg_config *cfg, const char *slug, const char *
 		lease->replaced_stale = true;
 		lease->stale_owner = old;
 	}
+	/* a record that is not one names no holder: with the lock free, it is replaced */
+	lease->replaced_unreadable = unreadable;
+	remove_dead_temporaries(dir.buf, slug);
 	gethostname(host, sizeof(host) - 1);
 	pw = getpwuid(getuid());
 	bg_lifecycle_now_rfc3339(&when);
@@ -465,8 +529,10 @@ int bg_lease_acquire(const struct bg_config *cfg, const char *slug, const char *
 	lease->lock_path = bg_strbuf_detach(&lock, NULL);
 	lease->owner_path = bg_strbuf_detach(&owner, NULL);
 	bg_strbuf_release(&when);
+	bg_strbuf_release(&dir);
 	return BG_OK;
 fail:
+	bg_strbuf_release(&dir);
 	bg_strbuf_release(&lock);
 	bg_strbuf_release(&owner);
 	bg_strbuf_release(&when);
@@ -477,10 +543,11 @@ fail:
 
 void bg_lease_set_experiment(struct bg_lease *lease, const char *experiment_id)
 {
+	bool unreadable;
 	json_t *rec;
 	char *text;
 
-	if (lease->fd < 0 || read_owner(NULL, lease->owner_path, &rec, NULL) || !rec)
+	if (lease->fd < 0 || read_owner(NULL, lease->owner_path, &rec, &unreadable, NULL) || !rec)
 		return;
 	json_object_set_new(rec, "experiment_id", json_string(experiment_id));
 	text = json_dumps(rec, JSON_INDENT(2) | JSON_SORT_KEYS);
@@ -497,12 +564,13 @@ bool bg_lease_held(const struct bg_lease *lease)
 void bg_lease_release(struct bg_lease *lease)
 {
 	if (lease->fd >= 0) {
+		bool unreadable;
 		json_t *rec;
 
 		/* the record is ours unless the lock file was replaced and
 		 * another process has written its own since (or put something
-		 * else there, which stays for a person to see) */
-		if (read_owner(NULL, lease->owner_path, &rec, NULL) == BG_OK &&
+		 * else than a file there, which stays for a person to see) */
+		if (read_owner(NULL, lease->owner_path, &rec, &unreadable, NULL) == BG_OK &&
 		    (!rec || json_integer_value(json_object_get(rec, "pid")) == (json_int_t)getpid()))
 			unlink(lease->owner_path);
 		json_decref(rec);
@@ -564,7 +632,8 @@ int bg_lease_status(const struct bg_config *cfg, json_t **out, struct bg_ctx *ct
 		struct bg_strbuf lock = BG_STRBUF_INIT, owner = BG_STRBUF_INIT;
 		struct bg_ctx c2;
 		json_t *rec = NULL;
-		const char *state;
+		const char *state, *note = NULL;
+		bool unreadable = false;
 		int fd, bad, held = 0;
 
 		bg_strbuf_addf(&lock, "%s/%s.lock", dir.buf, names[i]);
@@ -576,17 +645,23 @@ int bg_lease_status(const struct bg_config *cfg, json_t **out, struct bg_ctx *ct
 			close(fd);
 		}
 		if (!bad)
-			bad = read_owner(cfg, owner.buf, &rec, &c2);
-		if (bad) /* a file that is not a lease file: no run can use the device */
+			bad = read_owner(cfg, owner.buf, &rec, &unreadable, &c2);
+		if (bad) { /* a file that is not a lease file: no run can use the device */
 			state = "unusable";
-		else if (held)
+			note = bg_ctx_message(&c2);
+		} else if (held) { /* the lock is the truth, whatever the record says */
 			state = "held";
-		else /* a free lock whose record names a live holder: the lock
-		      * file was removed while that holder ran */
+			note = unreadable ? "its owner record is unreadable" : NULL;
+		} else if (unreadable) {
+			state = "stale";
+			note = "an unreadable owner record; the next run replaces it";
+		} else { /* a free lock whose record names a live holder: the
+			  * lock file was removed while that holder ran */
 			state = !rec ? "free" : owner_alive(rec) ? "held" : "stale";
+		}
 		json_array_append_new(*out, json_pack("{s:s, s:s, s:o, s:o}", "device", names[i], "state", state,
 						      "owner", rec ? rec : json_null(), "reason",
-						      bad ? json_string(bg_ctx_message(&c2)) : json_null()));
+						      note ? json_string(note) : json_null()));
 		bg_ctx_release(&c2);
 		bg_strbuf_release(&lock);
 		bg_strbuf_release(&owner);

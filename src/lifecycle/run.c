@@ -1054,6 +1054,7 @@ int bg_run_gate(const struct bg_run_request *req, struct bg_run_result *res, str
 	if ((rc = bg_lease_acquire(r.cfg, r.computer_slug, "(starting)", &r.lease, ctx)))
 		goto out;
 	res->replaced_stale_lease = r.lease.replaced_stale;
+	res->replaced_unreadable_lease = r.lease.replaced_unreadable;
 	if ((rc = bg_experiment_reserve(r.cfg, r.gate_id, &id, ctx)))
 		goto out;
 	snprintf(res->experiment_id, sizeof(res->experiment_id), "%s", id.buf);

@@ -4,7 +4,9 @@
 # zombie) is gone, not holding the device; a look at the lease (lease
 # status, a shared lock) never makes a run refuse; a lease file that is
 # not a regular file (FIFO, directory, link) is named with what to do,
-# never waited on or followed.
+# never waited on or followed; an owner record that is not one is replaced
+# (never taken for a holder) when the lock is free; a dead writer's
+# temporary record is removed.
 # Needs git and jq.
 set -u
 . "$(cd "$(dirname "$0")" && pwd)/checks.sh"
@@ -101,6 +103,55 @@ check "leases a file: named from the root, with what to do" \
 	grep -qF "benchgate: .benchgate/leases: cannot create directory: not a directory; the device leases are kept in .benchgate/leases: remove or rename what is in the way" "$work/err"
 check "leases a file: no absolute path" sh -c "! grep -qF '$work' '$work/err'"
 rm "$L" && mv "$work/leases" "$L"
+
+# an owner record that is not one (not an object, no integer pid in
+# 1..INT_MAX, no host, no started time that reads) names no holder: with
+# the lock free it is stale, "an unreadable owner record", and the next run
+# replaces it, saying so; it is never taken for a live holder (a pid of 64
+# bits cut to the shell's, a live pid with no start to compare)
+host=$(uname -n)
+unreadable() { # label record
+	printf '%s' "$2" >"$L/test-host.json"
+	check "$1: status says stale"     sh -c "'$B' lease status | grep -qF 'stale    an unreadable owner record; the next run replaces it'"
+	check "$1: the next run takes the device" test "$(rc_of "$B" run -q life.ok --no-repeat -w 0 -r 1)" = 0
+	check "$1: it says it replaced an unreadable record" \
+		grep -qF "benchgate: replaced an unreadable owner record of the device lease" "$work/err"
+	check "$1: not as a lease of a gone process" sh -c "! grep -q 'left by a process that is gone' '$work/err'"
+}
+unreadable "a list" '[1,2]'
+unreadable "not JSON" 'test-host is mine'
+unreadable "no started time" "{\"pid\": $$, \"host\": \"$host\"}"
+unreadable "a started time that does not read" "{\"pid\": $$, \"host\": \"$host\", \"started\": \"yesterday\"}"
+unreadable "a pid of 64 bits" "{\"pid\": $((4294967296 + $$)), \"host\": \"$host\", \"started\": \"2099-01-01T00:00:00.000000Z\"}"
+unreadable "a pid of 0" "{\"pid\": 0, \"host\": \"$host\", \"started\": \"2099-01-01T00:00:00.000000Z\"}"
+# ... but the lock is the truth: a held lock is held, whatever its record says
+"$B" run -q life.slow >/dev/null 2>&1 &
+holder=$!
+wait_for napping || echo "FAIL the holding run did not start"
+printf '[1,2]' >"$L/test-host.json"
+check "held, an unreadable record: status says held" \
+	sh -c "'$B' lease status | grep -qF 'held     its owner record is unreadable'"
+check "held, an unreadable record: a run is refused" test "$(rc_of "$B" run -q life.ok)" = 3
+check "held, an unreadable record: the refusal says so" \
+	grep -qF "device 'test-host' is leased by another process (its owner record is unreadable)" "$work/err"
+kill -INT "$holder"; wait "$holder"
+
+# the temporary owner record of a run killed while writing it
+# (SLUG.json.tmp.PID, PID gone) is removed by the next run that holds the
+# lock; nothing else is: a live writer's, another device's, another name
+sh -c 'exit 0' &
+dead=$!
+wait "$dead"
+for f in "test-host.json.tmp.$dead" "test-host.json.tmp.$$" "other.json.tmp.$dead" "test-host.json.tmp.${dead}x"; do
+	: >"$L/$f"
+done
+check "temporaries: a run"          test "$(rc_of "$B" run -q life.ok --no-repeat -w 0 -r 1)" = 0
+check "temporaries: a dead writer's is removed" test ! -e "$L/test-host.json.tmp.$dead"
+check "temporaries: a live writer's stays" test -e "$L/test-host.json.tmp.$$"
+check "temporaries: another device's stays" test -e "$L/other.json.tmp.$dead"
+check "temporaries: another name stays" test -e "$L/test-host.json.tmp.${dead}x"
+rm -f "$L"/*.tmp.*
+check "check passes at the end"     test "$(rc_of "$B" check)" = 0
 
 echo "$fails failed"
 [ "$fails" = 0 ]
