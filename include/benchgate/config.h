@@ -80,6 +80,12 @@ const char *bg_config_relative(const struct bg_config *cfg, const char *path);
 bool bg_config_computer_known(const struct bg_config *cfg, const char *label);
 /* The slug of a computer label, or NULL. */
 const char *bg_config_computer_slug(const struct bg_config *cfg, const char *label);
+/* The rule a computer's slug keeps, since it names the device's lease files
+ * (STATE/leases/SLUG.lock): 1 to BG_SLUG_MAX letters, digits, '.', '-' and
+ * '_', not starting with '.'. */
+#define BG_SLUG_MAX 128
+#define BG_SLUG_RULE "only letters, digits, '.', '-' and '_' (1 to 128 of them, not starting with '.')"
+bool bg_config_slug_valid(const char *slug);
 /*
  * The reference's _computer_label: current when it is a known label, else
  * the first rule that matches (device_contains against device,

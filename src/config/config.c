@@ -208,6 +208,11 @@ static int load_computers(struct bg_config *cfg, const char *display, struct bg_
 			if ((rc = known_fields(item, where, computer_fields, display, ctx)))
 				return rc;
 		}
+		/* the slug names the device's lease files: refused here, not
+		 * when a run first leases the device */
+		if (!bg_config_slug_valid(bg_value_str(slug)))
+			return bg_error(ctx, BG_ECHECK, "%s: computers[%zu].slug '%s' cannot name a device lease; use %s",
+					display, i, bg_value_str(slug), BG_SLUG_RULE);
 		/* a label or slug given twice: the first would silently win */
 		for (size_t j = 0; j < i; j++) {
 			if (strcmp(cfg->computers[j].label, bg_value_str(label)) == 0)
@@ -455,6 +460,19 @@ bool bg_config_computer_known(const struct bg_config *cfg, const char *label)
 	if (cfg->ncomputers == 0)
 		return true;
 	return bg_config_computer_slug(cfg, label) != NULL;
+}
+
+bool bg_config_slug_valid(const char *slug)
+{
+	size_t n = strlen(slug);
+
+	if (n == 0 || n > BG_SLUG_MAX || slug[0] == '.')
+		return false;
+	for (const char *p = slug; *p; p++)
+		if (!(*p == '-' || *p == '_' || *p == '.' || (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'z') ||
+		      (*p >= 'A' && *p <= 'Z')))
+			return false;
+	return true;
 }
 
 const char *bg_config_computer_slug(const struct bg_config *cfg, const char *label)

@@ -118,13 +118,11 @@ static int lease_paths(const struct bg_config *cfg, const char *slug, struct bg_
 	struct bg_ctx c2;
 	int rc;
 
-	for (const char *p = slug; *p; p++)
-		if (!(*p == '-' || *p == '_' || *p == '.' || (*p >= '0' && *p <= '9') ||
-		      (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')))
-			return bg_error(ctx, BG_EUSAGE,
-					"device slug '%s' may hold only letters, digits, '.', '-' and '_'", slug);
-	if (!*slug || slug[0] == '.')
-		return bg_error(ctx, BG_EUSAGE, "device slug '%s' is not a usable name", slug);
+	/* benchgate.json's slugs are checked when it is loaded: this guards
+	 * the files against any other caller (a path, '..') */
+	if (!bg_config_slug_valid(slug))
+		return bg_error(ctx, BG_ECHECK, "device slug '%s' cannot name a device lease; use %s", slug,
+				BG_SLUG_RULE);
 	bg_lifecycle_state_dir(cfg, dir);
 	bg_strbuf_adds(dir, "/leases");
 	bg_ctx_init(&c2);

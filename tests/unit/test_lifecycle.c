@@ -66,7 +66,8 @@ static void test_lease_exclusive(void **state)
 	json_decref(st);
 	assert_int_equal(bg_lease_acquire(&cfg, "box-1", "20261130-y", &b, &ctx), BG_OK);
 	bg_lease_release(&b);
-	assert_int_equal(bg_lease_acquire(&cfg, "../etc", "x", &b, &ctx), BG_EUSAGE);
+	assert_int_equal(bg_lease_acquire(&cfg, "../etc", "x", &b, &ctx), BG_ECHECK);
+	assert_int_equal(bg_lease_acquire(&cfg, ".hidden", "x", &b, &ctx), BG_ECHECK);
 	bg_ctx_release(&ctx);
 }
 
