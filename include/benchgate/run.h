@@ -11,7 +11,8 @@
  * (BG_OK, res->decision "block"). An interruption (*interrupted set by the
  * caller's SIGINT/SIGTERM handler) kills the run's tree, records the
  * experiment as failed with reason "interrupted", releases the lease and
- * returns BG_EIO.
+ * returns BG_EIO. With keep_lease, several runs hold the device as one
+ * (run's repeats of an investigate decision).
  */
 #ifndef BENCHGATE_RUN_H
 #define BENCHGATE_RUN_H
@@ -21,6 +22,7 @@
 #include <stdbool.h>
 
 #include "benchgate/config.h"
+#include "benchgate/lifecycle.h"
 #include "benchgate/measure.h"
 #include "benchgate/status.h"
 
@@ -46,6 +48,16 @@ struct bg_run_request {
 	bg_measure_progress_fn progress;
 	void *progress_data;
 	volatile sig_atomic_t *interrupted;
+	/*
+	 * NULL: the run takes the device lease and releases it at its end.
+	 * Else a lease kept across runs (fd -1 before the first): the run uses
+	 * it while it still holds this device's lock, else takes it there; it
+	 * stays held when the run returns BG_OK (a blocked session too), so
+	 * that no other run can take the device before the caller's next run,
+	 * and is released when the run fails. The caller releases it with
+	 * bg_lease_release after its last run.
+	 */
+	struct bg_lease *keep_lease;
 };
 
 struct bg_run_result {

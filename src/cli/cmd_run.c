@@ -4,7 +4,9 @@
  * baseline, investigate), 1 when it is blocked, 2 usage, 3 a refused
  * preflight, 4 an interruption or an I/O failure. An investigate decision is
  * repeated twice on the same key (all sessions kept) unless --no-repeat;
- * a repeat that blocked makes the exit 1 whatever its place.
+ * a repeat that blocked makes the exit 1 whatever its place. The device
+ * lease is held from the first session to the last repeat (one lease kept
+ * across bg_run_gate calls), so no other run takes the device between them.
  */
 #include "cli/cli.h"
 #include "cli/measure_print.h"
@@ -132,8 +134,12 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 	json_t *gate = NULL, *runbook = NULL, *thresholds = NULL, *profile = NULL, *key_fields = NULL;
 	json_t *all;
 	struct bg_ctx ctx;
+	struct bg_lease lease; /* held from the first session to the last repeat */
 	int rc, attempts = 1;
 	bool blocked = false;
+
+	memset(&lease, 0, sizeof(lease));
+	lease.fd = -1;
 
 	if ((rc = bg_cli_parse(cli, self, opts, 1, false, on_opt, &a, &parsed)))
 		return rc;
@@ -191,6 +197,7 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 	q.bg_argv = cli->argv;
 	q.bg_argc = cli->argc;
 	q.interrupted = &interrupted;
+	q.keep_lease = &lease;
 	if (!a.quiet && !a.json && isatty(2)) {
 		const char *nc = getenv("NO_COLOR"), *term = getenv("TERM");
 		ps.color = !(nc && *nc) && !(term && strcmp(term, "dumb") == 0);
@@ -242,6 +249,7 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 		if (interrupted)
 			break;
 	}
+	bg_lease_release(&lease);
 	bg_cli_release_stop(&stop);
 	if (a.json && json_array_size(all)) {
 		bg_json_dump_py(&out, json_array_size(all) == 1 ? json_array_get(all, 0) : all, 2, true);

@@ -220,7 +220,8 @@ struct run {
 	struct bg_run_result *res;
 	const struct bg_config *cfg;
 	const char *gate_id;
-	struct bg_lease lease;
+	struct bg_lease *lease; /* &own_lease, or the request's keep_lease */
+	struct bg_lease own_lease;
 	json_t *provenance;
 	json_t *manifest;
 	json_t *measure; /* the substituted measure object */
@@ -777,7 +778,7 @@ static void collect_block_reasons(struct run *r, const json_t *session, json_t *
 		else if (!got || strcmp(got, "cold") != 0)
 			json_array_append_new(reasons, json_string("a cold cache state is claimed but the eviction was not verified"));
 	}
-	if (!bg_lease_held(&r->lease))
+	if (!bg_lease_held(r->lease))
 		json_array_append_new(reasons, json_string("the device lease was not held for the whole session"));
 	bg_strbuf_release(&sb);
 }
@@ -1036,7 +1037,8 @@ int bg_run_gate(const struct bg_run_request *req, struct bg_run_result *res, str
 	r.req = req;
 	r.res = res;
 	r.cfg = req->cfg;
-	r.lease.fd = -1;
+	r.own_lease.fd = -1;
+	r.lease = req->keep_lease ? req->keep_lease : &r.own_lease;
 	r.gate_id = jstr(req->gate, "id");
 	if (!r.gate_id)
 		return bg_error(ctx, BG_EUSAGE, "the gate has no id");
@@ -1051,14 +1053,20 @@ int bg_run_gate(const struct bg_run_request *req, struct bg_run_result *res, str
 		rc = bg_error(ctx, BG_EIO, "interrupted before the experiment started");
 		goto out;
 	}
-	if ((rc = bg_lease_acquire(r.cfg, r.computer_slug, "(starting)", &r.lease, ctx)))
-		goto out;
-	res->replaced_stale_lease = r.lease.replaced_stale;
-	res->replaced_unreadable_lease = r.lease.replaced_unreadable;
+	/* a kept lease serves while it still holds this device's lock: one
+	 * whose lock file was removed (or another device's) is taken anew */
+	if (r.lease->fd >= 0 && (strcmp(r.lease->slug, r.computer_slug) != 0 || !bg_lease_held(r.lease)))
+		bg_lease_release(r.lease);
+	if (r.lease->fd < 0) {
+		if ((rc = bg_lease_acquire(r.cfg, r.computer_slug, "(starting)", r.lease, ctx)))
+			goto out;
+		res->replaced_stale_lease = r.lease->replaced_stale;
+		res->replaced_unreadable_lease = r.lease->replaced_unreadable;
+	}
 	if ((rc = bg_experiment_reserve(r.cfg, r.gate_id, &id, ctx)))
 		goto out;
 	snprintf(res->experiment_id, sizeof(res->experiment_id), "%s", id.buf);
-	bg_lease_set_experiment(&r.lease, res->experiment_id);
+	bg_lease_set_experiment(r.lease, res->experiment_id);
 	bg_strbuf_addf(&r.exp_rel, "%s/%s", r.cfg->experiments, id.buf);
 	r.manifest = new_manifest(&r);
 	if ((rc = bg_experiment_write_manifest(r.cfg, id.buf, r.manifest, ctx)))
@@ -1120,7 +1128,7 @@ int bg_run_gate(const struct bg_run_request *req, struct bg_run_result *res, str
 	json_object_set(session, "context", context);
 	json_object_set_new(session, "question", json_string(r.question));
 	json_object_set_new(session, "lease", json_pack("{s:s, s:b}", "device", r.computer_slug,
-							"held_throughout", bg_lease_held(&r.lease)));
+							"held_throughout", bg_lease_held(r.lease)));
 	if ((rc = bg_store_open(r.cfg->store, r.cfg->root, true, &store, ctx)) ||
 	    (rc = decide_and_store(&r, store, session, context, ctx))) {
 		char *msg = bg_xstrdup(bg_ctx_message(ctx));
@@ -1133,7 +1141,9 @@ int bg_run_gate(const struct bg_run_request *req, struct bg_run_result *res, str
 	res->session = session;
 	session = NULL;
 out:
-	bg_lease_release(&r.lease);
+	/* a kept lease stays held for the caller's next run, unless this one failed */
+	if (r.lease != req->keep_lease || rc != BG_OK)
+		bg_lease_release(r.lease);
 	if (store)
 		bg_store_close(store);
 	json_decref(session);

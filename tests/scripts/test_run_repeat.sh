@@ -4,7 +4,8 @@
 # runs with them again (same key); repeat started from a subfolder with a
 # relative --config reads the same file; and run's exit status after an
 # investigate decision is 1 when any repeat blocked, whatever its place;
-# repeat's own runs make one session each.
+# repeat's own runs make one session each; run holds the device from an
+# investigate's first session to its last repeat.
 # Needs git and jq.
 set -u
 . "$(cd "$(dirname "$0")" && pwd)/checks.sh"
@@ -110,6 +111,40 @@ check "repeat with an investigate: exit 0" test "$(rc_of "$B" repeat "$s")" = 0
 check "repeat with an investigate: two more sessions" \
 	test "$("$B" history life.ok --json | jq length)" = $((before + 2))
 check "repeat with an investigate: lists it" grep -q "^  session $((s + 1)): investigate" "$work/out"
+
+# an investigate's repeats hold the device from the first session to the
+# last: a run started between two of them is refused, and the repeats all
+# complete. A git found first on PATH makes the moment: when the first
+# session has finished (no manifest running) it starts another run, once,
+# and waits until that run holds the lease or has ended; the repeat's
+# preflight (which asks git for the revision) goes on only then (the other
+# run leaves git's output alone: benchgate reads it to its end)
+n=$(ls -d experiments/2*/ | wc -l)
+{ for _ in $(seq "$n"); do echo fast; done; printf 'slow\nslow\nfast\nfast\n'; } >plan
+mkdir "$work/bin"
+cat >"$work/bin/git" <<SH
+#!/bin/sh
+if [ "\$(ls -d experiments/2*/ | wc -l)" = $((n + 1)) ] && ! grep -qs '"status": "running"' experiments/2*/manifest.json &&
+	mkdir "$work/other" 2>/dev/null; then
+	("$B" run -q life.ok --no-repeat >"$work/other/out" 2>"$work/other/err"; echo \$? >"$work/other/rc") </dev/null >/dev/null 2>&1 &
+	while [ ! -e "$work/other/rc" ]; do
+		holder=\$(sed -n 's/.*"pid": \([0-9]*\).*/\1/p' .benchgate/leases/test-host.json 2>/dev/null)
+		[ -n "\$holder" ] && [ "\$holder" != "\$PPID" ] && break
+		sleep 0.01
+	done
+fi
+exec $(command -v git) "\$@"
+SH
+chmod +x "$work/bin/git"
+before=$("$B" history life.ok --json | jq length)
+check "repeats hold the device: exit 0" test "$(PATH="$work/bin:$PATH" rc_of "$B" run -q life.ok)" = 0
+for _ in $(seq 500); do [ -e "$work/other/rc" ] || [ ! -d "$work/other" ] && break; sleep 0.01; done
+check "repeats hold the device: another run was started between them" test -d "$work/other"
+check "repeats hold the device: it is refused" test "$(cat "$work/other/rc" 2>/dev/null)" = 3
+check "repeats hold the device: it names the holder" grep -q "device 'test-host' is leased by experiment 2" "$work/other/err"
+check "repeats hold the device: three sessions" test "$("$B" history life.ok --json | jq length)" = $((before + 3))
+check "repeats hold the device: both repeats ran" test "$(grep -c '^repeat [12] of 2:' "$work/out")" = 2
+check "repeats hold the device: the lease is free after" sh -c "'$B' lease status | grep -q 'test-host *free'"
 
 echo "$fails failed"
 [ "$fails" = 0 ]
