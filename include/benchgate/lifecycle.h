@@ -67,7 +67,9 @@ int bg_lease_acquire(const struct bg_config *cfg, const char *slug, const char *
 		     struct bg_lease *lease, struct bg_ctx *ctx);
 /* Rewrites the owner record with the experiment id (once it is known). */
 void bg_lease_set_experiment(struct bg_lease *lease, const char *experiment_id);
-/* Removes the owner record and drops the lock; safe on a zeroed lease. */
+/* Removes the owner record (unless another process wrote its own) and
+ * drops the lock; safe on a lease whose fd is -1, as bg_lease_acquire
+ * leaves one it failed to take (not on a zeroed one: fd 0 is stdin). */
 void bg_lease_release(struct bg_lease *lease);
 /* True while the lease's lock is held by this process on the file that
  * STATE/leases/SLUG.lock still names: false once that file was removed or
