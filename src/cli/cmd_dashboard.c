@@ -7,7 +7,9 @@
  * latest decision that computed one), renders the self-contained page and writes
  * DIR/index.html atomically. DIR defaults to dashboard/ in the folder of the
  * store and leases (.benchgate/dashboard). A project without a store gets
- * the coverage part alone. Prints the path written.
+ * the coverage part alone. A registry that `render` refuses is refused
+ * (render's message, exit 1) before anything is written. Prints the path
+ * written.
  */
 #include "cli/cli.h"
 #include "cli/inputs.h"
@@ -31,6 +33,16 @@ static const char *on_opt(int id, const char *v, void *data)
 static json_t *vstr(const struct bg_value *v)
 {
 	return bg_value_str(v) ? json_string(bg_value_str(v)) : json_null();
+}
+
+/* BG_OK when `render` would render the registry; else render's error. */
+static int registry_renders(struct bg_registry *reg, struct bg_ctx *ctx)
+{
+	struct bg_strbuf doc = BG_STRBUF_INIT;
+	int rc = bg_registry_render(reg, &doc, ctx);
+
+	bg_strbuf_release(&doc);
+	return rc;
 }
 
 static json_t *coverage(const struct bg_registry *reg, json_t *model)
@@ -176,8 +188,14 @@ static int run_dashboard(struct bg_cli *cli, const struct bg_cmd *self)
 	bg_ctx_init(&ctx);
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
 	model = json_pack("{s:s, s:s}", "title", "benchgate dashboard", "generated_at", when);
-	coverage(&reg, model);
-	rc = bg_store_open(cfg.store, cfg.root, false, &store, &ctx);
+	/* a registry render refuses (an unknown state, a gate without one) is
+	 * refused here too, with render's message: its gates could not all be
+	 * counted, and the coverage table would not add up */
+	rc = registry_renders(&reg, &ctx);
+	if (rc == BG_OK) {
+		coverage(&reg, model);
+		rc = bg_store_open(cfg.store, cfg.root, false, &store, &ctx);
+	}
 	if (rc == BG_OK)
 		rc = keys(store, model, &ctx);
 	if (rc == BG_OK)

@@ -276,7 +276,9 @@ int bg_report_dashboard(const json_t *model, struct bg_strbuf *out, struct bg_ct
 
 	bg_strbuf_adds(out, "<h2 id=\"keys\">Sessions by comparison key</h2>\n");
 	if (json_array_size(keys) == 0)
-		bg_strbuf_adds(out, "<p class=\"muted\">No sessions are stored yet.</p>\n");
+		bg_strbuf_adds(out, "<p class=\"muted\">No gate sessions with a comparison key are stored yet "
+				    "(diagnostic <code>measure</code> sessions have none and are not shown here; "
+				    "<code>benchgate sessions</code> lists them).</p>\n");
 	json_array_foreach(keys, i, x) {
 		json_t *ss = json_object_get(x, "sessions"), *s, *env = json_object_get(x, "envelope");
 		bool reported = bg_measure_reported(x);

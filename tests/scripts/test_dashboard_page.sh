@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# What `benchgate dashboard` says on its page must be true of the store and
+# the registry: a registry render refuses gets no page; a store holding only
+# diagnostic sessions is not called empty. Sessions are stored with
+# BENCHGATE_BUILD/test_seedtool (synthetic figures, decided as run decides).
+set -u
+. "$(cd "$(dirname "$0")" && pwd)/checks.sh"
+B=${BENCHGATE:?}
+SEED="${BENCHGATE_BUILD:?}/test_seedtool"
+SRC=${BENCHGATE_SOURCE:?}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+fresh() { rm -rf "$work/p"; cp -R "$SRC/tests/cli/trees/mini" "$work/p"; }
+page="$work/p/.benchgate/dashboard/index.html"
+
+# a registry that does not render: exit 1 with render's message, no page
+fresh
+sed -i '0,/"state": "pending"/s//"state": "Pending"/' p/benchmarks/benchmark_registry.json
+check "unknown state: exit 1" test "$(rc_of "$B" -C p dashboard)" = 1
+check "unknown state: render's message" grep -qF "gate 'bin.cpu.test-box.bin2.warm' has state 'Pending' which is not a known state" "$work/err"
+check "unknown state: no page" test ! -e "$page"
+
+# diagnostic sessions only: no gate session with a key, but not "no sessions"
+fresh
+"$B" -C p measure -w 0 -r 2 -- true >/dev/null 2>&1
+check "a diagnostic session stored" test "$("$B" -C p sessions | wc -l)" = 2
+check "diagnostic only: exit 0" test "$(rc_of "$B" -C p dashboard)" = 0
+check "diagnostic only: not called empty" bash -c "! grep -q 'No sessions are stored' '$page'"
+check "diagnostic only: says no gate session has a key" grep -q "No gate sessions with a comparison key are stored yet" "$page"
+
+echo "$fails failed"
+[ "$fails" = 0 ]
