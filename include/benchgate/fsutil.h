@@ -68,8 +68,12 @@ void bg_atomic_file_abort(struct bg_atomic_file *f);
 /* mkdir -p; BG_EIO on failure. */
 int bg_mkdirs(const char *path, struct bg_ctx *ctx);
 /* The same; *made receives the first directory it created (the caller
- * frees it), or NULL when path existed, so that bg_rmdirs_made can undo. */
-int bg_mkdirs_made(const char *path, char **made, struct bg_ctx *ctx);
+ * frees it), or NULL when path existed, so that bg_rmdirs_made can undo.
+ * display (NULL: path) is path as messages name it, such as
+ * bg_config_relative's: the folder that could not be made is named as
+ * display names it ("site/x: cannot create directory: Not a directory"),
+ * one above where display starts by its whole path. */
+int bg_mkdirs_made(const char *path, const char *display, char **made, struct bg_ctx *ctx);
 /* Removes path and its parents up to made (from bg_mkdirs_made), while they
  * are empty; never a folder above made. NULL made removes nothing. */
 void bg_rmdirs_made(const char *path, const char *made);

@@ -5,8 +5,10 @@
  * comparison key: its sessions oldest to newest with p50/p95/max, tree and
  * accelerator peaks, decision and curation, and the p50 envelope of the
  * latest decision that computed one), renders the self-contained page and writes
- * DIR/index.html atomically. DIR defaults to dashboard/ in the folder of the
- * store and leases (.benchgate/dashboard). A project without a store gets
+ * DIR/index.html atomically. DIR (relative to the project root; "//", "."
+ * folders and a trailing "/" are tidied away) defaults to dashboard/ in the
+ * folder of the store and leases (.benchgate/dashboard); a folder that cannot
+ * be made is named relative to the root, with what to do. A project without a store gets
  * the coverage part alone. A registry that `render` refuses is refused
  * (render's message, exit 1) before anything is written. Prints the path
  * written.
@@ -33,6 +35,33 @@ static const char *on_opt(int id, const char *v, void *data)
 static json_t *vstr(const struct bg_value *v)
 {
 	return bg_value_str(v) ? json_string(bg_value_str(v)) : json_null();
+}
+
+/*
+ * DIR as it is meant: "//" is one "/", "." folders are dropped, and so is a
+ * trailing "/" ("/" stays "/"; nothing left is ".").
+ */
+static void tidy_dir(struct bg_strbuf *out, const char *in)
+{
+	const char *s = in;
+
+	if (*s == '/')
+		bg_strbuf_addch(out, '/');
+	while (*s) {
+		size_t n;
+
+		while (*s == '/')
+			s++;
+		n = strcspn(s, "/");
+		if (n && !(n == 1 && *s == '.')) {
+			if (out->len && out->buf[out->len - 1] != '/')
+				bg_strbuf_addch(out, '/');
+			bg_strbuf_addn(out, s, n);
+		}
+		s += n;
+	}
+	if (!out->len)
+		bg_strbuf_addch(out, '.');
 }
 
 /* BG_OK when `render` would render the registry; else render's error. */
@@ -202,15 +231,24 @@ static int run_dashboard(struct bg_cli *cli, const struct bg_cmd *self)
 		rc = bg_report_dashboard(model, &page, &ctx);
 	if (rc == BG_OK) {
 		if (output) {
-			bg_config_path(&cfg, &dir, output);
+			tidy_dir(&path, output);
+			if (strcmp(path.buf, ".") == 0)
+				bg_strbuf_adds(&dir, cfg.root);
+			else
+				bg_config_path(&cfg, &dir, path.buf);
+			bg_strbuf_reset(&path);
 		} else {
 			bg_lifecycle_state_dir(&cfg, &dir);
 			bg_strbuf_adds(&dir, "/dashboard");
 		}
-		rc = bg_mkdirs_made(dir.buf, &made, &ctx);
+		rc = bg_mkdirs_made(dir.buf, bg_config_relative(&cfg, dir.buf), &made, &ctx);
+		if (rc)
+			bg_error(&ctx, rc, "%s; %s", bg_ctx_message(&ctx),
+				 output ? "choose another --output"
+					: "remove what is in its way, or choose another folder with --output");
 	}
 	if (rc == BG_OK) {
-		bg_strbuf_addf(&path, "%s/index.html", dir.buf);
+		bg_path_join(&path, dir.buf, "index.html");
 		shown = bg_config_relative(&cfg, path.buf);
 		if ((what = bg_cli_input_at(path.buf, &reg, true))) {
 			/* nothing made: mkdirs made no folder where a file exists */

@@ -70,7 +70,7 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 	/* a failed render leaves neither the file nor a directory made for it */
 	dir = parent_dir(path.buf);
 	if (dir)
-		rc = bg_mkdirs_made(dir, &made, &ctx);
+		rc = bg_mkdirs_made(dir, NULL, &made, &ctx);
 	if (!rc)
 		rc = bg_registry_render_to_file(&reg, path.buf, output, &ctx);
 	if (rc && dir)

@@ -305,13 +305,31 @@ int bg_file_write_atomic(const char *path, const char *display, const char *data
 	return bg_atomic_file_commit(&f, ctx);
 }
 
-int bg_mkdirs_made(const char *path, char **made, struct bg_ctx *ctx)
+/*
+ * The folder p (a prefix of path) as display shows path: display's tail
+ * is path's, so p is display cut where path's rest begins; a folder above
+ * where display starts is named whole.
+ */
+static int mkdirs_fail(const char *path, const char *display, const char *p, const char *why,
+		       struct bg_ctx *ctx)
+{
+	size_t rest = strlen(path) - strlen(p), n = strlen(display);
+
+	if (n > rest)
+		return bg_error(ctx, BG_EIO, "%.*s: cannot create directory: %s", (int)(n - rest), display, why);
+	return bg_error(ctx, BG_EIO, "%s: cannot create directory: %s", p, why);
+}
+
+int bg_mkdirs_made(const char *path, const char *display, char **made, struct bg_ctx *ctx)
 {
 	char *p = bg_xstrdup(path);
+	struct stat st;
 	int rc = BG_OK;
 
 	if (made)
 		*made = NULL;
+	if (!display)
+		display = path;
 	for (char *s = p + 1; ; s++) {
 		if (*s == '/' || *s == '\0') {
 			char c = *s;
@@ -320,7 +338,7 @@ int bg_mkdirs_made(const char *path, char **made, struct bg_ctx *ctx)
 				if (made && !*made)
 					*made = bg_xstrdup(p);
 			} else if (errno != EEXIST) {
-				rc = bg_error(ctx, BG_EIO, "%s: cannot create directory: %s", p, strerror(errno));
+				rc = mkdirs_fail(path, display, p, strerror(errno), ctx);
 				break;
 			}
 			*s = c;
@@ -328,15 +346,21 @@ int bg_mkdirs_made(const char *path, char **made, struct bg_ctx *ctx)
 				break;
 		}
 	}
+	/* the last name is taken by something else than a folder: the kernel's
+	 * words, as for a file in the way of a folder further down */
 	if (rc == BG_OK && !bg_is_dir(path))
-		rc = bg_error(ctx, BG_EIO, "%s: cannot create directory: not a directory", path);
+		rc = mkdirs_fail(path, display, path,
+				 stat(path, &st) != 0 && lstat(path, &st) == 0 && S_ISLNK(st.st_mode)
+					 ? "Not a directory (a symbolic link to nothing)"
+					 : strerror(ENOTDIR),
+				 ctx);
 	free(p);
 	return rc;
 }
 
 int bg_mkdirs(const char *path, struct bg_ctx *ctx)
 {
-	return bg_mkdirs_made(path, NULL, ctx);
+	return bg_mkdirs_made(path, NULL, NULL, ctx);
 }
 
 void bg_rmdirs_made(const char *path, const char *made)

@@ -3,7 +3,9 @@
 # folder whose name is not UTF-8 still gets its page; a page that cannot be
 # written (the file size limit, with SIGXFSZ ignored) is exit 4 with the
 # page's path in the message, and leaves neither a temporary file nor the
-# folders made for it; a folder that cannot be made is exit 4.
+# folders made for it; a folder that cannot be made (a file or a dangling
+# link in its way) is exit 4, named relative to the project root with what
+# to do; --output is tidied ("./x//y/" is x/y).
 set -u
 . "$(cd "$(dirname "$0")" && pwd)/checks.sh"
 B=${BENCHGATE:?}
@@ -32,7 +34,24 @@ check "a page that cannot be written: nothing else left" \
 	test "$(cd p && find . -newer benchgate.json -not -path './.benchgate*' | grep -v '^\.$' | wc -l)" = 0
 
 check "a folder that cannot be made: exit 4" test "$(rc_of "$B" -C p dashboard --output benchgate.json/sub)" = 4
-check "a folder that cannot be made: named" grep -qF "cannot create directory" "$work/err"
+check "a folder that cannot be made: named from the root, with what to do" \
+	test "$(cat "$work/err")" = "benchgate: benchgate.json/sub: cannot create directory: Not a directory; choose another --output"
+ln -s nowhere p/dangling
+check "a dangling link as the folder: exit 4" test "$(rc_of "$B" -C p dashboard --output dangling)" = 4
+check "a dangling link as the folder: said so, in the kernel's words" \
+	test "$(cat "$work/err")" = "benchgate: dangling: cannot create directory: Not a directory (a symbolic link to nothing); choose another --output"
+mkdir p/docs/sub
+check "a folder that cannot be made, from a subfolder: named from the root" \
+	test "$(cd p/docs/sub && rc_of "$B" dashboard --output benchgate.json/x/y)" = 4
+check "... the root's name for it" grep -qxF "benchgate: benchgate.json/x: cannot create directory: Not a directory; choose another --output" "$work/err"
+mkdir -p p/.benchgate && touch p/.benchgate/dashboard
+check "the default folder that cannot be made: exit 4" test "$(rc_of "$B" -C p dashboard)" = 4
+check "the default folder that cannot be made: what to do" test "$(cat "$work/err")" = \
+	"benchgate: .benchgate/dashboard: cannot create directory: Not a directory; remove what is in its way, or choose another folder with --output"
+rm -f p/.benchgate/dashboard
+check "--output ./x//y/: the path shown tidied" test "$("$B" -C p dashboard --output ./x//y/)" = x/y/index.html
+check "--output ./x//y/: written there" test -s p/x/y/index.html
+check "--output .: the root's index.html" test "$("$B" -C p dashboard --output .)" = index.html
 
 echo "$fails failed"
 [ "$fails" = 0 ]

@@ -295,7 +295,7 @@ static void test_rmdirs_made(void **state)
 	assert_int_equal(mkdir(top, 0755), 0);
 	/* made keep/a/b, then failed: a name too long */
 	snprintf(dir, sizeof(dir), "%s/a/b/%0300d", top, 0);
-	assert_int_equal(bg_mkdirs_made(dir, &made, &ctx), BG_EIO);
+	assert_int_equal(bg_mkdirs_made(dir, NULL, &made, &ctx), BG_EIO);
 	assert_non_null(made);
 	assert_int_equal(stat(made, &st), 0);
 	bg_rmdirs_made(dir, made);
@@ -304,7 +304,7 @@ static void test_rmdirs_made(void **state)
 	free(made);
 	/* made everything: all of it removed, the folder above kept */
 	snprintf(dir, sizeof(dir), "%s/c/d", top);
-	assert_int_equal(bg_mkdirs_made(dir, &made, &ctx), BG_OK);
+	assert_int_equal(bg_mkdirs_made(dir, NULL, &made, &ctx), BG_OK);
 	bg_rmdirs_made(dir, made);
 	snprintf(dir, sizeof(dir), "%s/c", top);
 	assert_int_not_equal(stat(dir, &st), 0);
