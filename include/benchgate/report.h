@@ -12,7 +12,8 @@
  *    "keys": [{"id", "gate", "computer", "envelope": {"centre","low","high"}|null,
  *              "sessions": [{"id", "started", "tier", "p50", "p95", "max",
  *                            "tree_peak", "gpu_peak", "decision", "curation"}]}]}
- * Times are seconds and memory bytes; null is drawn as a gap and shown as
+ * Times are nanoseconds and memory bytes, written as benchgate/format.h
+ * writes them (as history does); null is drawn as a gap and shown as
  * "n/a". The caller owns the model; the page is appended to out.
  */
 #ifndef BENCHGATE_REPORT_H
@@ -32,7 +33,9 @@ int bg_report_dashboard(const json_t *model, struct bg_strbuf *out, struct bg_ct
 void bg_report_escape(struct bg_strbuf *out, const char *s);
 /*
  * One SVG line plot: series of (x index, y) with nulls as gaps, an optional
- * band [low, high], markers coloured by decision. Appended to out.
+ * band [low, high], markers coloured by decision. unit is "ns" (durations)
+ * or "B" (sizes): the axis is in the unit format.h writes the largest value
+ * in, the figures in titles as format.h writes them. Appended to out.
  */
 void bg_report_svg_plot(struct bg_strbuf *out, const char *title, const char *unit, const json_t *sessions,
 			const char *const *fields, const char *const *labels, int nfields,

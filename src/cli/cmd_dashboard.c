@@ -118,9 +118,10 @@ static json_t *coverage(const struct bg_registry *reg, json_t *model)
 	return model;
 }
 
-static json_t *seconds(const json_t *ns)
+/* A decision document's wall metric (seconds) in nanoseconds, as the store holds times. */
+static json_t *nanoseconds(const json_t *s)
 {
-	return json_is_number(ns) ? json_real(json_number_value(ns) / 1e9) : json_null();
+	return json_is_number(s) ? json_real(json_number_value(s) * 1e9) : json_null();
 }
 
 static int keys(struct bg_store *store, json_t *model, struct bg_ctx *ctx)
@@ -151,16 +152,16 @@ static int keys(struct bg_store *store, json_t *model, struct bg_ctx *ctx)
 			json_array_append(list, key);
 		}
 		json_array_append_new(json_object_get(key, "sessions"),
-				      json_pack("{s:O, s:O, s:O, s:o, s:o, s:o, s:O, s:O, s:O, s:O}", "id",
+				      json_pack("{s:O, s:O, s:O, s:O, s:O, s:O, s:O, s:O, s:O, s:O}", "id",
 						json_object_get(r, "id"), "started", json_object_get(r, "started_at"), "tier",
-						json_object_get(r, "tier"), "p50", seconds(json_object_get(r, "wall_p50_ns")),
-						"p95", seconds(json_object_get(r, "wall_p95_ns")), "max",
-						seconds(json_object_get(r, "wall_max_ns")), "tree_peak",
+						json_object_get(r, "tier"), "p50", json_object_get(r, "wall_p50_ns"),
+						"p95", json_object_get(r, "wall_p95_ns"), "max",
+						json_object_get(r, "wall_max_ns"), "tree_peak",
 						json_object_get(r, "tree_peak_bytes"), "gpu_peak",
 						json_object_get(r, "gpu_peak_bytes"), "decision", json_object_get(r, "decision"),
 						"curation", json_object_get(r, "curation")));
 	}
-	/* the envelope (p50; a decision document holds wall metrics in seconds) of each key's latest decision that computed one
+	/* the envelope (p50; a decision document holds wall metrics in seconds, the model nanoseconds) of each key's latest decision that computed one
 	 * (block and no-baseline decisions compute none) */
 	json_array_foreach(list, i, r) {
 		json_t *sessions = json_object_get(r, "sessions");
@@ -178,10 +179,10 @@ static int keys(struct bg_store *store, json_t *model, struct bg_ctx *ctx)
 				    strcmp(json_string_value(json_object_get(m, "metric")), "wall_p50") == 0 &&
 				    json_is_number(json_object_get(m, "centre")))
 					json_object_set_new(r, "envelope",
-							    json_pack("{s:O, s:O, s:O}", "centre",
-								      json_object_get(m, "centre"), "low",
-								      json_object_get(m, "low"), "high",
-								      json_object_get(m, "high")));
+							    json_pack("{s:o, s:o, s:o}", "centre",
+								      nanoseconds(json_object_get(m, "centre")), "low",
+								      nanoseconds(json_object_get(m, "low")), "high",
+								      nanoseconds(json_object_get(m, "high"))));
 			json_decref(v);
 		}
 		if (rc)

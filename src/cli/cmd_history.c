@@ -7,6 +7,7 @@
 #include "cli/cli.h"
 #include "cli/measure_print.h"
 #include "cli/verdict_print.h"
+#include "benchgate/format.h"
 #include "benchgate/json.h"
 
 #include <stdio.h>
@@ -46,11 +47,11 @@ static void table(struct bg_strbuf *out, const json_t *rows)
 		const char *key = json_string_value(json_object_get(r, "key_id"));
 		const char *status = json_string_value(json_object_get(r, "status"));
 
-		bg_mp_duration(&c[0], json_object_get(r, "wall_p50_ns"));
-		bg_mp_duration(&c[1], json_object_get(r, "wall_p95_ns"));
-		bg_mp_duration(&c[2], json_object_get(r, "wall_max_ns"));
-		bg_mp_bytes(&c[3], json_object_get(r, "tree_peak_bytes"));
-		bg_mp_bytes(&c[4], json_object_get(r, "gpu_peak_bytes"));
+		bg_format_duration(&c[0], json_object_get(r, "wall_p50_ns"));
+		bg_format_duration(&c[1], json_object_get(r, "wall_p95_ns"));
+		bg_format_duration(&c[2], json_object_get(r, "wall_max_ns"));
+		bg_format_bytes(&c[3], json_object_get(r, "tree_peak_bytes"));
+		bg_format_bytes(&c[4], json_object_get(r, "gpu_peak_bytes"));
 		bg_strbuf_addf(out, "%-5lld %-27s %-17s %-10s %-10s %-10s %-10s %-10s %-11s %-8.8s ",
 			       (long long)json_integer_value(json_object_get(r, "id")),
 			       bg_json_str_or(json_object_get(r, "started_at"), "n/a"), tier ? tier : "n/a", c[0].buf,

@@ -4,6 +4,7 @@
  */
 #include "cli/cli.h"
 #include "cli/measure_print.h"
+#include "benchgate/format.h"
 #include "benchgate/json.h"
 #include "benchgate/store.h"
 
@@ -51,9 +52,9 @@ static void table(struct bg_strbuf *out, const json_t *rows)
 		struct bg_strbuf a = BG_STRBUF_INIT, b = BG_STRBUF_INIT, c = BG_STRBUF_INIT;
 		const char *parity = json_string_value(json_object_get(r, "parity"));
 
-		bg_mp_duration(&a, json_object_get(r, "wall_p50_ns"));
-		bg_mp_duration(&b, json_object_get(r, "wall_p95_ns"));
-		bg_mp_bytes(&c, json_object_get(r, "tree_peak_bytes"));
+		bg_format_duration(&a, json_object_get(r, "wall_p50_ns"));
+		bg_format_duration(&b, json_object_get(r, "wall_p95_ns"));
+		bg_format_bytes(&c, json_object_get(r, "tree_peak_bytes"));
 		bg_strbuf_addf(out, "%-5lld %-28s %-12s %-5lld %-11s %-11s %-11s %-7s ",
 			       (long long)json_integer_value(json_object_get(r, "id")),
 			       json_string_value(json_object_get(r, "started_at")),

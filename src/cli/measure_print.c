@@ -2,6 +2,7 @@
  * measure_print.c - text rendering of sessions and runs (see measure_print.h).
  */
 #include "cli/measure_print.h"
+#include "benchgate/format.h"
 #include "benchgate/json.h"
 #include <time.h>
 #include <stdio.h>
@@ -9,63 +10,6 @@
 #include <math.h>
 #include <stdbool.h>
 #include <string.h>
-
-static bool num(const json_t *v, double *out)
-{
-	if (!json_is_number(v))
-		return false;
-	*out = json_number_value(v);
-	return true;
-}
-
-/*
- * v in the largest unit of units[] (each factor times the one before it)
- * in which its magnitude, as printed with that unit's decimals, is at least
- * 1; a negative value (an envelope's low bound) gets the unit of its size.
- */
-static void scaled(struct bg_strbuf *out, double v, const char *const *units, const double *factors,
-		   const int *decimals, int n)
-{
-	int u = 0;
-
-	for (int k = 1; k < n; k++) {
-		double p = 1;
-
-		for (int d = 0; d < decimals[k - 1]; d++)
-			p *= 10;
-		/* past the next unit once rounding in this one would print 1000 or 1024 */
-		if (fabs(v) / factors[k - 1] * p + 0.5 >= factors[k] / factors[k - 1] * p)
-			u = k;
-	}
-	bg_strbuf_addf(out, "%.*f %s", decimals[u], v / factors[u], units[u]);
-}
-
-void bg_mp_duration(struct bg_strbuf *out, const json_t *ns)
-{
-	static const char *const units[] = {"ns", "us", "ms", "s"};
-	static const double factors[] = {1, 1e3, 1e6, 1e9};
-	static const int decimals[] = {0, 1, 2, 3};
-	double v;
-
-	if (!num(ns, &v))
-		bg_strbuf_adds(out, "n/a");
-	else
-		scaled(out, v, units, factors, decimals, 4);
-}
-
-void bg_mp_bytes(struct bg_strbuf *out, const json_t *bytes)
-{
-	static const char *const units[] = {"B", "KiB", "MiB", "GiB"};
-	static const double factors[] = {1, 1024.0, 1024.0 * 1024, 1024.0 * 1024 * 1024};
-	/* three decimals of MiB: a 1% envelope of a 1 MiB peak shows */
-	static const int decimals[] = {0, 2, 3, 3};
-	double v;
-
-	if (!num(bytes, &v))
-		bg_strbuf_adds(out, "n/a");
-	else
-		scaled(out, v, units, factors, decimals, 4);
-}
 
 void bg_mp_command(struct bg_strbuf *out, const json_t *command)
 {
@@ -91,7 +35,7 @@ void bg_mp_command(struct bg_strbuf *out, const json_t *command)
 static void stat_line(struct bg_strbuf *out, const char *label, const json_t *st, bool bytes,
 		      bool full, const char *counted)
 {
-	void (*fmt)(struct bg_strbuf *, const json_t *) = bytes ? bg_mp_bytes : bg_mp_duration;
+	void (*fmt)(struct bg_strbuf *, const json_t *) = bytes ? bg_format_bytes : bg_format_duration;
 
 	bg_strbuf_addf(out, "  %-12s", label);
 	if (!json_is_object(st)) {
@@ -232,8 +176,8 @@ void bg_mp_runs(struct bg_strbuf *out, const json_t *runs)
 		if (json_is_integer(json_object_get(r, "user_ns")))
 			cpu = json_integer(json_integer_value(json_object_get(r, "user_ns")) +
 					   json_integer_value(json_object_get(r, "sys_ns")));
-		bg_mp_duration(&a, json_object_get(r, "wall_ns"));
-		bg_mp_duration(&b, cpu);
+		bg_format_duration(&a, json_object_get(r, "wall_ns"));
+		bg_format_duration(&b, cpu);
 		json_decref(cpu);
 		if (json_is_true(json_object_get(r, "timed_out")))
 			bg_strbuf_adds(&c, "timeout");
@@ -242,8 +186,8 @@ void bg_mp_runs(struct bg_strbuf *out, const json_t *runs)
 		else
 			bg_strbuf_addf(&c, "sig %lld",
 				       (long long)json_integer_value(json_object_get(r, "signal")));
-		bg_mp_bytes(&d, json_object_get(r, "max_rss_bytes"));
-		bg_mp_bytes(&e, json_object_get(r, "tree_peak_bytes"));
+		bg_format_bytes(&d, json_object_get(r, "max_rss_bytes"));
+		bg_format_bytes(&e, json_object_get(r, "tree_peak_bytes"));
 		bg_strbuf_addf(out, "  %-4lld %-7s %-11s %-11s %-7s %-11s %-11s %-8lld %-7s ",
 			       (long long)json_integer_value(json_object_get(r, "ordinal")),
 			       bg_json_str_or(json_object_get(r, "phase"), "?"), a.buf, b.buf, c.buf,

@@ -1,6 +1,7 @@
 /*
  * measure_print.h - text rendering of sessions and runs for the measure,
- * sessions and session verbs. What was not measured (JSON null) is "n/a".
+ * sessions and session verbs. What was not measured (JSON null) is "n/a";
+ * durations and sizes are written as benchgate/format.h writes them.
  */
 #ifndef BENCHGATE_CLI_MEASURE_PRINT_H
 #define BENCHGATE_CLI_MEASURE_PRINT_H
@@ -12,10 +13,6 @@
 #include "benchgate/measure.h"
 #include "benchgate/strbuf.h"
 
-/* "50.31 ms", "812.4 us", "1.204 s"; "n/a" for null. */
-void bg_mp_duration(struct bg_strbuf *out, const json_t *ns);
-/* "2.0 MiB"; "n/a" for null. */
-void bg_mp_bytes(struct bg_strbuf *out, const json_t *bytes);
 /* The closing summary of a session document. */
 void bg_mp_summary(struct bg_strbuf *out, const json_t *doc);
 /* One line per run. */

@@ -4,6 +4,7 @@
  */
 #include "cli/verdict_print.h"
 #include "cli/measure_print.h"
+#include "benchgate/format.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -54,10 +55,10 @@ void bg_vp_metric_value(struct bg_strbuf *out, const char *metric, const json_t 
 	if (strncmp(metric, "wall_", 5) == 0) {
 		json_t *ns = json_is_number(v) ? json_real(json_number_value(v) * 1e9) : NULL;
 
-		bg_mp_duration(out, ns);
+		bg_format_duration(out, ns);
 		json_decref(ns);
 	} else
-		bg_mp_bytes(out, v);
+		bg_format_bytes(out, v);
 }
 
 void bg_vp_curation(struct bg_strbuf *out, const json_t *v)

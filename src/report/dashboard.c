@@ -2,6 +2,7 @@
  * dashboard.c - the static HTML dashboard and its SVG plots (see report.h).
  */
 #include "benchgate/report.h"
+#include "benchgate/format.h"
 #include "benchgate/measure.h"
 
 #include <math.h>
@@ -53,6 +54,15 @@ static const char *decision_colour(const char *d)
 	return "#57606a"; /* no-baseline */
 }
 
+/* A duration (nanoseconds) or a size (bytes) as history writes it. */
+static void figure(struct bg_strbuf *out, bool duration, const json_t *v)
+{
+	if (duration)
+		bg_format_duration(out, v);
+	else
+		bg_format_bytes(out, v);
+}
+
 static const char *const series_colours[] = {"#0969da", "#8250df", "#57606a"};
 
 enum { W = 640, H = 220, L = 64, R = 16, T = 28, B = 36 };
@@ -62,8 +72,10 @@ void bg_report_svg_plot(struct bg_strbuf *out, const char *title, const char *un
 			const json_t *envelope)
 {
 	size_t n = json_array_size(sessions), i;
-	double lo = INFINITY, hi = -INFINITY, v, scale = 1.0;
-	const char *u = unit;
+	double lo = INFINITY, hi = -INFINITY, v, scale;
+	bool duration = strcmp(unit, "ns") == 0;
+	struct bg_unit axis;
+	const char *u;
 	json_t *s;
 
 	json_array_foreach(sessions, i, s)
@@ -89,13 +101,10 @@ void bg_report_svg_plot(struct bg_strbuf *out, const char *title, const char *un
 			       L, H / 2);
 		return;
 	}
-	if (strcmp(unit, "s") == 0 && hi < 1.0) {
-		scale = 1000.0;
-		u = "ms";
-	} else if (strcmp(unit, "B") == 0) {
-		scale = 1.0 / (1024.0 * 1024.0);
-		u = "MiB";
-	}
+	/* the axis in the unit the largest value is written in (format.h) */
+	axis = duration ? bg_format_duration_unit(fmax(fabs(lo), fabs(hi))) : bg_format_bytes_unit(fmax(fabs(lo), fabs(hi)));
+	scale = 1.0 / axis.factor;
+	u = axis.name;
 	if (hi - lo < 1e-12 * fmax(1.0, fabs(hi))) {
 		double pad = fabs(hi) * 0.05 + 1e-9;
 		lo -= pad;
@@ -121,8 +130,12 @@ void bg_report_svg_plot(struct bg_strbuf *out, const char *title, const char *un
 	if (envelope && num(envelope, "low", &v)) {
 		double elo = v, ehi, ec;
 		if (num(envelope, "high", &ehi)) {
-			bg_strbuf_addf(out, "<rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%.1f\" class=\"band\"><title>envelope %.4g .. %.4g %s</title></rect>\n",
-				       L, PY(ehi), W - L - R, PY(elo) - PY(ehi), elo * scale, ehi * scale, u);
+			bg_strbuf_addf(out, "<rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%.1f\" class=\"band\"><title>envelope ",
+				       L, PY(ehi), W - L - R, PY(elo) - PY(ehi));
+			figure(out, duration, json_object_get(envelope, "low"));
+			bg_strbuf_adds(out, " .. ");
+			figure(out, duration, json_object_get(envelope, "high"));
+			bg_strbuf_adds(out, "</title></rect>\n");
 		}
 		if (num(envelope, "centre", &ec))
 			bg_strbuf_addf(out, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" class=\"centre\"/>\n",
@@ -144,16 +157,21 @@ void bg_report_svg_plot(struct bg_strbuf *out, const char *title, const char *un
 	/* small dots for the other series, so a lone session still shows them */
 	for (int f = 1; f < nfields; f++)
 		json_array_foreach(sessions, i, s)
-			if (num(s, fields[f], &v))
-				bg_strbuf_addf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\"><title>%s %.4g %s</title></circle>\n",
-					       PX(i), PY(v), series_colours[f % 3], labels[f], v * scale, u);
+			if (num(s, fields[f], &v)) {
+				bg_strbuf_addf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\"><title>%s ",
+					       PX(i), PY(v), series_colours[f % 3], labels[f]);
+				figure(out, duration, json_object_get(s, fields[f]));
+				bg_strbuf_adds(out, "</title></circle>\n");
+			}
 	json_array_foreach(sessions, i, s) {
 		if (!num(s, fields[0], &v))
 			continue;
 		bg_strbuf_addf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\" class=\"marker\"><title>session %lld: ",
 			       PX(i), PY(v), decision_colour(str(s, "decision")),
 			       (long long)json_integer_value(json_object_get(s, "id")));
-		bg_strbuf_addf(out, "%s %.4g %s, ", labels[0], v * scale, u);
+		bg_strbuf_addf(out, "%s ", labels[0]);
+		figure(out, duration, json_object_get(s, fields[0]));
+		bg_strbuf_adds(out, ", ");
 		bg_report_escape(out, str(s, "decision") ? str(s, "decision") : "no decision");
 		bg_strbuf_adds(out, "</title></circle>\n");
 	}
@@ -190,26 +208,12 @@ static void cell_text(struct bg_strbuf *out, const char *s)
 	bg_strbuf_adds(out, "</td>");
 }
 
-static void fmt_seconds(struct bg_strbuf *out, const json_t *o, const char *k)
+/* A table cell holding a duration (nanoseconds) or a size (bytes). */
+static void cell_figure(struct bg_strbuf *out, bool duration, const json_t *o, const char *k)
 {
-	double v;
-
-	if (!num(o, k, &v))
-		bg_strbuf_adds(out, "<td class=\"n\">n/a</td>");
-	else if (v < 1.0)
-		bg_strbuf_addf(out, "<td class=\"n\">%.3f ms</td>", v * 1000);
-	else
-		bg_strbuf_addf(out, "<td class=\"n\">%.4f s</td>", v);
-}
-
-static void fmt_bytes(struct bg_strbuf *out, const json_t *o, const char *k)
-{
-	double v;
-
-	if (!num(o, k, &v))
-		bg_strbuf_adds(out, "<td class=\"n\">n/a</td>");
-	else
-		bg_strbuf_addf(out, "<td class=\"n\">%.1f MiB</td>", v / 1048576.0);
+	bg_strbuf_adds(out, "<td class=\"n\">");
+	figure(out, duration, json_object_get(o, k));
+	bg_strbuf_adds(out, "</td>");
 }
 
 int bg_report_dashboard(const json_t *model, struct bg_strbuf *out, struct bg_ctx *ctx)
@@ -295,7 +299,7 @@ int bg_report_dashboard(const json_t *model, struct bg_strbuf *out, struct bg_ct
 			bg_strbuf_adds(out, "; timed by the program itself (its own samples, not process wall time)");
 		bg_strbuf_adds(out, "</p>\n<div class=\"plots\">\n");
 		bg_strbuf_adds(&t, reported ? "Reported time: p50 with p95 and maximum" : "Wall time: p50 with p95 and maximum");
-		bg_report_svg_plot(out, t.buf, "s", ss, tfields, tlabels, 3, json_is_object(env) ? env : NULL);
+		bg_report_svg_plot(out, t.buf, "ns", ss, tfields, tlabels, 3, json_is_object(env) ? env : NULL);
 		bg_report_svg_plot(out, "Memory: process-tree and accelerator peaks", "B", ss, mfields, mlabels, 2, NULL);
 		bg_strbuf_release(&t);
 		bg_strbuf_adds(out, "</div>\n<table>\n<tr><th>Session</th><th>Started</th><th>Tier</th><th>p50</th>"
@@ -304,10 +308,10 @@ int bg_report_dashboard(const json_t *model, struct bg_strbuf *out, struct bg_ct
 			bg_strbuf_addf(out, "<tr><td class=\"n\">%lld</td>", (long long)json_integer_value(json_object_get(s, "id")));
 			cell_text(out, str(s, "started"));
 			cell_text(out, str(s, "tier"));
-			fmt_seconds(out, s, "p50");
-			fmt_seconds(out, s, "p95");
-			fmt_seconds(out, s, "max");
-			fmt_bytes(out, s, "tree_peak");
+			cell_figure(out, true, s, "p50");
+			cell_figure(out, true, s, "p95");
+			cell_figure(out, true, s, "max");
+			cell_figure(out, false, s, "tree_peak");
 			bg_strbuf_addf(out, "<td style=\"color:%s\">", decision_colour(str(s, "decision")));
 			bg_report_escape(out, str(s, "decision"));
 			bg_strbuf_adds(out, "</td>");

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # What `benchgate dashboard` says on its page must be true of the store and
 # the registry: a registry render refuses gets no page; a store holding only
-# diagnostic sessions is not called empty. Sessions are stored with
+# diagnostic sessions is not called empty; figures read as `history` writes
+# them. Sessions are stored with
 # BENCHGATE_BUILD/test_seedtool (synthetic figures, decided as run decides).
 set -u
 . "$(cd "$(dirname "$0")" && pwd)/checks.sh"
@@ -28,6 +29,27 @@ check "a diagnostic session stored" test "$("$B" -C p sessions | wc -l)" = 2
 check "diagnostic only: exit 0" test "$(rc_of "$B" -C p dashboard)" = 0
 check "diagnostic only: not called empty" bash -c "! grep -q 'No sessions are stored' '$page'"
 check "diagnostic only: says no gate session has a key" grep -q "No gate sessions with a comparison key are stored yet" "$page"
+
+# the figures read as history writes them: sub-millisecond times in us or
+# ns, small peaks in B or KiB (they were "0.100 ms" and "0.0 MiB")
+fresh
+G=bin.cpu.test-box.bin2.warm
+for a in "0.0001 tree=900" "0.0000005 tree=2048" "0.00099999 tree=1048000" "0.25 tree=5000000000"; do
+	set -- $a
+	"$SEED" seed p $G scheduled-profile "$1" "$2" >/dev/null
+done
+"$B" -C p dashboard >/dev/null
+"$B" -C p history $G | tail -n +2 >"$work/history"
+check "four sessions in history" test "$(wc -l <"$work/history")" = 4
+while IFS= read -r line; do
+	cells=""
+	for c in 53 64 75 86; do
+		cells="$cells<td class=\"n\">$(printf '%s' "${line:$((c - 1)):10}" | sed 's/ *$//')</td>"
+	done
+	check "session ${line%% *}: p50, p95, max and tree peak as history writes them" grep -qF "$cells" "$page"
+done <"$work/history"
+check "a sub-millisecond time in us" grep -qF ">100.0 us<" "$page"
+check "a small peak in B" grep -qF ">990 B<" "$page"
 
 echo "$fails failed"
 [ "$fails" = 0 ]

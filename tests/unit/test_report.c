@@ -21,11 +21,12 @@ static const char model_json[] =
 	"             {\"id\": \"g.2\", \"state\": \"pending\", \"label\": \"Pending\", \"platform\": \"CPU\","
 	"              \"computer\": \"box\", \"next\": \"run it\"}],"
 	" \"keys\": [{\"id\": \"abc\", \"gate\": \"g.1\", \"computer\": \"box\","
-	"            \"envelope\": {\"centre\": 0.010, \"low\": 0.009, \"high\": 0.011},"
+	"            \"envelope\": {\"centre\": 10000000, \"low\": 9000000, \"high\": 11000000},"
 	"            \"sessions\": ["
-	"   {\"id\": 1, \"started\": \"t1\", \"tier\": \"scheduled-profile\", \"p50\": 0.010, \"p95\": 0.012, \"max\": 0.013, \"tree_peak\": 1048576, \"gpu_peak\": null, \"decision\": \"no-baseline\", \"curation\": null},"
+	"   {\"id\": 1, \"started\": \"t1\", \"tier\": \"scheduled-profile\", \"p50\": 10000000, \"p95\": 12000000, \"max\": 13000000, \"tree_peak\": 1048576, \"gpu_peak\": null, \"decision\": \"no-baseline\", \"curation\": null},"
 	"   {\"id\": 2, \"started\": \"t2\", \"tier\": \"scheduled-profile\", \"p50\": null, \"p95\": null, \"max\": null, \"tree_peak\": null, \"gpu_peak\": null, \"decision\": \"block\", \"curation\": \"rejected\"},"
-	"   {\"id\": 3, \"started\": \"t3\", \"tier\": \"release-signoff\", \"p50\": 0.0101, \"p95\": 0.0111, \"max\": 0.02, \"tree_peak\": 2097152, \"gpu_peak\": null, \"decision\": \"pass\", \"curation\": \"accepted\"}]},"
+	"   {\"id\": 3, \"started\": \"t3\", \"tier\": \"release-signoff\", \"p50\": 10100000, \"p95\": 11100000, \"max\": 20000000, \"tree_peak\": 2097152, \"gpu_peak\": null, \"decision\": \"pass\", \"curation\": \"accepted\"},"
+	"   {\"id\": 4, \"started\": \"t4\", \"tier\": \"scheduled-profile\", \"p50\": 250000, \"p95\": 812400, \"max\": 999, \"tree_peak\": 1000, \"gpu_peak\": null, \"decision\": \"investigate\", \"curation\": \"pending\"}]},"
 	"   {\"id\": \"def\", \"gate\": \"g.2\", \"computer\": \"box\", \"envelope\": null, \"sessions\": []}]}";
 
 static void test_page(void **state)
@@ -52,6 +53,12 @@ static void test_page(void **state)
 	assert_non_null(strstr(out.buf, "n/a: nothing measured")); /* the empty key and gpu plot */
 	assert_non_null(strstr(out.buf, "<td class=\"n\">n/a</td>"));
 	assert_non_null(strstr(out.buf, "M")); /* a path was drawn */
+	/* figures as history writes them (format.h), not "0.250 ms" and "0.0 MiB" */
+	assert_non_null(strstr(out.buf, "<td class=\"n\">10.00 ms</td><td class=\"n\">12.00 ms</td>"));
+	assert_non_null(strstr(out.buf, "<td class=\"n\">1.000 MiB</td>"));
+	assert_non_null(strstr(out.buf, "<td class=\"n\">250.0 us</td><td class=\"n\">812.4 us</td>"
+				      "<td class=\"n\">999 ns</td><td class=\"n\">1000 B</td>"));
+	assert_non_null(strstr(out.buf, "<title>envelope 9.00 ms .. 11.00 ms</title>"));
 	bg_strbuf_release(&out);
 	bg_ctx_release(&ctx);
 	json_decref(model);
@@ -67,7 +74,7 @@ static void test_gap_in_series(void **state)
 	int moves = 0;
 
 	(void)state;
-	bg_report_svg_plot(&out, "t", "s", ss, f, f, 1, NULL);
+	bg_report_svg_plot(&out, "t", "ns", ss, f, f, 1, NULL);
 	d = strstr(out.buf, "d=\"");
 	assert_non_null(d);
 	end = strchr(d + 3, '"');

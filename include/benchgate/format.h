@@ -1,0 +1,46 @@
+/*
+ * format.h - how benchgate writes a duration or a size for a person: the one
+ * scaling that history, sessions, session, compare and the dashboard share,
+ * so that a figure reads the same in each (src/core/format.c owns it; the
+ * generated coverage document keeps the reference's own formats,
+ * bg_registry_format_seconds and bg_registry_format_bytes of registry.h).
+ *
+ * A value is written in the largest unit in which its magnitude, as printed
+ * with that unit's decimals, is at least 1:
+ *   durations (nanoseconds)  ns (0 decimals), us (1), ms (2), s (3)
+ *   sizes (bytes)            B (0), KiB (2), MiB (3), GiB (3)
+ * ("812.4 us", "50.31 ms", "1.204 s", "512 B", "1.100 MiB"); a negative
+ * value (an envelope's low bound) gets the unit of its size. What was not
+ * measured (anything but a JSON number) is "n/a".
+ */
+#ifndef BENCHGATE_FORMAT_H
+#define BENCHGATE_FORMAT_H
+
+#include <jansson.h>
+
+#include "benchgate/strbuf.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A unit: its name, how many nanoseconds or bytes it holds, its decimals. */
+struct bg_unit {
+	const char *name;
+	double factor;
+	int decimals;
+};
+
+/* The unit ns (nanoseconds) or bytes is written in. */
+struct bg_unit bg_format_duration_unit(double ns);
+struct bg_unit bg_format_bytes_unit(double bytes);
+/* Appends ns (a JSON number of nanoseconds, or anything else: "n/a"). */
+void bg_format_duration(struct bg_strbuf *out, const json_t *ns);
+/* Appends bytes (a JSON number of bytes, or anything else: "n/a"). */
+void bg_format_bytes(struct bg_strbuf *out, const json_t *bytes);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
