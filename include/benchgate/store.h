@@ -7,7 +7,10 @@
  * A session is the document bg_measure_session returns (docs/measure.md);
  * bg_store_put_session writes it and its runs in one transaction, so a
  * killed writer leaves no half session. Documents returned are new
- * references owned by the caller. Errors: BG_EIO for any store failure
+ * references owned by the caller; a stored text that is not UTF-8 (a
+ * store changed outside benchgate) comes back with each byte that is not
+ * part of a valid sequence as \xNN (bg_json_text), never as a member left
+ * out. Errors: BG_EIO for any store failure
  * ("STORE: what failed: REASON"), BG_ECHECK when a session id is unknown.
  */
 #ifndef BENCHGATE_STORE_H

@@ -124,11 +124,20 @@ static json_t *nanoseconds(const json_t *s)
 	return json_is_number(s) ? json_real(json_number_value(s) * 1e9) : json_null();
 }
 
+/* A stored session the page cannot hold: exit 4, naming it; never left out unsaid. */
+static int unplaced(const json_t *row, const char *why, struct bg_ctx *ctx)
+{
+	return bg_error(ctx, BG_EIO, "session %lld: %s; the dashboard leaves no session out: see 'benchgate "
+			"session %lld', and restore the store from a backup if it was damaged",
+			(long long)json_integer_value(json_object_get(row, "id")), why,
+			(long long)json_integer_value(json_object_get(row, "id")));
+}
+
 static int keys(struct bg_store *store, json_t *model, struct bg_ctx *ctx)
 {
 	json_t *rows = NULL, *list = json_array(), *byid = json_object(), *r;
 	size_t i;
-	int rc;
+	int rc = BG_OK;
 
 	json_object_set_new(model, "keys", list);
 	if (!store) {
@@ -141,33 +150,43 @@ static int keys(struct bg_store *store, json_t *model, struct bg_ctx *ctx)
 	}
 	json_array_foreach(rows, i, r) {
 		const char *kid = json_string_value(json_object_get(r, "key_id"));
-		json_t *key = json_object_get(byid, kid);
+		json_t *key = kid ? json_object_get(byid, kid) : NULL, *row;
 
+		if (!kid) {
+			rc = unplaced(r, "its stored key id is not text", ctx);
+			break;
+		}
 		if (!key) {
 			/* one key, one timing: the measure object is part of the key */
-			key = json_pack("{s:s, s:O, s:O, s:O, s:n, s:[]}", "id", kid, "gate", json_object_get(r, "gate_id"),
-					"computer", json_object_get(r, "computer"), "timing", json_object_get(r, "timing"),
-					"envelope", "sessions");
-			json_object_set_new(byid, kid, key);
-			json_array_append(list, key);
+			key = json_pack("{s:s, s:O?, s:O?, s:O?, s:n, s:[]}", "id", kid, "gate",
+					json_object_get(r, "gate_id"), "computer", json_object_get(r, "computer"),
+					"timing", json_object_get(r, "timing"), "envelope", "sessions");
+			if (!key || json_object_set_new(byid, kid, key) || json_array_append(list, key)) {
+				rc = unplaced(r, "its key could not be added to the page", ctx);
+				break;
+			}
 		}
-		json_array_append_new(json_object_get(key, "sessions"),
-				      json_pack("{s:O, s:O, s:O, s:O, s:O, s:O, s:O, s:O, s:O, s:O}", "id",
-						json_object_get(r, "id"), "started", json_object_get(r, "started_at"), "tier",
-						json_object_get(r, "tier"), "p50", json_object_get(r, "wall_p50_ns"),
-						"p95", json_object_get(r, "wall_p95_ns"), "max",
-						json_object_get(r, "wall_max_ns"), "tree_peak",
-						json_object_get(r, "tree_peak_bytes"), "gpu_peak",
-						json_object_get(r, "gpu_peak_bytes"), "decision", json_object_get(r, "decision"),
-						"curation", json_object_get(r, "curation")));
+		/* every text as the store gives it (bytes that are not UTF-8 as \xNN, as history shows them) */
+		row = json_pack("{s:O, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?}", "id",
+				json_object_get(r, "id"), "started", json_object_get(r, "started_at"), "tier",
+				json_object_get(r, "tier"), "p50", json_object_get(r, "wall_p50_ns"), "p95",
+				json_object_get(r, "wall_p95_ns"), "max", json_object_get(r, "wall_max_ns"),
+				"tree_peak", json_object_get(r, "tree_peak_bytes"), "gpu_peak",
+				json_object_get(r, "gpu_peak_bytes"), "decision", json_object_get(r, "decision"),
+				"curation", json_object_get(r, "curation"));
+		if (!row || json_array_append_new(json_object_get(key, "sessions"), row)) {
+			rc = unplaced(r, "its row could not be added to the page", ctx);
+			break;
+		}
 	}
 	/* the envelope (p50; a decision document holds wall metrics in seconds, the model nanoseconds) of each key's latest decision that computed one
 	 * (block and no-baseline decisions compute none) */
 	json_array_foreach(list, i, r) {
 		json_t *sessions = json_object_get(r, "sessions");
 
-		json_object_del(r, "latest");
-		for (size_t k = json_array_size(sessions); k-- > 0 && json_is_null(json_object_get(r, "envelope"));) {
+		if (rc)
+			break;
+		for (size_t k = json_array_size(sessions); !rc && k-- > 0 && json_is_null(json_object_get(r, "envelope"));) {
 			json_t *v = NULL, *m;
 			size_t j;
 
@@ -177,16 +196,15 @@ static int keys(struct bg_store *store, json_t *model, struct bg_ctx *ctx)
 			json_array_foreach(json_object_get(json_object_get(v, "decision_document"), "metrics"), j, m)
 				if (json_string_value(json_object_get(m, "metric")) &&
 				    strcmp(json_string_value(json_object_get(m, "metric")), "wall_p50") == 0 &&
-				    json_is_number(json_object_get(m, "centre")))
-					json_object_set_new(r, "envelope",
-							    json_pack("{s:o, s:o, s:o}", "centre",
-								      nanoseconds(json_object_get(m, "centre")), "low",
-								      nanoseconds(json_object_get(m, "low")), "high",
-								      nanoseconds(json_object_get(m, "high"))));
+				    json_is_number(json_object_get(m, "centre")) &&
+				    json_object_set_new(r, "envelope",
+							json_pack("{s:o, s:o, s:o}", "centre",
+								  nanoseconds(json_object_get(m, "centre")), "low",
+								  nanoseconds(json_object_get(m, "low")), "high",
+								  nanoseconds(json_object_get(m, "high")))))
+					rc = unplaced(json_array_get(sessions, k), "its envelope could not be added to the page", ctx);
 			json_decref(v);
 		}
-		if (rc)
-			break;
 	}
 	json_decref(rows);
 	json_decref(byid);

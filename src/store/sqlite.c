@@ -8,6 +8,7 @@
 #include "store/store_impl.h"
 #include "store/sqlite_api.h"
 #include "benchgate/fsutil.h"
+#include "benchgate/json.h"
 #include "benchgate/measure.h"
 #include "benchgate/strbuf.h"
 
@@ -591,6 +592,11 @@ static int put_decided_session(struct bg_store *base, const json_t *doc, const c
 	return insert_session(s, doc, &dec, id, ctx);
 }
 
+/*
+ * One column as JSON. Text that is not UTF-8 (a store changed outside
+ * benchgate) keeps its other bytes as \xNN (bg_json_text), so that every
+ * reader shows what is there rather than lose the member.
+ */
 static json_t *column_json(sqlite3_stmt *st, int i)
 {
 	switch (sym_sqlite3_column_type(st, i)) {
@@ -599,7 +605,7 @@ static json_t *column_json(sqlite3_stmt *st, int i)
 	case SQLITE_FLOAT:
 		return json_real(sym_sqlite3_column_double(st, i));
 	case SQLITE_TEXT:
-		return json_string((const char *)sym_sqlite3_column_text(st, i));
+		return bg_json_text((const char *)sym_sqlite3_column_text(st, i));
 	default:
 		return json_null();
 	}

@@ -2,7 +2,7 @@
 # What `benchgate dashboard` says on its page must be true of the store and
 # the registry: a registry render refuses gets no page; a store holding only
 # diagnostic sessions is not called empty; figures read as `history` writes
-# them. Sessions are stored with
+# them; no session is left out unsaid. Sessions are stored with
 # BENCHGATE_BUILD/test_seedtool (synthetic figures, decided as run decides).
 set -u
 . "$(cd "$(dirname "$0")" && pwd)/checks.sh"
@@ -50,6 +50,23 @@ while IFS= read -r line; do
 done <"$work/history"
 check "a sub-millisecond time in us" grep -qF ">100.0 us<" "$page"
 check "a small peak in B" grep -qF ">990 B<" "$page"
+
+# a stored text that is not UTF-8 (a store changed outside benchgate): the
+# session stays on the page, the bytes as \xNN, as history shows them (the
+# session was left out, and history showed n/a)
+fresh
+"$SEED" seed p $G scheduled-profile 0.1 >/dev/null
+"$SEED" seed p $G scheduled-profile 0.1 >/dev/null
+"$SEED" sql p "UPDATE sessions SET started_at = CAST(X'41ff42' AS TEXT), tier = CAST(X'7469ff' AS TEXT) WHERE id = 2"
+check "not UTF-8: exit 0" test "$(rc_of "$B" -C p dashboard)" = 0
+check "not UTF-8: the session on the page, its texts as \\xNN" \
+	grep -qF '<tr><td class="n">2</td><td>A\xffB</td><td>ti\xff</td>' "$page"
+check "not UTF-8: history shows the same" bash -c "'$B' -C p history $G | grep -qE '^2 +A.xffB +ti.xff '"
+check "not UTF-8: history --json keeps the member" \
+	test "$("$B" -C p history $G --json | jq -r '.[1].started_at')" = 'A\xffB'
+"$SEED" sql p "UPDATE sessions SET key_id = X'0102' WHERE id = 2"
+check "a key id that is not text: exit 4" test "$(rc_of "$B" -C p dashboard)" = 4
+check "a key id that is not text: the session named" grep -qF "benchgate: session 2: its stored key id is not text;" "$work/err"
 
 echo "$fails failed"
 [ "$fails" = 0 ]
