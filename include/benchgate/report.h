@@ -6,12 +6,19 @@
  * The page is rendered from a model the caller assembles from the registry
  * and the store:
  *   {"title": str, "generated_at": str, "project": str,
+ *    "window": n (the decision window, 20: how many counting sessions a decision compares with),
  *    "states": [{"state", "label", "count"}],
  *    "platforms": [{"platform", "counts": {state: n}, "total"}],
  *    "gates": [{"id", "state", "label", "platform", "computer", "next"}],
  *    "keys": [{"id", "gate", "computer", "envelope": {"centre","low","high"}|null,
  *              "sessions": [{"id", "started", "tier", "p50", "p95", "max",
- *                            "tree_peak", "gpu_peak", "decision", "curation"}]}]}
+ *                            "tree_peak", "gpu_peak", "decision", "curation",
+ *                            "parity": "pass"|"fail"|"not declared"|"not checked",
+ *                            "counts": bool, "why_not": str|null}]}]}
+ * "counts" says whether the session counts toward its key's baseline
+ * (bg_store_not_in_baseline; absent: it does), "why_not" why not, in words.
+ * Sessions that do not count are drawn hollow, off the lines, and the axis
+ * spans those that do.
  * Times are nanoseconds and memory bytes, written as benchgate/format.h
  * writes them (as history does); null is drawn as a gap and shown as
  * "n/a". The caller owns the model; the page is appended to out.
@@ -33,7 +40,9 @@ int bg_report_dashboard(const json_t *model, struct bg_strbuf *out, struct bg_ct
 void bg_report_escape(struct bg_strbuf *out, const char *s);
 /*
  * One SVG line plot: series of (x index, y) with nulls as gaps, an optional
- * band [low, high], markers coloured by decision. unit is "ns" (durations)
+ * band [low, high], markers coloured by decision; sessions whose "counts"
+ * is false hollow and off the lines (a triangle at the edge when beyond
+ * the axis, which spans the sessions that count). unit is "ns" (durations)
  * or "B" (sizes): the axis is in the unit format.h writes the largest value
  * in, the figures in titles as format.h writes them. Appended to out.
  */

@@ -42,8 +42,10 @@ int bg_store_put_session(struct bg_store *st, const json_t *session, long long *
  * The last sessions (all when last <= 0), oldest first, as an array of
  * summaries: {id, started_at, status, reason, command, timed_runs, wall_p50_ns,
  * wall_p95_ns, wall_max_ns, wall_mad_ns, cpu_p50_ns, max_rss_bytes,
- * tree_peak_bytes, gpu_peak_bytes, parity, cache_state, git_revision,
- * git_dirty, experiment_id, gate_id, tier, computer}.
+ * tree_peak_bytes, gpu_peak_bytes, parity, parity_kind, cache_state,
+ * git_revision, git_dirty, experiment_id, gate_id, tier, computer, timing}:
+ * parity is the result ("pass", "fail", null when not checked), parity_kind
+ * what the runbook declared ("none" when nothing; docs/measure.md).
  */
 int bg_store_list_sessions(struct bg_store *st, long last, json_t **out, struct bg_ctx *ctx);
 /* The whole session document with "id" and "runs"; BG_ECHECK when unknown. */
@@ -78,6 +80,15 @@ int bg_store_put_decided_session(struct bg_store *st, const json_t *session, con
  */
 int bg_store_baseline(struct bg_store *st, const char *key_id, long long exclude_id, long limit,
 		      json_t **out, struct bg_ctx *ctx);
+/*
+ * The same rule for one summary (as bg_store_history gives it): NULL when
+ * the session counts toward its key's baseline, else the first reason it
+ * does not, one of "no decision", "blocked" (decision block), "status"
+ * (status not "ok"), "rejected", "pending" (investigate, not accepted yet),
+ * "not accepted" (any other curation), "tier" (not scheduled-profile or
+ * release-signoff). Parity is no part of it: a runbook may declare none.
+ */
+const char *bg_store_not_in_baseline(const json_t *summary);
 /*
  * A person's curation: curation "accepted" or "rejected", with why, who and
  * when recorded. why must be one line of UTF-8 text, without control

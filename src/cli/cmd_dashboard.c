@@ -3,8 +3,9 @@
  * report model (benchgate/report.h) from the registry (coverage by state and
  * platform, every gate with its state and next step) and the store (per
  * comparison key: its sessions oldest to newest with p50/p95/max, tree and
- * accelerator peaks, decision and curation, and the p50 envelope of the
- * latest decision that computed one), renders the self-contained page and writes
+ * accelerator peaks, parity, decision and curation, whether each counts
+ * toward the key's baseline (bg_store_not_in_baseline) and why not, and
+ * the p50 envelope of the latest decision that computed one), renders the self-contained page and writes
  * DIR/index.html atomically. DIR (relative to the project root; "//", "."
  * folders and a trailing "/" are tidied away) defaults to dashboard/ in the
  * folder of the store and leases (.benchgate/dashboard); a folder that cannot
@@ -15,7 +16,9 @@
  */
 #include "cli/cli.h"
 #include "cli/inputs.h"
+#include "benchgate/decide.h"
 #include "benchgate/fsutil.h"
+#include "benchgate/json.h"
 #include "benchgate/lifecycle.h"
 #include "benchgate/report.h"
 #include "benchgate/store.h"
@@ -124,6 +127,35 @@ static json_t *nanoseconds(const json_t *s)
 	return json_is_number(s) ? json_real(json_number_value(s) * 1e9) : json_null();
 }
 
+/* The Parity column: pass, fail, not declared (the runbook has none), not checked. */
+static json_t *parity_text(const json_t *row)
+{
+	const char *result = json_string_value(json_object_get(row, "parity"));
+	const char *kind = json_string_value(json_object_get(row, "parity_kind"));
+
+	if (result)
+		return json_string(result);
+	return json_string(!kind || strcmp(kind, "none") == 0 ? "not declared" : "not checked");
+}
+
+/* Why a session does not count toward its key's baseline (null when it does), in words. */
+static json_t *why_not(const json_t *row)
+{
+	const char *why = bg_store_not_in_baseline(row);
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+	json_t *v;
+
+	if (!why)
+		return json_null();
+	if (strcmp(why, "status") == 0 || strcmp(why, "tier") == 0)
+		bg_strbuf_addf(&sb, "%s %s", why, bg_json_str_or(json_object_get(row, why), "n/a"));
+	else
+		bg_strbuf_adds(&sb, strcmp(why, "pending") == 0 ? "pending review" : why);
+	v = bg_json_text(sb.buf);
+	bg_strbuf_release(&sb);
+	return v;
+}
+
 /* A stored session the page cannot hold: exit 4, naming it; never left out unsaid. */
 static int unplaced(const json_t *row, const char *why, struct bg_ctx *ctx)
 {
@@ -167,13 +199,14 @@ static int keys(struct bg_store *store, json_t *model, struct bg_ctx *ctx)
 			}
 		}
 		/* every text as the store gives it (bytes that are not UTF-8 as \xNN, as history shows them) */
-		row = json_pack("{s:O, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?}", "id",
+		row = json_pack("{s:O, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:o, s:b, s:o}", "id",
 				json_object_get(r, "id"), "started", json_object_get(r, "started_at"), "tier",
 				json_object_get(r, "tier"), "p50", json_object_get(r, "wall_p50_ns"), "p95",
 				json_object_get(r, "wall_p95_ns"), "max", json_object_get(r, "wall_max_ns"),
 				"tree_peak", json_object_get(r, "tree_peak_bytes"), "gpu_peak",
 				json_object_get(r, "gpu_peak_bytes"), "decision", json_object_get(r, "decision"),
-				"curation", json_object_get(r, "curation"));
+				"curation", json_object_get(r, "curation"), "parity", parity_text(r), "counts",
+				!bg_store_not_in_baseline(r), "why_not", why_not(r));
 		if (!row || json_array_append_new(json_object_get(key, "sessions"), row)) {
 			rc = unplaced(r, "its row could not be added to the page", ctx);
 			break;
@@ -224,6 +257,7 @@ static int run_dashboard(struct bg_cli *cli, const struct bg_cmd *self)
 	char *made = NULL;
 	json_t *model;
 	char when[32];
+	struct bg_decide_opts dopts;
 	time_t now = time(NULL);
 	int rc;
 
@@ -235,7 +269,9 @@ static int run_dashboard(struct bg_cli *cli, const struct bg_cmd *self)
 		return rc;
 	bg_ctx_init(&ctx);
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-	model = json_pack("{s:s, s:s}", "title", "benchgate dashboard", "generated_at", when);
+	bg_decide_opts_init(&dopts);
+	model = json_pack("{s:s, s:s, s:I}", "title", "benchgate dashboard", "generated_at", when, "window",
+			  (json_int_t)dopts.window);
 	/* a registry render refuses (an unknown state, a gate without one) is
 	 * refused here too, with render's message: its gates could not all be
 	 * counted, and the coverage table would not add up */

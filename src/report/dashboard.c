@@ -67,27 +67,106 @@ static const char *const series_colours[] = {"#0969da", "#8250df", "#57606a"};
 
 enum { W = 640, H = 220, L = 64, R = 16, T = 28, B = 36 };
 
+/* A session counts toward its key's baseline unless the model says it does not. */
+static bool counts(const json_t *s)
+{
+	return !json_is_false(json_object_get(s, "counts"));
+}
+
+/* The range of fields over the sessions that count (all: every session). */
+static void range(const json_t *sessions, const char *const *fields, int nfields, bool all, double *lo,
+		  double *hi)
+{
+	size_t i;
+	json_t *s;
+	double v;
+
+	json_array_foreach(sessions, i, s)
+		if (all || counts(s))
+			for (int f = 0; f < nfields; f++)
+				if (num(s, fields[f], &v)) {
+					*lo = fmin(*lo, v);
+					*hi = fmax(*hi, v);
+				}
+}
+
+struct frame {
+	double lo, hi; /* the axis, padded */
+	size_t n;      /* sessions along x */
+};
+
+static double px(const struct frame *fr, size_t i)
+{
+	return (double)L + (fr->n > 1 ? (double)i * (double)(W - L - R) / (double)(fr->n - 1) : (double)(W - L - R) / 2.0);
+}
+
+static double py(const struct frame *fr, double v)
+{
+	return (double)T + (fr->hi - v) * (double)(H - T - B) / (fr->hi - fr->lo);
+}
+
+/*
+ * One point of session s: filled when it counts, hollow when it does not;
+ * a value off the axis (only a session that does not count can be: the
+ * axis spans those that do) is a hollow triangle at the edge, pointing
+ * where it lies. The title names the session, the figure and, for one
+ * that does not count, why.
+ */
+static void point(struct bg_strbuf *out, const struct frame *fr, size_t i, const json_t *s, double v, bool duration,
+		  const json_t *figure_v, const char *label, const char *colour, double r, bool marker)
+{
+	bool hollow = !counts(s);
+	double x = px(fr, i), y;
+	int off = v > fr->hi ? 1 : v < fr->lo ? -1 : 0;
+
+	y = py(fr, off > 0 ? fr->hi : off < 0 ? fr->lo : v);
+	if (off)
+		bg_strbuf_addf(out, "<path d=\"M%.1f %.1fL%.1f %.1fL%.1f %.1fZ\"", x, y, x - r, y + off * 1.8 * r, x + r,
+			       y + off * 1.8 * r);
+	else
+		bg_strbuf_addf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\"", x, y, r);
+	if (hollow)
+		bg_strbuf_addf(out, " fill=\"#fff\" stroke=\"%s\" class=\"%shollow\"><title>", colour, marker ? "marker " : "");
+	else
+		bg_strbuf_addf(out, " fill=\"%s\"%s><title>", colour, marker ? " class=\"marker\"" : "");
+	if (marker)
+		bg_strbuf_addf(out, "session %lld: ", (long long)json_integer_value(json_object_get(s, "id")));
+	bg_strbuf_addf(out, "%s ", label);
+	figure(out, duration, figure_v);
+	if (marker) {
+		bg_strbuf_adds(out, ", ");
+		bg_report_escape(out, str(s, "decision") ? str(s, "decision") : "no decision");
+	}
+	if (hollow) {
+		bg_strbuf_adds(out, "; does not count: ");
+		bg_report_escape(out, str(s, "why_not") ? str(s, "why_not") : "n/a");
+	}
+	if (off)
+		bg_strbuf_adds(out, off > 0 ? " (above the axis)" : " (below the axis)");
+	bg_strbuf_adds(out, "</title>");
+	bg_strbuf_adds(out, off ? "</path>\n" : "</circle>\n");
+}
+
 void bg_report_svg_plot(struct bg_strbuf *out, const char *title, const char *unit, const json_t *sessions,
 			const char *const *fields, const char *const *labels, int nfields,
 			const json_t *envelope)
 {
-	size_t n = json_array_size(sessions), i;
-	double lo = INFINITY, hi = -INFINITY, v, scale;
+	struct frame fr = {INFINITY, -INFINITY, json_array_size(sessions)};
+	size_t i;
+	double v, scale;
 	bool duration = strcmp(unit, "ns") == 0;
 	struct bg_unit axis;
-	const char *u;
 	json_t *s;
 
-	json_array_foreach(sessions, i, s)
-		for (int f = 0; f < nfields; f++)
-			if (num(s, fields[f], &v)) {
-				lo = fmin(lo, v);
-				hi = fmax(hi, v);
-			}
+	/* the axis spans the sessions that count (and the envelope); only when
+	 * none of them has a value, the others */
+	range(sessions, fields, nfields, false, &fr.lo, &fr.hi);
+	if (!isfinite(fr.lo))
+		range(sessions, fields, nfields, true, &fr.lo, &fr.hi);
 	if (envelope && num(envelope, "low", &v))
-		lo = fmin(lo, v);
+		fr.lo = fmin(fr.lo, v);
 	if (envelope && num(envelope, "high", &v))
-		hi = fmax(hi, v);
+		fr.hi = fmax(fr.hi, v);
 	bg_strbuf_addf(out, "<svg class=\"plot\" viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"", W, H);
 	bg_report_escape(out, title);
 	bg_strbuf_adds(out, "\" xmlns=\"http://www.w3.org/2000/svg\">\n<title>");
@@ -96,42 +175,40 @@ void bg_report_svg_plot(struct bg_strbuf *out, const char *title, const char *un
 	bg_strbuf_addf(out, "<text x=\"%d\" y=\"16\" class=\"ptitle\">", L);
 	bg_report_escape(out, title);
 	bg_strbuf_adds(out, "</text>\n");
-	if (!isfinite(lo)) {
+	if (!isfinite(fr.lo)) {
 		bg_strbuf_addf(out, "<text x=\"%d\" y=\"%d\" class=\"empty\">n/a: nothing measured</text>\n</svg>\n",
 			       L, H / 2);
 		return;
 	}
 	/* the axis in the unit the largest value is written in (format.h) */
-	axis = duration ? bg_format_duration_unit(fmax(fabs(lo), fabs(hi))) : bg_format_bytes_unit(fmax(fabs(lo), fabs(hi)));
+	v = fmax(fabs(fr.lo), fabs(fr.hi));
+	axis = duration ? bg_format_duration_unit(v) : bg_format_bytes_unit(v);
 	scale = 1.0 / axis.factor;
-	u = axis.name;
-	if (hi - lo < 1e-12 * fmax(1.0, fabs(hi))) {
-		double pad = fabs(hi) * 0.05 + 1e-9;
-		lo -= pad;
-		hi += pad;
+	if (fr.hi - fr.lo < 1e-12 * fmax(1.0, fabs(fr.hi))) {
+		double pad = fabs(fr.hi) * 0.05 + 1e-9;
+		fr.lo -= pad;
+		fr.hi += pad;
 	} else {
-		double pad = (hi - lo) * 0.08;
-		lo -= pad;
-		hi += pad;
+		double pad = (fr.hi - fr.lo) * 0.08;
+		fr.lo -= pad;
+		fr.hi += pad;
 	}
-#define PX(idx) ((double)L + ((n > 1) ? (double)(idx) * (double)(W - L - R) / (double)(n - 1) : (double)(W - L - R) / 2.0))
-#define PY(val) ((double)T + ((hi) - (val)) * (double)(H - T - B) / ((hi) - (lo)))
 	/* axes and grid */
 	for (int g = 0; g <= 4; g++) {
-		double gv = lo + (hi - lo) * g / 4.0;
+		double gv = fr.lo + (fr.hi - fr.lo) * g / 4.0;
 		bg_strbuf_addf(out, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>"
 				    "<text x=\"%d\" y=\"%.1f\" class=\"tick\" text-anchor=\"end\">%.4g</text>\n",
-			       L, W - R, PY(gv), PY(gv), L - 6, PY(gv) + 4, gv * scale);
+			       L, W - R, py(&fr, gv), py(&fr, gv), L - 6, py(&fr, gv) + 4, gv * scale);
 	}
 	bg_strbuf_addf(out, "<text x=\"12\" y=\"%d\" class=\"tick\" transform=\"rotate(-90 12 %d)\">%s</text>\n",
-		       H / 2, H / 2, u);
+		       H / 2, H / 2, axis.name);
 	bg_strbuf_addf(out, "<text x=\"%d\" y=\"%d\" class=\"tick\" text-anchor=\"middle\">session (oldest to newest, %zu)</text>\n",
-		       (L + W - R) / 2, H - 6, n);
+		       (L + W - R) / 2, H - 6, fr.n);
 	if (envelope && num(envelope, "low", &v)) {
 		double elo = v, ehi, ec;
 		if (num(envelope, "high", &ehi)) {
 			bg_strbuf_addf(out, "<rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%.1f\" class=\"band\"><title>envelope ",
-				       L, PY(ehi), W - L - R, PY(elo) - PY(ehi));
+				       L, py(&fr, ehi), W - L - R, py(&fr, elo) - py(&fr, ehi));
 			figure(out, duration, json_object_get(envelope, "low"));
 			bg_strbuf_adds(out, " .. ");
 			figure(out, duration, json_object_get(envelope, "high"));
@@ -139,14 +216,17 @@ void bg_report_svg_plot(struct bg_strbuf *out, const char *title, const char *un
 		}
 		if (num(envelope, "centre", &ec))
 			bg_strbuf_addf(out, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" class=\"centre\"/>\n",
-				       L, W - R, PY(ec), PY(ec));
+				       L, W - R, py(&fr, ec), py(&fr, ec));
 	}
+	/* the lines join the sessions that count; one without the value is a gap */
 	for (int f = nfields - 1; f >= 0; f--) {
 		bool pen = false;
 		bg_strbuf_addf(out, "<path class=\"series\" stroke=\"%s\" d=\"", series_colours[f % 3]);
 		json_array_foreach(sessions, i, s) {
+			if (!counts(s))
+				continue;
 			if (num(s, fields[f], &v)) {
-				bg_strbuf_addf(out, "%c%.1f %.1f ", pen ? 'L' : 'M', PX(i), PY(v));
+				bg_strbuf_addf(out, "%c%.1f %.1f ", pen ? 'L' : 'M', px(&fr, i), py(&fr, v));
 				pen = true;
 			} else {
 				pen = false;
@@ -157,31 +237,18 @@ void bg_report_svg_plot(struct bg_strbuf *out, const char *title, const char *un
 	/* small dots for the other series, so a lone session still shows them */
 	for (int f = 1; f < nfields; f++)
 		json_array_foreach(sessions, i, s)
-			if (num(s, fields[f], &v)) {
-				bg_strbuf_addf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\"><title>%s ",
-					       PX(i), PY(v), series_colours[f % 3], labels[f]);
-				figure(out, duration, json_object_get(s, fields[f]));
-				bg_strbuf_adds(out, "</title></circle>\n");
-			}
-	json_array_foreach(sessions, i, s) {
-		if (!num(s, fields[0], &v))
-			continue;
-		bg_strbuf_addf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\" class=\"marker\"><title>session %lld: ",
-			       PX(i), PY(v), decision_colour(str(s, "decision")),
-			       (long long)json_integer_value(json_object_get(s, "id")));
-		bg_strbuf_addf(out, "%s ", labels[0]);
-		figure(out, duration, json_object_get(s, fields[0]));
-		bg_strbuf_adds(out, ", ");
-		bg_report_escape(out, str(s, "decision") ? str(s, "decision") : "no decision");
-		bg_strbuf_adds(out, "</title></circle>\n");
-	}
+			if (num(s, fields[f], &v))
+				point(out, &fr, i, s, v, duration, json_object_get(s, fields[f]), labels[f],
+				      series_colours[f % 3], 2.5, false);
+	json_array_foreach(sessions, i, s)
+		if (num(s, fields[0], &v))
+			point(out, &fr, i, s, v, duration, json_object_get(s, fields[0]), labels[0],
+			      decision_colour(str(s, "decision")), 4, true);
 	/* legend */
 	for (int f = 0; f < nfields; f++)
 		bg_strbuf_addf(out, "<text x=\"%d\" y=\"16\" class=\"legend\" fill=\"%s\">%s</text>\n",
 			       W - R - 70 * (nfields - f), series_colours[f % 3], labels[f]);
 	bg_strbuf_adds(out, "</svg>\n");
-#undef PX
-#undef PY
 }
 
 static const char css[] =
@@ -197,7 +264,8 @@ static const char css[] =
 	"svg.plot{width:100%;height:auto;background:#fff}\n"
 	".grid{stroke:#eaeef2}.tick{font-size:11px;fill:#57606a}.ptitle{font-size:13px;font-weight:600}\n"
 	".legend{font-size:12px}.band{fill:#1a7f37;fill-opacity:.10}.centre{stroke:#1a7f37;stroke-dasharray:4 3}\n"
-	".series{fill:none;stroke-width:1.8}.empty{font-size:13px;fill:#57606a}\n"
+	".series{fill:none;stroke-width:1.8}.empty{font-size:13px;fill:#57606a}.hollow{stroke-width:1.6}\n"
+	"tr.out td{color:#57606a}\n"
 	".muted{color:#57606a;font-size:.85rem}code{font-size:.85rem}\n"
 	"@media print{body{max-width:none;font-size:11px}.key{page-break-inside:avoid}a{color:inherit}}\n";
 
@@ -224,6 +292,7 @@ int bg_report_dashboard(const json_t *model, struct bg_strbuf *out, struct bg_ct
 	static const char *const mlabels[] = {"tree peak", "accelerator"};
 	json_t *states = json_object_get(model, "states"), *plats = json_object_get(model, "platforms");
 	json_t *gates = json_object_get(model, "gates"), *keys = json_object_get(model, "keys"), *x;
+	json_int_t window;
 	size_t i;
 
 	if (!json_is_object(model))
@@ -235,8 +304,9 @@ int bg_report_dashboard(const json_t *model, struct bg_strbuf *out, struct bg_ct
 	bg_report_escape(out, str(model, "title"));
 	bg_strbuf_adds(out, "</h1>\n<p class=\"muted\">Generated ");
 	bg_report_escape(out, str(model, "generated_at"));
-	bg_strbuf_adds(out, " by benchgate. Only parity-qualified sessions with complete provenance count; "
-			    "a timing is compared only with sessions of exactly the same comparison key.</p>\n");
+	bg_strbuf_adds(out, " by benchgate. A timing is compared only with sessions of exactly the same "
+			    "comparison key; which of them count is said under <a href=\"#keys\">Sessions by "
+			    "comparison key</a>.</p>\n");
 
 	bg_strbuf_adds(out, "<h2 id=\"coverage\">Coverage</h2>\n<table>\n<tr><th>Platform</th>");
 	json_array_foreach(states, i, x) {
@@ -279,6 +349,19 @@ int bg_report_dashboard(const json_t *model, struct bg_strbuf *out, struct bg_ct
 	bg_strbuf_adds(out, "</table>\n");
 
 	bg_strbuf_adds(out, "<h2 id=\"keys\">Sessions by comparison key</h2>\n");
+	window = json_integer_value(json_object_get(model, "window"));
+	bg_strbuf_addf(out, "<p class=\"rule\">A gate session's decision compares it only with sessions of exactly "
+			    "the same comparison key: the most recent %lld of them that count toward the key's "
+			    "baseline. A session counts when its decision is not block, its status is ok, it is "
+			    "accepted (automatically on pass or no-baseline, or by a person: an investigate session "
+			    "is pending review until accepted, a rejected one never counts) and its tier is "
+			    "scheduled-profile or release-signoff. Parity is no part of this rule: a runbook may "
+			    "declare none (Parity &ldquo;not declared&rdquo;), and such sessions count. Promotion "
+			    "additionally needs parity declared and passed. In the plots, filled markers joined by "
+			    "the lines are sessions that count; hollow markers are sessions that do not, and a hollow "
+			    "triangle at an edge is one whose value lies beyond the axis, which spans the sessions "
+			    "that count.</p>\n",
+		       window > 0 ? (long long)window : 20LL);
 	if (json_array_size(keys) == 0)
 		bg_strbuf_adds(out, "<p class=\"muted\">No gate sessions with a comparison key are stored yet "
 				    "(diagnostic <code>measure</code> sessions have none and are not shown here; "
@@ -303,19 +386,29 @@ int bg_report_dashboard(const json_t *model, struct bg_strbuf *out, struct bg_ct
 		bg_report_svg_plot(out, "Memory: process-tree and accelerator peaks", "B", ss, mfields, mlabels, 2, NULL);
 		bg_strbuf_release(&t);
 		bg_strbuf_adds(out, "</div>\n<table>\n<tr><th>Session</th><th>Started</th><th>Tier</th><th>p50</th>"
-				    "<th>p95</th><th>Max</th><th>Tree peak</th><th>Decision</th><th>Curation</th></tr>\n");
+				    "<th>p95</th><th>Max</th><th>Tree peak</th><th>Parity</th><th>Decision</th>"
+				    "<th>Curation</th><th>Counts</th></tr>\n");
 		json_array_foreach(ss, k, s) {
-			bg_strbuf_addf(out, "<tr><td class=\"n\">%lld</td>", (long long)json_integer_value(json_object_get(s, "id")));
+			bg_strbuf_addf(out, "<tr%s><td class=\"n\">%lld</td>", counts(s) ? "" : " class=\"out\"",
+				       (long long)json_integer_value(json_object_get(s, "id")));
 			cell_text(out, str(s, "started"));
 			cell_text(out, str(s, "tier"));
 			cell_figure(out, true, s, "p50");
 			cell_figure(out, true, s, "p95");
 			cell_figure(out, true, s, "max");
 			cell_figure(out, false, s, "tree_peak");
+			cell_text(out, str(s, "parity"));
 			bg_strbuf_addf(out, "<td style=\"color:%s\">", decision_colour(str(s, "decision")));
 			bg_report_escape(out, str(s, "decision"));
 			bg_strbuf_adds(out, "</td>");
 			cell_text(out, str(s, "curation"));
+			if (counts(s)) {
+				bg_strbuf_adds(out, "<td>yes</td>");
+			} else {
+				bg_strbuf_adds(out, "<td>no: ");
+				bg_report_escape(out, str(s, "why_not"));
+				bg_strbuf_adds(out, "</td>");
+			}
 			bg_strbuf_adds(out, "</tr>\n");
 		}
 		bg_strbuf_adds(out, "</table>\n</section>\n");

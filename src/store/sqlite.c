@@ -618,7 +618,8 @@ static json_t *column_json(sqlite3_stmt *st, int i)
 	" tree_peak_bytes, gpu_peak_bytes, memory_source, parity_kind, parity, cache_state,"   \
 	" git_revision, git_dirty, diff_sha256, benchgate_version, experiment_id, gate_id,"     \
 	" tier, computer, coalesce(json_extract(document, '$.timing'), 'process') AS timing"
-/* ... and those a decision adds (migration 2). */
+/* ... and those a decision adds (migration 2); bg_store_not_in_baseline
+ * (store.c) states the rule of baseline() below for one row. */
 #define VERDICT_COLUMNS SUMMARY_COLUMNS ", key_id, decision, curation, curated_by, curated_at, curation_why"
 
 /*

@@ -1,5 +1,7 @@
 /*
- * store.c - choosing the back end from the store string (see benchgate/store.h).
+ * store.c - choosing the back end from the store string, and what every back
+ * end shares: the baseline rule for one row, the check of a curation reason
+ * (see benchgate/store.h).
  */
 #include "store/store_impl.h"
 #include "benchgate/fsutil.h"
@@ -71,6 +73,32 @@ int bg_store_baseline(struct bg_store *st, const char *key_id, long long exclude
 		      json_t **out, struct bg_ctx *ctx)
 {
 	return st->ops->baseline(st, key_id, exclude_id, limit, out, ctx);
+}
+
+static bool text_is(const json_t *v, const char *word)
+{
+	return json_is_string(v) && strcmp(json_string_value(v), word) == 0;
+}
+
+const char *bg_store_not_in_baseline(const json_t *summary)
+{
+	const json_t *curation = json_object_get(summary, "curation"), *tier = json_object_get(summary, "tier");
+
+	if (!json_is_string(json_object_get(summary, "decision")))
+		return "no decision";
+	if (text_is(json_object_get(summary, "decision"), "block"))
+		return "blocked";
+	if (!text_is(json_object_get(summary, "status"), "ok"))
+		return "status";
+	if (text_is(curation, "rejected"))
+		return "rejected";
+	if (text_is(curation, "pending"))
+		return "pending";
+	if (!text_is(curation, "accepted") && !text_is(curation, "auto-accepted"))
+		return "not accepted";
+	if (!text_is(tier, "scheduled-profile") && !text_is(tier, "release-signoff"))
+		return "tier";
+	return NULL;
 }
 
 /*

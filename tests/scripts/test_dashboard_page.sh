@@ -2,7 +2,8 @@
 # What `benchgate dashboard` says on its page must be true of the store and
 # the registry: a registry render refuses gets no page; a store holding only
 # diagnostic sessions is not called empty; figures read as `history` writes
-# them; no session is left out unsaid. Sessions are stored with
+# them; no session is left out unsaid; which sessions count toward a
+# decision's baseline is told and drawn truly. Sessions are stored with
 # BENCHGATE_BUILD/test_seedtool (synthetic figures, decided as run decides).
 set -u
 . "$(cd "$(dirname "$0")" && pwd)/checks.sh"
@@ -60,13 +61,43 @@ fresh
 "$SEED" sql p "UPDATE sessions SET started_at = CAST(X'41ff42' AS TEXT), tier = CAST(X'7469ff' AS TEXT) WHERE id = 2"
 check "not UTF-8: exit 0" test "$(rc_of "$B" -C p dashboard)" = 0
 check "not UTF-8: the session on the page, its texts as \\xNN" \
-	grep -qF '<tr><td class="n">2</td><td>A\xffB</td><td>ti\xff</td>' "$page"
+	grep -qF '<td class="n">2</td><td>A\xffB</td><td>ti\xff</td>' "$page"
 check "not UTF-8: history shows the same" bash -c "'$B' -C p history $G | grep -qE '^2 +A.xffB +ti.xff '"
 check "not UTF-8: history --json keeps the member" \
 	test "$("$B" -C p history $G --json | jq -r '.[1].started_at')" = 'A\xffB'
 "$SEED" sql p "UPDATE sessions SET key_id = X'0102' WHERE id = 2"
 check "a key id that is not text: exit 4" test "$(rc_of "$B" -C p dashboard)" = 4
 check "a key id that is not text: the session named" grep -qF "benchgate: session 2: its stored key id is not text;" "$work/err"
+
+# which sessions count: a parity failure (blocked), an investigate pending
+# review and a pr-smoke session do not; a runbook without parity does. The
+# table says so (Parity and Counts columns), the plot draws those that do
+# not count hollow, off the lines, and its axis spans those that count (the
+# blocked 5 s session had stretched it to seconds)
+fresh
+for p in 0.100 0.101 0.099 0.100 0.100 0.1005; do "$SEED" seed p $G scheduled-profile $p >/dev/null; done
+"$SEED" seed p $G scheduled-profile 5.0 parity=fail >/dev/null     # 7 block
+"$SEED" seed p $G scheduled-profile 0.150 >/dev/null               # 8 investigate
+"$SEED" seed p $G pr-smoke 0.1 >/dev/null                          # 9 pass, pr-smoke
+"$SEED" seed p $G scheduled-profile 0.1 parity=none >/dev/null     # 10 pass, no parity declared
+"$B" -C p dashboard >/dev/null
+check "the old claim is gone" bash -c "! grep -q 'Only parity-qualified' '$page'"
+check "the rule: the most recent 20 that count" grep -q "the most recent 20 of them that count toward the key" "$page"
+check "the rule: promotion needs parity" grep -q "Promotion additionally needs parity declared and passed" "$page"
+check "a Parity column" grep -q "<th>Parity</th>" "$page"
+check "parity failed: fail, blocked, does not count" \
+	bash -c "grep -o '<tr class=\"out\"><td class=\"n\">7</td>.*</tr>' '$page' | grep -q '<td>fail</td>.*<td>no: blocked</td>'"
+check "investigate: pending review" bash -c "grep -o '<tr class=\"out\"><td class=\"n\">8</td>.*</tr>' '$page' | grep -q '<td>no: pending review</td>'"
+check "pr-smoke: its tier never counts" bash -c "grep -o '<tr class=\"out\"><td class=\"n\">9</td>.*</tr>' '$page' | grep -q '<td>no: tier pr-smoke</td>'"
+check "no parity declared: says so, and counts" \
+	bash -c "grep -o '<tr><td class=\"n\">10</td>.*</tr>' '$page' | grep -q '<td>not declared</td>.*<td>yes</td>'"
+check "a passing session counts" bash -c "grep -o '<tr><td class=\"n\">1</td>.*</tr>' '$page' | grep -q '<td>pass</td>.*<td>yes</td></tr>'"
+check "three hollow p50 markers" test "$(grep -c 'class="marker hollow"><title>session [0-9]*: p50' "$page")" = 3
+check "the blocked session's marker says why" grep -q "session 7: p50 5.000 s, block; does not count: blocked (above the axis)" "$page"
+check "the p50 line joins the seven that count" \
+	test "$(grep -o '<path class="series" stroke="#0969da" d="[^"]*"' "$page" | head -1 | grep -o '[ML]' | wc -l)" = 7
+check "the time axis spans those that count: ms, not s" \
+	test "$(grep -o 'rotate(-90 12 110)">[^<]*<' "$page" | head -1)" = 'rotate(-90 12 110)">ms<'
 
 echo "$fails failed"
 [ "$fails" = 0 ]

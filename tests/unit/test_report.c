@@ -1,6 +1,7 @@
 /*
  * test_report.c - the dashboard page: self-contained, escaped, plots present,
- * nulls shown as n/a.
+ * nulls shown as n/a, figures as history writes them, sessions that do not
+ * count drawn apart.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -87,11 +88,47 @@ static void test_gap_in_series(void **state)
 	json_decref(ss);
 }
 
+/*
+ * A session that does not count (blocked, say) is drawn hollow, off the
+ * line, and does not stretch the axis: far above it, it is a triangle at
+ * the top edge whose title says why it does not count.
+ */
+static void test_not_counting(void **state)
+{
+	json_error_t err;
+	json_t *ss = json_loads("[{\"id\": 1, \"p50\": 1000000, \"decision\": \"pass\"},"
+				" {\"id\": 2, \"p50\": 5000000000, \"decision\": \"block\", \"counts\": false,"
+				"  \"why_not\": \"blocked\"},"
+				" {\"id\": 3, \"p50\": 1100000, \"decision\": \"pass\", \"counts\": true}]", 0, &err);
+	const char *const f[] = {"p50"};
+	struct bg_strbuf out = BG_STRBUF_INIT;
+	const char *d, *end;
+	int points = 0;
+
+	(void)state;
+	assert_non_null(ss);
+	bg_report_svg_plot(&out, "t", "ns", ss, f, f, 1, NULL);
+	d = strstr(out.buf, "class=\"series\"");
+	assert_non_null(d);
+	d = strstr(d, "d=\"");
+	end = strchr(d + 3, '"');
+	for (const char *p = d + 3; p < end; p++)
+		points += *p == 'M' || *p == 'L';
+	assert_int_equal(points, 2); /* sessions 1 and 3 */
+	assert_non_null(strstr(out.buf, ">ms</text>")); /* not stretched to seconds */
+	assert_non_null(strstr(out.buf, "class=\"marker hollow\"><title>session 2: p50 5.000 s, block; "
+					"does not count: blocked (above the axis)</title></path>"));
+	assert_null(strstr(strstr(out.buf, "hollow") + 1, "hollow")); /* one hollow marker only */
+	bg_strbuf_release(&out);
+	json_decref(ss);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_page),
 		cmocka_unit_test(test_gap_in_series),
+		cmocka_unit_test(test_not_counting),
 	};
 	return cmocka_run_group_tests_name("report", tests, NULL, NULL);
 }

@@ -100,6 +100,52 @@ static long long id_at(const json_t *rows, size_t i)
 	return (long long)json_integer_value(json_object_get(json_array_get(rows, i), "id"));
 }
 
+/*
+ * bg_store_not_in_baseline says of every history row of key_id what
+ * bg_store_baseline selects: NULL exactly for the rows it returns.
+ */
+static void rule_agrees(const char *key_id)
+{
+	struct bg_ctx ctx;
+	json_t *rows = NULL, *base = baseline(key_id, 0, 0), *r, *b;
+	size_t i, k;
+
+	bg_ctx_init(&ctx);
+	assert_int_equal(bg_store_history(st, NULL, key_id, &rows, &ctx), BG_OK);
+	bg_ctx_release(&ctx);
+	json_array_foreach(rows, i, r) {
+		bool in = false;
+
+		json_array_foreach(base, k, b)
+			in = in || json_equal(json_object_get(b, "id"), json_object_get(r, "id"));
+		assert_int_equal(bg_store_not_in_baseline(r) == NULL, in);
+	}
+	json_decref(rows);
+	json_decref(base);
+}
+
+/* The reason bg_store_not_in_baseline gives for session id of key_id. */
+static const char *why_not(const char *key_id, long long id)
+{
+	static char why[32];
+	struct bg_ctx ctx;
+	json_t *rows = NULL, *r;
+	const char *w;
+	size_t i;
+
+	bg_ctx_init(&ctx);
+	assert_int_equal(bg_store_history(st, NULL, key_id, &rows, &ctx), BG_OK);
+	bg_ctx_release(&ctx);
+	snprintf(why, sizeof(why), "(not found)");
+	json_array_foreach(rows, i, r)
+		if (json_integer_value(json_object_get(r, "id")) == id) {
+			w = bg_store_not_in_baseline(r);
+			snprintf(why, sizeof(why), "%s", w ? w : "(counts)");
+		}
+	json_decref(rows);
+	return why;
+}
+
 static void test_schema_version(void **state)
 {
 	(void)state;
@@ -139,6 +185,12 @@ static void test_baseline_selection(void **state)
 	assert_string_equal(json_string_value(json_object_get(json_array_get(rows, 0), "key_id")), "K");
 	assert_string_equal(json_string_value(json_object_get(json_array_get(rows, 0), "decision")), "pass");
 	json_decref(rows);
+	rule_agrees("K");
+	assert_string_equal(why_not("K", smoke), "tier");
+	assert_string_equal(why_not("K", diag), "tier");
+	assert_string_equal(why_not("K", blocked), "blocked");
+	assert_string_equal(why_not("K", pending), "pending");
+	assert_string_equal(why_not("K", sched), "(counts)");
 
 	{
 		struct bg_ctx ctx;
@@ -157,6 +209,9 @@ static void test_baseline_selection(void **state)
 	assert_int_equal(id_at(rows, 1), sign);
 	assert_int_equal(id_at(rows, 2), sched);
 	json_decref(rows);
+	rule_agrees("K");
+	assert_string_equal(why_not("K", rejected), "rejected");
+	assert_string_equal(why_not("K", accepted), "(counts)");
 
 	/* exclusion and limit */
 	rows = baseline("K", sign, 0);
@@ -190,6 +245,8 @@ static void test_baseline_selection(void **state)
 	assert_int_equal(id_at(rows, 0), accepted);
 	assert_int_equal(id_at(rows, 1), sched);
 	json_decref(rows);
+	rule_agrees("K");
+	assert_string_equal(why_not("K", sign), "rejected");
 	(void)smoke;
 	(void)diag;
 	(void)pending;
