@@ -10,11 +10,16 @@
  *    "states": [{"state", "label", "count"}],
  *    "platforms": [{"platform", "counts": {state: n}, "total"}],
  *    "gates": [{"id", "state", "label", "platform", "computer", "next"}],
- *    "keys": [{"id", "gate", "computer", "envelope": {"centre","low","high"}|null,
- *              "sessions": [{"id", "started", "tier", "p50", "p95", "max",
+ *    "keys": [{"id", "gates": [str], "computers": [str|null], "timings": ["process"|"reported"],
+ *              "envelope": {"centre","low","high"}|null,
+ *              "sessions": [{"id", "gate", "computer", "timing", "started", "tier", "p50", "p95", "max",
  *                            "tree_peak", "gpu_peak", "decision", "curation",
  *                            "parity": "pass"|"fail"|"not declared"|"not checked",
  *                            "counts": bool, "why_not": str|null}]}]}
+ * A key's gates, computers and timings are those of its sessions, each once:
+ * a key whose fields leave one out holds several, and then its heading
+ * lists them, the plot is titled for both timings and the table gains a
+ * Gate, Computer or Timing column.
  * "counts" says whether the session counts toward its key's baseline
  * (bg_store_not_in_baseline; absent: it does), "why_not" why not, in words.
  * Sessions that do not count are drawn hollow, off the lines, and the axis

@@ -3,7 +3,9 @@
  * report model (benchgate/report.h) from the registry (coverage by state and
  * platform, every gate with its state and next step) and the store (per
  * comparison key: its sessions oldest to newest with p50/p95/max, tree and
- * accelerator peaks, parity, decision and curation, whether each counts
+ * accelerator peaks, parity, decision and curation (and its gate, computer
+ * and timing: the key's distinct ones are listed, for a key whose fields
+ * leave one out), whether each counts
  * toward the key's baseline (bg_store_not_in_baseline) and why not, and
  * the p50 envelope of the latest decision that computed one), renders the self-contained page and writes
  * DIR/index.html atomically. DIR (relative to the project root; "//", "."
@@ -156,6 +158,28 @@ static json_t *why_not(const json_t *row)
 	return v;
 }
 
+/*
+ * Appends v (a string, or null: n/a) to key's list once: key's "seen"
+ * object remembers what each list holds. Nonzero when it cannot.
+ */
+static int note_once(json_t *key, const char *list, const json_t *v)
+{
+	json_t *seen = json_object_get(key, "seen");
+	struct bg_strbuf name = BG_STRBUF_INIT;
+	int rc = 0;
+
+	/* "gates:s:ID", "computers:n" (null): names that cannot meet */
+	if (json_is_string(v))
+		bg_strbuf_addf(&name, "%s:s:%s", list, json_string_value(v));
+	else
+		bg_strbuf_addf(&name, "%s:n", list);
+	if (!json_object_get(seen, name.buf))
+		rc = json_object_set_new(seen, name.buf, json_true()) ||
+		     json_array_append_new(json_object_get(key, list), json_is_string(v) ? json_copy((json_t *)v) : json_null());
+	bg_strbuf_release(&name);
+	return rc;
+}
+
 /* A stored session the page cannot hold: exit 4, naming it; never left out unsaid. */
 static int unplaced(const json_t *row, const char *why, struct bg_ctx *ctx)
 {
@@ -189,18 +213,27 @@ static int keys(struct bg_store *store, json_t *model, struct bg_ctx *ctx)
 			break;
 		}
 		if (!key) {
-			/* one key, one timing: the measure object is part of the key */
-			key = json_pack("{s:s, s:O?, s:O?, s:O?, s:n, s:[]}", "id", kid, "gate",
-					json_object_get(r, "gate_id"), "computer", json_object_get(r, "computer"),
-					"timing", json_object_get(r, "timing"), "envelope", "sessions");
+			/* the gates, computers and timings of the key's sessions, each once in order
+			 * of first appearance: a key whose fields leave out gate, computer or measure
+			 * holds sessions of several */
+			key = json_pack("{s:s, s:[], s:[], s:[], s:n, s:[], s:{}}", "id", kid, "gates", "computers",
+					"timings", "envelope", "sessions", "seen");
 			if (!key || json_object_set_new(byid, kid, key) || json_array_append(list, key)) {
 				rc = unplaced(r, "its key could not be added to the page", ctx);
 				break;
 			}
 		}
+		if (note_once(key, "gates", json_object_get(r, "gate_id")) ||
+		    note_once(key, "computers", json_object_get(r, "computer")) ||
+		    note_once(key, "timings", json_object_get(r, "timing"))) {
+			rc = unplaced(r, "its gate, computer or timing could not be added to the page", ctx);
+			break;
+		}
 		/* every text as the store gives it (bytes that are not UTF-8 as \xNN, as history shows them) */
-		row = json_pack("{s:O, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:o, s:b, s:o}", "id",
-				json_object_get(r, "id"), "started", json_object_get(r, "started_at"), "tier",
+		row = json_pack("{s:O, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:o, s:b, s:o}",
+				"id", json_object_get(r, "id"), "gate", json_object_get(r, "gate_id"), "computer",
+				json_object_get(r, "computer"), "timing", json_object_get(r, "timing"),
+				"started", json_object_get(r, "started_at"), "tier",
 				json_object_get(r, "tier"), "p50", json_object_get(r, "wall_p50_ns"), "p95",
 				json_object_get(r, "wall_p95_ns"), "max", json_object_get(r, "wall_max_ns"),
 				"tree_peak", json_object_get(r, "tree_peak_bytes"), "gpu_peak",
@@ -212,6 +245,8 @@ static int keys(struct bg_store *store, json_t *model, struct bg_ctx *ctx)
 			break;
 		}
 	}
+	json_array_foreach(list, i, r)
+		json_object_del(r, "seen");
 	/* the envelope (p50; a decision document holds wall metrics in seconds, the model nanoseconds) of each key's latest decision that computed one
 	 * (block and no-baseline decisions compute none) */
 	json_array_foreach(list, i, r) {

@@ -3,7 +3,6 @@
  */
 #include "benchgate/report.h"
 #include "benchgate/format.h"
-#include "benchgate/measure.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -284,6 +283,37 @@ static void cell_figure(struct bg_strbuf *out, bool duration, const json_t *o, c
 	bg_strbuf_adds(out, "</td>");
 }
 
+/* How a key's sessions are timed: all by process wall time, all by the program's own samples, or both. */
+enum timing { TIMING_PROCESS, TIMING_REPORTED, TIMING_MIXED };
+
+static enum timing timing_of(const json_t *timings)
+{
+	size_t i, reported = 0;
+	json_t *t;
+
+	json_array_foreach(timings, i, t)
+		reported += json_is_string(t) && strcmp(json_string_value(t), "reported") == 0;
+	return reported == 0 ? TIMING_PROCESS : reported == json_array_size(timings) ? TIMING_REPORTED : TIMING_MIXED;
+}
+
+/* The first max texts of list, comma-separated, in code or not; "and N more" for the rest. */
+static void list_texts(struct bg_strbuf *out, const json_t *list, size_t max, bool code)
+{
+	size_t i;
+	json_t *v;
+
+	json_array_foreach(list, i, v) {
+		if (i == max) {
+			bg_strbuf_addf(out, " and %zu more", json_array_size(list) - max);
+			break;
+		}
+		bg_strbuf_adds(out, i ? ", " : "");
+		bg_strbuf_adds(out, code ? "<code>" : "");
+		bg_report_escape(out, json_string_value(v));
+		bg_strbuf_adds(out, code ? "</code>" : "");
+	}
+}
+
 int bg_report_dashboard(const json_t *model, struct bg_strbuf *out, struct bg_ctx *ctx)
 {
 	static const char *const tfields[] = {"p50", "p95", "max"};
@@ -368,29 +398,74 @@ int bg_report_dashboard(const json_t *model, struct bg_strbuf *out, struct bg_ct
 				    "<code>benchgate sessions</code> lists them).</p>\n");
 	json_array_foreach(keys, i, x) {
 		json_t *ss = json_object_get(x, "sessions"), *s, *env = json_object_get(x, "envelope");
-		bool reported = bg_measure_reported(x);
+		json_t *kgates = json_object_get(x, "gates"), *kcomputers = json_object_get(x, "computers");
+		enum timing timing = timing_of(json_object_get(x, "timings"));
 		size_t k;
 		struct bg_strbuf t = BG_STRBUF_INIT;
 
-		bg_strbuf_adds(out, "<section class=\"key\">\n<h3><code>");
-		bg_report_escape(out, str(x, "gate"));
-		bg_strbuf_adds(out, "</code></h3>\n<p class=\"muted\">key <code>");
+		bg_strbuf_adds(out, "<section class=\"key\">\n<h3>");
+		if (json_array_size(kgates) <= 1) {
+			bg_strbuf_adds(out, "<code>");
+			bg_report_escape(out, json_string_value(json_array_get(kgates, 0)));
+			bg_strbuf_adds(out, "</code>");
+		} else {
+			bg_strbuf_addf(out, "%zu gates: ", json_array_size(kgates));
+			list_texts(out, kgates, 6, true);
+		}
+		bg_strbuf_adds(out, "</h3>\n<p class=\"muted\">key <code>");
 		bg_report_escape(out, str(x, "id"));
 		bg_strbuf_adds(out, "</code> on ");
-		bg_report_escape(out, str(x, "computer"));
-		if (reported)
+		if (json_array_size(kcomputers) <= 1) {
+			bg_report_escape(out, json_string_value(json_array_get(kcomputers, 0)));
+		} else {
+			bg_strbuf_addf(out, "%zu computers: ", json_array_size(kcomputers));
+			list_texts(out, kcomputers, 6, false);
+		}
+		if (timing == TIMING_REPORTED)
 			bg_strbuf_adds(out, "; timed by the program itself (its own samples, not process wall time)");
-		bg_strbuf_adds(out, "</p>\n<div class=\"plots\">\n");
-		bg_strbuf_adds(&t, reported ? "Reported time: p50 with p95 and maximum" : "Wall time: p50 with p95 and maximum");
+		bg_strbuf_adds(out, "</p>\n");
+		if (json_array_size(kgates) > 1 || json_array_size(kcomputers) > 1 || timing == TIMING_MIXED) {
+			bg_strbuf_adds(out, "<p class=\"muted\">This key's fields do not tell apart");
+			if (json_array_size(kgates) > 1)
+				bg_strbuf_adds(out, " the gates");
+			if (json_array_size(kcomputers) > 1)
+				bg_strbuf_addf(out, "%s the computers", json_array_size(kgates) > 1 ? "," : "");
+			if (timing == TIMING_MIXED)
+				bg_strbuf_addf(out, "%s how sessions are timed (some by process wall time, others by "
+						    "the program's own samples)",
+					       json_array_size(kgates) > 1 || json_array_size(kcomputers) > 1 ? " or" : "");
+			bg_strbuf_adds(out, ": a decision compares these sessions with one another, and the table "
+					    "says which is which.</p>\n");
+		}
+		bg_strbuf_adds(out, "<div class=\"plots\">\n");
+		bg_strbuf_adds(&t, timing == TIMING_REPORTED ? "Reported time: p50 with p95 and maximum"
+				   : timing == TIMING_MIXED  ? "Time (mixed: wall and reported): p50 with p95 and maximum"
+							     : "Wall time: p50 with p95 and maximum");
 		bg_report_svg_plot(out, t.buf, "ns", ss, tfields, tlabels, 3, json_is_object(env) ? env : NULL);
 		bg_report_svg_plot(out, "Memory: process-tree and accelerator peaks", "B", ss, mfields, mlabels, 2, NULL);
 		bg_strbuf_release(&t);
-		bg_strbuf_adds(out, "</div>\n<table>\n<tr><th>Session</th><th>Started</th><th>Tier</th><th>p50</th>"
+		bg_strbuf_adds(out, "</div>\n<table>\n<tr><th>Session</th>");
+		if (json_array_size(kgates) > 1)
+			bg_strbuf_adds(out, "<th>Gate</th>");
+		if (json_array_size(kcomputers) > 1)
+			bg_strbuf_adds(out, "<th>Computer</th>");
+		if (timing == TIMING_MIXED)
+			bg_strbuf_adds(out, "<th>Timing</th>");
+		bg_strbuf_adds(out, "<th>Started</th><th>Tier</th><th>p50</th>"
 				    "<th>p95</th><th>Max</th><th>Tree peak</th><th>Parity</th><th>Decision</th>"
 				    "<th>Curation</th><th>Counts</th></tr>\n");
 		json_array_foreach(ss, k, s) {
 			bg_strbuf_addf(out, "<tr%s><td class=\"n\">%lld</td>", counts(s) ? "" : " class=\"out\"",
 				       (long long)json_integer_value(json_object_get(s, "id")));
+			if (json_array_size(kgates) > 1) {
+				bg_strbuf_adds(out, "<td><code>");
+				bg_report_escape(out, str(s, "gate"));
+				bg_strbuf_adds(out, "</code></td>");
+			}
+			if (json_array_size(kcomputers) > 1)
+				cell_text(out, str(s, "computer"));
+			if (timing == TIMING_MIXED)
+				cell_text(out, str(s, "timing"));
 			cell_text(out, str(s, "started"));
 			cell_text(out, str(s, "tier"));
 			cell_figure(out, true, s, "p50");

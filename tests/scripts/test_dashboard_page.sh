@@ -99,5 +99,36 @@ check "the p50 line joins the seven that count" \
 check "the time axis spans those that count: ms, not s" \
 	test "$(grep -o 'rotate(-90 12 110)">[^<]*<' "$page" | head -1)" = 'rotate(-90 12 110)">ms<'
 
+# a key whose fields leave out the gate, the computer and the measure
+# object: its sessions are of two gates, two computers and both timings.
+# The heading, the notes and the plot title are true of all of them (they
+# were the first session's gate and computer, and "Wall time")
+fresh
+jq '.comparison_contract.comparison_key = ["revision"]' p/benchmarks/profile_matrix.json >"$work/pm" &&
+	cp "$work/pm" p/benchmarks/profile_matrix.json
+"$SEED" seed p $G scheduled-profile 0.1 >/dev/null
+"$SEED" seed p bin.simd.ci.bin1.parity scheduled-profile 0.1 >/dev/null
+"$SEED" sql p "UPDATE sessions SET document = json_set(document, '$.timing', 'reported') WHERE id = 2"
+check "one key for both" test "$("$B" -C p history --key "$("$B" -C p key 1 --json | jq -r .key_id)" --json | jq length)" = 2
+check "mixed key: exit 0" test "$(rc_of "$B" -C p dashboard)" = 0
+check "mixed key: both gates in the heading" \
+	grep -qF "<h3>2 gates: <code>$G</code>, <code>bin.simd.ci.bin1.parity</code></h3>" "$page"
+check "mixed key: both computers" grep -qF "on 2 computers: Test box (x86, 16 GB), CI runner</p>" "$page"
+check "mixed key: says what the key does not tell apart" \
+	grep -qF "This key's fields do not tell apart the gates, the computers or how sessions are timed" "$page"
+check "mixed key: not titled wall time" bash -c "! grep -q 'Wall time: p50' '$page'"
+check "mixed key: the plot title says mixed" grep -qF "Time (mixed: wall and reported): p50 with p95 and maximum" "$page"
+check "mixed key: Gate, Computer and Timing columns" \
+	grep -qF "<tr><th>Session</th><th>Gate</th><th>Computer</th><th>Timing</th><th>Started</th>" "$page"
+check "mixed key: each row its own gate and timing" \
+	grep -qF '<td class="n">2</td><td><code>bin.simd.ci.bin1.parity</code></td><td>CI runner</td><td>reported</td>' "$page"
+# one gate, one computer, all reported: titled so, no extra columns
+"$SEED" sql p "UPDATE sessions SET document = json_set(document, '$.timing', 'reported')"
+"$SEED" sql p "DELETE FROM sessions WHERE id = 2"
+"$B" -C p dashboard >/dev/null
+check "all reported: titled so" grep -qF "Reported time: p50 with p95 and maximum" "$page"
+check "all reported: the gate in the heading" grep -qF "<h3><code>$G</code></h3>" "$page"
+check "all reported: no Gate column" grep -qF "<tr><th>Session</th><th>Started</th>" "$page"
+
 echo "$fails failed"
 [ "$fails" = 0 ]

@@ -21,26 +21,35 @@ static const char model_json[] =
 	"              \"computer\": \"box\", \"next\": null},"
 	"             {\"id\": \"g.2\", \"state\": \"pending\", \"label\": \"Pending\", \"platform\": \"CPU\","
 	"              \"computer\": \"box\", \"next\": \"run it\"}],"
-	" \"keys\": [{\"id\": \"abc\", \"gate\": \"g.1\", \"computer\": \"box\","
+	" \"keys\": [{\"id\": \"abc\", \"gates\": [\"g.1\"], \"computers\": [\"box\"], \"timings\": [\"process\"],"
 	"            \"envelope\": {\"centre\": 10000000, \"low\": 9000000, \"high\": 11000000},"
 	"            \"sessions\": ["
 	"   {\"id\": 1, \"started\": \"t1\", \"tier\": \"scheduled-profile\", \"p50\": 10000000, \"p95\": 12000000, \"max\": 13000000, \"tree_peak\": 1048576, \"gpu_peak\": null, \"decision\": \"no-baseline\", \"curation\": null},"
 	"   {\"id\": 2, \"started\": \"t2\", \"tier\": \"scheduled-profile\", \"p50\": null, \"p95\": null, \"max\": null, \"tree_peak\": null, \"gpu_peak\": null, \"decision\": \"block\", \"curation\": \"rejected\"},"
 	"   {\"id\": 3, \"started\": \"t3\", \"tier\": \"release-signoff\", \"p50\": 10100000, \"p95\": 11100000, \"max\": 20000000, \"tree_peak\": 2097152, \"gpu_peak\": null, \"decision\": \"pass\", \"curation\": \"accepted\"},"
 	"   {\"id\": 4, \"started\": \"t4\", \"tier\": \"scheduled-profile\", \"p50\": 250000, \"p95\": 812400, \"max\": 999, \"tree_peak\": 1000, \"gpu_peak\": null, \"decision\": \"investigate\", \"curation\": \"pending\"}]},"
-	"   {\"id\": \"def\", \"gate\": \"g.2\", \"computer\": \"box\", \"envelope\": null, \"sessions\": []}]}";
+	"   {\"id\": \"def\", \"gates\": [\"g.2\"], \"computers\": [\"box\"], \"timings\": [], \"envelope\": null, \"sessions\": []}]}";
+
+/* The page of the model in text json (which must render) into out. */
+static void render(const char *text, struct bg_strbuf *out)
+{
+	json_error_t err;
+	json_t *model = json_loads(text, 0, &err);
+	struct bg_ctx ctx;
+
+	assert_non_null(model);
+	bg_ctx_init(&ctx);
+	assert_int_equal(bg_report_dashboard(model, out, &ctx), BG_OK);
+	bg_ctx_release(&ctx);
+	json_decref(model);
+}
 
 static void test_page(void **state)
 {
-	json_error_t err;
-	json_t *model = json_loads(model_json, 0, &err);
 	struct bg_strbuf out = BG_STRBUF_INIT;
-	struct bg_ctx ctx;
 
 	(void)state;
-	assert_non_null(model);
-	bg_ctx_init(&ctx);
-	assert_int_equal(bg_report_dashboard(model, &out, &ctx), BG_OK);
+	render(model_json, &out);
 	assert_non_null(strstr(out.buf, "<!DOCTYPE html>"));
 	assert_non_null(strstr(out.buf, "<title>Bench &lt;b&gt;&amp;&lt;/b&gt;</title>"));
 	assert_null(strstr(out.buf, "<b>"));
@@ -61,8 +70,6 @@ static void test_page(void **state)
 				      "<td class=\"n\">999 ns</td><td class=\"n\">1000 B</td>"));
 	assert_non_null(strstr(out.buf, "<title>envelope 9.00 ms .. 11.00 ms</title>"));
 	bg_strbuf_release(&out);
-	bg_ctx_release(&ctx);
-	json_decref(model);
 }
 
 static void test_gap_in_series(void **state)
@@ -123,12 +130,38 @@ static void test_not_counting(void **state)
 	json_decref(ss);
 }
 
+/*
+ * A key whose sessions are of two gates and both timings: heading, notes,
+ * plot title and columns true of all of them.
+ */
+static void test_mixed_key(void **state)
+{
+	struct bg_strbuf out = BG_STRBUF_INIT;
+
+	(void)state;
+	render("{\"title\": \"t\", \"generated_at\": \"now\", \"states\": [], \"platforms\": [], \"gates\": [],"
+	       " \"keys\": [{\"id\": \"k\", \"gates\": [\"a\", \"b\"], \"computers\": [\"box\"],"
+	       "            \"timings\": [\"process\", \"reported\"], \"envelope\": null, \"sessions\": ["
+	       "   {\"id\": 1, \"gate\": \"a\", \"computer\": \"box\", \"timing\": \"process\", \"p50\": 1000},"
+	       "   {\"id\": 2, \"gate\": \"b\", \"computer\": \"box\", \"timing\": \"reported\", \"p50\": 2000}]}]}",
+	       &out);
+	assert_non_null(strstr(out.buf, "<h3>2 gates: <code>a</code>, <code>b</code></h3>"));
+	assert_non_null(strstr(out.buf, "</code> on box</p>"));
+	assert_non_null(strstr(out.buf, "do not tell apart the gates or how sessions are timed"));
+	assert_non_null(strstr(out.buf, "Time (mixed: wall and reported)"));
+	assert_null(strstr(out.buf, "Wall time"));
+	assert_non_null(strstr(out.buf, "<tr><th>Session</th><th>Gate</th><th>Timing</th><th>Started</th>"));
+	assert_non_null(strstr(out.buf, "<td class=\"n\">2</td><td><code>b</code></td><td>reported</td>"));
+	bg_strbuf_release(&out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_page),
 		cmocka_unit_test(test_gap_in_series),
 		cmocka_unit_test(test_not_counting),
+		cmocka_unit_test(test_mixed_key),
 	};
 	return cmocka_run_group_tests_name("report", tests, NULL, NULL);
 }
