@@ -10,7 +10,7 @@
  *    "states": [{"state", "label", "count"}],
  *    "platforms": [{"platform", "counts": {state: n}, "total"}],
  *    "gates": [{"id", "state", "label", "platform", "computer", "next"}],
- *    "keys": [{"id", "gates": [str], "computers": [str|null], "timings": ["process"|"reported"],
+ *    "keys": [{"id", "total", "gates": [str], "computers": [str|null], "timings": ["process"|"reported"],
  *              "envelope": {"centre","low","high"}|null,
  *              "sessions": [{"id", "gate", "computer", "timing", "started", "tier", "p50", "p95", "max",
  *                            "tree_peak", "gpu_peak", "decision", "curation",
@@ -20,6 +20,11 @@
  * a key whose fields leave one out holds several, and then its heading
  * lists them, the plot is titled for both timings and the table gains a
  * Gate, Computer or Timing column.
+ * "total" is the key's number of sessions when "sessions" holds only the
+ * most recent of them (the page says so, and names `history --key`). Keys
+ * are drawn in full in model order while the keys' part of the page is
+ * under 4 MiB, then one line each (up to 2,000), and the rest counted; a
+ * plot with nothing to draw is left out.
  * "counts" says whether the session counts toward its key's baseline
  * (bg_store_not_in_baseline; absent: it does), "why_not" why not, in words.
  * Sessions that do not count are drawn hollow, off the lines, and the axis

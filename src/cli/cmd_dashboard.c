@@ -2,7 +2,8 @@
  * cmd_dashboard.c - `benchgate dashboard [--output DIR]`: assembles the
  * report model (benchgate/report.h) from the registry (coverage by state and
  * platform, every gate with its state and next step) and the store (per
- * comparison key: its sessions oldest to newest with p50/p95/max, tree and
+ * comparison key, newest key first: its most recent 100 sessions (and how
+ * many it has) oldest to newest with p50/p95/max, tree and
  * accelerator peaks, parity, decision and curation (and its gate, computer
  * and timing: the key's distinct ones are listed, for a key whose fields
  * leave one out), whether each counts
@@ -189,6 +190,73 @@ static int unplaced(const json_t *row, const char *why, struct bg_ctx *ctx)
 			(long long)json_integer_value(json_object_get(row, "id")));
 }
 
+/*
+ * How many of a key's sessions the page shows, the most recent: five times
+ * the decision window, so that the window is there with what came before it
+ * even when many sessions were blocked; the key's heading says how many
+ * there are, and where the rest are (history --key).
+ */
+enum { SHOWN_PER_KEY = 100 };
+
+/* Keeps the most recent SHOWN_PER_KEY sessions of key, and their number in "total". */
+static int keep_recent(json_t *key, struct bg_ctx *ctx)
+{
+	json_t *ss = json_object_get(key, "sessions"), *tail;
+	size_t n = json_array_size(ss);
+
+	if (json_object_set_new(key, "total", json_integer((json_int_t)n)))
+		return bg_error(ctx, BG_EIO, "cannot assemble the dashboard: out of memory");
+	if (n <= SHOWN_PER_KEY)
+		return BG_OK;
+	tail = json_array();
+	for (size_t i = n - SHOWN_PER_KEY; i < n; i++)
+		if (json_array_append(tail, json_array_get(ss, i))) {
+			json_decref(tail);
+			return bg_error(ctx, BG_EIO, "cannot assemble the dashboard: out of memory");
+		}
+	return json_object_set_new(key, "sessions", tail)
+		       ? bg_error(ctx, BG_EIO, "cannot assemble the dashboard: out of memory")
+		       : BG_OK;
+}
+
+struct by_latest {
+	json_t *key;
+	json_int_t latest;
+};
+
+static int cmp_latest(const void *a, const void *b)
+{
+	json_int_t x = ((const struct by_latest *)a)->latest, y = ((const struct by_latest *)b)->latest;
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* model's keys, the one whose latest session is the newest first (the page draws keys in full in that order). */
+static int newest_first(json_t *model, struct bg_ctx *ctx)
+{
+	json_t *list = json_object_get(model, "keys"), *sorted = json_array(), *k;
+	size_t n = json_array_size(list), i;
+	struct by_latest *v = bg_xcalloc(n + 1, sizeof(*v));
+	int rc = BG_OK;
+
+	json_array_foreach(list, i, k) {
+		json_t *ss = json_object_get(k, "sessions");
+
+		v[i].key = k;
+		v[i].latest = json_integer_value(json_object_get(json_array_get(ss, json_array_size(ss) - 1), "id"));
+	}
+	qsort(v, n, sizeof(*v), cmp_latest);
+	for (i = 0; i < n && rc == BG_OK; i++)
+		if (json_array_append(sorted, v[i].key))
+			rc = bg_error(ctx, BG_EIO, "cannot assemble the dashboard: out of memory");
+	free(v);
+	if (rc == BG_OK && json_object_set_new(model, "keys", sorted))
+		return bg_error(ctx, BG_EIO, "cannot assemble the dashboard: out of memory");
+	if (rc)
+		json_decref(sorted);
+	return rc;
+}
+
 static int keys(struct bg_store *store, json_t *model, struct bg_ctx *ctx)
 {
 	json_t *rows = NULL, *list = json_array(), *byid = json_object(), *r;
@@ -245,19 +313,28 @@ static int keys(struct bg_store *store, json_t *model, struct bg_ctx *ctx)
 			break;
 		}
 	}
-	json_array_foreach(list, i, r)
+	json_array_foreach(list, i, r) {
 		json_object_del(r, "seen");
-	/* the envelope (p50; a decision document holds wall metrics in seconds, the model nanoseconds) of each key's latest decision that computed one
-	 * (block and no-baseline decisions compute none) */
+		if (!rc)
+			rc = keep_recent(r, ctx);
+	}
+	if (!rc)
+		rc = newest_first(model, ctx);
+	list = json_object_get(model, "keys");
+	/* the envelope (p50; a decision document holds wall metrics in seconds, the model nanoseconds) of the
+	 * latest decision among each key's sessions shown that computed one (block and no-baseline compute none) */
 	json_array_foreach(list, i, r) {
 		json_t *sessions = json_object_get(r, "sessions");
 
 		if (rc)
 			break;
 		for (size_t k = json_array_size(sessions); !rc && k-- > 0 && json_is_null(json_object_get(r, "envelope"));) {
+			const char *d = json_string_value(json_object_get(json_array_get(sessions, k), "decision"));
 			json_t *v = NULL, *m;
 			size_t j;
 
+			if (!d || strcmp(d, "block") == 0 || strcmp(d, "no-baseline") == 0)
+				continue;
 			if ((rc = bg_store_verdict(store, json_integer_value(json_object_get(json_array_get(sessions, k), "id")),
 						   &v, ctx)))
 				break;

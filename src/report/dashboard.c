@@ -283,6 +283,33 @@ static void cell_figure(struct bg_strbuf *out, bool duration, const json_t *o, c
 	bg_strbuf_adds(out, "</td>");
 }
 
+static const char *const tfields[] = {"p50", "p95", "max"};
+static const char *const tlabels[] = {"p50", "p95", "max"};
+static const char *const mfields[] = {"tree_peak", "gpu_peak"};
+static const char *const mlabels[] = {"tree peak", "accelerator"};
+
+/*
+ * The page's bound: keys are drawn in full (the model holds at most the
+ * most recent sessions of each, its caller's choice) while the keys' part
+ * of the page is under FULL_BYTES; each further key is one line, up to
+ * MAX_LINES of them; the rest are counted.
+ */
+enum { FULL_BYTES = 4 << 20, MAX_LINES = 2000 };
+
+/* Whether any session has a value for one of the fields. */
+static bool has_values(const json_t *sessions, const char *const *fields, int nfields)
+{
+	size_t i;
+	json_t *s;
+	double v;
+
+	json_array_foreach(sessions, i, s)
+		for (int f = 0; f < nfields; f++)
+			if (num(s, fields[f], &v))
+				return true;
+	return false;
+}
+
 /* How a key's sessions are timed: all by process wall time, all by the program's own samples, or both. */
 enum timing { TIMING_PROCESS, TIMING_REPORTED, TIMING_MIXED };
 
@@ -314,16 +341,146 @@ static void list_texts(struct bg_strbuf *out, const json_t *list, size_t max, bo
 	}
 }
 
+/* A key in full: heading, notes, plots of its sessions that have values, its table. */
+static void key_section(struct bg_strbuf *out, const json_t *x)
+{
+	json_t *ss = json_object_get(x, "sessions"), *s, *env = json_object_get(x, "envelope");
+	json_int_t total = json_integer_value(json_object_get(x, "total"));
+	json_t *kgates = json_object_get(x, "gates"), *kcomputers = json_object_get(x, "computers");
+	enum timing timing = timing_of(json_object_get(x, "timings"));
+	size_t k;
+
+	bg_strbuf_adds(out, "<section class=\"key\">\n<h3>");
+	if (json_array_size(kgates) <= 1) {
+		bg_strbuf_adds(out, "<code>");
+		bg_report_escape(out, json_string_value(json_array_get(kgates, 0)));
+		bg_strbuf_adds(out, "</code>");
+	} else {
+		bg_strbuf_addf(out, "%zu gates: ", json_array_size(kgates));
+		list_texts(out, kgates, 6, true);
+	}
+	bg_strbuf_adds(out, "</h3>\n<p class=\"muted\">key <code>");
+	bg_report_escape(out, str(x, "id"));
+	bg_strbuf_adds(out, "</code> on ");
+	if (json_array_size(kcomputers) <= 1) {
+		bg_report_escape(out, json_string_value(json_array_get(kcomputers, 0)));
+	} else {
+		bg_strbuf_addf(out, "%zu computers: ", json_array_size(kcomputers));
+		list_texts(out, kcomputers, 6, false);
+	}
+	if (timing == TIMING_REPORTED)
+		bg_strbuf_adds(out, "; timed by the program itself (its own samples, not process wall time)");
+	bg_strbuf_adds(out, "</p>\n");
+	if (json_array_size(kgates) > 1 || json_array_size(kcomputers) > 1 || timing == TIMING_MIXED) {
+		bg_strbuf_adds(out, "<p class=\"muted\">This key's fields do not tell apart");
+		if (json_array_size(kgates) > 1)
+			bg_strbuf_adds(out, " the gates");
+		if (json_array_size(kcomputers) > 1)
+			bg_strbuf_addf(out, "%s the computers", json_array_size(kgates) > 1 ? "," : "");
+		if (timing == TIMING_MIXED)
+			bg_strbuf_addf(out, "%s how sessions are timed (some by process wall time, others by "
+					    "the program's own samples)",
+				       json_array_size(kgates) > 1 || json_array_size(kcomputers) > 1 ? " or" : "");
+		bg_strbuf_adds(out, ": a decision compares these sessions with one another, and the table "
+				    "says which is which.</p>\n");
+	}
+	if (total > (json_int_t)json_array_size(ss)) {
+		bg_strbuf_addf(out, "<p class=\"muted\">The most recent %zu of its %lld sessions are shown; "
+				    "older sessions: <code>benchgate history --key ",
+			       json_array_size(ss), (long long)total);
+		bg_report_escape(out, str(x, "id"));
+		bg_strbuf_adds(out, "</code></p>\n");
+	}
+	/* a plot with nothing to draw is left out */
+	if (has_values(ss, tfields, 3) || has_values(ss, mfields, 2)) {
+		bg_strbuf_adds(out, "<div class=\"plots\">\n");
+		if (has_values(ss, tfields, 3))
+			bg_report_svg_plot(out,
+					   timing == TIMING_REPORTED ? "Reported time: p50 with p95 and maximum"
+					   : timing == TIMING_MIXED  ? "Time (mixed: wall and reported): p50 with p95 and maximum"
+								     : "Wall time: p50 with p95 and maximum",
+					   "ns", ss, tfields, tlabels, 3, json_is_object(env) ? env : NULL);
+		if (has_values(ss, mfields, 2))
+			bg_report_svg_plot(out, "Memory: process-tree and accelerator peaks", "B", ss, mfields, mlabels,
+					   2, NULL);
+		bg_strbuf_adds(out, "</div>\n");
+	}
+	bg_strbuf_adds(out, "<table>\n<tr><th>Session</th>");
+	if (json_array_size(kgates) > 1)
+		bg_strbuf_adds(out, "<th>Gate</th>");
+	if (json_array_size(kcomputers) > 1)
+		bg_strbuf_adds(out, "<th>Computer</th>");
+	if (timing == TIMING_MIXED)
+		bg_strbuf_adds(out, "<th>Timing</th>");
+	bg_strbuf_adds(out, "<th>Started</th><th>Tier</th><th>p50</th>"
+			    "<th>p95</th><th>Max</th><th>Tree peak</th><th>Parity</th><th>Decision</th>"
+			    "<th>Curation</th><th>Counts</th></tr>\n");
+	json_array_foreach(ss, k, s) {
+		bg_strbuf_addf(out, "<tr%s><td class=\"n\">%lld</td>", counts(s) ? "" : " class=\"out\"",
+			       (long long)json_integer_value(json_object_get(s, "id")));
+		if (json_array_size(kgates) > 1) {
+			bg_strbuf_adds(out, "<td><code>");
+			bg_report_escape(out, str(s, "gate"));
+			bg_strbuf_adds(out, "</code></td>");
+		}
+		if (json_array_size(kcomputers) > 1)
+			cell_text(out, str(s, "computer"));
+		if (timing == TIMING_MIXED)
+			cell_text(out, str(s, "timing"));
+		cell_text(out, str(s, "started"));
+		cell_text(out, str(s, "tier"));
+		cell_figure(out, true, s, "p50");
+		cell_figure(out, true, s, "p95");
+		cell_figure(out, true, s, "max");
+		cell_figure(out, false, s, "tree_peak");
+		cell_text(out, str(s, "parity"));
+		bg_strbuf_addf(out, "<td style=\"color:%s\">", decision_colour(str(s, "decision")));
+		bg_report_escape(out, str(s, "decision"));
+		bg_strbuf_adds(out, "</td>");
+		cell_text(out, str(s, "curation"));
+		if (counts(s)) {
+			bg_strbuf_adds(out, "<td>yes</td>");
+		} else {
+			bg_strbuf_adds(out, "<td>no: ");
+			bg_report_escape(out, str(s, "why_not"));
+			bg_strbuf_adds(out, "</td>");
+		}
+		bg_strbuf_adds(out, "</tr>\n");
+	}
+	bg_strbuf_adds(out, "</table>\n</section>\n");
+}
+
+/* A key in one line: its id, gates, computers, number of sessions, and its latest session. */
+static void key_line(struct bg_strbuf *out, const json_t *x)
+{
+	const json_t *ss = json_object_get(x, "sessions");
+	const json_t *last = json_array_get(ss, json_array_size(ss) - 1);
+
+	bg_strbuf_adds(out, "<tr><td><code>");
+	bg_report_escape(out, str(x, "id"));
+	bg_strbuf_adds(out, "</code></td><td>");
+	list_texts(out, json_object_get(x, "gates"), 3, true);
+	bg_strbuf_adds(out, "</td><td>");
+	list_texts(out, json_object_get(x, "computers"), 3, false);
+	bg_strbuf_addf(out, "</td><td class=\"n\">%lld</td><td class=\"n\">%lld</td>",
+		       (long long)json_integer_value(json_object_get(x, "total")),
+		       (long long)json_integer_value(json_object_get(last, "id")));
+	cell_figure(out, true, last, "p50");
+	bg_strbuf_addf(out, "<td style=\"color:%s\">", decision_colour(str(last, "decision")));
+	bg_report_escape(out, str(last, "decision"));
+	bg_strbuf_adds(out, counts(last) ? "</td><td>yes</td></tr>\n" : "</td><td>no: ");
+	if (!counts(last)) {
+		bg_report_escape(out, str(last, "why_not"));
+		bg_strbuf_adds(out, "</td></tr>\n");
+	}
+}
+
 int bg_report_dashboard(const json_t *model, struct bg_strbuf *out, struct bg_ctx *ctx)
 {
-	static const char *const tfields[] = {"p50", "p95", "max"};
-	static const char *const tlabels[] = {"p50", "p95", "max"};
-	static const char *const mfields[] = {"tree_peak", "gpu_peak"};
-	static const char *const mlabels[] = {"tree peak", "accelerator"};
 	json_t *states = json_object_get(model, "states"), *plats = json_object_get(model, "platforms");
 	json_t *gates = json_object_get(model, "gates"), *keys = json_object_get(model, "keys"), *x;
 	json_int_t window;
-	size_t i;
+	size_t i, keys_start, listed = 0, unlisted = 0;
 
 	if (!json_is_object(model))
 		return bg_error(ctx, BG_EUSAGE, "dashboard model must be an object");
@@ -392,102 +549,37 @@ int bg_report_dashboard(const json_t *model, struct bg_strbuf *out, struct bg_ct
 			    "triangle at an edge is one whose value lies beyond the axis, which spans the sessions "
 			    "that count.</p>\n",
 		       window > 0 ? (long long)window : 20LL);
+	keys_start = out->len;
 	if (json_array_size(keys) == 0)
 		bg_strbuf_adds(out, "<p class=\"muted\">No gate sessions with a comparison key are stored yet "
 				    "(diagnostic <code>measure</code> sessions have none and are not shown here; "
 				    "<code>benchgate sessions</code> lists them).</p>\n");
 	json_array_foreach(keys, i, x) {
-		json_t *ss = json_object_get(x, "sessions"), *s, *env = json_object_get(x, "envelope");
-		json_t *kgates = json_object_get(x, "gates"), *kcomputers = json_object_get(x, "computers");
-		enum timing timing = timing_of(json_object_get(x, "timings"));
-		size_t k;
-		struct bg_strbuf t = BG_STRBUF_INIT;
-
-		bg_strbuf_adds(out, "<section class=\"key\">\n<h3>");
-		if (json_array_size(kgates) <= 1) {
-			bg_strbuf_adds(out, "<code>");
-			bg_report_escape(out, json_string_value(json_array_get(kgates, 0)));
-			bg_strbuf_adds(out, "</code>");
+		/* in full while the keys' part of the page is under its budget, then one line each */
+		if (out->len - keys_start < FULL_BYTES) {
+			key_section(out, x);
+			continue;
+		}
+		if (listed == 0)
+			bg_strbuf_adds(out, "<h3 id=\"more-keys\">More keys, one line each</h3>\n<p class=\"muted\">"
+					    "The keys above fill this page's budget for keys in full (4 MiB); these "
+					    "keys, measured less recently, are listed one line each: "
+					    "<code>benchgate history --key ID</code> shows every session of one.</p>\n"
+					    "<table>\n<tr><th>Key</th><th>Gate</th><th>Computer</th><th>Sessions</th>"
+					    "<th>Latest</th><th>p50</th><th>Decision</th><th>Counts</th></tr>\n");
+		if (listed < MAX_LINES) {
+			key_line(out, x);
+			listed++;
 		} else {
-			bg_strbuf_addf(out, "%zu gates: ", json_array_size(kgates));
-			list_texts(out, kgates, 6, true);
+			unlisted++;
 		}
-		bg_strbuf_adds(out, "</h3>\n<p class=\"muted\">key <code>");
-		bg_report_escape(out, str(x, "id"));
-		bg_strbuf_adds(out, "</code> on ");
-		if (json_array_size(kcomputers) <= 1) {
-			bg_report_escape(out, json_string_value(json_array_get(kcomputers, 0)));
-		} else {
-			bg_strbuf_addf(out, "%zu computers: ", json_array_size(kcomputers));
-			list_texts(out, kcomputers, 6, false);
-		}
-		if (timing == TIMING_REPORTED)
-			bg_strbuf_adds(out, "; timed by the program itself (its own samples, not process wall time)");
-		bg_strbuf_adds(out, "</p>\n");
-		if (json_array_size(kgates) > 1 || json_array_size(kcomputers) > 1 || timing == TIMING_MIXED) {
-			bg_strbuf_adds(out, "<p class=\"muted\">This key's fields do not tell apart");
-			if (json_array_size(kgates) > 1)
-				bg_strbuf_adds(out, " the gates");
-			if (json_array_size(kcomputers) > 1)
-				bg_strbuf_addf(out, "%s the computers", json_array_size(kgates) > 1 ? "," : "");
-			if (timing == TIMING_MIXED)
-				bg_strbuf_addf(out, "%s how sessions are timed (some by process wall time, others by "
-						    "the program's own samples)",
-					       json_array_size(kgates) > 1 || json_array_size(kcomputers) > 1 ? " or" : "");
-			bg_strbuf_adds(out, ": a decision compares these sessions with one another, and the table "
-					    "says which is which.</p>\n");
-		}
-		bg_strbuf_adds(out, "<div class=\"plots\">\n");
-		bg_strbuf_adds(&t, timing == TIMING_REPORTED ? "Reported time: p50 with p95 and maximum"
-				   : timing == TIMING_MIXED  ? "Time (mixed: wall and reported): p50 with p95 and maximum"
-							     : "Wall time: p50 with p95 and maximum");
-		bg_report_svg_plot(out, t.buf, "ns", ss, tfields, tlabels, 3, json_is_object(env) ? env : NULL);
-		bg_report_svg_plot(out, "Memory: process-tree and accelerator peaks", "B", ss, mfields, mlabels, 2, NULL);
-		bg_strbuf_release(&t);
-		bg_strbuf_adds(out, "</div>\n<table>\n<tr><th>Session</th>");
-		if (json_array_size(kgates) > 1)
-			bg_strbuf_adds(out, "<th>Gate</th>");
-		if (json_array_size(kcomputers) > 1)
-			bg_strbuf_adds(out, "<th>Computer</th>");
-		if (timing == TIMING_MIXED)
-			bg_strbuf_adds(out, "<th>Timing</th>");
-		bg_strbuf_adds(out, "<th>Started</th><th>Tier</th><th>p50</th>"
-				    "<th>p95</th><th>Max</th><th>Tree peak</th><th>Parity</th><th>Decision</th>"
-				    "<th>Curation</th><th>Counts</th></tr>\n");
-		json_array_foreach(ss, k, s) {
-			bg_strbuf_addf(out, "<tr%s><td class=\"n\">%lld</td>", counts(s) ? "" : " class=\"out\"",
-				       (long long)json_integer_value(json_object_get(s, "id")));
-			if (json_array_size(kgates) > 1) {
-				bg_strbuf_adds(out, "<td><code>");
-				bg_report_escape(out, str(s, "gate"));
-				bg_strbuf_adds(out, "</code></td>");
-			}
-			if (json_array_size(kcomputers) > 1)
-				cell_text(out, str(s, "computer"));
-			if (timing == TIMING_MIXED)
-				cell_text(out, str(s, "timing"));
-			cell_text(out, str(s, "started"));
-			cell_text(out, str(s, "tier"));
-			cell_figure(out, true, s, "p50");
-			cell_figure(out, true, s, "p95");
-			cell_figure(out, true, s, "max");
-			cell_figure(out, false, s, "tree_peak");
-			cell_text(out, str(s, "parity"));
-			bg_strbuf_addf(out, "<td style=\"color:%s\">", decision_colour(str(s, "decision")));
-			bg_report_escape(out, str(s, "decision"));
-			bg_strbuf_adds(out, "</td>");
-			cell_text(out, str(s, "curation"));
-			if (counts(s)) {
-				bg_strbuf_adds(out, "<td>yes</td>");
-			} else {
-				bg_strbuf_adds(out, "<td>no: ");
-				bg_report_escape(out, str(s, "why_not"));
-				bg_strbuf_adds(out, "</td>");
-			}
-			bg_strbuf_adds(out, "</tr>\n");
-		}
-		bg_strbuf_adds(out, "</table>\n</section>\n");
 	}
+	if (listed)
+		bg_strbuf_adds(out, "</table>\n");
+	if (unlisted)
+		bg_strbuf_addf(out, "<p class=\"muted\">%zu more keys, the least recently measured, are not listed: "
+				    "<code>benchgate history GATE</code> lists a gate's sessions with their keys.</p>\n",
+			       unlisted);
 	bg_strbuf_adds(out, "</body>\n</html>\n");
 	return BG_OK;
 }

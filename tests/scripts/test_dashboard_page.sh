@@ -3,7 +3,8 @@
 # the registry: a registry render refuses gets no page; a store holding only
 # diagnostic sessions is not called empty; figures read as `history` writes
 # them; no session is left out unsaid; which sessions count toward a
-# decision's baseline is told and drawn truly. Sessions are stored with
+# decision's baseline is told and drawn truly; a key's heading is true of
+# all its sessions; the page's size is bounded. Sessions are stored with
 # BENCHGATE_BUILD/test_seedtool (synthetic figures, decided as run decides).
 set -u
 . "$(cd "$(dirname "$0")" && pwd)/checks.sh"
@@ -129,6 +130,42 @@ check "mixed key: each row its own gate and timing" \
 check "all reported: titled so" grep -qF "Reported time: p50 with p95 and maximum" "$page"
 check "all reported: the gate in the heading" grep -qF "<h3><code>$G</code></h3>" "$page"
 check "all reported: no Gate column" grep -qF "<tr><th>Session</th><th>Started</th>" "$page"
+
+# the page is bounded: a key shows its most recent 100 sessions (it showed
+# all 28,672 of a store, 22 MB), says how many it has and where the rest are;
+# a plot with nothing to draw is left out; keys past the page's budget for
+# keys in full (4 MiB) are one line each, up to 2,000, and the rest counted
+double="CREATE TEMP TABLE t AS SELECT * FROM sessions; UPDATE t SET id = id + (SELECT max(id) FROM sessions);
+ INSERT INTO sessions SELECT * FROM t ORDER BY id; DROP TABLE t;"
+fresh
+for p in 0.100 0.101 0.099 0.100 0.100 0.1005; do "$SEED" seed p $G scheduled-profile $p >/dev/null; done
+"$SEED" seed p $G scheduled-profile 0.3 parity=fail >/dev/null
+for _ in 1 2 3 4 5; do "$SEED" sql p "$double"; done # 224 sessions
+"$SEED" sql p "UPDATE sessions SET tree_peak_bytes = NULL, gpu_peak_bytes = NULL"
+K=$("$B" -C p key 1 --json | jq -r .key_id)
+"$B" -C p dashboard >/dev/null
+check "224 sessions: the most recent 100 shown, and where the rest are" \
+	grep -qF "The most recent 100 of its 224 sessions are shown; older sessions: <code>benchgate history --key $K</code>" "$page"
+check "224 sessions: 100 rows" test "$(grep -c '<tr[^>]*><td class="n">[0-9]*</td><td>2026' "$page")" = 100
+check "224 sessions: from session 125" grep -qF '<td class="n">125</td>' "$page"
+check "224 sessions: not session 124" bash -c "! grep -qF '<td class=\"n\">124</td>' '$page'"
+check "224 sessions: 100 plotted" grep -qF "session (oldest to newest, 100)" "$page"
+check "no memory measured: no memory plot" bash -c "! grep -q 'Memory: process-tree' '$page'"
+check "no memory measured: no empty plot either" bash -c "! grep -q 'nothing measured' '$page'"
+fresh
+for p in 0.100 0.101 0.099 0.100 0.100 0.1005; do "$SEED" seed p $G scheduled-profile $p >/dev/null; done
+"$SEED" seed p $G scheduled-profile 0.3 parity=fail >/dev/null
+for _ in $(seq 10); do "$SEED" sql p "$double"; done # 7,168 sessions
+"$SEED" sql p "UPDATE sessions SET key_id = printf('%064x', id)"
+"$B" -C p dashboard >/dev/null
+full=$(grep -c '<section class="key">' "$page")
+check "7,168 keys: some in full" test "$full" -gt 100
+check "7,168 keys: then one line each" grep -qF '<h3 id="more-keys">More keys, one line each</h3>' "$page"
+check "7,168 keys: 2,000 lines" test "$(grep -c '^<tr><td><code>0*[0-9a-f]*</code></td><td><code>' "$page")" = 2000
+check "7,168 keys: the rest counted" grep -qF -- "$((7168 - full - 2000)) more keys, the least recently measured, are not listed" "$page"
+check "7,168 keys: the newest key first" \
+	test "$(grep -o 'key <code>[0-9a-f]*</code>' "$page" | head -1)" = "key <code>$(printf '%064x' 7168)</code>"
+check "7,168 keys: the page under 6 MB" test "$(stat -c %s "$page")" -lt 6000000
 
 echo "$fails failed"
 [ "$fails" = 0 ]

@@ -21,7 +21,7 @@ static const char model_json[] =
 	"              \"computer\": \"box\", \"next\": null},"
 	"             {\"id\": \"g.2\", \"state\": \"pending\", \"label\": \"Pending\", \"platform\": \"CPU\","
 	"              \"computer\": \"box\", \"next\": \"run it\"}],"
-	" \"keys\": [{\"id\": \"abc\", \"gates\": [\"g.1\"], \"computers\": [\"box\"], \"timings\": [\"process\"],"
+	" \"keys\": [{\"id\": \"abc\", \"gates\": [\"g.1\"], \"computers\": [\"box\"], \"timings\": [\"process\"], \"total\": 500,"
 	"            \"envelope\": {\"centre\": 10000000, \"low\": 9000000, \"high\": 11000000},"
 	"            \"sessions\": ["
 	"   {\"id\": 1, \"started\": \"t1\", \"tier\": \"scheduled-profile\", \"p50\": 10000000, \"p95\": 12000000, \"max\": 13000000, \"tree_peak\": 1048576, \"gpu_peak\": null, \"decision\": \"no-baseline\", \"curation\": null},"
@@ -60,7 +60,12 @@ static void test_page(void **state)
 	assert_non_null(strstr(out.buf, "class=\"band\""));        /* the envelope band */
 	assert_non_null(strstr(out.buf, "color:#cf222e")); /* the blocked session's decision cell */
 	assert_non_null(strstr(out.buf, "fill=\"#1a7f37\""));      /* a pass marker */
-	assert_non_null(strstr(out.buf, "n/a: nothing measured")); /* the empty key and gpu plot */
+	/* a plot with nothing to draw is left out: the key without sessions has none */
+	assert_null(strstr(out.buf, "n/a: nothing measured"));
+	assert_null(strstr(strstr(out.buf, "<code>g.2</code></h3>"), "<svg"));
+	/* the model holds the most recent sessions of a key; the page says how many there are */
+	assert_non_null(strstr(out.buf, "The most recent 4 of its 500 sessions are shown; older sessions: "
+					"<code>benchgate history --key abc</code>"));
 	assert_non_null(strstr(out.buf, "<td class=\"n\">n/a</td>"));
 	assert_non_null(strstr(out.buf, "M")); /* a path was drawn */
 	/* figures as history writes them (format.h), not "0.250 ms" and "0.0 MiB" */
