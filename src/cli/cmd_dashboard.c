@@ -2,20 +2,21 @@
  * cmd_dashboard.c - `benchgate dashboard [--output DIR]`: assembles the
  * report model (benchgate/report.h) from the registry (coverage by state and
  * platform, every gate with its state and next step) and the store (per
- * comparison key, newest key first: its most recent 100 sessions (and how
- * many it has) oldest to newest with p50/p95/max, tree and
- * accelerator peaks, parity, decision and curation (and its gate, computer
- * and timing: the key's distinct ones are listed, for a key whose fields
- * leave one out), whether each counts
- * toward the key's baseline (bg_store_not_in_baseline) and why not, and
- * the p50 envelope of the latest decision that computed one), renders the self-contained page and writes
- * DIR/index.html atomically. DIR (relative to the project root; "//", "."
- * folders and a trailing "/" are tidied away) defaults to dashboard/ in the
- * folder of the store and leases (.benchgate/dashboard); a folder that cannot
- * be made is named relative to the root, with what to do. A project without a store gets
- * the coverage part alone. A registry that `render` refuses is refused
- * (render's message, exit 1) before anything is written. Prints the path
- * written.
+ * comparison key, the key with the newest session first: its most recent
+ * 100 sessions and how many it has; each with p50/p95/max, tree and
+ * accelerator peaks, parity, decision, curation, its gate, computer and
+ * timing, and whether it counts toward the key's baseline
+ * (bg_store_not_in_baseline) and why not; the key's distinct gates,
+ * computers and timings, several where its fields leave one out; and the
+ * p50 envelope of the latest shown decision that computed one), renders the
+ * self-contained page and writes DIR/index.html atomically. DIR (relative
+ * to the project root; "//", "." folders and a trailing "/" are tidied
+ * away) defaults to dashboard/ in the folder of the store and leases
+ * (.benchgate/dashboard); a folder that cannot be made is named relative
+ * to the root, with what to do. A project without a store gets the
+ * coverage part alone. A registry that `render` refuses is refused
+ * (render's message, exit 1) before anything is written; a stored session
+ * the page cannot place is exit 4, naming it. Prints the path written.
  */
 #include "cli/cli.h"
 #include "cli/inputs.h"
@@ -176,7 +177,8 @@ static int note_once(json_t *key, const char *list, const json_t *v)
 		bg_strbuf_addf(&name, "%s:n", list);
 	if (!json_object_get(seen, name.buf))
 		rc = json_object_set_new(seen, name.buf, json_true()) ||
-		     json_array_append_new(json_object_get(key, list), json_is_string(v) ? json_copy((json_t *)v) : json_null());
+		     json_array_append_new(json_object_get(key, list),
+					   json_is_string(v) ? json_string(json_string_value(v)) : json_null());
 	bg_strbuf_release(&name);
 	return rc;
 }
@@ -188,6 +190,12 @@ static int unplaced(const json_t *row, const char *why, struct bg_ctx *ctx)
 			"session %lld', and restore the store from a backup if it was damaged",
 			(long long)json_integer_value(json_object_get(row, "id")), why,
 			(long long)json_integer_value(json_object_get(row, "id")));
+}
+
+/* jansson could not allocate: exit 4. */
+static int out_of_memory(struct bg_ctx *ctx)
+{
+	return bg_error(ctx, BG_EIO, "cannot assemble the dashboard: out of memory; free memory and run it again");
 }
 
 /*
@@ -205,17 +213,17 @@ static int keep_recent(json_t *key, struct bg_ctx *ctx)
 	size_t n = json_array_size(ss);
 
 	if (json_object_set_new(key, "total", json_integer((json_int_t)n)))
-		return bg_error(ctx, BG_EIO, "cannot assemble the dashboard: out of memory");
+		return out_of_memory(ctx);
 	if (n <= SHOWN_PER_KEY)
 		return BG_OK;
 	tail = json_array();
 	for (size_t i = n - SHOWN_PER_KEY; i < n; i++)
 		if (json_array_append(tail, json_array_get(ss, i))) {
 			json_decref(tail);
-			return bg_error(ctx, BG_EIO, "cannot assemble the dashboard: out of memory");
+			return out_of_memory(ctx);
 		}
 	return json_object_set_new(key, "sessions", tail)
-		       ? bg_error(ctx, BG_EIO, "cannot assemble the dashboard: out of memory")
+		       ? out_of_memory(ctx)
 		       : BG_OK;
 }
 
@@ -248,10 +256,10 @@ static int newest_first(json_t *model, struct bg_ctx *ctx)
 	qsort(v, n, sizeof(*v), cmp_latest);
 	for (i = 0; i < n && rc == BG_OK; i++)
 		if (json_array_append(sorted, v[i].key))
-			rc = bg_error(ctx, BG_EIO, "cannot assemble the dashboard: out of memory");
+			rc = out_of_memory(ctx);
 	free(v);
 	if (rc == BG_OK && json_object_set_new(model, "keys", sorted))
-		return bg_error(ctx, BG_EIO, "cannot assemble the dashboard: out of memory");
+		return out_of_memory(ctx);
 	if (rc)
 		json_decref(sorted);
 	return rc;
