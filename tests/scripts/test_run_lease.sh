@@ -36,12 +36,13 @@ check "a first run"                 test "$(rc_of "$B" run -q life.ok)" = 0
 # but it runs nothing and its lock is gone
 bash -c "'$B' run -q life.slow >/dev/null 2>&1 & echo \$! >'$work/zombie'; exec sleep 60" &
 sleeper=$!
-wait_for test -s "$work/zombie" && wait_for napping || echo "FAIL the run to be killed did not start"
+check "the run to be killed started" sh -c "$(declare -f wait_for napping); nap=$nap; wait_for test -s '$work/zombie' && wait_for napping"
 zombie=$(cat "$work/zombie")
 check "a running holder: lease status says held" sh -c "'$B' lease status | grep -q 'test-host *held'"
 check "a running holder: a second run is refused" test "$(rc_of "$B" run -q life.ok)" = 3
 kill -KILL "$zombie"
-wait_for test "$(state_of "$zombie")" = Z || echo "FAIL the killed run is not a zombie: $(state_of "$zombie")"
+is_zombie() { [ "$(state_of "$zombie")" = Z ]; }
+check "the killed run is a zombie"  wait_for is_zombie
 pkill -f "sleep $nap"
 id=$(ls -t experiments | grep slow | head -n 1)
 check "zombie holder: lease status says stale" sh -c "'$B' lease status | grep -q 'test-host *stale'"
@@ -100,7 +101,7 @@ check "regular files again: a run"  test "$(rc_of "$B" run -q life.ok --no-repea
 mv "$L" "$work/leases" && : >"$L"
 check "leases a file: run exits 4"  test "$(rc_of "$B" run -q life.ok)" = 4
 check "leases a file: named from the root, with what to do" \
-	grep -qF "benchgate: .benchgate/leases: cannot create directory: not a directory; the device leases are kept in .benchgate/leases: remove or rename what is in the way" "$work/err"
+	grep -qF "benchgate: .benchgate/leases: cannot create directory: Not a directory; the device leases are kept in .benchgate/leases: remove or rename what is in the way" "$work/err"
 check "leases a file: no absolute path" sh -c "! grep -qF '$work' '$work/err'"
 rm "$L" && mv "$work/leases" "$L"
 
