@@ -69,8 +69,9 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 	}
 	/* a failed render leaves neither the file nor a directory made for it */
 	dir = parent_dir(path.buf);
-	if (dir)
-		rc = bg_mkdirs_made(dir, NULL, &made, &ctx);
+	if (dir && (rc = bg_mkdirs_made(dir, bg_config_relative(&cfg, dir), &made, &ctx)))
+		bg_error(&ctx, rc, "%s; choose another %s", bg_ctx_message(&ctx),
+			 output == cfg.generated_path ? "'registry.generated' in benchgate.json" : "--output");
 	if (!rc)
 		rc = bg_registry_render_to_file(&reg, path.buf, output, &ctx);
 	if (rc && dir)
