@@ -31,6 +31,8 @@ extern "C" {
 
 /* The folder that holds the store and leases (absolute), into out. */
 void bg_lifecycle_state_dir(const struct bg_config *cfg, struct bg_strbuf *out);
+/* Its leases/ folder, where the device leases are kept (absolute), into out. */
+void bg_lifecycle_leases_dir(const struct bg_config *cfg, struct bg_strbuf *out);
 /*
  * Waits for the exclusive lock STATE/name (bg_lock_file) in that folder,
  * creating the folder when needed; release *fd with bg_unlock. Messages
@@ -61,7 +63,9 @@ struct bg_lease {
  * a lease file is not a regular file ("PATH: is a link, not a regular
  * file; remove it"; links are never followed, FIFOs never waited on) or
  * the leases folder cannot be made or written; messages name paths from
- * the project root and say what to do.
+ * the project root and say what to do. BG_ECHECK for a slug that cannot
+ * name a lease file (bg_config_slug_valid; benchgate.json's are checked
+ * when it is read).
  */
 int bg_lease_acquire(const struct bg_config *cfg, const char *slug, const char *experiment_id,
 		     struct bg_lease *lease, struct bg_ctx *ctx);

@@ -88,8 +88,7 @@ const char *bg_cli_input_at(const char *path, const struct bg_registry *reg, boo
 	}
 	if (!what) {
 		bg_strbuf_reset(&p);
-		bg_lifecycle_state_dir(cfg, &p);
-		bg_strbuf_adds(&p, "/leases");
+		bg_lifecycle_leases_dir(cfg, &p);
 		if (inside(path, p.buf))
 			what = "a device lease";
 	}

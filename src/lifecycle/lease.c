@@ -49,6 +49,12 @@ void bg_lifecycle_state_dir(const struct bg_config *cfg, struct bg_strbuf *out)
 	bg_strbuf_release(&file);
 }
 
+void bg_lifecycle_leases_dir(const struct bg_config *cfg, struct bg_strbuf *out)
+{
+	bg_lifecycle_state_dir(cfg, out);
+	bg_strbuf_adds(out, "/leases");
+}
+
 int bg_lifecycle_lock(const struct bg_config *cfg, const char *name, const char *display, int *fd,
 		      struct bg_ctx *ctx)
 {
@@ -115,7 +121,6 @@ bool bg_pid_alive(pid_t pid)
 static int lease_paths(const struct bg_config *cfg, const char *slug, struct bg_strbuf *dir,
 		       struct bg_ctx *ctx)
 {
-	struct bg_ctx c2;
 	int rc;
 
 	/* benchgate.json's slugs are checked when it is loaded: this guards
@@ -123,15 +128,10 @@ static int lease_paths(const struct bg_config *cfg, const char *slug, struct bg_
 	if (!bg_config_slug_valid(slug))
 		return bg_error(ctx, BG_ECHECK, "device slug '%s' cannot name a device lease; use %s", slug,
 				BG_SLUG_RULE);
-	bg_lifecycle_state_dir(cfg, dir);
-	bg_strbuf_adds(dir, "/leases");
-	bg_ctx_init(&c2);
-	/* its message starts with the folder that could not be made: shown
-	 * from the project root */
-	if ((rc = bg_mkdirs(dir->buf, &c2)))
+	bg_lifecycle_leases_dir(cfg, dir);
+	if ((rc = bg_mkdirs_made(dir->buf, bg_config_relative(cfg, dir->buf), NULL, ctx)))
 		bg_error(ctx, rc, "%s; the device leases are kept in %s: remove or rename what is in the way, or let benchgate write there",
-			 bg_config_relative(cfg, bg_ctx_message(&c2)), bg_config_relative(cfg, dir->buf));
-	bg_ctx_release(&c2);
+			 bg_ctx_message(ctx), bg_config_relative(cfg, dir->buf));
 	return rc;
 }
 
@@ -597,8 +597,7 @@ int bg_lease_status(const struct bg_config *cfg, json_t **out, struct bg_ctx *ct
 	size_t n = 0;
 
 	*out = json_array();
-	bg_lifecycle_state_dir(cfg, &dir);
-	bg_strbuf_adds(&dir, "/leases");
+	bg_lifecycle_leases_dir(cfg, &dir);
 	d = opendir(dir.buf);
 	if (!d) {
 		/* none yet; one that cannot be listed is never taken for none */
@@ -639,7 +638,10 @@ int bg_lease_status(const struct bg_config *cfg, json_t **out, struct bg_ctx *ct
 		bg_ctx_init(&c2);
 		/* asked, never taken: a status must not make a run refuse */
 		if (!(bad = open_lease_file(cfg, lock.buf, O_RDONLY, &fd, &c2)) && fd >= 0) {
-			held = lock_test(fd) == 1;
+			/* a lock that cannot be tested cannot be taken either */
+			if ((held = lock_test(fd)) < 0)
+				bad = bg_error(&c2, BG_EIO, "%s: cannot test the lock: %s; keep benchgate's state folder on a file system with file locks",
+					       bg_config_relative(cfg, lock.buf), strerror(errno));
 			close(fd);
 		}
 		if (!bad)
