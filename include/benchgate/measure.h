@@ -50,6 +50,7 @@ enum bg_timing { BG_TIMING_PROCESS, BG_TIMING_REPORTED };
 /* The longest per-run timeout, in seconds (about 31 years): a deadline in
  * nanoseconds on the monotonic clock stays far inside int64_t. */
 #define BG_TIMEOUT_MAX_SECONDS 1e9
+#define BG_TIMEOUT_MAX_TEXT "1e9" /* the same, as messages write it */
 
 struct bg_measure_opts {
 	char *const *argv; /* the command; with shell, argv[0..argc) joined by spaces */

@@ -174,7 +174,7 @@ static const char *on_opt(int id, const char *v, void *data)
 		if (seconds_arg(a, "--timeout", v, true, &a->o.timeout))
 			return a->msg;
 		if (a->o.timeout > BG_TIMEOUT_MAX_SECONDS) {
-			snprintf(a->msg, sizeof(a->msg), "--timeout must be at most 1e9 seconds, not '%s'",
+			snprintf(a->msg, sizeof(a->msg), "--timeout must be at most " BG_TIMEOUT_MAX_TEXT " seconds, not '%s'",
 				 v);
 			return a->msg;
 		}

@@ -61,7 +61,7 @@ static const char *on_opt(int id, const char *value, void *data)
 		a->timeout = strtod(value, &end);
 		return *value && !*end && a->timeout > 0 && a->timeout <= BG_TIMEOUT_MAX_SECONDS
 			       ? NULL
-			       : "--timeout needs a positive number of seconds, at most 1e9";
+			       : "--timeout needs a positive number of seconds, at most " BG_TIMEOUT_MAX_TEXT;
 	case O_QUIET:
 		a->quiet = true;
 		return NULL;

@@ -32,6 +32,8 @@ void bg_mp_command(struct bg_strbuf *out, const json_t *command)
 	}
 }
 
+/* One statistic: p50 p95 max (and min, MAD when full), then the count of
+ * what it counted ("run", "sample": made plural when not 1). */
 static void stat_line(struct bg_strbuf *out, const char *label, const json_t *st, bool bytes,
 		      bool full, const char *counted)
 {
@@ -59,8 +61,7 @@ static void stat_line(struct bg_strbuf *out, const char *label, const json_t *st
 	}
 	{
 		long long n = (long long)json_integer_value(json_object_get(st, "count"));
-		/* "1 run", "2 runs": counted is a plural in s */
-		bg_strbuf_addf(out, "  (%lld %.*s)\n", n, (int)(strlen(counted) - (n == 1)), counted);
+		bg_strbuf_addf(out, "  (%lld %s%s)\n", n, counted, n == 1 ? "" : "s");
 	}
 }
 
@@ -94,8 +95,8 @@ void bg_mp_summary(struct bg_strbuf *out, const json_t *doc)
 		const char *name;
 		const json_t *m;
 
-		stat_line(out, "reported", json_object_get(stats, "reported_ns"), false, true, "samples");
-		stat_line(out, "process", json_object_get(stats, "wall_ns"), false, false, "runs");
+		stat_line(out, "reported", json_object_get(stats, "reported_ns"), false, true, "sample");
+		stat_line(out, "process", json_object_get(stats, "wall_ns"), false, false, "run");
 		json_object_foreach((json_t *)json_object_get(stats, "metrics"), name, m) {
 			bg_strbuf_addf(out, "  %-12s%s: p50 ", "metric", name);
 			bg_py_float_repr(out, json_number_value(json_object_get(m, "p50")));
@@ -107,14 +108,14 @@ void bg_mp_summary(struct bg_strbuf *out, const json_t *doc)
 				       json_integer_value(json_object_get(m, "count")) == 1 ? "" : "s");
 		}
 	} else {
-		stat_line(out, "time", json_object_get(stats, "wall_ns"), false, true, "runs");
+		stat_line(out, "time", json_object_get(stats, "wall_ns"), false, true, "run");
 	}
-	stat_line(out, "cpu", json_object_get(stats, "cpu_ns"), false, false, "runs");
-	stat_line(out, "peak RSS", json_object_get(stats, "max_rss_bytes"), true, false, "runs");
-	stat_line(out, "tree peak", json_object_get(stats, "tree_peak_bytes"), true, false, "runs");
+	stat_line(out, "cpu", json_object_get(stats, "cpu_ns"), false, false, "run");
+	stat_line(out, "peak RSS", json_object_get(stats, "max_rss_bytes"), true, false, "run");
+	stat_line(out, "tree peak", json_object_get(stats, "tree_peak_bytes"), true, false, "run");
 	if (json_is_object(json_object_get(stats, "cgroup_peak_bytes"))) /* only where a cgroup was used */
-		stat_line(out, "cgroup peak", json_object_get(stats, "cgroup_peak_bytes"), true, false, "runs");
-	stat_line(out, "accelerator", json_object_get(stats, "gpu_process_peak_bytes"), true, false, "runs");
+		stat_line(out, "cgroup peak", json_object_get(stats, "cgroup_peak_bytes"), true, false, "run");
+	stat_line(out, "accelerator", json_object_get(stats, "gpu_process_peak_bytes"), true, false, "run");
 	bg_strbuf_addf(out, "  %-12s", "parity");
 	if (!pkind || strcmp(pkind, "none") == 0)
 		bg_strbuf_adds(out, "n/a (no parity declared)");

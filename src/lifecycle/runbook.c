@@ -174,7 +174,7 @@ int bg_runbook_check_measure(const json_t *m, const char *rb, struct bg_ctx *ctx
 		rc = bg_error(ctx, BG_EPRECOND, "runbook '%s': measure.repetitions must be an integer >= 1", rb);
 	else if ((v = json_object_get(m, "timeout_seconds")) &&
 		 !(json_is_number(v) && json_number_value(v) > 0 && json_number_value(v) <= BG_TIMEOUT_MAX_SECONDS))
-		rc = bg_error(ctx, BG_EPRECOND, "runbook '%s': measure.timeout_seconds must be a number of seconds > 0 and <= 1e9", rb);
+		rc = bg_error(ctx, BG_EPRECOND, "runbook '%s': measure.timeout_seconds must be a number of seconds > 0 and <= " BG_TIMEOUT_MAX_TEXT, rb);
 	else if ((v = json_object_get(m, "timing")) && bg_timing_parse(json_string_value(v), &timing) != 0)
 		rc = bg_error(ctx, BG_EPRECOND, "runbook '%s': measure.timing must be \"process\" or \"reported\"", rb);
 	else if ((v = json_object_get(m, "outputs")) && !all_strings(v))

@@ -962,7 +962,7 @@ static int check_opts(const struct bg_measure_opts *o, struct bg_ctx *ctx)
 	if (o->timeout < 0 || o->sample_interval_ms < 1)
 		return bg_error(ctx, BG_EUSAGE, "the timeout and the sample interval must be positive");
 	if (!(o->timeout <= BG_TIMEOUT_MAX_SECONDS))
-		return bg_error(ctx, BG_EUSAGE, "the timeout must be at most 1e9 seconds");
+		return bg_error(ctx, BG_EUSAGE, "the timeout must be at most " BG_TIMEOUT_MAX_TEXT " seconds");
 	if (o->parity != BG_PARITY_NONE && o->noutputs == 0 && o->parity != BG_PARITY_COMMAND)
 		return bg_error(ctx, BG_EUSAGE, "parity needs at least one --output to check");
 	if (o->timing != BG_TIMING_PROCESS && o->timing != BG_TIMING_REPORTED)
