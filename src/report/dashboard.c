@@ -539,7 +539,7 @@ int bg_report_dashboard(const json_t *model, struct bg_strbuf *out, struct bg_ct
 	window = json_integer_value(json_object_get(model, "window"));
 	bg_strbuf_addf(out, "<p class=\"rule\">A gate session's decision compares it only with sessions of exactly "
 			    "the same comparison key: the most recent %lld of them that count toward the key's "
-			    "baseline. A session counts when its decision is not block, its status is ok, it is "
+			    "baseline (unless the registry's thresholds give the gate or key another window). A session counts when its decision is not block, its status is ok, it is "
 			    "accepted (automatically on pass or no-baseline, or by a person: an investigate session "
 			    "is pending review until accepted, a rejected one never counts) and its tier is "
 			    "scheduled-profile or release-signoff. Parity is no part of this rule: a runbook may "
