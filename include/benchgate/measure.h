@@ -82,7 +82,12 @@ struct bg_measure_opts {
 	int bg_argc;
 	bg_measure_progress_fn progress;
 	void *progress_data;
-	volatile sig_atomic_t *interrupted; /* set by the caller's SIGINT handler, or NULL */
+	/*
+	 * Set by the caller's SIGINT handler, or NULL. The session clears it
+	 * while opts.cleanup runs (so that a further signal stops the cleanup)
+	 * and sets it again afterwards when it was set before.
+	 */
+	volatile sig_atomic_t *interrupted;
 	/*
 	 * When set: each run's stdout and stderr go to CAPTURE_DIR/run-NNN.stdout
 	 * and .stderr (NNN the ordinal), each capped at capture_cap bytes with a

@@ -401,7 +401,11 @@ static int run_measure(struct bg_cli *cli, const struct bg_cmd *self)
 		goto out;
 	}
 	if (strcmp(json_string_value(json_object_get(doc, "status")), "interrupted") == 0) {
-		rc = bg_cli_fail(BG_EIO, "interrupted: the session was not stored");
+		rc = bg_cli_fail(BG_EIO, json_is_true(json_object_get(doc, "cleanup_interrupted"))
+						 ? "interrupted: the session was not stored; the cleanup command was "
+						   "interrupted too (its process tree was killed): run it by hand if the "
+						   "project needs it"
+						 : "interrupted: the session was not stored");
 		goto out;
 	}
 	rc = bg_store_put_session(store, doc, &id, &ctx);

@@ -1118,11 +1118,23 @@ int bg_measure_session(const struct bg_measure_opts *o, json_t **out, struct bg_
 	if (o->cleanup && s.watch) {
 		struct bg_ctx c2;
 		int st = -1;
+		bool was = o->interrupted && *o->interrupted, cut;
 
+		/*
+		 * The cleanup runs also after an interruption, but a further
+		 * SIGINT or SIGTERM stops it: the flag is cleared for it, and set
+		 * again afterwards (the session stays interrupted).
+		 */
+		if (o->interrupted)
+			*o->interrupted = 0;
 		bg_ctx_init(&c2);
-		if (bg_spawn_shell(o->cleanup, NULL, 0, NULL, &st, &c2) == BG_OK)
+		if (bg_spawn_shell(o->cleanup, NULL, 0, o->interrupted, &st, &c2) == BG_OK)
 			json_object_set_new(doc, "cleanup_exit_status", json_integer(st));
 		bg_ctx_release(&c2);
+		cut = o->interrupted && *o->interrupted;
+		json_object_set_new(doc, "cleanup_interrupted", json_boolean(cut));
+		if (was && o->interrupted)
+			*o->interrupted = 1;
 	}
 	bg_watch_stop(s.watch);
 	bg_nvml_close(s.nvml);

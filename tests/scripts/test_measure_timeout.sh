@@ -28,6 +28,19 @@ mid_run() {
 	wait "$pid" 2>/dev/null
 	rc=$?
 }
+# watch PID SECONDS: a watchdog that SIGKILLs PID after SECONDS (its sleep
+# ends with it: killing the subshell alone would leave the sleep running);
+# reap PID: waits for PID, its exit status in $rc, and ends the watchdog
+watch() {
+	( sleep "$2" & s=$!; trap 'kill "$s"; exit 0' TERM; wait "$s" && kill -KILL "$1" ) 2>/dev/null &
+	dog=$!
+}
+reap() {
+	wait "$1"
+	rc=$?
+	kill "$dog" 2>/dev/null
+	wait "$dog" 2>/dev/null
+}
 
 check "timeout: exit 1" test "$(rc_of timeout 60 "$B" measure -q -w 0 -r 1 --timeout 0.3 --json --shell -- "$S 30 & $S 31; wait")" = 1
 check "timed out recorded" jqe '.runs[0].timed_out == true and .runs[0].signal == 9 and .runs[0].exit_status == null' out
@@ -43,6 +56,24 @@ sleep 0.2
 check "no process left after interrupt" bash -c "! pgrep -f [b]gsleep-$$"
 check "only the timeout session stored" test "$(rc_of "$B" sessions --json; jq length out)" = 01
 
+# --cleanup runs also after an interruption, but a further SIGINT or SIGTERM
+# stops it (it used to be waited for to its end, whatever came), and the
+# message says so; the watchdog ends a benchgate that ignores it
+"$B" measure -q -w 0 -r 1 --cleanup "$S 120" -- "$S" 30 >out 2>err &
+pid=$!
+watch "$pid" 30
+for _ in $(seq 200); do pgrep -fx "$S 30" >/dev/null && break; sleep 0.05; done
+kill -INT "$pid"
+for _ in $(seq 200); do pgrep -fx "$S 120" >/dev/null && break; sleep 0.05; done
+check "cleanup: runs after the interrupt" pgrep -fx "$S 120"
+kill -TERM "$pid"
+reap "$pid"
+check "cleanup: a second signal ends it, exit 4" test "$rc" = 4
+check "cleanup: message says it was interrupted" grep -q "interrupted: the session was not stored; the cleanup command was interrupted too" err
+sleep 0.2
+check "cleanup: no process left" bash -c "! pgrep -f [b]gsleep-$$"
+pkill -f "bgsleep-$$"
+
 # SIGINT between the runs of a quick command: most of the session's time is
 # then spent on records between runs, where the signal interrupts no wait;
 # it must stop the session all the same, every time (it used to be lost
@@ -51,17 +82,11 @@ for k in 1 2 3 4 5; do
 	rm -f started
 	"$B" measure -q -w 0 -r 100000 --shell -- ': > started' >out 2>err &
 	pid=$!
-	# a watchdog whose sleep ends with it: killing the subshell alone would
-	# leave "sleep 120" running after the test
-	( sleep 120 & s=$!; trap 'kill "$s"; exit 0' TERM; wait "$s" && kill -KILL "$pid" ) 2>/dev/null &
-	dog=$!
+	watch "$pid" 120
 	for _ in $(seq 400); do [ -e started ] && break; sleep 0.05; done
 	sleep "0.0$k"
 	kill -INT "$pid"
-	wait "$pid"
-	rc=$?
-	kill "$dog" 2>/dev/null
-	wait "$dog" 2>/dev/null
+	reap "$pid"
 	check "interrupt between runs ($k): exit 4" test "$rc" = 4
 	check "interrupt between runs ($k): message" grep -q "interrupted: the session was not stored" err
 done
