@@ -78,6 +78,19 @@ size_t bg_proc_tree(pid_t root, pid_t **pids);
 size_t bg_proc_tree_above(pid_t root, pid_t min_pid, pid_t **pids);
 /* How many processes of that tree are alive (zombies left out). */
 size_t bg_proc_tree_live(pid_t root);
+/* Whether pid is a process that runs (not gone, not a zombie). */
+bool bg_proc_alive(pid_t pid);
+/* pid's start time in clock ticks after boot (/proc/PID/stat); false when it is gone. */
+bool bg_proc_start(pid_t pid, unsigned long long *start);
+/*
+ * How many live processes escaped root's process group: adopted by this
+ * process (a subreaper) outside root's group, started at or after
+ * min_start (root's start time) with a pid above root's, and their
+ * descendants. What a run left running after it called setsid (or
+ * setpgid) where no run cgroup holds its processes; a descendant made
+ * after the pids wrapped is not seen.
+ */
+size_t bg_proc_escaped(pid_t root, unsigned long long min_start);
 
 /* ---- cgroup.c ---- */
 /*
@@ -132,6 +145,10 @@ struct bg_spawn_result {
 	double start_realtime; /* seconds since the epoch */
 	int cgroup_errno;      /* 0 when the child joined prog->cgroup_procs before exec, else why not */
 	pid_t pid;             /* the run's child (reaped), also its process group */
+	/* killed (timeout, interrupt) without a run cgroup: processes that had
+	 * left its process group and still run (bg_proc_escaped); with one,
+	 * every process of the cgroup is killed and this is 0 */
+	size_t escaped;
 };
 /*
  * What a session spawns, prepared once: argv, the program found on PATH
@@ -160,8 +177,9 @@ void bg_spawn_prog_release(struct bg_spawn_prog *prog);
 /*
  * Spawns prog in a new process group with stdin and stdout on
  * /dev/null, watches it with w (may be NULL), waits for it (killing the
- * whole group after timeout seconds, 0 = never, or when *interrupted is
- * set) and fills res. BG_EIO "'ARGV0': cannot start: REASON" when it cannot
+ * whole group and its descendants, and every process of its run cgroup
+ * when it joined one, after timeout seconds, 0 = never, or when
+ * *interrupted is set) and fills res. BG_EIO "'ARGV0': cannot start: REASON" when it cannot
  * be started.
  */
 int bg_spawn_run(const struct bg_spawn_prog *prog, double timeout,
@@ -179,11 +197,13 @@ int bg_spawn_run_captured(const struct bg_spawn_prog *prog, double timeout,
 			  struct bg_spawn_result *res, struct bg_ctx *ctx);
 /*
  * What a run left behind once its own process ended: waits, reaping, up to
- * grace_ms for the rest of its tree (processes still in its process group
- * and their descendants) to end, and returns how many still run then (they
- * are left running). Returns at once, 0, when the run left nothing.
+ * grace_ms for the rest of its tree to end, and returns how many still run
+ * then (they are left running). Its tree: every process of its run cgroup
+ * when cgroup_procs (the cgroup.procs it joined) is not NULL, else the
+ * processes still in its process group and their descendants. Returns at
+ * once, 0, when the run left nothing.
  */
-size_t bg_spawn_leftovers(pid_t pgid, long grace_ms);
+size_t bg_spawn_leftovers(pid_t pgid, const char *cgroup_procs, long grace_ms);
 /*
  * Runs /bin/sh -c CMD (with args as "$1"...) and waits; *status is the exit
  * status, or 128 + signal. BG_EIO when /bin/sh cannot start.

@@ -388,6 +388,26 @@ static bool same_outputs(const struct outputs *a, const struct outputs *b, const
 	return true;
 }
 
+/*
+ * What became of a run benchgate killed, left processes still running
+ * after the kill: into buf[200], returned. Without a run cgroup only its
+ * process group and what descends from it are reached.
+ */
+static const char *killed_text(size_t left, bool in_cg, char *buf)
+{
+	if (!left)
+		snprintf(buf, 200, "its process tree was killed");
+	else if (in_cg)
+		snprintf(buf, 200, "its process tree was killed, but %zu of its processes still run%s (left_running)",
+			 left, left == 1 ? "s" : "");
+	else
+		snprintf(buf, 200,
+			 "its process group was killed, but %zu process%s it started outside that group still run%s "
+			 "(left_running; without a run cgroup benchgate cannot reach them)",
+			 left, left == 1 ? "" : "es", left == 1 ? "s" : "");
+	return buf;
+}
+
 /* One run of the given phase. Returns BG_OK (possibly blocking the session) or BG_EIO. */
 static int do_run(struct session *s, const char *phase, long index, struct bg_ctx *ctx)
 {
@@ -399,8 +419,8 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 	struct bg_watch_result wr = {0};
 	uint64_t swap0 = 0, swap1 = 0, cg_peak = 0;
 	double psi0 = 0, psi1 = 0;
-	bool have_swap0, have_swap1, have_psi0, have_psi1, have_cg, ok;
-	char when[64], *out_err = NULL;
+	bool have_swap0, have_swap1, have_psi0, have_psi1, have_cg, in_cg, ok;
+	char when[64], *out_err = NULL, kt[200];
 	bool timed = strcmp(phase, "timed") == 0, smoke = strcmp(phase, "smoke") == 0;
 	char name[64]; /* "timed run 3 (#5)": the phase's count, and the session's # when it differs */
 	long failures = s->failures; /* a check of this run that fails adds one */
@@ -492,11 +512,9 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 	} else {
 		rc = bg_spawn_run(&s->prog, o->timeout, o->interrupted, s->watch, &res, ctx);
 	}
-	have_cg = bg_cgroup_run_end(&s->cg, rc == BG_OK ? res.cgroup_errno : -1, &cg_peak);
-	s->prog.cgroup_procs = NULL;
-	if (smoke && rc == BG_OK)
-		bg_cgroup_skip_short(&s->cg, res.wall_ns);
 	if (rc != BG_OK) {
+		bg_cgroup_run_end(&s->cg, -1, &cg_peak);
+		s->prog.cgroup_procs = NULL;
 		bg_stale_restore(&s->stale);
 		json_decref(cache);
 		json_decref(r);
@@ -504,8 +522,15 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 	}
 	bg_watch_end(s->watch, &wr);
 	/* processes the run started and left running: their work is not in its
-	 * time, and they overlap the runs after it (kept running, counted) */
-	left = bg_spawn_leftovers(res.pid, LEFTOVER_GRACE_MS);
+	 * time, and they overlap the runs after it (kept running, counted);
+	 * all of its cgroup when it has one, so also what left its group */
+	in_cg = s->prog.cgroup_procs && res.cgroup_errno == 0;
+	left = bg_spawn_leftovers(res.pid, in_cg ? s->prog.cgroup_procs : NULL, LEFTOVER_GRACE_MS) +
+	       res.escaped;
+	have_cg = bg_cgroup_run_end(&s->cg, res.cgroup_errno, &cg_peak);
+	s->prog.cgroup_procs = NULL;
+	if (smoke)
+		bg_cgroup_skip_short(&s->cg, res.wall_ns);
 	have_swap1 = bg_sys_swap_used(&swap1);
 	have_psi1 = bg_sys_psi_memory_some10(s->psi_fd, &psi1);
 	s->after_valid = true;
@@ -557,7 +582,7 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 	ok = res.exited && res.exit_status == 0 && !res.timed_out;
 	if (!ok && !s->interrupted) {
 		if (res.timed_out)
-			block(s, "%s timed out after %g s; its process tree was killed", name, o->timeout);
+			block(s, "%s timed out after %g s; %s", name, o->timeout, killed_text(left, in_cg, kt));
 		else if (res.exited)
 			block(s, "%s exited with status %d", name, res.exit_status);
 		else

@@ -73,15 +73,44 @@ static void devnull_open(void)
 	devnull_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
 }
 
-static void kill_tree(pid_t pid)
+/*
+ * How many processes listed in a run cgroup's cgroup.procs run (zombies
+ * left out), each sent SIGKILL first with kill_them; false when the file
+ * cannot be read.
+ */
+static bool cgroup_live(const char *procs, bool kill_them, size_t *live)
+{
+	FILE *f = fopen(procs, "re");
+	char line[32];
+
+	*live = 0;
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		long pid = strtol(line, NULL, 10);
+
+		if (pid <= 0)
+			continue;
+		if (kill_them)
+			kill((pid_t)pid, SIGKILL);
+		*live += bg_proc_alive((pid_t)pid);
+	}
+	fclose(f);
+	return true;
+}
+
+/* SIGKILL to pid's process group, every descendant found in /proc and, with cg_procs, every process of the run's cgroup. */
+static void kill_tree(pid_t pid, const char *cg_procs)
 {
 	pid_t *pids;
-	size_t n = bg_proc_tree(pid, &pids);
+	size_t n = bg_proc_tree(pid, &pids), live;
 
 	kill(-pid, SIGKILL);
 	for (size_t i = 0; i < n; i++)
 		kill(pids[i], SIGKILL);
 	free(pids);
+	if (cg_procs)
+		cgroup_live(cg_procs, true, &live);
 }
 
 void bg_spawn_reap_orphans(void)
@@ -92,20 +121,28 @@ void bg_spawn_reap_orphans(void)
 		;
 }
 
-size_t bg_spawn_leftovers(pid_t pgid, long grace_ms)
+size_t bg_spawn_leftovers(pid_t pgid, const char *cgroup_procs, long grace_ms)
 {
 	for (long waited = 0;; waited++) {
 		struct timespec ms = {0, 1000000};
 		size_t n;
 
-		/* an empty process group: nothing of the tree is left (a
-		 * descendant that left the group had a member as its parent, and
-		 * is no member once that parent is gone), and no /proc scan; a
-		 * zombie still counts as a member until it is reaped */
-		if (kill(-pgid, 0) != 0 && errno == ESRCH)
-			return 0;
-		bg_spawn_reap_orphans();
-		n = bg_proc_tree_live(pgid);
+		if (cgroup_procs) {
+			/* the run's cgroup holds all it started, also what left its group */
+			bg_spawn_reap_orphans();
+			if (!cgroup_live(cgroup_procs, false, &n))
+				cgroup_procs = NULL; /* unreadable: the process group below */
+		}
+		if (!cgroup_procs) {
+			/* an empty process group: nothing of the tree is left (a
+			 * descendant that left the group had a member as its parent, and
+			 * is no member once that parent is gone), and no /proc scan; a
+			 * zombie still counts as a member until it is reaped */
+			if (kill(-pgid, 0) != 0 && errno == ESRCH)
+				return 0;
+			bg_spawn_reap_orphans();
+			n = bg_proc_tree_live(pgid);
+		}
 		if (n == 0 || waited >= grace_ms)
 			return n;
 		nanosleep(&ms, NULL);
@@ -113,40 +150,68 @@ size_t bg_spawn_leftovers(pid_t pgid, long grace_ms)
 }
 
 /*
- * After a kill: reaps what the killed group leaves behind (adopted by us as
- * subreaper) until none of it is left, for at most two seconds, so that no
- * zombie outlives benchgate where the init process does not reap.
+ * After a kill: reaps what the killed group (and the run's cgroup, with
+ * cg_procs) leaves behind, adopted by us as subreaper, killing what is
+ * still there, until none of it is left, for at most two seconds, so that
+ * no zombie outlives benchgate where the init process does not reap.
  */
-static void reap_killed(pid_t pgid)
+static void reap_killed(pid_t pgid, const char *cg_procs)
 {
 	for (int i = 0; i < 2000; i++) {
 		struct timespec ms = {0, 1000000};
 		pid_t *pids;
-		size_t n;
+		size_t n, live = 0;
 
 		bg_spawn_reap_orphans();
 		n = bg_proc_tree(pgid, &pids);
 		for (size_t k = 0; k < n; k++)
 			kill(pids[k], SIGKILL);
 		free(pids);
-		if (n == 0)
+		if (cg_procs)
+			cgroup_live(cg_procs, true, &live);
+		if (n == 0 && live == 0)
 			return;
 		nanosleep(&ms, NULL);
 	}
 }
 
+/* One run or shell command being waited for (wait_child). */
+struct waiter {
+	pid_t pid;                          /* the child, also its process group */
+	int64_t deadline_ns;                /* CLOCK_MONOTONIC; 0: none */
+	volatile sig_atomic_t *interrupted; /* may be NULL */
+	const char *cg_procs;               /* the cgroup.procs of the run cgroup it joined, or NULL */
+	/* what happened */
+	int wstatus;
+	struct rusage ru;
+	bool timed_out, intr, killed;
+	size_t escaped; /* killed without cg_procs: what had left the group and still runs */
+	bool have_start;
+	unsigned long long start; /* the child's start time, read before a kill without cg_procs */
+};
+
+/* Kills the child's tree once (see kill_tree). */
+static void kill_run(struct waiter *w)
+{
+	if (w->killed)
+		return;
+	w->killed = true;
+	/* without a cgroup, what escaped the group is found by its start */
+	if (!w->cg_procs)
+		w->have_start = bg_proc_start(w->pid, &w->start);
+	kill_tree(w->pid, w->cg_procs);
+}
+
 /*
- * Waits for pid with wait4, killing its tree when the deadline passes or
- * *interrupted is set. deadline_ns 0 = none.
+ * Waits for w->pid with wait4, killing its tree when the deadline passes or
+ * *interrupted is set.
  */
-static int wait_child(pid_t pid, int64_t deadline_ns, volatile sig_atomic_t *interrupted,
-		      int *wstatus, struct rusage *ru, bool *timed_out, bool *intr)
+static int wait_child(struct waiter *w)
 {
 	int pfd;
-	bool killed = false;
+	pid_t pid = w->pid;
 
-	*timed_out = *intr = false;
-	if (!deadline_ns) {
+	if (!w->deadline_ns) {
 		/*
 		 * No deadline: a blocking wait4, which SIGINT (no SA_RESTART)
 		 * interrupts. The flag is read before each wait too: a signal
@@ -155,35 +220,33 @@ static int wait_child(pid_t pid, int64_t deadline_ns, volatile sig_atomic_t *int
 		for (;;) {
 			pid_t r;
 
-			if (!killed && interrupted && *interrupted) {
-				*intr = killed = true;
-				kill_tree(pid);
+			if (!w->killed && w->interrupted && *w->interrupted) {
+				w->intr = true;
+				kill_run(w);
 			}
-			r = wait4(pid, wstatus, 0, ru);
+			r = wait4(pid, &w->wstatus, 0, &w->ru);
 			if (r == pid)
 				break;
 			if (r < 0 && errno != EINTR)
 				return -1;
 		}
-		if (killed)
-			reap_killed(pid);
-		return 0;
+		goto done;
 	}
 	pfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	for (;;) {
 		pid_t r;
 		int wait_ms = 100;
 
-		if (!killed && interrupted && *interrupted) {
-			*intr = killed = true;
-			kill_tree(pid);
+		if (!w->killed && w->interrupted && *w->interrupted) {
+			w->intr = true;
+			kill_run(w);
 		}
-		if (!killed && deadline_ns) {
-			int64_t left = deadline_ns - bg_sys_monotonic_ns();
+		if (!w->killed) {
+			int64_t left = w->deadline_ns - bg_sys_monotonic_ns();
 
 			if (left <= 0) {
-				*timed_out = killed = true;
-				kill_tree(pid);
+				w->timed_out = true;
+				kill_run(w);
 			} else if (left / 1000000 < wait_ms) {
 				wait_ms = (int)(left / 1000000) + 1;
 			}
@@ -191,19 +254,15 @@ static int wait_child(pid_t pid, int64_t deadline_ns, volatile sig_atomic_t *int
 		if (pfd >= 0) {
 			struct pollfd p = {.fd = pfd, .events = POLLIN};
 
-			if (!deadline_ns && !interrupted)
-				wait_ms = -1;
-			if (poll(&p, 1, killed ? -1 : wait_ms) < 0 && errno != EINTR)
+			if (poll(&p, 1, w->killed ? -1 : wait_ms) < 0 && errno != EINTR)
 				break;
-			if (!(p.revents & POLLIN) && !killed)
+			if (!(p.revents & POLLIN) && !w->killed)
 				continue;
-			r = wait4(pid, wstatus, 0, ru);
-		} else if (!deadline_ns && !interrupted) {
-			r = wait4(pid, wstatus, 0, ru);
+			r = wait4(pid, &w->wstatus, 0, &w->ru);
 		} else {
 			struct timespec ms = {0, 1000000};
 
-			r = wait4(pid, wstatus, WNOHANG, ru);
+			r = wait4(pid, &w->wstatus, WNOHANG, &w->ru);
 			if (r == 0) {
 				nanosleep(&ms, NULL);
 				continue;
@@ -212,15 +271,22 @@ static int wait_child(pid_t pid, int64_t deadline_ns, volatile sig_atomic_t *int
 		if (r == pid)
 			break;
 		if (r < 0 && errno != EINTR) {
+			int e = errno;
+
 			if (pfd >= 0)
 				close(pfd);
+			errno = e;
 			return -1;
 		}
 	}
 	if (pfd >= 0)
 		close(pfd);
-	if (killed) /* what the group left behind, adopted as subreaper */
-		reap_killed(pid);
+done:
+	if (w->killed) { /* what the group left behind, adopted as subreaper */
+		reap_killed(pid, w->cg_procs);
+		if (w->have_start)
+			w->escaped = bg_proc_escaped(pid, w->start);
+	}
 	return 0;
 }
 
@@ -472,12 +538,13 @@ int bg_spawn_run_captured(const struct bg_spawn_prog *prog, double timeout,
 {
 	char out_path[4096], err_path[4096];
 	const char *failed;
-	struct rusage ru;
+	struct waiter wt;
 	int64_t t0, t1, cg_ns = 0;
 	pid_t pid = -1;
-	int e, wst = 0;
+	int e;
 
 	memset(res, 0, sizeof(*res));
+	memset(&wt, 0, sizeof(wt));
 	if (capture_prefix) {
 		snprintf(out_path, sizeof(out_path), "%s.stdout", capture_prefix);
 		snprintf(err_path, sizeof(err_path), "%s.stderr", capture_prefix);
@@ -494,9 +561,11 @@ int bg_spawn_run_captured(const struct bg_spawn_prog *prog, double timeout,
 				prog->argv[0], strerror(e));
 	if (w)
 		bg_watch_begin(w, pid);
-	memset(&ru, 0, sizeof(ru));
-	if (wait_child(pid, timeout > 0 ? t0 + (int64_t)(timeout * 1e9) : 0, interrupted, &wst, &ru,
-		       &res->timed_out, &res->interrupted) != 0) {
+	wt.pid = pid;
+	wt.deadline_ns = timeout > 0 ? t0 + (int64_t)(timeout * 1e9) : 0;
+	wt.interrupted = interrupted;
+	wt.cg_procs = prog->cgroup_procs && res->cgroup_errno == 0 ? prog->cgroup_procs : NULL;
+	if (wait_child(&wt) != 0) {
 		e = errno;
 		if (w) {
 			struct bg_watch_result dummy;
@@ -509,14 +578,17 @@ int bg_spawn_run_captured(const struct bg_spawn_prog *prog, double timeout,
 	t1 = bg_sys_monotonic_ns();
 	res->pid = pid;
 	res->wall_ns = t1 - t0 - cg_ns; /* joining the cgroup is benchgate's work, not the run's */
-	res->user_ns = tv_ns(&ru.ru_utime);
-	res->sys_ns = tv_ns(&ru.ru_stime);
-	res->maxrss_bytes = (int64_t)ru.ru_maxrss * 1024;
-	if (WIFEXITED(wst)) {
+	res->user_ns = tv_ns(&wt.ru.ru_utime);
+	res->sys_ns = tv_ns(&wt.ru.ru_stime);
+	res->maxrss_bytes = (int64_t)wt.ru.ru_maxrss * 1024;
+	res->timed_out = wt.timed_out;
+	res->interrupted = wt.intr;
+	res->escaped = wt.escaped;
+	if (WIFEXITED(wt.wstatus)) {
 		res->exited = true;
-		res->exit_status = WEXITSTATUS(wst);
-	} else if (WIFSIGNALED(wst)) {
-		res->term_signal = WTERMSIG(wst);
+		res->exit_status = WEXITSTATUS(wt.wstatus);
+	} else if (WIFSIGNALED(wt.wstatus)) {
+		res->term_signal = WTERMSIG(wt.wstatus);
 	}
 	if (capture_prefix && cap > 0) {
 		cap_file(out_path, cap);
@@ -530,12 +602,10 @@ int bg_spawn_shell(const char *cmd, const char *const *args, size_t nargs,
 {
 	char **argv = bg_xcalloc(nargs + 5, sizeof(char *));
 	struct bg_spawn_prog prog;
-	struct rusage ru;
+	struct waiter wt;
 	struct bg_strbuf script = BG_STRBUF_INIT;
 	const char *failed;
-	bool to, intr;
-	pid_t pid;
-	int e, wst = 0;
+	int e;
 
 	bg_strbuf_adds(&script, cmd);
 	if (nargs)
@@ -548,15 +618,17 @@ int bg_spawn_shell(const char *cmd, const char *const *args, size_t nargs,
 		argv[4 + i] = (char *)args[i];
 	bg_spawn_prog_init(&prog, argv);
 	bg_spawn_prog_find(&prog);
-	e = start_child(&prog, NULL, NULL, &pid, &failed, NULL, NULL);
+	memset(&wt, 0, sizeof(wt));
+	wt.interrupted = interrupted;
+	e = start_child(&prog, NULL, NULL, &wt.pid, &failed, NULL, NULL);
 	bg_spawn_prog_release(&prog);
 	free(argv);
 	bg_strbuf_release(&script);
 	if (e != 0)
 		return bg_error(ctx, BG_EIO, "'/bin/sh': cannot start: %s", strerror(e));
-	if (wait_child(pid, 0, interrupted, &wst, &ru, &to, &intr) != 0)
+	if (wait_child(&wt) != 0)
 		return bg_error(ctx, BG_EIO, "cannot wait for a shell command: %s", strerror(errno));
-	*status = WIFEXITED(wst) ? WEXITSTATUS(wst) : 128 + WTERMSIG(wst);
+	*status = WIFEXITED(wt.wstatus) ? WEXITSTATUS(wt.wstatus) : 128 + WTERMSIG(wt.wstatus);
 	return BG_OK;
 }
 

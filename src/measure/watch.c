@@ -57,8 +57,11 @@ static int cmp_ent(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Reads state, ppid and pgid from /proc/PID/stat; false when the process is gone. */
-static bool read_stat(pid_t pid, pid_t *ppid, pid_t *pgid, bool *zombie)
+/*
+ * Reads state, ppid and pgid from /proc/PID/stat, and with start the start
+ * time (clock ticks after boot); false when the process is gone.
+ */
+static bool read_stat(pid_t pid, pid_t *ppid, pid_t *pgid, bool *zombie, unsigned long long *start)
 {
 	char state;
 	char path[64], buf[1024], *p;
@@ -77,6 +80,10 @@ static bool read_stat(pid_t pid, pid_t *ppid, pid_t *pgid, bool *zombie)
 	buf[n] = '\0';
 	p = strrchr(buf, ')');
 	if (!p || sscanf(p + 1, " %c %d %d", &state, &pp, &pg) != 3)
+		return false;
+	/* after pgrp: session, tty_nr, tpgid, flags, 6 fault and time counts, 6 more, then starttime */
+	if (start && sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
+			    start) != 1)
 		return false;
 	*zombie = state == 'Z' || state == 'X';
 	*ppid = pp;
@@ -105,6 +112,26 @@ static uint64_t read_rss(pid_t pid)
 	return resident * (uint64_t)sysconf(_SC_PAGESIZE);
 }
 
+/* Makes the descendants of the members of v[0..n) (sorted by pid) members too; self never. */
+static void add_descendants(struct proc_ent *v, size_t n, pid_t self)
+{
+	bool changed;
+
+	do {
+		changed = false;
+		for (size_t i = 0; i < n; i++) {
+			struct proc_ent key, *par;
+
+			if (v[i].member || v[i].pid == self)
+				continue;
+			key.pid = v[i].ppid;
+			par = bsearch(&key, v, n, sizeof(key), cmp_ent);
+			if (par && par->member)
+				v[i].member = changed = true;
+		}
+	} while (changed);
+}
+
 /*
  * Rescans /proc into *cache (sorted by pid), marking the members of root's
  * tree. old entries are reused for non-members (their parent cannot become
@@ -118,7 +145,6 @@ static size_t scan_tree(DIR *dir, struct proc_ent **cache, size_t *ncache, pid_t
 	struct proc_ent *next = NULL;
 	size_t n = 0, cap = 0, members = 0;
 	pid_t self = getpid();
-	bool changed;
 
 	if (!d)
 		return 0;
@@ -147,7 +173,7 @@ static size_t scan_tree(DIR *dir, struct proc_ent **cache, size_t *ncache, pid_t
 			next[n] = *old;
 		} else {
 			next[n].pid = key.pid;
-			if (!read_stat(key.pid, &next[n].ppid, &next[n].pgid, &next[n].zombie))
+			if (!read_stat(key.pid, &next[n].ppid, &next[n].pgid, &next[n].zombie, NULL))
 				continue;
 		}
 		next[n].member = false;
@@ -158,23 +184,10 @@ static size_t scan_tree(DIR *dir, struct proc_ent **cache, size_t *ncache, pid_t
 	if (n) /* none at or above min_pid (the run is gone): next may be NULL */
 		qsort(next, n, sizeof(*next), cmp_ent);
 	/* members: root, orphans of root's group adopted by us, and their descendants */
-	do {
-		changed = false;
-		for (size_t i = 0; i < n; i++) {
-			struct proc_ent *e = &next[i], key, *par;
-
-			if (e->member || e->pid == self)
-				continue;
-			if (e->pid == root || (e->ppid == self && e->pgid == root)) {
-				e->member = changed = true;
-				continue;
-			}
-			key.pid = e->ppid;
-			par = bsearch(&key, next, n, sizeof(key), cmp_ent);
-			if (par && par->member)
-				e->member = changed = true;
-		}
-	} while (changed);
+	for (size_t i = 0; i < n; i++)
+		next[i].member = next[i].pid != self &&
+				 (next[i].pid == root || (next[i].ppid == self && next[i].pgid == root));
+	add_descendants(next, n, self);
 	for (size_t i = 0; i < n; i++)
 		members += next[i].member;
 	free(*cache);
@@ -220,6 +233,60 @@ static void gpu_sample(struct bg_watch *w, const pid_t *pids, size_t np, struct 
 
 	s->gpu_samples = (got & BG_NVML_DEVICE) != 0;
 	s->gpu_proc_samples = (got & BG_NVML_PROCESS) != 0;
+}
+
+bool bg_proc_alive(pid_t pid)
+{
+	pid_t ppid, pgid;
+	bool zombie;
+
+	return read_stat(pid, &ppid, &pgid, &zombie, NULL) && !zombie;
+}
+
+bool bg_proc_start(pid_t pid, unsigned long long *start)
+{
+	pid_t ppid, pgid;
+	bool zombie;
+
+	return read_stat(pid, &ppid, &pgid, &zombie, start);
+}
+
+size_t bg_proc_escaped(pid_t root, unsigned long long min_start)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	struct proc_ent *v = NULL;
+	size_t n = 0, cap = 0, live = 0;
+	pid_t self = getpid();
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		unsigned long long start;
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+
+		/* a descendant of the run was made after it: a higher pid, while pids have not wrapped */
+		if (*end || pid <= (long)root)
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 64;
+			v = bg_xrealloc(v, cap * sizeof(*v));
+		}
+		v[n].pid = (pid_t)pid;
+		if (!read_stat(v[n].pid, &v[n].ppid, &v[n].pgid, &v[n].zombie, &start))
+			continue;
+		v[n].member = v[n].ppid == self && v[n].pgid != root && start >= min_start;
+		n++;
+	}
+	closedir(d);
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_ent);
+	add_descendants(v, n, self);
+	for (size_t i = 0; i < n; i++)
+		live += v[i].member && !v[i].zombie;
+	free(v);
+	return live;
 }
 
 static void take_sample(struct bg_watch *w, pid_t root, unsigned gen,

@@ -28,6 +28,7 @@ cleanup() {
 	[ -n "$busy" ] && [ -d "$busy" ] && { sleep 0.2; rmdir "$busy"; }
 	[ -n "$limited" ] && [ -d "$limited" ] && rmdir "$limited"
 	pkill -f "sleep 7.25" 2>/dev/null
+	pkill -f "cgsleep-$$" 2>/dev/null
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -43,7 +44,8 @@ fi
 left() { ls -d "$base"/benchgate-* 2>/dev/null | wc -l; }
 
 if [ -z "$base" ]; then
-	echo "(no writable cgroup v1 memory hierarchy here: checking the fallback)"
+	echo "(no writable cgroup v1 memory hierarchy here: checking the fallback; skipping the timeout"
+	echo " of a run that left its process group, which only a run cgroup reaches)"
 	"$B" measure -q -w 0 -r 2 --json -- "$P/memtree" 1 8 0 >none.json
 	check "fallback: session ok"     test "$(jq -r .status none.json)" = ok
 	check "fallback: peaks null"     jqe '[.runs[].cgroup_peak_bytes] == [null, null, null]' none.json
@@ -77,6 +79,30 @@ check "background: session ok"     test "$(jq -r .status bg.json)" = ok
 check "background: cgroup removed" test "$(left)" = 0
 check "background: still running"  pgrep -f "sleep 7.25"
 check "background: in our cgroup"  sh -c "grep -q \"\$(pgrep -f 'sleep 7.25' | head -n 1)\" '$base/cgroup.procs'"
+pkill -f "sleep 7.25"
+
+# a timeout kills every process of the run's cgroup, also one that left the
+# run's process group (setsid, then its parent exited): nothing is left,
+# and the record says so
+if command -v setsid >/dev/null; then
+	cp "$(command -v sleep)" "$work/cgsleep-$$"
+	Z=$work/cgsleep-$$
+	"$B" measure -q -w 0 -r 1 --timeout 1 --json --shell -- "(setsid $Z 37 &); $Z 38" >esc.json 2>esc.err
+	check "escaped: blocked"           test "$(jq -r .status esc.json)" = blocked
+	check "escaped: reason"            jqe '.reason == "smoke run 1 timed out after 1 s; its process tree was killed"' esc.json
+	check "escaped: none left running" jqe '.runs[0].left_running == 0' esc.json
+	check "escaped: killed"            sh -c "! pgrep -f '[c]gsleep-$$ 37'"
+	check "escaped: cgroup removed"    test "$(left)" = 0
+	pkill -f "cgsleep-$$"
+else
+	echo "(no setsid here: skipping the timeout of a run that left its process group)"
+fi
+
+# a run that leaves a process outside its process group and exits: its
+# cgroup still holds it, so it is counted as left running (and keeps
+# running); the runs take 50 ms, so that the timed run has a cgroup too
+"$B" measure -q -w 0 -r 1 --shell --json -- 'setsid sleep 7.25 >/dev/null 2>&1 & sleep 0.05; exit 0' >bg2.json
+check "setsid background: counted" jqe '[.runs[].left_running] == [1, 1]' bg2.json
 pkill -f "sleep 7.25"
 
 # a run sees the limit benchgate's own cgroup had (a JVM sizes its heap by it)
