@@ -90,8 +90,10 @@ struct bg_measure_opts {
 	volatile sig_atomic_t *interrupted;
 	/*
 	 * When set: each run's stdout and stderr go to CAPTURE_DIR/run-NNN.stdout
-	 * and .stderr (NNN the ordinal), each capped at capture_cap bytes with a
-	 * truncation marker; the run record names them ("stdout", "stderr").
+	 * and .stderr (NNN the ordinal) through pipes the session drains while
+	 * the run goes, keeping the first capture_cap bytes of each (the rest is
+	 * discarded as it comes, a truncation marker appended after the run);
+	 * the run record names them ("stdout", "stderr").
 	 * Unset: stdout to /dev/null, stderr inherited.
 	 */
 	const char *capture_dir;

@@ -133,6 +133,9 @@ void bg_cgroup_skip_short(struct bg_cgroup *cg, int64_t smoke_wall_ns);
 void bg_cgroup_release(struct bg_cgroup *cg);
 
 /* ---- spawn.c ---- */
+/* How long a run's leftover processes may take to end (or to close its
+ * captured output) before they count as left running. */
+#define BG_LEFTOVER_GRACE_MS 100
 struct bg_spawn_result {
 	int64_t wall_ns;
 	int64_t user_ns, sys_ns;
@@ -186,10 +189,12 @@ int bg_spawn_run(const struct bg_spawn_prog *prog, double timeout,
 		 volatile sig_atomic_t *interrupted, struct bg_watch *w, struct bg_spawn_result *res,
 		 struct bg_ctx *ctx);
 /*
- * The same, with stdout and stderr written to capture_prefix.stdout and
- * capture_prefix.stderr (created or truncated) instead of /dev/null and the
- * terminal; capture_prefix NULL behaves as bg_spawn_run. Each file is then
- * capped at cap bytes, a truncation marker line appended.
+ * The same, with stdout and stderr each a pipe that benchgate drains while
+ * it waits into capture_prefix.stdout and capture_prefix.stderr (created
+ * or truncated) instead of /dev/null and the terminal, keeping the first
+ * cap bytes of each (cap <= 0: all) and discarding the rest, so that a
+ * file never holds more; after the run a truncation marker line is
+ * appended. capture_prefix NULL behaves as bg_spawn_run.
  */
 int bg_spawn_run_captured(const struct bg_spawn_prog *prog, double timeout,
 			  volatile sig_atomic_t *interrupted,

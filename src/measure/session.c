@@ -26,8 +26,6 @@
 extern char **environ;
 
 #define COLD_LIMIT 0.01 /* resident fraction above which a run is not cold */
-/* how long a run's leftover processes may take to end before they count */
-#define LEFTOVER_GRACE_MS 100
 
 struct series {
 	double *v;
@@ -525,7 +523,7 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 	 * time, and they overlap the runs after it (kept running, counted);
 	 * all of its cgroup when it has one, so also what left its group */
 	in_cg = s->prog.cgroup_procs && res.cgroup_errno == 0;
-	left = bg_spawn_leftovers(res.pid, in_cg ? s->prog.cgroup_procs : NULL, LEFTOVER_GRACE_MS) +
+	left = bg_spawn_leftovers(res.pid, in_cg ? s->prog.cgroup_procs : NULL, BG_LEFTOVER_GRACE_MS) +
 	       res.escaped;
 	have_cg = bg_cgroup_run_end(&s->cg, res.cgroup_errno, &cg_peak);
 	s->prog.cgroup_procs = NULL;

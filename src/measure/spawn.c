@@ -21,6 +21,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
@@ -175,12 +176,158 @@ static void reap_killed(pid_t pgid, const char *cg_procs)
 	}
 }
 
+/*
+ * One captured stream of a run: the child writes into a pipe, and
+ * benchgate copies the first cap bytes into the capture file while it
+ * waits, discarding the rest, so that the file never holds more.
+ */
+struct capture {
+	int rd;     /* the pipe's read end (non-blocking); -1 once closed */
+	int file;   /* the capture file; -1 when none */
+	long long cap, kept, total;
+	bool eof;   /* every writer closed the pipe */
+};
+
+/* Writes all of buf; 0, or -1 with errno. */
+static int write_all(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * Creates (truncates) path and a pipe whose write end (*wr, close-on-exec)
+ * the child gets; 0, or an errno with *what the step that failed.
+ */
+static int capture_open(struct capture *c, const char *path, long long cap, int *wr, const char **what)
+{
+	int fds[2], e;
+
+	memset(c, 0, sizeof(*c));
+	c->rd = -1;
+	c->cap = cap > 0 ? cap : LLONG_MAX;
+	*what = "cannot open";
+	c->file = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (c->file < 0)
+		return errno;
+	*what = "cannot make a pipe for";
+	/* only the read end is non-blocking: the run writes as to any file */
+	if (pipe2(fds, O_CLOEXEC) != 0 || fcntl(fds[0], F_SETFL, O_NONBLOCK) != 0) {
+		e = errno;
+		close(c->file);
+		c->file = -1;
+		return e;
+	}
+	c->rd = fds[0];
+	*wr = fds[1];
+	return 0;
+}
+
+/* Reads what the pipes of cap[0..1] hold now (at most 16 reads each: the run's exit is not kept waiting). */
+static void capture_drain(struct capture *cap)
+{
+	char buf[65536];
+
+	for (int k = 0; cap && k < 2; k++) {
+		struct capture *c = &cap[k];
+
+		for (int i = 0; i < 16 && c->rd >= 0; i++) {
+			ssize_t n = read(c->rd, buf, sizeof(buf));
+
+			if (n > 0) {
+				long long room = c->cap - c->kept;
+				size_t keep = room <= 0 ? 0 : room < n ? (size_t)room : (size_t)n;
+
+				c->total += n;
+				if (keep && write_all(c->file, buf, keep) == 0)
+					c->kept += (long long)keep;
+				else if (keep)
+					c->cap = c->kept; /* the file cannot take it: keep no more */
+				continue;
+			}
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0 && errno == EAGAIN)
+				break;
+			c->eof = n == 0; /* end of file, or a pipe that cannot be read */
+			close(c->rd);
+			c->rd = -1;
+		}
+	}
+}
+
+/* The pollfds of the pipes of cap still open, into p; how many. */
+static nfds_t capture_pollfds(const struct capture *cap, struct pollfd *p)
+{
+	nfds_t n = 0;
+
+	for (int k = 0; cap && k < 2; k++)
+		if (cap[k].rd >= 0)
+			p[n++] = (struct pollfd){.fd = cap[k].rd, .events = POLLIN};
+	return n;
+}
+
+/*
+ * After the run's process is reaped: reads on until every writer closed
+ * the pipes, for at most grace_ms (processes the run left running may hold
+ * them), closes them (what such a process writes later fails with EPIPE),
+ * marks a truncation and closes the files.
+ */
+static void capture_finish(struct capture *cap, long grace_ms)
+{
+	int64_t end = bg_sys_monotonic_ns() + (int64_t)grace_ms * 1000000;
+
+	for (;;) {
+		struct pollfd p[2];
+		nfds_t n;
+		int64_t left;
+
+		capture_drain(cap);
+		n = capture_pollfds(cap, p);
+		left = end - bg_sys_monotonic_ns();
+		if (n == 0 || left <= 0)
+			break;
+		poll(p, n, (int)(left / 1000000) + 1);
+	}
+	for (int k = 0; k < 2; k++) {
+		struct capture *c = &cap[k];
+		char note[400];
+		int len = 0;
+
+		if (c->rd >= 0)
+			close(c->rd);
+		if (c->total > c->kept)
+			len = snprintf(note, sizeof(note), "\n[benchgate: truncated at %lld bytes; the run wrote %lld]\n",
+				       c->kept, c->total);
+		if (!c->eof)
+			len += snprintf(note + len, sizeof(note) - (size_t)len,
+					"%s[benchgate: processes the run left running still held this output open when it "
+					"ended; what they wrote after that is not kept]\n",
+					len ? "" : "\n");
+		if (len && write_all(c->file, note, (size_t)len) != 0) {
+			/* the capture stays without its note */
+		}
+		close(c->file);
+		c->rd = c->file = -1;
+	}
+}
+
 /* One run or shell command being waited for (wait_child). */
 struct waiter {
 	pid_t pid;                          /* the child, also its process group */
 	int64_t deadline_ns;                /* CLOCK_MONOTONIC; 0: none */
 	volatile sig_atomic_t *interrupted; /* may be NULL */
 	const char *cg_procs;               /* the cgroup.procs of the run cgroup it joined, or NULL */
+	struct capture *cap;                /* its stdout and stderr pipes to drain, or NULL */
 	/* what happened */
 	int wstatus;
 	struct rusage ru;
@@ -204,44 +351,26 @@ static void kill_run(struct waiter *w)
 
 /*
  * Waits for w->pid with wait4, killing its tree when the deadline passes or
- * *interrupted is set.
+ * *interrupted is set, draining w->cap meanwhile. 0, or -1 with errno.
  */
 static int wait_child(struct waiter *w)
 {
-	int pfd;
+	int pfd = -1;
 	pid_t pid = w->pid;
+	bool reaped = false;
 
-	if (!w->deadline_ns) {
-		/*
-		 * No deadline: a blocking wait4, which SIGINT (no SA_RESTART)
-		 * interrupts. The flag is read before each wait too: a signal
-		 * that came before the wait interrupts nothing.
-		 */
-		for (;;) {
-			pid_t r;
-
-			if (!w->killed && w->interrupted && *w->interrupted) {
-				w->intr = true;
-				kill_run(w);
-			}
-			r = wait4(pid, &w->wstatus, 0, &w->ru);
-			if (r == pid)
-				break;
-			if (r < 0 && errno != EINTR)
-				return -1;
-		}
-		goto done;
-	}
-	pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (w->deadline_ns || w->cap)
+		pfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	for (;;) {
 		pid_t r;
 		int wait_ms = 100;
 
+		/* the flag is read before each wait: a signal that came before the wait interrupts nothing */
 		if (!w->killed && w->interrupted && *w->interrupted) {
 			w->intr = true;
 			kill_run(w);
 		}
-		if (!w->killed) {
+		if (!w->killed && w->deadline_ns) {
 			int64_t left = w->deadline_ns - bg_sys_monotonic_ns();
 
 			if (left <= 0) {
@@ -251,65 +380,54 @@ static int wait_child(struct waiter *w)
 				wait_ms = (int)(left / 1000000) + 1;
 			}
 		}
-		if (pfd >= 0) {
-			struct pollfd p = {.fd = pfd, .events = POLLIN};
-
-			if (poll(&p, 1, w->killed ? -1 : wait_ms) < 0 && errno != EINTR)
-				break;
-			if (!(p.revents & POLLIN) && !w->killed)
-				continue;
+		if (!w->deadline_ns && !w->cap) {
+			/* nothing to watch but the child: a blocking wait4, which SIGINT (no SA_RESTART) interrupts */
 			r = wait4(pid, &w->wstatus, 0, &w->ru);
 		} else {
-			struct timespec ms = {0, 1000000};
-
-			r = wait4(pid, &w->wstatus, WNOHANG, &w->ru);
-			if (r == 0) {
-				nanosleep(&ms, NULL);
-				continue;
-			}
-		}
-		if (r == pid)
-			break;
-		if (r < 0 && errno != EINTR) {
-			int e = errno;
+			/* the pidfd says when the child exits; the pipes, when the run wrote */
+			struct pollfd p[3];
+			nfds_t n = 0;
 
 			if (pfd >= 0)
-				close(pfd);
-			errno = e;
-			return -1;
+				p[n++] = (struct pollfd){.fd = pfd, .events = POLLIN};
+			n += capture_pollfds(w->cap, p + n);
+			if (pfd < 0)
+				wait_ms = 1; /* no pidfd (Linux before 5.3): look every millisecond */
+			else if (w->killed)
+				wait_ms = -1;
+			if (n == 0) {
+				struct timespec ms = {0, 1000000};
+
+				nanosleep(&ms, NULL);
+			} else if (poll(p, n, wait_ms) < 0 && errno != EINTR) {
+				break;
+			}
+			capture_drain(w->cap);
+			r = wait4(pid, &w->wstatus, WNOHANG, &w->ru);
+			if (r == 0)
+				continue;
 		}
+		if (r == pid) {
+			reaped = true;
+			break;
+		}
+		if (r < 0 && errno != EINTR)
+			break;
 	}
-	if (pfd >= 0)
+	if (pfd >= 0) {
+		int e = errno;
+
 		close(pfd);
-done:
+		errno = e;
+	}
+	if (!reaped)
+		return -1;
 	if (w->killed) { /* what the group left behind, adopted as subreaper */
 		reap_killed(pid, w->cg_procs);
 		if (w->have_start)
 			w->escaped = bg_proc_escaped(pid, w->start);
 	}
 	return 0;
-}
-
-/* Caps a captured file at cap bytes, marking the truncation. */
-static void cap_file(const char *path, long long cap)
-{
-	struct stat st;
-	char marker[160];
-	int fd;
-
-	if (stat(path, &st) != 0 || st.st_size <= cap)
-		return;
-	if (truncate(path, (off_t)cap) != 0)
-		return;
-	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	snprintf(marker, sizeof(marker), "\n[benchgate: truncated at %lld bytes; the run wrote %lld]\n", cap,
-		 (long long)st.st_size);
-	if (write(fd, marker, strlen(marker)) < 0) {
-		/* the capture stays truncated without its marker */
-	}
-	close(fd);
 }
 
 /* execvp's search without running it: 0 and *out (malloc'd), or an errno. */
@@ -391,10 +509,9 @@ void bg_spawn_prog_release(struct bg_spawn_prog *prog)
 
 struct child_args {
 	const struct bg_spawn_prog *prog;
-	const char *out_path, *err_path; /* NULL: stdout on /dev/null, stderr inherited */
+	int out_fd, err_fd;              /* made stdout and stderr; -1: stdout on /dev/null, stderr inherited */
 	int devnull;                     /* -1: open /dev/null here */
 	volatile int err;                /* the errno of a failed step, 0 when exec succeeded */
-	const char *volatile failed;     /* the capture file that could not be opened, or NULL */
 	volatile int cg_err;             /* why the child did not join prog->cgroup_procs, or 0 */
 	volatile int64_t cg_ns;          /* how long joining it took */
 	pid_t parent;                    /* benchgate */
@@ -457,14 +574,9 @@ __attribute__((no_sanitize("address", "undefined"))) static int child_main(void 
 	} else if (open_onto("/dev/null", O_RDONLY, 0) != 0) {
 		goto fail;
 	}
-	if (a->out_path) {
-		a->failed = a->out_path;
-		if (open_onto(a->out_path, O_WRONLY | O_CREAT | O_TRUNC, 1) != 0)
+	if (a->out_fd >= 0) {
+		if (dup2(a->out_fd, 1) < 0 || dup2(a->err_fd, 2) < 0)
 			goto fail;
-		a->failed = a->err_path;
-		if (open_onto(a->err_path, O_WRONLY | O_CREAT | O_TRUNC, 2) != 0)
-			goto fail;
-		a->failed = NULL;
 	} else if (a->devnull >= 0) {
 		if (dup2(a->devnull, 1) < 0)
 			goto fail;
@@ -480,21 +592,21 @@ fail:
 }
 
 /*
- * Starts prog; 0 and *pid, or an errno (nothing left running) with *failed
- * the capture file that could not be opened, or NULL. With
- * prog->cgroup_procs, *cg_err is 0 when the child joined that cgroup (else
- * why not) and *cg_ns how long joining took; both may be NULL.
+ * Starts prog with stdout and stderr on out_fd and err_fd (-1: stdout on
+ * /dev/null, stderr inherited); 0 and *pid, or an errno (nothing left
+ * running). With prog->cgroup_procs, *cg_err is 0 when the child joined
+ * that cgroup (else why not) and *cg_ns how long joining took; both may be
+ * NULL.
  */
-static int start_child(const struct bg_spawn_prog *prog, const char *out_path, const char *err_path,
-		       pid_t *pid, const char **failed, int *cg_err, int64_t *cg_ns)
+static int start_child(const struct bg_spawn_prog *prog, int out_fd, int err_fd, pid_t *pid,
+		       int *cg_err, int64_t *cg_ns)
 {
 	enum { STACK = 64 * 1024 };
-	struct child_args a = {prog, out_path, err_path, -1, 0, NULL, 0, 0, 0};
+	struct child_args a = {prog, out_fd, err_fd, -1, 0, 0, 0, 0};
 	sigset_t all, old;
 	char *stack;
 	int e;
 
-	*failed = NULL;
 	if (!prog->path)
 		return prog->find_errno;
 	pthread_once(&devnull_once, devnull_open);
@@ -518,7 +630,6 @@ static int start_child(const struct bg_spawn_prog *prog, const char *out_path, c
 
 		while (waitpid(*pid, &st, 0) < 0 && errno == EINTR)
 			;
-		*failed = a.failed;
 		return a.err;
 	}
 	return 0;
@@ -536,26 +647,43 @@ int bg_spawn_run_captured(const struct bg_spawn_prog *prog, double timeout,
 			  struct bg_watch *w, const char *capture_prefix, long long cap,
 			  struct bg_spawn_result *res, struct bg_ctx *ctx)
 {
-	char out_path[4096], err_path[4096];
-	const char *failed;
+	struct capture capture[2];
 	struct waiter wt;
 	int64_t t0, t1, cg_ns = 0;
 	pid_t pid = -1;
-	int e;
+	int e, wr[2] = {-1, -1};
 
 	memset(res, 0, sizeof(*res));
 	memset(&wt, 0, sizeof(wt));
 	if (capture_prefix) {
-		snprintf(out_path, sizeof(out_path), "%s.stdout", capture_prefix);
-		snprintf(err_path, sizeof(err_path), "%s.stderr", capture_prefix);
+		/* made before the clock starts: the run's own work is writing */
+		for (int k = 0; k < 2; k++) {
+			char path[4200];
+			const char *what;
+
+			snprintf(path, sizeof(path), "%s.%s", capture_prefix, k ? "stderr" : "stdout");
+			e = capture_open(&capture[k], path, cap, &wr[k], &what);
+			if (e != 0) {
+				if (k) {
+					close(wr[0]);
+					close(capture[0].rd);
+					close(capture[0].file);
+				}
+				return bg_error(ctx, BG_EIO, "'%s': %s '%s' for the run's output: %s", prog->argv[0],
+						what, path, strerror(e));
+			}
+		}
+		wt.cap = capture;
 	}
 	res->start_realtime = bg_sys_realtime();
 	t0 = bg_sys_monotonic_ns();
-	e = start_child(prog, capture_prefix ? out_path : NULL, capture_prefix ? err_path : NULL, &pid,
-			&failed, &res->cgroup_errno, &cg_ns);
-	if (e != 0 && failed)
-		return bg_error(ctx, BG_EIO, "'%s': cannot open '%s' for the run's output: %s",
-				prog->argv[0], failed, strerror(e));
+	e = start_child(prog, wr[0], wr[1], &pid, &res->cgroup_errno, &cg_ns);
+	if (wt.cap) { /* the child has its copies (or failed); the pipes end when the run's do */
+		close(wr[0]);
+		close(wr[1]);
+		if (e != 0)
+			capture_finish(capture, 0);
+	}
 	if (e != 0)
 		return bg_error(ctx, BG_EIO, "'%s': cannot start: %s; check the command name and PATH",
 				prog->argv[0], strerror(e));
@@ -572,6 +700,8 @@ int bg_spawn_run_captured(const struct bg_spawn_prog *prog, double timeout,
 
 			bg_watch_end(w, &dummy);
 		}
+		if (wt.cap)
+			capture_finish(capture, 0);
 		return bg_error(ctx, BG_EIO, "'%s': cannot wait for the run: %s", prog->argv[0],
 				strerror(e));
 	}
@@ -590,10 +720,8 @@ int bg_spawn_run_captured(const struct bg_spawn_prog *prog, double timeout,
 	} else if (WIFSIGNALED(wt.wstatus)) {
 		res->term_signal = WTERMSIG(wt.wstatus);
 	}
-	if (capture_prefix && cap > 0) {
-		cap_file(out_path, cap);
-		cap_file(err_path, cap);
-	}
+	if (wt.cap) /* untimed */
+		capture_finish(capture, BG_LEFTOVER_GRACE_MS);
 	return BG_OK;
 }
 
@@ -604,7 +732,6 @@ int bg_spawn_shell(const char *cmd, const char *const *args, size_t nargs,
 	struct bg_spawn_prog prog;
 	struct waiter wt;
 	struct bg_strbuf script = BG_STRBUF_INIT;
-	const char *failed;
 	int e;
 
 	bg_strbuf_adds(&script, cmd);
@@ -620,7 +747,7 @@ int bg_spawn_shell(const char *cmd, const char *const *args, size_t nargs,
 	bg_spawn_prog_find(&prog);
 	memset(&wt, 0, sizeof(wt));
 	wt.interrupted = interrupted;
-	e = start_child(&prog, NULL, NULL, &wt.pid, &failed, NULL, NULL);
+	e = start_child(&prog, -1, -1, &wt.pid, NULL, NULL);
 	bg_spawn_prog_release(&prog);
 	free(argv);
 	bg_strbuf_release(&script);

@@ -339,6 +339,36 @@ cap="experiments/$id/runs/run-001.stdout"
 	fail "loud output: the capture is not cut at 1 MiB and marked: $(tail -c 80 "$cap")"
 check_ok "a truncated capture"
 
+# a run that writes 50 MB: benchgate keeps the first MiB as it goes and
+# discards the rest, so the capture never holds more (looked at while each
+# run waits, after writing, for the test's go), and the cut is marked
+jq '.runbooks.ok.command = "head -c 50000000 /dev/zero | tr \"\\\\0\" y; : > out/printed; while [ ! -e out/go ]; do sleep 0.05; done; rm -f out/go out/printed; printf hello > out/{id}.txt"' \
+	"$work/registry.json" >benchmarks/benchmark_registry.json && "$bin" render >/dev/null
+git add benchmarks docs && git -c user.email=t@t -c user.name=t commit -qm chatty || exit 1
+rm -f out/go out/printed
+timeout 120 "$bin" run -q life.ok -w 0 -r 1 >"$work/out" 2>"$work/err" &
+pc=$!
+for n in 001 002; do
+	for _ in $(seq 1200); do [ -e out/printed ] && break; sleep 0.05; done
+	[ -e out/printed ] || { fail "chatty output: run $n did not get to its pause"; break; }
+	id=$(ls -t experiments | grep ok | head -n 1)
+	size=$(stat -c %s "experiments/$id/runs/run-$n.stdout")
+	[ "$size" -le 1048576 ] || fail "chatty output: run $n's capture held $size bytes during the run"
+	touch out/go
+	for _ in $(seq 1200); do [ -e out/go ] || break; sleep 0.05; done
+done
+wait "$pc"
+rc=$?
+[ "$rc" = 0 ] || { fail "chatty output: exit $rc, expected 0"; sed 's/^/    /' "$work/err" | head -5; }
+for n in 001 002; do
+	cap="experiments/$id/runs/run-$n.stdout"
+	[ "$(head -c 1048576 "$cap" | tr -d y | wc -c)" = 0 ] || fail "chatty output: run $n's first MiB is not the run's output"
+	[ "$(tail -c +1048577 "$cap")" = "$(printf '\n[benchgate: truncated at 1048576 bytes; the run wrote 50000000]')" ] ||
+		fail "chatty output: run $n's capture is not cut at 1 MiB and marked: $(tail -c 80 "$cap")"
+done
+rm -f out/go out/printed
+check_ok "a chatty run"
+
 # a declared input that changes during the session: its SHA-256 (and the
 # key) describe the file before the first run, so the session is blocked
 jq '.runbooks.ok.command = "printf hello > out/{id}.txt; touch data/input.txt"' "$work/registry.json" \
