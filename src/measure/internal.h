@@ -152,6 +152,9 @@ struct bg_spawn_result {
 	 * left its process group and still run (bg_proc_escaped); with one,
 	 * every process of the cgroup is killed and this is 0 */
 	size_t escaped;
+	/* a signal stopped it (SIGSTOP, SIGTSTP, SIGTTIN, SIGTTOU): it was
+	 * killed then; 0 otherwise */
+	int stop_signal;
 };
 /*
  * What a session spawns, prepared once: argv, the program found on PATH
@@ -178,11 +181,15 @@ void bg_spawn_prog_init(struct bg_spawn_prog *prog, char *const *argv);
 const char *bg_spawn_prog_find(struct bg_spawn_prog *prog);
 void bg_spawn_prog_release(struct bg_spawn_prog *prog);
 /*
- * Spawns prog in a new process group with stdin and stdout on
- * /dev/null, watches it with w (may be NULL), waits for it (killing the
- * whole group and its descendants, and every process of its run cgroup
- * when it joined one, after timeout seconds, 0 = never, or when
- * *interrupted is set) and fills res. BG_EIO "'ARGV0': cannot start: REASON" when it cannot
+ * Spawns prog in a new process group with stdin and stdout on /dev/null
+ * (the terminal's foreground group while it runs, when benchgate's stdin
+ * or stderr is its controlling terminal and benchgate is in the
+ * foreground), watches it with w (may be NULL), waits for it and fills
+ * res. Its tree (the whole group, its descendants, and every process of
+ * its run cgroup when it joined one) is killed after timeout seconds (0 =
+ * never), when *interrupted is set, or when its process stops; a run that
+ * held the terminal and died of SIGINT or SIGQUIT sets *interrupted and
+ * res->interrupted. BG_EIO "'ARGV0': cannot start: REASON" when it cannot
  * be started.
  */
 int bg_spawn_run(const struct bg_spawn_prog *prog, double timeout,
@@ -210,8 +217,10 @@ int bg_spawn_run_captured(const struct bg_spawn_prog *prog, double timeout,
  */
 size_t bg_spawn_leftovers(pid_t pgid, const char *cgroup_procs, long grace_ms);
 /*
- * Runs /bin/sh -c CMD (with args as "$1"...) and waits; *status is the exit
- * status, or 128 + signal. BG_EIO when /bin/sh cannot start.
+ * Runs /bin/sh -c CMD (with args as "$1"...) as bg_spawn_run runs a
+ * program (its own process group, the terminal, killed when *interrupted
+ * is set or it stops) and waits; *status is the exit status, or 128 +
+ * signal. BG_EIO when /bin/sh cannot start.
  */
 int bg_spawn_shell(const char *cmd, const char *const *args, size_t nargs,
 		   volatile sig_atomic_t *interrupted, int *status, struct bg_ctx *ctx);

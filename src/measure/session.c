@@ -550,6 +550,7 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 	rset(r, "sys_ns", json_integer(res.sys_ns));
 	rset(r, "exit_status", jint_or_null(res.exited, res.exit_status));
 	rset(r, "signal", jint_or_null(res.term_signal != 0, res.term_signal));
+	rset(r, "stop_signal", jint_or_null(res.stop_signal != 0, res.stop_signal));
 	rset(r, "timed_out", json_boolean(res.timed_out));
 	rset(r, "max_rss_bytes", json_integer(res.maxrss_bytes));
 	rset(r, "tree_peak_bytes",
@@ -581,6 +582,8 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 	if (!ok && !s->interrupted) {
 		if (res.timed_out)
 			block(s, "%s timed out after %g s; %s", name, o->timeout, killed_text(left, in_cg, kt));
+		else if (res.stop_signal)
+			block(s, "%s was stopped by signal %d; %s", name, res.stop_signal, killed_text(left, in_cg, kt));
 		else if (res.exited)
 			block(s, "%s exited with status %d", name, res.exit_status);
 		else

@@ -1,9 +1,10 @@
 /*
  * spawn.c - spawning and reaping: one measured run (its own process group,
- * wall clock from just before spawn to reaping, wait4 rusage of that child
- * only, whole-group kill on timeout or interrupt), the untimed shell
- * commands around it, and commands whose stdout is read (posix_spawn; see
- * internal.h).
+ * the terminal's foreground while it runs when benchgate has it, wall clock
+ * from just before spawn to reaping, wait4 rusage of that child only,
+ * whole-tree kill on timeout, interrupt or a stop, its output drained from
+ * pipes), the untimed shell commands around it, and commands whose stdout
+ * is read (posix_spawn; see internal.h).
  *
  * Runs and shell commands are started by clone(CLONE_VM | CLONE_VFORK) on
  * a stack of our own, as glibc's posix_spawn does, but the child resets
@@ -13,8 +14,8 @@
  * about 5% less.
  * The child calls only async-signal-safe functions and reports a failed
  * step through memory it shares with the parent. A run's child may first
- * join a cgroup of its own (cgroup.c); the time that takes is taken out of
- * the run's wall time.
+ * join a cgroup of its own (cgroup.c) and take the terminal; the time that
+ * takes is taken out of the run's wall time.
  */
 #include "measure/internal.h"
 #include "benchgate/strbuf.h"
@@ -321,6 +322,58 @@ static void capture_finish(struct capture *cap, long grace_ms)
 	}
 }
 
+/*
+ * The terminal a run or shell command is given: stdin's, else stderr's,
+ * when it is this process's controlling terminal and this process's group
+ * is in its foreground; -1 for none (not a terminal, or benchgate in the
+ * background, where taking it would take it from the shell).
+ */
+static int job_terminal(void)
+{
+	pid_t me = getpgrp();
+
+	for (int fd = 0; fd <= 2; fd += 2)
+		if (tcgetpgrp(fd) == me)
+			return fd;
+	return -1;
+}
+
+/*
+ * Makes pg the foreground process group of the terminal tty, SIGTTOU
+ * ignored meanwhile (this process may be in the background then).
+ * Async-signal-safe.
+ */
+static void give_terminal(int tty, pid_t pg)
+{
+	struct sigaction ign, old;
+
+	memset(&ign, 0, sizeof(ign));
+	ign.sa_handler = SIG_IGN;
+	sigemptyset(&ign.sa_mask);
+	sigaction(SIGTTOU, &ign, &old);
+	if (tcsetpgrp(tty, pg) != 0) {
+		/* the terminal is gone (hung up): nothing to give back */
+	}
+	sigaction(SIGTTOU, &old, NULL);
+}
+
+/*
+ * After a run or shell command given the terminal tty: takes its
+ * foreground back for this process's group, when the child's group (pg)
+ * still has it; never from another group (the shell's, after a job was
+ * put in the background).
+ */
+static void give_back_terminal(int tty, pid_t pg)
+{
+	pid_t fg;
+
+	if (tty < 0)
+		return;
+	fg = tcgetpgrp(tty);
+	if (fg == pg)
+		give_terminal(tty, getpgrp());
+}
+
 /* One run or shell command being waited for (wait_child). */
 struct waiter {
 	pid_t pid;                          /* the child, also its process group */
@@ -328,10 +381,12 @@ struct waiter {
 	volatile sig_atomic_t *interrupted; /* may be NULL */
 	const char *cg_procs;               /* the cgroup.procs of the run cgroup it joined, or NULL */
 	struct capture *cap;                /* its stdout and stderr pipes to drain, or NULL */
+	int tty;                            /* the terminal its group was given, or -1 */
 	/* what happened */
 	int wstatus;
 	struct rusage ru;
 	bool timed_out, intr, killed;
+	int stop_signal; /* the signal that stopped it (it was then killed), or 0 */
 	size_t escaped; /* killed without cg_procs: what had left the group and still runs */
 	bool have_start;
 	unsigned long long start; /* the child's start time, read before a kill without cg_procs */
@@ -350,8 +405,23 @@ static void kill_run(struct waiter *w)
 }
 
 /*
- * Waits for w->pid with wait4, killing its tree when the deadline passes or
- * *interrupted is set, draining w->cap meanwhile. 0, or -1 with errno.
+ * The child stopped (wait4 with WUNTRACED): nothing in a measured run
+ * should stop it, and nobody would continue it, so it has failed; its tree
+ * is killed rather than waited for forever.
+ */
+static void on_stopped(struct waiter *w, int sig)
+{
+	if (!w->stop_signal)
+		w->stop_signal = sig;
+	kill_run(w);
+}
+
+/*
+ * Waits for w->pid with wait4, killing its tree when the deadline passes,
+ * *interrupted is set or it stops, draining w->cap meanwhile. A run that
+ * held the terminal and died of SIGINT or SIGQUIT was interrupted from the
+ * terminal (the signal went to its group, not to benchgate): *interrupted
+ * is set, and the rest of its tree killed. 0, or -1 with errno.
  */
 static int wait_child(struct waiter *w)
 {
@@ -382,7 +452,7 @@ static int wait_child(struct waiter *w)
 		}
 		if (!w->deadline_ns && !w->cap) {
 			/* nothing to watch but the child: a blocking wait4, which SIGINT (no SA_RESTART) interrupts */
-			r = wait4(pid, &w->wstatus, 0, &w->ru);
+			r = wait4(pid, &w->wstatus, WUNTRACED, &w->ru);
 		} else {
 			/* the pidfd says when the child exits; the pipes, when the run wrote */
 			struct pollfd p[3];
@@ -403,9 +473,13 @@ static int wait_child(struct waiter *w)
 				break;
 			}
 			capture_drain(w->cap);
-			r = wait4(pid, &w->wstatus, WNOHANG, &w->ru);
+			r = wait4(pid, &w->wstatus, WNOHANG | WUNTRACED, &w->ru);
 			if (r == 0)
 				continue;
+		}
+		if (r == pid && WIFSTOPPED(w->wstatus)) {
+			on_stopped(w, WSTOPSIG(w->wstatus));
+			continue;
 		}
 		if (r == pid) {
 			reaped = true;
@@ -422,6 +496,13 @@ static int wait_child(struct waiter *w)
 	}
 	if (!reaped)
 		return -1;
+	if (w->tty >= 0 && !w->killed && WIFSIGNALED(w->wstatus) &&
+	    (WTERMSIG(w->wstatus) == SIGINT || WTERMSIG(w->wstatus) == SIGQUIT)) {
+		w->intr = true;
+		if (w->interrupted)
+			*w->interrupted = 1;
+		kill_run(w);
+	}
 	if (w->killed) { /* what the group left behind, adopted as subreaper */
 		reap_killed(pid, w->cg_procs);
 		if (w->have_start)
@@ -511,26 +592,37 @@ struct child_args {
 	const struct bg_spawn_prog *prog;
 	int out_fd, err_fd;              /* made stdout and stderr; -1: stdout on /dev/null, stderr inherited */
 	int devnull;                     /* -1: open /dev/null here */
+	int tty;                         /* the terminal whose foreground the child takes, or -1 */
 	volatile int err;                /* the errno of a failed step, 0 when exec succeeded */
 	volatile int cg_err;             /* why the child did not join prog->cgroup_procs, or 0 */
-	volatile int64_t cg_ns;          /* how long joining it took */
+	volatile int64_t own_ns;         /* how long benchgate's own steps in the child took */
 	pid_t parent;                    /* benchgate */
 };
 
-/* The child joins its cgroup: async-signal-safe calls only. */
-__attribute__((no_sanitize("address", "undefined"))) static void join_cgroup(struct child_args *a)
+/*
+ * The child's steps that are benchgate's work, timed to be taken out of
+ * the run's wall time: joining its cgroup, taking the terminal's
+ * foreground (allowed from a background group: every signal is blocked
+ * here, SIGTTOU too). Async-signal-safe calls only.
+ */
+__attribute__((no_sanitize("address", "undefined"))) static void own_steps(struct child_args *a)
 {
 	struct timespec t0, t1;
 	int fd;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	fd = open(a->prog->cgroup_procs, O_WRONLY | O_CLOEXEC);
-	if (fd < 0 || write(fd, "0", 1) != 1)
-		a->cg_err = errno ? errno : EIO;
-	if (fd >= 0)
-		close(fd);
+	if (a->prog->cgroup_procs) {
+		fd = open(a->prog->cgroup_procs, O_WRONLY | O_CLOEXEC);
+		if (fd < 0 || write(fd, "0", 1) != 1)
+			a->cg_err = errno ? errno : EIO;
+		if (fd >= 0)
+			close(fd);
+	}
+	if (a->tty >= 0 && tcsetpgrp(a->tty, getpgrp()) != 0) {
+		/* the run goes on in the background */
+	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	a->cg_ns = (int64_t)(t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec);
+	a->own_ns = (int64_t)(t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec);
 }
 
 static int open_onto(const char *path, int flags, int target)
@@ -566,8 +658,8 @@ __attribute__((no_sanitize("address", "undefined"))) static int child_main(void 
 	 * so that no orphan keeps the device busy behind a stale lease */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != a->parent)
 		goto fail;
-	if (prog->cgroup_procs)
-		join_cgroup(a);
+	if (prog->cgroup_procs || a->tty >= 0)
+		own_steps(a);
 	if (a->devnull >= 0) {
 		if (dup2(a->devnull, 0) < 0)
 			goto fail;
@@ -593,16 +685,17 @@ fail:
 
 /*
  * Starts prog with stdout and stderr on out_fd and err_fd (-1: stdout on
- * /dev/null, stderr inherited); 0 and *pid, or an errno (nothing left
- * running). With prog->cgroup_procs, *cg_err is 0 when the child joined
- * that cgroup (else why not) and *cg_ns how long joining took; both may be
- * NULL.
+ * /dev/null, stderr inherited), its process group in the foreground of the
+ * terminal tty (-1: none); 0 and *pid, or an errno (nothing left running).
+ * With prog->cgroup_procs, *cg_err is 0 when the child joined that cgroup
+ * (else why not); *own_ns is how long the child's own_steps took. Both may
+ * be NULL.
  */
-static int start_child(const struct bg_spawn_prog *prog, int out_fd, int err_fd, pid_t *pid,
-		       int *cg_err, int64_t *cg_ns)
+static int start_child(const struct bg_spawn_prog *prog, int out_fd, int err_fd, int tty, pid_t *pid,
+		       int *cg_err, int64_t *own_ns)
 {
 	enum { STACK = 64 * 1024 };
-	struct child_args a = {prog, out_fd, err_fd, -1, 0, 0, 0, 0};
+	struct child_args a = {prog, out_fd, err_fd, -1, tty, 0, 0, 0, 0};
 	sigset_t all, old;
 	char *stack;
 	int e;
@@ -623,13 +716,14 @@ static int start_child(const struct bg_spawn_prog *prog, int out_fd, int err_fd,
 		return e;
 	if (cg_err)
 		*cg_err = a.cg_err;
-	if (cg_ns)
-		*cg_ns = a.cg_ns;
+	if (own_ns)
+		*own_ns = a.own_ns;
 	if (a.err) { /* the child exited 127 before exec: reap it */
 		int st;
 
 		while (waitpid(*pid, &st, 0) < 0 && errno == EINTR)
 			;
+		give_back_terminal(tty, *pid);
 		return a.err;
 	}
 	return 0;
@@ -649,9 +743,9 @@ int bg_spawn_run_captured(const struct bg_spawn_prog *prog, double timeout,
 {
 	struct capture capture[2];
 	struct waiter wt;
-	int64_t t0, t1, cg_ns = 0;
+	int64_t t0, t1, own_ns = 0;
 	pid_t pid = -1;
-	int e, wr[2] = {-1, -1};
+	int e, wr[2] = {-1, -1}, tty = job_terminal();
 
 	memset(res, 0, sizeof(*res));
 	memset(&wt, 0, sizeof(wt));
@@ -677,7 +771,7 @@ int bg_spawn_run_captured(const struct bg_spawn_prog *prog, double timeout,
 	}
 	res->start_realtime = bg_sys_realtime();
 	t0 = bg_sys_monotonic_ns();
-	e = start_child(prog, wr[0], wr[1], &pid, &res->cgroup_errno, &cg_ns);
+	e = start_child(prog, wr[0], wr[1], tty, &pid, &res->cgroup_errno, &own_ns);
 	if (wt.cap) { /* the child has its copies (or failed); the pipes end when the run's do */
 		close(wr[0]);
 		close(wr[1]);
@@ -690,11 +784,13 @@ int bg_spawn_run_captured(const struct bg_spawn_prog *prog, double timeout,
 	if (w)
 		bg_watch_begin(w, pid);
 	wt.pid = pid;
+	wt.tty = tty;
 	wt.deadline_ns = timeout > 0 ? t0 + (int64_t)(timeout * 1e9) : 0;
 	wt.interrupted = interrupted;
 	wt.cg_procs = prog->cgroup_procs && res->cgroup_errno == 0 ? prog->cgroup_procs : NULL;
-	if (wait_child(&wt) != 0) {
-		e = errno;
+	e = wait_child(&wt) != 0 ? errno : 0;
+	give_back_terminal(tty, pid);
+	if (e != 0) {
 		if (w) {
 			struct bg_watch_result dummy;
 
@@ -707,13 +803,14 @@ int bg_spawn_run_captured(const struct bg_spawn_prog *prog, double timeout,
 	}
 	t1 = bg_sys_monotonic_ns();
 	res->pid = pid;
-	res->wall_ns = t1 - t0 - cg_ns; /* joining the cgroup is benchgate's work, not the run's */
+	res->wall_ns = t1 - t0 - own_ns; /* joining the cgroup, taking the terminal: benchgate's work */
 	res->user_ns = tv_ns(&wt.ru.ru_utime);
 	res->sys_ns = tv_ns(&wt.ru.ru_stime);
 	res->maxrss_bytes = (int64_t)wt.ru.ru_maxrss * 1024;
 	res->timed_out = wt.timed_out;
 	res->interrupted = wt.intr;
 	res->escaped = wt.escaped;
+	res->stop_signal = wt.stop_signal;
 	if (WIFEXITED(wt.wstatus)) {
 		res->exited = true;
 		res->exit_status = WEXITSTATUS(wt.wstatus);
@@ -747,14 +844,17 @@ int bg_spawn_shell(const char *cmd, const char *const *args, size_t nargs,
 	bg_spawn_prog_find(&prog);
 	memset(&wt, 0, sizeof(wt));
 	wt.interrupted = interrupted;
-	e = start_child(&prog, -1, -1, &wt.pid, NULL, NULL);
+	wt.tty = job_terminal();
+	e = start_child(&prog, -1, -1, wt.tty, &wt.pid, NULL, NULL);
 	bg_spawn_prog_release(&prog);
 	free(argv);
 	bg_strbuf_release(&script);
 	if (e != 0)
 		return bg_error(ctx, BG_EIO, "'/bin/sh': cannot start: %s", strerror(e));
-	if (wait_child(&wt) != 0)
-		return bg_error(ctx, BG_EIO, "cannot wait for a shell command: %s", strerror(errno));
+	e = wait_child(&wt) != 0 ? errno : 0;
+	give_back_terminal(wt.tty, wt.pid);
+	if (e != 0)
+		return bg_error(ctx, BG_EIO, "cannot wait for a shell command: %s", strerror(e));
 	*status = WIFEXITED(wt.wstatus) ? WEXITSTATUS(wt.wstatus) : 128 + WTERMSIG(wt.wstatus);
 	return BG_OK;
 }

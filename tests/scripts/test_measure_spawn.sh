@@ -3,14 +3,16 @@
 # found on PATH as execvp finds it, after the setup, a missing or non-executable program is a
 # clean "cannot start", and the child starts with no blocked signal, the
 # job-control signals at their defaults, other ignored signals still ignored,
-# its own process group, stdin and stdout on /dev/null and stderr inherited.
-# Needs jq.
+# its own process group, stdin and stdout on /dev/null and stderr inherited;
+# a run that stops is killed rather than waited for, and on a terminal the
+# run's process group has the terminal while it runs (script(1), where
+# there is one). Needs jq.
 set -u
 . "$(cd "$(dirname "$0")" && pwd)/checks.sh"
 B=${BENCHGATE:?}
 command -v jq >/dev/null || { echo "this test needs jq (apt-get install jq)"; exit 1; }
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap 'pkill -f "bg-tty-$$"; rm -rf "$work"' EXIT
 cd "$work" || exit 1
 
 # PATH search: a non-executable file and a directory of the same name are passed over
@@ -79,5 +81,28 @@ check "SIGWINCH still ignored" bit 28 1
 check "own process group" awk '/^pgid=/ {split($1, g, "="); split($2, p, "="); exit !(g[2] == p[2])}' probe2.out
 check "stdin and stdout on /dev/null" grep -q '^stdin=/dev/null stdout=/dev/null$' probe2.out
 check "stderr inherited" grep -q '^to-stderr$' err
+
+# a run that stops (SIGSTOP: nobody would continue it) fails instead of
+# being waited for forever: its tree is killed and the session blocked
+check "stopped run: finishes, exit 1" test "$(rc_of timeout 20 "$B" measure -q -w 0 -r 1 --json -- sh -c 'kill -STOP $$')" = 1
+check "stopped run: reason" jqe '.reason == "smoke run 1 was stopped by signal 19; its process tree was killed"' out
+check "stopped run: recorded" jqe '.runs[0].stop_signal == 19 and .runs[0].signal == 9 and .runs[0].exit_status == null' out
+
+# on a terminal the run's process group is its foreground group while the
+# run goes (a program that sets terminal modes is not stopped by SIGTTOU),
+# and benchgate takes it back after the run: the shell's group is the
+# foreground group again (fields 5 and 8 of /proc/PID/stat, pgrp and
+# tpgid); script(1) makes the terminal
+if command -v script >/dev/null; then
+	cat >tty.sh <<'EOF2'
+"$1" measure -q -w 0 -r 1 --json -- sh -c 'stty -echo </dev/tty && stty echo </dev/tty' "bg-tty-$2" >tty.json
+awk '{print $5, $8}' /proc/$$/stat >fg.txt
+EOF2
+	timeout 20 script -qec "sh tty.sh '$B' $$" /dev/null </dev/null >/dev/null 2>&1
+	check "terminal: the session finished, ok" jqe '.status == "ok"' tty.json
+	check "terminal: given back to the shell" awk '{exit !($1 == $2 && $1 > 0)}' fg.txt
+else
+	echo "(no script(1) here: skipping the run on a terminal)"
+fi
 
 if [ "$fails" = 0 ]; then echo "measure spawn: all checks passed"; else echo "measure spawn: $fails failed"; exit 1; fi
