@@ -2,6 +2,7 @@
  * cli.c - option parsing, usage and error printing shared by every verb.
  */
 #include "cli/cli.h"
+#include "benchgate/measure.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -252,6 +253,7 @@ void bg_cli_catch_stop(volatile sig_atomic_t *flag, struct bg_cli_stop *saved)
 	struct sigaction sa;
 
 	stop_flag = flag;
+	saved->suspend = false;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_stop;
 	sigemptyset(&sa.sa_mask);
@@ -268,4 +270,27 @@ void bg_cli_release_stop(const struct bg_cli_stop *saved)
 {
 	for (int i = 0; i < 3; i++)
 		sigaction(stop_signals[i], &saved->old[i], NULL);
+	if (saved->suspend)
+		sigaction(SIGTSTP, &saved->old_tstp, NULL);
+}
+
+static void on_suspend(int sig)
+{
+	(void)sig;
+	bg_measure_suspend();
+}
+
+void bg_cli_catch_suspend(struct bg_cli_stop *saved)
+{
+	struct sigaction sa;
+
+	sigaction(SIGTSTP, NULL, &saved->old_tstp);
+	/* ignored when benchgate started: its caller wants no stop */
+	if (saved->old_tstp.sa_handler == SIG_IGN)
+		return;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_suspend;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTSTP, &sa, NULL);
+	saved->suspend = true;
 }

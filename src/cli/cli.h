@@ -88,8 +88,17 @@ int bg_cli_fail_ctx(int status, struct bg_ctx *ctx);
  */
 struct bg_cli_stop {
 	struct sigaction old[3];
+	struct sigaction old_tstp;
+	bool suspend; /* bg_cli_catch_suspend installed its handler */
 };
 void bg_cli_catch_stop(volatile sig_atomic_t *flag, struct bg_cli_stop *saved);
+/*
+ * After bg_cli_catch_stop, for a verb that measures: SIGTSTP (Ctrl-Z, kill
+ * -TSTP) suspends the session, the run with benchgate, and SIGCONT goes on
+ * with both (bg_measure_suspend), unless SIGTSTP was ignored when
+ * benchgate started. bg_cli_release_stop puts the old disposition back.
+ */
+void bg_cli_catch_suspend(struct bg_cli_stop *saved);
 void bg_cli_release_stop(const struct bg_cli_stop *saved);
 
 /* Parses a Python-style integer (argparse type=int). */

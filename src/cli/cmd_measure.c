@@ -390,6 +390,7 @@ static int run_measure(struct bg_cli *cli, const struct bg_cmd *self)
 		goto out;
 	}
 	bg_cli_catch_stop(&interrupted, &stop);
+	bg_cli_catch_suspend(&stop);
 	rc = bg_measure_session(&a.o, &doc, &ctx);
 	bg_cli_release_stop(&stop);
 	if (rc == BG_EUSAGE) {

@@ -40,6 +40,9 @@ static volatile sig_atomic_t interrupted;
  * Runs argv (argv[0] is /proc/self/exe) and returns its exit status, or 4.
  * A SIGINT, SIGTERM or SIGHUP meanwhile is passed on to it (as SIGTERM: it
  * records its experiment as interrupted), and this process waits for it.
+ * When it stops (it suspends itself on Ctrl-Z: bg_measure_suspend), this
+ * process stops too, so that the shell sees the job stopped, and goes on
+ * with it when continued.
  */
 static int run_child(char **argv)
 {
@@ -54,7 +57,14 @@ static int run_child(char **argv)
 		fprintf(stderr, "benchgate: cannot start '/proc/self/exe run': %s\n", strerror(err));
 		return BG_EIO;
 	}
-	while (waitpid(pid, &status, 0) < 0) {
+	for (;;) {
+		if (waitpid(pid, &status, WUNTRACED) == pid) {
+			if (!WIFSTOPPED(status))
+				break;
+			kill(getpid(), SIGSTOP);
+			kill(pid, SIGCONT);
+			continue;
+		}
 		if (errno != EINTR)
 			return BG_EIO;
 		if (interrupted && !passed_on) {

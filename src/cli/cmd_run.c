@@ -205,6 +205,7 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 		q.progress_data = &ps;
 	}
 	bg_cli_catch_stop(&interrupted, &stop);
+	bg_cli_catch_suspend(&stop);
 	for (int i = 0; i < attempts; i++) {
 		struct bg_run_result res;
 		const char *decision;

@@ -65,6 +65,29 @@ static void stat_line(struct bg_strbuf *out, const char *label, const json_t *st
 	}
 }
 
+/* "  LABEL       runs 1, 4TEXT" for the runs whose flags hold flag; nothing when none do. */
+static void runs_flagged(struct bg_strbuf *out, const json_t *doc, const char *flag, const char *label,
+			 const char *text)
+{
+	const json_t *r, *f;
+	size_t i, k, n = 0;
+
+	json_array_foreach(json_object_get(doc, "runs"), i, r) {
+		bool has = false;
+
+		json_array_foreach(json_object_get(r, "flags"), k, f)
+			has = has || (json_is_string(f) && strcmp(json_string_value(f), flag) == 0);
+		if (!has)
+			continue;
+		if (n++ == 0)
+			bg_strbuf_addf(out, "  %-12sruns", label);
+		bg_strbuf_addf(out, "%s %lld", n > 1 ? "," : "",
+			       (long long)json_integer_value(json_object_get(r, "ordinal")));
+	}
+	if (n)
+		bg_strbuf_adds(out, text);
+}
+
 void bg_mp_summary(struct bg_strbuf *out, const json_t *doc)
 {
 	const json_t *stats = json_object_get(doc, "statistics"), *counts = json_object_get(doc, "counts");
@@ -138,22 +161,13 @@ void bg_mp_summary(struct bg_strbuf *out, const json_t *doc)
 		bg_strbuf_adds(out, " beyond p50 + 10 x MAD (kept)\n");
 	}
 	/* work a run left running is not in its time: it must not pass unseen */
-	{
-		const json_t *r;
-		size_t i, n = 0;
-
-		json_array_foreach(json_object_get(doc, "runs"), i, r) {
-			if (json_integer_value(json_object_get(r, "left_running")) <= 0)
-				continue;
-			if (n++ == 0)
-				bg_strbuf_addf(out, "  %-12sruns", "leftovers");
-			bg_strbuf_addf(out, "%s %lld", n > 1 ? "," : "",
-				       (long long)json_integer_value(json_object_get(r, "ordinal")));
-		}
-		if (n)
-			bg_strbuf_adds(out, " left processes running after they exited: their work is not in the "
-					    "timing, and they overlap later runs\n");
-	}
+	runs_flagged(out, doc, "left_running", "leftovers",
+		     " left processes running after they exited: their work is not in the timing, and they "
+		     "overlap later runs\n");
+	/* nor a run whose time holds a suspension */
+	runs_flagged(out, doc, "suspended", "suspended",
+		     " spanned a suspension (SIGTSTP): their time holds it, so they are not in the statistics "
+		     "(another timed run took each timed one's place)\n");
 	/* a failed cleanup does not change the timings, but it must not pass unseen */
 	if (json_integer_value(json_object_get(doc, "cleanup_exit_status")) != 0)
 		bg_strbuf_addf(out, "  %-12sthe cleanup command exited %lld\n", "cleanup",

@@ -152,9 +152,12 @@ struct bg_spawn_result {
 	 * left its process group and still run (bg_proc_escaped); with one,
 	 * every process of the cgroup is killed and this is 0 */
 	size_t escaped;
-	/* a signal stopped it (SIGSTOP, SIGTSTP, SIGTTIN, SIGTTOU): it was
-	 * killed then; 0 otherwise */
+	/* a signal stopped it (SIGSTOP, SIGTSTP, SIGTTIN, SIGTTOU), not a
+	 * suspension of the session: it was killed then; 0 otherwise */
 	int stop_signal;
+	/* the session was suspended (bg_measure_suspend) while it ran: its wall
+	 * time holds the time it was stopped */
+	bool suspended;
 };
 /*
  * What a session spawns, prepared once: argv, the program found on PATH

@@ -68,6 +68,7 @@ struct session {
 	bool *in_stats;         /* by ordinal: the timed runs the statistics count */
 	size_t in_stats_cap;
 	bool interrupted;
+	long suspended_timed;   /* timed runs that spanned a suspension: each is run again */
 	bool any_first_process; /* a run was not cold although cold was asked for */
 	bool any_parity_checked, all_parity_pass;
 	bool deterministic_ok;
@@ -552,6 +553,7 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 	rset(r, "signal", jint_or_null(res.term_signal != 0, res.term_signal));
 	rset(r, "stop_signal", jint_or_null(res.stop_signal != 0, res.stop_signal));
 	rset(r, "timed_out", json_boolean(res.timed_out));
+	rset(r, "suspended", json_boolean(res.suspended));
 	rset(r, "max_rss_bytes", json_integer(res.maxrss_bytes));
 	rset(r, "tree_peak_bytes",
 		jint_or_null(wr.samples > 0, (long long)wr.tree_peak));
@@ -628,14 +630,20 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 	rset(r, "flags", json_array());
 	if (left)
 		json_array_append_new(json_object_get(r, "flags"), json_string("left_running"));
+	if (res.suspended)
+		json_array_append_new(json_object_get(r, "flags"), json_string("suspended"));
+	if (timed && res.suspended && ok)
+		s->suspended_timed++;
 	free(out_err);
 	outputs_release(&outs);
 	s->all_wall_s += (double)res.wall_ns / 1e9;
 	s->all_count++;
 	/* the statistics count a timed run only when it fully succeeded: exit 0
 	 * in time, and every check of it (outputs, parity, determinism, cold,
-	 * its result file) passed; a run that failed one blocked the session */
-	if (timed && ok && !s->interrupted && s->failures == failures) {
+	 * its result file) passed; a run that failed one blocked the session.
+	 * One that spanned a suspension holds the time benchgate was stopped:
+	 * another timed run takes its place */
+	if (timed && ok && !res.suspended && !s->interrupted && s->failures == failures) {
 		json_t *samples = json_object_get(json_object_get(r, "reported"), "samples_seconds"), *x;
 		size_t i;
 
@@ -1030,10 +1038,12 @@ static void run_phases(struct session *s, struct bg_ctx *ctx, int *rc)
 		*rc = do_run(s, "warmup", i + 1, ctx);
 	}
 	for (long n = 0; *rc == BG_OK && !s->block && !interrupted(s); n++) {
+		long done = n - s->suspended_timed; /* suspended ones do not count */
+
 		if (o->adaptive) {
 			double per = s->wall.n ? s->timed_wall_s / (double)s->wall.n : 0;
 
-			if (n >= o->max_runs || (n >= o->min_runs && s->timed_wall_s >= o->min_time))
+			if (done >= o->max_runs || (done >= o->min_runs && s->timed_wall_s >= o->min_time))
 				break;
 			planned = o->min_runs;
 			if (per > 0 && o->min_time / per > (double)planned)
@@ -1041,10 +1051,11 @@ static void run_phases(struct session *s, struct bg_ctx *ctx, int *rc)
 						  ? o->max_runs
 						  : (long)bg_ceil(o->min_time / per);
 		} else {
-			if (n >= o->runs)
+			if (done >= o->runs)
 				break;
 			planned = o->runs;
 		}
+		planned += s->suspended_timed;
 		progress(s, "timed", n + 1, planned, planned - n);
 		*rc = do_run(s, "timed", n + 1, ctx);
 	}

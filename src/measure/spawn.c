@@ -18,6 +18,7 @@
  * takes is taken out of the run's wall time.
  */
 #include "measure/internal.h"
+#include "benchgate/measure.h"
 #include "benchgate/strbuf.h"
 
 #include <errno.h>
@@ -27,6 +28,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <spawn.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -358,20 +360,53 @@ static void give_terminal(int tty, pid_t pg)
 }
 
 /*
- * After a run or shell command given the terminal tty: takes its
- * foreground back for this process's group, when the child's group (pg)
- * still has it; never from another group (the shell's, after a job was
- * put in the background).
+ * The run or shell command being waited for, for bg_measure_suspend (a
+ * signal handler): its process group (0: none) and the terminal it was
+ * given (-1: none); how many suspensions there were and how long this
+ * process was stopped by them in all; whether one is under way.
  */
-static void give_back_terminal(int tty, pid_t pg)
-{
-	pid_t fg;
+static volatile sig_atomic_t job_pgid, job_tty = -1, job_stops, job_suspending;
+static atomic_llong job_stopped_ns;
 
-	if (tty < 0)
-		return;
-	fg = tcgetpgrp(tty);
-	if (fg == pg)
+/*
+ * After a run or shell command: forgets it and, when it was given the
+ * terminal tty, takes its foreground back for this process's group, when
+ * the child's group (pg) still has it; never from another group (the
+ * shell's, after a job was put in the background).
+ */
+static void job_end(int tty, pid_t pg)
+{
+	job_pgid = 0;
+	if (tty >= 0 && tcgetpgrp(tty) == pg)
 		give_terminal(tty, getpgrp());
+	job_tty = -1;
+}
+
+void bg_measure_suspend(void)
+{
+	int saved = errno;
+	pid_t pg = (pid_t)job_pgid;
+	int tty = (int)job_tty;
+	struct timespec t0, t1;
+
+	job_suspending = 1;
+	job_stops = job_stops + 1;
+	if (pg > 0)
+		kill(-pg, SIGSTOP);
+	if (tty >= 0 && pg > 0 && tcgetpgrp(tty) == pg)
+		give_terminal(tty, getpgrp());
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	kill(getpid(), SIGSTOP); /* returns once continued */
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	atomic_fetch_add(&job_stopped_ns, (long long)(t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec));
+	if (pg > 0 && job_pgid == pg) {
+		/* in the foreground again (fg, not bg): the run gets the terminal back */
+		if (tty >= 0 && tcgetpgrp(tty) == getpgrp())
+			give_terminal(tty, pg);
+		kill(-pg, SIGCONT);
+	}
+	job_suspending = 0;
+	errno = saved;
 }
 
 /* One run or shell command being waited for (wait_child). */
@@ -382,6 +417,7 @@ struct waiter {
 	const char *cg_procs;               /* the cgroup.procs of the run cgroup it joined, or NULL */
 	struct capture *cap;                /* its stdout and stderr pipes to drain, or NULL */
 	int tty;                            /* the terminal its group was given, or -1 */
+	long long stopped0;                 /* job_stopped_ns before it started */
 	/* what happened */
 	int wstatus;
 	struct rusage ru;
@@ -405,12 +441,20 @@ static void kill_run(struct waiter *w)
 }
 
 /*
- * The child stopped (wait4 with WUNTRACED): nothing in a measured run
- * should stop it, and nobody would continue it, so it has failed; its tree
- * is killed rather than waited for forever.
+ * The child stopped (wait4 with WUNTRACED). By Ctrl-Z at the terminal it
+ * holds, the user suspends the session (bg_measure_suspend). Otherwise
+ * nothing in a measured run should stop it, and nobody would continue it,
+ * so it has failed; its tree is killed rather than waited for forever.
  */
 static void on_stopped(struct waiter *w, int sig)
 {
+	if (job_suspending)
+		return; /* bg_measure_suspend (in another thread) stopped it, and continues it */
+	if (sig == SIGTSTP && !w->killed && w->tty >= 0 && tcgetpgrp(w->tty) == w->pid) {
+		/* Ctrl-Z at the terminal the run holds: the session is suspended */
+		bg_measure_suspend();
+		return;
+	}
 	if (!w->stop_signal)
 		w->stop_signal = sig;
 	kill_run(w);
@@ -441,7 +485,9 @@ static int wait_child(struct waiter *w)
 			kill_run(w);
 		}
 		if (!w->killed && w->deadline_ns) {
-			int64_t left = w->deadline_ns - bg_sys_monotonic_ns();
+			/* the time this process was suspended is not the run's */
+			int64_t left = w->deadline_ns + (int64_t)(atomic_load(&job_stopped_ns) - w->stopped0) -
+				       bg_sys_monotonic_ns();
 
 			if (left <= 0) {
 				w->timed_out = true;
@@ -710,6 +756,10 @@ static int start_child(const struct bg_spawn_prog *prog, int out_fd, int err_fd,
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	*pid = clone(child_main, stack + STACK, CLONE_VM | CLONE_VFORK | SIGCHLD, &a);
 	e = *pid < 0 ? errno : 0;
+	if (!e) { /* before a SIGTSTP can be handled */
+		job_tty = tty;
+		job_pgid = *pid;
+	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	free(stack);
 	if (e)
@@ -723,7 +773,7 @@ static int start_child(const struct bg_spawn_prog *prog, int out_fd, int err_fd,
 
 		while (waitpid(*pid, &st, 0) < 0 && errno == EINTR)
 			;
-		give_back_terminal(tty, *pid);
+		job_end(tty, *pid);
 		return a.err;
 	}
 	return 0;
@@ -746,6 +796,7 @@ int bg_spawn_run_captured(const struct bg_spawn_prog *prog, double timeout,
 	int64_t t0, t1, own_ns = 0;
 	pid_t pid = -1;
 	int e, wr[2] = {-1, -1}, tty = job_terminal();
+	sig_atomic_t stops0;
 
 	memset(res, 0, sizeof(*res));
 	memset(&wt, 0, sizeof(wt));
@@ -769,6 +820,8 @@ int bg_spawn_run_captured(const struct bg_spawn_prog *prog, double timeout,
 		}
 		wt.cap = capture;
 	}
+	stops0 = job_stops;
+	wt.stopped0 = atomic_load(&job_stopped_ns);
 	res->start_realtime = bg_sys_realtime();
 	t0 = bg_sys_monotonic_ns();
 	e = start_child(prog, wr[0], wr[1], tty, &pid, &res->cgroup_errno, &own_ns);
@@ -789,7 +842,7 @@ int bg_spawn_run_captured(const struct bg_spawn_prog *prog, double timeout,
 	wt.interrupted = interrupted;
 	wt.cg_procs = prog->cgroup_procs && res->cgroup_errno == 0 ? prog->cgroup_procs : NULL;
 	e = wait_child(&wt) != 0 ? errno : 0;
-	give_back_terminal(tty, pid);
+	job_end(tty, pid);
 	if (e != 0) {
 		if (w) {
 			struct bg_watch_result dummy;
@@ -811,6 +864,7 @@ int bg_spawn_run_captured(const struct bg_spawn_prog *prog, double timeout,
 	res->interrupted = wt.intr;
 	res->escaped = wt.escaped;
 	res->stop_signal = wt.stop_signal;
+	res->suspended = job_stops != stops0;
 	if (WIFEXITED(wt.wstatus)) {
 		res->exited = true;
 		res->exit_status = WEXITSTATUS(wt.wstatus);
@@ -845,6 +899,7 @@ int bg_spawn_shell(const char *cmd, const char *const *args, size_t nargs,
 	memset(&wt, 0, sizeof(wt));
 	wt.interrupted = interrupted;
 	wt.tty = job_terminal();
+	wt.stopped0 = atomic_load(&job_stopped_ns);
 	e = start_child(&prog, -1, -1, wt.tty, &wt.pid, NULL, NULL);
 	bg_spawn_prog_release(&prog);
 	free(argv);
@@ -852,7 +907,7 @@ int bg_spawn_shell(const char *cmd, const char *const *args, size_t nargs,
 	if (e != 0)
 		return bg_error(ctx, BG_EIO, "'/bin/sh': cannot start: %s", strerror(e));
 	e = wait_child(&wt) != 0 ? errno : 0;
-	give_back_terminal(wt.tty, wt.pid);
+	job_end(wt.tty, wt.pid);
 	if (e != 0)
 		return bg_error(ctx, BG_EIO, "cannot wait for a shell command: %s", strerror(e));
 	*status = WIFEXITED(wt.wstatus) ? WEXITSTATUS(wt.wstatus) : 128 + WTERMSIG(wt.wstatus);

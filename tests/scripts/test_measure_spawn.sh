@@ -101,6 +101,30 @@ EOF2
 	timeout 20 script -qec "sh tty.sh '$B' $$" /dev/null </dev/null >/dev/null 2>&1
 	check "terminal: the session finished, ok" jqe '.status == "ok"' tty.json
 	check "terminal: given back to the shell" awk '{exit !($1 == $2 && $1 > 0)}' fg.txt
+	# Ctrl-Z goes to the terminal's foreground group, the run's: benchgate
+	# sees the run stopped by SIGTSTP and suspends the session, stopping
+	# itself; SIGCONT goes on with both, and the run is marked suspended
+	cat >tz.sh <<'EOF2'
+"$1" measure -q -w 0 -r 1 --json -- sh -c ': >tz.started; sleep 2' "bg-tty-$2" >tz.json
+EOF2
+	rm -f tz.started tz.json
+	# what is typed: Ctrl-Z once the run has started, then nothing until the session's end
+	( for _ in $(seq 400); do [ -e tz.started ] && break; sleep 0.05; done; printf '\032'
+	  for _ in $(seq 1200); do [ -s tz.json ] && break; sleep 0.05; done ) |
+		timeout 60 script -qec "sh tz.sh '$B' $$" /dev/null >/dev/null 2>&1 &
+	tz=$!
+	bgpid=
+	for _ in $(seq 400); do
+		for p in $(pgrep -f "measure .*bg-tty-$$"); do
+			[ "$(cat "/proc/$p/comm" 2>/dev/null)" = benchgate ] && bgpid=$p
+		done
+		[ -n "$bgpid" ] && awk '{exit $3 != "T"}' "/proc/$bgpid/stat" && break
+		sleep 0.05
+	done
+	check "terminal Ctrl-Z: benchgate stopped" awk '{exit $3 != "T"}' "/proc/$bgpid/stat"
+	[ -n "$bgpid" ] && kill -CONT "$bgpid"
+	wait "$tz"
+	check "terminal Ctrl-Z: the session went on" jqe '.status == "ok" and .runs[0].suspended and .counts.timed == 1' tz.json
 else
 	echo "(no script(1) here: skipping the run on a terminal)"
 fi

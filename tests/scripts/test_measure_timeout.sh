@@ -115,6 +115,30 @@ check "killed run: exit 1" test "$(rc_of "$B" measure -q -w 0 -r 1 --json --shel
 check "killed run recorded" jqe '.runs[0].signal == 9 and .runs[0].timed_out == false and .counts.timed == 0' out
 check "killed run reason" jqe '.reason == "smoke run 1 was killed by signal 9"' out
 
+# SIGTSTP (Ctrl-Z, kill -TSTP) suspends the session: the run's process
+# group is stopped, then benchgate; SIGCONT goes on with both. The timed
+# run that spanned the stop holds it in its wall time: it is marked, kept
+# out of the statistics, and another timed run takes its place
+stopped() { [ -n "$1" ] && awk '{exit $3 != "T"}' "/proc/$1/stat"; }
+rm -f count
+"$B" measure -q -w 0 -r 2 --json --shell -- "n=\$(cat count 2>/dev/null || echo 0); echo \$((n + 1)) >count; $S 2" >out 2>err &
+pid=$!
+watch "$pid" 60
+run=
+for _ in $(seq 400); do # the first timed run's sleep
+	[ "$(cat count 2>/dev/null)" = 2 ] && run=$(pgrep -fx "$S 2") && break
+	sleep 0.05
+done
+kill -TSTP "$pid"
+for _ in $(seq 100); do stopped "$pid" && break; sleep 0.05; done
+check "suspend: benchgate stopped" stopped "$pid"
+check "suspend: the run stopped with it" stopped "$run"
+kill -CONT "$pid"
+reap "$pid"
+check "suspend: exit 0" test "$rc" = 0
+check "suspend: the run that spanned it is marked" jqe '[.runs[].suspended] == [false, true, false, false] and (.runs[1].flags | index("suspended"))' out
+check "suspend: kept out of the statistics, replaced" jqe '.counts.timed == 3 and .statistics.wall_ns.count == 2' out
+
 # a timed-out run that left a process outside its process group (setsid,
 # then its parent exited): without a run cgroup benchgate cannot reach it;
 # it is counted in left_running and the reason says so, rather than
