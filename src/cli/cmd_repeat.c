@@ -1,15 +1,16 @@
 /*
  * cmd_repeat.c - `benchgate repeat SESSION`: runs two more sessions of the
  * same gate, tier and question (what an investigate decision asks for) and
- * keeps all three. It executes this same program (/proc/self/exe) as
- * `benchgate -C ROOT [--config FILE] run GATE --tier TIER --no-repeat
- * --question Q [-w N] [-r N] [--timeout S]` (the warmups, repetitions and timeout the
- * session ran with) twice, one after the other, so each run takes the device lease, writes
- * its experiment and stores its session and decision exactly as a run
- * started by hand; their output passes through. Then it lists the three
- * sessions with their decisions.
- * Exit: 0 when both runs finished unblocked; 1 when one was blocked (both
- * still run); a run's own status 2, 3 or 4 stops at once and is returned;
+ * keeps all three. It executes this same program (/proc/self/exe) once as
+ * `benchgate -C ROOT [--config FILE] run GATE --tier TIER --times 2
+ * --question Q [-w N] [-r N] [--timeout S]` (the warmups, repetitions and
+ * timeout the session ran with), so the two sessions take the device lease
+ * once and hold it from the first to the second, write their experiments
+ * and store their sessions and decisions exactly as a run started by hand;
+ * its output passes through. Then it lists the three sessions with their
+ * decisions.
+ * Exit: 0 when both sessions finished unblocked; 1 when one was blocked
+ * (both still run); the run's own status 2, 3 or 4 is returned;
  * 1 for a session that is not a gate session; 2 usage.
  */
 #include "cli/cli.h"
@@ -123,16 +124,18 @@ static int run_repeat(struct bg_cli *cli, const struct bg_cmd *self)
 		rc = bg_cli_fail(BG_ECHECK, sb.buf);
 		goto out;
 	}
-	/* the store is reopened by each run; close ours meanwhile */
 	bg_store_close(store);
 	store = NULL;
 	ids[0] = id;
 	bg_cli_catch_stop(&interrupted, &stop);
 	caught = true;
 	measure = json_object_get(json_object_get(doc, "context"), "measure");
-	for (int k = 1; k <= 2; k++) {
+	{
 		char *argv[24], warmups[32], runs[32], timeout[40];
-		int n = 0, st;
+		json_t *rows = NULL, *row;
+		long long before = 0;
+		size_t i;
+		int n = 0, st, k = 1;
 
 		argv[n++] = (char *)"benchgate";
 		argv[n++] = (char *)"-C";
@@ -146,8 +149,10 @@ static int run_repeat(struct bg_cli *cli, const struct bg_cmd *self)
 		argv[n++] = (char *)gate;
 		argv[n++] = (char *)"--tier";
 		argv[n++] = (char *)tier;
-		/* one session each: repeat is itself the two more runs */
-		argv[n++] = (char *)"--no-repeat";
+		/* two sessions in one run, the device held across both, neither
+		 * repeated again: repeat is itself the two more runs */
+		argv[n++] = (char *)"--times";
+		argv[n++] = (char *)"2";
 		if (question) {
 			argv[n++] = (char *)"--question";
 			argv[n++] = (char *)question;
@@ -170,11 +175,16 @@ static int run_repeat(struct bg_cli *cli, const struct bg_cmd *self)
 			argv[n++] = timeout;
 		}
 		argv[n] = NULL;
-		if (interrupted) {
-			rc = bg_cli_fail(BG_EIO, "repeat interrupted before its next run");
+		/* the gate's newest session now: the two after it are the repeats */
+		if ((rc = bg_store_open(cfg.store, cfg.root, false, &store, &ctx)) || !store ||
+		    (rc = bg_store_last_of_gate(store, gate, &before, &ctx))) {
+			rc = bg_cli_fail(rc ? rc : BG_EIO, rc ? bg_ctx_message(&ctx) : "the store disappeared");
 			goto out;
 		}
-		fprintf(stderr, "benchgate repeat: run %d of 2 of gate %s (tier %s)\n", k, gate, tier);
+		/* the store is reopened by the run; close ours meanwhile */
+		bg_store_close(store);
+		store = NULL;
+		fprintf(stderr, "benchgate repeat: two more sessions of gate %s (tier %s)\n", gate, tier);
 		st = run_child(argv);
 		if (st >= 2) {
 			bg_strbuf_reset(&sb);
@@ -183,13 +193,18 @@ static int run_repeat(struct bg_cli *cli, const struct bg_cmd *self)
 			rc = bg_cli_fail(st, sb.buf);
 			goto out;
 		}
-		if (st > worst)
-			worst = st;
+		worst = st;
 		if ((rc = bg_store_open(cfg.store, cfg.root, false, &store, &ctx)) || !store ||
-		    (rc = bg_store_last_of_gate(store, gate, &ids[k], &ctx))) {
+		    (rc = bg_store_history(store, gate, NULL, &rows, &ctx))) {
 			rc = bg_cli_fail(rc ? rc : BG_EIO, rc ? bg_ctx_message(&ctx) : "the store disappeared");
 			goto out;
 		}
+		json_array_foreach(rows, i, row) {
+			long long sid = (long long)json_integer_value(json_object_get(row, "id"));
+			if (sid > before && k < 3)
+				ids[k++] = sid;
+		}
+		json_decref(rows);
 		bg_store_close(store);
 		store = NULL;
 	}

@@ -4,9 +4,11 @@
  * baseline, investigate), 1 when it is blocked, 2 usage, 3 a refused
  * preflight, 4 an interruption or an I/O failure. An investigate decision is
  * repeated twice on the same key (all sessions kept) unless --no-repeat;
- * a repeat that blocked makes the exit 1 whatever its place. The device
- * lease is held from the first session to the last repeat (one lease kept
- * across bg_run_gate calls), so no other run takes the device between them.
+ * --times N runs N sessions in a row instead (none of them repeated). A
+ * session that blocked makes the exit 1 whatever its place; a stop between
+ * sessions is exit 4. The device lease is held from the first session to
+ * the last (one lease kept across bg_run_gate calls), so no other run takes
+ * the device between them.
  */
 #include "cli/cli.h"
 #include "cli/measure_print.h"
@@ -22,11 +24,14 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { O_TIER = 1, O_QUESTION, O_WARMUPS, O_RUNS, O_TIMEOUT, O_QUIET, O_JSON, O_NO_REPEAT };
+enum { O_TIER = 1, O_QUESTION, O_WARMUPS, O_RUNS, O_TIMEOUT, O_QUIET, O_JSON, O_NO_REPEAT, O_TIMES };
+
+/* The most sessions one --times asks for. */
+#define MAX_TIMES 1000
 
 struct run_args {
 	const char *tier, *question;
-	long long warmups, runs;
+	long long warmups, runs, times;
 	double timeout;
 	bool quiet, json, no_repeat;
 };
@@ -71,6 +76,10 @@ static const char *on_opt(int id, const char *value, void *data)
 	case O_NO_REPEAT:
 		a->no_repeat = true;
 		return NULL;
+	case O_TIMES:
+		return bg_cli_parse_int(value, &a->times) && a->times >= 1 && a->times <= MAX_TIMES
+			       ? NULL
+			       : "--times needs a count from 1 to 1000";
 	}
 	return "unknown option";
 }
@@ -118,9 +127,10 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 		{"quiet", 'q', BG_OPT_FLAG, O_QUIET, false},
 		{"json", 0, BG_OPT_FLAG, O_JSON, false},
 		{"no-repeat", 0, BG_OPT_FLAG, O_NO_REPEAT, false},
+		{"times", 0, BG_OPT_VALUE, O_TIMES, false},
 		{0},
 	};
-	struct run_args a = {"scheduled-profile", NULL, -1, -1, -1, false, false, false};
+	struct run_args a = {.tier = "scheduled-profile", .warmups = -1, .runs = -1, .times = 1, .timeout = -1};
 	struct bg_config cfg;
 	struct bg_registry reg;
 	struct bg_problems problems = {0};
@@ -206,18 +216,20 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 	}
 	bg_cli_catch_stop(&interrupted, &stop);
 	bg_cli_catch_suspend(&stop);
+	/* --times N sessions, or one and, on investigate, its two repeats; the
+	 * device is held from the first to the last */
+	attempts = (int)a.times;
+	rc = BG_OK;
 	for (int i = 0; i < attempts; i++) {
 		struct bg_run_result res;
 		const char *decision;
+		int one;
 
-		/* a repeat that blocked keeps the exit 1, whichever comes after it */
-		rc = bg_run_gate(&q, &res, &ctx);
-		if (!rc && blocked)
-			rc = BG_ECHECK;
-		if (rc) {
-			bg_cli_fail_ctx(rc, &ctx);
+		if ((one = bg_run_gate(&q, &res, &ctx))) {
+			bg_cli_fail_ctx(one, &ctx);
 			bg_ctx_init(&ctx);
 			bg_run_result_release(&res);
+			rc = one;
 			break;
 		}
 		if (res.replaced_stale_lease)
@@ -226,30 +238,38 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 			fprintf(stderr, "benchgate: replaced an unreadable owner record of the device lease\n");
 		decision = json_string_value(json_object_get(res.decision, "decision"));
 		if (a.json) {
-			json_t *one = json_pack("{s:s, s:I, s:s, s:O, s:O}", "experiment_id", res.experiment_id, "session_id",
-						(json_int_t)res.session_id, "key_id", res.key_id, "decision", res.decision,
-						"session", res.session);
-			json_array_append_new(all, one);
+			json_t *o = json_pack("{s:s, s:I, s:s, s:O, s:O}", "experiment_id", res.experiment_id, "session_id",
+					      (json_int_t)res.session_id, "key_id", res.key_id, "decision", res.decision,
+					      "session", res.session);
+			json_array_append_new(all, o);
 		} else {
-			if (i > 0)
+			if (a.times > 1)
+				bg_strbuf_addf(&out, "%ssession %d of %d:\n", i ? "\n" : "", i + 1, attempts);
+			else if (i > 0)
 				bg_strbuf_addf(&out, "\nrepeat %d of 2:\n", i);
 			print_outcome(&res, &out);
 			bg_cli_write(&out, false);
 			bg_strbuf_reset(&out);
 		}
-		if (decision && strcmp(decision, "block") == 0) {
-			rc = BG_ECHECK;
+		/* a session that blocked makes the exit 1, whichever comes after it */
+		if (decision && strcmp(decision, "block") == 0)
 			blocked = true;
-		}
-		if (i == 0 && decision && strcmp(decision, "investigate") == 0 && !a.no_repeat) {
+		if (i == 0 && a.times == 1 && decision && strcmp(decision, "investigate") == 0 && !a.no_repeat) {
 			attempts = 3;
 			if (!a.json)
 				fprintf(stderr, "benchgate: investigate: repeating the session twice on the same key\n");
 		}
 		bg_run_result_release(&res);
-		if (interrupted)
+		if (interrupted && i + 1 < attempts) {
+			bg_strbuf_addf(&out, "interrupted after session %d of %d; the sessions made are stored", i + 1,
+				       attempts);
+			rc = bg_cli_fail(BG_EIO, out.buf);
+			bg_strbuf_reset(&out);
 			break;
+		}
 	}
+	if (rc == BG_OK && blocked)
+		rc = BG_ECHECK;
 	bg_lease_release(&lease);
 	bg_cli_release_stop(&stop);
 	if (a.json && json_array_size(all)) {
@@ -276,13 +296,15 @@ out:
 const struct bg_cmd bg_cmd_run = {
 	"run",
 	"run one gate's experiment: preflight, lease, measured session, decision, records",
-	"benchgate run GATE [--tier TIER] [--question TEXT] [-w N] [-r N] [--timeout S] [--no-repeat] [--json] [-q]",
+	"benchgate run GATE [--tier TIER] [--question TEXT] [-w N] [-r N] [--timeout S] [--no-repeat] [--times N] [--json] [-q]",
 	"  --tier TIER        scheduled-profile (default), release-signoff, diagnostic, pr-smoke\n"
 	"  --question TEXT    the falsifiable question (default: the runbook's \"question\")\n"
 	"  -w, --warmups N    override the runbook's warmups\n"
 	"  -r, --runs N       override the runbook's repetitions\n"
 	"  --timeout S        override the runbook's per-run timeout\n"
 	"  --no-repeat        do not repeat an investigate decision twice\n"
+	"  --times N          N sessions in a row, the device held throughout (1 to 1000;\n"
+	"                     none of them is repeated)\n"
 	"  --json             print the outcome as JSON\n"
 	"  -q, --quiet        no progress line\n",
 	run,

@@ -5,7 +5,8 @@
 # relative --config reads the same file; and run's exit status after an
 # investigate decision is 1 when any repeat blocked, whatever its place;
 # repeat's own runs make one session each; run holds the device from an
-# investigate's first session to its last repeat.
+# investigate's first session to its last repeat, and across --times N
+# sessions; every outcome is printed, also after one that blocked.
 # Needs git and jq.
 set -u
 . "$(cd "$(dirname "$0")" && pwd)/checks.sh"
@@ -84,6 +85,7 @@ n=$(ls -d experiments/2*/ | wc -l)
 { for _ in $(seq "$n"); do echo fast; done; printf 'fast\nslow\nbad\nslow\n'; } >plan
 check "first of the key: exit 0"   test "$(rc_of "$B" run -q life.ok)" = 0
 check "investigate, block, investigate: exit 1" test "$(rc_of "$B" run -q life.ok)" = 1
+check "investigate, block, investigate: the repeat after the block printed" test "$(grep -c '^repeat [12] of 2:' "$work/out")" = 2
 check "all three decided"          test "$("$B" history life.ok --json | jq -r '[.[-3:][].decision] | join(",")')" = investigate,block,investigate
 
 # an id RUNS.md names is never used again, even when its folder is gone
@@ -119,10 +121,11 @@ check "repeat with an investigate: lists it" grep -q "^  session $((s + 1)): inv
 # and waits until that run holds the lease or has ended; the repeat's
 # preflight (which asks git for the revision) goes on only then (the other
 # run leaves git's output alone: benchgate reads it to its end)
-n=$(ls -d experiments/2*/ | wc -l)
-{ for _ in $(seq "$n"); do echo fast; done; printf 'slow\nslow\nfast\nfast\n'; } >plan
-mkdir "$work/bin"
-cat >"$work/bin/git" <<SH
+fake_git() { # the experiment count at which the first session has finished
+	local n=$1
+	mkdir -p "$work/bin"
+	rm -rf "$work/other"
+	cat >"$work/bin/git" <<SH
 #!/bin/sh
 if [ "\$(ls -d experiments/2*/ | wc -l)" = $((n + 1)) ] && ! grep -qs '"status": "running"' experiments/2*/manifest.json &&
 	mkdir "$work/other" 2>/dev/null; then
@@ -135,7 +138,11 @@ if [ "\$(ls -d experiments/2*/ | wc -l)" = $((n + 1)) ] && ! grep -qs '"status":
 fi
 exec $(command -v git) "\$@"
 SH
-chmod +x "$work/bin/git"
+	chmod +x "$work/bin/git"
+}
+n=$(ls -d experiments/2*/ | wc -l)
+{ for _ in $(seq "$n"); do echo fast; done; printf 'slow\nslow\nfast\nfast\n'; } >plan
+fake_git "$n"
 before=$("$B" history life.ok --json | jq length)
 check "repeats hold the device: exit 0" test "$(PATH="$work/bin:$PATH" rc_of "$B" run -q life.ok)" = 0
 for _ in $(seq 500); do [ -e "$work/other/rc" ] || [ ! -d "$work/other" ] && break; sleep 0.01; done
@@ -145,6 +152,21 @@ check "repeats hold the device: it names the holder" grep -q "device 'test-host'
 check "repeats hold the device: three sessions" test "$("$B" history life.ok --json | jq length)" = $((before + 3))
 check "repeats hold the device: both repeats ran" test "$(grep -c '^repeat [12] of 2:' "$work/out")" = 2
 check "repeats hold the device: the lease is free after" sh -c "'$B' lease status | grep -q 'test-host *free'"
+
+# --times N: N sessions in a row, the device held from the first to the
+# last in the same way, none repeated; every outcome printed, also after a
+# session that blocked (the exit is then 1)
+n=$(ls -d experiments/2*/ | wc -l)
+{ for _ in $(seq "$n"); do echo fast; done; printf 'bad\nslow\nfast\n'; } >plan
+fake_git "$n"
+before=$("$B" history life.ok --json | jq length)
+check "--times 3: exit 1 (the first blocked)" test "$(PATH="$work/bin:$PATH" rc_of "$B" run -q life.ok --times 3)" = 1
+for _ in $(seq 500); do [ -e "$work/other/rc" ] || [ ! -d "$work/other" ] && break; sleep 0.01; done
+check "--times 3: another run between them is refused" test "$(cat "$work/other/rc" 2>/dev/null)" = 3
+check "--times 3: three sessions" test "$("$B" history life.ok --json | jq length)" = $((before + 3))
+check "--times 3: block, then investigate (not repeated)" \
+	test "$("$B" history life.ok --json | jq -r '[.[-3:-1][].decision] | join(",")')" = block,investigate
+check "--times 3: every outcome printed" test "$(grep -c '^session [123] of 3:' "$work/out")" = 3
 
 echo "$fails failed"
 [ "$fails" = 0 ]
