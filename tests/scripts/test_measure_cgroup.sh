@@ -41,7 +41,17 @@ mnt=$(awk '$0 ~ / - cgroup / && $NF ~ /(^|,)memory(,|$)/ {print $5}' /proc/self/
 if [ -n "$path" ] && [ -n "$mnt" ] && [ -w "$mnt$path" ] && [ "$(id -u)" = 0 ]; then
 	base=$mnt${path%/}
 fi
-left() { ls -d "$base"/benchgate-* 2>/dev/null | wc -l; }
+# run cgroups left by a benchgate that is gone (benchgate-PID-N): those of a
+# benchgate still running (another test's, meanwhile) are not ours to count
+left() {
+	local d p n=0
+	for d in "$base"/benchgate-*; do
+		[ -d "$d" ] || continue
+		p=${d##*/benchgate-}
+		kill -0 "${p%%-*}" 2>/dev/null || n=$((n + 1))
+	done
+	echo "$n"
+}
 
 if [ -z "$base" ]; then
 	echo "(no writable cgroup v1 memory hierarchy here: checking the fallback; skipping the timeout"
