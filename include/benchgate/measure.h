@@ -114,14 +114,10 @@ struct bg_measure_opts {
 /*
  * Suspends the session, for the caller's SIGTSTP handler (async-signal-
  * safe; errno is kept): stops the run or shell command being waited for
- * (SIGSTOP to its process group), takes the terminal back when the run
- * held it, stops the calling process (SIGSTOP) and, once that is
- * continued, gives the terminal back to the run when the process is in
- * the terminal's foreground again (fg, not bg) and continues the run's
- * group (SIGCONT). With no run going it only stops the calling process.
- * The session calls it too when a run holding the terminal is stopped by
- * SIGTSTP (Ctrl-Z goes to the terminal's foreground group, the run's). A
- * run that spans a suspension is recorded "suspended" and kept out of the
+ * (SIGSTOP to its process group), stops the calling process (SIGSTOP) and,
+ * once that is continued, continues the run's group (SIGCONT). With no run
+ * going it only stops the calling process. Runs never hold the terminal,
+ * so Ctrl-Z reaches the caller, not the run. A run that spans a suspension is recorded "suspended" and kept out of the
  * statistics, another timed run taking its place; its timeout does not
  * count the time the process was stopped.
  */

@@ -184,15 +184,12 @@ void bg_spawn_prog_init(struct bg_spawn_prog *prog, char *const *argv);
 const char *bg_spawn_prog_find(struct bg_spawn_prog *prog);
 void bg_spawn_prog_release(struct bg_spawn_prog *prog);
 /*
- * Spawns prog in a new process group with stdin and stdout on /dev/null
- * (the terminal's foreground group while it runs, when benchgate's stdin
- * or stderr is its controlling terminal and benchgate is in the
- * foreground), watches it with w (may be NULL), waits for it and fills
+ * Spawns prog in a new process group (never the terminal's foreground
+ * group) with stdin and stdout on /dev/null, watches it with w (may be
+ * NULL), waits for it and fills
  * res. Its tree (the whole group, its descendants, and every process of
  * its run cgroup when it joined one) is killed after timeout seconds (0 =
- * never), when *interrupted is set, or when its process stops; a run that
- * held the terminal and died of SIGINT or SIGQUIT sets *interrupted and
- * res->interrupted. BG_EIO "'ARGV0': cannot start: REASON" when it cannot
+ * never), when *interrupted is set, or when its process stops. BG_EIO "'ARGV0': cannot start: REASON" when it cannot
  * be started.
  */
 int bg_spawn_run(const struct bg_spawn_prog *prog, double timeout,
@@ -221,7 +218,7 @@ int bg_spawn_run_captured(const struct bg_spawn_prog *prog, double timeout,
 size_t bg_spawn_leftovers(pid_t pgid, const char *cgroup_procs, long grace_ms);
 /*
  * Runs /bin/sh -c CMD (with args as "$1"...) as bg_spawn_run runs a
- * program (its own process group, the terminal, killed when *interrupted
+ * program (its own process group, killed when *interrupted
  * is set or it stops) and waits; *status is the exit status, or 128 +
  * signal. BG_EIO when /bin/sh cannot start.
  */

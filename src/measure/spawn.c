@@ -1,6 +1,6 @@
 /*
  * spawn.c - spawning and reaping: one measured run (its own process group,
- * the terminal's foreground while it runs when benchgate has it, wall clock
+ * never given the terminal's foreground, wall clock
  * from just before spawn to reaping, wait4 rusage of that child only,
  * whole-tree kill on timeout, interrupt or a stop, its output drained from
  * pipes), the untimed shell commands around it, and commands whose stdout
@@ -14,8 +14,11 @@
  * about 5% less.
  * The child calls only async-signal-safe functions and reports a failed
  * step through memory it shares with the parent. A run's child may first
- * join a cgroup of its own (cgroup.c) and take the terminal; the time that
- * takes is taken out of the run's wall time.
+ * join a cgroup of its own (cgroup.c); the time that takes is taken out of
+ * the run's wall time. A run never takes the terminal: Ctrl-C, Ctrl-Z and a
+ * hangup reach benchgate, which stops, suspends or interrupts the run
+ * itself; a run that reads or sets the terminal is stopped by SIGTTIN or
+ * SIGTTOU, then killed, and blocks the session (docs/measure.md).
  */
 #include "measure/internal.h"
 #include "benchgate/measure.h"
@@ -325,86 +328,30 @@ static void capture_finish(struct capture *cap, long grace_ms)
 }
 
 /*
- * The terminal a run or shell command is given: stdin's, else stderr's,
- * when it is this process's controlling terminal and this process's group
- * is in its foreground; -1 for none (not a terminal, or benchgate in the
- * background, where taking it would take it from the shell).
- */
-static int job_terminal(void)
-{
-	pid_t me = getpgrp();
-
-	for (int fd = 0; fd <= 2; fd += 2)
-		if (tcgetpgrp(fd) == me)
-			return fd;
-	return -1;
-}
-
-/*
- * Makes pg the foreground process group of the terminal tty, SIGTTOU
- * ignored meanwhile (this process may be in the background then).
- * Async-signal-safe.
- */
-static void give_terminal(int tty, pid_t pg)
-{
-	struct sigaction ign, old;
-
-	memset(&ign, 0, sizeof(ign));
-	ign.sa_handler = SIG_IGN;
-	sigemptyset(&ign.sa_mask);
-	sigaction(SIGTTOU, &ign, &old);
-	if (tcsetpgrp(tty, pg) != 0) {
-		/* the terminal is gone (hung up): nothing to give back */
-	}
-	sigaction(SIGTTOU, &old, NULL);
-}
-
-/*
  * The run or shell command being waited for, for bg_measure_suspend (a
- * signal handler): its process group (0: none) and the terminal it was
- * given (-1: none); how many suspensions there were and how long this
- * process was stopped by them in all; whether one is under way.
+ * signal handler): its process group (0: none); how many suspensions there
+ * were and how long this process was stopped by them in all; whether one is
+ * under way.
  */
-static volatile sig_atomic_t job_pgid, job_tty = -1, job_stops, job_suspending;
+static volatile sig_atomic_t job_pgid, job_stops, job_suspending;
 static atomic_llong job_stopped_ns;
-
-/*
- * After a run or shell command: forgets it and, when it was given the
- * terminal tty, takes its foreground back for this process's group, when
- * the child's group (pg) still has it; never from another group (the
- * shell's, after a job was put in the background).
- */
-static void job_end(int tty, pid_t pg)
-{
-	job_pgid = 0;
-	if (tty >= 0 && tcgetpgrp(tty) == pg)
-		give_terminal(tty, getpgrp());
-	job_tty = -1;
-}
 
 void bg_measure_suspend(void)
 {
 	int saved = errno;
 	pid_t pg = (pid_t)job_pgid;
-	int tty = (int)job_tty;
 	struct timespec t0, t1;
 
 	job_suspending = 1;
 	job_stops = job_stops + 1;
 	if (pg > 0)
 		kill(-pg, SIGSTOP);
-	if (tty >= 0 && pg > 0 && tcgetpgrp(tty) == pg)
-		give_terminal(tty, getpgrp());
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	kill(getpid(), SIGSTOP); /* returns once continued */
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	atomic_fetch_add(&job_stopped_ns, (long long)(t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec));
-	if (pg > 0 && job_pgid == pg) {
-		/* in the foreground again (fg, not bg): the run gets the terminal back */
-		if (tty >= 0 && tcgetpgrp(tty) == getpgrp())
-			give_terminal(tty, pg);
+	if (pg > 0 && job_pgid == pg)
 		kill(-pg, SIGCONT);
-	}
 	job_suspending = 0;
 	errno = saved;
 }
@@ -416,7 +363,6 @@ struct waiter {
 	volatile sig_atomic_t *interrupted; /* may be NULL */
 	const char *cg_procs;               /* the cgroup.procs of the run cgroup it joined, or NULL */
 	struct capture *cap;                /* its stdout and stderr pipes to drain, or NULL */
-	int tty;                            /* the terminal its group was given, or -1 */
 	long long stopped0;                 /* job_stopped_ns before it started */
 	/* what happened */
 	int wstatus;
@@ -441,20 +387,16 @@ static void kill_run(struct waiter *w)
 }
 
 /*
- * The child stopped (wait4 with WUNTRACED). By Ctrl-Z at the terminal it
- * holds, the user suspends the session (bg_measure_suspend). Otherwise
- * nothing in a measured run should stop it, and nobody would continue it,
- * so it has failed; its tree is killed rather than waited for forever.
+ * The child stopped (wait4 with WUNTRACED) by something other than
+ * bg_measure_suspend: nothing in a measured run should stop it (a read or
+ * a mode change of the terminal, SIGTTIN or SIGTTOU, included), and nobody
+ * would continue it, so it has failed; its tree is killed rather than
+ * waited for forever.
  */
 static void on_stopped(struct waiter *w, int sig)
 {
 	if (job_suspending)
 		return; /* bg_measure_suspend (in another thread) stopped it, and continues it */
-	if (sig == SIGTSTP && !w->killed && w->tty >= 0 && tcgetpgrp(w->tty) == w->pid) {
-		/* Ctrl-Z at the terminal the run holds: the session is suspended */
-		bg_measure_suspend();
-		return;
-	}
 	if (!w->stop_signal)
 		w->stop_signal = sig;
 	kill_run(w);
@@ -462,10 +404,8 @@ static void on_stopped(struct waiter *w, int sig)
 
 /*
  * Waits for w->pid with wait4, killing its tree when the deadline passes,
- * *interrupted is set or it stops, draining w->cap meanwhile. A run that
- * held the terminal and died of SIGINT or SIGQUIT was interrupted from the
- * terminal (the signal went to its group, not to benchgate): *interrupted
- * is set, and the rest of its tree killed. 0, or -1 with errno.
+ * *interrupted is set or it stops, draining w->cap meanwhile. 0, or -1
+ * with errno.
  */
 static int wait_child(struct waiter *w)
 {
@@ -542,13 +482,6 @@ static int wait_child(struct waiter *w)
 	}
 	if (!reaped)
 		return -1;
-	if (w->tty >= 0 && !w->killed && WIFSIGNALED(w->wstatus) &&
-	    (WTERMSIG(w->wstatus) == SIGINT || WTERMSIG(w->wstatus) == SIGQUIT)) {
-		w->intr = true;
-		if (w->interrupted)
-			*w->interrupted = 1;
-		kill_run(w);
-	}
 	if (w->killed) { /* what the group left behind, adopted as subreaper */
 		reap_killed(pid, w->cg_procs);
 		if (w->have_start)
@@ -638,7 +571,6 @@ struct child_args {
 	const struct bg_spawn_prog *prog;
 	int out_fd, err_fd;              /* made stdout and stderr; -1: stdout on /dev/null, stderr inherited */
 	int devnull;                     /* -1: open /dev/null here */
-	int tty;                         /* the terminal whose foreground the child takes, or -1 */
 	volatile int err;                /* the errno of a failed step, 0 when exec succeeded */
 	volatile int cg_err;             /* why the child did not join prog->cgroup_procs, or 0 */
 	volatile int64_t own_ns;         /* how long benchgate's own steps in the child took */
@@ -647,9 +579,7 @@ struct child_args {
 
 /*
  * The child's steps that are benchgate's work, timed to be taken out of
- * the run's wall time: joining its cgroup, taking the terminal's
- * foreground (allowed from a background group: every signal is blocked
- * here, SIGTTOU too). Async-signal-safe calls only.
+ * the run's wall time: joining its cgroup. Async-signal-safe calls only.
  */
 __attribute__((no_sanitize("address", "undefined"))) static void own_steps(struct child_args *a)
 {
@@ -663,9 +593,6 @@ __attribute__((no_sanitize("address", "undefined"))) static void own_steps(struc
 			a->cg_err = errno ? errno : EIO;
 		if (fd >= 0)
 			close(fd);
-	}
-	if (a->tty >= 0 && tcsetpgrp(a->tty, getpgrp()) != 0) {
-		/* the run goes on in the background */
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	a->own_ns = (int64_t)(t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec);
@@ -704,7 +631,7 @@ __attribute__((no_sanitize("address", "undefined"))) static int child_main(void 
 	 * so that no orphan keeps the device busy behind a stale lease */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != a->parent)
 		goto fail;
-	if (prog->cgroup_procs || a->tty >= 0)
+	if (prog->cgroup_procs)
 		own_steps(a);
 	if (a->devnull >= 0) {
 		if (dup2(a->devnull, 0) < 0)
@@ -731,17 +658,17 @@ fail:
 
 /*
  * Starts prog with stdout and stderr on out_fd and err_fd (-1: stdout on
- * /dev/null, stderr inherited), its process group in the foreground of the
- * terminal tty (-1: none); 0 and *pid, or an errno (nothing left running).
+ * /dev/null, stderr inherited), in a process group of its own; 0 and
+ * *pid, or an errno (nothing left running).
  * With prog->cgroup_procs, *cg_err is 0 when the child joined that cgroup
  * (else why not); *own_ns is how long the child's own_steps took. Both may
  * be NULL.
  */
-static int start_child(const struct bg_spawn_prog *prog, int out_fd, int err_fd, int tty, pid_t *pid,
+static int start_child(const struct bg_spawn_prog *prog, int out_fd, int err_fd, pid_t *pid,
 		       int *cg_err, int64_t *own_ns)
 {
 	enum { STACK = 64 * 1024 };
-	struct child_args a = {prog, out_fd, err_fd, -1, tty, 0, 0, 0, 0};
+	struct child_args a = {prog, out_fd, err_fd, -1, 0, 0, 0, 0};
 	sigset_t all, old;
 	char *stack;
 	int e;
@@ -756,10 +683,8 @@ static int start_child(const struct bg_spawn_prog *prog, int out_fd, int err_fd,
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	*pid = clone(child_main, stack + STACK, CLONE_VM | CLONE_VFORK | SIGCHLD, &a);
 	e = *pid < 0 ? errno : 0;
-	if (!e) { /* before a SIGTSTP can be handled */
-		job_tty = tty;
+	if (!e) /* before a SIGTSTP can be handled */
 		job_pgid = *pid;
-	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	free(stack);
 	if (e)
@@ -773,7 +698,7 @@ static int start_child(const struct bg_spawn_prog *prog, int out_fd, int err_fd,
 
 		while (waitpid(*pid, &st, 0) < 0 && errno == EINTR)
 			;
-		job_end(tty, *pid);
+		job_pgid = 0;
 		return a.err;
 	}
 	return 0;
@@ -795,7 +720,7 @@ int bg_spawn_run_captured(const struct bg_spawn_prog *prog, double timeout,
 	struct waiter wt;
 	int64_t t0, t1, own_ns = 0;
 	pid_t pid = -1;
-	int e, wr[2] = {-1, -1}, tty = job_terminal();
+	int e, wr[2] = {-1, -1};
 	sig_atomic_t stops0;
 
 	memset(res, 0, sizeof(*res));
@@ -824,7 +749,7 @@ int bg_spawn_run_captured(const struct bg_spawn_prog *prog, double timeout,
 	wt.stopped0 = atomic_load(&job_stopped_ns);
 	res->start_realtime = bg_sys_realtime();
 	t0 = bg_sys_monotonic_ns();
-	e = start_child(prog, wr[0], wr[1], tty, &pid, &res->cgroup_errno, &own_ns);
+	e = start_child(prog, wr[0], wr[1], &pid, &res->cgroup_errno, &own_ns);
 	if (wt.cap) { /* the child has its copies (or failed); the pipes end when the run's do */
 		close(wr[0]);
 		close(wr[1]);
@@ -837,12 +762,11 @@ int bg_spawn_run_captured(const struct bg_spawn_prog *prog, double timeout,
 	if (w)
 		bg_watch_begin(w, pid);
 	wt.pid = pid;
-	wt.tty = tty;
 	wt.deadline_ns = timeout > 0 ? t0 + (int64_t)(timeout * 1e9) : 0;
 	wt.interrupted = interrupted;
 	wt.cg_procs = prog->cgroup_procs && res->cgroup_errno == 0 ? prog->cgroup_procs : NULL;
 	e = wait_child(&wt) != 0 ? errno : 0;
-	job_end(tty, pid);
+	job_pgid = 0;
 	if (e != 0) {
 		if (w) {
 			struct bg_watch_result dummy;
@@ -856,7 +780,7 @@ int bg_spawn_run_captured(const struct bg_spawn_prog *prog, double timeout,
 	}
 	t1 = bg_sys_monotonic_ns();
 	res->pid = pid;
-	res->wall_ns = t1 - t0 - own_ns; /* joining the cgroup, taking the terminal: benchgate's work */
+	res->wall_ns = t1 - t0 - own_ns; /* joining the cgroup: benchgate's work */
 	res->user_ns = tv_ns(&wt.ru.ru_utime);
 	res->sys_ns = tv_ns(&wt.ru.ru_stime);
 	res->maxrss_bytes = (int64_t)wt.ru.ru_maxrss * 1024;
@@ -898,16 +822,15 @@ int bg_spawn_shell(const char *cmd, const char *const *args, size_t nargs,
 	bg_spawn_prog_find(&prog);
 	memset(&wt, 0, sizeof(wt));
 	wt.interrupted = interrupted;
-	wt.tty = job_terminal();
 	wt.stopped0 = atomic_load(&job_stopped_ns);
-	e = start_child(&prog, -1, -1, wt.tty, &wt.pid, NULL, NULL);
+	e = start_child(&prog, -1, -1, &wt.pid, NULL, NULL);
 	bg_spawn_prog_release(&prog);
 	free(argv);
 	bg_strbuf_release(&script);
 	if (e != 0)
 		return bg_error(ctx, BG_EIO, "'/bin/sh': cannot start: %s", strerror(e));
 	e = wait_child(&wt) != 0 ? errno : 0;
-	job_end(wt.tty, wt.pid);
+	job_pgid = 0;
 	if (e != 0)
 		return bg_error(ctx, BG_EIO, "cannot wait for a shell command: %s", strerror(e));
 	*status = WIFEXITED(wt.wstatus) ? WEXITSTATUS(wt.wstatus) : 128 + WTERMSIG(wt.wstatus);

@@ -5,8 +5,8 @@
 # job-control signals at their defaults, other ignored signals still ignored,
 # its own process group, stdin and stdout on /dev/null and stderr inherited;
 # a run that stops is killed rather than waited for, and on a terminal the
-# run's process group has the terminal while it runs (script(1), where
-# there is one). Needs jq.
+# run never gets the terminal's foreground while Ctrl-Z suspends it with
+# benchgate (script(1), where there is one). Needs jq.
 set -u
 . "$(cd "$(dirname "$0")" && pwd)/checks.sh"
 B=${BENCHGATE:?}
@@ -88,30 +88,26 @@ check "stopped run: finishes, exit 1" test "$(rc_of timeout 20 "$B" measure -q -
 check "stopped run: reason" jqe '.reason == "smoke run 1 was stopped by signal 19; its process tree was killed"' out
 check "stopped run: recorded" jqe '.runs[0].stop_signal == 19 and .runs[0].signal == 9 and .runs[0].exit_status == null' out
 
-# on a terminal the run's process group is its foreground group while the
-# run goes (a program that sets terminal modes is not stopped by SIGTTOU),
-# and benchgate takes it back after the run: the shell's group is the
-# foreground group again (fields 5 and 8 of /proc/PID/stat, pgrp and
-# tpgid); script(1) makes the terminal
+# on a terminal the run never gets the terminal's foreground: a program
+# that sets terminal modes is stopped by SIGTTOU, killed, and blocks the
+# session, and the shell's group keeps the terminal (fields 5 and 8 of
+# /proc/PID/stat, pgrp and tpgid); script(1) makes the terminal
 if command -v script >/dev/null; then
 	cat >tty.sh <<'EOF2'
 "$1" measure -q -w 0 -r 1 --json -- sh -c 'stty -echo </dev/tty && stty echo </dev/tty' "bg-tty-$2" >tty.json
 awk '{print $5, $8}' /proc/$$/stat >fg.txt
 EOF2
 	timeout 20 script -qec "sh tty.sh '$B' $$" /dev/null </dev/null >/dev/null 2>&1
-	check "terminal: the session finished, ok" jqe '.status == "ok"' tty.json
-	check "terminal: given back to the shell" awk '{exit !($1 == $2 && $1 > 0)}' fg.txt
-	# Ctrl-Z goes to the terminal's foreground group, the run's: benchgate
-	# sees the run stopped by SIGTSTP and suspends the session, stopping
-	# itself; SIGCONT goes on with both, and the run is marked suspended
-	cat >tz.sh <<'EOF2'
-"$1" measure -q -w 0 -r 1 --json -- sh -c ': >tz.started; sleep 2' "bg-tty-$2" >tz.json
-EOF2
+	check "terminal: stty blocked by SIGTTOU" jqe '.status == "blocked" and .runs[0].stop_signal == 22' tty.json
+	check "terminal: kept by the shell" awk '{exit !($1 == $2 && $1 > 0)}' fg.txt
+	# Ctrl-Z goes to the terminal's foreground group, benchgate's (exec'd
+	# as the session's command): benchgate stops the run and itself;
+	# SIGCONT goes on with both, and the run is marked suspended
 	rm -f tz.started tz.json
 	# what is typed: Ctrl-Z once the run has started, then nothing until the session's end
 	( for _ in $(seq 400); do [ -e tz.started ] && break; sleep 0.05; done; printf '\032'
 	  for _ in $(seq 1200); do [ -s tz.json ] && break; sleep 0.05; done ) |
-		timeout 60 script -qec "sh tz.sh '$B' $$" /dev/null >/dev/null 2>&1 &
+		timeout 60 script -qec "exec '$B' measure -q -w 0 -r 1 --json -- sh -c ': >tz.started; sleep 2' bg-tty-$$ >tz.json" /dev/null >/dev/null 2>&1 &
 	tz=$!
 	bgpid=
 	for _ in $(seq 400); do
@@ -125,6 +121,15 @@ EOF2
 	[ -n "$bgpid" ] && kill -CONT "$bgpid"
 	wait "$tz"
 	check "terminal Ctrl-Z: the session went on" jqe '.status == "ok" and .runs[0].suspended and .counts.timed == 1' tz.json
+	# Ctrl-C reaches benchgate, not the run (which would catch it and exit
+	# 0): the session is interrupted, exit 4, nothing stored
+	rm -f tc.started
+	n0=$("$B" sessions --json | jq length)
+	( for _ in $(seq 400); do [ -e tc.started ] && break; sleep 0.05; done; printf '\003'; sleep 1 ) |
+		timeout 60 script -qec "exec '$B' measure -q -w 0 -r 3 -- sh -c 'trap \"exit 0\" INT; : >tc.started; sleep 2' bg-tty-$$" /dev/null >/dev/null 2>&1 &
+	wait $!
+	check "terminal Ctrl-C: the session is interrupted, exit 4" test $? = 4
+	check "terminal Ctrl-C: nothing stored" test "$("$B" sessions --json | jq length)" = "$n0"
 else
 	echo "(no script(1) here: skipping the run on a terminal)"
 fi
