@@ -88,9 +88,11 @@ bool bg_proc_start(pid_t pid, unsigned long long *start);
  * min_start (root's start time) with a pid above root's, and their
  * descendants. What a run left running after it called setsid (or
  * setpgid) where no run cgroup holds its processes; a descendant made
- * after the pids wrapped is not seen.
+ * after the pids wrapped is not seen. With kill_them, each is sent SIGKILL
+ * first and only those that could not be signalled are counted (the
+ * killed ones are left as zombies for bg_spawn_reap_orphans).
  */
-size_t bg_proc_escaped(pid_t root, unsigned long long min_start);
+size_t bg_proc_escaped(pid_t root, unsigned long long min_start, bool kill_them);
 
 /* ---- cgroup.c ---- */
 /*
@@ -149,8 +151,8 @@ struct bg_spawn_result {
 	int cgroup_errno;      /* 0 when the child joined prog->cgroup_procs before exec, else why not */
 	pid_t pid;             /* the run's child (reaped), also its process group */
 	/* killed (timeout, interrupt) without a run cgroup: processes that had
-	 * left its process group and still run (bg_proc_escaped); with one,
-	 * every process of the cgroup is killed and this is 0 */
+	 * left its process group and could not be killed too (bg_proc_escaped);
+	 * with one, every process of the cgroup is killed and this is 0 */
 	size_t escaped;
 	/* a signal stopped it (SIGSTOP, SIGTSTP, SIGTTIN, SIGTTOU), not a
 	 * suspension of the session: it was killed then; 0 otherwise */

@@ -484,8 +484,11 @@ static int wait_child(struct waiter *w)
 		return -1;
 	if (w->killed) { /* what the group left behind, adopted as subreaper */
 		reap_killed(pid, w->cg_procs);
-		if (w->have_start)
-			w->escaped = bg_proc_escaped(pid, w->start);
+		if (w->have_start) {
+			/* the tree includes what left the group: killed too */
+			w->escaped = bg_proc_escaped(pid, w->start, true);
+			bg_spawn_reap_orphans();
+		}
 	}
 	return 0;
 }

@@ -251,7 +251,7 @@ bool bg_proc_start(pid_t pid, unsigned long long *start)
 	return read_stat(pid, &ppid, &pgid, &zombie, start);
 }
 
-size_t bg_proc_escaped(pid_t root, unsigned long long min_start)
+size_t bg_proc_escaped(pid_t root, unsigned long long min_start, bool kill_them)
 {
 	DIR *d = opendir("/proc");
 	struct dirent *de;
@@ -284,7 +284,8 @@ size_t bg_proc_escaped(pid_t root, unsigned long long min_start)
 		qsort(v, n, sizeof(*v), cmp_ent);
 	add_descendants(v, n, self);
 	for (size_t i = 0; i < n; i++)
-		live += v[i].member && !v[i].zombie;
+		if (v[i].member && !v[i].zombie && !(kill_them && kill(v[i].pid, SIGKILL) == 0))
+			live++;
 	free(v);
 	return live;
 }

@@ -140,14 +140,14 @@ check "suspend: the run that spanned it is marked" jqe '[.runs[].suspended] == [
 check "suspend: kept out of the statistics, replaced" jqe '.counts.timed == 3 and .statistics.wall_ns.count == 2' out
 
 # a timed-out run that left a process outside its process group (setsid,
-# then its parent exited): without a run cgroup benchgate cannot reach it;
-# it is counted in left_running and the reason says so, rather than
-# claiming the tree was killed (test_measure_cgroup.sh: with one, it dies)
+# then its parent exited): without a run cgroup benchgate finds it, adopted
+# as subreaper, and kills it with the tree (test_measure_cgroup.sh: with a
+# run cgroup, the cgroup's kill reaches it)
 if command -v setsid >/dev/null; then
 	check "escaped: exit 1" test "$(BENCHGATE_NO_CGROUP=1 rc_of timeout 60 "$B" measure -q -w 0 -r 1 --timeout 1 --json --shell -- "(setsid $S 37 &); $S 38")" = 1
-	check "escaped: counted" jqe '.runs[0].left_running == 1 and .runs[0].flags == ["left_running"]' out
-	check "escaped: reason" jqe '.reason == "smoke run 1 timed out after 1 s; its process group was killed, but 1 process it started outside that group still runs (left_running; without a run cgroup benchgate cannot reach them)"' out
-	check "escaped: it does run" pgrep -fx "$S 37"
+	check "escaped: none left" jqe '.runs[0].left_running == 0 and .runs[0].flags == []' out
+	check "escaped: reason" jqe '.reason == "smoke run 1 timed out after 1 s; its process tree was killed"' out
+	check "escaped: killed" sh -c "! pgrep -fx '$S 37'"
 	pkill -f "bgsleep-$$"
 else
 	echo "(no setsid here: skipping the timed-out run that left its process group)"
