@@ -65,6 +65,11 @@ int bg_atomic_file_open(struct bg_atomic_file *f, const char *path, const char *
 void bg_atomic_file_write(struct bg_atomic_file *f, const char *data, size_t len);
 int bg_atomic_file_commit(struct bg_atomic_file *f, struct bg_ctx *ctx);
 void bg_atomic_file_abort(struct bg_atomic_file *f);
+/* The writer's pid when name (a file name, no folder) is the temporary
+ * file the atomic writer makes for the file named base (BASE.tmp.PID, so
+ * that one left by a killed writer can be told apart and removed); -1 for
+ * any other name. */
+long bg_atomic_temp_pid(const char *name, const char *base);
 /* mkdir -p; BG_EIO on failure. */
 int bg_mkdirs(const char *path, struct bg_ctx *ctx);
 /* The same; *made receives the first directory it created (the caller

@@ -6,8 +6,10 @@
 #include "benchgate/fsutil.h"
 #include "core/stops.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,6 +102,9 @@ int bg_file_read(const char *path, const char *display, struct bg_strbuf *out, s
  * reading a big file costs; smaller ones are read into one buffer.
  */
 #define VIEW_MAP_MIN ((size_t)32 << 10)
+
+/* The atomic writer's temporary file: PATH.tmp.PID */
+#define TEMP_MARK ".tmp."
 
 int bg_file_view_open(struct bg_file_view *view, const char *path, const char *display,
 		      struct bg_ctx *ctx)
@@ -199,6 +204,20 @@ static void atomic_release(void)
 		bg_stops_release(&atomic_saved_mask);
 }
 
+long bg_atomic_temp_pid(const char *name, const char *base)
+{
+	size_t n = strlen(base), m = strlen(TEMP_MARK);
+	char *end;
+	long pid;
+
+	if (strncmp(name, base, n) != 0 || strncmp(name + n, TEMP_MARK, m) != 0 ||
+	    !isdigit((unsigned char)name[n + m]))
+		return -1;
+	errno = 0;
+	pid = strtol(name + n + m, &end, 10);
+	return *end || errno || pid <= 0 || pid > INT_MAX ? -1 : pid;
+}
+
 int bg_atomic_file_open(struct bg_atomic_file *f, const char *path, const char *display,
 			struct bg_ctx *ctx)
 {
@@ -216,7 +235,7 @@ int bg_atomic_file_open(struct bg_atomic_file *f, const char *path, const char *
 	if (exists && !S_ISREG(st.st_mode))
 		return bg_error(ctx, BG_EIO, "%s: cannot write: it exists and is not a regular file",
 				f->display);
-	bg_strbuf_addf(&f->tmp, "%s.tmp.%ld", path, (long)getpid());
+	bg_strbuf_addf(&f->tmp, "%s" TEMP_MARK "%ld", path, (long)getpid());
 	atomic_hold();
 	/* a new file of our own (never through a link planted at its name); one
 	 * already there has this process's pid, so its writer is gone */

@@ -17,7 +17,6 @@
 #include "benchgate/fsutil.h"
 #include "benchgate/json.h"
 
-#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -382,26 +381,21 @@ static int read_owner(const struct bg_config *cfg, const char *path, json_t **re
  */
 static void remove_dead_temporaries(const char *dir, const char *slug)
 {
-	size_t n = strlen(slug);
+	struct bg_strbuf owner = BG_STRBUF_INIT;
 	struct dirent *e;
 	DIR *d;
 
 	if (!(d = opendir(dir)))
 		return;
+	bg_strbuf_addf(&owner, "%s.json", slug);
 	while ((e = readdir(d))) {
-		const char *p = e->d_name;
-		char *end;
-		long pid;
+		long pid = bg_atomic_temp_pid(e->d_name, owner.buf);
 
-		if (strncmp(p, slug, n) != 0 || strncmp(p + n, ".json.tmp.", 10) != 0 || !isdigit((unsigned char)p[n + 10]))
-			continue;
-		errno = 0;
-		pid = strtol(p + n + 10, &end, 10);
-		if (*end || errno || pid <= 0 || pid > INT_MAX || pid == (long)getpid() || bg_pid_alive((pid_t)pid))
-			continue;
-		unlinkat(dirfd(d), e->d_name, 0);
+		if (pid > 0 && pid != (long)getpid() && !bg_pid_alive((pid_t)pid))
+			unlinkat(dirfd(d), e->d_name, 0);
 	}
 	closedir(d);
+	bg_strbuf_release(&owner);
 }
 
 int bg_lease_acquire(const struct bg_config *cfg, const char *slug, const char *experiment_id,
