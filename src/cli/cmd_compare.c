@@ -77,7 +77,8 @@ static void text(struct bg_strbuf *sb, long long id, const json_t *v, const json
 		bg_strbuf_addf(sb, "\n%-24s %-11s %-11s %-11s %-11s %-9s %s\n", "metric", "value", "centre", "low",
 			       "high", "scales", "direction");
 		json_array_foreach(metrics, i, m) {
-			const char *name = json_string_value(json_object_get(m, "metric"));
+			/* a store changed outside benchgate may hold anything here */
+			const char *name = bg_json_str_or(json_object_get(m, "metric"), "n/a");
 			struct bg_strbuf c[4] = {BG_STRBUF_INIT, BG_STRBUF_INIT, BG_STRBUF_INIT, BG_STRBUF_INIT};
 			const json_t *dev = json_object_get(m, "deviation");
 			char devs[32];

@@ -57,8 +57,8 @@ static void table(struct bg_strbuf *out, const json_t *rows)
 		bg_format_bytes(&c, json_object_get(r, "tree_peak_bytes"));
 		bg_strbuf_addf(out, "%-5lld %-28s %-12s %-5lld %-11s %-11s %-11s %-7s ",
 			       (long long)json_integer_value(json_object_get(r, "id")),
-			       json_string_value(json_object_get(r, "started_at")),
-			       json_string_value(json_object_get(r, "status")),
+			       bg_json_str_or(json_object_get(r, "started_at"), "n/a"),
+			       bg_json_str_or(json_object_get(r, "status"), "n/a"),
 			       (long long)json_integer_value(json_object_get(r, "timed_runs")), a.buf,
 			       b.buf, c.buf, parity ? parity : "n/a");
 		bg_mp_command(out, json_object_get(r, "command"));

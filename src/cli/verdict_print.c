@@ -5,6 +5,7 @@
 #include "cli/verdict_print.h"
 #include "cli/measure_print.h"
 #include "benchgate/format.h"
+#include "benchgate/json.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -57,8 +58,14 @@ void bg_vp_metric_value(struct bg_strbuf *out, const char *metric, const json_t 
 
 		bg_format_duration(out, ns);
 		json_decref(ns);
-	} else
+	} else if (strlen(metric) > 6 && strcmp(metric + strlen(metric) - 6, "_bytes") == 0) {
 		bg_format_bytes(out, v);
+	} else if (json_is_number(v)) {
+		/* a name benchgate does not know (a store changed outside it): no unit assumed */
+		bg_py_float_repr(out, json_number_value(v));
+	} else {
+		bg_strbuf_adds(out, "n/a");
+	}
 }
 
 void bg_vp_curation(struct bg_strbuf *out, const json_t *v)

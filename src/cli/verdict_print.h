@@ -27,7 +27,8 @@ int bg_vp_session_id(const struct bg_cmd *self, const char *arg, long long *id);
  */
 int bg_vp_parse_session(struct bg_cli *cli, const struct bg_cmd *self, const struct bg_opt *opts,
 			bg_opt_fn on_opt, void *data, long long *id);
-/* A decision metric value: durations for wall_* (seconds in a decision document), bytes for the memory metrics. */
+/* A decision metric value: durations for wall_* (seconds in a decision document), bytes for *_bytes,
+ * a plain number (or n/a) for any other name. */
 void bg_vp_metric_value(struct bg_strbuf *out, const char *metric, const json_t *v);
 /* The curation as a person reads it: "accepted by ana at T: why" or the bare word. */
 void bg_vp_curation(struct bg_strbuf *out, const json_t *verdict);

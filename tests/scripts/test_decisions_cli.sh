@@ -155,6 +155,13 @@ check "wrong types: n/a reason"   grep -q "^  - n/a$" "$work/out"
 check "wrong types: key n/a"      test "$(rc_of "$B" key "$s10")" = 0
 check "wrong types: no (null)"    test "$(cat "$work/out" "$work/err" | grep -c '(null)')" = 0
 check "wrong types: source n/a"   grep -q "^gate .* n/a$" "$work/out"
+# a metric entry without a name (it crashed compare): its figures as numbers
+sql "UPDATE sessions SET decision_doc = json_set(decision_doc, '\$.metrics[0].metric', 5) WHERE id = $s7" || exit 1
+check "nameless metric: compare 0" test "$(rc_of "$B" compare "$s7")" = 0
+check "nameless metric: n/a row"  grep -q "^n/a  *0.15000000000000002 0.1  *0.096 " "$work/out"
+sql "UPDATE sessions SET started_at = 5, status = x'00' WHERE id = $s7" || exit 1
+check "wrong types: sessions 0"   test "$(rc_of "$B" sessions)" = 0
+check "wrong types: sessions n/a" test "$(grep -c "^$s7 .*(null)" "$work/out")$(grep -c "^$s7  *5  *n/a " "$work/out")" = 01
 sql "UPDATE runs SET record = json_remove(record, '\$.phase') WHERE session_id = $s10 AND ordinal = 1" || exit 1
 check "run without phase: 0"      test "$(rc_of "$B" session "$s10")" = 0
 check "run without phase: ?"      grep -q "^  1    ? " "$work/out"
