@@ -73,6 +73,50 @@ int bg_cli_write(const struct bg_strbuf *sb, bool to_stderr)
 	return BG_OK;
 }
 
+size_t bg_cli_control_at(const char *s)
+{
+	unsigned char c = (unsigned char)s[0];
+
+	if (c < 0x20 || c == 0x7f)
+		return 1;
+	if (c == 0xc2 && (unsigned char)s[1] >= 0x80 && (unsigned char)s[1] <= 0x9f)
+		return 2;
+	return 0;
+}
+
+bool bg_cli_needs_showing(const char *s)
+{
+	for (; s && *s; s++)
+		if (bg_cli_control_at(s))
+			return true;
+	return false;
+}
+
+void bg_cli_add_shown(struct bg_strbuf *out, const char *s)
+{
+	size_t k;
+
+	if (!s) {
+		bg_strbuf_adds(out, "n/a");
+		return;
+	}
+	while (*s) {
+		if ((k = bg_cli_control_at(s)) == 0) {
+			bg_strbuf_addch(out, *s++);
+			continue;
+		}
+		for (; k; k--)
+			bg_strbuf_addf(out, "\\x%02x", (unsigned char)*s++);
+	}
+}
+
+const char *bg_cli_shown(struct bg_strbuf *tmp, const char *s)
+{
+	bg_strbuf_reset(tmp);
+	bg_cli_add_shown(tmp, s);
+	return tmp->buf;
+}
+
 int bg_cli_load_config(struct bg_cli *cli, struct bg_config *cfg)
 {
 	struct bg_ctx ctx;

@@ -101,6 +101,22 @@ void bg_cli_catch_stop(volatile sig_atomic_t *flag, struct bg_cli_stop *saved);
 void bg_cli_catch_suspend(struct bg_cli_stop *saved);
 void bg_cli_release_stop(const struct bg_cli_stop *saved);
 
+/*
+ * Appends s (NULL: "n/a") as a terminal should show a stored text: every C0
+ * control byte (newline and escape included), DEL and every C1 control
+ * (U+0080..U+009F, written as two bytes) as \xNN, other text unchanged, so
+ * that what a store, a registry or a measured program put in a text can
+ * neither start a line of its own nor move the cursor or change colours.
+ * bg_cli_shown does the same into *tmp (emptied first) and returns its
+ * text, for a printf column; the caller releases tmp.
+ */
+void bg_cli_add_shown(struct bg_strbuf *out, const char *s);
+const char *bg_cli_shown(struct bg_strbuf *tmp, const char *s);
+/* Whether bg_cli_add_shown would change s. */
+bool bg_cli_needs_showing(const char *s);
+/* The length in bytes of the control that s starts with (1 for C0 or DEL, 2 for C1), else 0. */
+size_t bg_cli_control_at(const char *s);
+
 /* Parses a Python-style integer (argparse type=int). */
 bool bg_cli_parse_int(const char *s, long long *out);
 

@@ -58,15 +58,23 @@ static void text(struct bg_strbuf *sb, long long id, const json_t *v, const json
 	const json_t *base = json_object_get(d, "baseline");
 	size_t i;
 
-	bg_strbuf_addf(sb, "session %lld  gate %s  tier %s\nkey %s\n", id, gate ? gate : "n/a",
-		       tier ? tier : "n/a", bg_json_str_or(json_object_get(v, "key_id"), "n/a"));
+	bg_strbuf_addf(sb, "session %lld  gate ", id);
+	bg_cli_add_shown(sb, gate);
+	bg_strbuf_adds(sb, "  tier ");
+	bg_cli_add_shown(sb, tier);
+	bg_strbuf_adds(sb, "\nkey ");
+	bg_cli_add_shown(sb, json_string_value(json_object_get(v, "key_id")));
+	bg_strbuf_addch(sb, '\n');
 	if (bg_measure_reported(v))
 		bg_strbuf_adds(sb, "timing: reported (p50, p95 and max are the program's own samples)\n");
 	bg_strbuf_adds(sb, "\ndecision: ");
 	upper(sb, bg_json_str_or(json_object_get(d, "decision"), "n/a"));
 	bg_strbuf_addch(sb, '\n');
-	json_array_foreach(json_object_get(d, "reasons"), i, x)
-		bg_strbuf_addf(sb, "  - %s\n", bg_json_str_or(x, "n/a"));
+	json_array_foreach(json_object_get(d, "reasons"), i, x) {
+		bg_strbuf_adds(sb, "  - ");
+		bg_cli_add_shown(sb, json_string_value(x));
+		bg_strbuf_addch(sb, '\n');
+	}
 	bg_strbuf_adds(sb, "curation: ");
 	bg_vp_curation(sb, v);
 	if (curation && strcmp(curation, "pending") == 0)
@@ -79,7 +87,8 @@ static void text(struct bg_strbuf *sb, long long id, const json_t *v, const json
 		json_array_foreach(metrics, i, m) {
 			/* a store changed outside benchgate may hold anything here */
 			const char *name = bg_json_str_or(json_object_get(m, "metric"), "n/a");
-			struct bg_strbuf c[4] = {BG_STRBUF_INIT, BG_STRBUF_INIT, BG_STRBUF_INIT, BG_STRBUF_INIT};
+			struct bg_strbuf c[6] = {BG_STRBUF_INIT, BG_STRBUF_INIT, BG_STRBUF_INIT, BG_STRBUF_INIT,
+						 BG_STRBUF_INIT, BG_STRBUF_INIT};
 			const json_t *dev = json_object_get(m, "deviation");
 			char devs[32];
 
@@ -91,10 +100,11 @@ static void text(struct bg_strbuf *sb, long long id, const json_t *v, const json
 				snprintf(devs, sizeof(devs), "%+.2f", json_number_value(dev));
 			else
 				snprintf(devs, sizeof(devs), "n/a");
-			bg_strbuf_addf(sb, "%-24s %-11s %-11s %-11s %-11s %-9s %s%s\n", name, c[0].buf, c[1].buf,
-				       c[2].buf, c[3].buf, devs, bg_json_str_or(json_object_get(m, "direction"), "n/a"),
+			bg_strbuf_addf(sb, "%-24s %-11s %-11s %-11s %-11s %-9s %s%s\n", bg_cli_shown(&c[4], name),
+				       c[0].buf, c[1].buf, c[2].buf, c[3].buf, devs,
+				       bg_cli_shown(&c[5], json_string_value(json_object_get(m, "direction"))),
 				       json_is_true(json_object_get(m, "outside")) ? "  OUTSIDE" : "");
-			for (int k = 0; k < 4; k++)
+			for (int k = 0; k < 6; k++)
 				bg_strbuf_release(&c[k]);
 		}
 		bg_strbuf_addf(sb, "(envelope: median of the baseline +- k x scale, k = %g, scale = max(1.4826 x MAD, "

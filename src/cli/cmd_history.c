@@ -40,7 +40,8 @@ static void table(struct bg_strbuf *out, const json_t *rows)
 	bg_strbuf_addf(out, "%-5s %-27s %-17s %-10s %-10s %-10s %-10s %-10s %-11s %-8s %s\n", "id", "started",
 		       "tier", "p50", "p95", "max", "tree peak", "accel peak", "decision", "key", "curation");
 	json_array_foreach(rows, i, r) {
-		struct bg_strbuf c[5] = {BG_STRBUF_INIT, BG_STRBUF_INIT, BG_STRBUF_INIT, BG_STRBUF_INIT,
+		struct bg_strbuf c[9] = {BG_STRBUF_INIT, BG_STRBUF_INIT, BG_STRBUF_INIT, BG_STRBUF_INIT,
+					 BG_STRBUF_INIT, BG_STRBUF_INIT, BG_STRBUF_INIT, BG_STRBUF_INIT,
 					 BG_STRBUF_INIT};
 		const char *tier = json_string_value(json_object_get(r, "tier"));
 		const char *decision = json_string_value(json_object_get(r, "decision"));
@@ -54,13 +55,13 @@ static void table(struct bg_strbuf *out, const json_t *rows)
 		bg_format_bytes(&c[4], json_object_get(r, "gpu_peak_bytes"));
 		bg_strbuf_addf(out, "%-5lld %-27s %-17s %-10s %-10s %-10s %-10s %-10s %-11s %-8.8s ",
 			       (long long)json_integer_value(json_object_get(r, "id")),
-			       bg_json_str_or(json_object_get(r, "started_at"), "n/a"), tier ? tier : "n/a", c[0].buf,
-			       c[1].buf, c[2].buf, c[3].buf, c[4].buf,
-			       decision ? decision : (status && strcmp(status, "ok") ? status : "none"),
-			       key ? key : "n/a");
+			       bg_cli_shown(&c[5], json_string_value(json_object_get(r, "started_at"))),
+			       bg_cli_shown(&c[6], tier), c[0].buf, c[1].buf, c[2].buf, c[3].buf, c[4].buf,
+			       bg_cli_shown(&c[7], decision ? decision : (status && strcmp(status, "ok") ? status : "none")),
+			       bg_cli_shown(&c[8], key));
 		bg_vp_curation(out, r);
 		bg_strbuf_addch(out, '\n');
-		for (int k = 0; k < 5; k++)
+		for (int k = 0; k < 9; k++)
 			bg_strbuf_release(&c[k]);
 	}
 }

@@ -87,16 +87,20 @@ static int run_key(struct bg_cli *cli, const struct bg_cmd *self)
 	} else {
 		const char *gate = json_string_value(json_object_get(v, "gate_id"));
 
-		bg_strbuf_addf(&sb, "session %lld  gate %s\nkey %s\n\n", id, gate ? gate : "n/a",
-			       bg_json_str_or(json_object_get(v, "key_id"), "n/a"));
+		bg_strbuf_addf(&sb, "session %lld  gate ", id);
+		bg_cli_add_shown(&sb, gate);
+		bg_strbuf_adds(&sb, "\nkey ");
+		bg_cli_add_shown(&sb, json_string_value(json_object_get(v, "key_id")));
+		bg_strbuf_adds(&sb, "\n\n");
 		bg_strbuf_addf(&sb, "%-20s %-44s %s\n", "field", "value", "source");
 		json_array_foreach(json_object_get(key, "fields"), i, f) {
-			struct bg_strbuf val = BG_STRBUF_INIT;
+			struct bg_strbuf val = BG_STRBUF_INIT, name = BG_STRBUF_INIT, source = BG_STRBUF_INIT;
 			size_t chars, at41 = 0;
 			char *text = json_dumps(json_object_get(f, "value"),
 						JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
 
-			bg_strbuf_adds(&val, text ? text : "null");
+			/* JSON escapes C0 controls, not DEL or C1 ones */
+			bg_cli_add_shown(&val, text ? text : "null");
 			free(text);
 			/* characters, not bytes: a cut never splits a UTF-8 sequence */
 			if ((chars = utf8_chars(val.buf, val.len, 41, &at41)) > 44) {
@@ -106,9 +110,13 @@ static int run_key(struct bg_cli *cli, const struct bg_cmd *self)
 				bg_strbuf_adds(&val, "...");
 				chars = 44;
 			}
-			bg_strbuf_addf(&sb, "%-20s %s%*s %s\n", bg_json_str_or(json_object_get(f, "field"), "n/a"),
-				       val.buf, (int)(44 - chars), "", bg_json_str_or(json_object_get(f, "source"), "n/a"));
+			bg_strbuf_addf(&sb, "%-20s %s%*s %s\n",
+				       bg_cli_shown(&name, json_string_value(json_object_get(f, "field"))), val.buf,
+				       (int)(44 - chars), "",
+				       bg_cli_shown(&source, json_string_value(json_object_get(f, "source"))));
 			bg_strbuf_release(&val);
+			bg_strbuf_release(&name);
+			bg_strbuf_release(&source);
 		}
 		if (cut)
 			bg_strbuf_adds(&sb, "(values longer than 44 characters are cut; --json shows them whole)\n");

@@ -28,8 +28,11 @@ static void criteria(struct bg_strbuf *sb, const json_t *report)
 	const json_t *c, *p;
 	size_t i, k;
 
-	json_array_foreach(json_object_get(report, "preconditions"), i, p)
-		bg_strbuf_addf(sb, "  [refused] %s\n", bg_json_str_or(p, "n/a"));
+	json_array_foreach(json_object_get(report, "preconditions"), i, p) {
+		bg_strbuf_adds(sb, "  [refused] ");
+		bg_cli_add_shown(sb, json_string_value(p));
+		bg_strbuf_addch(sb, '\n');
+	}
 	json_array_foreach(json_object_get(report, "criteria"), i, c) {
 		bool met = json_is_true(json_object_get(c, "met"));
 
@@ -37,8 +40,11 @@ static void criteria(struct bg_strbuf *sb, const json_t *report)
 			       (long long)json_integer_value(json_object_get(c, "number")),
 			       bg_json_str_or(json_object_get(c, "name"), "n/a"),
 			       bg_json_str_or(json_object_get(c, "title"), "n/a"));
-		json_array_foreach(json_object_get(c, "problems"), k, p)
-			bg_strbuf_addf(sb, "        - %s\n", bg_json_str_or(p, "n/a"));
+		json_array_foreach(json_object_get(c, "problems"), k, p) {
+			bg_strbuf_adds(sb, "        - ");
+			bg_cli_add_shown(sb, json_string_value(p));
+			bg_strbuf_addch(sb, '\n');
+		}
 	}
 }
 
@@ -70,9 +76,11 @@ static int run_promote(struct bg_cli *cli, const struct bg_cmd *self)
 	} else if (report) {
 		const char *state = json_string_value(json_object_get(report, "state"));
 
-		bg_strbuf_addf(&sb, "session %lld  gate %s  tier %s\n", id,
-			       json_string_value(json_object_get(report, "gate")) ? json_string_value(json_object_get(report, "gate")) : "n/a",
-			       json_string_value(json_object_get(report, "tier")) ? json_string_value(json_object_get(report, "tier")) : "n/a");
+		bg_strbuf_addf(&sb, "session %lld  gate ", id);
+		bg_cli_add_shown(&sb, json_string_value(json_object_get(report, "gate")));
+		bg_strbuf_adds(&sb, "  tier ");
+		bg_cli_add_shown(&sb, json_string_value(json_object_get(report, "tier")));
+		bg_strbuf_addch(&sb, '\n');
 		if (json_is_true(json_object_get(report, "undid_interrupted_promotion")))
 			bg_strbuf_adds(&sb, "an interrupted promotion (killed between its writes) was undone first\n");
 		criteria(&sb, report);

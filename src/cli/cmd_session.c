@@ -32,17 +32,21 @@ static void provenance(struct bg_strbuf *out, const json_t *doc)
 	const char *rev = json_string_value(json_object_get(git, "revision"));
 	const char *cpu = json_string_value(json_object_get(host, "cpu_model"));
 
-	bg_strbuf_addf(out, "  %-12s%s", "revision", rev ? rev : "n/a");
+	struct bg_strbuf t[3] = {BG_STRBUF_INIT, BG_STRBUF_INIT, BG_STRBUF_INIT};
+
+	bg_strbuf_addf(out, "  %-12s%s", "revision", bg_cli_shown(&t[0], rev));
 	if (json_is_true(json_object_get(git, "dirty")))
 		bg_strbuf_addf(out, " (dirty, diff %s)",
-			       bg_json_str_or(json_object_get(git, "diff_sha256"), "n/a"));
+			       bg_cli_shown(&t[0], json_string_value(json_object_get(git, "diff_sha256"))));
 	bg_strbuf_addch(out, '\n');
-	bg_strbuf_addf(out, "  %-12s%s, %lld cores, kernel %s\n", "host", cpu ? cpu : "n/a",
+	bg_strbuf_addf(out, "  %-12s%s, %lld cores, kernel %s\n", "host", bg_cli_shown(&t[0], cpu),
 		       (long long)json_integer_value(json_object_get(host, "logical_cores")),
-		       bg_json_str_or(json_object_get(host, "kernel_release"), "n/a"));
+		       bg_cli_shown(&t[1], json_string_value(json_object_get(host, "kernel_release"))));
 	bg_strbuf_addf(out, "  %-12s%s .. %s\n", "when",
-		       bg_json_str_or(json_object_get(doc, "started_at"), "n/a"),
-		       bg_json_str_or(json_object_get(doc, "finished_at"), "n/a"));
+		       bg_cli_shown(&t[1], json_string_value(json_object_get(doc, "started_at"))),
+		       bg_cli_shown(&t[2], json_string_value(json_object_get(doc, "finished_at"))));
+	for (int k = 0; k < 3; k++)
+		bg_strbuf_release(&t[k]);
 }
 
 static int run_session(struct bg_cli *cli, const struct bg_cmd *self)

@@ -2,6 +2,7 @@
  * measure_print.c - text rendering of sessions and runs (see measure_print.h).
  */
 #include "cli/measure_print.h"
+#include "cli/cli.h"
 #include "benchgate/format.h"
 #include "benchgate/json.h"
 #include <time.h>
@@ -25,7 +26,22 @@ void bg_mp_command(struct bg_strbuf *out, const json_t *command)
 
 		if (i)
 			bg_strbuf_addch(out, ' ');
-		if (s && (!*s || strpbrk(s, " \t'\"$\\")))
+		if (bg_cli_needs_showing(s)) {
+			/* as the shell's $'...' writes it: a control byte would end
+			 * the line or drive the terminal */
+			bg_strbuf_adds(out, "$'");
+			for (const char *p = s; *p;) {
+				size_t k = bg_cli_control_at(p);
+
+				if (!k && (*p == '\'' || *p == '\\'))
+					bg_strbuf_addch(out, '\\');
+				if (!k)
+					bg_strbuf_addch(out, *p++);
+				for (; k; k--)
+					bg_strbuf_addf(out, "\\x%02x", (unsigned char)*p++);
+			}
+			bg_strbuf_addch(out, '\'');
+		} else if (s && (!*s || strpbrk(s, " \t'\"$\\")))
 			bg_strbuf_addf(out, "'%s'", s);
 		else
 			bg_strbuf_adds(out, s ? s : "?");
@@ -108,9 +124,11 @@ void bg_mp_summary(struct bg_strbuf *out, const json_t *doc)
 		       (long long)json_integer_value(json_object_get(counts, "warmup")),
 		       (long long)json_integer_value(json_object_get(counts, "timed")),
 		       json_integer_value(json_object_get(counts, "timed")) == 1 ? "" : "s");
-	if (json_is_string(json_object_get(doc, "reason")))
-		bg_strbuf_addf(out, "  %-12s%s\n", "reason",
-			       json_string_value(json_object_get(doc, "reason")));
+	if (json_is_string(json_object_get(doc, "reason"))) {
+		bg_strbuf_addf(out, "  %-12s", "reason");
+		bg_cli_add_shown(out, json_string_value(json_object_get(doc, "reason")));
+		bg_strbuf_addch(out, '\n');
+	}
 	bg_strbuf_addf(out, "  %-12s", "command");
 	bg_mp_command(out, json_object_get(doc, "command"));
 	bg_strbuf_addch(out, '\n');
@@ -121,7 +139,9 @@ void bg_mp_summary(struct bg_strbuf *out, const json_t *doc)
 		stat_line(out, "reported", json_object_get(stats, "reported_ns"), false, true, "sample");
 		stat_line(out, "process", json_object_get(stats, "wall_ns"), false, false, "run");
 		json_object_foreach((json_t *)json_object_get(stats, "metrics"), name, m) {
-			bg_strbuf_addf(out, "  %-12s%s: p50 ", "metric", name);
+			bg_strbuf_addf(out, "  %-12s", "metric");
+			bg_cli_add_shown(out, name); /* the program's own name for it */
+			bg_strbuf_adds(out, ": p50 ");
 			bg_py_float_repr(out, json_number_value(json_object_get(m, "p50")));
 			bg_strbuf_adds(out, "  min ");
 			bg_py_float_repr(out, json_number_value(json_object_get(m, "min")));

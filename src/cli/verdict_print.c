@@ -79,7 +79,13 @@ void bg_vp_curation(struct bg_strbuf *out, const json_t *v)
 		bg_strbuf_adds(out, "n/a");
 		return;
 	}
-	bg_strbuf_adds(out, c);
-	if (by && strcmp(by, "benchgate") != 0)
-		bg_strbuf_addf(out, " by %s at %s: %s", by, at ? at : "n/a", why ? why : "");
+	bg_cli_add_shown(out, c);
+	if (by && strcmp(by, "benchgate") != 0) {
+		bg_strbuf_adds(out, " by ");
+		bg_cli_add_shown(out, by);
+		bg_strbuf_adds(out, " at ");
+		bg_cli_add_shown(out, at);
+		bg_strbuf_adds(out, ": ");
+		bg_cli_add_shown(out, why ? why : "");
+	}
 }

@@ -178,5 +178,29 @@ s13=$(seed $G3 scheduled-profile 0.1 tree=1000000)
 check "compare: negative low in ms" grep -q "^wall_p50 .* -196.52 ms " <("$B" compare "$s13")
 check "compare: bytes to the KiB"   grep -q "^tree_peak_bytes  *1.049 MiB  *1.049 MiB  *1.007 MiB  *1.091 MiB " <("$B" compare "$s13")
 
+# stored text reaches the terminal with its control bytes (C0, DEL, C1) as
+# \xNN, and a command word holding one as the shell's $'...': an escape
+# sequence or a newline from a command line, a measured program, a
+# registry or a user name neither drives the terminal nor forges a line
+has_ctl() { LC_ALL=C grep -q $'[\x01-\x09\x0b-\x1f\x7f]\|\xc2[\x80-\x9f]' "$work/out"; }
+"$B" measure -q -r 1 -w 0 -- printf $'\e[2J%s\'\\' $'x\ny' >/dev/null 2>&1
+check "sessions: words as \$'...'"  grep -qF "printf \$'\\x1b[2J%s\\'\\\\' \$'x\\x0ay'" <("$B" sessions --last 1)
+d2=$("$B" sessions --json | jq '.[-1].id')
+check "session: no control byte"  test "$(rc_of "$B" session "$d2"; has_ctl && echo ctl)" = 0
+sed -i 's/"id": "bin.cpu.test-box.bin1.warm"/"id": "bin.cpu\\u001b[31m.bin1\\nwarm"/' benchmarks/benchmark_registry.json
+Gc=$'bin.cpu\e[31m.bin1\nwarm'
+sc=$(seed "$Gc" scheduled-profile 0.1 status=blocked reason=$'run 1 wrote \e[2J\nforged' computer=$'box\xc2\x9b1m')
+check "compare: controls shown"   test "$(rc_of "$B" compare "$sc")" = 1
+check "compare: no control byte"  test "$(has_ctl && echo ctl)" = ""
+check "compare: gate as \\xNN"   grep -qF 'gate bin.cpu\x1b[31m.bin1\x0awarm  tier' "$work/out"
+check "compare: reason one line"  grep -qF '  - run 1 wrote \x1b[2J\x0aforged' "$work/out"
+check "key: no control byte"      test "$(rc_of "$B" key "$sc"; has_ctl && echo ctl)" = 0
+check "key: C1 as \\xNN"          grep -qF '"box\xc2\x9b1m"' "$work/out"
+check "reject: user with a C1"    test "$(rc_of env USER=$'ana\xc2\x9b2J' "$B" reject "$sc" --why probe)" = 0
+check "history: no control byte"  test "$(rc_of "$B" history "$Gc"; has_ctl && echo ctl)" = 0
+check "history: user as \\xNN"    grep -qF 'rejected by ana\xc2\x9b2J at ' "$work/out"
+check "promote: no control byte"  test "$(rc_of "$B" promote "$sc"; has_ctl && echo ctl)" = 1
+check "promote: gate as \\xNN"   grep -qF 'gate bin.cpu\x1b[31m.bin1\x0awarm  tier' "$work/out"
+
 echo "$fails failed"
 [ "$fails" = 0 ]
