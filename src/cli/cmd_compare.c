@@ -34,9 +34,9 @@ static const char *on_opt(int id, const char *v, void *data)
 		a->json = true;
 	} else if (id == O_LAST) {
 		a->last = v;
-	} else if (strcmp(v, "investigate") == 0) {
-		a->fail_investigate = true;
-	} else if (strcmp(v, "block") != 0) {
+	} else if (strcmp(v, "investigate") == 0 || strcmp(v, "block") == 0) {
+		a->fail_investigate = v[0] == 'i'; /* given twice, the last counts (as argparse) */
+	} else {
 		snprintf(a->msg, sizeof(a->msg), "--fail-on must be 'investigate' or 'block', not '%s'", v);
 		return a->msg;
 	}

@@ -51,6 +51,7 @@ check "investigate: outside"      grep -q "OUTSIDE" "$work/out"
 check "investigate: direction"    grep -q "slower-or-larger" "$work/out"
 check "investigate: pending"      grep -q "curation: pending" "$work/out"
 check "investigate --fail-on: 1"  test "$(rc_of "$B" compare --fail-on investigate "$s7")" = 1
+check "--fail-on twice: the last" test "$(rc_of "$B" compare --fail-on investigate --fail-on block "$s7")$(rc_of "$B" compare --fail-on block --fail-on investigate "$s7")" = 01
 check "--last GATE is the latest" test "$("$B" compare --last $G --json | jq .session)" = "$s7"
 check "json deviation > 4"        test "$("$B" compare --json "$s7" | jq '[.metrics[] | select(.metric=="wall_p50") | .deviation > 4] | .[0]')" = true
 # faster is investigate too (either direction)
