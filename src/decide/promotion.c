@@ -917,12 +917,27 @@ int bg_promotion_run(const struct bg_config *cfg, struct bg_store *store, long l
 			rc = bg_error(ctx, BG_ECHECK, "%s: 'artifacts' and 'measurements' must be lists", ev_rel.buf);
 			goto out;
 		}
-		json_array_foreach(json_object_get(evidence, "measurements"), i, m)
+		json_array_foreach(json_object_get(evidence, "measurements"), i, m) {
+			const json_t *bg = json_object_get(m, "benchgate");
+
 			if (str(m, "id") && strcmp(str(m, "id"), mid.buf) == 0) {
 				rc = bg_error(ctx, BG_ECHECK, "session %lld is already promoted as '%s' in %s", id,
 					      mid.buf, ev_rel.buf);
 				goto out;
 			}
+			/* the id holds the manifest's hash: a manifest whose bytes
+			 * changed since (reformatted, a newline added) gives another
+			 * id, but the experiment's manifest names one session */
+			if (str(bg, "experiment_id") && str(session, "experiment_id") &&
+			    strcmp(str(bg, "experiment_id"), str(session, "experiment_id")) == 0 &&
+			    json_is_integer(json_object_get(bg, "session_id")) &&
+			    json_integer_value(json_object_get(bg, "session_id")) == id) {
+				rc = bg_error(ctx, BG_ECHECK, "session %lld is already promoted as '%s' in %s (its "
+					      "experiment's manifest has changed since, so it would now be '%s')", id,
+					      str(m, "id") ? str(m, "id") : "n/a", ev_rel.buf, mid.buf);
+				goto out;
+			}
+		}
 	} else {
 		evidence = json_pack("{s:s, s:s, s:[], s:[]}", "schema", "benchgate-evidence/v1", "generated_by",
 				     "benchgate promote", "artifacts", "measurements");

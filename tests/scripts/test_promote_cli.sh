@@ -58,6 +58,14 @@ check "promote twice: refused"      test "$(rc_of "$B" -C "$work/p" promote "$s"
 check "promote twice: message"      grep -q "already promoted" "$work/err"
 check "promote twice: --json says why" bash -c "'$B' -C '$work/p' promote --json $s | jq -r .error | grep -q 'already promoted'"
 check "after refusal: validate"     "$B" -C "$work/p" validate
+# the row id holds the manifest's SHA-256: a manifest whose bytes changed
+# since (a newline added) must not make the same session promotable again
+cp "$work/p/experiments/$eid/manifest.json" "$work/manifest.kept"
+printf '\n' >>"$work/p/experiments/$eid/manifest.json"
+check "manifest changed: refused"   test "$(rc_of "$B" -C "$work/p" promote "$s")" = 1
+check "manifest changed: names row" grep -q "already promoted as '$mid'" "$work/err"
+check "manifest changed: one row"   test "$(jq '.measurements | length' "$ev")" = 1
+cp "$work/manifest.kept" "$work/p/experiments/$eid/manifest.json"
 # a second promotion adds the import only once
 s2=$(seed bin.simd.test-box.bin2.cold release-signoff 0.100 experiment=1 ctx.cache_state='"cold source (evicted)"' cache=cold)
 check "second gate: promoted"       test "$(rc_of "$B" -C "$work/p" promote "$s2")" = 0
