@@ -347,7 +347,14 @@ int bg_promotion_check(const struct bg_config *cfg, const json_t *gate, const js
 			  : !(str(session, "experiment_id") && decision && strcmp(decision, "block") != 0))
 			add(crit[C_MACHINE], "the device lease is not recorded as held for the whole session");
 	}
-	/* 3 geometry */
+	/* 3 geometry; 3 to 5 compare with the gate: none to compare with is said
+	 * as such, never as a gate that declares nothing (nor as met) */
+	for (int c = C_GEOMETRY; !gate && c <= C_TIMING; c++)
+		if (str(session, "gate_id"))
+			add(crit[c], "there is no gate to compare with: '%s' is not in the registry",
+			    str(session, "gate_id"));
+		else
+			add(crit[c], "there is no gate to compare with: the session names none");
 	for (i = 0; gate && geometry_fields[i]; i++) {
 		const json_t *g = json_object_get(gate, geometry_fields[i]);
 		const json_t *c = json_object_get(ctxt, geometry_fields[i]);
@@ -371,9 +378,10 @@ int bg_promotion_check(const struct bg_config *cfg, const json_t *gate, const js
 	{
 		const json_t *cache = json_object_get(session, "cache");
 
-		if (!gate || blank(json_object_get(gate, "cache_state")) || !json_is_string(json_object_get(gate, "cache_state")))
+		if (gate && (blank(json_object_get(gate, "cache_state")) ||
+			     !json_is_string(json_object_get(gate, "cache_state"))))
 			add(crit[C_CACHE], "the gate declares no cache state");
-		else if (!json_equal(json_object_get(gate, "cache_state"), json_object_get(ctxt, "cache_state")))
+		else if (gate && !json_equal(json_object_get(gate, "cache_state"), json_object_get(ctxt, "cache_state")))
 			add(crit[C_CACHE], "the session does not record the gate's cache state '%s'",
 			    str(gate, "cache_state"));
 		if (str(cache, "requested") && strcmp(str(cache, "requested"), "cold") == 0 &&
@@ -393,9 +401,9 @@ int bg_promotion_check(const struct bg_config *cfg, const json_t *gate, const js
 		if (!json_is_number(json_object_get(wall, "p50")) || !json_is_number(json_object_get(wall, "p95")) ||
 		    !json_is_number(json_object_get(wall, "max")))
 			add(crit[C_TIMING], "the session lacks timing p50, p95 or max (wall time, or the reported samples)");
-		if (!gate || blank(json_object_get(gate, "timing_boundary")))
+		if (gate && blank(json_object_get(gate, "timing_boundary")))
 			add(crit[C_TIMING], "the gate declares no timing boundary");
-		else if (!json_equal(json_object_get(gate, "timing_boundary"), json_object_get(ctxt, "timing_boundary")))
+		else if (gate && !json_equal(json_object_get(gate, "timing_boundary"), json_object_get(ctxt, "timing_boundary")))
 			add(crit[C_TIMING], "the session does not record the gate's timing boundary");
 	}
 	/* 6 memory */

@@ -202,6 +202,11 @@ refuse_after "8 no RUNS.md row" "has no row for experiment" \
 	'grep -v -- "-bin-cpu-test-box-bin2-warm" experiments/RUNS.md >r.tmp && mv r.tmp experiments/RUNS.md'
 refuse_after "pre: superseded gate" "gate '$G' is superseded; it takes no timing evidence" \
 	"sed -i 's/\"configuration\": \"bin2\", \"state\": \"pending\"/\"configuration\": \"bin2\", \"state\": \"superseded\"/' benchmarks/benchmark_registry.json"
+# a gate renamed in the registry since: criteria 3 to 5 say there is no gate
+# to compare with (they said it declared no cache state, or were met)
+refuse_after "pre: gate gone"  "gate '$G' is not in the registry" \
+	"sed -i 's/\"id\": \"$G\"/\"id\": \"$G.renamed\"/' benchmarks/benchmark_registry.json"
+check "gate gone: 3 to 5 say why"   test "$(grep -c "^        - there is no gate to compare with: '$G' is not in the registry$" "$work/out")$(grep -c "declares no\|\[met\] 3" "$work/out")" = 30
 # every unmet criterion is listed at once
 fresh
 s=$(seed $G release-signoff 0.1 dirty=1 ctx.runtime=null parity=none)
