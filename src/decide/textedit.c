@@ -1,7 +1,8 @@
 /*
  * textedit.c - byte-preserving edits of a JSON registry file for promotion:
- * set one gate's "state", add a measurement id to its "satisfied_by", and
- * add an evidence import once. Everything outside the edited spans is left
+ * set one gate's "state", add a measurement id to its "satisfied_by" (once:
+ * an id it names already is not added again), and add an evidence import
+ * once. Everything outside the edited spans is left
  * byte for byte as it was; insertions copy the indentation of their
  * neighbours. The text must be valid JSON (validate it first). Keys and
  * strings are compared as JSON reads them (escapes decoded), and of
@@ -191,6 +192,21 @@ static void json_string_lit(struct bg_strbuf *out, const char *s)
 	bg_value_json_string(out, s, strlen(s));
 }
 
+/* Whether the array at a holds the string want (as JSON reads it). */
+static bool array_has(struct scan *sc, size_t a, const char *want)
+{
+	size_t i = ws(sc, a + 1), e;
+
+	while (i < sc->n && sc->s[i] != ']' && (e = skip_value(sc, i))) {
+		if (sc->s[i] == '"' && string_is(sc, i, want))
+			return true;
+		i = ws(sc, e);
+		if (i < sc->n && sc->s[i] == ',')
+			i = ws(sc, i + 1);
+	}
+	return false;
+}
+
 /* Appends value text to the array [a, e) (e past ']'), keeping its layout. */
 static void append_to_array(struct scan *sc, size_t a, size_t e, const char *value, struct edit *ed)
 {
@@ -287,7 +303,9 @@ static int edit_registry(struct scan *sc, const char *gate_id, const char *state
 	json_string_lit(&lit, measurement_id);
 	found = find_member(sc, gate, "satisfied_by", &m, &last_end);
 	if (found == 1 && text[m.value] == '[') {
-		append_to_array(sc, m.value, m.end, lit.buf, &edits[nedit++]);
+		/* named already (an evidence row removed and promoted again): once */
+		if (!array_has(sc, m.value, measurement_id))
+			append_to_array(sc, m.value, m.end, lit.buf, &edits[nedit++]);
 	} else if (found == 1) {
 		bg_error(ctx, BG_ECHECK, "gate '%s': satisfied_by is not a list", gate_id);
 		goto fail;

@@ -84,6 +84,13 @@ static void test_existing_list_and_import(void **state)
 		    "a",
 		    "{\"evidence_imports\": [{\"path\": \"experiments/benchgate-evidence.json\"}],\n"
 		    " \"gates\": [{\"id\": \"a\", \"state\": \"measured\", \"satisfied_by\": [\"m1\", \"box-s7\"]}]}");
+	/* the id is named already (its evidence row removed, then promoted
+	 * again), also written with an escape: not added twice */
+	expect_edit("{\"evidence_imports\": [{\"path\": \"experiments/benchgate-evidence.json\"}],\n"
+		    " \"gates\": [{\"id\": \"a\", \"state\": \"partial\", \"satisfied_by\": [\"m1\", \"box-\\u00737\"]}]}",
+		    "a",
+		    "{\"evidence_imports\": [{\"path\": \"experiments/benchgate-evidence.json\"}],\n"
+		    " \"gates\": [{\"id\": \"a\", \"state\": \"measured\", \"satisfied_by\": [\"m1\", \"box-\\u00737\"]}]}");
 	/* no imports at all: added as the last top-level member; empty list filled */
 	expect_edit("{\"gates\": [{\"id\": \"a\", \"state\": \"pending\", \"satisfied_by\": []}]}", "a",
 		    "{\"gates\": [{\"id\": \"a\", \"state\": \"measured\", \"satisfied_by\": [\"box-s7\"]}], "
