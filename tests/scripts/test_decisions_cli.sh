@@ -202,6 +202,12 @@ check "history: no control byte"  test "$(rc_of "$B" history "$Gc"; has_ctl && e
 check "history: user as \\xNN"    grep -qF 'rejected by ana\xc2\x9b2J at ' "$work/out"
 check "promote: no control byte"  test "$(rc_of "$B" promote "$sc"; has_ctl && echo ctl)" = 1
 check "promote: gate as \\xNN"   grep -qF 'gate bin.cpu\x1b[31m.bin1\x0awarm  tier' "$work/out"
+# and in a message: a gate session stored without its decision
+sql "UPDATE sessions SET decision_doc = NULL, key = NULL WHERE id = $sc" || exit 1
+for v in compare key; do
+	check "$v undecided: gate as \\xNN" test "$(rc_of "$B" $v "$sc"; cp "$work/err" "$work/out"; has_ctl && echo ctl)" = 1
+	check "$v undecided: message"  grep -qF "of gate 'bin.cpu\x1b[31m.bin1\x0awarm' stored without" "$work/err"
+done
 
 echo "$fails failed"
 [ "$fails" = 0 ]
