@@ -875,6 +875,7 @@ int bg_promotion_run(const struct bg_config *cfg, struct bg_store *store, long l
 	json_t *session = NULL, *verdict = NULL, *gate = NULL, *row = NULL, *artifact = NULL, *evidence = NULL;
 	struct saved sv[3];
 	const char *state;
+	char *gen_dir = NULL, *made = NULL, *slash;
 	bool saved = false, undone = false;
 	int rc, lock = -1;
 
@@ -964,6 +965,17 @@ int bg_promotion_run(const struct bg_config *cfg, struct bg_store *store, long l
 	}
 	bg_json_dump_py(&text, evidence, 2, false);
 	bg_strbuf_addch(&text, '\n');
+	/* the generated document's folder, made as 'render' makes it (a
+	 * project never rendered yet); removed again when the promotion fails */
+	gen_dir = bg_xstrdup(sv[2].abs.buf);
+	if ((slash = strrchr(gen_dir, '/')) && slash != gen_dir)
+		*slash = '\0';
+	else
+		gen_dir[0] = '\0';
+	if (gen_dir[0] && (rc = bg_mkdirs_made(gen_dir, bg_config_relative(cfg, gen_dir), &made, ctx))) {
+		bg_error(ctx, rc, "%s; choose another 'registry.generated' in benchgate.json", bg_ctx_message(ctx));
+		goto out;
+	}
 	if ((rc = bg_promote_edit_registry(sv[1].text.buf, sv[1].text.len, str(session, "gate_id"), state, mid.buf,
 					   ev_rel.buf, &edited, ctx)))
 		goto out;
@@ -998,6 +1010,10 @@ int bg_promotion_run(const struct bg_config *cfg, struct bg_store *store, long l
 	json_object_set_new(*report, "registry", json_string(cfg->registry_path));
 	json_object_set_new(*report, "generated", json_string(cfg->generated_path));
 out:
+	if (rc && gen_dir && gen_dir[0])
+		bg_rmdirs_made(gen_dir, made); /* only while empty: never a document put back */
+	free(gen_dir);
+	free(made);
 	if (saved)
 		for (int k = 0; k < 3; k++)
 			saved_release(&sv[k]);

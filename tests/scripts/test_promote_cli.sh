@@ -202,6 +202,29 @@ refuse_after "8 no RUNS.md row" "has no row for experiment" \
 	'grep -v -- "-bin-cpu-test-box-bin2-warm" experiments/RUNS.md >r.tmp && mv r.tmp experiments/RUNS.md'
 refuse_after "pre: superseded gate" "gate '$G' is superseded; it takes no timing evidence" \
 	"sed -i 's/\"configuration\": \"bin2\", \"state\": \"pending\"/\"configuration\": \"bin2\", \"state\": \"superseded\"/' benchmarks/benchmark_registry.json"
+# a project never rendered: promotion makes the document's folder, as render
+# does (it failed with exit 4, 'cannot write'); a file in its way is exit 4,
+# and nothing is left changed
+fresh
+s=$(seed $G release-signoff 0.1 experiment=1)
+rm -rf "$work/p/docs/_generated"
+check "unrendered: promoted"        test "$(rc_of "$B" -C "$work/p" promote "$s")" = 0
+check "unrendered: document made"   test -s "$work/p/docs/_generated/benchmark_coverage.md"
+check "unrendered: validate"        "$B" -C "$work/p" validate
+fresh
+s=$(seed $G release-signoff 0.1 experiment=1)
+rm -rf "$work/p/docs/_generated"
+sed -i 's/"priority": 2,/"priority": "high",/' "$work/p/benchmarks/benchmark_registry.json"
+check "unrenderable: refused"       test "$(rc_of "$B" -C "$work/p" promote "$s")" = 1
+check "unrenderable: no folder left" test ! -e "$work/p/docs/_generated"
+fresh
+s=$(seed $G release-signoff 0.1 experiment=1)
+rm -rf "$work/p/docs/_generated" && : >"$work/p/docs/_generated"
+snap >"$work/before"
+check "folder blocked: exit 4"      test "$(rc_of "$B" -C "$work/p" promote "$s")" = 4
+check "folder blocked: says so"    grep -q "docs/_generated.*Not a directory; nothing was changed" "$work/err"
+snap >"$work/after"
+check "folder blocked: unchanged"   cmp -s "$work/before" "$work/after"
 # a gate renamed in the registry since: criteria 3 to 5 say there is no gate
 # to compare with (they said it declared no cache state, or were met)
 refuse_after "pre: gate gone"  "gate '$G' is not in the registry" \
