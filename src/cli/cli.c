@@ -1,5 +1,6 @@
 /*
- * cli.c - option parsing, usage and error printing shared by every verb.
+ * cli.c - option parsing, usage and error printing shared by every verb, and
+ * stored text shown on a terminal without its control bytes.
  */
 #include "cli/cli.h"
 #include "benchgate/measure.h"

@@ -17,7 +17,8 @@
 void bg_mp_summary(struct bg_strbuf *out, const json_t *doc);
 /* One line per run. */
 void bg_mp_runs(struct bg_strbuf *out, const json_t *runs);
-/* The command words joined by spaces. */
+/* The command words joined by spaces: a word with a space or quote in '...', one with a
+ * control byte as the shell's $'...' with \xNN (bg_cli_add_shown). */
 void bg_mp_command(struct bg_strbuf *out, const json_t *command);
 
 /* The progress line on stderr (the caller decides whether to show it). */
