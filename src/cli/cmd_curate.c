@@ -38,12 +38,18 @@ static void user_name(char *buf, size_t n)
 		snprintf(buf, n, "%s", u);
 	else
 		snprintf(buf, n, "uid %u", (unsigned)getuid());
-	/* shown back in tables, terminals and JSON: no control byte passes
-	 * through, and a name that is not UTF-8 keeps only its ASCII */
+	/* shown back in tables, terminals and JSON: no control character
+	 * passes through (C1 ones, two bytes in UTF-8, become one '?'), and a
+	 * name that is not UTF-8 keeps only its ASCII */
 	valid = json_string(buf);
-	for (char *p = buf; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f || (!valid && (unsigned char)*p >= 0x80))
+	for (char *p = buf; *p; p++) {
+		size_t k = bg_cli_control_at(p);
+
+		if (k == 2 && valid)
+			memmove(p + 1, p + 2, strlen(p + 2) + 1);
+		if (k || (!valid && (unsigned char)*p >= 0x80))
 			*p = '?';
+	}
 	json_decref(valid);
 }
 
