@@ -56,7 +56,8 @@ int bg_store_get_session(struct bg_store *st, long long id, json_t **out, struct
  *   key_id   SHA-256 of the key's canonical JSON (decide.h)
  *   key      {"fields": [...], "values": {...}, "id", "canonical"}
  *   decision the document bg_decide returns ({"decision", "reasons", "baseline", "metrics", ...})
- *   curation "auto-accepted" (pass, no-baseline), "pending" (investigate),
+ *   curation "auto-accepted" (pass, no-baseline), "pending" (investigate;
+ *            run stores any decision but block pending for uncommitted source),
  *            "rejected" (block: never a baseline), later "accepted" or
  *            "rejected" by a person with a reason.
  * Errors: BG_ECHECK for an unknown session id, BG_EIO for the store.

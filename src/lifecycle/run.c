@@ -816,6 +816,36 @@ static void apply_thresholds(const struct bg_run_request *q, const char *gate_id
 		}
 }
 
+/* Whether the session ran on a committed tree: git says clean (benchgate's
+ * own records in experiments/ left out, provenance.c). */
+static bool source_clean(const struct run *r)
+{
+	return json_is_false(json_object_get(json_object_get(r->provenance, "git"), "dirty"));
+}
+
+/*
+ * A session of uncommitted (or unknown) source is decided against the
+ * baseline, but does not join it by itself: its timing is of code that its
+ * key's revision does not name. Adds the reason to the decision document;
+ * returns the curation to store ("pending": a person may still accept it).
+ */
+static const char *note_unclean_source(const struct run *r, json_t *decision)
+{
+	const json_t *git = json_object_get(r->provenance, "git");
+	const char *diff = jstr(git, "diff_sha256");
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+
+	if (json_is_true(json_object_get(git, "dirty")))
+		bg_strbuf_addf(&sb, "the source has uncommitted changes (diff SHA-256 %.12s)", diff ? diff : "n/a");
+	else
+		bg_strbuf_adds(&sb, "whether the source has uncommitted changes is unknown (git status failed)");
+	bg_strbuf_adds(&sb, ": not counted toward the baseline unless a person accepts it"
+			    " (benchgate accept SESSION --why TEXT); commit to run sessions that count");
+	json_array_append_new(json_object_get(decision, "reasons"), json_string(sb.buf));
+	bg_strbuf_release(&sb);
+	return "pending";
+}
+
 /* Decides against the key's baseline, then stores the session with its key
  * and decision in one transaction (res->session_id set). */
 static int decide_and_store(struct run *r, struct bg_store *store, json_t *session, json_t *context,
@@ -878,6 +908,8 @@ static int decide_and_store(struct run *r, struct bg_store *store, json_t *sessi
 	json_object_set_new(r->res->decision, "key_id", json_string(r->res->key_id));
 	json_object_set_new(r->res->decision, "tier", json_string(q->tier));
 	curation = d == BG_DECISION_BLOCK ? "rejected" : d == BG_DECISION_INVESTIGATE ? "pending" : "auto-accepted";
+	if (d != BG_DECISION_BLOCK && !source_clean(r))
+		curation = note_unclean_source(r, r->res->decision);
 	rc = bg_store_put_decided_session(store, session, r->res->key_id, key, r->res->decision, curation,
 					  &r->res->session_id, ctx);
 out:

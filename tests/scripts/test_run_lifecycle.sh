@@ -285,6 +285,14 @@ expect_rc 0 "dirty source" run life.ok
 id=$(ls -t experiments | grep ok | head -n 1)
 grep -q '"dirty": true' "experiments/$id/manifest.json" || fail "an uncommitted change was not seen as dirty"
 grep -q '"diff_sha256": "[0-9a-f]\{64\}"' "experiments/$id/manifest.json" || fail "the dirty diff has no SHA-256"
+# ... and such a session is decided, but does not join the baseline by itself
+mentions "dirty source" "the source has uncommitted changes (diff SHA-256 "
+mentions "dirty source" "not counted toward the baseline unless a person accepts it"
+"$bin" history life.ok --json >"$work/hist" || fail "dirty source: history"
+jqe '.[-1] | select(.curation == "pending" and .git_dirty == true and .decision != "block")' "$work/hist" ||
+	{ fail "dirty source: not stored pending"; jq -c '.[-1] | {curation, git_dirty, decision}' "$work/hist"; }
+jqe '[.[] | select(.git_dirty == false and .decision != "block") | .curation] | all(. != "pending")' "$work/hist" ||
+	fail "dirty source: a clean session is pending"
 git checkout -q data/input.txt
 
 # benchgate's locks stay in its state folder: nothing hidden beside RUNS.md
