@@ -76,11 +76,12 @@ int bg_store_put_decided_session(struct bg_store *st, const json_t *session, con
  * The baseline of a key: summaries (as bg_store_list_sessions, plus
  * "key_id", "decision", "curation") of sessions with that key_id whose
  * curation is "accepted" or "auto-accepted", tier "scheduled-profile" or
- * "release-signoff", status "ok", excluding exclude_id; most recent first,
- * at most limit (all when limit <= 0).
+ * "release-signoff", status "ok", timed as timing says ("process" or
+ * "reported", the session's "timing"; NULL: either), excluding exclude_id;
+ * most recent first, at most limit (all when limit <= 0).
  */
-int bg_store_baseline(struct bg_store *st, const char *key_id, long long exclude_id, long limit,
-		      json_t **out, struct bg_ctx *ctx);
+int bg_store_baseline(struct bg_store *st, const char *key_id, const char *timing, long long exclude_id,
+		      long limit, json_t **out, struct bg_ctx *ctx);
 /*
  * The same rule for one summary (as bg_store_history gives it): NULL when
  * the session counts toward its key's baseline, else the first reason it

@@ -876,7 +876,10 @@ static int decide_and_store(struct run *r, struct bg_store *store, json_t *sessi
 	o.min_sessions = contract_minimum(q);
 	apply_thresholds(q, r->gate_id, r->res->key_id, &o);
 	/* the session is not stored yet: it is stored with its decision, below */
-	if ((rc = bg_store_baseline(store, r->res->key_id, 0, (long)o.window, &base, ctx)))
+	/* timed the same way only: a key that does not hold the runbook's
+	 * measure object may hold sessions of both timings */
+	if ((rc = bg_store_baseline(store, r->res->key_id, bg_measure_reported(session) ? "reported" : "process", 0,
+				    (long)o.window, &base, ctx)))
 		goto out;
 	n = json_array_size(base);
 	facts = bg_xcalloc(n + 1, sizeof(*facts));

@@ -893,23 +893,26 @@ static int set_decision(struct bg_store *base, long long id, const char *key_id,
 	return rc;
 }
 
-static int baseline(struct bg_store *base, const char *key_id, long long exclude_id, long limit,
-		    json_t **out, struct bg_ctx *ctx)
+static int baseline(struct bg_store *base, const char *key_id, const char *timing, long long exclude_id,
+		    long limit, json_t **out, struct bg_ctx *ctx)
 {
 	struct sqlite_store *s = (struct sqlite_store *)base;
 	sqlite3_stmt *st;
 
 	*out = NULL;
 	if (sym_sqlite3_prepare_v2(s->db,
-				   "SELECT " VERDICT_COLUMNS " FROM sessions WHERE key_id = ?"
+				   "SELECT " VERDICT_COLUMNS " FROM sessions WHERE key_id = ?1"
 				   " AND curation IN ('accepted', 'auto-accepted')"
 				   " AND tier IN ('scheduled-profile', 'release-signoff') AND status = 'ok'"
-				   " AND id <> ? ORDER BY id DESC LIMIT ?",
+				   " AND (?4 IS NULL OR coalesce(json_extract(document, '$.timing'), 'process') = ?4)"
+				   " AND id <> ?2 ORDER BY id DESC LIMIT ?3",
 				   -1, &st, NULL) != SQLITE_OK)
 		return db_error(s, ctx, "cannot read the baseline");
 	sym_sqlite3_bind_text(st, 1, key_id ? key_id : "", -1, SQLITE_TRANSIENT);
 	sym_sqlite3_bind_int64(st, 2, exclude_id);
 	sym_sqlite3_bind_int64(st, 3, limit > 0 ? limit : -1);
+	if (timing)
+		sym_sqlite3_bind_text(st, 4, timing, -1, SQLITE_TRANSIENT);
 	return collect_rows(s, st, "cannot read the baseline", out, ctx);
 }
 

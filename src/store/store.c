@@ -69,10 +69,10 @@ int bg_store_set_decision(struct bg_store *st, long long id, const char *key_id,
 	return st->ops->set_decision(st, id, key_id, key, decision, curation, ctx);
 }
 
-int bg_store_baseline(struct bg_store *st, const char *key_id, long long exclude_id, long limit,
-		      json_t **out, struct bg_ctx *ctx)
+int bg_store_baseline(struct bg_store *st, const char *key_id, const char *timing, long long exclude_id,
+		      long limit, json_t **out, struct bg_ctx *ctx)
 {
-	return st->ops->baseline(st, key_id, exclude_id, limit, out, ctx);
+	return st->ops->baseline(st, key_id, timing, exclude_id, limit, out, ctx);
 }
 
 static bool text_is(const json_t *v, const char *word)

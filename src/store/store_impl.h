@@ -18,7 +18,7 @@ struct bg_store_ops {
 	int (*get_session)(struct bg_store *st, long long id, json_t **out, struct bg_ctx *ctx);
 	int (*set_decision)(struct bg_store *st, long long id, const char *key_id, const json_t *key,
 			    const json_t *decision, const char *curation, struct bg_ctx *ctx);
-	int (*baseline)(struct bg_store *st, const char *key_id, long long exclude_id, long limit,
+	int (*baseline)(struct bg_store *st, const char *key_id, const char *timing, long long exclude_id, long limit,
 			json_t **out, struct bg_ctx *ctx);
 	int (*curate)(struct bg_store *st, long long id, const char *curation, const char *why,
 		      const char *who, struct bg_ctx *ctx);

@@ -242,7 +242,7 @@ static int seed(int argc, char **argv)
 	if (rc == BG_OK)
 		rc = bg_store_open(cfg.store, cfg.root, true, &st, &ctx);
 	if (rc == BG_OK)
-		rc = bg_store_baseline(st, key_id, 0, (long)o.window, &base, &ctx);
+		rc = bg_store_baseline(st, key_id, "process", 0, (long)o.window, &base, &ctx);
 	if (rc) {
 		fprintf(stderr, "seed: %s\n", bg_ctx_message(&ctx));
 		goto out;

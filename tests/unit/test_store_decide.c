@@ -47,8 +47,9 @@ static int teardown(void **state)
 	return system(cmd);
 }
 
-/* Stores a gate session (tier NULL: a diagnostic one) and returns its id. */
-static long long put(const char *gate, const char *tier, const char *status, double p50)
+/* Stores a gate session (tier NULL: a diagnostic one) timed as timing says
+ * (NULL: no "timing", that is process) and returns its id. */
+static long long put_timed(const char *gate, const char *tier, const char *status, double p50, const char *timing)
 {
 	json_t *doc = json_pack("{s:i, s:s, s:s, s:s, s:[s], s:{s:i}, s:{s:{s:f,s:f,s:f}}, s:[]}",
 				"schema_version", 1, "kind", tier ? "gate" : "diagnostic", "status",
@@ -62,11 +63,18 @@ static long long put(const char *gate, const char *tier, const char *status, dou
 		json_object_set_new(doc, "gate_id", json_string(gate));
 	if (tier)
 		json_object_set_new(doc, "tier", json_string(tier));
+	if (timing)
+		json_object_set_new(doc, "timing", json_string(timing));
 	bg_ctx_init(&ctx);
 	assert_int_equal(bg_store_put_session(st, doc, &id, &ctx), BG_OK);
 	bg_ctx_release(&ctx);
 	json_decref(doc);
 	return id;
+}
+
+static long long put(const char *gate, const char *tier, const char *status, double p50)
+{
+	return put_timed(gate, tier, status, p50, NULL);
 }
 
 static void decide(long long id, const char *key_id, const char *decision, const char *curation)
@@ -89,7 +97,7 @@ static json_t *baseline(const char *key_id, long long exclude, long limit)
 	json_t *out = NULL;
 
 	bg_ctx_init(&ctx);
-	assert_int_equal(bg_store_baseline(st, key_id, exclude, limit, &out, &ctx), BG_OK);
+	assert_int_equal(bg_store_baseline(st, key_id, NULL, exclude, limit, &out, &ctx), BG_OK);
 	bg_ctx_release(&ctx);
 	assert_true(json_is_array(out));
 	return out;
@@ -150,6 +158,38 @@ static void test_schema_version(void **state)
 {
 	(void)state;
 	assert_int_equal(bg_store_schema_version(st), 2);
+}
+
+/* The baseline of one timing: a session timed by the command ("timing":
+ * "reported") is never compared with process wall times, nor the reverse,
+ * even under one key (a contract's key need not hold the measure object). */
+static void test_baseline_timing(void **state)
+{
+	long long proc, rep, rep2;
+	struct bg_ctx ctx;
+	json_t *rows = NULL;
+
+	(void)state;
+	proc = put("g", "scheduled-profile", "ok", 1e6);
+	decide(proc, "K", "pass", "auto-accepted");
+	rep = put_timed("g", "scheduled-profile", "ok", 1e3, "reported");
+	decide(rep, "K", "pass", "auto-accepted");
+	rep2 = put_timed("g", "scheduled-profile", "ok", 1e3, "reported");
+	decide(rep2, "K", "pass", "auto-accepted");
+	bg_ctx_init(&ctx);
+	assert_int_equal(bg_store_baseline(st, "K", "reported", 0, 0, &rows, &ctx), BG_OK);
+	assert_int_equal(json_array_size(rows), 2);
+	assert_int_equal(id_at(rows, 0), rep2);
+	assert_int_equal(id_at(rows, 1), rep);
+	json_decref(rows);
+	assert_int_equal(bg_store_baseline(st, "K", "process", 0, 0, &rows, &ctx), BG_OK);
+	assert_int_equal(json_array_size(rows), 1);
+	assert_int_equal(id_at(rows, 0), proc);
+	json_decref(rows);
+	assert_int_equal(bg_store_baseline(st, "K", NULL, 0, 0, &rows, &ctx), BG_OK);
+	assert_int_equal(json_array_size(rows), 3);
+	json_decref(rows);
+	bg_ctx_release(&ctx);
 }
 
 static void test_baseline_selection(void **state)
@@ -358,6 +398,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_schema_version, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_baseline_selection, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_baseline_timing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_curation_rules, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_history_and_last, setup, teardown),
 	};
