@@ -212,8 +212,12 @@ enum bg_decision bg_decide(const struct bg_session_facts *s, const struct bg_ses
 				char buf[256];
 				dir = v > env.high ? "slower-or-larger" : "faster-or-smaller";
 				d = BG_DECISION_INVESTIGATE;
-				snprintf(buf, sizeof(buf), "%s %.6g is outside %.6g .. %.6g (%.2f scales from the centre)",
-					 bg_metric_names[m], v, env.low, env.high, devn);
+				if (isfinite(devn))
+					snprintf(buf, sizeof(buf), "%s %.6g is outside %.6g .. %.6g (%.2f scales from the centre)",
+						 bg_metric_names[m], v, env.low, env.high, devn);
+				else /* every baseline value 0: no scale to count in */
+					snprintf(buf, sizeof(buf), "%s %.6g is outside %.6g .. %.6g (every baseline value is %.6g)",
+						 bg_metric_names[m], v, env.low, env.high, env.centre);
 				json_array_append_new(reasons, json_string(buf));
 			}
 			json_array_append_new(metrics,

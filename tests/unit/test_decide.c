@@ -89,6 +89,24 @@ static void test_improvement_is_investigated(void **state)
 	json_decref(d);
 }
 
+/* A baseline of zeros has no scale: any other value is outside, and the
+ * reason says why in words (no "inf scales"); the deviation is null. */
+static void test_zero_baseline(void **state)
+{
+	const double base[] = {0, 0, 0, 0, 0};
+	const char *why;
+	json_t *d;
+
+	(void)state;
+	assert_int_equal(decide(0, base, 5, &d), BG_DECISION_PASS);
+	json_decref(d);
+	assert_int_equal(decide(0.5, base, 5, &d), BG_DECISION_INVESTIGATE);
+	why = json_string_value(json_array_get(json_object_get(d, "reasons"), 0));
+	assert_string_equal(why, "wall_p50 0.5 is outside 0 .. 0 (every baseline value is 0)");
+	assert_true(json_is_null(json_object_get(json_array_get(json_object_get(d, "metrics"), 0), "deviation")));
+	json_decref(d);
+}
+
 static void test_fewer_than_five(void **state)
 {
 	const double base[] = {1.0, 1.0, 1.0, 1.0};
@@ -297,6 +315,7 @@ int main(void)
 		cmocka_unit_test(test_too_few_values_per_metric),
 		cmocka_unit_test(test_one_outlier),
 		cmocka_unit_test(test_improvement_is_investigated),
+		cmocka_unit_test(test_zero_baseline),
 		cmocka_unit_test(test_fewer_than_five),
 		cmocka_unit_test(test_block_wins),
 		cmocka_unit_test(test_window_uses_most_recent),
