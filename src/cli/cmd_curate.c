@@ -23,7 +23,8 @@ static const char *on_opt(int id, const char *v, void *data)
 }
 
 /* The user name: $USER, else $LOGNAME, else the password entry, else "uid N";
- * control bytes shown as '?'. */
+ * control bytes shown as '?'; a longer name than n - 1 bytes is cut before
+ * the character that would not fit whole. */
 static void user_name(char *buf, size_t n)
 {
 	const char *u = getenv("USER");
@@ -34,10 +35,19 @@ static void user_name(char *buf, size_t n)
 		u = getenv("LOGNAME");
 	if ((!u || !*u) && (pw = getpwuid(getuid())))
 		u = pw->pw_name;
-	if (u && *u)
-		snprintf(buf, n, "%s", u);
-	else
+	if (u && *u) {
+		size_t len = strlen(u);
+
+		if (len >= n) { /* cut at a character's start, never inside one */
+			len = n - 1;
+			while (len && ((unsigned char)u[len] & 0xC0) == 0x80)
+				len--;
+		}
+		memcpy(buf, u, len);
+		buf[len] = '\0';
+	} else {
 		snprintf(buf, n, "uid %u", (unsigned)getuid());
+	}
 	/* shown back in tables, terminals and JSON: no control character
 	 * passes through (C1 ones, two bytes in UTF-8, become one '?'), and a
 	 * name that is not UTF-8 keeps only its ASCII */

@@ -99,6 +99,9 @@ check "who: control bytes masked" test "$(rc_of env USER=$'ev\e[1mil' "$B" rejec
 check "who: stored masked"        test "$("$B" compare --json "$s8" | jq -r .curated_by)" = "ev?[1mil"
 check "who: not UTF-8, masked"    test "$(rc_of env USER=$'jos\xe9' "$B" reject "$s8" --why "probe")" = 0
 check "who: stored as ASCII"      test "$("$B" compare --json "$s8" | jq -r .curated_by)" = "jos?"
+long_user=$(printf 'é%.0s' $(seq 200)) # 400 bytes: cut at 255, never inside a character
+check "who: long name cut"        test "$(rc_of env USER="$long_user" "$B" reject "$s8" --why "probe")" = 0
+check "who: cut whole characters" test "$("$B" compare --json "$s8" | jq -r .curated_by)" = "$(printf 'é%.0s' $(seq 127))"
 check "reject investigate"        test "$(rc_of env USER=bo "$B" reject "$s8" --why "thermal throttling")" = 0
 s11=$(seed $G scheduled-profile 0.100)
 check "accepted joins baseline"   test "$("$B" compare --json "$s11" | jq -c '.baseline[:2]')" = "[$s7,$s6]"
