@@ -28,11 +28,25 @@ extern "C" {
 struct bg_store;
 
 /*
- * Opens the store named by spec (root: the project root, for relative
- * paths). With create false a store that does not exist yet is not made:
- * BG_OK with *out NULL. With create true it is made (folders, schema).
+ * What the opener will do with the store:
+ *   BG_STORE_READ    only read it. A store that does not exist yet is not
+ *                    made: BG_OK with *out NULL. One this user may not write
+ *                    (the file or its folder; a shared store, a read-only
+ *                    file system) is opened read-only: nothing is written,
+ *                    no -wal or -shm file is made beside it (when neither
+ *                    is there, the file is read as it is, SQLite's
+ *                    immutable mode), and a schema older than this
+ *                    program's is BG_EIO, never upgraded.
+ *   BG_STORE_CREATE  write it, making it (folders, schema) when not there.
+ *   BG_STORE_WRITE   write it when it exists (*out NULL when not).
+ * A writing mode on a store this user may not write (the file, or its
+ * folder where SQLite keeps the -wal and -shm files) is BG_EIO before
+ * anything is opened: "STORE: cannot write the store: REASON; ...".
  */
-int bg_store_open(const char *spec, const char *root, bool create, struct bg_store **out,
+enum bg_store_mode { BG_STORE_READ, BG_STORE_CREATE, BG_STORE_WRITE };
+
+/* Opens the store named by spec (root: the project root, for relative paths). */
+int bg_store_open(const char *spec, const char *root, enum bg_store_mode mode, struct bg_store **out,
 		  struct bg_ctx *ctx);
 void bg_store_close(struct bg_store *st);
 /* Stores a session document and its "runs"; *id receives the new session id. */

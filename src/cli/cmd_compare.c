@@ -144,7 +144,7 @@ static int run_compare(struct bg_cli *cli, const struct bg_cmd *self)
 		return bg_cli_usage_error(self, "a session id or --last GATE is required");
 	if (!a.last && (rc = bg_vp_session_id(self, parsed.pos[0], &id)))
 		return rc;
-	if ((rc = bg_vp_open(cli, &cfg, &store)))
+	if ((rc = bg_vp_open(cli, &cfg, BG_STORE_READ, &store)))
 		return rc;
 	bg_ctx_init(&ctx);
 	if (a.last)

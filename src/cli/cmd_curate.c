@@ -82,7 +82,7 @@ static int curate(struct bg_cli *cli, const struct bg_cmd *self, const char *cur
 		;
 	if (!why || !why[k])
 		return bg_cli_usage_error(self, "--why TEXT is required: say why the session is %s", curation);
-	if ((rc = bg_vp_open(cli, &cfg, &store)))
+	if ((rc = bg_vp_open(cli, &cfg, BG_STORE_WRITE, &store)))
 		return rc;
 	user_name(who, sizeof(who));
 	bg_ctx_init(&ctx);

@@ -398,7 +398,7 @@ static int run_dashboard(struct bg_cli *cli, const struct bg_cmd *self)
 	rc = registry_renders(&reg, &ctx);
 	if (rc == BG_OK) {
 		coverage(&reg, model);
-		rc = bg_store_open(cfg.store, cfg.root, false, &store, &ctx);
+		rc = bg_store_open(cfg.store, cfg.root, BG_STORE_READ, &store, &ctx);
 	}
 	if (rc == BG_OK)
 		rc = keys(store, model, &ctx);

@@ -129,7 +129,7 @@ static int run_history(struct bg_cli *cli, const struct bg_cmd *self)
 	if ((rc = bg_cli_load_config(cli, &cfg)))
 		return rc;
 	bg_ctx_init(&ctx);
-	rc = bg_store_open(cfg.store, cfg.root, false, &store, &ctx);
+	rc = bg_store_open(cfg.store, cfg.root, BG_STORE_READ, &store, &ctx);
 	if (rc == BG_OK && store && a.key && strlen(a.key) < 64)
 		rc = resolve_key(store, a.key, &full_key, &ctx);
 	if (rc == BG_OK && store && (!a.key || strlen(a.key) == 64 || full_key))

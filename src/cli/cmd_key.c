@@ -53,7 +53,7 @@ static int run_key(struct bg_cli *cli, const struct bg_cmd *self)
 
 	if ((rc = bg_vp_parse_session(cli, self, opts, on_opt, &json, &id)))
 		return rc;
-	if ((rc = bg_vp_open(cli, &cfg, &store)))
+	if ((rc = bg_vp_open(cli, &cfg, BG_STORE_READ, &store)))
 		return rc;
 	bg_ctx_init(&ctx);
 	if ((rc = bg_store_verdict(store, id, &v, &ctx))) {

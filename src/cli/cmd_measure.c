@@ -384,7 +384,7 @@ static int run_measure(struct bg_cli *cli, const struct bg_cmd *self)
 		bg_cli_fail(rc, bg_ctx_message(&ctx));
 		goto out;
 	}
-	rc = bg_store_open(cfg.store, cfg.root, true, &store, &ctx);
+	rc = bg_store_open(cfg.store, cfg.root, BG_STORE_CREATE, &store, &ctx);
 	if (rc) {
 		bg_cli_fail(rc, bg_ctx_message(&ctx));
 		goto out;

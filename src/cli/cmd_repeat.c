@@ -96,7 +96,7 @@ static int run_repeat(struct bg_cli *cli, const struct bg_cmd *self)
 
 	if ((rc = bg_vp_parse_session(cli, self, opts, on_opt, NULL, &id)))
 		return rc;
-	if ((rc = bg_vp_open(cli, &cfg, &store)))
+	if ((rc = bg_vp_open(cli, &cfg, BG_STORE_READ, &store)))
 		return rc;
 	bg_ctx_init(&ctx);
 	if ((rc = bg_store_get_session(store, id, &doc, &ctx))) {
@@ -176,7 +176,7 @@ static int run_repeat(struct bg_cli *cli, const struct bg_cmd *self)
 		}
 		argv[n] = NULL;
 		/* the gate's newest session now: the two after it are the repeats */
-		if ((rc = bg_store_open(cfg.store, cfg.root, false, &store, &ctx)) || !store ||
+		if ((rc = bg_store_open(cfg.store, cfg.root, BG_STORE_READ, &store, &ctx)) || !store ||
 		    (rc = bg_store_last_of_gate(store, gate, &before, &ctx))) {
 			rc = bg_cli_fail(rc ? rc : BG_EIO, rc ? bg_ctx_message(&ctx) : "the store disappeared");
 			goto out;
@@ -194,7 +194,7 @@ static int run_repeat(struct bg_cli *cli, const struct bg_cmd *self)
 			goto out;
 		}
 		worst = st;
-		if ((rc = bg_store_open(cfg.store, cfg.root, false, &store, &ctx)) || !store ||
+		if ((rc = bg_store_open(cfg.store, cfg.root, BG_STORE_READ, &store, &ctx)) || !store ||
 		    (rc = bg_store_history(store, gate, NULL, &rows, &ctx))) {
 			rc = bg_cli_fail(rc ? rc : BG_EIO, rc ? bg_ctx_message(&ctx) : "the store disappeared");
 			goto out;
@@ -208,7 +208,7 @@ static int run_repeat(struct bg_cli *cli, const struct bg_cmd *self)
 		bg_store_close(store);
 		store = NULL;
 	}
-	if ((rc = bg_store_open(cfg.store, cfg.root, false, &store, &ctx)) || !store) {
+	if ((rc = bg_store_open(cfg.store, cfg.root, BG_STORE_READ, &store, &ctx)) || !store) {
 		rc = bg_cli_fail(rc ? rc : BG_EIO, rc ? bg_ctx_message(&ctx) : "the store disappeared");
 		goto out;
 	}

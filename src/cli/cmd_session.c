@@ -73,7 +73,7 @@ static int run_session(struct bg_cli *cli, const struct bg_cmd *self)
 	if (rc)
 		return rc;
 	bg_ctx_init(&ctx);
-	rc = bg_store_open(cfg.store, cfg.root, false, &store, &ctx);
+	rc = bg_store_open(cfg.store, cfg.root, BG_STORE_READ, &store, &ctx);
 	if (rc == BG_OK && !store)
 		rc = bg_error(&ctx, BG_ECHECK, "no session with id %lld: no sessions stored yet", id);
 	if (rc == BG_OK)

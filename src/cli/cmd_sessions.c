@@ -87,7 +87,7 @@ static int run_sessions(struct bg_cli *cli, const struct bg_cmd *self)
 	if (rc)
 		return rc;
 	bg_ctx_init(&ctx);
-	rc = bg_store_open(cfg.store, cfg.root, false, &store, &ctx);
+	rc = bg_store_open(cfg.store, cfg.root, BG_STORE_READ, &store, &ctx);
 	if (rc == BG_OK && store)
 		rc = bg_store_list_sessions(store, a.last, &rows, &ctx);
 	if (rc) {

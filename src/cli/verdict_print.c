@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-int bg_vp_open(struct bg_cli *cli, struct bg_config *cfg, struct bg_store **st)
+int bg_vp_open(struct bg_cli *cli, struct bg_config *cfg, enum bg_store_mode mode, struct bg_store **st)
 {
 	struct bg_ctx ctx;
 	int rc;
@@ -19,7 +19,7 @@ int bg_vp_open(struct bg_cli *cli, struct bg_config *cfg, struct bg_store **st)
 	if ((rc = bg_cli_load_config(cli, cfg)))
 		return rc;
 	bg_ctx_init(&ctx);
-	rc = bg_store_open(cfg->store, cfg->root, false, st, &ctx);
+	rc = bg_store_open(cfg->store, cfg->root, mode, st, &ctx);
 	if (rc == BG_OK && !*st)
 		rc = bg_error(&ctx, BG_ECHECK, "no sessions stored yet; run a gate with 'benchgate run GATE'");
 	if (rc) {

@@ -13,11 +13,12 @@
 #include "benchgate/store.h"
 
 /*
- * Loads the configuration and opens the existing store. On failure prints
- * and returns the status (no store yet: exit 1 "no sessions stored yet");
- * on success the caller releases cfg and closes *st.
+ * Loads the configuration and opens the existing store, mode BG_STORE_READ
+ * or BG_STORE_WRITE (store.h). On failure prints and returns the status (no
+ * store yet: exit 1 "no sessions stored yet"); on success the caller
+ * releases cfg and closes *st.
  */
-int bg_vp_open(struct bg_cli *cli, struct bg_config *cfg, struct bg_store **st);
+int bg_vp_open(struct bg_cli *cli, struct bg_config *cfg, enum bg_store_mode mode, struct bg_store **st);
 /* Parses a session id (positive integer) or prints a usage error (exit 2). */
 int bg_vp_session_id(const struct bg_cmd *self, const char *arg, long long *id);
 /*

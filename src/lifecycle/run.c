@@ -1164,7 +1164,7 @@ int bg_run_gate(const struct bg_run_request *req, struct bg_run_result *res, str
 	json_object_set_new(session, "question", json_string(r.question));
 	json_object_set_new(session, "lease", json_pack("{s:s, s:b}", "device", r.computer_slug,
 							"held_throughout", bg_lease_held(r.lease)));
-	if ((rc = bg_store_open(r.cfg->store, r.cfg->root, true, &store, ctx)) ||
+	if ((rc = bg_store_open(r.cfg->store, r.cfg->root, BG_STORE_CREATE, &store, ctx)) ||
 	    (rc = decide_and_store(&r, store, session, context, ctx))) {
 		char *msg = bg_xstrdup(bg_ctx_message(ctx));
 		record_failure(&r, msg, "error.json");

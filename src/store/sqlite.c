@@ -4,6 +4,9 @@
  * IMMEDIATE transaction per session. The whole session document is kept as
  * JSON text beside the columns that later work filters on; later columns
  * come as new migrations appended to the list, never by editing old ones.
+ * A reader that may not write the store opens it read-only, making nothing
+ * beside it (open_read_only); a writer that may not is refused before
+ * SQLite opens anything.
  */
 #include "store/store_impl.h"
 #include "store/sqlite_api.h"
@@ -25,6 +28,7 @@ struct sqlite_store {
 	sqlite3 *db;
 	char *display;
 	int version;
+	bool read_only; /* opened read-only: a store this user may not write */
 };
 
 /* Migration N+1 is migrations[N]; applied in order, each in its own transaction. */
@@ -72,8 +76,9 @@ static const char *const migrations[] = {
 
 static int db_error(struct sqlite_store *s, struct bg_ctx *ctx, const char *what)
 {
-	return bg_error(ctx, BG_EIO, "%s: %s: %s; check that the store is writable and not "
-			"corrupted", s->display, what, sym_sqlite3_errmsg(s->db));
+	return bg_error(ctx, BG_EIO, "%s: %s: %s; check that the store is %s and not "
+			"corrupted", s->display, what, sym_sqlite3_errmsg(s->db),
+			s->read_only ? "readable" : "writable");
 }
 
 static int exec(struct sqlite_store *s, const char *sql, const char *what, struct bg_ctx *ctx)
@@ -134,15 +139,23 @@ static int refuse_foreign(struct sqlite_store *s, struct bg_ctx *ctx)
 	return BG_OK;
 }
 
+/* A store written by a newer benchgate is never read or written with the old schema. */
+static int schema_known(struct sqlite_store *s, struct bg_ctx *ctx)
+{
+	if (s->version > NMIGRATIONS)
+		return bg_error(ctx, BG_EIO, "%s: store schema version %d is newer than this benchgate "
+				"knows (%d); upgrade benchgate", s->display, s->version, NMIGRATIONS);
+	return BG_OK;
+}
+
 static int migrate(struct sqlite_store *s, struct bg_ctx *ctx)
 {
 	int rc = current_version(s, &s->version, ctx);
 
 	if (rc)
 		return rc;
-	if (s->version > NMIGRATIONS)
-		return bg_error(ctx, BG_EIO, "%s: store schema version %d is newer than this benchgate "
-				"knows (%d); upgrade benchgate", s->display, s->version, NMIGRATIONS);
+	if ((rc = schema_known(s, ctx)))
+		return rc;
 	while (s->version < NMIGRATIONS) {
 		struct bg_strbuf sql = BG_STRBUF_INIT;
 
@@ -1092,60 +1105,170 @@ static const struct bg_store_ops sqlite_ops = {
 	history, verdict, last_of_gate, schema_version, close_store,
 };
 
-int bg_store_sqlite_open(const char *path, const char *display, bool create,
+/* The folder of a store path ("." for a bare file name); the caller frees it. */
+static char *folder_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		return bg_xstrdup(".");
+	if (slash == path)
+		return bg_xstrdup("/");
+	return bg_xstrndup(path, (size_t)(slash - path));
+}
+
+/*
+ * 0 when this user may write the store (the file, when there, and its
+ * folder, where SQLite makes the -wal and -shm files), else the errno of
+ * what may not be written, named in *what (after display's folder).
+ */
+static int write_denied(const char *path, const char *display, bool exists, struct bg_strbuf *what)
+{
+	char *dir = folder_of(path);
+	int err = 0;
+
+	if (exists && access(path, W_OK) != 0) {
+		err = errno;
+		bg_strbuf_adds(what, "the file");
+	} else if (access(dir, W_OK | X_OK) != 0) {
+		char *shown = folder_of(display);
+
+		err = errno;
+		bg_strbuf_addf(what, "its folder '%s', where SQLite keeps the -wal and -shm files", shown);
+		free(shown);
+	}
+	free(dir);
+	return err;
+}
+
+/* Whether path + suffix is there; *size (when size is not NULL): its size, 0 when not there. */
+static bool beside(const char *path, const char *suffix, off_t *size)
+{
+	struct bg_strbuf p = BG_STRBUF_INIT;
+	struct stat st;
+	bool there;
+
+	bg_strbuf_addf(&p, "%s%s", path, suffix);
+	there = lstat(p.buf, &st) == 0;
+	if (size)
+		*size = there ? st.st_size : 0;
+	bg_strbuf_release(&p);
+	return there;
+}
+
+/*
+ * Opens s->db read-only, writing nothing into the store's folder: a reader
+ * that made the -wal and -shm files (SQLite does, in a folder it may write)
+ * would leave them owned by itself, and the store's owner could no longer
+ * write the store. With both there, SQLite reads through them (read-only
+ * ones too, since SQLite 3.22); with no -wal (or an empty one) the file
+ * holds every committed session and is read as it is (immutable, the only
+ * way SQLite reads a WAL database whose folder it may not write).
+ */
+static int open_read_only(struct sqlite_store *s, const char *path, struct bg_ctx *ctx)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	struct bg_strbuf uri = BG_STRBUF_INIT;
+	off_t wal_size;
+	bool wal = beside(path, "-wal", &wal_size), shm = beside(path, "-shm", NULL);
+	int flags = SQLITE_OPEN_READONLY, rc = BG_OK;
+
+	if (!(wal && shm) && wal_size == 0) {
+		/* a URI: its path percent-encoded where URI syntax would read a byte */
+		bg_strbuf_adds(&uri, "file:");
+		for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+			if (*p == '?' || *p == '#' || *p == '%' || *p <= 0x20 || *p >= 0x7f)
+				bg_strbuf_addf(&uri, "%%%c%c", hex[*p >> 4], hex[*p & 15]);
+			else
+				bg_strbuf_addf(&uri, "%c", *p);
+		}
+		bg_strbuf_adds(&uri, "?immutable=1");
+		flags |= SQLITE_OPEN_URI;
+	}
+	if (sym_sqlite3_open_v2(uri.len ? uri.buf : path, &s->db, flags, NULL) != SQLITE_OK)
+		rc = db_error(s, ctx, "cannot open the store");
+	bg_strbuf_release(&uri);
+	return rc;
+}
+
+int bg_store_sqlite_open(const char *path, const char *display, enum bg_store_mode mode,
 			 struct bg_store **out, struct bg_ctx *ctx)
 {
+	struct bg_strbuf what = BG_STRBUF_INIT;
 	struct sqlite_store *s;
 	struct stat st;
-	int rc;
+	bool exists;
+	int rc, err;
 
 	*out = NULL;
+	if (!display)
+		display = path;
 	/* there, but not a file SQLite can use: never taken for no store */
 	if (stat(path, &st) == 0) {
 		if (!S_ISREG(st.st_mode))
-			return bg_error(ctx, BG_EIO, "%s: cannot open the store: not a regular file",
-					display ? display : path);
+			return bg_error(ctx, BG_EIO, "%s: cannot open the store: not a regular file", display);
 	} else if (errno != ENOENT) {
-		return bg_error(ctx, BG_EIO, "%s: cannot open the store: %s", display ? display : path,
-				strerror(errno));
+		return bg_error(ctx, BG_EIO, "%s: cannot open the store: %s", display, strerror(errno));
 	} else if (lstat(path, &st) == 0) {
-		return bg_error(ctx, BG_EIO, "%s: cannot open the store: a link to nothing", display ? display : path);
+		return bg_error(ctx, BG_EIO, "%s: cannot open the store: a link to nothing", display);
 	}
-	if (!bg_is_file(path)) {
-		char *dir, *slash;
+	exists = bg_is_file(path);
+	if (!exists) {
+		char *dir;
 
-		if (!create)
+		if (mode != BG_STORE_CREATE)
 			return BG_OK;
-		dir = bg_xstrdup(path);
-		slash = strrchr(dir, '/');
-		if (slash && slash != dir) {
-			*slash = '\0';
-			rc = bg_mkdirs(dir, ctx);
-			if (rc) {
-				free(dir);
-				return rc;
-			}
-		}
+		dir = folder_of(path);
+		rc = bg_mkdirs(dir, ctx);
 		free(dir);
+		if (rc)
+			return rc;
 	}
+	err = write_denied(path, display, exists, &what);
+	if (err && mode != BG_STORE_READ) {
+		rc = bg_error(ctx, BG_EIO, "%s: cannot write the store: %s (%s); run this as a user who may "
+			      "write the store and its folder, or name another store in 'store' of benchgate.json",
+			      display, strerror(err), what.buf);
+		bg_strbuf_release(&what);
+		return rc;
+	}
+	bg_strbuf_release(&what);
 	if ((rc = bg_sqlite_api_load(ctx)) != BG_OK)
 		return rc;
 	s = bg_xcalloc(1, sizeof(*s));
 	s->base.ops = &sqlite_ops;
-	s->display = bg_xstrdup(display ? display : path);
-	if (sym_sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
-	    SQLITE_OK) {
+	s->display = bg_xstrdup(display);
+	s->read_only = err != 0;
+	if (s->read_only) {
+		rc = open_read_only(s, path, ctx);
+	} else if (sym_sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
+		   SQLITE_OK) {
 		rc = db_error(s, ctx, "cannot open the store");
-		close_store(&s->base);
-		return rc;
 	}
-	sym_sqlite3_busy_timeout(s->db, 10000);
-	rc = refuse_foreign(s, ctx);
-	if (rc == BG_OK)
+	if (rc == BG_OK) {
+		sym_sqlite3_busy_timeout(s->db, 10000);
+		rc = refuse_foreign(s, ctx);
+	}
+	if (rc == BG_OK && s->read_only) {
+		rc = current_version(s, &s->version, ctx);
+		if (rc == BG_OK)
+			rc = schema_known(s, ctx);
+		if (rc == BG_OK && s->version == 0) {
+			/* an empty file: no session stored yet */
+			close_store(&s->base);
+			return BG_OK;
+		}
+		if (rc == BG_OK && s->version < NMIGRATIONS)
+			rc = bg_error(ctx, BG_EIO, "%s: store schema version %d is older than this benchgate's "
+				      "(%d), and this user may not write the store to upgrade it; run any verb "
+				      "that reads it (such as 'benchgate sessions') once as a user who may write it",
+				      s->display, s->version, NMIGRATIONS);
+	} else if (rc == BG_OK) {
 		rc = exec(s, "PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL;",
 			  "cannot configure the store", ctx);
-	if (rc == BG_OK)
-		rc = migrate(s, ctx);
+		if (rc == BG_OK)
+			rc = migrate(s, ctx);
+	}
 	if (rc) {
 		close_store(&s->base);
 		return rc;

@@ -11,7 +11,7 @@
 
 #include <string.h>
 
-int bg_store_open(const char *spec, const char *root, bool create, struct bg_store **out,
+int bg_store_open(const char *spec, const char *root, enum bg_store_mode mode, struct bg_store **out,
 		  struct bg_ctx *ctx)
 {
 	*out = NULL;
@@ -23,7 +23,7 @@ int bg_store_open(const char *spec, const char *root, bool create, struct bg_sto
 			return bg_error(ctx, BG_EIO, "store '%s': the sqlite store needs a path, as in "
 					"'sqlite:.benchgate/store.sqlite3'", spec);
 		bg_path_join(&path, root ? root : ".", spec + 7);
-		rc = bg_store_sqlite_open(path.buf, spec + 7, create, out, ctx);
+		rc = bg_store_sqlite_open(path.buf, spec + 7, mode, out, ctx);
 		bg_strbuf_release(&path);
 		return rc;
 	}

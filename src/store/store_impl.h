@@ -35,7 +35,7 @@ struct bg_store {
 };
 
 /* path: absolute or relative to the working directory; display: shown in messages. */
-int bg_store_sqlite_open(const char *path, const char *display, bool create,
+int bg_store_sqlite_open(const char *path, const char *display, enum bg_store_mode mode,
 			 struct bg_store **out, struct bg_ctx *ctx);
 
 #endif

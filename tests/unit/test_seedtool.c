@@ -240,7 +240,7 @@ static int seed(int argc, char **argv)
 	}
 	rc = bg_key_compute(fields, context, json_object_get(cfgjson, "key_fields"), &key, key_id, &ctx);
 	if (rc == BG_OK)
-		rc = bg_store_open(cfg.store, cfg.root, true, &st, &ctx);
+		rc = bg_store_open(cfg.store, cfg.root, BG_STORE_CREATE, &st, &ctx);
 	if (rc == BG_OK)
 		rc = bg_store_baseline(st, key_id, "process", 0, (long)o.window, &base, &ctx);
 	if (rc) {
@@ -415,7 +415,7 @@ static void test_seed_flow(void **state)
 
 		bg_ctx_init(&ctx);
 		snprintf(cmd, sizeof(cmd), "sqlite:.benchgate/store.sqlite3");
-		assert_int_equal(bg_store_open(cmd, dir, false, &st, &ctx), BG_OK);
+		assert_int_equal(bg_store_open(cmd, dir, BG_STORE_READ, &st, &ctx), BG_OK);
 		assert_int_equal(bg_store_verdict(st, 6, &v, &ctx), BG_OK);
 		assert_string_equal(json_string_value(json_object_get(v, "decision")), "investigate");
 		assert_string_equal(json_string_value(json_object_get(v, "curation")), "pending");

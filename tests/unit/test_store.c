@@ -71,9 +71,9 @@ static void test_round_trip(void **state)
 	bg_ctx_init(&ctx);
 	snprintf(spec, sizeof(spec), "sqlite:sub/dir/store.sqlite3");
 	/* not created by a read */
-	assert_int_equal(bg_store_open(spec, dir, false, &st, &ctx), BG_OK);
+	assert_int_equal(bg_store_open(spec, dir, BG_STORE_READ, &st, &ctx), BG_OK);
 	assert_null(st);
-	assert_int_equal(bg_store_open(spec, dir, true, &st, &ctx), BG_OK);
+	assert_int_equal(bg_store_open(spec, dir, BG_STORE_CREATE, &st, &ctx), BG_OK);
 	assert_non_null(st);
 	assert_int_equal(bg_store_schema_version(st), 2);
 	doc = session_doc("ok", 5e7);
@@ -86,7 +86,7 @@ static void test_round_trip(void **state)
 	bg_store_close(st);
 
 	/* reopen: no second migration, both sessions there */
-	assert_int_equal(bg_store_open(spec, dir, false, &st, &ctx), BG_OK);
+	assert_int_equal(bg_store_open(spec, dir, BG_STORE_READ, &st, &ctx), BG_OK);
 	assert_non_null(st);
 	assert_int_equal(bg_store_list_sessions(st, 0, &rows, &ctx), BG_OK);
 	assert_int_equal(json_array_size(rows), 2);
@@ -120,10 +120,10 @@ static void test_unsupported(void **state)
 
 	(void)state;
 	bg_ctx_init(&ctx);
-	assert_int_equal(bg_store_open("postgresql://u:secret@h/db", dir, true, &st, &ctx), BG_EIO);
+	assert_int_equal(bg_store_open("postgresql://u:secret@h/db", dir, BG_STORE_CREATE, &st, &ctx), BG_EIO);
 	assert_null(strstr(bg_ctx_message(&ctx), "secret"));
-	assert_int_equal(bg_store_open("mysql:x", dir, true, &st, &ctx), BG_EIO);
-	assert_int_equal(bg_store_open("sqlite:", dir, true, &st, &ctx), BG_EIO);
+	assert_int_equal(bg_store_open("mysql:x", dir, BG_STORE_CREATE, &st, &ctx), BG_EIO);
+	assert_int_equal(bg_store_open("sqlite:", dir, BG_STORE_CREATE, &st, &ctx), BG_EIO);
 	bg_ctx_release(&ctx);
 }
 
@@ -149,7 +149,7 @@ static void expect_corrupt(const char *spec, long long id, const char *needle1, 
 	json_t *got = NULL;
 
 	bg_ctx_init(&ctx);
-	assert_int_equal(bg_store_open(spec, dir, false, &st, &ctx), BG_OK);
+	assert_int_equal(bg_store_open(spec, dir, BG_STORE_READ, &st, &ctx), BG_OK);
 	assert_non_null(st);
 	if (id)
 		assert_int_equal(bg_store_get_session(st, id, &got, &ctx), BG_EIO);
@@ -175,7 +175,7 @@ static void test_damaged(void **state)
 	(void)state;
 	bg_ctx_init(&ctx);
 	snprintf(path, sizeof(path), "%s/damaged.sqlite3", dir);
-	assert_int_equal(bg_store_open(spec, dir, true, &st, &ctx), BG_OK);
+	assert_int_equal(bg_store_open(spec, dir, BG_STORE_CREATE, &st, &ctx), BG_OK);
 	doc = session_doc("ok", 5e7);
 	assert_int_equal(bg_store_put_session(st, doc, &id1, &ctx), BG_OK);
 	assert_int_equal(bg_store_put_session(st, doc, &id2, &ctx), BG_OK);
@@ -187,7 +187,7 @@ static void test_damaged(void **state)
 	expect_corrupt(spec, 2, "session 2: the stored document is not valid JSON (1:1: ", "");
 	expect_corrupt(spec, 0, "cannot list sessions: session 2: the stored document is not valid JSON", "");
 	/* the other session still reads */
-	assert_int_equal(bg_store_open(spec, dir, false, &st, &ctx), BG_OK);
+	assert_int_equal(bg_store_open(spec, dir, BG_STORE_READ, &st, &ctx), BG_OK);
 	assert_int_equal(bg_store_get_session(st, id1, &got, &ctx), BG_OK);
 	json_decref(got);
 	bg_store_close(st);
@@ -219,11 +219,11 @@ static void test_newer_schema(void **state)
 	(void)state;
 	bg_ctx_init(&ctx);
 	snprintf(path, sizeof(path), "%s/newer.sqlite3", dir);
-	assert_int_equal(bg_store_open(spec, dir, true, &st, &ctx), BG_OK);
+	assert_int_equal(bg_store_open(spec, dir, BG_STORE_CREATE, &st, &ctx), BG_OK);
 	bg_store_close(st);
 	damage(path, "INSERT INTO schema_migrations VALUES (999, '2099-01-01T00:00:00Z')");
 	st = NULL;
-	assert_int_equal(bg_store_open(spec, dir, false, &st, &ctx), BG_EIO);
+	assert_int_equal(bg_store_open(spec, dir, BG_STORE_READ, &st, &ctx), BG_EIO);
 	assert_null(st);
 	assert_non_null(strstr(bg_ctx_message(&ctx), "store schema version 999 is newer than this benchgate knows ("));
 	assert_non_null(strstr(bg_ctx_message(&ctx), "); upgrade benchgate"));
@@ -248,7 +248,7 @@ static void test_upgrade(void **state)
 	(void)state;
 	bg_ctx_init(&ctx);
 	snprintf(path, sizeof(path), "%s/old.sqlite3", dir);
-	assert_int_equal(bg_store_open(spec, dir, true, &st, &ctx), BG_OK);
+	assert_int_equal(bg_store_open(spec, dir, BG_STORE_CREATE, &st, &ctx), BG_OK);
 	doc = session_doc("ok", 5e7);
 	assert_int_equal(bg_store_put_session(st, doc, &id, &ctx), BG_OK);
 	json_decref(doc);
@@ -261,7 +261,7 @@ static void test_upgrade(void **state)
 		     "DELETE FROM schema_migrations WHERE version = 2");
 
 	st = NULL;
-	assert_int_equal(bg_store_open(spec, dir, false, &st, &ctx), BG_OK);
+	assert_int_equal(bg_store_open(spec, dir, BG_STORE_READ, &st, &ctx), BG_OK);
 	assert_non_null(st);
 	assert_int_equal(bg_store_schema_version(st), 2);
 	assert_int_equal(bg_store_get_session(st, id, &got, &ctx), BG_OK);
@@ -314,7 +314,7 @@ static void test_decided_session(void **state)
 	json_object_set_new(doc, "kind", json_string("gate"));
 	json_object_set_new(doc, "gate_id", json_string("g.one"));
 	json_object_set_new(doc, "tier", json_string("scheduled-profile"));
-	assert_int_equal(bg_store_open(spec, dir, true, &st, &ctx), BG_OK);
+	assert_int_equal(bg_store_open(spec, dir, BG_STORE_CREATE, &st, &ctx), BG_OK);
 	assert_int_equal(bg_store_put_decided_session(st, doc, "k1", key, decision, "auto-accepted", &id, &ctx), BG_OK);
 	assert_int_equal(bg_store_verdict(st, id, &v, &ctx), BG_OK);
 	assert_string_equal(json_string_value(json_object_get(v, "decision")), "no-baseline");
@@ -324,7 +324,7 @@ static void test_decided_session(void **state)
 	bg_store_close(st);
 
 	damage(path, "CREATE TRIGGER refuse BEFORE INSERT ON curations BEGIN SELECT RAISE(ABORT, 'refused'); END;");
-	assert_int_equal(bg_store_open(spec, dir, false, &st, &ctx), BG_OK);
+	assert_int_equal(bg_store_open(spec, dir, BG_STORE_READ, &st, &ctx), BG_OK);
 	assert_int_equal(bg_store_put_decided_session(st, doc, "k1", key, decision, "auto-accepted", &id2, &ctx),
 			 BG_EIO);
 	assert_non_null(strstr(bg_ctx_message(&ctx), "refused"));
@@ -359,10 +359,10 @@ static void test_foreign_database(void **state)
 	assert_int_equal(sym_sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL), SQLITE_OK);
 	assert_int_equal(sym_sqlite3_exec(db, "CREATE TABLE customers (id INTEGER)", NULL, NULL, NULL), SQLITE_OK);
 	sym_sqlite3_close(db);
-	assert_int_equal(bg_store_open("sqlite:app.db", dir, false, &st, &ctx), BG_EIO);
+	assert_int_equal(bg_store_open("sqlite:app.db", dir, BG_STORE_READ, &st, &ctx), BG_EIO);
 	assert_null(st);
 	assert_non_null(strstr(bg_ctx_message(&ctx), "app.db: not a benchgate store"));
-	assert_int_equal(bg_store_open("sqlite:app.db", dir, true, &st, &ctx), BG_EIO);
+	assert_int_equal(bg_store_open("sqlite:app.db", dir, BG_STORE_CREATE, &st, &ctx), BG_EIO);
 	assert_int_equal(sym_sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
 	assert_int_equal(sym_sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master", -1, &q, NULL), SQLITE_OK);
 	if (sym_sqlite3_step(q) == SQLITE_ROW)

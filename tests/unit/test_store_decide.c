@@ -30,7 +30,7 @@ static int setup(void **state)
 	if (!mkdtemp(dir))
 		return -1;
 	bg_ctx_init(&ctx);
-	if (bg_store_open("sqlite:store.sqlite3", dir, true, &st, &ctx) || !st)
+	if (bg_store_open("sqlite:store.sqlite3", dir, BG_STORE_CREATE, &st, &ctx) || !st)
 		return -1;
 	bg_ctx_release(&ctx);
 	return 0;

@@ -119,7 +119,7 @@ static void test_record_text_and_columns(void **state)
 	bg_ctx_init(&ctx);
 	json_array_append_new(runs, load(record1_json));
 	json_array_append_new(runs, load(record2_json));
-	assert_int_equal(bg_store_open("sqlite:store.sqlite3", dir, true, &st, &ctx), BG_OK);
+	assert_int_equal(bg_store_open("sqlite:store.sqlite3", dir, BG_STORE_CREATE, &st, &ctx), BG_OK);
 	assert_int_equal(bg_store_put_session(st, doc, &id, &ctx), BG_OK);
 	/* the round trip: the same document back, with the new id */
 	assert_int_equal(bg_store_get_session(st, id, &got, &ctx), BG_OK);
@@ -185,7 +185,7 @@ static void test_one_transaction(void **state)
 
 	(void)state;
 	bg_ctx_init(&ctx);
-	assert_int_equal(bg_store_open("sqlite:store.sqlite3", dir, true, &st, &ctx), BG_OK);
+	assert_int_equal(bg_store_open("sqlite:store.sqlite3", dir, BG_STORE_CREATE, &st, &ctx), BG_OK);
 	assert_int_equal(bg_store_list_sessions(st, 0, &rows, &ctx), BG_OK);
 	before = json_array_size(rows);
 	json_decref(rows);
@@ -235,7 +235,7 @@ static void test_many_runs(void **state)
 		json_object_set_new(r, "psi", k % 3 ? json_real(k / 7.0) : json_null());
 		json_array_append_new(runs, r);
 	}
-	assert_int_equal(bg_store_open("sqlite:store.sqlite3", dir, true, &st, &ctx), BG_OK);
+	assert_int_equal(bg_store_open("sqlite:store.sqlite3", dir, BG_STORE_CREATE, &st, &ctx), BG_OK);
 	assert_int_equal(bg_store_put_session(st, doc, &id, &ctx), BG_OK);
 	assert_int_equal(bg_store_get_session(st, id, &got, &ctx), BG_OK);
 	json_object_set_new(doc, "id", json_integer(id));

@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# A store this user may read but not write (a shared store another user
+# owns, a read-only copy): the verbs that only read it (sessions, session,
+# history, compare, key, dashboard) work, whether its
+# folder may be written or not, and make no -wal or -shm file beside it (one
+# made by a reader is the reader's, and would stop the owner writing); a
+# session still in the -wal is read through it; a verb that writes (accept)
+# is exit 4 naming the store and what may not be written. Sessions are
+# stored the way `benchgate run` stores them (tests/unit/test_seedtool.c),
+# so nothing is measured. Root may write any file: as root, the readers run
+# as nobody. Needs the sqlite3 program for the -wal case (skipped without).
+set -u
+. "$(cd "$(dirname "$0")" && pwd)/checks.sh"
+[ -n "${BG_DEBUG:-}" ] && set -x
+B=${BENCHGATE:?}
+SEED="${BENCHGATE_BUILD:?}/test_seedtool"
+work=$(mktemp -d)
+trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
+G=bin.cpu.test-box.bin2.warm
+as=()
+if [ "$(id -u)" = 0 ]; then
+	command -v setpriv >/dev/null || { echo "skipped: as root this test needs setpriv to read as nobody"; exit 0; }
+	chmod a+rx "$work"
+	as=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+fi
+# the project, its sessions and the reader's output folder, then the store
+# made read-only: $1 = the mode of .benchgate, $2 = the mode of the store
+fresh() {
+	chmod -R u+w "$work/p" 2>/dev/null
+	rm -rf "$work/p" "$work/dash"
+	cp -R "${BENCHGATE_SOURCE:?}/tests/cli/trees/mini" "$work/p"
+	for _ in 1 2 3; do "$SEED" seed "$work/p" $G release-signoff 0.100 experiment=1 >/dev/null; done
+	mkdir "$work/dash"
+	chmod -R a+rX "$work/p"
+	chmod a+rwx "$work/dash"
+	chmod "$1" "$work/p/.benchgate"
+	chmod "$2" "$work/p/.benchgate/store.sqlite3"
+}
+bg() { rc_of "${as[@]}" "$B" -C "$work/p" "$@"; }
+nothing_beside() { ! ls "$work/p/.benchgate" | grep -q -- '-wal$\|-shm$'; }
+reads() {
+	local what=$1
+	check "$what: sessions"          test "$(bg sessions)" = 0
+	check "$what: three listed"      test "$(grep -c './bin/work' "$work/out")" = 3
+	check "$what: session 2"         test "$(bg session 2)" = 0
+	check "$what: history"           test "$(bg history $G)" = 0
+	check "$what: history rows"      test "$(grep -c release-signoff "$work/out")" = 3
+	check "$what: compare 3"         test "$(bg compare 3)" = 0
+	check "$what: key 1"             test "$(bg key 1)" = 0
+	check "$what: dashboard"         test "$(bg dashboard --output "$work/dash")" = 0
+	check "$what: dashboard written" test -s "$work/dash/index.html"
+	check "$what: no -wal or -shm"   nothing_beside
+}
+
+# ---- a store whose folder may not be written: the file read as it is
+fresh 755 444
+reads "folder read-only"
+check "folder read-only: accept exit 4"  test "$(bg accept 3 --why 'looks right')" = 4
+check "folder read-only: names the file" grep -q "benchgate: .benchgate/store.sqlite3: cannot write the store: Permission denied (the file); run this as a user who may write the store" "$work/err"
+# the file writable, its folder not: SQLite could not make its -wal there
+chmod 666 "$work/p/.benchgate/store.sqlite3"
+reads "file writable, folder not"
+check "file writable: accept exit 4"       test "$(bg accept 3 --why 'looks right')" = 4
+check "file writable: names the folder" grep -q "cannot write the store: Permission denied (its folder '.benchgate', where SQLite keeps the -wal and -shm files)" "$work/err"
+
+# ---- a store in a folder anyone may write: nothing made there all the same
+fresh 777 444
+reads "folder writable"
+check "folder writable: accept exit 4"     test "$(bg accept 3 --why 'looks right')" = 4
+check "folder writable: says why"          grep -q "cannot write the store: Permission denied (the file)" "$work/err"
+check "folder writable: still no -wal"     nothing_beside
+
+# ---- a schema older than this benchgate's cannot be upgraded by a reader
+fresh 755 644
+if command -v sqlite3 >/dev/null; then
+	sqlite3 "$work/p/.benchgate/store.sqlite3" "DELETE FROM schema_migrations WHERE version = 2"
+	check "old schema: exit 4"       test "$(bg sessions)" = 4
+	check "old schema: says so"      grep -q "store schema version 1 is older than this benchgate's (2), and this user may not write the store to upgrade it" "$work/err"
+	check "old schema: no -wal"      nothing_beside
+
+	# ---- the owner's last session still in the -wal (another connection
+	# kept it from being checkpointed): read through the -wal and -shm the
+	# owner made, which the reader may not write
+	fresh 755 644
+	mkfifo "$work/fifo"
+	sqlite3 -readonly "$work/p/.benchgate/store.sqlite3" <"$work/fifo" >/dev/null &
+	holder=$!
+	exec 7>"$work/fifo"
+	echo "SELECT count(*) FROM sessions;" >&7
+	sleep 0.5
+	"$SEED" seed "$work/p" $G release-signoff 0.100 experiment=1 >/dev/null
+	chmod a+r "$work/p/.benchgate/"*
+	check "wal: the -wal holds the session" test -s "$work/p/.benchgate/store.sqlite3-wal"
+	check "wal: sessions"            test "$(bg sessions)" = 0
+	check "wal: four listed"         test "$(grep -c './bin/work' "$work/out")" = 4
+	check "wal: session 4"           test "$(bg session 4)" = 0
+	exec 7>&-
+	wait "$holder"
+else
+	echo "skipped: the old schema and -wal cases need the sqlite3 program"
+fi
+
+# ---- an empty file (nothing stored yet) read-only: no sessions, not an error
+fresh 755 644
+: >"$work/p/.benchgate/store.sqlite3"
+check "empty store: exit 0"      test "$(bg sessions)" = 0
+check "empty store: says none"   grep -q "no sessions stored yet" "$work/out"
+
+# ---- a store path with bytes a SQLite URI reads ('?', '%', '#', a space)
+fresh 755 644
+mv "$work/p/.benchgate/store.sqlite3" "$work/p/.benchgate/a?b%41 #c.sqlite3"
+jq '. + {store: "sqlite:.benchgate/a?b%41 #c.sqlite3"}' "$work/p/benchgate.json" >"$work/cfg" && cat "$work/cfg" >"$work/p/benchgate.json"
+chmod 444 "$work/p/.benchgate/a?b%41 #c.sqlite3"
+check "odd name: sessions"       test "$(bg sessions)" = 0
+check "odd name: three listed"   test "$(grep -c './bin/work' "$work/out")" = 3
+
+echo "$fails failure(s)"
+[ "$fails" = 0 ]
