@@ -23,3 +23,17 @@ rc_of() { "$@" >"$work/out" 2>"$work/err"; printf '%s' $?; }
 # exits 0 on an empty file, so a check of what benchgate wrote would pass
 # when it wrote nothing. Use it for every jq -e.
 jqe() { local out; out=$(jq -e "$@") || return 1; [ -n "$out" ]; }
+# For a script that stores sessions the way `benchgate run` stores them
+# (tests/unit/test_seedtool.c) in a copy of a tree at $work/p, measuring
+# nothing:
+#   seeded_setup               sets B, SEED, G (a gate of the mini tree) and
+#                              $work (removed on exit, made writable first)
+#   seed ARGS...               stores a session in $work/p; prints its id
+seeded_setup() {
+	B=${BENCHGATE:?}
+	SEED="${BENCHGATE_BUILD:?}/test_seedtool"
+	G=bin.cpu.test-box.bin2.warm
+	work=$(mktemp -d)
+	trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
+}
+seed() { "$SEED" seed "$work/p" "$@" | cut -d' ' -f1; }

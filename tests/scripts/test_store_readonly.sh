@@ -8,15 +8,13 @@
 # is exit 4 naming the store and what may not be written. Sessions are
 # stored the way `benchgate run` stores them (tests/unit/test_seedtool.c),
 # so nothing is measured. Root may write any file: as root, the readers run
-# as nobody. Needs the sqlite3 program for the -wal case (skipped without).
+# as nobody. Needs jq, and the sqlite3 program for the old-schema and -wal
+# cases (skipped without).
 set -u
 . "$(cd "$(dirname "$0")" && pwd)/checks.sh"
 [ -n "${BG_DEBUG:-}" ] && set -x
-B=${BENCHGATE:?}
-SEED="${BENCHGATE_BUILD:?}/test_seedtool"
-work=$(mktemp -d)
-trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
-G=bin.cpu.test-box.bin2.warm
+command -v jq >/dev/null || { echo "this test needs jq"; exit 1; }
+seeded_setup
 as=()
 if [ "$(id -u)" = 0 ]; then
 	command -v setpriv >/dev/null || { echo "skipped: as root this test needs setpriv to read as nobody"; exit 0; }
@@ -29,7 +27,7 @@ fresh() {
 	chmod -R u+w "$work/p" 2>/dev/null
 	rm -rf "$work/p" "$work/dash"
 	cp -R "${BENCHGATE_SOURCE:?}/tests/cli/trees/mini" "$work/p"
-	for _ in 1 2 3; do "$SEED" seed "$work/p" $G release-signoff 0.100 experiment=1 >/dev/null; done
+	for _ in 1 2 3; do seed $G release-signoff 0.100 experiment=1 >/dev/null; done
 	mkdir "$work/dash"
 	chmod -R a+rX "$work/p"
 	chmod a+rwx "$work/dash"
@@ -88,7 +86,7 @@ if command -v sqlite3 >/dev/null; then
 	exec 7>"$work/fifo"
 	echo "SELECT count(*) FROM sessions;" >&7
 	sleep 0.5
-	"$SEED" seed "$work/p" $G release-signoff 0.100 experiment=1 >/dev/null
+	seed $G release-signoff 0.100 experiment=1 >/dev/null
 	chmod a+r "$work/p/.benchgate/"*
 	check "wal: the -wal holds the session" test -s "$work/p/.benchgate/store.sqlite3-wal"
 	check "wal: sessions"            test "$(bg sessions)" = 0
