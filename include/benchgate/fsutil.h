@@ -49,7 +49,11 @@ int bg_file_write_atomic(const char *path, const char *display, const char *data
  * path (BG_EIO "DISPLAY: cannot write: ..." or "cannot replace: ..."; the
  * temporary file is removed), abort removes it. After open succeeds,
  * exactly one of commit and abort must follow. path and display are
- * borrowed until then. The temporary file is created new (never through a
+ * borrowed until then. A path that is a symbolic link stays one: the file
+ * it leads to is replaced, the temporary file made beside that file (a
+ * link to nothing or one that cannot be followed, such as a loop, is
+ * BG_EIO "DISPLAY: cannot write: it is a symbolic link ..."). The
+ * temporary file is created new (never through a
  * link at its name) with the replaced file's permissions, and SIGINT,
  * SIGTERM, SIGHUP and SIGQUIT are held in the calling thread from open to
  * commit or abort, so that they cannot leave it behind.
@@ -58,7 +62,8 @@ struct bg_atomic_file {
 	int fd;
 	int err;              /* the first write's errno, or 0 */
 	const char *path, *display;
-	struct bg_strbuf tmp; /* the temporary file's path */
+	struct bg_strbuf tmp;    /* the temporary file's path */
+	struct bg_strbuf target; /* the file replaced: path, or where its link leads */
 };
 int bg_atomic_file_open(struct bg_atomic_file *f, const char *path, const char *display,
 			struct bg_ctx *ctx);

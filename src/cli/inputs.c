@@ -10,7 +10,8 @@
 #include <sys/stat.h>
 
 /* Whether path and the input named as the project names it (relative to
- * the root) are one file. */
+ * the root) are one file, links followed on both sides: the atomic writer
+ * writes the file a link leads to. */
 static bool same_file(const struct stat *at, const struct bg_config *cfg, const char *input)
 {
 	struct bg_strbuf in = BG_STRBUF_INIT;
@@ -20,20 +21,23 @@ static bool same_file(const struct stat *at, const struct bg_config *cfg, const 
 	if (!input)
 		return false;
 	bg_config_path(cfg, &in, input);
-	same = lstat(in.buf, &b) == 0 && at->st_dev == b.st_dev && at->st_ino == b.st_ino;
+	same = stat(in.buf, &b) == 0 && at->st_dev == b.st_dev && at->st_ino == b.st_ino;
 	bg_strbuf_release(&in);
 	return same;
 }
 
 /* Whether the file at path (which exists) lies inside folder: its parent,
- * links resolved, is folder or below it. */
+ * links resolved, is folder or below it (the parent of the file it leads
+ * to, for a link: the file written). */
 static bool inside(const char *path, const char *folder)
 {
-	char dir[PATH_MAX], top[PATH_MAX], *parent = bg_xstrdup(path), *slash = strrchr(parent, '/');
+	char dir[PATH_MAX], top[PATH_MAX], *parent = realpath(path, NULL), *slash;
 	bool in = false;
 	size_t n;
 
-	if (slash)
+	if (!parent)
+		parent = bg_xstrdup(path);
+	if ((slash = strrchr(parent, '/')))
 		*slash = '\0';
 	if (realpath(slash ? (*parent ? parent : "/") : ".", dir) && realpath(folder, top)) {
 		n = strlen(top);
@@ -63,8 +67,8 @@ const char *bg_cli_input_at(const char *path, const struct bg_registry *reg, boo
 	struct stat at;
 	size_t i;
 
-	if (lstat(path, &at) != 0)
-		return NULL; /* a new file replaces nothing */
+	if (stat(path, &at) != 0)
+		return NULL; /* a new file (or a link to nothing, refused when written) replaces nothing */
 	for (i = 0; i < sizeof(inputs) / sizeof(inputs[0]) && !what; i++)
 		if (same_file(&at, cfg, inputs[i].path))
 			what = inputs[i].what;

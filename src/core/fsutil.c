@@ -230,12 +230,34 @@ int bg_atomic_file_open(struct bg_atomic_file *f, const char *path, const char *
 	f->path = path;
 	f->display = display ? display : path;
 	bg_strbuf_init(&f->tmp);
+	bg_strbuf_init(&f->target);
+	/* a symbolic link stays a link: the file it leads to is replaced, by a
+	 * temporary file beside that one (as git's lockfile does) */
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+		char *real = realpath(path, NULL);
+
+		if (!real) {
+			e = errno;
+			if (e == ENOENT)
+				return bg_error(ctx, BG_EIO, "%s: cannot write: it is a symbolic link to nothing; "
+						"make it lead to a file, or remove it", f->display);
+			return bg_error(ctx, BG_EIO, "%s: cannot write: it is a symbolic link that cannot be "
+					"followed (%s); make it lead to a file, or remove it", f->display,
+					e == ELOOP ? "a loop of links" : strerror(e));
+		}
+		bg_strbuf_adds(&f->target, real);
+		free(real);
+	} else {
+		bg_strbuf_adds(&f->target, path);
+	}
 	/* never replace a device, FIFO or directory with a regular file */
-	exists = stat(path, &st) == 0;
-	if (exists && !S_ISREG(st.st_mode))
+	exists = stat(f->target.buf, &st) == 0;
+	if (exists && !S_ISREG(st.st_mode)) {
+		bg_strbuf_release(&f->target);
 		return bg_error(ctx, BG_EIO, "%s: cannot write: it exists and is not a regular file",
 				f->display);
-	bg_strbuf_addf(&f->tmp, "%s" TEMP_MARK "%ld", path, (long)getpid());
+	}
+	bg_strbuf_addf(&f->tmp, "%s" TEMP_MARK "%ld", f->target.buf, (long)getpid());
 	atomic_hold();
 	/* a new file of our own (never through a link planted at its name); one
 	 * already there has this process's pid, so its writer is gone */
@@ -257,6 +279,7 @@ int bg_atomic_file_open(struct bg_atomic_file *f, const char *path, const char *
 		}
 		atomic_release();
 		bg_strbuf_release(&f->tmp);
+		bg_strbuf_release(&f->target);
 		return bg_error(ctx, BG_EIO, "%s: cannot write: %s", f->display, strerror(e));
 	}
 	return BG_OK;
@@ -286,6 +309,7 @@ void bg_atomic_file_abort(struct bg_atomic_file *f)
 		atomic_release();
 	}
 	bg_strbuf_release(&f->tmp);
+	bg_strbuf_release(&f->target);
 }
 
 int bg_atomic_file_commit(struct bg_atomic_file *f, struct bg_ctx *ctx)
@@ -300,15 +324,16 @@ int bg_atomic_file_commit(struct bg_atomic_file *f, struct bg_ctx *ctx)
 	if (e) {
 		unlink(f->tmp.buf);
 		rc = bg_error(ctx, BG_EIO, "%s: cannot write: %s", f->display, strerror(e));
-	} else if (rename(f->tmp.buf, f->path) != 0) {
+	} else if (rename(f->tmp.buf, f->target.buf) != 0) {
 		e = errno;
 		unlink(f->tmp.buf);
 		rc = bg_error(ctx, BG_EIO, "%s: cannot replace: %s", f->display, strerror(e));
 	} else {
-		fsync_parent(f->path);
+		fsync_parent(f->target.buf);
 	}
 	atomic_release();
 	bg_strbuf_release(&f->tmp);
+	bg_strbuf_release(&f->target);
 	return rc;
 }
 

@@ -660,8 +660,12 @@ static int save(const struct bg_config *cfg, struct saved *s, const char *rel, s
 	bg_strbuf_init(&s->text);
 	bg_config_path(cfg, &s->abs, rel);
 	if (stat(s->abs.buf, &st) != 0) {
-		if (errno == ENOENT)
+		/* a link to nothing is there: never taken for absent (removed on the way back) */
+		if (errno == ENOENT && lstat(s->abs.buf, &st) != 0)
 			return BG_OK;
+		if (errno == ENOENT)
+			return bg_error(ctx, BG_EIO, "%s: a symbolic link to nothing; make it lead to a file, or remove "
+					"it; nothing was changed", rel);
 		return bg_error(ctx, BG_EIO, "%s: cannot stat: %s; nothing was changed", rel, strerror(errno));
 	}
 	if (!S_ISREG(st.st_mode))
