@@ -131,20 +131,30 @@ static int list(const struct bg_config *cfg, bool as_json)
 	} else if (json_array_size(items) == 0) {
 		bg_strbuf_addf(&out, "no experiments under %s/\n", cfg->experiments);
 	} else {
+		struct bg_strbuf id = BG_STRBUF_INIT, status = BG_STRBUF_INIT;
+
+		/* folder names and manifests' words, a failure's message: shown */
 		json_array_foreach(items, i, it) {
 			const char *owner = json_string_value(json_object_get(it, "owner"));
 			const char *why = json_string_value(json_object_get(it, "failure_reason"));
 
-			bg_strbuf_addf(&out, "%-48s %-10s", bg_json_str_or(json_object_get(it, "id"), "n/a"),
-				       bg_json_str_or(json_object_get(it, "status"), "n/a"));
-			if (owner && strcmp(owner, "dead") == 0)
+			bg_strbuf_addf(&out, "%-48s %-10s", bg_cli_shown(&id, json_string_value(json_object_get(it, "id"))),
+				       bg_cli_shown(&status, json_string_value(json_object_get(it, "status"))));
+			if (owner && strcmp(owner, "dead") == 0) {
 				bg_strbuf_adds(&out, " owner is gone: abandon it with 'benchgate experiments abandon ID --why TEXT'");
-			else if (owner)
-				bg_strbuf_addf(&out, " owner %s", owner);
-			if (why)
-				bg_strbuf_addf(&out, " (%s)", why);
+			} else if (owner) {
+				bg_strbuf_adds(&out, " owner ");
+				bg_cli_add_shown(&out, owner);
+			}
+			if (why) {
+				bg_strbuf_adds(&out, " (");
+				bg_cli_add_shown(&out, why);
+				bg_strbuf_addch(&out, ')');
+			}
 			bg_strbuf_addch(&out, '\n');
 		}
+		bg_strbuf_release(&id);
+		bg_strbuf_release(&status);
 	}
 	if (bg_cli_write(&out, false))
 		rc = BG_EIO;

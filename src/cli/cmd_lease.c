@@ -50,23 +50,31 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 	} else if (json_array_size(st) == 0) {
 		bg_strbuf_adds(&out, "no device has been leased in this project\n");
 	} else {
+		struct bg_strbuf t[5] = {BG_STRBUF_INIT, BG_STRBUF_INIT, BG_STRBUF_INIT, BG_STRBUF_INIT, BG_STRBUF_INIT};
+
+		/* the lease files' names and words (a host, a user name): shown */
 		json_array_foreach(st, i, item) {
 			json_t *o = json_object_get(item, "owner");
 			const char *state = json_string_value(json_object_get(item, "state"));
 
-			bg_strbuf_addf(&out, "%-28s %-8s", bg_json_str_or(json_object_get(item, "device"), "n/a"), state);
-			if (json_is_string(json_object_get(item, "reason")))
-				bg_strbuf_addf(&out, " %s", json_string_value(json_object_get(item, "reason")));
-			else if (json_is_object(o) && strcmp(state, "free") != 0)
+			bg_strbuf_addf(&out, "%-28s %-8s", bg_cli_shown(&t[0], json_string_value(json_object_get(item, "device"))),
+				       state);
+			if (json_is_string(json_object_get(item, "reason"))) {
+				bg_strbuf_addch(&out, ' ');
+				bg_cli_add_shown(&out, json_string_value(json_object_get(item, "reason")));
+			} else if (json_is_object(o) && strcmp(state, "free") != 0) {
 				bg_strbuf_addf(&out, " experiment %s, pid %lld on %s, user %s, since %s%s",
-					       bg_json_str_or(json_object_get(o, "experiment_id"), "n/a"),
+					       bg_cli_shown(&t[1], json_string_value(json_object_get(o, "experiment_id"))),
 					       (long long)json_integer_value(json_object_get(o, "pid")),
-					       bg_json_str_or(json_object_get(o, "host"), "n/a"),
-					       bg_json_str_or(json_object_get(o, "user"), "n/a"),
-					       bg_json_str_or(json_object_get(o, "started"), "n/a"),
+					       bg_cli_shown(&t[2], json_string_value(json_object_get(o, "host"))),
+					       bg_cli_shown(&t[3], json_string_value(json_object_get(o, "user"))),
+					       bg_cli_shown(&t[4], json_string_value(json_object_get(o, "started"))),
 					       strcmp(state, "stale") == 0 ? " (holder is gone; the next run replaces it)" : "");
+			}
 			bg_strbuf_addch(&out, '\n');
 		}
+		for (size_t k = 0; k < 5; k++)
+			bg_strbuf_release(&t[k]);
 	}
 	if (bg_cli_write(&out, false))
 		rc = BG_EIO;

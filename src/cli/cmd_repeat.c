@@ -84,7 +84,8 @@ static int run_repeat(struct bg_cli *cli, const struct bg_cmd *self)
 	static const struct bg_opt opts[] = {{0}};
 	struct bg_config cfg;
 	struct bg_store *store = NULL;
-	struct bg_strbuf sb = BG_STRBUF_INIT;
+	/* g, t: the gate and tier as a terminal shows them (cli.h) */
+	struct bg_strbuf sb = BG_STRBUF_INIT, g = BG_STRBUF_INIT, t = BG_STRBUF_INIT;
 	struct bg_ctx ctx;
 	json_t *doc = NULL;
 	const json_t *measure;
@@ -124,6 +125,8 @@ static int run_repeat(struct bg_cli *cli, const struct bg_cmd *self)
 		rc = bg_cli_fail(BG_ECHECK, sb.buf);
 		goto out;
 	}
+	bg_cli_add_shown(&g, gate);
+	bg_cli_add_shown(&t, tier);
 	bg_store_close(store);
 	store = NULL;
 	ids[0] = id;
@@ -184,12 +187,12 @@ static int run_repeat(struct bg_cli *cli, const struct bg_cmd *self)
 		/* the store is reopened by the run; close ours meanwhile */
 		bg_store_close(store);
 		store = NULL;
-		fprintf(stderr, "benchgate repeat: two more sessions of gate %s (tier %s)\n", gate, tier);
+		fprintf(stderr, "benchgate repeat: two more sessions of gate %s (tier %s)\n", g.buf, t.buf);
 		st = run_child(argv);
 		if (st >= 2) {
 			bg_strbuf_reset(&sb);
 			bg_strbuf_addf(&sb, "repeat of session %lld stopped: 'benchgate run %s' exited with status %d",
-				       id, gate, st);
+				       id, g.buf, st);
 			rc = bg_cli_fail(st, sb.buf);
 			goto out;
 		}
@@ -213,7 +216,7 @@ static int run_repeat(struct bg_cli *cli, const struct bg_cmd *self)
 		goto out;
 	}
 	bg_strbuf_reset(&sb);
-	bg_strbuf_addf(&sb, "gate %s, tier %s: the three sessions are kept\n", gate, tier);
+	bg_strbuf_addf(&sb, "gate %s, tier %s: the three sessions are kept\n", g.buf, t.buf);
 	for (int k = 0; k < 3; k++) {
 		json_t *v = NULL;
 
@@ -234,6 +237,8 @@ out:
 		bg_cli_release_stop(&stop);
 	json_decref(doc);
 	bg_strbuf_release(&sb);
+	bg_strbuf_release(&g);
+	bg_strbuf_release(&t);
 	bg_store_close(store);
 	bg_ctx_release(&ctx);
 	bg_config_release(&cfg);

@@ -105,14 +105,20 @@ static void print_outcome(const struct bg_run_result *res, struct bg_strbuf *out
 	size_t i;
 
 	bg_strbuf_addf(out, "experiment %s, session %lld", res->experiment_id, res->session_id);
-	if (res->computer)
-		bg_strbuf_addf(out, " on %s", res->computer);
+	if (res->computer) {
+		bg_strbuf_adds(out, " on ");
+		bg_cli_add_shown(out, res->computer);
+	}
 	bg_strbuf_adds(out, "\n");
 	if (s)
 		bg_mp_summary(out, s);
 	bg_strbuf_addf(out, "decision: %s\n", json_string_value(json_object_get(d, "decision")));
-	json_array_foreach(reasons, i, x)
-		bg_strbuf_addf(out, "  %s\n", json_string_value(x));
+	/* a block reason holds file names, metric names, a program's words */
+	json_array_foreach(reasons, i, x) {
+		bg_strbuf_adds(out, "  ");
+		bg_cli_add_shown(out, json_string_value(x));
+		bg_strbuf_adds(out, "\n");
+	}
 	bg_strbuf_addf(out, "key: %.16s  manifest: experiments/%s/manifest.json\n", res->key_id, res->experiment_id);
 }
 
