@@ -48,6 +48,14 @@ enum bg_store_mode { BG_STORE_READ, BG_STORE_CREATE, BG_STORE_WRITE };
 /* Opens the store named by spec (root: the project root, for relative paths). */
 int bg_store_open(const char *spec, const char *root, enum bg_store_mode mode, struct bg_store **out,
 		  struct bg_ctx *ctx);
+/*
+ * BG_OK when this user may write the store named by spec (the file, its
+ * folder, or for a store not made yet the folder it would be made in),
+ * opening and making nothing: a verb that stores only after long work
+ * (run) asks first. Else BG_EIO as a writing bg_store_open gives it. A
+ * store kind other than sqlite: BG_OK (bg_store_open says what is wrong).
+ */
+int bg_store_check_write(const char *spec, const char *root, struct bg_ctx *ctx);
 void bg_store_close(struct bg_store *st);
 /* Stores a session document and its "runs"; *id receives the new session id. */
 int bg_store_put_session(struct bg_store *st, const json_t *session, long long *id,

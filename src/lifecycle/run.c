@@ -1082,7 +1082,10 @@ int bg_run_gate(const struct bg_run_request *req, struct bg_run_result *res, str
 				req->tier);
 	if ((rc = preflight(&r, ctx)))
 		goto out;
-	if ((rc = session_opts(&r, &o, argv, ctx)) || (rc = runs_index_writable(r.cfg, ctx)))
+	/* the session is stored at the end: a store this user may not write
+	 * stops the run before anything runs */
+	if ((rc = session_opts(&r, &o, argv, ctx)) || (rc = runs_index_writable(r.cfg, ctx)) ||
+	    (rc = bg_store_check_write(r.cfg->store, r.cfg->root, ctx)))
 		goto out;
 	if (req->interrupted && *req->interrupted) {
 		rc = bg_error(ctx, BG_EIO, "interrupted before the experiment started");

@@ -1119,26 +1119,56 @@ static char *folder_of(const char *path)
 
 /*
  * 0 when this user may write the store (the file, when there, and its
- * folder, where SQLite makes the -wal and -shm files), else the errno of
- * what may not be written, named in *what (after display's folder).
+ * folder, where SQLite makes the -wal and -shm files; for a store not made
+ * yet, the nearest folder above it that is there), else the errno of what
+ * may not be written, named in *what (after display's folder).
  */
 static int write_denied(const char *path, const char *display, bool exists, struct bg_strbuf *what)
 {
-	char *dir = folder_of(path);
+	char *dir = folder_of(path), *shown = folder_of(display), *up;
+	bool made = true;
 	int err = 0;
 
+	/* a folder still to be made: the one it would be made in */
+	while (!exists && !bg_is_dir(dir) && strcmp(dir, ".") != 0 && strcmp(dir, "/") != 0) {
+		made = false;
+		up = folder_of(dir);
+		free(dir);
+		dir = up;
+		up = folder_of(shown);
+		free(shown);
+		shown = up;
+	}
 	if (exists && access(path, W_OK) != 0) {
 		err = errno;
 		bg_strbuf_adds(what, "the file");
 	} else if (access(dir, W_OK | X_OK) != 0) {
-		char *shown = folder_of(display);
-
 		err = errno;
-		bg_strbuf_addf(what, "its folder '%s', where SQLite keeps the -wal and -shm files", shown);
-		free(shown);
+		bg_strbuf_addf(what, made ? "its folder '%s', where SQLite keeps the -wal and -shm files"
+				     : "the folder '%s', where its folder would be made", shown);
 	}
 	free(dir);
+	free(shown);
 	return err;
+}
+
+/* BG_EIO when this user may not write the store at path (write_denied). */
+static int refuse_writer(const char *path, const char *display, bool exists, struct bg_ctx *ctx)
+{
+	struct bg_strbuf what = BG_STRBUF_INIT;
+	int err = write_denied(path, display, exists, &what), rc = BG_OK;
+
+	if (err)
+		rc = bg_error(ctx, BG_EIO, "%s: cannot write the store: %s (%s); run this as a user who may "
+			      "write the store and its folder, or name another store in 'store' of benchgate.json",
+			      display, strerror(err), what.buf);
+	bg_strbuf_release(&what);
+	return rc;
+}
+
+int bg_store_sqlite_check_write(const char *path, const char *display, struct bg_ctx *ctx)
+{
+	return refuse_writer(path, display ? display : path, bg_is_file(path), ctx);
 }
 
 /* Whether path + suffix is there; *size (when size is not NULL): its size, 0 when not there. */
@@ -1224,14 +1254,9 @@ int bg_store_sqlite_open(const char *path, const char *display, enum bg_store_mo
 		if (rc)
 			return rc;
 	}
-	err = write_denied(path, display, exists, &what);
-	if (err && mode != BG_STORE_READ) {
-		rc = bg_error(ctx, BG_EIO, "%s: cannot write the store: %s (%s); run this as a user who may "
-			      "write the store and its folder, or name another store in 'store' of benchgate.json",
-			      display, strerror(err), what.buf);
-		bg_strbuf_release(&what);
+	if (mode != BG_STORE_READ && (rc = refuse_writer(path, display, exists, ctx)))
 		return rc;
-	}
+	err = write_denied(path, display, exists, &what);
 	bg_strbuf_release(&what);
 	if ((rc = bg_sqlite_api_load(ctx)) != BG_OK)
 		return rc;

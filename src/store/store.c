@@ -35,6 +35,19 @@ int bg_store_open(const char *spec, const char *root, enum bg_store_mode mode, s
 			"'postgresql://...' in benchgate.json", spec);
 }
 
+int bg_store_check_write(const char *spec, const char *root, struct bg_ctx *ctx)
+{
+	struct bg_strbuf path = BG_STRBUF_INIT;
+	int rc;
+
+	if (strncmp(spec, "sqlite:", 7) != 0 || !spec[7])
+		return BG_OK;
+	bg_path_join(&path, root ? root : ".", spec + 7);
+	rc = bg_store_sqlite_check_write(path.buf, spec + 7, ctx);
+	bg_strbuf_release(&path);
+	return rc;
+}
+
 void bg_store_close(struct bg_store *st)
 {
 	if (st)

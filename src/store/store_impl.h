@@ -37,5 +37,7 @@ struct bg_store {
 /* path: absolute or relative to the working directory; display: shown in messages. */
 int bg_store_sqlite_open(const char *path, const char *display, enum bg_store_mode mode,
 			 struct bg_store **out, struct bg_ctx *ctx);
+/* bg_store_check_write for a SQLite store at path. */
+int bg_store_sqlite_check_write(const char *path, const char *display, struct bg_ctx *ctx);
 
 #endif

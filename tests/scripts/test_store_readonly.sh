@@ -5,7 +5,8 @@
 # folder may be written or not, and make no -wal or -shm file beside it (one
 # made by a reader is the reader's, and would stop the owner writing); a
 # session still in the -wal is read through it; a verb that writes (accept)
-# is exit 4 naming the store and what may not be written. Sessions are
+# is exit 4 naming the store and what may not be written, and `run` is
+# refused so before it runs anything. Sessions are
 # stored the way `benchgate run` stores them (tests/unit/test_seedtool.c),
 # so nothing is measured. Root may write any file: as root, the readers run
 # as nobody. Needs jq, and the sqlite3 program for the old-schema and -wal
@@ -111,6 +112,32 @@ jq '. + {store: "sqlite:.benchgate/a?b%41 #c.sqlite3"}' "$work/p/benchgate.json"
 chmod 444 "$work/p/.benchgate/a?b%41 #c.sqlite3"
 check "odd name: sessions"       test "$(bg sessions)" = 0
 check "odd name: three listed"   test "$(grep -c './bin/work' "$work/out")" = 3
+
+# ---- run: a store it may not write stops it before anything runs (no
+# experiment reserved, no RUNS.md row), not after the session. Measured
+# without a run cgroup (BENCHGATE_NO_CGROUP): nothing shared with other tests.
+if command -v git >/dev/null; then
+	chmod -R u+w "$work/p" 2>/dev/null
+	rm -rf "$work/p"
+	cp -R "${BENCHGATE_SOURCE:?}/tests/cli/trees/lifecycle" "$work/p"
+	(cd "$work/p" && "$B" render >/dev/null && git init -q . && git add -A &&
+		git -c user.email=t@t -c user.name=t commit -qm init) || exit 1
+	export BENCHGATE_NO_CGROUP=1
+	# the reader is not the repository's owner: git must still answer it
+	export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=safe.directory GIT_CONFIG_VALUE_0='*'
+	check "run: the owner stores a session" test "$(rc_of "$B" -C "$work/p" run -q --no-repeat life.ok)" = 0
+	chmod -R a+rwX "$work/p"
+	chmod 444 "$work/p/.benchgate/store.sqlite3"
+	ls "$work/p/experiments" >"$work/exps.before"
+	cp "$work/p/experiments/RUNS.md" "$work/runs.before"
+	# HOME: nobody's is not there
+	check "run: refused, exit 4"     test "$(HOME="$work" bg run -q --no-repeat life.ok)" = 4
+	check "run: names the store"     grep -q "benchgate: .benchgate/store.sqlite3: cannot write the store: Permission denied (the file)" "$work/err"
+	check "run: no experiment made"  bash -c "ls '$work/p/experiments' | cmp -s - '$work/exps.before'"
+	check "run: RUNS.md unchanged"   cmp -s "$work/p/experiments/RUNS.md" "$work/runs.before"
+else
+	echo "skipped: the run case needs git"
+fi
 
 echo "$fails failure(s)"
 [ "$fails" = 0 ]
