@@ -30,13 +30,15 @@ struct bg_store;
 /*
  * What the opener will do with the store:
  *   BG_STORE_READ    only read it. A store that does not exist yet is not
- *                    made: BG_OK with *out NULL. One this user may not write
- *                    (the file or its folder; a shared store, a read-only
- *                    file system) is opened read-only: nothing is written,
- *                    no -wal or -shm file is made beside it (when neither
- *                    is there, the file is read as it is, SQLite's
- *                    immutable mode), and a schema older than this
- *                    program's is BG_EIO, never upgraded.
+ *                    made: BG_OK with *out NULL. One this user may write is
+ *                    opened as for writing (an older schema upgraded). One
+ *                    this user may not write (the file or its folder: a
+ *                    shared store, a read-only file system) is opened
+ *                    read-only, and nothing is written, no -wal or -shm
+ *                    file made beside it: it is read through the -wal and
+ *                    -shm already there, or, with no -wal (or an empty
+ *                    one), the file as it is (SQLite's immutable mode); a
+ *                    schema older than this program's is BG_EIO there.
  *   BG_STORE_CREATE  write it, making it (folders, schema) when not there.
  *   BG_STORE_WRITE   write it when it exists (*out NULL when not).
  * A writing mode on a store this user may not write (the file, or its
