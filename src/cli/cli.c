@@ -36,13 +36,16 @@ void bg_cli_print_help(const struct bg_cmd *cmd)
 
 int bg_cli_usage_error(const struct bg_cmd *cmd, const char *fmt, ...)
 {
-	struct bg_strbuf sb = BG_STRBUF_INIT;
+	struct bg_strbuf sb = BG_STRBUF_INIT, msg = BG_STRBUF_INIT;
 	va_list ap;
 
 	bg_strbuf_addf(&sb, "benchgate %s: ", cmd->name);
 	va_start(ap, fmt);
-	bg_strbuf_vaddf(&sb, fmt, ap);
+	bg_strbuf_vaddf(&msg, fmt, ap);
 	va_end(ap);
+	/* the message quotes what was typed, or a library's message */
+	bg_cli_add_shown(&sb, msg.buf);
+	bg_strbuf_release(&msg);
 	bg_strbuf_addf(&sb, "\nusage: %s\n", cmd->usage);
 	bg_cli_write(&sb, true);
 	bg_strbuf_release(&sb);
@@ -59,7 +62,14 @@ const char *bg_cli_no_options(int id, const char *value, void *data)
 
 int bg_cli_fail(int status, const char *msg)
 {
-	fprintf(stderr, "benchgate: %s\n", msg && *msg ? msg : "failed");
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+
+	/* a message quotes names and texts from files, stores and programs */
+	bg_strbuf_adds(&sb, "benchgate: ");
+	bg_cli_add_shown(&sb, msg && *msg ? msg : "failed");
+	bg_strbuf_addch(&sb, '\n');
+	fputs(sb.buf, stderr);
+	bg_strbuf_release(&sb);
 	return status;
 }
 

@@ -61,7 +61,9 @@ int bg_cli_parse(struct bg_cli *cli, const struct bg_cmd *cmd, const struct bg_o
 
 /* A bg_opt_fn for verbs without options (never called: every option is unknown). */
 const char *bg_cli_no_options(int id, const char *value, void *data);
-/* Prints "benchgate VERB: MESSAGE" and the verb's usage on stderr; returns 2. */
+/* Prints "benchgate VERB: MESSAGE" and the verb's usage on stderr; returns 2.
+ * MESSAGE (and bg_cli_fail's) is shown as bg_cli_add_shown shows stored
+ * text: it quotes what was typed, files' names and texts, programs' words. */
 int bg_cli_usage_error(const struct bg_cmd *cmd, const char *fmt, ...) BG_PRINTF(2, 3);
 /* Prints "benchgate: MESSAGE" on stderr; returns status. */
 int bg_cli_fail(int status, const char *msg);
