@@ -79,6 +79,15 @@ static void on_sigbus(int sig)
 	_exit(BG_EIO);
 }
 
+/* "benchgate: unknown WHAT 'WORD'TAIL" on stderr, the typed word shown (cli.h). */
+static void unknown(const char *what, const char *word, const char *tail)
+{
+	struct bg_strbuf shown = BG_STRBUF_INIT;
+
+	fprintf(stderr, "benchgate: unknown %s '%s'%s\n", what, bg_cli_shown(&shown, word), tail);
+	bg_strbuf_release(&shown);
+}
+
 int main(int argc, char **argv)
 {
 	struct bg_cli cli = {0};
@@ -123,7 +132,7 @@ int main(int argc, char **argv)
 			cli.config_file = a + 9;
 			i++;
 		} else {
-			fprintf(stderr, "benchgate: unknown option '%s'\n", a);
+			unknown("option", a, "");
 			main_usage(stderr);
 			return BG_EUSAGE;
 		}
@@ -144,7 +153,7 @@ int main(int argc, char **argv)
 			return bg_commands[k]->run(&cli, bg_commands[k]);
 		}
 	}
-	fprintf(stderr, "benchgate: unknown verb '%s'; see 'benchgate --help'\n", argv[i]);
+	unknown("verb", argv[i], "; see 'benchgate --help'");
 	main_usage(stderr);
 	return BG_EUSAGE;
 }
