@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define CONFIG_NAME "benchgate.json"
@@ -28,6 +29,19 @@ static char *absolute_dir(const char *dir, struct bg_ctx *ctx)
 	return abs;
 }
 
+/*
+ * Whether path names anything at all (a file, a folder, a FIFO, a link to
+ * nothing): a benchgate.json that is there but cannot be read is an error
+ * when it is read, never taken for no benchgate.json, which would leave
+ * every default in force unseen.
+ */
+static bool config_present(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0;
+}
+
 /* Walks up from start looking for benchgate.json; returns the folder or NULL. */
 static char *find_root(const char *start)
 {
@@ -38,7 +52,7 @@ static char *find_root(const char *start)
 		char *slash;
 
 		bg_path_join(&p, dir, CONFIG_NAME);
-		if (bg_is_file(p.buf)) {
+		if (config_present(p.buf)) {
 			bg_strbuf_release(&p);
 			return dir;
 		}
@@ -391,7 +405,7 @@ int bg_config_load(struct bg_config *cfg, const char *chdir_root, const char *co
 		struct bg_strbuf p = BG_STRBUF_INIT;
 
 		bg_path_join(&p, cfg->root, CONFIG_NAME);
-		if (bg_is_file(p.buf)) {
+		if (config_present(p.buf)) {
 			file = bg_strbuf_detach(&p, NULL);
 			cfg->config_path = bg_xstrdup(CONFIG_NAME);
 		} else {
