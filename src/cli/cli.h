@@ -65,7 +65,8 @@ const char *bg_cli_no_options(int id, const char *value, void *data);
  * MESSAGE (and bg_cli_fail's) is shown as bg_cli_add_shown shows stored
  * text: it quotes what was typed, files' names and texts, programs' words. */
 int bg_cli_usage_error(const struct bg_cmd *cmd, const char *fmt, ...) BG_PRINTF(2, 3);
-/* Prints "benchgate: MESSAGE" on stderr; returns status. */
+/* Prints "benchgate: MESSAGE" on stderr, its control bytes shown as
+ * bg_cli_add_shown shows them (one line, whatever MESSAGE quotes); returns status. */
 int bg_cli_fail(int status, const char *msg);
 /* Writes the whole buffer to stdout (or stderr); BG_EIO on failure. */
 int bg_cli_write(const struct bg_strbuf *sb, bool to_stderr);
