@@ -20,7 +20,8 @@
 extern "C" {
 #endif
 
-/* Appends the file's bytes to out. BG_EIO "PATH: cannot read: REASON". */
+/* Appends the file's bytes to out. BG_EIO "PATH: cannot read: REASON".
+ * A FIFO that no process writes is not waited for: it reads as empty. */
 int bg_file_read(const char *path, const char *display, struct bg_strbuf *out, struct bg_ctx *ctx);
 /*
  * A file's bytes, for reading once: text[0..len), with text[len] == '\0'.
