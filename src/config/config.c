@@ -243,6 +243,19 @@ static int load_computers(struct bg_config *cfg, const char *display, struct bg_
 	return BG_OK;
 }
 
+/* A machine name as uname -m prints it: 1 to 64 bytes, no space or control. */
+static bool machine_name_valid(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (n == 0 || n > 64)
+		return false;
+	for (const char *p = name; *p; p++)
+		if ((unsigned char)*p <= ' ' || *p == 0x7f)
+			return false;
+	return true;
+}
+
 static int load_rules(struct bg_config *cfg, const char *display, struct bg_ctx *ctx)
 {
 	struct bg_value *v = bg_value_get(cfg->raw, "computer_rules");
@@ -269,10 +282,14 @@ static int load_rules(struct bg_config *cfg, const char *display, struct bg_ctx 
 					"%s: computer_rules[%zu] needs a string 'computer' and exactly one "
 					"of 'device_contains', 'computer_equals_ignoring_case' or 'machine_in' (a list)",
 					display, i);
-		/* an empty pattern would claim every device or name */
-		if ((contains && !bg_value_len(contains)) || (equals && !bg_value_len(equals)))
+		/* an empty pattern would claim every device or name; an empty
+		 * machine list, no machine at all */
+		if ((contains && !bg_value_len(contains)) || (equals && !bg_value_len(equals)) ||
+		    (machines && !bg_value_size(machines)))
 			return bg_error(ctx, BG_ECHECK, "%s: computer_rules[%zu]: '%s' must not be empty", display, i,
-					contains ? "device_contains" : "computer_equals_ignoring_case");
+					contains ? "device_contains"
+					: equals ? "computer_equals_ignoring_case"
+						 : "machine_in");
 		{
 			char where[48];
 			int rc;
@@ -292,6 +309,15 @@ static int load_rules(struct bg_config *cfg, const char *display, struct bg_ctx 
 					return bg_error(ctx, BG_ECHECK,
 							"%s: computer_rules[%zu].machine_in must list machine names such as \"x86_64\"",
 							display, i);
+				}
+				/* the names are kept as " a b ": one with a space
+				 * inside ("x86_64 aarch64") would match each word */
+				if (!machine_name_valid(bg_value_str(m))) {
+					bg_strbuf_release(&words);
+					return bg_error(ctx, BG_ECHECK,
+							"%s: computer_rules[%zu].machine_in[%zu] '%s' is not a machine name; "
+							"give one name as 'uname -m' prints it (such as \"x86_64\") per item",
+							display, i, k, bg_value_str(m));
 				}
 				bg_strbuf_addf(&words, "%s ", bg_value_str(m));
 			}
