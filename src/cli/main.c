@@ -63,6 +63,25 @@ static void main_usage(FILE *f)
 }
 
 /*
+ * Sets a global option's value (-C DIR, --config FILE) once: an empty one
+ * would name the working directory as a file, and a second one would
+ * silently replace the first. False (the message and usage printed) when
+ * the command line is wrong.
+ */
+static bool global_value(const char **slot, const char *name, const char *value)
+{
+	const char *why = !*value ? "needs a non-empty argument" : *slot ? "is given twice" : NULL;
+
+	if (why) {
+		fprintf(stderr, "benchgate: option '%s' %s\n", name, why);
+		main_usage(stderr);
+		return false;
+	}
+	*slot = value;
+	return true;
+}
+
+/*
  * Big input files are mapped (bg_file_view): one that another process
  * truncates while benchgate reads it raises SIGBUS. That is an I/O failure
  * with a message, not a crash.
@@ -120,16 +139,16 @@ int main(int argc, char **argv)
 				main_usage(stderr);
 				return BG_EUSAGE;
 			}
-			if (a[1] == 'C')
-				cli.chdir_root = argv[i + 1];
-			else
-				cli.config_file = argv[i + 1];
+			if (!global_value(a[1] == 'C' ? &cli.chdir_root : &cli.config_file, a, argv[i + 1]))
+				return BG_EUSAGE;
 			i += 2;
 		} else if (strncmp(a, "-C", 2) == 0) {
-			cli.chdir_root = a + 2;
+			if (!global_value(&cli.chdir_root, "-C", a + 2))
+				return BG_EUSAGE;
 			i++;
 		} else if (strncmp(a, "--config=", 9) == 0) {
-			cli.config_file = a + 9;
+			if (!global_value(&cli.config_file, "--config", a + 9))
+				return BG_EUSAGE;
 			i++;
 		} else {
 			unknown("option", a, "");
