@@ -138,9 +138,11 @@ static int check_key_fields(const struct bg_value *raw, const char *display, str
 	if (!bg_value_is_object(v))
 		return bg_error(ctx, BG_ECHECK, "%s: 'key_fields' must be an object", display);
 	BG_VALUE_OBJECT_FOREACH(v, k, x) {
-		bool ok = bg_value_is_string(x) || (bg_value_is_array(x) && bg_value_size(x) > 0);
+		/* an empty name names no context field: never present, it
+		 * would leave the key field resolved as if it were not mapped */
+		bool ok = (bg_value_is_string(x) && bg_value_len(x)) || (bg_value_is_array(x) && bg_value_size(x) > 0);
 		BG_VALUE_ARRAY_FOREACH(bg_value_is_array(x) ? x : NULL, i, s) {
-			if (!bg_value_is_string(s))
+			if (!bg_value_is_string(s) || !bg_value_len(s))
 				ok = false;
 		}
 		if (!ok)
