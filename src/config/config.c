@@ -87,6 +87,34 @@ static int get_string(const struct bg_value *obj, const char *section, const cha
 	return BG_OK;
 }
 
+/*
+ * A path of benchgate.json that names a file (not the experiments folder):
+ * with a trailing '/' it can name only a folder, and render or the store
+ * would make one where the file should be, then fail saying something else.
+ * field is the field's name in the message, value its whole text.
+ */
+static int file_path_check(const char *path, const char *field, const char *value, const char *display,
+			   struct bg_ctx *ctx)
+{
+	size_t n = strlen(path);
+
+	if (n && path[n - 1] == '/')
+		return bg_error(ctx, BG_ECHECK,
+				"%s: '%s' must name a file, not '%s' (a trailing '/' names a folder); remove the '/'",
+				display, field, value);
+	return BG_OK;
+}
+
+static int get_file_path(const struct bg_value *obj, const char *section, const char *key, const char *def,
+			 char **out, const char *display, struct bg_ctx *ctx)
+{
+	char field[64];
+	int rc = get_string(obj, section, key, def, false, out, display, ctx);
+
+	snprintf(field, sizeof(field), "%s.%s", section, key);
+	return rc ? rc : file_path_check(*out, field, *out, display, ctx);
+}
+
 static int get_section(const struct bg_value *raw, const char *name, struct bg_value **out, const char *display,
 		       struct bg_ctx *ctx)
 {
@@ -365,22 +393,22 @@ static int fill(struct bg_config *cfg, const char *display, struct bg_ctx *ctx)
 	    (rc = known_fields(reg, "registry", registry_fields, display, ctx)) ||
 	    (rc = known_fields(prof, "profile", profile_fields, display, ctx)))
 		return rc;
-	if ((rc = get_string(reg, "registry", "path", "benchmarks/benchmark_registry.json", false,
-			     &cfg->registry_path, display, ctx)) ||
+	if ((rc = get_file_path(reg, "registry", "path", "benchmarks/benchmark_registry.json",
+				&cfg->registry_path, display, ctx)) ||
 	    (rc = get_string(reg, "registry", "protocol_version", NULL, true, &cfg->registry_protocol,
 			     display, ctx)) ||
-	    (rc = get_string(reg, "registry", "generated", "docs/_generated/benchmark_coverage.md",
-			     false, &cfg->generated_path, display, ctx)) ||
-	    (rc = get_string(prof, "profile", "path", "benchmarks/profile_matrix.json", false,
-			     &cfg->profile_path, display, ctx)) ||
+	    (rc = get_file_path(reg, "registry", "generated", "docs/_generated/benchmark_coverage.md",
+				&cfg->generated_path, display, ctx)) ||
+	    (rc = get_file_path(prof, "profile", "path", "benchmarks/profile_matrix.json", &cfg->profile_path,
+				display, ctx)) ||
 	    (rc = get_string(prof, "profile", "protocol_version", NULL, true, &cfg->profile_protocol,
 			     display, ctx)) ||
-	    (rc = get_string(prof, "profile", "parity_matrix", "tests/parity/backend_matrix.json",
-			     false, &cfg->parity_matrix, display, ctx)) ||
+	    (rc = get_file_path(prof, "profile", "parity_matrix", "tests/parity/backend_matrix.json",
+				&cfg->parity_matrix, display, ctx)) ||
 	    (rc = get_string(prof, "profile", "experiments", "experiments", false, &cfg->experiments,
 			     display, ctx)) ||
-	    (rc = get_string(prof, "profile", "runs_index", "experiments/RUNS.md", false,
-			     &cfg->runs_index, display, ctx)) ||
+	    (rc = get_file_path(prof, "profile", "runs_index", "experiments/RUNS.md", &cfg->runs_index,
+				display, ctx)) ||
 	    (rc = get_string(cfg->raw, NULL, "store", "sqlite:.benchgate/store.sqlite3", false,
 			     &cfg->store, display, ctx)))
 		return rc;
@@ -389,6 +417,9 @@ static int fill(struct bg_config *cfg, const char *display, struct bg_ctx *ctx)
 	    strncmp(cfg->store, "postgres://", 11) != 0)
 		return bg_error(ctx, BG_ECHECK, "%s: 'store' must be 'sqlite:PATH' or 'postgresql://...', not '%s'",
 				display, cfg->store);
+	if (strncmp(cfg->store, "sqlite:", 7) == 0 &&
+	    (rc = file_path_check(cfg->store + 7, "store", cfg->store, display, ctx)))
+		return rc;
 	if ((rc = load_computers(cfg, display, ctx)) || (rc = load_rules(cfg, display, ctx)) ||
 	    (rc = load_labels(cfg->raw, "platform_labels", &cfg->platform_labels, display, ctx)) ||
 	    (rc = load_labels(cfg->raw, "module_labels", &cfg->module_labels, display, ctx)) ||
