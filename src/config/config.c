@@ -320,6 +320,10 @@ static int load_rules(struct bg_config *cfg, const char *display, struct bg_ctx 
 					contains ? "device_contains"
 					: equals ? "computer_equals_ignoring_case"
 						 : "machine_in");
+		/* nor may the label it gives: a computer label is never empty */
+		if (!bg_value_len(computer))
+			return bg_error(ctx, BG_ECHECK, "%s: computer_rules[%zu]: 'computer' must not be empty", display,
+					i);
 		{
 			char where[48];
 			int rc;
