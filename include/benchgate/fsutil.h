@@ -20,8 +20,7 @@
 extern "C" {
 #endif
 
-/* Appends the file's bytes to out. BG_EIO "PATH: cannot read: REASON".
- * A FIFO that no process writes is not waited for: it reads as empty. */
+/* Appends the file's bytes to out. BG_EIO "PATH: cannot read: REASON". */
 int bg_file_read(const char *path, const char *display, struct bg_strbuf *out, struct bg_ctx *ctx);
 /*
  * A file's bytes, for reading once: text[0..len), with text[len] == '\0'.

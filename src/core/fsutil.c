@@ -66,26 +66,13 @@ static int read_fd(int fd, const struct stat *st, const char *display, struct bg
 	}
 }
 
-/*
- * Opens path for reading and fstats it; a directory is an error. Opened
- * with O_NONBLOCK, then blocking again: a FIFO that no process writes
- * (a path in benchgate.json naming one) would otherwise block the open
- * for ever; read, it ends at once, as an empty file.
- */
+/* Opens path for reading and fstats it; a directory is an error. */
 static int open_regular(const char *path, const char *display, struct stat *st, bool *have_st,
 			int *fd, struct bg_ctx *ctx)
 {
-	int flags;
-
-	*fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (*fd < 0)
 		return bg_error(ctx, BG_EIO, "%s: cannot read: %s", display, strerror(errno));
-	flags = fcntl(*fd, F_GETFL);
-	if (flags < 0 || fcntl(*fd, F_SETFL, flags & ~O_NONBLOCK) < 0) {
-		int e = errno;
-		close(*fd);
-		return bg_error(ctx, BG_EIO, "%s: cannot read: %s", display, strerror(e));
-	}
 	*have_st = fstat(*fd, st) == 0;
 	if (*have_st && S_ISDIR(st->st_mode)) {
 		close(*fd);
