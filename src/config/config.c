@@ -418,9 +418,16 @@ static int fill(struct bg_config *cfg, const char *display, struct bg_ctx *ctx)
 		return rc;
 	/* a store string no back end reads is caught by every verb, not first by one that stores */
 	if (!(strncmp(cfg->store, "sqlite:", 7) == 0 && cfg->store[7]) && strncmp(cfg->store, "postgresql://", 13) != 0 &&
-	    strncmp(cfg->store, "postgres://", 11) != 0)
-		return bg_error(ctx, BG_ECHECK, "%s: 'store' must be 'sqlite:PATH' or 'postgresql://...', not '%s'",
-				display, cfg->store);
+	    strncmp(cfg->store, "postgres://", 11) != 0) {
+		/* a URL with user information ("user:password@host") is shown
+		 * as its scheme only, as the store shows a postgresql:// one:
+		 * a mistyped scheme must not print a password */
+		const char *colon = strchr(cfg->store, ':');
+		int shown = strchr(cfg->store, '@') && colon ? (int)(colon - cfg->store + 1) : (int)strlen(cfg->store);
+
+		return bg_error(ctx, BG_ECHECK, "%s: 'store' must be 'sqlite:PATH' or 'postgresql://...', not '%.*s%s'",
+				display, shown, cfg->store, cfg->store[shown] ? "..." : "");
+	}
 	if (strncmp(cfg->store, "sqlite:", 7) == 0 &&
 	    (rc = file_path_check(cfg->store + 7, "store", cfg->store, display, ctx)))
 		return rc;
