@@ -383,6 +383,69 @@ static int rules_name_computers(const struct bg_config *cfg, const char *display
 	return BG_OK;
 }
 
+/* rel from root as one text: "./" and "//" dropped, so that two spellings
+ * of one path compare equal (links and ".." are left as they are). */
+static void tidy_path(struct bg_strbuf *out, const char *root, const char *rel)
+{
+	struct bg_strbuf joined = BG_STRBUF_INIT;
+	const char *p;
+
+	bg_path_join(&joined, root, rel);
+	bg_strbuf_reset(out);
+	for (p = joined.buf; *p;) {
+		const char *end = strchr(p, '/');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+
+		if (!(n == 0 || (n == 1 && p[0] == '.')))
+			bg_strbuf_addf(out, "/%.*s", (int)n, p);
+		p += n + (end ? 1 : 0);
+	}
+	bg_strbuf_release(&joined);
+}
+
+/*
+ * A file benchgate writes (the generated document, RUNS.md, the sqlite
+ * store) must not be one it reads or another it writes: run would append
+ * a Markdown row to the registry, render overwrite the profile matrix.
+ * Compared as written (tidy_path); render also compares the files.
+ */
+static int written_apart(const struct bg_config *cfg, const char *display, struct bg_ctx *ctx)
+{
+	const char *store = strncmp(cfg->store, "sqlite:", 7) == 0 ? cfg->store + 7 : NULL;
+	const struct {
+		const char *path, *field, *what;
+		bool written;
+	} f[] = {
+		{cfg->registry_path, "registry.path", "the registry", false},
+		{cfg->profile_path, "profile.path", "the profile matrix", false},
+		{cfg->parity_matrix, "profile.parity_matrix", "the parity matrix", false},
+		{cfg->config_path, NULL, "benchgate.json", false},
+		{cfg->generated_path, "registry.generated", "the registry's generated document", true},
+		{cfg->runs_index, "profile.runs_index", "the experiments' RUNS.md", true},
+		{store, "store", "the store", true},
+	};
+	const size_t n = sizeof(f) / sizeof(f[0]);
+	struct bg_strbuf a = BG_STRBUF_INIT, b = BG_STRBUF_INIT;
+	int rc = BG_OK;
+
+	for (size_t i = 0; i < n && !rc; i++) {
+		if (!f[i].written || !f[i].path)
+			continue;
+		tidy_path(&a, cfg->root, f[i].path);
+		for (size_t j = 0; j < n && !rc; j++) {
+			if (j == i || !f[j].path || (f[j].written && j > i))
+				continue;
+			tidy_path(&b, cfg->root, f[j].path);
+			if (strcmp(a.buf, b.buf) == 0)
+				rc = bg_error(ctx, BG_ECHECK, "%s: '%s' names '%s', which is %s; name another file",
+					      display, f[i].field, f[i].path, f[j].what);
+		}
+	}
+	bg_strbuf_release(&a);
+	bg_strbuf_release(&b);
+	return rc;
+}
+
 static int fill(struct bg_config *cfg, const char *display, struct bg_ctx *ctx)
 {
 	struct bg_value *reg, *prof, *sv;
@@ -434,7 +497,8 @@ static int fill(struct bg_config *cfg, const char *display, struct bg_ctx *ctx)
 	if ((rc = load_computers(cfg, display, ctx)) || (rc = load_rules(cfg, display, ctx)) ||
 	    (rc = load_labels(cfg->raw, "platform_labels", &cfg->platform_labels, display, ctx)) ||
 	    (rc = load_labels(cfg->raw, "module_labels", &cfg->module_labels, display, ctx)) ||
-	    (rc = rules_name_computers(cfg, display, ctx)) || (rc = check_key_fields(cfg->raw, display, ctx)))
+	    (rc = rules_name_computers(cfg, display, ctx)) || (rc = check_key_fields(cfg->raw, display, ctx)) ||
+	    (rc = written_apart(cfg, display, ctx)))
 		return rc;
 	return BG_OK;
 }
