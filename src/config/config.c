@@ -369,6 +369,71 @@ static int load_rules(struct bg_config *cfg, const char *display, struct bg_ctx 
 	return BG_OK;
 }
 
+static bool equals_ignoring_case(const char *a, const char *b)
+{
+	for (; *a && *b; a++, b++)
+		if (tolower((unsigned char)*a) != tolower((unsigned char)*b))
+			return false;
+	return *a == *b;
+}
+
+/* The first word of machine list a (" a b ") that list b also holds, or NULL
+ * (into a: the word runs to the next space). */
+static const char *machine_shared(const char *a, const char *b)
+{
+	for (const char *w = a + 1; *w; w = strchr(w, ' ') + 1) {
+		size_t n = (size_t)(strchr(w, ' ') - w);
+		char word[80];
+
+		snprintf(word, sizeof(word), " %.*s ", (int)n, w);
+		if (strstr(b, word))
+			return w;
+	}
+	return NULL;
+}
+
+/*
+ * Rules apply in order: a later rule that an earlier one of the same kind
+ * always claims first, for another computer, can never apply (a
+ * device_contains "Apple M5" before "Apple M5 Max"), so its computer is
+ * never recognised; the order, not the rule, is what is wrong.
+ */
+static int rules_reachable(const struct bg_config *cfg, const char *display, struct bg_ctx *ctx)
+{
+	for (size_t j = 0; j < cfg->nrules; j++)
+		for (size_t i = 0; i < j; i++) {
+			const struct bg_computer_rule *a = &cfg->rules[i], *b = &cfg->rules[j];
+			const char *m = NULL;
+			bool shadowed;
+
+			if (a->kind != b->kind || strcmp(a->computer, b->computer) == 0)
+				continue;
+			if (a->kind == BG_RULE_DEVICE_CONTAINS)
+				shadowed = strstr(b->pattern, a->pattern) != NULL;
+			else if (a->kind == BG_RULE_COMPUTER_EQUALS_IGNORING_CASE)
+				shadowed = equals_ignoring_case(a->pattern, b->pattern);
+			else
+				shadowed = (m = machine_shared(b->pattern, a->pattern)) != NULL;
+			if (!shadowed)
+				continue;
+			if (m)
+				return bg_error(ctx, BG_ECHECK,
+						"%s: computer_rules[%zu] lists machine '%.*s', which computer_rules[%zu] "
+						"gives to computer '%s' first; list each machine once",
+						display, j, (int)(strchr(m, ' ') - m), m, i, a->computer);
+			return bg_error(ctx, BG_ECHECK,
+					"%s: computer_rules[%zu] can never apply: computer_rules[%zu] ('%s' '%s', "
+					"computer '%s') matches first whatever it matches; %s",
+					display, j, i,
+					a->kind == BG_RULE_DEVICE_CONTAINS ? "device_contains"
+									   : "computer_equals_ignoring_case",
+					a->pattern, a->computer,
+					equals_ignoring_case(a->pattern, b->pattern) ? "keep one of the two"
+										     : "put the longer pattern first");
+		}
+	return BG_OK;
+}
+
 /* With computers declared, a rule must name one of them: its label is what
  * gates and measurements are compared with. */
 static int rules_name_computers(const struct bg_config *cfg, const char *display, struct bg_ctx *ctx)
@@ -497,7 +562,8 @@ static int fill(struct bg_config *cfg, const char *display, struct bg_ctx *ctx)
 	if ((rc = load_computers(cfg, display, ctx)) || (rc = load_rules(cfg, display, ctx)) ||
 	    (rc = load_labels(cfg->raw, "platform_labels", &cfg->platform_labels, display, ctx)) ||
 	    (rc = load_labels(cfg->raw, "module_labels", &cfg->module_labels, display, ctx)) ||
-	    (rc = rules_name_computers(cfg, display, ctx)) || (rc = check_key_fields(cfg->raw, display, ctx)) ||
+	    (rc = rules_name_computers(cfg, display, ctx)) || (rc = rules_reachable(cfg, display, ctx)) ||
+	    (rc = check_key_fields(cfg->raw, display, ctx)) ||
 	    (rc = written_apart(cfg, display, ctx)))
 		return rc;
 	return BG_OK;
@@ -631,14 +697,6 @@ const char *bg_config_computer_slug(const struct bg_config *cfg, const char *lab
 		if (strcmp(cfg->computers[i].label, label) == 0)
 			return cfg->computers[i].slug;
 	return NULL;
-}
-
-static bool equals_ignoring_case(const char *a, const char *b)
-{
-	for (; *a && *b; a++, b++)
-		if (tolower((unsigned char)*a) != tolower((unsigned char)*b))
-			return false;
-	return *a == *b;
 }
 
 const char *bg_config_computer_label(const struct bg_config *cfg, const char *device,
