@@ -202,6 +202,13 @@ static const struct bg_opt *find_long(const struct bg_opt *opts, const char *nam
 	return hit;
 }
 
+/* -C and --config given after the verb: where they go, not just "unknown". */
+static int global_after_verb(const struct bg_cmd *cmd, const char *option)
+{
+	return bg_cli_usage_error(cmd, "'%s' is a global option; give it before the verb: 'benchgate %s %s ...'",
+				  option, option, cmd->name);
+}
+
 int bg_cli_parse(struct bg_cli *cli, const struct bg_cmd *cmd, const struct bg_opt *opts,
 		 int max_pos, bool stop_at_dashdash, bg_opt_fn on_opt, void *data,
 		 struct bg_parsed *out)
@@ -234,6 +241,8 @@ int bg_cli_parse(struct bg_cli *cli, const struct bg_cmd *cmd, const struct bg_o
 			size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
 
 			o = find_long(opts, a + 2, len, &err);
+			if (!o && len == 6 && strncmp(a + 2, "config", 6) == 0)
+				return global_after_verb(cmd, "--config FILE");
 			if (!o)
 				return bg_cli_usage_error(cmd, "%s '%.*s'", err ? err : "unknown option",
 							  (int)(len + 2), a);
@@ -246,6 +255,8 @@ int bg_cli_parse(struct bg_cli *cli, const struct bg_cmd *cmd, const struct bg_o
 			for (const struct bg_opt *p = opts; p && p->long_name; p++)
 				if (p->short_name && p->short_name == a[1])
 					o = p;
+			if (!o && a[1] == 'C')
+				return global_after_verb(cmd, "-C DIR");
 			if (!o)
 				return bg_cli_usage_error(cmd, "unknown option '%s'", a);
 			if (a[2]) {
