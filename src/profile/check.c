@@ -124,8 +124,15 @@ static int check_profile(struct bg_arena *ar, const struct bg_config *cfg, struc
 	rc = BG_ECHECK;
 	if (!bg_value_equal(bg_value_get(profile, "schema_version"), bg_value_new_int(ar, 1)))
 		bg_problems_add(p, "profile matrix schema_version must be 1");
-	if (cfg->profile_protocol && !str_is(bg_value_get(profile, "protocol_version"), cfg->profile_protocol))
-		bg_problems_add(p, "profile matrix protocol_version is not frozen at v1");
+	if (cfg->profile_protocol && !str_is(bg_value_get(profile, "protocol_version"), cfg->profile_protocol)) {
+		/* the reference's words for its own ".../v1"; another version
+		 * (profile.protocol_version) is named, as the registry's is */
+		size_t n = strlen(cfg->profile_protocol);
+		if (n >= 3 && strcmp(cfg->profile_protocol + n - 3, "/v1") == 0)
+			bg_problems_add(p, "profile matrix protocol_version is not frozen at v1");
+		else
+			bg_problems_add(p, "profile matrix protocol_version is not frozen at %s", cfg->profile_protocol);
+	}
 	if (!str_is(bg_value_get(profile, "parity_matrix"), cfg->parity_matrix))
 		bg_problems_add(p, "profile matrix must name the canonical parity matrix");
 
