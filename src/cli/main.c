@@ -110,7 +110,6 @@ static void unknown(const char *what, const char *word, const char *tail)
 int main(int argc, char **argv)
 {
 	struct bg_cli cli = {0};
-	struct bg_strbuf shown = BG_STRBUF_INIT; /* an argument in a message, its control bytes shown */
 	int i = 1;
 
 	/* One short-lived process: big blocks come from the heap and freed
