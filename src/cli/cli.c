@@ -84,20 +84,62 @@ int bg_cli_write(const struct bg_strbuf *sb, bool to_stderr)
 	return BG_OK;
 }
 
+/* The length of the well-formed UTF-8 character s starts with, else 0. */
+static size_t utf8_char(const unsigned char *s)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t n;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	/* no overlong form, no surrogate, nothing beyond U+10FFFF */
+	if (s[0] == 0xe0)
+		lo = 0xa0;
+	else if (s[0] == 0xed)
+		hi = 0x9f;
+	else if (s[0] == 0xf0)
+		lo = 0x90;
+	else if (s[0] == 0xf4)
+		hi = 0x8f;
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
 size_t bg_cli_control_at(const char *s)
 {
-	unsigned char c = (unsigned char)s[0];
+	const unsigned char *u = (const unsigned char *)s;
 
-	if (c < 0x20 || c == 0x7f)
+	if (u[0] < 0x20 || u[0] == 0x7f)
 		return 1;
-	if (c == 0xc2 && (unsigned char)s[1] >= 0x80 && (unsigned char)s[1] <= 0x9f)
+	if (u[0] == 0xc2 && u[1] >= 0x80 && u[1] <= 0x9f)
 		return 2;
+	if (u[0] >= 0x80 && !utf8_char(u)) /* a lone 0x9b is CSI to an 8-bit terminal */
+		return 1;
 	return 0;
+}
+
+size_t bg_cli_char_at(const char *s)
+{
+	size_t n = utf8_char((const unsigned char *)s);
+
+	return n ? n : 1;
 }
 
 bool bg_cli_needs_showing(const char *s)
 {
-	for (; s && *s; s++)
+	for (; s && *s; s += bg_cli_char_at(s))
 		if (bg_cli_control_at(s))
 			return true;
 	return false;
@@ -113,7 +155,9 @@ void bg_cli_add_shown(struct bg_strbuf *out, const char *s)
 	}
 	while (*s) {
 		if ((k = bg_cli_control_at(s)) == 0) {
-			bg_strbuf_addch(out, *s++);
+			k = bg_cli_char_at(s);
+			bg_strbuf_addn(out, s, k);
+			s += k;
 			continue;
 		}
 		for (; k; k--)

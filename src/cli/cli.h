@@ -117,8 +117,12 @@ void bg_cli_add_shown(struct bg_strbuf *out, const char *s);
 const char *bg_cli_shown(struct bg_strbuf *tmp, const char *s);
 /* Whether bg_cli_add_shown would change s. */
 bool bg_cli_needs_showing(const char *s);
-/* The length in bytes of the control that s starts with (1 for C0 or DEL, 2 for C1), else 0. */
+/* The length in bytes of the control that s starts with (1 for C0 or DEL,
+ * 2 for C1, 1 for a byte that starts no well-formed UTF-8 character), else 0. */
 size_t bg_cli_control_at(const char *s);
+/* The length in bytes of the character s starts with: its UTF-8 length when
+ * well formed, else 1. Walks text one character at a time with the above. */
+size_t bg_cli_char_at(const char *s);
 
 /* Parses a Python-style integer (argparse type=int). */
 bool bg_cli_parse_int(const char *s, long long *out);

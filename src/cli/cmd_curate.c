@@ -52,13 +52,19 @@ static void user_name(char *buf, size_t n)
 	 * passes through (C1 ones, two bytes in UTF-8, become one '?'), and a
 	 * name that is not UTF-8 keeps only its ASCII */
 	valid = json_string(buf);
-	for (char *p = buf; *p; p++) {
+	for (char *p = buf; *p;) {
 		size_t k = bg_cli_control_at(p);
 
-		if (k == 2 && valid)
+		if (!valid && (unsigned char)*p >= 0x80) {
+			*p++ = '?';
+			continue;
+		}
+		if (k == 2)
 			memmove(p + 1, p + 2, strlen(p + 2) + 1);
-		if (k || (!valid && (unsigned char)*p >= 0x80))
-			*p = '?';
+		if (k)
+			*p++ = '?';
+		else
+			p += bg_cli_char_at(p);
 	}
 	json_decref(valid);
 }

@@ -35,8 +35,12 @@ void bg_mp_command(struct bg_strbuf *out, const json_t *command)
 
 				if (!k && (*p == '\'' || *p == '\\'))
 					bg_strbuf_addch(out, '\\');
-				if (!k)
-					bg_strbuf_addch(out, *p++);
+				if (!k) {
+					k = bg_cli_char_at(p);
+					bg_strbuf_addn(out, p, k);
+					p += k;
+					continue;
+				}
 				for (; k; k--)
 					bg_strbuf_addf(out, "\\x%02x", (unsigned char)*p++);
 			}
