@@ -51,6 +51,8 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 		return rc;
 	if (output && !*output)
 		return bg_cli_usage_error(self, "argument --output: expected a file name");
+	if (output && output[strlen(output) - 1] == '/')
+		return bg_cli_usage_error(self, "argument --output: '%s' names a folder; name the file to write", output);
 	if ((rc = bg_cli_load_registry(cli, &cfg, &reg)))
 		return rc;
 	if (!output)
