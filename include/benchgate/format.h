@@ -12,6 +12,9 @@
  * ("812.4 us", "50.31 ms", "1.204 s", "512 B", "1.100 MiB"); a negative
  * value (an envelope's low bound) gets the unit of its size. What was not
  * measured (anything but a JSON number) is "n/a".
+ *
+ * It also owns how outside text (a reason, a folder name, a value read back
+ * from a manifest) is judged and shown on one terminal line.
  */
 #ifndef BENCHGATE_FORMAT_H
 #define BENCHGATE_FORMAT_H
@@ -38,6 +41,22 @@ struct bg_unit bg_format_bytes_unit(double bytes);
 void bg_format_duration(struct bg_strbuf *out, const json_t *ns);
 /* Appends bytes (a JSON number of bytes, or anything else: "n/a"). */
 void bg_format_bytes(struct bg_strbuf *out, const json_t *bytes);
+/*
+ * What keeps s from reading back as one line of text in a terminal and a
+ * table, or NULL when nothing does: s must be valid UTF-8 without a control
+ * character (C0, DEL, C1), a line or a paragraph separator, and not blank
+ * by Python's str.strip (Unicode spaces included). The answer is a static
+ * phrase ("it is not valid UTF-8") for a message about s.
+ */
+const char *bg_format_line_problem(const char *s);
+/*
+ * Appends s as it may be shown on a terminal line: valid UTF-8 is kept,
+ * a control character (C0, DEL, C1) or a line or paragraph separator
+ * becomes '?', and a byte that is not part of a valid UTF-8 sequence
+ * becomes the four characters \xNN (as bg_json_text writes it). NULL s
+ * appends nothing.
+ */
+void bg_format_printable(struct bg_strbuf *out, const char *s);
 
 #ifdef __cplusplus
 }

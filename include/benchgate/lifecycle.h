@@ -130,7 +130,10 @@ int bg_experiment_mark_failed(const struct bg_config *cfg, const char *id, json_
  * host), BG_ECHECK when it is not running. A failed experiment whose
  * RUNS.md row still says running (its writer was killed between the
  * manifest and the row) gets its row made failed instead: BG_OK with
- * *row_synced true (WHY is not used then).
+ * *row_synced true (WHY is not used then). BG_EUSAGE for an id that is
+ * empty, holds a '/' or starts with '.', and for a WHY that is not one line
+ * of text (bg_format_line_problem) or holds a private path; BG_ECHECK for
+ * an id with no folder.
  */
 int bg_experiment_abandon(const struct bg_config *cfg, const char *id, const char *why, bool *row_synced,
 			  struct bg_ctx *ctx);

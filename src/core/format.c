@@ -1,9 +1,14 @@
 /*
- * format.c - durations and sizes as people read them (see format.h).
+ * format.c - durations and sizes as people read them, and outside text
+ * judged and shown on one terminal line (see format.h).
  */
 #include "benchgate/format.h"
+#include "core/bytes.h"
+#include "core/pyval.h"
 
 #include <math.h>
+#include <stdbool.h>
+#include <string.h>
 
 static const char *const duration_names[] = {"ns", "us", "ms", "s"};
 static const double duration_factors[] = {1, 1e3, 1e6, 1e9};
@@ -67,4 +72,60 @@ void bg_format_duration(struct bg_strbuf *out, const json_t *ns)
 void bg_format_bytes(struct bg_strbuf *out, const json_t *bytes)
 {
 	put(out, bytes, bg_format_bytes_unit);
+}
+
+/* The length of the character at p and whether it is one a line cannot show
+ * (C0, DEL, C1, U+2028, U+2029); 0 when p starts no valid UTF-8 sequence. */
+static size_t next_char(const unsigned char *p, bool *control)
+{
+	size_t n;
+
+	if (*p < 0x80) {
+		*control = *p < 0x20 || *p == 0x7f;
+		return 1;
+	}
+	if (!(n = bg_utf8_len(p)))
+		return 0;
+	*control = (p[0] == 0xc2 && p[1] <= 0x9f) || (p[0] == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9));
+	return n;
+}
+
+const char *bg_format_line_problem(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t start, len;
+
+	while (*p) {
+		bool control;
+		size_t n = next_char(p, &control);
+
+		if (!n)
+			return "it is not valid UTF-8";
+		if (control)
+			return *p < 0x80 ? "it holds a control character (a newline, tab or escape)"
+					 : "it holds a control character or a line break";
+		p += n;
+	}
+	bg_py_strip(s, strlen(s), &start, &len);
+	return len ? NULL : "it is blank";
+}
+
+void bg_format_printable(struct bg_strbuf *out, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	while (p && *p) {
+		bool control;
+		size_t n = next_char(p, &control);
+
+		if (!n) {
+			bg_strbuf_addf(out, "\\x%02x", *p);
+			n = 1;
+		} else if (control) {
+			bg_strbuf_addch(out, '?');
+		} else {
+			bg_strbuf_addn(out, (const char *)p, n);
+		}
+		p += n;
+	}
 }

@@ -4,6 +4,7 @@
  */
 #include "benchgate/lifecycle.h"
 #include "benchgate/profile.h"
+#include "benchgate/format.h"
 #include "benchgate/fsutil.h"
 #include "benchgate/json.h"
 #include "benchgate/sha256.h"
@@ -452,13 +453,19 @@ int bg_experiment_abandon(const struct bg_config *cfg, const char *id, const cha
 {
 	json_t *m = NULL, *note;
 	struct bg_strbuf reason = BG_STRBUF_INIT, when = BG_STRBUF_INIT;
-	const char *status;
+	const char *status, *problem;
 	int rc;
 
 	*row_synced = false;
+	if (!*id)
+		return bg_error(ctx, BG_EUSAGE, "'' is not an experiment id; see 'benchgate experiments'");
 	for (const char *p = id; *p; p++)
 		if (*p == '/' || (p == id && *p == '.'))
 			return bg_error(ctx, BG_EUSAGE, "'%s' is not an experiment id", id);
+	/* recorded in the manifest, RUNS.md and the listing, and read back on
+	 * a terminal: one line of UTF-8 text, as a curation reason */
+	if ((problem = bg_format_line_problem(why)))
+		return bg_error(ctx, BG_EUSAGE, "the reason (--why TEXT) must be one line of text: %s", problem);
 	if (bg_profile_private_path(why))
 		return bg_error(ctx, BG_EUSAGE,
 				"the reason holds an absolute private path ('%s'), which 'benchgate check' rejects in a manifest; say it without the path",

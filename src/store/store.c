@@ -4,10 +4,9 @@
  * (see benchgate/store.h).
  */
 #include "store/store_impl.h"
+#include "benchgate/format.h"
 #include "benchgate/fsutil.h"
 #include "benchgate/strbuf.h"
-#include "core/bytes.h"
-#include "core/pyval.h"
 
 #include <string.h>
 
@@ -114,41 +113,10 @@ const char *bg_store_not_in_baseline(const json_t *summary)
 	return NULL;
 }
 
-/*
- * What is wrong with a curation reason, or NULL: it must read back as it
- * was meant, in a terminal and in a table, so valid UTF-8 on one line (no
- * control character, no line or paragraph separator) and not blank by
- * Python's str.strip (Unicode spaces included).
- */
-static const char *reason_problem(const char *why)
-{
-	const unsigned char *p = (const unsigned char *)why;
-	size_t start, len;
-
-	while (*p) {
-		size_t n;
-
-		if (*p < 0x80) {
-			if (*p < 0x20 || *p == 0x7f)
-				return "it holds a control character (a newline, tab or escape)";
-			p++;
-			continue;
-		}
-		if (!(n = bg_utf8_len(p)))
-			return "it is not valid UTF-8";
-		/* C1 controls (U+0080..U+009F), line and paragraph separators */
-		if ((p[0] == 0xc2 && p[1] <= 0x9f) || (p[0] == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9)))
-			return "it holds a control character or a line break";
-		p += n;
-	}
-	bg_py_strip(why, strlen(why), &start, &len);
-	return len ? NULL : "it is blank";
-}
-
 int bg_store_curate(struct bg_store *st, long long id, const char *curation, const char *why,
 		    const char *who, struct bg_ctx *ctx)
 {
-	const char *problem = why ? reason_problem(why) : "it is missing";
+	const char *problem = why ? bg_format_line_problem(why) : "it is missing";
 
 	if (problem)
 		return bg_error(ctx, BG_EUSAGE, "the reason (--why TEXT) must be one line of text: %s", problem);
