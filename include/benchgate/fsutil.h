@@ -98,6 +98,15 @@ int bg_lock_file(const char *lock_path, const char *display, int *fd, struct bg_
 void bg_unlock(int fd);
 bool bg_is_file(const char *path);
 bool bg_is_dir(const char *path);
+/*
+ * What keeps path from being read as a regular file: NULL when it is one
+ * (through links), "" when nothing is there (no such name, or a parent that
+ * is not a folder), else the phrase for "DISPLAY: cannot read: PHRASE"
+ * ("is a directory", "a link to nothing", "not a regular file", or the
+ * system's reason). For a file that must not be skipped as absent when it
+ * is there but is no file, and never waited on (a FIFO is not opened).
+ */
+const char *bg_file_problem(const char *path);
 /* Joins dir and rel into out (rel returned as is when absolute). */
 void bg_path_join(struct bg_strbuf *out, const char *dir, const char *rel);
 

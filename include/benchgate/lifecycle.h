@@ -106,7 +106,9 @@ int bg_experiment_reserve(const struct bg_config *cfg, const char *gate_id, stru
 /* Writes experiments/ID/manifest.json atomically. */
 int bg_experiment_write_manifest(const struct bg_config *cfg, const char *id, const json_t *manifest,
 				 struct bg_ctx *ctx);
-/* Reads experiments/ID/manifest.json. */
+/* Reads experiments/ID/manifest.json: BG_EIO when it cannot be read (one
+ * that is not a regular file, a FIFO too, is never opened), BG_ECHECK when
+ * it is not a JSON object. */
 int bg_experiment_read_manifest(const struct bg_config *cfg, const char *id, json_t **out,
 				struct bg_ctx *ctx);
 

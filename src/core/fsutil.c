@@ -469,6 +469,19 @@ bool bg_is_dir(const char *path)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+const char *bg_file_problem(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) == 0)
+		return S_ISREG(st.st_mode) ? NULL : S_ISDIR(st.st_mode) ? "is a directory" : "not a regular file";
+	if (errno == ENOENT && lstat(path, &st) == 0)
+		return "a link to nothing";
+	if (errno == ENOENT || errno == ENOTDIR)
+		return "";
+	return strerror(errno);
+}
+
 void bg_path_join(struct bg_strbuf *out, const char *dir, const char *rel)
 {
 	if (rel[0] == '/' || !dir || !dir[0] || strcmp(dir, ".") == 0) {

@@ -128,8 +128,15 @@ int bg_experiment_read_manifest(const struct bg_config *cfg, const char *id, jso
 	struct bg_strbuf abs = BG_STRBUF_INIT, rel = BG_STRBUF_INIT;
 	int rc;
 
+	const char *why;
+
+	*out = NULL;
 	manifest_paths(cfg, id, &abs, &rel);
-	rc = bg_json_load_file(abs.buf, rel.buf, out, ctx);
+	/* a FIFO is never opened (the listing would wait on it for ever) */
+	if ((why = bg_file_problem(abs.buf)) && *why)
+		rc = bg_error(ctx, BG_EIO, "%s: cannot read: %s", rel.buf, why);
+	else
+		rc = bg_json_load_file(abs.buf, rel.buf, out, ctx);
 	if (!rc && (rc = bg_json_expect_object(*out, rel.buf, ctx))) {
 		json_decref(*out);
 		*out = NULL;

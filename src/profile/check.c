@@ -486,19 +486,22 @@ static int check_experiments(struct bg_arena *ar, const struct bg_config *cfg, s
 	if (d) {
 		while (!rc && (e = readdir(d))) {
 			struct bg_strbuf mp = BG_STRBUF_INIT;
-			struct stat st;
+			const char *why;
 			if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
 				continue;
 			bg_strbuf_addf(&mp, "%s/%s/manifest.json", root.buf, e->d_name);
-			if (stat(mp.buf, &st) == 0 && S_ISREG(st.st_mode)) {
+			/* a manifest.json that is a folder, a FIFO or a link to
+			 * nothing is there, unreadable: never skipped as absent */
+			why = bg_file_problem(mp.buf);
+			if (!why) {
 				if (n == cap) {
 					cap = cap ? 2 * cap : 32;
 					names = bg_xrealloc(names, cap * sizeof(*names));
 				}
 				names[n++] = bg_xstrdup(e->d_name);
-			} else if (errno == EACCES || errno == EIO || errno == ELOOP) {
+			} else if (*why) {
 				rc = bg_error(ctx, BG_EIO, "%s/%s/manifest.json: cannot read: %s", cfg->experiments,
-					      e->d_name, strerror(errno));
+					      e->d_name, why);
 			}
 			bg_strbuf_release(&mp);
 		}
