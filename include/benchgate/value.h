@@ -198,9 +198,10 @@ struct bg_value *bg_value_getn(const struct bg_value *obj, const char *key, size
 
 #define BG_VALUE_CAT_(a, b) a##b
 #define BG_VALUE_CAT(a, b) BG_VALUE_CAT_(a, b)
-/* for each element: i (size_t) and v (struct bg_value *) */
+/* for each element: i (size_t) and v (struct bg_value *); no element at all
+ * for anything but an array (an object's members are not elements) */
 #define BG_VALUE_ARRAY_FOREACH(arr, i, v)                                                    \
-	for ((i) = 0; (i) < bg_value_size(arr) && ((v) = (arr)->u.items[(i)], (void)(v), 1); (i)++)
+	for ((i) = 0; bg_value_is_array(arr) && (i) < (arr)->n && ((v) = (arr)->u.items[(i)], (void)(v), 1); (i)++)
 /* for each member in insertion order: k (const char *) and v (struct bg_value *) */
 #define BG_VALUE_OBJECT_FOREACH(obj, k, v)                                                   \
 	for (size_t BG_VALUE_CAT(bg_i_, __LINE__) = 0;                                       \

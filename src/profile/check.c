@@ -429,7 +429,9 @@ static void check_manifest(struct bg_arena *ar, const char *dir, struct bg_value
 		}
 	}
 	v = bg_value_get(m, "inputs");
-	BG_VALUE_ARRAY_FOREACH(v, i, item) {
+	if (!bg_value_is_array(v))
+		bg_problems_add(p, "%s inputs must be a list", label.buf);
+	else BG_VALUE_ARRAY_FOREACH(v, i, item) {
 		struct bg_value *h = bg_value_is_object(item) ? bg_value_get(item, "sha256") : NULL;
 		if (!is_hex(h, 64)) {
 			struct bg_strbuf s = BG_STRBUF_INIT;
@@ -447,7 +449,9 @@ static void check_manifest(struct bg_arena *ar, const char *dir, struct bg_value
 			bg_problems_add(p, "%s terminal status needs retained outputs", label.buf);
 	}
 	v = bg_value_get(m, "outputs");
-	BG_VALUE_ARRAY_FOREACH(v, i, item) {
+	if (!bg_value_is_array(v))
+		bg_problems_add(p, "%s outputs must be a list", label.buf);
+	else BG_VALUE_ARRAY_FOREACH(v, i, item) {
 		struct bg_value *h = bg_value_get(item, "sha256"), *res = bg_value_get(item, "result");
 		struct bg_strbuf art = BG_STRBUF_INIT;
 

@@ -545,6 +545,30 @@ static void test_construction(void **state)
 	bg_arena_free(a);
 }
 
+/* ARRAY_FOREACH walks arrays only: an object's members (a key whose bytes
+ * look like a value header) or a string give no element at all */
+static void test_array_foreach_arrays_only(void **state)
+{
+	struct bg_arena *a = bg_arena_new();
+	struct bg_value *doc = parse(a, "{\"o\": {\"\\u0007\\u0001\\u0001\\u0001\\u0001\\u0001\\u0001\\u0001AAAAAAAA\": 1},"
+				      " \"s\": \"abc\", \"n\": 5, \"a\": [1, 2]}");
+	static const char *const keys[] = {"o", "s", "n", "a", "missing"};
+	static const size_t want[] = {0, 0, 0, 2, 0};
+	struct bg_value *item;
+	size_t i;
+
+	(void)state;
+	for (size_t k = 0; k < 5; k++) {
+		size_t seen = 0;
+		BG_VALUE_ARRAY_FOREACH(bg_value_get(doc, keys[k]), i, item) {
+			assert_int_equal(bg_value_int(item), (int64_t)i + 1);
+			seen++;
+		}
+		assert_int_equal(seen, want[k]);
+	}
+	bg_arena_free(a);
+}
+
 static void test_parse_file(void **state)
 {
 	struct bg_arena *a = bg_arena_new();
@@ -592,6 +616,7 @@ int main(void)
 		cmocka_unit_test(test_py_floordiv),
 		cmocka_unit_test(test_construction),
 		cmocka_unit_test(test_parse_file),
+		cmocka_unit_test(test_array_foreach_arrays_only),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
