@@ -91,21 +91,53 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* Appends "[('a', 'b'), ...]" for the keys of set (pair_key -> [a, b]) sorted as tuples. */
+/* Python's < on two members of a tuple: strings by code point (UTF-8 bytes
+ * compare the same), anything else by its JSON text (numbers, which the
+ * reference could not sort among strings anyway). */
+static int cmp_member(const struct bg_value *a, const struct bg_value *b)
+{
+	struct bg_strbuf x = BG_STRBUF_INIT, y = BG_STRBUF_INIT;
+	int c;
+
+	if (bg_value_is_string(a) && bg_value_is_string(b))
+		return strcmp(bg_value_str(a), bg_value_str(b));
+	bg_value_dump(&x, a, -1, false);
+	bg_value_dump(&y, b, -1, false);
+	c = strcmp(x.buf, y.buf);
+	bg_strbuf_release(&x);
+	bg_strbuf_release(&y);
+	return c;
+}
+
+/* sorted() of (capability, backend) tuples: by the first member, then the
+ * second; not by their JSON text, where '"' (0x22) would sort "a" after
+ * "a b" */
+static int cmp_pair(const void *a, const void *b)
+{
+	const struct bg_value *x = *(const struct bg_value *const *)a, *y = *(const struct bg_value *const *)b;
+	int c = cmp_member(bg_value_at(x, 0), bg_value_at(y, 0));
+
+	return c ? c : cmp_member(bg_value_at(x, 1), bg_value_at(y, 1));
+}
+
+/* Appends "[('a', 'b'), ...]" for the values of set (pair_key -> [a, b]) sorted as tuples. */
 static void pair_list(struct bg_strbuf *out, struct bg_value *set)
 {
-	size_t n, i;
-	const char **keys = bg_value_sorted_keys(set, &n);
+	size_t n = bg_value_size(set), i = 0;
+	struct bg_value **pairs = bg_xmalloc((n ? n : 1) * sizeof(*pairs)), *v;
+	const char *k;
 
+	BG_VALUE_OBJECT_FOREACH(set, k, v)
+		pairs[i++] = v;
+	qsort(pairs, n, sizeof(*pairs), cmp_pair);
 	bg_strbuf_addch(out, '[');
 	for (i = 0; i < n; i++) {
-		struct bg_value *pair = bg_value_get(set, keys[i]);
 		if (i)
 			bg_strbuf_adds(out, ", ");
-		pair_repr(out, bg_value_at(pair, 0), bg_value_at(pair, 1));
+		pair_repr(out, bg_value_at(pairs[i], 0), bg_value_at(pairs[i], 1));
 	}
 	bg_strbuf_addch(out, ']');
-	free(keys);
+	free(pairs);
 }
 
 static int check_profile(struct bg_arena *ar, const struct bg_config *cfg, struct bg_problems *p, size_t *ncells,
@@ -389,8 +421,11 @@ static void check_manifest(struct bg_arena *ar, const char *dir, struct bg_value
 	bg_value_set(ar, ids, id, bg_value_true());
 	bg_strbuf_addf(&label, "experiment %s", id);
 	status = bg_value_get(m, "status");
+	/* by folder: RUNS.md's row for an id is judged by the manifest in the
+	 * folder of that name (as the reference reads it), never by another
+	 * folder's manifest that claims the same id */
 	if (bg_value_is_string(status))
-		bg_value_set(ar, statuses, id, status);
+		bg_value_set(ar, statuses, dir, status);
 	{
 		struct bg_strbuf miss = BG_STRBUF_INIT;
 		if (bg_value_missing_list(&miss, m, manifest_required)) {
@@ -601,7 +636,10 @@ static int check_runs(struct bg_arena *ar, const struct bg_config *cfg, struct b
 					break;
 				s = e + 1;
 			}
-			if (bg_value_size(fields) >= 4) {
+			/* an id cell holding a NUL names no experiment (a manifest's
+			 * id never holds one); as a C string it would pass for one */
+			if (bg_value_size(fields) >= 4 &&
+			    strlen(bg_value_str(bg_value_at(fields, 0))) == bg_value_len(bg_value_at(fields, 0))) {
 				const char *id = bg_value_str(bg_value_at(fields, 0));
 				struct bg_value *list = bg_value_get(rows, id);
 				if (!list) {
