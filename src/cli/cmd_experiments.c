@@ -77,7 +77,8 @@ static int collect(const struct bg_config *cfg, json_t **out, struct bg_ctx *ctx
 			status = json_string_value(json_object_get(m, "status"));
 			if (status && strcmp(status, "running") == 0)
 				bg_experiment_owner_state(m, &owner);
-			item = json_pack("{s:s, s:s, s:O, s:O, s:O, s:s?}", "id", names[i], "status",
+			/* a folder name that is not UTF-8 is kept, its odd bytes as \xNN */
+			item = json_pack("{s:o, s:s, s:O, s:O, s:O, s:s?}", "id", bg_json_text(names[i]), "status",
 					 status ? status : "invalid", "question",
 					 json_object_get(m, "question") ? json_object_get(m, "question") : json_null(),
 					 "started",
@@ -95,8 +96,9 @@ static int collect(const struct bg_config *cfg, json_t **out, struct bg_ctx *ctx
 			struct bg_strbuf p = BG_STRBUF_INIT;
 			bg_strbuf_addf(&p, "%s/%s", dir.buf, names[i]);
 			if (bg_is_dir(p.buf))
-				json_array_append_new(list, json_pack("{s:s, s:s, s:s}", "id", names[i], "status",
-								      "unreadable", "error", bg_ctx_message(&ctx)));
+				json_array_append_new(list, json_pack("{s:o, s:s, s:o}", "id", bg_json_text(names[i]),
+								      "status", "unreadable", "error",
+								      bg_json_text(bg_ctx_message(&ctx))));
 			bg_strbuf_release(&p);
 		}
 		json_decref(m);
@@ -138,6 +140,8 @@ static int list(const struct bg_config *cfg, bool as_json)
 			const char *owner = json_string_value(json_object_get(it, "owner"));
 			const char *why = json_string_value(json_object_get(it, "failure_reason"));
 
+			if (!why) /* an unreadable one: why */
+				why = json_string_value(json_object_get(it, "error"));
 			bg_strbuf_addf(&out, "%-48s %-10s", bg_cli_shown(&id, json_string_value(json_object_get(it, "id"))),
 				       bg_cli_shown(&status, json_string_value(json_object_get(it, "status"))));
 			if (owner && strcmp(owner, "dead") == 0) {
@@ -187,6 +191,8 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 		return bg_cli_usage_error(self, "'abandon' needs an experiment id");
 	} else if (!o.why || !*o.why) {
 		return bg_cli_usage_error(self, "'abandon' needs --why TEXT: the reason is recorded");
+	} else if (o.json) {
+		return bg_cli_usage_error(self, "--json goes with the listing, not with 'abandon'");
 	}
 	if ((rc = bg_cli_load_config(cli, &cfg)))
 		return rc;
