@@ -519,7 +519,8 @@ int bg_experiment_abandon(const struct bg_config *cfg, const char *id, const cha
 		rc = bg_error(ctx, BG_EPRECOND,
 			      "experiment '%s' is still running (pid %lld on %s); stop it first (SIGINT records it as interrupted)",
 			      id, (long long)json_integer_value(json_object_get(json_object_get(m, "execution"), "pid")),
-			      json_string_value(json_object_get(json_object_get(m, "execution"), "host")));
+			      /* no host recorded is taken for this one */
+			      bg_json_str_or(json_object_get(json_object_get(m, "execution"), "host"), "this host"));
 		goto out;
 	}
 	bg_strbuf_addf(&reason, "abandoned: %s", why);
