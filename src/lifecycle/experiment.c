@@ -8,6 +8,7 @@
 #include "benchgate/fsutil.h"
 #include "benchgate/json.h"
 #include "benchgate/sha256.h"
+#include "core/pyval.h"
 #include "core/stops.h"
 
 #include <errno.h>
@@ -176,21 +177,18 @@ static void cell(struct bg_strbuf *out, const char *s)
 	bg_strbuf_adds(out, " |");
 }
 
-/* True when line is the table row of id ("| ID |"). */
+/* True when line is the table row of id ("| ID |"): its first cell, stripped
+ * as check strips it (Python's str.strip: tabs and Unicode spaces too), is
+ * id; a row check counts is never taken for another and added again. */
 static bool row_of(const char *line, size_t len, const char *id)
 {
-	size_t n = strlen(id), i = 1;
+	const char *bar;
+	size_t start, n;
 
-	if (len < 2 || line[0] != '|')
+	if (len < 2 || line[0] != '|' || !(bar = memchr(line + 1, '|', len - 1)))
 		return false;
-	while (i < len && line[i] == ' ')
-		i++;
-	if (len - i < n || strncmp(line + i, id, n) != 0)
-		return false;
-	i += n;
-	while (i < len && line[i] == ' ')
-		i++;
-	return i < len && line[i] == '|';
+	bg_py_strip(line + 1, (size_t)(bar - line) - 1, &start, &n);
+	return n == strlen(id) && memcmp(line + 1 + start, id, n) == 0;
 }
 
 /* The cells of a table row, split at unescaped '|' and stripped; escapes kept. */
