@@ -209,6 +209,26 @@ static int check_profile(struct bg_arena *ar, const struct bg_config *cfg, struc
 		const char *cid;
 
 		if (!bg_value_is_object(cell)) {
+			/* the reference takes set(cell): a list's items or a string's
+			 * characters; it reports the names missing there and goes on
+			 * (it fails only where none is missing or an item is a list
+			 * or an object, and on anything else) */
+			struct bg_value *have = bg_value_new_object(ar, 0), *x;
+			bool names = bg_value_is_string(cell) || bg_value_is_array(cell);
+			size_t j;
+
+			BG_VALUE_ARRAY_FOREACH(cell, j, x) {
+				if (bg_value_is_array(x) || bg_value_is_object(x))
+					names = false;
+				else if (bg_value_is_string(x))
+					bg_value_set(ar, have, bg_value_str(x), bg_value_true());
+			}
+			if (names && bg_value_missing_list(&sb, have, cell_required)) {
+				bg_problems_add(p, "profile cell %zu is missing %s", i, sb.buf);
+				bg_strbuf_release(&sb);
+				continue;
+			}
+			bg_strbuf_release(&sb);
 			bg_error(ctx, rc, "%s: cells[%zu] must be an object", cfg->profile_path, i);
 			goto fail;
 		}
