@@ -425,6 +425,16 @@ const char *bg_profile_runs_status(const char *s)
 	return NULL;
 }
 
+/* A list, or what Python iterates as an empty one (an empty object or
+ * string; the reference walks those without a finding). Anything else is
+ * no list: a number the reference cannot walk, a non-empty object or string
+ * whose keys or characters it takes for entries and fails on. */
+static bool iterates_as_list(const struct bg_value *v)
+{
+	return bg_value_is_array(v) || (bg_value_is_object(v) && bg_value_size(v) == 0) ||
+	       (bg_value_is_string(v) && bg_value_len(v) == 0);
+}
+
 static void check_manifest(struct bg_arena *ar, const char *dir, struct bg_value *m, struct bg_problems *p, struct bg_value *ids,
 			   struct bg_value *statuses)
 {
@@ -484,7 +494,7 @@ static void check_manifest(struct bg_arena *ar, const char *dir, struct bg_value
 		}
 	}
 	v = bg_value_get(m, "inputs");
-	if (!bg_value_is_array(v))
+	if (!iterates_as_list(v))
 		bg_problems_add(p, "%s inputs must be a list", label.buf);
 	else BG_VALUE_ARRAY_FOREACH(v, i, item) {
 		struct bg_value *h = bg_value_is_object(item) ? bg_value_get(item, "sha256") : NULL;
@@ -504,7 +514,7 @@ static void check_manifest(struct bg_arena *ar, const char *dir, struct bg_value
 			bg_problems_add(p, "%s terminal status needs retained outputs", label.buf);
 	}
 	v = bg_value_get(m, "outputs");
-	if (!bg_value_is_array(v))
+	if (!iterates_as_list(v))
 		bg_problems_add(p, "%s outputs must be a list", label.buf);
 	else BG_VALUE_ARRAY_FOREACH(v, i, item) {
 		struct bg_value *h = bg_value_get(item, "sha256"), *res = bg_value_get(item, "result");
