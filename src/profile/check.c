@@ -178,7 +178,10 @@ static int check_profile(struct bg_arena *ar, const struct bg_config *cfg, struc
 		struct bg_value *id = bg_value_get(cap, "id"), *cov = bg_value_get(cap, "coverage"), *entry;
 		const char *backend;
 
-		if (!bg_value_is_object(cap) || !bg_value_is_string(id) || !bg_value_is_object(cov)) {
+		/* an id the reference can hash (a number, true/false, null) is
+		 * taken as it takes it; a list or an object stops it */
+		if (!bg_value_is_object(cap) || !id || bg_value_is_array(id) || bg_value_is_object(id) ||
+		    !bg_value_is_object(cov)) {
 			bg_error(ctx, rc, "%s: capabilities[%zu] needs a string 'id' and an object 'coverage'",
 				 parity_display, i);
 			goto fail;
@@ -188,8 +191,12 @@ static int check_profile(struct bg_arena *ar, const struct bg_config *cfg, struc
 			struct bg_value *b = bg_value_new_string(ar, backend);
 
 			if (!bg_value_is_object(entry) || !bg_value_get(entry, "level")) {
+				struct bg_strbuf idtext = BG_STRBUF_INIT;
+
+				bg_value_py_str(&idtext, id);
 				bg_error(ctx, rc, "%s: capability '%s' backend '%s' needs a 'level'",
-					 parity_display, bg_value_str(id), backend);
+					 parity_display, idtext.buf, backend);
+				bg_strbuf_release(&idtext);
 				goto fail;
 			}
 			pair_key(&k, id, b);
@@ -330,8 +337,14 @@ static int check_profile(struct bg_arena *ar, const struct bg_config *cfg, struc
 		size_t nparity = 0;
 		struct bg_value *pids = bg_value_new_object(ar, 0);
 
-		BG_VALUE_ARRAY_FOREACH(caps, i, cap)
-			bg_value_set(ar, pids, bg_value_str(bg_value_get(cap, "id")), bg_value_true());
+		/* the definitions' keys are strings: an id of another type is
+		 * never among them */
+		BG_VALUE_ARRAY_FOREACH(caps, i, cap) {
+			if (bg_value_is_string(bg_value_get(cap, "id")))
+				bg_value_set(ar, pids, bg_value_str(bg_value_get(cap, "id")), bg_value_true());
+			else
+				same = false;
+		}
 		nparity = bg_value_size(pids);
 		if (bg_value_size(defs) != nparity)
 			same = false;
