@@ -11,7 +11,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
-#include <stdio.h>
 #include <string.h>
 
 enum { OPT_JSON = 1, OPT_WHY };
@@ -199,6 +198,7 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 	if (parsed.npos == 0) {
 		rc = list(&cfg, o.json);
 	} else {
+		struct bg_strbuf out = BG_STRBUF_INIT;
 		bool synced;
 
 		bg_ctx_init(&ctx);
@@ -206,10 +206,15 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 		if (rc)
 			bg_cli_fail_ctx(rc, &ctx);
 		else if (synced)
-			printf("experiment %s was already failed; its RUNS.md row, still 'running' (a write lost when benchgate was killed), now says failed\n",
-			       parsed.pos[1]);
+			bg_strbuf_addf(&out, "experiment %s was already failed; its RUNS.md row, still 'running' (a write lost when benchgate was killed), now says failed\n",
+				       parsed.pos[1]);
 		else
-			printf("experiment %s marked failed: abandoned: %s\n", parsed.pos[1], o.why);
+			bg_strbuf_addf(&out, "experiment %s marked failed: abandoned: %s\n", parsed.pos[1], o.why);
+		/* a confirmation that cannot be written is an I/O failure, as for
+		 * every other verb, never a silent success */
+		if (bg_cli_write(&out, false) && !rc)
+			rc = BG_EIO;
+		bg_strbuf_release(&out);
 		bg_ctx_release(&ctx);
 	}
 	bg_config_release(&cfg);

@@ -37,3 +37,9 @@ seeded_setup() {
 	trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
 }
 seed() { "$SEED" seed "$work/p" "$@" | cut -d' ' -f1; }
+# scratch: a new scratch folder $work, removed on exit, made the current folder
+scratch() {
+	work=$(mktemp -d)
+	trap 'rm -rf "$work"' EXIT
+	cd "$work" || exit 1
+}
