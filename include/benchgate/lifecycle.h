@@ -133,7 +133,8 @@ int bg_experiment_mark_failed(const struct bg_config *cfg, const char *id, json_
  * RUNS.md row still says running (its writer was killed between the
  * manifest and the row) gets its row made failed instead: BG_OK with
  * *row_synced true (WHY is not used then). BG_EUSAGE for an id that is
- * empty, holds a '/' or starts with '.', and for a WHY that is not one line
+ * empty, not one line of UTF-8 text, holds a '/' or starts with '.', and
+ * for a WHY that is not one line
  * of text (bg_format_line_problem) or holds a private path; BG_ECHECK for
  * an id with no folder.
  */
