@@ -191,7 +191,8 @@ static bool row_of(const char *line, size_t len, const char *id)
 	return n == strlen(id) && memcmp(line + 1 + start, id, n) == 0;
 }
 
-/* The cells of a table row, split at unescaped '|' and stripped; escapes kept. */
+/* The cells of a table row, split at unescaped '|' and stripped as check
+ * strips them (Python's str.strip); escapes kept. */
 static size_t split_row(const char *line, size_t len, struct bg_strbuf cells[6])
 {
 	size_t n = 0, i = 0;
@@ -201,15 +202,11 @@ static size_t split_row(const char *line, size_t len, struct bg_strbuf cells[6])
 	if (i < len && line[i] == '|')
 		i++;
 	while (i < len && n < 6) {
-		size_t start = i, end;
+		size_t start = i, skip, keep;
 		while (i < len && !(line[i] == '|' && (i == 0 || line[i - 1] != '\\')))
 			i++;
-		end = i;
-		while (start < end && line[start] == ' ')
-			start++;
-		while (end > start && line[end - 1] == ' ')
-			end--;
-		bg_strbuf_addn(&cells[n++], line + start, end - start);
+		bg_py_strip(line + start, i - start, &skip, &keep);
+		bg_strbuf_addn(&cells[n++], line + start + skip, keep);
 		if (i < len)
 			i++;
 	}
