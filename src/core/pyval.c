@@ -62,6 +62,23 @@ void bg_py_strip(const char *s, size_t len, size_t *start, size_t *out_len)
 	*out_len = end - i;
 }
 
+size_t bg_py_line_break(const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	if (!len)
+		return 0;
+	if (p[0] == '\r')
+		return len > 1 && p[1] == '\n' ? 2 : 1;
+	if (p[0] == '\n' || p[0] == '\v' || p[0] == '\f' || (p[0] >= 0x1c && p[0] <= 0x1e))
+		return 1;
+	if (p[0] == 0xc2 && len > 1 && p[1] == 0x85)
+		return 2;
+	if (p[0] == 0xe2 && len > 2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9))
+		return 3;
+	return 0;
+}
+
 void bg_py_lower(struct bg_strbuf *out, const char *s)
 {
 	size_t n = strlen(s);

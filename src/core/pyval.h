@@ -15,6 +15,9 @@
 
 /* Python str.strip() of a UTF-8 string: start/length of the stripped part. */
 void bg_py_strip(const char *s, size_t len, size_t *start, size_t *out_len);
+/* The length in bytes of the line boundary Python's str.splitlines sees at
+ * s[0..len) (\n, \r, \r\n, \v, \f, \x1c-\x1e, U+0085, U+2028, U+2029), or 0. */
+size_t bg_py_line_break(const char *s, size_t len);
 /* ASCII lower-casing of a UTF-8 string into out (appended). */
 void bg_py_lower(struct bg_strbuf *out, const char *s);
 /* First n code points of s (appended to out). */

@@ -160,19 +160,24 @@ static const char runs_header[] =
  * One cell of a row. A '|' in the text is written as the HTML entity
  * "&#124;" (Markdown shows '|'): `check`, like the reference, splits a row
  * at every '|', escaped or not, so a "\|" would shift the columns after it.
+ * Every line boundary check sees (Python's splitlines: \v, \f, U+2028 as
+ * well as \n and \r) becomes a space, or the row would end there for check.
  */
 static void cell(struct bg_strbuf *out, const char *s)
 {
+	size_t len, n;
+
 	bg_strbuf_adds(out, " ");
 	if (!s || !*s)
 		s = "n/a";
-	for (; *s; s++) {
-		if (*s == '|')
-			bg_strbuf_adds(out, "&#124;");
-		else if (*s == '\n' || *s == '\r')
+	len = strlen(s);
+	for (size_t i = 0; i < len; i += n ? n : 1) {
+		if ((n = bg_py_line_break(s + i, len - i)))
 			bg_strbuf_addch(out, ' ');
+		else if (s[i] == '|')
+			bg_strbuf_adds(out, "&#124;");
 		else
-			bg_strbuf_addch(out, *s);
+			bg_strbuf_addch(out, s[i]);
 	}
 	bg_strbuf_adds(out, " |");
 }

@@ -611,26 +611,14 @@ static int check_experiments(struct bg_arena *ar, const struct bg_config *cfg, s
 	return rc;
 }
 
-/* Python's str.splitlines boundaries (ASCII and the common Unicode ones). */
+/* Python's str.splitlines boundaries: the end of the line from i, *next
+ * where the next one starts. */
 static size_t line_end(const char *s, size_t len, size_t i, size_t *next)
 {
 	for (; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c == '\n' || c == '\v' || c == '\f' || (c >= 0x1c && c <= 0x1e)) {
-			*next = i + 1;
-			return i;
-		}
-		if (c == '\r') {
-			*next = (i + 1 < len && s[i + 1] == '\n') ? i + 2 : i + 1;
-			return i;
-		}
-		if (c == 0xc2 && i + 1 < len && (unsigned char)s[i + 1] == 0x85) {
-			*next = i + 2;
-			return i;
-		}
-		if (c == 0xe2 && i + 2 < len && (unsigned char)s[i + 1] == 0x80 &&
-		    ((unsigned char)s[i + 2] == 0xa8 || (unsigned char)s[i + 2] == 0xa9)) {
-			*next = i + 3;
+		size_t n = bg_py_line_break(s + i, len - i);
+		if (n) {
+			*next = i + n;
 			return i;
 		}
 	}
