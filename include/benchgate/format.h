@@ -13,8 +13,8 @@
  * value (an envelope's low bound) gets the unit of its size. What was not
  * measured (anything but a JSON number) is "n/a".
  *
- * It also owns how outside text (a reason, a folder name, a value read back
- * from a manifest) is judged and shown on one terminal line.
+ * It also owns the judgement of outside text (a reason, an id) as one line
+ * a person reads back (bg_format_line_problem).
  */
 #ifndef BENCHGATE_FORMAT_H
 #define BENCHGATE_FORMAT_H
@@ -49,14 +49,6 @@ void bg_format_bytes(struct bg_strbuf *out, const json_t *bytes);
  * phrase ("it is not valid UTF-8") for a message about s.
  */
 const char *bg_format_line_problem(const char *s);
-/*
- * Appends s as it may be shown on a terminal line: valid UTF-8 is kept,
- * a control character (C0, DEL, C1) or a line or paragraph separator
- * becomes '?', and a byte that is not part of a valid UTF-8 sequence
- * becomes the four characters \xNN (as bg_json_text writes it). NULL s
- * appends nothing.
- */
-void bg_format_printable(struct bg_strbuf *out, const char *s);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,6 @@
 /*
  * format.c - durations and sizes as people read them, and outside text
- * judged and shown on one terminal line (see format.h).
+ * judged as one line a person reads back (see format.h).
  */
 #include "benchgate/format.h"
 #include "core/bytes.h"
@@ -108,24 +108,4 @@ const char *bg_format_line_problem(const char *s)
 	}
 	bg_py_strip(s, strlen(s), &start, &len);
 	return len ? NULL : "it is blank";
-}
-
-void bg_format_printable(struct bg_strbuf *out, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-
-	while (p && *p) {
-		bool control;
-		size_t n = next_char(p, &control);
-
-		if (!n) {
-			bg_strbuf_addf(out, "\\x%02x", *p);
-			n = 1;
-		} else if (control) {
-			bg_strbuf_addch(out, '?');
-		} else {
-			bg_strbuf_addn(out, (const char *)p, n);
-		}
-		p += n;
-	}
 }

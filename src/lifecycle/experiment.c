@@ -467,13 +467,10 @@ int bg_experiment_abandon(const struct bg_config *cfg, const char *id, const cha
 	if (!*id)
 		return bg_error(ctx, BG_EUSAGE, "'' is not an experiment id; see 'benchgate experiments'");
 	/* an id is a folder name the manifest and RUNS.md also hold as text:
-	 * one line of UTF-8 (so the failure note can be written at all) */
-	if ((problem = bg_format_line_problem(id))) {
-		bg_format_printable(&reason, id);
-		rc = bg_error(ctx, BG_EUSAGE, "'%s' is not an experiment id: %s", reason.buf, problem);
-		bg_strbuf_release(&reason);
-		return rc;
-	}
+	 * one line of UTF-8 (so the failure note can be written at all); the
+	 * terminal shows its odd bytes as \xNN (bg_cli_fail) */
+	if ((problem = bg_format_line_problem(id)))
+		return bg_error(ctx, BG_EUSAGE, "'%s' is not an experiment id: %s", id, problem);
 	for (const char *p = id; *p; p++)
 		if (*p == '/' || (p == id && *p == '.'))
 			return bg_error(ctx, BG_EUSAGE, "'%s' is not an experiment id", id);
