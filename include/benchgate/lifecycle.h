@@ -114,7 +114,9 @@ int bg_experiment_read_manifest(const struct bg_config *cfg, const char *id, jso
 
 /*
  * Whether a running experiment's owner lives: *state is "alive", "dead",
- * "other-host" (recorded on another host: cannot tell) or "unknown".
+ * "other-host" (recorded on another host: cannot tell) or "unknown" (no pid
+ * a process can have: not an integer in 1..INT_MAX; never alive, so it can
+ * be abandoned).
  */
 int bg_experiment_owner_state(const json_t *manifest, const char **state);
 /*

@@ -12,6 +12,7 @@
 #include "core/stops.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -360,21 +361,33 @@ out0:
 	return rc;
 }
 
+/* Whether the manifest records an owner pid a process can have: an integer
+ * in 1..INT_MAX (a pid_t); a larger one would be truncated to another
+ * process's (4294967297 to init, alive for ever, so never abandoned). */
+static bool owner_pid(const json_t *manifest, pid_t *pid)
+{
+	json_t *v = json_object_get(json_object_get(manifest, "execution"), "pid");
+
+	if (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > INT_MAX)
+		return false;
+	*pid = (pid_t)json_integer_value(v);
+	return true;
+}
+
 static bool owner_alive(const json_t *manifest)
 {
 	json_t *ex = json_object_get(manifest, "execution");
-	json_t *pid = json_object_get(ex, "pid");
 	const char *host = json_string_value(json_object_get(ex, "host"));
 	char me[256] = "";
+	pid_t pid;
 
-	if (!json_is_integer(pid))
+	if (!owner_pid(manifest, &pid))
 		return false;
 	gethostname(me, sizeof(me) - 1);
 	if (host && strcmp(host, me) != 0)
 		return true; /* another host: cannot tell, so assume alive */
 	/* the process that created the manifest, not one that got its pid later */
-	return bg_pid_alive_since((pid_t)json_integer_value(pid),
-				  json_string_value(json_object_get(json_object_get(manifest, "timestamps"), "created")));
+	return bg_pid_alive_since(pid, json_string_value(json_object_get(json_object_get(manifest, "timestamps"), "created")));
 }
 
 int bg_experiment_owner_state(const json_t *manifest, const char **state)
@@ -382,9 +395,10 @@ int bg_experiment_owner_state(const json_t *manifest, const char **state)
 	json_t *ex = json_object_get(manifest, "execution");
 	const char *host = json_string_value(json_object_get(ex, "host"));
 	char me[256] = "";
+	pid_t pid;
 
 	gethostname(me, sizeof(me) - 1);
-	if (!json_is_integer(json_object_get(ex, "pid")))
+	if (!owner_pid(manifest, &pid))
 		*state = "unknown";
 	else if (host && strcmp(host, me) != 0)
 		*state = "other-host";
