@@ -461,7 +461,9 @@ static void check_manifest(struct bg_arena *ar, const char *dir, struct bg_value
 	else
 		bg_strbuf_adds(&sb, "<missing>");
 	id = sb.buf;
-	bg_value_set(ar, ids, id, bg_value_true());
+	/* true: a string id, which a RUNS.md row can name; false: another type
+	 * (shown as Python shows it), which no row's text ever equals */
+	bg_value_set(ar, ids, id, !eid || bg_value_is_string(eid) ? bg_value_true() : bg_value_false());
 	bg_strbuf_addf(&label, "experiment %s", id);
 	status = bg_value_get(m, "status");
 	/* by folder: RUNS.md's row for an id is judged by the manifest in the
@@ -687,7 +689,7 @@ static int check_runs(struct bg_arena *ar, const struct bg_config *cfg, struct b
 		struct bg_value *list = bg_value_get(rows, sorted[k]), *st;
 		const char *want, *have;
 
-		if (!list || bg_value_size(list) == 0) {
+		if (!list || bg_value_size(list) == 0 || !bg_value_is_true(bg_value_get(ids, sorted[k]))) {
 			bg_problems_add(p, "%s is missing %s", cfg->runs_index, sorted[k]);
 			continue;
 		}
