@@ -373,6 +373,10 @@ static void test_str_and_repr(void **state)
 		    "{'b': 1, 'a': [1, {'d': None, 'c': True}], 'e': {}, 'f': []}");
 	expect_repr("[\"\\u00e9\", \"\\ud83d\\ude00\", \"tab\\there\", \"q\\\"b\\\\s\", \"\\u007f\\u001f\", \"/\\/\"]",
 		    false, "['\xc3\xa9', '\xf0\x9f\x98\x80', 'tab\\there', 'q\"b\\\\s', '\\x7f\\x1f', '//']");
+	/* spaces other than ' ', format characters and private use are escaped
+	 * as CPython 3.11 (Unicode 14.0) escapes them */
+	expect_repr("\"a\\u00a0b\\u3000c\\u2066d\\udb80\\udc00e\\u200af\\u0890g\\u00e9\"", false,
+		    "'a\\xa0b\\u3000c\\u2066d\\U000f0000e\\u200af\\u0890g\xc3\xa9'");
 	expect_repr("[1e16, -0.0, 2.5e-7, 100.0]", false, "[1e+16, -0.0, 2.5e-07, 100.0]");
 	expect_repr("\"it's\"", false, "\"it's\"");
 	expect_repr("\"plain\"", true, "plain");
