@@ -21,13 +21,25 @@
 
 static bool row_of(const char *line, size_t len, const char *id);
 
+/* The end of the RUNS.md line that starts at i, its line break included:
+ * where check (Python's splitlines) ends it, so at a lone \r or a \v as at
+ * a \n; a row check counts is one line here too. */
+static size_t line_after(const char *text, size_t len, size_t i)
+{
+	for (; i < len; i++) {
+		size_t n = bg_py_line_break(text + i, len - i);
+		if (n)
+			return i + n;
+	}
+	return len;
+}
+
 /* The row of experiment id in the RUNS.md text (its start, *len its length
- * with the newline), or NULL when none. */
+ * with the line break), or NULL when none. */
 static const char *find_row(const char *text, size_t text_len, const char *id, size_t *len)
 {
 	for (size_t i = 0; i < text_len;) {
-		const char *nl = memchr(text + i, '\n', text_len - i);
-		size_t end = nl ? (size_t)(nl - text) + 1 : text_len;
+		size_t end = line_after(text, text_len, i);
 
 		if (row_of(text + i, end - i, id)) {
 			*len = end - i;
@@ -255,8 +267,7 @@ static size_t table_end(const char *text, size_t len)
 	bool in_table = false;
 
 	while (i < len) {
-		const char *nl = memchr(text + i, '\n', len - i);
-		size_t end = nl ? (size_t)(nl - text) + 1 : len;
+		size_t end = line_after(text, len, i);
 
 		if (!in_table && end - i >= 6 && strncmp(text + i, "| id |", 6) == 0) {
 			in_table = true;
@@ -298,8 +309,7 @@ int bg_runs_index_put(const struct bg_config *cfg, const struct bg_runs_row *row
 		bg_strbuf_adds(&old, runs_header);
 	}
 	for (size_t i = 0; i < old.len;) {
-		char *nl = memchr(old.buf + i, '\n', old.len - i);
-		size_t end = nl ? (size_t)(nl - old.buf) + 1 : old.len;
+		size_t end = line_after(old.buf, old.len, i);
 
 		if (!replaced && row_of(old.buf + i, end - i, row->id)) {
 			struct bg_strbuf prev[6] = {BG_STRBUF_INIT, BG_STRBUF_INIT, BG_STRBUF_INIT,
