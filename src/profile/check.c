@@ -39,6 +39,16 @@ static bool str_is(const struct bg_value *v, const char *s)
 	return bg_value_is_string(v) && strcmp(bg_value_str(v), s) == 0;
 }
 
+/* A list, or what Python iterates as an empty one (an empty object or
+ * string; the reference walks those without a finding). Anything else is
+ * no list: a number the reference cannot walk, a non-empty object or string
+ * whose keys or characters it takes for entries and fails on. */
+static bool iterates_as_list(const struct bg_value *v)
+{
+	return bg_value_is_array(v) || (bg_value_is_object(v) && bg_value_size(v) == 0) ||
+	       (bg_value_is_string(v) && bg_value_len(v) == 0);
+}
+
 /* A (capability, backend) pair as Python's repr of a tuple. */
 static void pair_repr(struct bg_strbuf *out, const struct bg_value *a, const struct bg_value *b)
 {
@@ -170,7 +180,7 @@ static int check_profile(struct bg_arena *ar, const struct bg_config *cfg, struc
 
 	expected = bg_value_new_object(ar, 0);
 	caps = bg_value_get(parity, "capabilities");
-	if (!bg_value_is_array(caps)) {
+	if (!iterates_as_list(caps)) {
 		bg_error(ctx, rc, "%s: 'capabilities' must be a list", parity_display);
 		goto fail;
 	}
@@ -205,7 +215,20 @@ static int check_profile(struct bg_arena *ar, const struct bg_config *cfg, struc
 		}
 	}
 	cells = bg_value_get(profile, "cells");
-	if (cells && !bg_value_is_array(cells)) {
+	if (bg_value_is_object(cells) || bg_value_is_string(cells)) {
+		/* enumerate(cells) of the reference: an object's keys, a string's
+		 * characters, each a cell that is a string (reported below) */
+		struct bg_value *items = bg_value_new_array(ar, 0), *x;
+		const char *key, *c = bg_value_str(cells);
+
+		BG_VALUE_OBJECT_FOREACH(cells, key, x)
+			bg_value_append(ar, items, bg_value_new_string(ar, key));
+		for (size_t n; c && *c; c += n) {
+			n = (unsigned char)*c < 0x80 ? 1 : (unsigned char)*c >= 0xf0 ? 4 : (unsigned char)*c >= 0xe0 ? 3 : 2;
+			bg_value_append(ar, items, bg_value_new_stringn(ar, c, n));
+		}
+		cells = items;
+	} else if (cells && !bg_value_is_array(cells)) {
 		bg_error(ctx, rc, "%s: 'cells' must be a list", cfg->profile_path);
 		goto fail;
 	}
@@ -436,16 +459,6 @@ const char *bg_profile_runs_status(const char *s)
 		if (strcmp(map[i][0], s) == 0)
 			return map[i][1];
 	return NULL;
-}
-
-/* A list, or what Python iterates as an empty one (an empty object or
- * string; the reference walks those without a finding). Anything else is
- * no list: a number the reference cannot walk, a non-empty object or string
- * whose keys or characters it takes for entries and fails on. */
-static bool iterates_as_list(const struct bg_value *v)
-{
-	return bg_value_is_array(v) || (bg_value_is_object(v) && bg_value_size(v) == 0) ||
-	       (bg_value_is_string(v) && bg_value_len(v) == 0);
 }
 
 static void check_manifest(struct bg_arena *ar, const char *dir, struct bg_value *m, struct bg_problems *p, struct bg_value *ids,
