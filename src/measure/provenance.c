@@ -468,7 +468,21 @@ void bg_provenance_scrub_text(const char *s, const char *home, bool *pending, st
 	struct bg_strbuf p = BG_STRBUF_INIT;
 	bool none = false;
 
+	/* until nothing changes: writing an inner /home/NAME as ~NAME can
+	 * leave a text that now starts with $HOME (a home holding "~"). Each
+	 * pass that changes the text shortens it, so this ends. */
 	scrub_paths(s, home, &p);
+	for (;;) {
+		struct bg_strbuf again = BG_STRBUF_INIT;
+
+		scrub_paths(p.len ? p.buf : "", home, &again);
+		if (again.len == p.len) {
+			bg_strbuf_release(&again);
+			break;
+		}
+		bg_strbuf_release(&p);
+		p = again;
+	}
 	scrub_secrets(p.len ? p.buf : "", pending ? pending : &none, out);
 	bg_strbuf_release(&p);
 }
