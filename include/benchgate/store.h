@@ -54,8 +54,11 @@ int bg_store_open(const char *spec, const char *root, enum bg_store_mode mode, s
  * BG_OK when this user may write the store named by spec (the file, its
  * folder, or for a store not made yet the folder it would be made in),
  * opening and making nothing: a verb that stores only after long work
- * (run) asks first. Else BG_EIO as a writing bg_store_open gives it. A
- * store kind other than sqlite: BG_OK (bg_store_open says what is wrong).
+ * (run) asks first. Else BG_EIO as a writing bg_store_open gives it, also
+ * for what it would refuse without opening: a kind this build cannot open
+ * (PostgreSQL, unknown), a sqlite spec without a path, a path that is a
+ * folder or a link to nothing. (A file that is not a benchgate store is
+ * found only by opening it.)
  */
 int bg_store_check_write(const char *spec, const char *root, struct bg_ctx *ctx);
 void bg_store_close(struct bg_store *st);

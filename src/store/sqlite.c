@@ -1166,9 +1166,39 @@ static int refuse_writer(const char *path, const char *display, bool exists, str
 	return rc;
 }
 
+/*
+ * BG_OK when the store's path is a regular file (*exists true) or nothing
+ * (*exists false), else BG_EIO: there, but not a file SQLite can use (a
+ * folder, a link to nothing, one that cannot be looked at), never taken
+ * for no store.
+ */
+static int store_file(const char *path, const char *display, bool *exists, struct bg_ctx *ctx)
+{
+	struct stat st;
+
+	*exists = false;
+	if (stat(path, &st) == 0) {
+		if (!S_ISREG(st.st_mode))
+			return bg_error(ctx, BG_EIO, "%s: cannot open the store: not a regular file", display);
+		*exists = true;
+	} else if (errno != ENOENT) {
+		return bg_error(ctx, BG_EIO, "%s: cannot open the store: %s", display, strerror(errno));
+	} else if (lstat(path, &st) == 0) {
+		return bg_error(ctx, BG_EIO, "%s: cannot open the store: a link to nothing", display);
+	}
+	return BG_OK;
+}
+
 int bg_store_sqlite_check_write(const char *path, const char *display, struct bg_ctx *ctx)
 {
-	return refuse_writer(path, display ? display : path, bg_is_file(path), ctx);
+	bool exists;
+	int rc;
+
+	if (!display)
+		display = path;
+	if ((rc = store_file(path, display, &exists, ctx)))
+		return rc;
+	return refuse_writer(path, display, exists, ctx);
 }
 
 /* Whether path + suffix is there; *size (when size is not NULL): its size, 0 when not there. */
@@ -1226,23 +1256,14 @@ int bg_store_sqlite_open(const char *path, const char *display, enum bg_store_mo
 {
 	struct bg_strbuf what = BG_STRBUF_INIT;
 	struct sqlite_store *s;
-	struct stat st;
 	bool exists;
 	int rc, err;
 
 	*out = NULL;
 	if (!display)
 		display = path;
-	/* there, but not a file SQLite can use: never taken for no store */
-	if (stat(path, &st) == 0) {
-		if (!S_ISREG(st.st_mode))
-			return bg_error(ctx, BG_EIO, "%s: cannot open the store: not a regular file", display);
-	} else if (errno != ENOENT) {
-		return bg_error(ctx, BG_EIO, "%s: cannot open the store: %s", display, strerror(errno));
-	} else if (lstat(path, &st) == 0) {
-		return bg_error(ctx, BG_EIO, "%s: cannot open the store: a link to nothing", display);
-	}
-	exists = bg_is_file(path);
+	if ((rc = store_file(path, display, &exists, ctx)))
+		return rc;
 	if (!exists) {
 		char *dir;
 

@@ -10,21 +10,19 @@
 
 #include <string.h>
 
-int bg_store_open(const char *spec, const char *root, enum bg_store_mode mode, struct bg_store **out,
-		  struct bg_ctx *ctx)
+/*
+ * The file of a sqlite store spec (root-relative) into *path; BG_EIO for a
+ * kind this build cannot open or a sqlite spec without a path, said as
+ * bg_store_open says it (a PostgreSQL URL's credentials never shown).
+ */
+static int sqlite_path(const char *spec, const char *root, struct bg_strbuf *path, struct bg_ctx *ctx)
 {
-	*out = NULL;
 	if (strncmp(spec, "sqlite:", 7) == 0) {
-		struct bg_strbuf path = BG_STRBUF_INIT;
-		int rc;
-
 		if (!spec[7])
 			return bg_error(ctx, BG_EIO, "store '%s': the sqlite store needs a path, as in "
 					"'sqlite:.benchgate/store.sqlite3'", spec);
-		bg_path_join(&path, root ? root : ".", spec + 7);
-		rc = bg_store_sqlite_open(path.buf, spec + 7, mode, out, ctx);
-		bg_strbuf_release(&path);
-		return rc;
+		bg_path_join(path, root ? root : ".", spec + 7);
+		return BG_OK;
 	}
 	if (strncmp(spec, "postgresql://", 13) == 0 || strncmp(spec, "postgres://", 11) == 0)
 		return bg_error(ctx, BG_EIO, "store '%.*s...': PostgreSQL stores are not supported by "
@@ -34,15 +32,26 @@ int bg_store_open(const char *spec, const char *root, enum bg_store_mode mode, s
 			"'postgresql://...' in benchgate.json", spec);
 }
 
+int bg_store_open(const char *spec, const char *root, enum bg_store_mode mode, struct bg_store **out,
+		  struct bg_ctx *ctx)
+{
+	struct bg_strbuf path = BG_STRBUF_INIT;
+	int rc;
+
+	*out = NULL;
+	if ((rc = sqlite_path(spec, root, &path, ctx)) == BG_OK)
+		rc = bg_store_sqlite_open(path.buf, spec + 7, mode, out, ctx);
+	bg_strbuf_release(&path);
+	return rc;
+}
+
 int bg_store_check_write(const char *spec, const char *root, struct bg_ctx *ctx)
 {
 	struct bg_strbuf path = BG_STRBUF_INIT;
 	int rc;
 
-	if (strncmp(spec, "sqlite:", 7) != 0 || !spec[7])
-		return BG_OK;
-	bg_path_join(&path, root ? root : ".", spec + 7);
-	rc = bg_store_sqlite_check_write(path.buf, spec + 7, ctx);
+	if ((rc = sqlite_path(spec, root, &path, ctx)) == BG_OK)
+		rc = bg_store_sqlite_check_write(path.buf, spec + 7, ctx);
 	bg_strbuf_release(&path);
 	return rc;
 }

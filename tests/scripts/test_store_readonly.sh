@@ -6,7 +6,8 @@
 # made by a reader is the reader's, and would stop the owner writing); a
 # session still in the -wal is read through it; a verb that writes (accept)
 # is exit 4 naming the store and what may not be written, and `run` is
-# refused so before it runs anything. Sessions are
+# refused so before it runs anything (as it is for a store path that is a
+# folder). Sessions are
 # stored the way `benchgate run` stores them (tests/unit/test_seedtool.c),
 # so nothing is measured. Root may write any file: as root, the readers run
 # as nobody. Needs jq, and the sqlite3 program for the old-schema and -wal
@@ -135,6 +136,14 @@ if command -v git >/dev/null; then
 	check "run: names the store"     grep -q "benchgate: .benchgate/store.sqlite3: cannot write the store: Permission denied (the file)" "$work/err"
 	check "run: no experiment made"  bash -c "ls '$work/p/experiments' | cmp -s - '$work/exps.before'"
 	check "run: RUNS.md unchanged"   cmp -s "$work/p/experiments/RUNS.md" "$work/runs.before"
+	# a store path that no writer can open (a folder there) stops it as early
+	chmod 755 "$work/p/.benchgate"
+	rm -f "$work/p/.benchgate/store.sqlite3"*
+	mkdir "$work/p/.benchgate/store.sqlite3"
+	check "run: a folder for the store, exit 4" test "$(rc_of "$B" -C "$work/p" run -q --no-repeat life.ok)" = 4
+	check "run: says it is not a file" grep -q "benchgate: .benchgate/store.sqlite3: cannot open the store: not a regular file" "$work/err"
+	check "run: still no experiment"   bash -c "ls '$work/p/experiments' | cmp -s - '$work/exps.before'"
+	check "run: RUNS.md still unchanged" cmp -s "$work/p/experiments/RUNS.md" "$work/runs.before"
 else
 	echo "skipped: the run case needs git"
 fi

@@ -2,7 +2,8 @@
  * test_store.c - the SQLite store: creation on first use, migrations,
  * put/list/get round trip, unknown ids, unsupported stores, and stored
  * JSON damaged outside benchgate (refused with the session named), and a
- * gate session stored with its decision in one transaction.
+ * gate session stored with its decision in one transaction; what a writer
+ * is refused before the store is opened.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "benchgate/store.h"
@@ -373,6 +375,40 @@ static void test_foreign_database(void **state)
 	bg_ctx_release(&ctx);
 }
 
+/*
+ * bg_store_check_write (run asks it before it runs anything) refuses what a
+ * writing bg_store_open would refuse without opening the store: a kind
+ * this build cannot open, no path, a folder or a link to nothing where
+ * the file should be; a store not made yet is fine, and nothing is made.
+ */
+static void test_check_write(void **state)
+{
+	struct bg_ctx ctx;
+	char path[300];
+
+	(void)state;
+	bg_ctx_init(&ctx);
+	assert_int_equal(bg_store_check_write("postgresql://u:secret@h/db", dir, &ctx), BG_EIO);
+	assert_non_null(strstr(bg_ctx_message(&ctx), "PostgreSQL stores are not supported"));
+	assert_null(strstr(bg_ctx_message(&ctx), "secret"));
+	assert_int_equal(bg_store_check_write("mysql:x", dir, &ctx), BG_EIO);
+	assert_non_null(strstr(bg_ctx_message(&ctx), "unknown store kind"));
+	assert_int_equal(bg_store_check_write("sqlite:", dir, &ctx), BG_EIO);
+	assert_non_null(strstr(bg_ctx_message(&ctx), "needs a path"));
+	snprintf(path, sizeof(path), "%s/folder.sqlite3", dir);
+	assert_int_equal(mkdir(path, 0755), 0);
+	assert_int_equal(bg_store_check_write("sqlite:folder.sqlite3", dir, &ctx), BG_EIO);
+	assert_string_equal(bg_ctx_message(&ctx), "folder.sqlite3: cannot open the store: not a regular file");
+	snprintf(path, sizeof(path), "%s/dangling.sqlite3", dir);
+	assert_int_equal(symlink("nowhere", path), 0);
+	assert_int_equal(bg_store_check_write("sqlite:dangling.sqlite3", dir, &ctx), BG_EIO);
+	assert_string_equal(bg_ctx_message(&ctx), "dangling.sqlite3: cannot open the store: a link to nothing");
+	assert_int_equal(bg_store_check_write("sqlite:new/store.sqlite3", dir, &ctx), BG_OK);
+	snprintf(path, sizeof(path), "%s/new", dir);
+	assert_int_equal(access(path, F_OK), -1);
+	bg_ctx_release(&ctx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -383,6 +419,7 @@ int main(void)
 		cmocka_unit_test(test_upgrade),
 		cmocka_unit_test(test_decided_session),
 		cmocka_unit_test(test_foreign_database),
+		cmocka_unit_test(test_check_write),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
