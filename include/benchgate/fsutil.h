@@ -70,6 +70,14 @@ int bg_atomic_file_open(struct bg_atomic_file *f, const char *path, const char *
 void bg_atomic_file_write(struct bg_atomic_file *f, const char *data, size_t len);
 int bg_atomic_file_commit(struct bg_atomic_file *f, struct bg_ctx *ctx);
 void bg_atomic_file_abort(struct bg_atomic_file *f);
+/*
+ * The file the atomic writer replaces for path, appended to *target: path
+ * itself, or, for a symbolic link, the file it leads to (links resolved),
+ * so that a check made before long work looks where the write will be.
+ * BG_EIO as bg_atomic_file_open gives it for a link to nothing or one that
+ * cannot be followed.
+ */
+int bg_atomic_target(const char *path, const char *display, struct bg_strbuf *target, struct bg_ctx *ctx);
 /* The writer's pid when name (a file name, no folder) is the temporary
  * file the atomic writer makes for the file named base (BASE.tmp.PID, so
  * that one left by a killed writer can be told apart and removed); -1 for

@@ -241,9 +241,10 @@ static const char *on_opt(int id, const char *v, void *data)
  */
 static int export_check(const char *path, struct bg_ctx *ctx)
 {
+	struct bg_strbuf target = BG_STRBUF_INIT;
 	struct stat st;
 	char *dir;
-	const char *slash = strrchr(path, '/'), *why = NULL;
+	const char *slash, *why = NULL;
 	int rc = BG_OK;
 
 	if (stat(path, &st) == 0) {
@@ -260,8 +261,16 @@ static int export_check(const char *path, struct bg_ctx *ctx)
 		return bg_error(ctx, BG_EIO, "'%s': cannot write the runs: %s; give --export-jsonl another file",
 				path, strerror(errno));
 	}
-	/* a file is made (or replaced) by a rename in its folder */
-	dir = slash ? bg_xstrndup(path, slash == path ? 1 : (size_t)(slash - path)) : bg_xstrdup(".");
+	/* a file is made (or replaced) by a rename in its folder: for a
+	 * symbolic link, the folder of the file it leads to */
+	if ((rc = bg_atomic_target(path, NULL, &target, ctx))) {
+		bg_strbuf_release(&target);
+		return rc;
+	}
+	slash = strrchr(target.buf, '/');
+	dir = slash ? bg_xstrndup(target.buf, slash == target.buf ? 1 : (size_t)(slash - target.buf))
+		    : bg_xstrdup(".");
+	bg_strbuf_release(&target);
 	if (stat(dir, &st) != 0)
 		why = errno == ENOENT ? "does not exist" : strerror(errno);
 	else if (!S_ISDIR(st.st_mode))

@@ -218,6 +218,32 @@ long bg_atomic_temp_pid(const char *name, const char *base)
 	return *end || errno || pid <= 0 || pid > INT_MAX ? -1 : pid;
 }
 
+int bg_atomic_target(const char *path, const char *display, struct bg_strbuf *target, struct bg_ctx *ctx)
+{
+	struct stat st;
+	char *real;
+	int e;
+
+	if (!display)
+		display = path;
+	if (lstat(path, &st) != 0 || !S_ISLNK(st.st_mode)) {
+		bg_strbuf_adds(target, path);
+		return BG_OK;
+	}
+	if (!(real = realpath(path, NULL))) {
+		e = errno;
+		if (e == ENOENT)
+			return bg_error(ctx, BG_EIO, "%s: cannot write: it is a symbolic link to nothing; "
+					"make it lead to a file, or remove it", display);
+		return bg_error(ctx, BG_EIO, "%s: cannot write: it is a symbolic link that cannot be "
+				"followed (%s); make it lead to a file, or remove it", display,
+				e == ELOOP ? "a loop of links" : strerror(e));
+	}
+	bg_strbuf_adds(target, real);
+	free(real);
+	return BG_OK;
+}
+
 int bg_atomic_file_open(struct bg_atomic_file *f, const char *path, const char *display,
 			struct bg_ctx *ctx)
 {
@@ -233,22 +259,9 @@ int bg_atomic_file_open(struct bg_atomic_file *f, const char *path, const char *
 	bg_strbuf_init(&f->target);
 	/* a symbolic link stays a link: the file it leads to is replaced, by a
 	 * temporary file beside that one (as git's lockfile does) */
-	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
-		char *real = realpath(path, NULL);
-
-		if (!real) {
-			e = errno;
-			if (e == ENOENT)
-				return bg_error(ctx, BG_EIO, "%s: cannot write: it is a symbolic link to nothing; "
-						"make it lead to a file, or remove it", f->display);
-			return bg_error(ctx, BG_EIO, "%s: cannot write: it is a symbolic link that cannot be "
-					"followed (%s); make it lead to a file, or remove it", f->display,
-					e == ELOOP ? "a loop of links" : strerror(e));
-		}
-		bg_strbuf_adds(&f->target, real);
-		free(real);
-	} else {
-		bg_strbuf_adds(&f->target, path);
+	if ((e = bg_atomic_target(path, f->display, &f->target, ctx))) {
+		bg_strbuf_release(&f->target);
+		return e;
 	}
 	/* never replace a device, FIFO or directory with a regular file */
 	exists = stat(f->target.buf, &st) == 0;

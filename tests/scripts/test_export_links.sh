@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# measure --export-jsonl through a symbolic link: the atomic writer writes
+# the file the link leads to (its temporary file beside that one), so the
+# check made before measuring (export_check) looks there too: a link to
+# nothing is exit 4 before anything runs or is stored, never after; a link
+# to a file in another folder writes that file, its permissions kept, the
+# link kept; a link into a folder this user may not write (not as root) is
+# refused before measuring. Measured with BENCHGATE_NO_CGROUP set (no run
+# cgroup: nothing shared with other tests). Needs jq.
+set -u
+. "$(cd "$(dirname "$0")" && pwd)/checks.sh"
+[ -n "${BG_DEBUG:-}" ] && set -x
+command -v jq >/dev/null || { echo "this test needs jq"; exit 1; }
+seeded_setup
+export BENCHGATE_NO_CGROUP=1
+cp -R "${BENCHGATE_SOURCE:?}/tests/cli/trees/mini" "$work/p"
+cd "$work/p" || exit 1
+stored() { "$B" sessions --json 2>/dev/null | jq length; }
+
+# ---- a link to nothing: refused before the command runs
+ln -s nowhere/runs.jsonl dangling.jsonl
+check "dangling: exit 4"        test "$(rc_of "$B" measure -q -r 1 -w 0 --export-jsonl dangling.jsonl -- touch ran)" = 4
+check "dangling: said"          grep -qF "dangling.jsonl: cannot write: it is a symbolic link to nothing; make it lead to a file, or remove it" "$work/err"
+check "dangling: nothing ran"   test ! -e ran
+check "dangling: nothing stored" test "$(stored)" = 0
+check "dangling: link kept"     test -L dangling.jsonl
+
+# ---- a link to a file in another folder: that file written, the link kept
+mkdir elsewhere
+echo old >elsewhere/runs.jsonl
+chmod 600 elsewhere/runs.jsonl
+ln -s elsewhere/runs.jsonl linked.jsonl
+check "linked: exit 0"          test "$(rc_of "$B" measure -q -r 1 -w 0 --export-jsonl linked.jsonl -- true)" = 0
+check "linked: link kept"       test -L linked.jsonl
+check "linked: target written"  jqe -s 'length >= 1 and all(.[]; .session_id == 1)' elsewhere/runs.jsonl
+check "linked: mode kept"       test "$(stat -c %a elsewhere/runs.jsonl)" = 600
+check "linked: no temporary"    test -z "$(ls elsewhere | grep -v '^runs.jsonl$')"
+
+# ---- a link into a folder this user may not write: refused before measuring
+if [ "$(id -u)" != 0 ]; then
+	mkdir ro
+	echo old >ro/runs.jsonl
+	chmod 555 ro
+	ln -s ro/runs.jsonl into-ro.jsonl
+	n0=$(stored)
+	check "read-only: exit 4"       test "$(rc_of "$B" measure -q -r 1 -w 0 --export-jsonl into-ro.jsonl -- touch ran)" = 4
+	check "read-only: names its folder" grep -qF "'into-ro.jsonl': cannot write the runs: its folder '$(cd "$work/p/ro" && pwd -P)' cannot be written to" "$work/err"
+	check "read-only: nothing ran"  test ! -e ran
+	check "read-only: nothing stored" test "$(stored)" = "$n0"
+else
+	echo "skipped: as root every folder may be written (the read-only case)"
+fi
+
+echo "$fails failure(s)"
+[ "$fails" = 0 ]
