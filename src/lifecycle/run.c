@@ -307,15 +307,17 @@ static int refuse_private_paths(struct run *r, struct bg_ctx *ctx)
 
 /*
  * RUNS.md, when there, must be a file benchgate can read and replace (a new
- * one written beside it, then renamed): checked before anything is
- * written, so that a failure cannot leave a running manifest without its row.
+ * one written beside it, then renamed; for a symbolic link, beside the file
+ * it leads to, as the atomic writer does): checked before anything is
+ * written, so that a failure cannot leave a running manifest without its
+ * row. A link to nothing is refused too (the writer would refuse it).
  */
 static int runs_index_writable(const struct bg_config *cfg, struct bg_ctx *ctx)
 {
 	struct bg_strbuf path = BG_STRBUF_INIT;
 	struct stat st;
 	const char *why = NULL;
-	char *slash;
+	char *real = NULL, *slash;
 	int rc = BG_OK;
 
 	bg_config_path(cfg, &path, cfg->runs_index);
@@ -324,14 +326,19 @@ static int runs_index_writable(const struct bg_config *cfg, struct bg_ctx *ctx)
 			why = "it is not a regular file";
 		else if (access(path.buf, R_OK | W_OK) != 0)
 			why = strerror(errno);
-		else if ((slash = strrchr(path.buf, '/')) && (*slash = '\0', access(path.buf, W_OK | X_OK) != 0))
+		else if (!(real = realpath(path.buf, NULL)))
+			why = strerror(errno);
+		else if ((slash = strrchr(real, '/')) && (*slash = '\0', access(*real ? real : "/", W_OK | X_OK) != 0))
 			why = "its folder cannot be written";
 	} else if (errno != ENOENT) {
 		why = strerror(errno);
+	} else if (lstat(path.buf, &st) == 0) {
+		why = "it is a symbolic link to nothing";
 	}
 	if (why)
 		rc = refuse(ctx, "%s cannot be updated (%s); fix it before running, since every experiment gets its row there",
 			    cfg->runs_index, why);
+	free(real);
 	bg_strbuf_release(&path);
 	return rc;
 }
