@@ -144,7 +144,10 @@ static int run_history(struct bg_cli *cli, const struct bg_cmd *self)
 		bg_json_dump_py(&sb, rows, 2, false);
 		bg_strbuf_addch(&sb, '\n');
 	} else if (json_array_size(rows) == 0) {
-		bg_strbuf_addf(&sb, "no sessions stored for %s '%s'\n", gate ? "gate" : "key", gate ? gate : a.key);
+		/* the gate as typed: its control bytes shown, as every message shows them */
+		bg_strbuf_addf(&sb, "no sessions stored for %s '", gate ? "gate" : "key");
+		bg_cli_add_shown(&sb, gate ? gate : a.key);
+		bg_strbuf_adds(&sb, "'\n");
 	} else {
 		table(&sb, rows);
 	}
