@@ -215,8 +215,10 @@ enum bg_decision bg_decide(const struct bg_session_facts *s, const struct bg_ses
 				if (isfinite(devn))
 					snprintf(buf, sizeof(buf), "%s %.6g is outside %.6g .. %.6g (%.2f scales from the centre)",
 						 bg_metric_names[m], v, env.low, env.high, devn);
-				else /* every baseline value 0: no scale to count in */
-					snprintf(buf, sizeof(buf), "%s %.6g is outside %.6g .. %.6g (every baseline value is %.6g)",
+				else /* MAD 0 and the floor 0 (a centre of 0): at least half the
+				      * baseline is 0, not necessarily all of it */
+					snprintf(buf, sizeof(buf), "%s %.6g is outside %.6g .. %.6g (the baseline's median is "
+						 "%.6g and its MAD 0: no scale to count in)",
 						 bg_metric_names[m], v, env.low, env.high, env.centre);
 				json_array_append_new(reasons, json_string(buf));
 			}

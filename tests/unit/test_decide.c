@@ -93,7 +93,7 @@ static void test_improvement_is_investigated(void **state)
  * reason says why in words (no "inf scales"); the deviation is null. */
 static void test_zero_baseline(void **state)
 {
-	const double base[] = {0, 0, 0, 0, 0};
+	const double base[] = {0, 0, 0, 0, 0}, mostly[] = {0, 0, 5, 0, 0};
 	const char *why;
 	json_t *d;
 
@@ -102,8 +102,15 @@ static void test_zero_baseline(void **state)
 	json_decref(d);
 	assert_int_equal(decide(0.5, base, 5, &d), BG_DECISION_INVESTIGATE);
 	why = json_string_value(json_array_get(json_object_get(d, "reasons"), 0));
-	assert_string_equal(why, "wall_p50 0.5 is outside 0 .. 0 (every baseline value is 0)");
+	assert_string_equal(why, "wall_p50 0.5 is outside 0 .. 0 (the baseline's median is 0 and its MAD 0: "
+				 "no scale to count in)");
 	assert_true(json_is_null(json_object_get(json_array_get(json_object_get(d, "metrics"), 0), "deviation")));
+	json_decref(d);
+	/* most of it 0, one value not: no scale either, never "every value is 0" */
+	assert_int_equal(decide(3, mostly, 5, &d), BG_DECISION_INVESTIGATE);
+	why = json_string_value(json_array_get(json_object_get(d, "reasons"), 0));
+	assert_string_equal(why, "wall_p50 3 is outside 0 .. 0 (the baseline's median is 0 and its MAD 0: "
+				 "no scale to count in)");
 	json_decref(d);
 }
 
