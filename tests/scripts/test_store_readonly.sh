@@ -10,7 +10,9 @@
 # folder). Sessions are
 # stored the way `benchgate run` stores them (tests/unit/test_seedtool.c),
 # so nothing is measured. Root may write any file: as root, the readers run
-# as nobody. Needs jq, and the sqlite3 program for the old-schema and -wal
+# as nobody, and a mode without the others' write bit keeps them from
+# writing; as another user the reader is the owner, so the owner's write
+# bit goes too (and the owner's own writes come before). Needs jq, and the sqlite3 program for the old-schema and -wal
 # cases (skipped without).
 set -u
 . "$(cd "$(dirname "$0")" && pwd)/checks.sh"
@@ -18,13 +20,16 @@ set -u
 command -v jq >/dev/null || { echo "this test needs jq"; exit 1; }
 seeded_setup
 as=()
+# the modes of a folder and a file that the reader may read, not write
+dir_ro=555 file_ro=444
 if [ "$(id -u)" = 0 ]; then
 	command -v setpriv >/dev/null || { echo "skipped: as root this test needs setpriv to read as nobody"; exit 0; }
 	chmod a+rx "$work"
 	as=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+	dir_ro=755 file_ro=644
 fi
-# the project, its sessions and the reader's output folder, then the store
-# made read-only: $1 = the mode of .benchgate, $2 = the mode of the store
+# the project, its sessions and the reader's output folder, all writable
+# by the owner still (what a case changes as the owner comes before lock)
 fresh() {
 	chmod -R u+w "$work/p" 2>/dev/null
 	rm -rf "$work/p" "$work/dash"
@@ -33,8 +38,11 @@ fresh() {
 	mkdir "$work/dash"
 	chmod -R a+rX "$work/p"
 	chmod a+rwx "$work/dash"
+}
+# the store made read-only: $1 = the mode of .benchgate, $2 = the mode of the store (path: $3)
+lock() {
 	chmod "$1" "$work/p/.benchgate"
-	chmod "$2" "$work/p/.benchgate/store.sqlite3"
+	chmod "$2" "$work/p/.benchgate/${3:-store.sqlite3}"
 }
 bg() { rc_of "${as[@]}" "$B" -C "$work/p" "$@"; }
 nothing_beside() { ! ls "$work/p/.benchgate" | grep -q -- '-wal$\|-shm$'; }
@@ -53,7 +61,8 @@ reads() {
 }
 
 # ---- a store whose folder may not be written: the file read as it is
-fresh 755 444
+fresh
+lock $dir_ro 444
 reads "folder read-only"
 check "folder read-only: accept exit 4"  test "$(bg accept 3 --why 'looks right')" = 4
 check "folder read-only: names the file" grep -q "benchgate: .benchgate/store.sqlite3: cannot write the store: Permission denied (the file); run this as a user who may write the store" "$work/err"
@@ -64,16 +73,18 @@ check "file writable: accept exit 4"       test "$(bg accept 3 --why 'looks righ
 check "file writable: names the folder" grep -q "cannot write the store: Permission denied (its folder '.benchgate', where SQLite keeps the -wal and -shm files)" "$work/err"
 
 # ---- a store in a folder anyone may write: nothing made there all the same
-fresh 777 444
+fresh
+lock 777 444
 reads "folder writable"
 check "folder writable: accept exit 4"     test "$(bg accept 3 --why 'looks right')" = 4
 check "folder writable: says why"          grep -q "cannot write the store: Permission denied (the file)" "$work/err"
 check "folder writable: still no -wal"     nothing_beside
 
 # ---- a schema older than this benchgate's cannot be upgraded by a reader
-fresh 755 644
+fresh
 if command -v sqlite3 >/dev/null; then
 	sqlite3 "$work/p/.benchgate/store.sqlite3" "DELETE FROM schema_migrations WHERE version = 2"
+	lock $dir_ro $file_ro
 	check "old schema: exit 4"       test "$(bg sessions)" = 4
 	check "old schema: says so"      grep -q "store schema version 1 is older than this benchgate's (2), and this user may not write the store to upgrade it" "$work/err"
 	check "old schema: no -wal"      nothing_beside
@@ -81,7 +92,7 @@ if command -v sqlite3 >/dev/null; then
 	# ---- the owner's last session still in the -wal (another connection
 	# kept it from being checkpointed): read through the -wal and -shm the
 	# owner made, which the reader may not write
-	fresh 755 644
+	fresh
 	mkfifo "$work/fifo"
 	sqlite3 -readonly "$work/p/.benchgate/store.sqlite3" <"$work/fifo" >/dev/null &
 	holder=$!
@@ -90,6 +101,7 @@ if command -v sqlite3 >/dev/null; then
 	sleep 0.5
 	seed $G release-signoff 0.100 experiment=1 >/dev/null
 	chmod a+r "$work/p/.benchgate/"*
+	lock $dir_ro $file_ro
 	check "wal: the -wal holds the session" test -s "$work/p/.benchgate/store.sqlite3-wal"
 	check "wal: sessions"            test "$(bg sessions)" = 0
 	check "wal: four listed"         test "$(grep -c './bin/work' "$work/out")" = 4
@@ -101,16 +113,17 @@ else
 fi
 
 # ---- an empty file (nothing stored yet) read-only: no sessions, not an error
-fresh 755 644
+fresh
 : >"$work/p/.benchgate/store.sqlite3"
+lock $dir_ro $file_ro
 check "empty store: exit 0"      test "$(bg sessions)" = 0
 check "empty store: says none"   grep -q "no sessions stored yet" "$work/out"
 
 # ---- a store path with bytes a SQLite URI reads ('?', '%', '#', a space)
-fresh 755 644
+fresh
 mv "$work/p/.benchgate/store.sqlite3" "$work/p/.benchgate/a?b%41 #c.sqlite3"
 jq '. + {store: "sqlite:.benchgate/a?b%41 #c.sqlite3"}' "$work/p/benchgate.json" >"$work/cfg" && cat "$work/cfg" >"$work/p/benchgate.json"
-chmod 444 "$work/p/.benchgate/a?b%41 #c.sqlite3"
+lock $dir_ro 444 "a?b%41 #c.sqlite3"
 check "odd name: sessions"       test "$(bg sessions)" = 0
 check "odd name: three listed"   test "$(grep -c './bin/work' "$work/out")" = 3
 
