@@ -660,13 +660,18 @@ static int save(const struct bg_config *cfg, struct saved *s, const char *rel, s
 	bg_strbuf_init(&s->text);
 	bg_config_path(cfg, &s->abs, rel);
 	if (stat(s->abs.buf, &st) != 0) {
-		/* a link to nothing is there: never taken for absent (removed on the way back) */
-		if (errno == ENOENT && lstat(s->abs.buf, &st) != 0)
+		struct bg_strbuf target = BG_STRBUF_INIT;
+		int e = errno, rc;
+
+		/* a link to nothing is there: never taken for absent (removed on
+		 * the way back); it, or a loop, is said as the writer says it */
+		if (e == ENOENT && lstat(s->abs.buf, &st) != 0)
 			return BG_OK;
-		if (errno == ENOENT)
-			return bg_error(ctx, BG_EIO, "%s: a symbolic link to nothing; make it lead to a file, or remove "
-					"it; nothing was changed", rel);
-		return bg_error(ctx, BG_EIO, "%s: cannot stat: %s; nothing was changed", rel, strerror(errno));
+		rc = bg_atomic_target(s->abs.buf, rel, &target, ctx);
+		bg_strbuf_release(&target);
+		if (rc)
+			return bg_error(ctx, rc, "%s; nothing was changed", bg_ctx_message(ctx));
+		return bg_error(ctx, BG_EIO, "%s: cannot stat: %s; nothing was changed", rel, strerror(e));
 	}
 	if (!S_ISREG(st.st_mode))
 		return bg_error(ctx, BG_EIO, "%s: not a regular file; nothing was changed", rel);
