@@ -73,6 +73,30 @@ void bg_config_release(struct bg_config *cfg);
 
 /* root/rel into out (rel kept when absolute). */
 void bg_config_path(const struct bg_config *cfg, struct bg_strbuf *out, const char *rel);
+/*
+ * The files benchgate.json names, for bg_config_file_role: a mask of
+ * these says which of them to compare with.
+ */
+enum {
+	BG_FILE_CONFIG = 1,      /* benchgate.json */
+	BG_FILE_REGISTRY = 2,    /* registry.path */
+	BG_FILE_PROFILE = 4,     /* profile.path */
+	BG_FILE_PARITY = 8,      /* profile.parity_matrix */
+	BG_FILE_RUNS_INDEX = 16, /* profile.runs_index */
+	BG_FILE_GENERATED = 32,  /* registry.generated */
+	BG_FILE_STORE = 64,      /* a sqlite store, its -wal, -shm or -journal */
+	BG_FILE_ALL = 127
+};
+/*
+ * Which of the files benchgate.json names (those in the mask roles) is the
+ * file at (as stat gives it: links followed, since the atomic writer writes
+ * where a link leads), compared by device and inode: "benchgate.json",
+ * "the registry", "the profile matrix", "the parity matrix", "the
+ * experiments' RUNS.md", "the registry's generated document", "the store";
+ * NULL when none (a file that is not there is none).
+ */
+struct stat;
+const char *bg_config_file_role(const struct bg_config *cfg, const struct stat *at, unsigned roles);
 /* path as shown to a person: relative to the root when inside it (a pointer
  * into path), else path itself. */
 const char *bg_config_relative(const struct bg_config *cfg, const char *path);

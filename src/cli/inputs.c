@@ -9,23 +9,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* Whether path and the input named as the project names it (relative to
- * the root) are one file, links followed on both sides: the atomic writer
- * writes the file a link leads to. */
-static bool same_file(const struct stat *at, const struct bg_config *cfg, const char *input)
-{
-	struct bg_strbuf in = BG_STRBUF_INIT;
-	struct stat b;
-	bool same;
-
-	if (!input)
-		return false;
-	bg_config_path(cfg, &in, input);
-	same = stat(in.buf, &b) == 0 && at->st_dev == b.st_dev && at->st_ino == b.st_ino;
-	bg_strbuf_release(&in);
-	return same;
-}
-
 /* Whether the file at path (which exists) lies inside folder: its parent,
  * links resolved, is folder or below it (the parent of the file it leads
  * to, for a link: the file written). */
@@ -50,40 +33,26 @@ static bool inside(const char *path, const char *folder)
 const char *bg_cli_input_at(const char *path, const struct bg_registry *reg, bool generated)
 {
 	const struct bg_config *cfg = reg->cfg;
-	const struct {
-		const char *path, *what;
-	} inputs[] = {
-		{cfg->config_path, "benchgate.json"},
-		{cfg->registry_path, "the registry"},
-		{cfg->profile_path, "the profile matrix"},
-		{cfg->parity_matrix, "the parity matrix"},
-		{cfg->runs_index, "the experiments' RUNS.md"},
-		{generated ? cfg->generated_path : NULL, "the registry's generated document"},
-	};
-	static const char *const store_files[] = {"", "-wal", "-shm", "-journal"};
 	const struct bg_value *imports = bg_value_get(reg->root, "evidence_imports"), *item;
 	struct bg_strbuf p = BG_STRBUF_INIT;
 	const char *what = NULL;
-	struct stat at;
+	struct stat at, b;
 	size_t i;
 
 	if (stat(path, &at) != 0)
 		return NULL; /* a new file (or a link to nothing, refused when written) replaces nothing */
-	for (i = 0; i < sizeof(inputs) / sizeof(inputs[0]) && !what; i++)
-		if (same_file(&at, cfg, inputs[i].path))
-			what = inputs[i].what;
+	/* links followed on both sides: the atomic writer writes where a link leads */
+	what = bg_config_file_role(cfg, &at, generated ? BG_FILE_ALL : BG_FILE_ALL & ~BG_FILE_GENERATED);
 	BG_VALUE_ARRAY_FOREACH(imports, i, item) {
 		const char *ev = bg_value_str(bg_value_get(item, "path"));
-		if (!what && ev && same_file(&at, cfg, ev))
+
+		if (what || !ev)
+			continue;
+		bg_strbuf_reset(&p);
+		bg_config_path(cfg, &p, ev);
+		if (stat(p.buf, &b) == 0 && at.st_dev == b.st_dev && at.st_ino == b.st_ino)
 			what = "an evidence import of the registry";
 	}
-	if (!what && cfg->store && strncmp(cfg->store, "sqlite:", 7) == 0 && cfg->store[7])
-		for (i = 0; i < sizeof(store_files) / sizeof(store_files[0]) && !what; i++) {
-			bg_strbuf_reset(&p);
-			bg_strbuf_addf(&p, "%s%s", cfg->store + 7, store_files[i]);
-			if (same_file(&at, cfg, p.buf))
-				what = "the store";
-		}
 	if (!what && cfg->experiments) {
 		bg_strbuf_reset(&p);
 		bg_config_path(cfg, &p, cfg->experiments);

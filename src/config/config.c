@@ -662,6 +662,54 @@ void bg_config_path(const struct bg_config *cfg, struct bg_strbuf *out, const ch
 	bg_path_join(out, cfg->root, rel);
 }
 
+/* Whether the file rel (from the root) is the file at, links followed. */
+static bool same_file(const struct bg_config *cfg, const struct stat *at, const char *rel)
+{
+	struct bg_strbuf p = BG_STRBUF_INIT;
+	struct stat b;
+	bool same;
+
+	if (!rel)
+		return false;
+	bg_config_path(cfg, &p, rel);
+	same = stat(p.buf, &b) == 0 && at->st_dev == b.st_dev && at->st_ino == b.st_ino;
+	bg_strbuf_release(&p);
+	return same;
+}
+
+const char *bg_config_file_role(const struct bg_config *cfg, const struct stat *at, unsigned roles)
+{
+	const struct {
+		unsigned role;
+		const char *path, *what;
+	} files[] = {
+		{BG_FILE_CONFIG, cfg->config_path, "benchgate.json"},
+		{BG_FILE_REGISTRY, cfg->registry_path, "the registry"},
+		{BG_FILE_PROFILE, cfg->profile_path, "the profile matrix"},
+		{BG_FILE_PARITY, cfg->parity_matrix, "the parity matrix"},
+		{BG_FILE_RUNS_INDEX, cfg->runs_index, "the experiments' RUNS.md"},
+		{BG_FILE_GENERATED, cfg->generated_path, "the registry's generated document"},
+	};
+	static const char *const store_files[] = {"", "-wal", "-shm", "-journal"};
+	struct bg_strbuf p = BG_STRBUF_INIT;
+	const char *what = NULL;
+	size_t i;
+
+	for (i = 0; i < sizeof(files) / sizeof(files[0]) && !what; i++)
+		if ((roles & files[i].role) && same_file(cfg, at, files[i].path))
+			what = files[i].what;
+	if (!what && (roles & BG_FILE_STORE) && cfg->store && strncmp(cfg->store, "sqlite:", 7) == 0 &&
+	    cfg->store[7])
+		for (i = 0; i < sizeof(store_files) / sizeof(store_files[0]) && !what; i++) {
+			bg_strbuf_reset(&p);
+			bg_strbuf_addf(&p, "%s%s", cfg->store + 7, store_files[i]);
+			if (same_file(cfg, at, p.buf))
+				what = "the store";
+		}
+	bg_strbuf_release(&p);
+	return what;
+}
+
 const char *bg_config_relative(const struct bg_config *cfg, const char *path)
 {
 	size_t n = strlen(cfg->root);

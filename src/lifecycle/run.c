@@ -314,16 +314,23 @@ static int refuse_private_paths(struct run *r, struct bg_ctx *ctx)
  */
 static int runs_index_writable(const struct bg_config *cfg, struct bg_ctx *ctx)
 {
-	struct bg_strbuf path = BG_STRBUF_INIT;
+	struct bg_strbuf path = BG_STRBUF_INIT, role = BG_STRBUF_INIT;
 	struct stat st;
-	const char *why = NULL;
+	const char *why = NULL, *same;
 	char *real = NULL, *slash;
 	int rc = BG_OK;
 
 	bg_config_path(cfg, &path, cfg->runs_index);
 	if (stat(path.buf, &st) == 0) {
+		/* one file with another of the project's, through a link (benchgate.json
+		 * refuses the same name): its row would be appended to that file */
+		same = bg_config_file_role(cfg, &st, BG_FILE_ALL & ~BG_FILE_RUNS_INDEX);
+		if (same)
+			bg_strbuf_addf(&role, "it is %s", same);
 		if (!S_ISREG(st.st_mode))
 			why = "it is not a regular file";
+		else if (same)
+			why = role.buf;
 		else if (access(path.buf, R_OK | W_OK) != 0)
 			why = strerror(errno);
 		else if (!(real = realpath(path.buf, NULL)))
@@ -340,6 +347,7 @@ static int runs_index_writable(const struct bg_config *cfg, struct bg_ctx *ctx)
 			    cfg->runs_index, why);
 	free(real);
 	bg_strbuf_release(&path);
+	bg_strbuf_release(&role);
 	return rc;
 }
 
