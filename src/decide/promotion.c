@@ -648,11 +648,14 @@ struct saved {
  * Keeps the text of rel so that a failed promotion can put it back. A path
  * that exists but is not a regular file, or cannot be read, fails (nothing
  * is written then): taking it for absent would start the evidence index
- * afresh over the retained rows, or remove the file on the way back.
+ * afresh over the retained rows, or remove the file on the way back. One
+ * that is, through a link, another of the project's files than role (a
+ * BG_FILE_* bit, 0 for the evidence index) fails too (BG_ECHECK).
  */
-static int save(const struct bg_config *cfg, struct saved *s, const char *rel, struct bg_ctx *ctx)
+static int save(const struct bg_config *cfg, struct saved *s, const char *rel, unsigned role, struct bg_ctx *ctx)
 {
 	struct stat st;
+	const char *other;
 
 	s->rel = rel;
 	s->existed = false;
@@ -675,6 +678,10 @@ static int save(const struct bg_config *cfg, struct saved *s, const char *rel, s
 	}
 	if (!S_ISREG(st.st_mode))
 		return bg_error(ctx, BG_EIO, "%s: not a regular file; nothing was changed", rel);
+	/* through a link, another file of the project's: writing it would write over that one */
+	if ((other = bg_config_file_role(cfg, &st, BG_FILE_ALL & ~role)))
+		return bg_error(ctx, BG_ECHECK, "%s: it is %s too (one file under two names); make it a file of "
+				"its own; nothing was changed", rel, other);
 	if (bg_file_read(s->abs.buf, rel, &s->text, ctx) != BG_OK)
 		return BG_EIO;
 	s->existed = true;
@@ -921,8 +928,9 @@ int bg_promotion_run(const struct bg_config *cfg, struct bg_store *store, long l
 	bg_promotion_evidence_path(cfg, &ev_rel);
 	memset(sv, 0, sizeof(sv));
 	saved = true;
-	if ((rc = save(cfg, &sv[0], ev_rel.buf, ctx)) || (rc = save(cfg, &sv[1], cfg->registry_path, ctx)) ||
-	    (rc = save(cfg, &sv[2], cfg->generated_path, ctx)))
+	if ((rc = save(cfg, &sv[0], ev_rel.buf, 0, ctx)) ||
+	    (rc = save(cfg, &sv[1], cfg->registry_path, BG_FILE_REGISTRY, ctx)) ||
+	    (rc = save(cfg, &sv[2], cfg->generated_path, BG_FILE_GENERATED, ctx)))
 		goto out;
 	if (sv[0].existed) {
 		size_t i;

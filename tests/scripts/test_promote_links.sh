@@ -3,7 +3,8 @@
 # kept elsewhere, a generated document linked into docs/): the file a link
 # leads to is written, atomically beside it, and the link stays a link; an
 # evidence index that is a link to nothing, or a loop of links, is exit 4
-# with nothing changed and the link kept (never removed on the way back).
+# with nothing changed and the link kept (never removed on the way back); a
+# link that makes one of them another of the project's files is refused.
 # Sessions are stored the way `benchgate run` stores them
 # (tests/unit/test_seedtool.c), so nothing is measured. Needs jq.
 set -u
@@ -57,6 +58,18 @@ check "loop: exit 4"                 test "$(rc_of "$B" -C "$work/p" promote "$s
 check "loop: names it"               grep -q "experiments/benchgate-evidence.json: cannot write: it is a symbolic link that cannot be followed (a loop of links); make it lead to a file, or remove it; nothing was changed" "$work/err"
 snap >"$work/after"
 check "loop: nothing changed"        cmp -s "$work/before" "$work/after"
+
+# ---- the generated document a link to another of the project's files (the
+# parity matrix): the re-render would write over that file; refused
+fresh
+rm "$work/p/docs/_generated/benchmark_coverage.md"
+ln -s ../../tests/parity/backend_matrix.json "$work/p/docs/_generated/benchmark_coverage.md"
+s=$(seed $G release-signoff 0.100 experiment=1)
+snap >"$work/before"
+check "two names: exit 1"            test "$(rc_of "$B" -C "$work/p" promote "$s")" = 1
+check "two names: says so"           grep -q "docs/_generated/benchmark_coverage.md: it is the parity matrix too (one file under two names); make it a file of its own; nothing was changed" "$work/err"
+snap >"$work/after"
+check "two names: nothing changed"   cmp -s "$work/before" "$work/after"
 
 echo "$fails failed"
 [ "$fails" = 0 ]
