@@ -284,6 +284,16 @@ static int export_check(const char *path, struct bg_ctx *ctx)
 	return rc;
 }
 
+/* Which of the project's files (benchgate.json, the registry, RUNS.md, the
+ * store, ...) the export would replace, also through a link, else NULL:
+ * as render --output, never over one of them. */
+static const char *export_over_input(const struct bg_config *cfg, const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 ? bg_config_file_role(cfg, &st, BG_FILE_ALL) : NULL;
+}
+
 static int export_jsonl(const char *path, const json_t *doc, long long id)
 {
 	struct bg_strbuf sb = BG_STRBUF_INIT;
@@ -336,6 +346,7 @@ static int run_measure(struct bg_cli *cli, const struct bg_cmd *self)
 	struct bg_ctx ctx;
 	struct bg_cli_stop stop;
 	json_t *doc = NULL;
+	const char *what;
 	long long id = 0;
 	int rc;
 
@@ -389,6 +400,11 @@ static int run_measure(struct bg_cli *cli, const struct bg_cmd *self)
 	/* an export target and the store that cannot work fail before measuring
 	 * (the store opened, or created, only when the export can be written) */
 	bg_ctx_init(&ctx);
+	if (a.export_path && (what = export_over_input(&cfg, a.export_path))) {
+		rc = bg_cli_usage_error(self, "argument --export-jsonl: '%s' is %s; choose another file", a.export_path,
+					what);
+		goto out;
+	}
 	if (a.export_path && (rc = export_check(a.export_path, &ctx)) != BG_OK) {
 		bg_cli_fail(rc, bg_ctx_message(&ctx));
 		goto out;
