@@ -903,8 +903,18 @@ int bg_promotion_run(const struct bg_config *cfg, struct bg_store *store, long l
 		return rc;
 	/* one promotion at a time: each reads the registry, the evidence index
 	 * and the document, and writes them back */
-	if ((rc = bg_lifecycle_lock(cfg, "promote.lock", NULL, &lock, ctx)))
-		return rc;
+	{
+		struct bg_strbuf at = BG_STRBUF_INIT;
+
+		bg_lifecycle_state_dir(cfg, &at);
+		bg_strbuf_adds(&at, "/promote.lock");
+		if ((rc = bg_lifecycle_lock(cfg, "promote.lock", bg_config_relative(cfg, at.buf), &lock, ctx)))
+			bg_error(ctx, rc, "%s; promote keeps its lock and journal in the store's folder: run it as a "
+				 "user who may write there", bg_ctx_message(ctx));
+		bg_strbuf_release(&at);
+		if (rc)
+			return rc;
+	}
 	/* a promotion killed between its writes is undone before anything is read */
 	if ((rc = journal_recover(cfg, &undone, ctx)))
 		goto out;

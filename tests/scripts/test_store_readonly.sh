@@ -66,6 +66,10 @@ lock $dir_ro 444
 reads "folder read-only"
 check "folder read-only: accept exit 4"  test "$(bg accept 3 --why 'looks right')" = 4
 check "folder read-only: names the file" grep -q "benchgate: .benchgate/store.sqlite3: cannot write the store: Permission denied (the file); run this as a user who may write the store" "$work/err"
+# promote reads the store but keeps its lock and journal beside it: said so,
+# the lock named from the project root
+check "folder read-only: promote exit 4" test "$(bg promote 3)" = 4
+check "folder read-only: promote says why" grep -q "benchgate: .benchgate/promote.lock: cannot lock: Permission denied; promote keeps its lock and journal in the store's folder: run it as a user who may write there" "$work/err"
 # the file writable, its folder not: SQLite could not make its -wal there
 chmod 666 "$work/p/.benchgate/store.sqlite3"
 reads "file writable, folder not"
