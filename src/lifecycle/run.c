@@ -233,7 +233,7 @@ struct run {
 	size_t noutputs, nevict;
 	const char *question;
 	struct bg_strbuf question_text;
-	const char *git_exclude[2]; /* benchgate's records are not the source under test */
+	const char *git_exclude[3]; /* benchgate's records are not the source under test */
 	const char *computer_slug;
 	char slug_buf[300];
 };
@@ -303,6 +303,22 @@ static int refuse_private_paths(struct run *r, struct bg_ctx *ctx)
 	json_decref(question);
 	json_decref(command);
 	return rc;
+}
+
+/*
+ * Whether RUNS.md lies outside the experiments folder, named from the root
+ * and inside it (a git pathspec can leave it out): run writes its rows
+ * there, so it is no part of the source under test either.
+ */
+static bool runs_index_apart(const struct bg_config *cfg)
+{
+	const char *ri = cfg->runs_index, *ex = cfg->experiments;
+	size_t n = ex ? strlen(ex) : 0;
+
+	if (!ri || !*ri || ri[0] == '/' || strcmp(ri, "..") == 0 || strncmp(ri, "../", 3) == 0 ||
+	    strstr(ri, "/../") || (strlen(ri) >= 3 && strcmp(ri + strlen(ri) - 3, "/..") == 0))
+		return false;
+	return !(n && strncmp(ri, ex, n) == 0 && ri[n] == '/');
 }
 
 /*
@@ -461,7 +477,8 @@ static int preflight(struct run *r, struct bg_ctx *ctx)
 	{
 		struct bg_provenance_opts po = {0};
 		r->git_exclude[0] = r->cfg->experiments;
-		r->git_exclude[1] = NULL;
+		r->git_exclude[1] = runs_index_apart(r->cfg) ? r->cfg->runs_index : NULL;
+		r->git_exclude[2] = NULL;
 		po.git_exclude = r->git_exclude;
 		po.root = r->cfg->root;
 		po.argv = q->bg_argv;

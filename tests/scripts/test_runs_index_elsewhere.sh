@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# A RUNS.md kept outside the experiments folder (profile.runs_index
+# "docs/RUNS.md", tracked by git): run writes its rows there, and that is
+# benchgate's own record, not the source under test, so the next session
+# is not taken for one of uncommitted source (which run stores pending,
+# never joining the baseline by itself). Measured with BENCHGATE_NO_CGROUP
+# set (no run cgroup: nothing shared with other tests). Needs jq and git.
+set -u
+. "$(cd "$(dirname "$0")" && pwd)/checks.sh"
+[ -n "${BG_DEBUG:-}" ] && set -x
+command -v jq >/dev/null || { echo "this test needs jq"; exit 1; }
+command -v git >/dev/null || { echo "this test needs git"; exit 1; }
+seeded_setup
+export BENCHGATE_NO_CGROUP=1
+cp -R "${BENCHGATE_SOURCE:?}/tests/cli/trees/lifecycle" "$work/p"
+cd "$work/p" || exit 1
+jq '.profile = ((.profile // {}) + {runs_index: "docs/RUNS.md"})' benchgate.json >"$work/cfg" && cat "$work/cfg" >benchgate.json
+mv experiments/RUNS.md docs/RUNS.md
+git init -q . && git add -A && git -c user.email=t@t -c user.name=t commit -qm init || exit 1
+
+check "first run: exit 0"       test "$(rc_of "$B" run -q --no-repeat life.ok)" = 0
+check "RUNS.md has its row"     grep -q "life-ok" docs/RUNS.md
+check "second run: exit 0"      test "$(rc_of "$B" run -q --no-repeat life.ok)" = 0
+check "second: not uncommitted" bash -c "! grep -q 'uncommitted changes' '$work/out'"
+check "second: source clean"    jqe '.provenance.git.dirty == false' <("$B" session 2 --json)
+check "second: auto-accepted"   jqe '.[1].curation == "auto-accepted"' <("$B" history life.ok --json)
+# a change to the source is still seen
+echo "# changed" >>data/input.txt
+check "changed: exit 0"         test "$(rc_of "$B" run -q --no-repeat life.ok)" = 0
+check "changed: pending"        jqe '.[2].curation == "pending"' <("$B" history life.ok --json)
+
+echo "$fails failure(s)"
+[ "$fails" = 0 ]
