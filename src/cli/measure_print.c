@@ -26,9 +26,9 @@ void bg_mp_command(struct bg_strbuf *out, const json_t *command)
 
 		if (i)
 			bg_strbuf_addch(out, ' ');
-		if (bg_cli_needs_showing(s)) {
+		if (bg_cli_needs_showing(s) || (s && strchr(s, '\''))) {
 			/* as the shell's $'...' writes it: a control byte would end
-			 * the line or drive the terminal */
+			 * the line or drive the terminal, and '...' cannot hold a ' */
 			bg_strbuf_adds(out, "$'");
 			for (const char *p = s; *p;) {
 				size_t k = bg_cli_control_at(p);

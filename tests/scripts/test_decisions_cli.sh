@@ -189,7 +189,9 @@ check "compare: bytes to the KiB"   grep -q "^tree_peak_bytes  *1.049 MiB  *1.04
 has_ctl() { LC_ALL=C grep -q $'[\x01-\x09\x0b-\x1f\x7f]\|\xc2[\x80-\x9f]' "$work/out"; }
 "$B" measure -q -r 1 -w 0 -- printf $'\e[2J%s\'\\' $'x\ny' >/dev/null 2>&1
 check "sessions: words as \$'...'"  grep -qF "printf \$'\\x1b[2J%s\\'\\\\' \$'x\\x0ay'" <("$B" sessions --last 1)
-d2=$("$B" sessions --json | jq '.[-1].id')
+"$B" measure -q -r 1 -w 0 -- printf "it's %s" 'a b' >/dev/null 2>&1
+check "sessions: a ' as \$'...'"   grep -qF "printf \$'it\\'s %s' 'a b'" <("$B" sessions --last 1)
+d2=$("$B" sessions --json | jq '.[-2].id')
 check "session: no control byte"  test "$(rc_of "$B" session "$d2"; has_ctl && echo ctl)" = 0
 sed -i 's/"id": "bin.cpu.test-box.bin1.warm"/"id": "bin.cpu\\u001b[31m.bin1\\nwarm"/' benchmarks/benchmark_registry.json
 Gc=$'bin.cpu\e[31m.bin1\nwarm'
