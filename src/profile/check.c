@@ -564,6 +564,18 @@ out:
 	bg_strbuf_release(&sb);
 }
 
+/* bg_file_problem of a manifest path, but "" (none there) where stat
+ * fails as Python's Path.exists takes for no file: a link to nothing, a
+ * loop of links. */
+static const char *manifest_problem(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) != 0 && (errno == ENOENT || errno == ENOTDIR || errno == ELOOP))
+		return "";
+	return bg_file_problem(path);
+}
+
 static int check_experiments(struct bg_arena *ar, const struct bg_config *cfg, struct bg_problems *p, struct bg_value *ids,
 			     struct bg_value *statuses, size_t *count, struct bg_ctx *ctx)
 {
@@ -587,9 +599,11 @@ static int check_experiments(struct bg_arena *ar, const struct bg_config *cfg, s
 			if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
 				continue;
 			bg_strbuf_addf(&mp, "%s/%s/manifest.json", root.buf, e->d_name);
-			/* a manifest.json that is a folder, a FIFO or a link to
-			 * nothing is there, unreadable: never skipped as absent */
-			why = bg_file_problem(mp.buf);
+			/* a manifest.json that is a folder or a FIFO is there,
+			 * unreadable: never skipped as absent; a link to nothing
+			 * or a loop of links is no manifest, as the reference's
+			 * glob (Path.exists) finds none there */
+			why = manifest_problem(mp.buf);
 			if (!why) {
 				if (n == cap) {
 					cap = cap ? 2 * cap : 32;
