@@ -30,6 +30,48 @@ static bool inside(const char *path, const char *folder)
 	return in;
 }
 
+/*
+ * The file path will name once the folders it goes through are made (render
+ * makes them before it writes): its longest leading part that is there,
+ * links resolved, then the rest with "." and ".." applied by name, since a
+ * folder made by benchgate holds no link ("new/../benchmarks/x.json" is
+ * benchmarks/x.json). NULL when no leading part is there; the caller frees it.
+ */
+static char *named_later(const char *path)
+{
+	char *head = bg_xstrdup(path), *base = NULL, *cut;
+	struct bg_strbuf out = BG_STRBUF_INIT;
+	const char *rest = NULL, *p;
+
+	while (!base && (cut = strrchr(head, '/'))) {
+		*cut = '\0';
+		base = realpath(*head ? head : "/", NULL);
+		rest = path + (cut - head) + 1;
+	}
+	if (!base) {
+		free(head);
+		return NULL;
+	}
+	bg_strbuf_adds(&out, strcmp(base, "/") == 0 ? "" : base);
+	for (p = rest; *p;) {
+		size_t n = strcspn(p, "/");
+
+		if (n == 2 && p[0] == '.' && p[1] == '.') {
+			char *last = strrchr(out.buf, '/');
+			if (last)
+				bg_strbuf_setlen(&out, (size_t)(last - out.buf));
+		} else if (n && !(n == 1 && p[0] == '.')) {
+			bg_strbuf_addf(&out, "/%.*s", (int)n, p);
+		}
+		p += n + (p[n] == '/');
+	}
+	if (!out.len)
+		bg_strbuf_addch(&out, '/');
+	free(base);
+	free(head);
+	return bg_strbuf_detach(&out, NULL);
+}
+
 const char *bg_cli_input_at(const char *path, const struct bg_registry *reg, bool generated)
 {
 	const struct bg_config *cfg = reg->cfg;
@@ -37,10 +79,19 @@ const char *bg_cli_input_at(const char *path, const struct bg_registry *reg, boo
 	struct bg_strbuf p = BG_STRBUF_INIT;
 	const char *what = NULL;
 	struct stat at, b;
+	char *later = NULL;
 	size_t i;
 
-	if (stat(path, &at) != 0)
-		return NULL; /* a new file (or a link to nothing, refused when written) replaces nothing */
+	/* a new file (or a link to nothing, refused when written) replaces
+	 * nothing, unless a folder made on the way leads back to one
+	 * ("new/../benchmarks/benchmark_registry.json") */
+	if (stat(path, &at) != 0) {
+		if (!(later = named_later(path)) || stat(later, &at) != 0) {
+			free(later);
+			return NULL;
+		}
+		path = later;
+	}
 	/* links followed on both sides: the atomic writer writes where a link leads */
 	what = bg_config_file_role(cfg, &at, generated ? BG_FILE_ALL : BG_FILE_ALL & ~BG_FILE_GENERATED);
 	BG_VALUE_ARRAY_FOREACH(imports, i, item) {
@@ -66,5 +117,6 @@ const char *bg_cli_input_at(const char *path, const struct bg_registry *reg, boo
 			what = "a device lease";
 	}
 	bg_strbuf_release(&p);
+	free(later);
 	return what;
 }

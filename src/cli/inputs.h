@@ -12,9 +12,10 @@
  * replace: "the registry", "the store", "a file of the experiments folder",
  * ... (a static string), or NULL when it replaces none of the project's
  * inputs. The registry's generated document counts when generated is true
- * (it is render's own output). Files are compared by device and inode;
- * renaming over a link replaces the link, so a link is compared, not what
- * it points to.
+ * (it is render's own output). Files are compared by device and inode,
+ * links followed (the atomic writer writes the file a link leads to); a
+ * path through folders not made yet is compared as it will be once they
+ * are ("new/../benchmarks/x.json" is benchmarks/x.json).
  */
 const char *bg_cli_input_at(const char *path, const struct bg_registry *reg, bool generated);
 
