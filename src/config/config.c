@@ -448,8 +448,9 @@ static int rules_name_computers(const struct bg_config *cfg, const char *display
 	return BG_OK;
 }
 
-/* rel from root as one text: "./" and "//" dropped, so that two spellings
- * of one path compare equal (links and ".." are left as they are). */
+/* rel from root as one text: "./" and "//" dropped and ".." applied by
+ * name, so that two spellings of one path compare equal ("x/../RUNS.md"
+ * is RUNS.md once benchgate makes x; links are left as they are). */
 static void tidy_path(struct bg_strbuf *out, const char *root, const char *rel)
 {
 	struct bg_strbuf joined = BG_STRBUF_INIT;
@@ -461,8 +462,13 @@ static void tidy_path(struct bg_strbuf *out, const char *root, const char *rel)
 		const char *end = strchr(p, '/');
 		size_t n = end ? (size_t)(end - p) : strlen(p);
 
-		if (!(n == 0 || (n == 1 && p[0] == '.')))
+		if (n == 2 && p[0] == '.' && p[1] == '.') {
+			char *last = strrchr(out->buf, '/');
+			if (last)
+				bg_strbuf_setlen(out, (size_t)(last - out->buf));
+		} else if (!(n == 0 || (n == 1 && p[0] == '.'))) {
 			bg_strbuf_addf(out, "/%.*s", (int)n, p);
+		}
 		p += n + (end ? 1 : 0);
 	}
 	bg_strbuf_release(&joined);
