@@ -102,15 +102,19 @@ static int cmp_str(const void *a, const void *b)
 }
 
 /* Python's < on two members of a tuple: strings by code point (UTF-8 bytes
- * compare the same), anything else by its JSON text (numbers, which the
- * reference could not sort among strings anyway). */
+ * compare the same), numbers (and true/false) by value, 9 before 10 and 5
+ * before 100.0; anything Python cannot order (a number among strings, null:
+ * the reference fails there) by its JSON text. */
 static int cmp_member(const struct bg_value *a, const struct bg_value *b)
 {
 	struct bg_strbuf x = BG_STRBUF_INIT, y = BG_STRBUF_INIT;
+	bool type_error = false;
 	int c;
 
 	if (bg_value_is_string(a) && bg_value_is_string(b))
 		return strcmp(bg_value_str(a), bg_value_str(b));
+	if (bg_value_is_pynumber(a) && bg_value_is_pynumber(b) && (c = bg_value_cmp(a, b, &type_error), !type_error))
+		return c;
 	bg_value_dump(&x, a, -1, false);
 	bg_value_dump(&y, b, -1, false);
 	c = strcmp(x.buf, y.buf);
