@@ -568,10 +568,10 @@ out:
 	bg_strbuf_release(&sb);
 }
 
-/* bg_file_problem of a manifest path, but "" (none there) where stat
- * fails as Python's Path.exists takes for no file: a link to nothing, a
- * loop of links. */
-static const char *manifest_problem(const char *path)
+/* bg_file_problem of a manifest or RUNS.md path, but "" (none there) where
+ * stat fails as Python's Path.exists and is_file take for no file: a link
+ * to nothing, a loop of links. */
+static const char *file_problem(const char *path)
 {
 	struct stat st;
 
@@ -607,7 +607,7 @@ static int check_experiments(struct bg_arena *ar, const struct bg_config *cfg, s
 			 * unreadable: never skipped as absent; a link to nothing
 			 * or a loop of links is no manifest, as the reference's
 			 * glob (Path.exists) finds none there */
-			why = manifest_problem(mp.buf);
+			why = file_problem(mp.buf);
 			if (!why) {
 				if (n == cap) {
 					cap = cap ? 2 * cap : 32;
@@ -666,13 +666,18 @@ static int check_runs(struct bg_arena *ar, const struct bg_config *cfg, struct b
 	struct bg_value *rows = bg_value_new_object(ar, 0);
 	size_t i = 0, n;
 	const char **sorted;
-	struct stat fst;
+	const char *why;
 	int rc = BG_OK;
 
 	bg_config_path(cfg, &path, cfg->runs_index);
-	/* missing is the reference's finding; there but unreadable is an I/O failure */
-	if (stat(path.buf, &fst) != 0 && errno == ENOENT) {
+	/* missing is the reference's finding; there but unreadable (a folder,
+	 * a FIFO, never opened: no writer would ever come) is an I/O failure */
+	if ((why = file_problem(path.buf)) && !*why) {
 		bg_problems_add(p, "%s is missing", cfg->runs_index);
+		goto out;
+	}
+	if (why) {
+		rc = bg_error(ctx, BG_EIO, "%s: cannot read: %s", cfg->runs_index, why);
 		goto out;
 	}
 	if ((rc = bg_file_read(path.buf, cfg->runs_index, &text, ctx)))
