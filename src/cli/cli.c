@@ -125,6 +125,10 @@ size_t bg_cli_control_at(const char *s)
 		return 1;
 	if (u[0] == 0xc2 && u[1] >= 0x80 && u[1] <= 0x9f)
 		return 2;
+	/* the bidirectional embeddings, overrides and isolates (U+202A..U+202E,
+	 * U+2066..U+2069) reorder what follows them on the line */
+	if (u[0] == 0xe2 && ((u[1] == 0x80 && u[2] >= 0xaa && u[2] <= 0xae) || (u[1] == 0x81 && u[2] >= 0xa6 && u[2] <= 0xa9)))
+		return 3;
 	if (u[0] >= 0x80 && !utf8_char(u)) /* a lone 0x9b is CSI to an 8-bit terminal */
 		return 1;
 	return 0;

@@ -106,10 +106,12 @@ void bg_cli_release_stop(const struct bg_cli_stop *saved);
 
 /*
  * Appends s (NULL: "n/a") as a terminal should show a stored text: every C0
- * control byte (newline and escape included), DEL and every C1 control
- * (U+0080..U+009F, written as two bytes) as \xNN, other text unchanged, so
- * that what a store, a registry or a measured program put in a text can
- * neither start a line of its own nor move the cursor or change colours.
+ * control byte (newline and escape included), DEL, every C1 control
+ * (U+0080..U+009F, written as two bytes), the bidirectional overrides and
+ * isolates (U+202A..U+202E, U+2066..U+2069) and every byte that is not
+ * UTF-8 as \xNN, other text unchanged, so that what a store, a registry or
+ * a measured program put in a text can neither start a line of its own,
+ * move the cursor, change colours nor reorder the line.
  * bg_cli_shown does the same into *tmp (emptied first) and returns its
  * text, for a printf column; the caller releases tmp.
  */
@@ -118,7 +120,8 @@ const char *bg_cli_shown(struct bg_strbuf *tmp, const char *s);
 /* Whether bg_cli_add_shown would change s. */
 bool bg_cli_needs_showing(const char *s);
 /* The length in bytes of the control that s starts with (1 for C0 or DEL,
- * 2 for C1, 1 for a byte that starts no well-formed UTF-8 character), else 0. */
+ * 2 for C1, 3 for a bidirectional override, embedding or isolate, 1 for a
+ * byte that starts no well-formed UTF-8 character), else 0. */
 size_t bg_cli_control_at(const char *s);
 /* The length in bytes of the character s starts with: its UTF-8 length when
  * well formed, else 1. Walks text one character at a time with the above. */

@@ -59,8 +59,8 @@ static void user_name(char *buf, size_t n)
 			*p++ = '?';
 			continue;
 		}
-		if (k == 2)
-			memmove(p + 1, p + 2, strlen(p + 2) + 1);
+		if (k > 1) /* one '?' for a control of several bytes */
+			memmove(p + 1, p + k, strlen(p + k) + 1);
 		if (k)
 			*p++ = '?';
 		else
