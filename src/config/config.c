@@ -467,7 +467,8 @@ static void tidy_path(struct bg_strbuf *out, const char *root, const char *rel)
 			if (last)
 				bg_strbuf_setlen(out, (size_t)(last - out->buf));
 		} else if (!(n == 0 || (n == 1 && p[0] == '.'))) {
-			bg_strbuf_addf(out, "/%.*s", (int)n, p);
+			bg_strbuf_addch(out, '/');
+			bg_strbuf_addn(out, p, n);
 		}
 		p += n + (end ? 1 : 0);
 	}
@@ -495,25 +496,28 @@ static int written_apart(const struct bg_config *cfg, const char *display, struc
 		{cfg->runs_index, "profile.runs_index", "the experiments' RUNS.md", true},
 		{store, "store", "the store", true},
 	};
-	const size_t n = sizeof(f) / sizeof(f[0]);
-	struct bg_strbuf a = BG_STRBUF_INIT, b = BG_STRBUF_INIT;
+	enum { N = sizeof(f) / sizeof(f[0]) };
+	struct bg_strbuf tidy[N];
 	int rc = BG_OK;
 
-	for (size_t i = 0; i < n && !rc; i++) {
+	for (size_t i = 0; i < N; i++) {
+		bg_strbuf_init(&tidy[i]);
+		if (f[i].path)
+			tidy_path(&tidy[i], cfg->root, f[i].path);
+	}
+	for (size_t i = 0; i < N && !rc; i++) {
 		if (!f[i].written || !f[i].path)
 			continue;
-		tidy_path(&a, cfg->root, f[i].path);
-		for (size_t j = 0; j < n && !rc; j++) {
+		for (size_t j = 0; j < N && !rc; j++) {
 			if (j == i || !f[j].path || (f[j].written && j > i))
 				continue;
-			tidy_path(&b, cfg->root, f[j].path);
-			if (strcmp(a.buf, b.buf) == 0)
+			if (strcmp(tidy[i].buf, tidy[j].buf) == 0)
 				rc = bg_error(ctx, BG_ECHECK, "%s: '%s' names '%s', which is %s; name another file",
 					      display, f[i].field, f[i].path, f[j].what);
 		}
 	}
-	bg_strbuf_release(&a);
-	bg_strbuf_release(&b);
+	for (size_t i = 0; i < N; i++)
+		bg_strbuf_release(&tidy[i]);
 	return rc;
 }
 
