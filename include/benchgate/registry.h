@@ -105,6 +105,14 @@ int bg_registry_render_matches(struct bg_registry *reg, const char *path, bool *
 
 /* The resolved gate with that id (borrowed), or NULL. */
 struct bg_value *bg_registry_find_gate(const struct bg_registry *reg, const char *id);
+/*
+ * The gate `show` and `command` look up, as the reference's _find_gate does:
+ * gates are tried in order and *out is the first whose id is that text, or
+ * NULL. A gate without an "id" met before that one stops the search as the
+ * reference stops it (KeyError): BG_ECHECK naming its index, *out NULL.
+ */
+int bg_registry_lookup_gate(const struct bg_registry *reg, const char *id, struct bg_value **out,
+			    struct bg_ctx *ctx);
 
 struct bg_gate_filter {
 	const char *state; /* NULL or "" : any */

@@ -10,6 +10,7 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 	struct bg_strbuf out = BG_STRBUF_INIT;
 	struct bg_parsed parsed;
 	struct bg_value *gate;
+	struct bg_ctx ctx;
 	int rc;
 
 	if ((rc = bg_cli_parse(cli, self, NULL, 1, false, bg_cli_no_options, NULL, &parsed)))
@@ -18,8 +19,10 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 		return bg_cli_usage_error(self, "the following arguments are required: gate_id");
 	if ((rc = bg_cli_load_registry(cli, &cfg, &reg)))
 		return rc;
-	gate = bg_registry_find_gate(&reg, parsed.pos[0]);
-	if (!gate) {
+	bg_ctx_init(&ctx);
+	if ((rc = bg_registry_lookup_gate(&reg, parsed.pos[0], &gate, &ctx))) {
+		bg_cli_fail_ctx(rc, &ctx);
+	} else if (!gate) {
 		bg_strbuf_addf(&out, "Unknown benchmark gate: %s\n", parsed.pos[0]);
 		bg_cli_write(&out, true);
 		rc = BG_ECHECK;
@@ -28,6 +31,7 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 		if (bg_cli_write(&out, false))
 			rc = BG_EIO;
 	}
+	bg_ctx_release(&ctx);
 	bg_strbuf_release(&out);
 	bg_registry_release(&reg);
 	bg_config_release(&cfg);

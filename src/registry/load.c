@@ -607,3 +607,24 @@ struct bg_value *bg_registry_find_gate(const struct bg_registry *reg, const char
 	}
 	return NULL;
 }
+
+int bg_registry_lookup_gate(const struct bg_registry *reg, const char *id, struct bg_value **out,
+			    struct bg_ctx *ctx)
+{
+	size_t i;
+	struct bg_value *gate;
+
+	*out = NULL;
+	BG_VALUE_ARRAY_FOREACH(reg->gates, i, gate) {
+		struct bg_value *gid = bg_value_get(gate, "id");
+		if (!gid)
+			return bg_error(ctx, BG_ECHECK,
+					"%s: gates[%zu] has no 'id', so gate '%s' cannot be looked up; give every gate an 'id'",
+					reg->display, i, id);
+		if (bg_value_is_string(gid) && strcmp(bg_value_str(gid), id) == 0) {
+			*out = gate;
+			return BG_OK;
+		}
+	}
+	return BG_OK;
+}
