@@ -250,9 +250,13 @@ static bool satisfied_items(struct bg_arena *a, const struct bg_value *v, struct
 	return false;
 }
 
-static int cmp_cstr(const void *a, const void *b)
+/* Python's < on two unknown satisfied_by ids that sorted() can order:
+ * strings by code point, numbers (and true/false) by value. */
+static int cmp_sat_id(const void *a, const void *b)
 {
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
+	bool type_error = false;
+
+	return bg_value_cmp(*(const struct bg_value *const *)a, *(const struct bg_value *const *)b, &type_error);
 }
 
 static void validate_gate(struct bg_registry *reg, struct bg_arena *a, struct bg_value_proj *proj,
@@ -325,35 +329,51 @@ static void validate_gate(struct bg_registry *reg, struct bg_arena *a, struct bg
 	if (!satisfied_items(a, sat, &items)) {
 		bg_problems_add(p, "%s satisfied_by must be a list of measurement ids", label.buf);
 	} else {
-		size_t i, n = 0;
+		size_t i, j, n = 0;
+		bool strings = false, numbers = false, none = false;
 		struct bg_value *x;
-		const char **unknown = bg_xcalloc(bg_value_size(items) + 1, sizeof(*unknown));
+		const struct bg_value **unknown = bg_xcalloc(bg_value_size(items) + 1, sizeof(*unknown));
 		struct bg_value *seen = bg_value_new_object(a, 0);
 
+		/* set(satisfied) - measurement_ids: ids are strings, so an id of any
+		 * other kind is unknown; equal numbers (1, 1.0, true) count once, the
+		 * first kept, as a Python set keeps it */
 		BG_VALUE_ARRAY_FOREACH(items, i, x) {
-			if (!bg_value_is_string(x)) {
-				/* a non-string id can never match; shown as its repr */
-				continue;
-			}
-			if (!bg_value_get(ids, bg_value_str(x)) &&
-			    !bg_value_get(seen, bg_value_str(x))) {
+			if (bg_value_is_string(x)) {
+				if (bg_value_get(ids, bg_value_str(x)) || bg_value_get(seen, bg_value_str(x)))
+					continue;
 				bg_value_set(a, seen, bg_value_str(x), bg_value_true());
-				unknown[n++] = bg_value_str(x);
+				strings = true;
+			} else {
+				for (j = 0; j < n && !(!bg_value_is_string(unknown[j]) && bg_value_equal(unknown[j], x)); j++)
+					;
+				if (j < n)
+					continue;
+				if (bg_value_is_pynumber(x))
+					numbers = true;
+				else
+					none = true;
 			}
+			unknown[n++] = x;
 		}
-		if (n) {
-			qsort(unknown, n, sizeof(*unknown), cmp_cstr);
+		if (n > 1 && (none || (strings && numbers))) {
+			/* sorted() raises TypeError: the reference stops here */
+			bg_problems_add(p, "%s satisfied_by holds %s, which cannot be sorted; "
+					   "name measurements by their id strings", label.buf,
+					none ? "null among other unknown ids" : "numbers among unknown id strings");
+		} else if (n) {
+			qsort(unknown, n, sizeof(*unknown), cmp_sat_id);
 			bg_strbuf_reset(&sb);
 			bg_strbuf_addch(&sb, '[');
 			for (i = 0; i < n; i++) {
 				if (i)
 					bg_strbuf_adds(&sb, ", ");
-				bg_value_repr_string(&sb, unknown[i], strlen(unknown[i]));
+				bg_value_py_repr(&sb, unknown[i]);
 			}
 			bg_strbuf_addch(&sb, ']');
 			bg_problems_add(p, "%s names unknown measurements %s", label.buf, sb.buf);
 		}
-		free(unknown);
+		free((void *)unknown);
 	}
 	if (strcmp(st, "measured") == 0 && !bg_value_truthy(sat))
 		bg_problems_add(p, "%s measured gate needs satisfied_by evidence", label.buf);
