@@ -787,8 +787,14 @@ static void runbook_table(struct render *r)
 	static const char *const required[] = {"owner", "tier", "evidence_level", "command",
 					       "required_artifacts", NULL};
 	size_t n;
-	const char **ids = bg_value_sorted_keys(r->reg->runbooks, &n);
+	const char **ids;
 
+	if (!bg_value_get(r->reg->root, "runbooks")) { /* registry["runbooks"]: KeyError */
+		r->failed = true;
+		bg_error(r->ctx, BG_ECHECK, "cannot render the coverage document: the registry has no 'runbooks'");
+		return;
+	}
+	ids = bg_value_sorted_keys(r->reg->runbooks, &n);
 	table_head(r, head);
 	for (size_t i = 0; i < n && !r->failed; i++) {
 		struct bg_value *rb = bg_value_get(r->reg->runbooks, ids[i]), *arts;
@@ -838,6 +844,16 @@ static void runbook_table(struct render *r)
 				if (k && (((unsigned char)s[k]) & 0xc0) != 0x80)
 					bg_strbuf_adds(&sb, "; ");
 				bg_strbuf_addch(&sb, s[k]);
+			}
+		} else if (bg_value_is_object(arts)) { /* "; ".join(a dict) joins its keys */
+			const char *key;
+			struct bg_value *a;
+			size_t k = 0;
+			BG_VALUE_OBJECT_FOREACH(arts, key, a) {
+				(void)a;
+				if (k++)
+					bg_strbuf_adds(&sb, "; ");
+				bg_strbuf_adds(&sb, key);
 			}
 		} else {
 			r->failed = true;
