@@ -492,6 +492,11 @@ static int import_evidence(struct bg_registry *reg, const struct bg_value *sourc
 			bg_error(ctx, rc, "%s: artifacts[%zu] must be an object with an 'id'", display, i);
 			goto out;
 		}
+		if (bg_value_is_array(aid) || bg_value_is_object(aid)) { /* unhashable: the reference fails */
+			bg_error(ctx, rc, "%s: artifacts[%zu] has an 'id' that is %s; give each artifact a string id",
+				 display, i, bg_value_is_array(aid) ? "a list" : "an object");
+			goto out;
+		}
 		if (bg_value_is_string(aid)) /* a later artifact with the same id wins */
 			bg_value_set(reg->arena, by_id, bg_value_str(aid), m);
 	}
