@@ -250,6 +250,32 @@ static bool satisfied_items(struct bg_arena *a, const struct bg_value *v, struct
 	return false;
 }
 
+/* A key that is the same for two ids exactly when Python's set sees one
+ * value (1, 1.0 and true alike; "1" apart); false for a list or an object,
+ * which a set cannot hold. */
+static bool py_set_key(struct bg_strbuf *sb, const struct bg_value *v)
+{
+	long long n;
+
+	if (bg_value_is_array(v) || bg_value_is_object(v))
+		return false;
+	if (bg_value_is_string(v)) {
+		bg_strbuf_addch(sb, 's');
+		bg_strbuf_adds(sb, bg_value_str(v));
+	} else if (bg_value_is_pyint(v, &n)) {
+		bg_strbuf_addf(sb, "n%lld", n);
+	} else if (bg_value_is_real(v)) {
+		double d = bg_value_real(v);
+		if (d == d && d >= -9223372036854775808.0 && d < 9223372036854775808.0 && d == (double)(long long)d)
+			bg_strbuf_addf(sb, "n%lld", (long long)d);
+		else
+			bg_strbuf_addf(sb, "r%.17g", d);
+	} else {
+		bg_strbuf_addch(sb, 'z');
+	}
+	return true;
+}
+
 /* Python's < on two unknown satisfied_by ids that sorted() can order:
  * strings by code point, numbers (and true/false) by value. */
 static int cmp_sat_id(const void *a, const void *b)
@@ -280,10 +306,18 @@ static void validate_gate(struct bg_registry *reg, struct bg_arena *a, struct bg
 		goto out;
 	}
 	bg_strbuf_reset(&sb);
-	bg_value_py_str(&sb, id);
-	if (bg_value_get(gate_ids, sb.buf))
+	if (!py_set_key(&sb, id)) { /* gate["id"] in gate_ids: TypeError, the reference stops */
+		bg_problems_add(p, "%s id must be a string, not %s", label.buf,
+				bg_value_is_array(id) ? "a list" : "an object");
+		goto out;
+	}
+	if (bg_value_get(gate_ids, sb.buf)) {
+		bg_strbuf_reset(&sb);
+		bg_value_py_str(&sb, id);
 		bg_problems_add(p, "duplicate gate %s", sb.buf);
-	bg_value_set(a, gate_ids, sb.buf, bg_value_true());
+	} else {
+		bg_value_set(a, gate_ids, sb.buf, bg_value_true());
+	}
 	{
 		struct bg_value *c = f[VG_COMPUTER];
 		if (!bg_value_is_string(c) || !bg_config_computer_known(reg->cfg, bg_value_str(c)))
