@@ -279,11 +279,19 @@ static void cell_bytes(struct render *r, const struct bg_value *row, const char 
 		cell_cstr(r, "n/a");
 		return;
 	}
+	bg_strbuf_reset(&r->tmp);
+	if (bg_value_is_real(v) && isfinite(bg_value_real(v)) && fabs(bg_value_real(v)) >= 9.2e18) {
+		/* int() of a float this large is the float itself, an integer beyond
+		 * 64 bits: count / (1 << 30) is exact in double */
+		add_fixed(&r->tmp, bg_value_real(v) / (double)(1 << 30), 3);
+		bg_strbuf_addn(&r->tmp, " GiB", 4);
+		cell_text(r, r->tmp.buf, r->tmp.len);
+		return;
+	}
 	if (!bg_value_to_int(v, &n)) {
 		fail_value(r, "measurement", row, field, "which is not an integer byte count");
 		return;
 	}
-	bg_strbuf_reset(&r->tmp);
 	bg_registry_format_bytes(&r->tmp, n);
 	cell_text(r, r->tmp.buf, r->tmp.len);
 }
