@@ -6,7 +6,7 @@
 #include "benchgate/measure.h"
 
 #include <ctype.h>
-#include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -191,12 +191,15 @@ int bg_cli_load_config(struct bg_cli *cli, struct bg_config *cfg)
 	return rc;
 }
 
-bool bg_cli_parse_int(const char *s, long long *out)
+/* Python's int() of an argument: ASCII whitespace around it, a sign, digits
+ * with single underscores between them, at most 4300 digits (CPython's
+ * limit). A value beyond 64 bits is false, or with clamp the nearest of
+ * LLONG_MIN and LLONG_MAX. */
+static bool parse_int(const char *s, bool clamp, long long *out)
 {
-	char digits[64];
-	size_t n = 0;
-	int neg = 0;
-	char *end;
+	unsigned long long v = 0;
+	size_t ndigits = 0;
+	bool neg = false, over = false;
 
 	while (isspace((unsigned char)*s))
 		s++;
@@ -206,10 +209,14 @@ bool bg_cli_parse_int(const char *s, long long *out)
 		return false;
 	while (*s) {
 		if (isdigit((unsigned char)*s)) {
-			if (n + 2 >= sizeof(digits))
+			unsigned d = (unsigned)(*s++ - '0');
+			if (++ndigits > 4300)
 				return false;
-			digits[n++] = *s++;
-		} else if (*s == '_' && isdigit((unsigned char)s[1]) && n) {
+			if (v > (ULLONG_MAX - d) / 10)
+				over = true;
+			else
+				v = v * 10 + d;
+		} else if (*s == '_' && isdigit((unsigned char)s[1]) && ndigits) {
 			s++;
 		} else {
 			break;
@@ -219,14 +226,24 @@ bool bg_cli_parse_int(const char *s, long long *out)
 		s++;
 	if (*s)
 		return false;
-	digits[n] = '\0';
-	errno = 0;
-	*out = strtoll(digits, &end, 10);
-	if (errno)
-		return false;
-	if (neg)
-		*out = -*out;
+	if (over || v > (neg ? (unsigned long long)LLONG_MAX + 1 : (unsigned long long)LLONG_MAX)) {
+		if (!clamp)
+			return false;
+		*out = neg ? LLONG_MIN : LLONG_MAX;
+		return true;
+	}
+	*out = neg ? (long long)(0 - v) : (long long)v;
 	return true;
+}
+
+bool bg_cli_parse_int(const char *s, long long *out)
+{
+	return parse_int(s, false, out);
+}
+
+bool bg_cli_parse_int_clamped(const char *s, long long *out)
+{
+	return parse_int(s, true, out);
 }
 
 static const struct bg_opt *find_long(const struct bg_opt *opts, const char *name, size_t len,

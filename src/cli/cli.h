@@ -127,8 +127,11 @@ size_t bg_cli_control_at(const char *s);
  * well formed, else 1. Walks text one character at a time with the above. */
 size_t bg_cli_char_at(const char *s);
 
-/* Parses a Python-style integer (argparse type=int). */
+/* Parses a Python-style integer (argparse type=int); false beyond 64 bits. */
 bool bg_cli_parse_int(const char *s, long long *out);
+/* The same, but a value beyond 64 bits, which Python takes as it is, is
+ * clamped to LLONG_MIN or LLONG_MAX (for a count only compared, as next's --limit). */
+bool bg_cli_parse_int_clamped(const char *s, long long *out);
 
 extern const struct bg_cmd *const bg_commands[];
 

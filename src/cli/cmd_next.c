@@ -18,7 +18,7 @@ static const char *on_opt(int id, const char *value, void *data)
 	struct next_opts *o = data;
 
 	if (id == OPT_LIMIT)
-		return bg_cli_parse_int(value, &o->limit) ? NULL : "argument --limit: expected an integer";
+		return bg_cli_parse_int_clamped(value, &o->limit) ? NULL : "argument --limit: expected an integer";
 	if (id == OPT_PERF) {
 		o->perf = true;
 		return NULL;
