@@ -3,10 +3,12 @@
  */
 #include "core/pyval.h"
 #include "core/fmath.h"
+#include "benchgate/status.h"
 
 #include <math.h>
 
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Python's str.isspace for one code point. */
@@ -79,18 +81,139 @@ size_t bg_py_line_break(const char *s, size_t len)
 	return 0;
 }
 
+/* The code point of the well-formed UTF-8 sequence at p[0..len), its
+ * length in *n; false (and *n 1) for a byte that starts none. */
+static bool utf8_decode(const unsigned char *p, size_t len, unsigned *cp, size_t *n)
+{
+	unsigned c = p[0], min;
+	size_t k;
+
+	*n = 1;
+	*cp = c;
+	if (c < 0x80)
+		return true;
+	if (c >= 0xc2 && c <= 0xdf)
+		k = 2, min = 0x80, c &= 0x1f;
+	else if (c >= 0xe0 && c <= 0xef)
+		k = 3, min = 0x800, c &= 0x0f;
+	else if (c >= 0xf0 && c <= 0xf4)
+		k = 4, min = 0x10000, c &= 0x07;
+	else
+		return false;
+	if (k > len)
+		return false;
+	for (size_t i = 1; i < k; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return false;
+		c = (c << 6) | (p[i] & 0x3fu);
+	}
+	if (c < min || c > 0x10ffff || (c >= 0xd800 && c < 0xe000))
+		return false;
+	*cp = c;
+	*n = k;
+	return true;
+}
+
+#include "core/pylower_table.h"
+
+static bool in_ranges(const struct bg_cp_range *r, size_t n, unsigned cp)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (cp < r[mid].lo)
+			hi = mid;
+		else if (cp > r[mid].hi)
+			lo = mid + 1;
+		else
+			return true;
+	}
+	return false;
+}
+
+static int cmp_lower_map(const void *key, const void *entry)
+{
+	unsigned cp = *(const unsigned *)key, at = ((const struct bg_lower_map *)entry)->cp;
+
+	return cp < at ? -1 : cp > at;
+}
+
+/* str.lower() of the character cp as UTF-8, or NULL when it is cp itself. */
+static const char *lower_of(unsigned cp)
+{
+	const struct bg_lower_map *m = bsearch(&cp, lower_map, sizeof(lower_map) / sizeof(lower_map[0]),
+					       sizeof(lower_map[0]), cmp_lower_map);
+
+	return m ? m->utf8 : NULL;
+}
+
+#define IGNORABLE(c) in_ranges(case_ignorable, sizeof(case_ignorable) / sizeof(case_ignorable[0]), (c))
+#define CASED(c) in_ranges(cased, sizeof(cased) / sizeof(cased[0]), (c))
+
+/* CPython's handle_capital_sigma: U+03A3 at cps[i] lowers to final sigma
+ * after a cased letter (case-ignorables between) and not before one. A
+ * byte that is no UTF-8 character (cps[] holds it as is) is neither. */
+static bool final_sigma(const unsigned *cps, size_t n, size_t i)
+{
+	size_t j;
+	bool fin;
+
+	for (j = i; j > 0 && IGNORABLE(cps[j - 1]); j--)
+		;
+	fin = j > 0 && CASED(cps[j - 1]);
+	if (fin) {
+		for (j = i + 1; j < n && IGNORABLE(cps[j]); j++)
+			;
+		fin = j == n || !CASED(cps[j]);
+	}
+	return fin;
+}
+
 void bg_py_lower(struct bg_strbuf *out, const char *s)
 {
-	size_t n = strlen(s);
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s), i, k, ncp = 0;
+	struct bg_strbuf low = BG_STRBUF_INIT;
+	unsigned *cps;
+	size_t *lens;
 	char *d;
 
-	bg_strbuf_grow(out, n);
-	d = out->buf + out->len;
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		d[i] = (char)((unsigned)(c - 'A') < 26u ? c + ('a' - 'A') : c);
+	for (i = 0; i < n && p[i] < 0x80; i++)
+		;
+	if (i == n) { /* ASCII: in place, the same length (s may lie in out) */
+		bg_strbuf_grow(out, n);
+		d = out->buf + out->len;
+		for (i = 0; i < n; i++) {
+			unsigned char c = p[i];
+			d[i] = (char)((unsigned)(c - 'A') < 26u ? c + ('a' - 'A') : c);
+		}
+		bg_strbuf_setlen(out, out->len + n);
+		return;
 	}
-	bg_strbuf_setlen(out, out->len + n);
+	/* str.lower(): one character at a time, U+03A3 by its neighbours;
+	 * built apart, as s may lie in out and the text may grow */
+	cps = bg_xcalloc(n + 1, sizeof(*cps));
+	lens = bg_xcalloc(n + 1, sizeof(*lens));
+	for (i = 0; i < n; i += lens[ncp++])
+		if (!utf8_decode(p + i, n - i, &cps[ncp], &lens[ncp]))
+			cps[ncp] = 0x110000; /* no character: kept as it is */
+	for (i = 0, k = 0; k < ncp; i += lens[k++]) {
+		unsigned c = cps[k];
+		const char *m;
+		if (c < 0x80)
+			bg_strbuf_addch(&low, (char)((unsigned)(c - 'A') < 26u ? c + ('a' - 'A') : c));
+		else if (c == 0x3a3)
+			bg_strbuf_adds(&low, final_sigma(cps, ncp, k) ? "\xcf\x82" : "\xcf\x83");
+		else if (c < 0x110000 && (m = lower_of(c)))
+			bg_strbuf_adds(&low, m);
+		else
+			bg_strbuf_addn(&low, s + i, lens[k]);
+	}
+	bg_strbuf_addn(out, low.buf, low.len);
+	bg_strbuf_release(&low);
+	free(cps);
+	free(lens);
 }
 
 void bg_py_prefix(struct bg_strbuf *out, const char *s, size_t n)

@@ -1,6 +1,6 @@
 /*
  * pyval.h - the few Python string semantics the reference tools rely on:
- * str.strip, ASCII lower-casing, code-point slicing, and float floor
+ * str.strip, str.lower, code-point slicing, and float floor
  * division. Library-internal.
  * (The value semantics -- ordering, float()/int(), truthiness -- live with
  * the DOM in benchgate/value.h.)
@@ -18,7 +18,8 @@ void bg_py_strip(const char *s, size_t len, size_t *start, size_t *out_len);
 /* The length in bytes of the line boundary Python's str.splitlines sees at
  * s[0..len) (\n, \r, \r\n, \v, \f, \x1c-\x1e, U+0085, U+2028, U+2029), or 0. */
 size_t bg_py_line_break(const char *s, size_t len);
-/* ASCII lower-casing of a UTF-8 string into out (appended). */
+/* Python's str.lower() of a UTF-8 string into out (appended; s may lie in
+ * out's own buffer). Bytes that are no UTF-8 character are kept as they are. */
 void bg_py_lower(struct bg_strbuf *out, const char *s);
 /* First n code points of s (appended to out). */
 void bg_py_prefix(struct bg_strbuf *out, const char *s, size_t n);

@@ -600,6 +600,38 @@ static void test_parse_file(void **state)
 	bg_arena_free(a);
 }
 
+/* str.lower() as Python 3.11 gives it (values printed by python3). */
+static void expect_lower(const char *in, const char *want)
+{
+	struct bg_strbuf b = BG_STRBUF_INIT;
+	size_t start;
+
+	bg_py_lower(&b, in);
+	assert_string_equal(b.buf, want);
+	/* from the output's own buffer, as load.c and render.c call it */
+	bg_strbuf_reset(&b);
+	bg_strbuf_adds(&b, in);
+	start = b.len + 1;
+	bg_strbuf_addch(&b, '\0');
+	bg_py_lower(&b, b.buf);
+	assert_string_equal(b.buf + start, want);
+	bg_strbuf_release(&b);
+}
+
+static void test_py_lower(void **state)
+{
+	(void)state;
+	expect_lower("ABC xyz 09", "abc xyz 09");
+	expect_lower("\xce\xa3\xce\x91\xce\xa3", "\xcf\x83\xce\xb1\xcf\x82");      /* ΣΑΣ -> σας */
+	expect_lower("\xce\xa3", "\xcf\x83");                                   /* Σ alone -> σ */
+	expect_lower("a'\xce\xa3'b", "a'\xcf\x83'b");                              /* ' is case-ignorable */
+	expect_lower("a\xce\xa3.", "a\xcf\x82.");                                  /* final before . */
+	expect_lower("\xc4\xb0STANBUL", "i\xcc\x87stanbul");                        /* İ -> i + U+0307 */
+	expect_lower("\xe1\xba\x9e \xe2\x84\xaa \xc7\x85", "\xc3\x9f k \xc7\x86");     /* ẞ K ǅ */
+	expect_lower("\xf0\x90\x90\x80", "\xf0\x90\x90\xa8");                       /* U+10400 */
+	expect_lower("A\xff" "B\xce", "a\xff" "b\xce");                               /* no UTF-8: kept */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -621,6 +653,7 @@ int main(void)
 		cmocka_unit_test(test_construction),
 		cmocka_unit_test(test_parse_file),
 		cmocka_unit_test(test_array_foreach_arrays_only),
+		cmocka_unit_test(test_py_lower),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
