@@ -169,6 +169,14 @@ int bg_registry_next(struct bg_registry *reg, const struct bg_gate_filter *f, lo
 			rc = missing_field(gate, "state", ctx);
 			break;
 		}
+		if (bg_value_is_array(st) || bg_value_is_object(st)) { /* `in OPEN_STATES`: unhashable */
+			struct bg_strbuf id = BG_STRBUF_INIT;
+			bg_value_py_str(&id, bg_value_get(gate, "id"));
+			rc = bg_error(ctx, BG_ECHECK, "gate '%s' has a state that is %s; run 'benchgate validate'",
+				      id.buf, bg_value_is_array(st) ? "a list" : "an object");
+			bg_strbuf_release(&id);
+			break;
+		}
 		if (!bg_value_is_string(st) || !bg_state_is_open(bg_value_str(st)))
 			continue;
 		if (performance_only) {
