@@ -119,6 +119,32 @@ static bool finite_number(const struct bg_value *v)
 	return isfinite(d);
 }
 
+/* A key that is the same for two ids exactly when Python's set sees one
+ * value (1, 1.0 and true alike; "1" apart); false for a list or an object,
+ * which a set cannot hold. */
+static bool py_set_key(struct bg_strbuf *sb, const struct bg_value *v)
+{
+	long long n;
+
+	if (bg_value_is_array(v) || bg_value_is_object(v))
+		return false;
+	if (bg_value_is_string(v)) {
+		bg_strbuf_addch(sb, 's');
+		bg_strbuf_adds(sb, bg_value_str(v));
+	} else if (bg_value_is_pyint(v, &n)) {
+		bg_strbuf_addf(sb, "n%lld", n);
+	} else if (bg_value_is_real(v)) {
+		double d = bg_value_real(v);
+		if (d == d && d >= -9223372036854775808.0 && d < 9223372036854775808.0 && d == (double)(long long)d)
+			bg_strbuf_addf(sb, "n%lld", (long long)d);
+		else
+			bg_strbuf_addf(sb, "r%.17g", d);
+	} else {
+		bg_strbuf_addch(sb, 'z');
+	}
+	return true;
+}
+
 /* The row fields validation reads; VM_* index them. */
 enum { VM_MID, VM_ID, VM_COMPUTER, VM_STATE, VM_REV, VM_FIXTURE, VM_P50, VM_P95, VM_MAX, VM_PARITY,
        VM_DATE, VM_DEVICE, VM_NFIELDS };
@@ -127,8 +153,10 @@ static const char *const row_fields[VM_NFIELDS] = {
 	"p50_seconds", "p95_seconds", "max_seconds", "parity", "tested_date", "device",
 };
 
-static void validate_measurements(struct bg_registry *reg, struct bg_problems *p, struct bg_arena *a,
-				  struct bg_value *ids)
+/* The measurement rules; ids gets every measurement_id, keyed by
+ * py_set_key. BG_ECHECK when one cannot be in a set (the reference fails). */
+static int validate_measurements(struct bg_registry *reg, struct bg_problems *p, struct bg_arena *a,
+				 struct bg_value *ids, struct bg_ctx *ctx)
 {
 	size_t i, n = bg_value_size(reg->measurements);
 	struct bg_strbuf label = BG_STRBUF_INIT, s = BG_STRBUF_INIT;
@@ -140,7 +168,15 @@ static void validate_measurements(struct bg_registry *reg, struct bg_problems *p
 		struct bg_value *mid = bg_value_get(row, "measurement_id");
 
 		bg_strbuf_reset(&s);
-		bg_value_py_str(&s, mid);
+		if (!py_set_key(&s, mid)) {
+			bg_strbuf_reset(&s);
+			bg_value_py_str(&s, bg_value_get(row, "id"));
+			bg_error(ctx, BG_ECHECK, "%s: measurement '%s' has a measurement_id that is %s; "
+				 "give it a string id", reg->display, s.buf, bg_value_is_array(mid) ? "a list" : "an object");
+			bg_strbuf_release(&label);
+			bg_strbuf_release(&s);
+			return BG_ECHECK;
+		}
 		bg_value_set(a, ids, s.buf, bg_value_true());
 	}
 	if (bg_value_size(ids) != n)
@@ -179,6 +215,7 @@ static void validate_measurements(struct bg_registry *reg, struct bg_problems *p
 	}
 	bg_strbuf_release(&label);
 	bg_strbuf_release(&s);
+	return BG_OK;
 }
 
 /* Python's a // b for numbers; false when Python would raise. */
@@ -248,32 +285,6 @@ static bool satisfied_items(struct bg_arena *a, const struct bg_value *v, struct
 		return true;
 	}
 	return false;
-}
-
-/* A key that is the same for two ids exactly when Python's set sees one
- * value (1, 1.0 and true alike; "1" apart); false for a list or an object,
- * which a set cannot hold. */
-static bool py_set_key(struct bg_strbuf *sb, const struct bg_value *v)
-{
-	long long n;
-
-	if (bg_value_is_array(v) || bg_value_is_object(v))
-		return false;
-	if (bg_value_is_string(v)) {
-		bg_strbuf_addch(sb, 's');
-		bg_strbuf_adds(sb, bg_value_str(v));
-	} else if (bg_value_is_pyint(v, &n)) {
-		bg_strbuf_addf(sb, "n%lld", n);
-	} else if (bg_value_is_real(v)) {
-		double d = bg_value_real(v);
-		if (d == d && d >= -9223372036854775808.0 && d < 9223372036854775808.0 && d == (double)(long long)d)
-			bg_strbuf_addf(sb, "n%lld", (long long)d);
-		else
-			bg_strbuf_addf(sb, "r%.17g", d);
-	} else {
-		bg_strbuf_addch(sb, 'z');
-	}
-	return true;
 }
 
 /* Python's < on two unknown satisfied_by ids that sorted() can order:
@@ -369,12 +380,15 @@ static void validate_gate(struct bg_registry *reg, struct bg_arena *a, struct bg
 		const struct bg_value **unknown = bg_xcalloc(bg_value_size(items) + 1, sizeof(*unknown));
 		struct bg_value *seen = bg_value_new_object(a, 0);
 
-		/* set(satisfied) - measurement_ids: ids are strings, so an id of any
-		 * other kind is unknown; equal numbers (1, 1.0, true) count once, the
-		 * first kept, as a Python set keeps it */
+		/* set(satisfied) - measurement_ids, both compared as Python's sets
+		 * compare (1, 1.0 and true alike); of equal ids the first is kept */
 		BG_VALUE_ARRAY_FOREACH(items, i, x) {
+			bg_strbuf_reset(&sb);
+			py_set_key(&sb, x); /* satisfied_items holds no list or object */
+			if (bg_value_get(ids, sb.buf))
+				continue;
 			if (bg_value_is_string(x)) {
-				if (bg_value_get(ids, bg_value_str(x)) || bg_value_get(seen, bg_value_str(x)))
+				if (bg_value_get(seen, bg_value_str(x)))
 					continue;
 				bg_value_set(a, seen, bg_value_str(x), bg_value_true());
 				strings = true;
@@ -474,7 +488,10 @@ int bg_registry_validate(struct bg_registry *reg, bool render_check, struct bg_p
 		return rc;
 	a = bg_arena_new(); /* scratch: id sets and intermediate values */
 	ids = bg_value_new_object(a, bg_value_size(reg->measurements));
-	validate_measurements(reg, p, a, ids);
+	if ((rc = validate_measurements(reg, p, a, ids, ctx))) {
+		bg_arena_free(a);
+		return rc;
+	}
 	gate_ids = bg_value_new_object(a, bg_value_size(reg->gates));
 	bg_value_proj_init(&proj, gate_fields, VG_NFIELDS);
 	BG_VALUE_ARRAY_FOREACH(reg->gates, i, gate)
