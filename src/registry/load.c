@@ -6,6 +6,7 @@
  */
 #include "benchgate/registry.h"
 #include "benchgate/fsutil.h"
+#include "core/bytes.h"
 #include "core/pyval.h"
 
 #include <stdarg.h>
@@ -322,6 +323,65 @@ struct row_builder {
 	struct bg_value *last_computer;
 };
 
+/* The length of the character text starts with (valid UTF-8, as a parsed
+ * string is); 0 at its end. */
+static size_t char_len(const char *text)
+{
+	const unsigned char *p = (const unsigned char *)text;
+
+	return !*p ? 0 : *p < 0x80 ? 1 : bg_utf8_len(p);
+}
+
+/* Python's dict.update(src) on row: an object's members, or a list whose
+ * every element iterates to exactly two items (a [key, value] list, a
+ * two-character string, an object with two keys), as Python takes them.
+ * False where Python raises (anything else, or a key that is a list or an
+ * object). A key that is not a string is dropped: no row field is read by
+ * such a key. */
+static bool py_dict_update(struct bg_arena *a, struct bg_value *row, const struct bg_value *src)
+{
+	size_t i;
+	struct bg_value *item;
+
+	if (bg_value_is_object(src)) {
+		bg_value_update(a, row, src);
+		return true;
+	}
+	if (!bg_value_is_array(src))
+		return false;
+	BG_VALUE_ARRAY_FOREACH(src, i, item) {
+		struct bg_value *k = NULL, *v = NULL;
+		if (bg_value_is_array(item) && bg_value_size(item) == 2) {
+			k = bg_value_at(item, 0);
+			v = bg_value_at(item, 1);
+		} else if (bg_value_is_object(item) && bg_value_size(item) == 2) {
+			const char *key;
+			struct bg_value *x;
+			BG_VALUE_OBJECT_FOREACH(item, key, x) {
+				(void)x;
+				if (!k)
+					k = bg_value_new_string(a, key);
+				else
+					v = bg_value_new_string(a, key);
+			}
+		} else if (bg_value_is_string(item)) {
+			const char *t = bg_value_str(item);
+			size_t n1 = char_len(t), n2 = n1 ? char_len(t + n1) : 0;
+			if (n2 == 0 || t[n1 + n2] != '\0')
+				return false;
+			k = bg_value_new_stringn(a, t, n1);
+			v = bg_value_new_stringn(a, t + n1, n2);
+		} else {
+			return false;
+		}
+		if (bg_value_is_array(k) || bg_value_is_object(k))
+			return false;
+		if (bg_value_is_string(k))
+			bg_value_set(a, row, bg_value_str(k), v);
+	}
+	return true;
+}
+
 static int measurement_row(const struct bg_registry *reg, struct row_builder *rb, const struct bg_value *m,
 			   const char *evidence_path, const struct bg_value *artifacts_by_id,
 			   const struct bg_value *overrides, size_t index, struct bg_value **out,
@@ -428,12 +488,10 @@ static int measurement_row(const struct bg_registry *reg, struct row_builder *rb
 
 	bg_value_index(a, row);
 	override = overrides ? bg_value_get(overrides, pid->buf + plen) : NULL;
-	if (bg_value_truthy(override)) {
-		if (!bg_value_is_object(override))
-			return bg_error(ctx, BG_ECHECK, "%s: measurement_overrides['%s'] must be an object",
-					reg->display, pid->buf + plen);
-		bg_value_update(a, row, override);
-	}
+	if (bg_value_truthy(override) && !py_dict_update(a, row, override))
+		return bg_error(ctx, BG_ECHECK,
+				"%s: measurement_overrides['%s'] must be an object (or a list of key, value pairs)",
+				reg->display, pid->buf + plen);
 	*out = row;
 	return BG_OK;
 }
@@ -560,10 +618,15 @@ int bg_registry_resolve_measurements(struct bg_registry *reg, struct bg_ctx *ctx
 		struct bg_strbuf pid = BG_STRBUF_INIT, id = BG_STRBUF_INIT;
 		struct bg_value *row, *computer;
 
-		if (!bg_value_is_object(item))
-			return bg_error(ctx, BG_ECHECK, "%s: additional_measurements[%zu] must be an object",
-					reg->display, i);
-		row = bg_value_copy(reg->arena, item, 3); /* computer, measurement_id, id may be new */
+		if (bg_value_is_object(item)) {
+			row = bg_value_copy(reg->arena, item, 3); /* computer, measurement_id, id may be new */
+		} else { /* dict(item): a list of key, value pairs too */
+			row = bg_value_new_object(reg->arena, bg_value_size(item) + 3);
+			if (!py_dict_update(reg->arena, row, item))
+				return bg_error(ctx, BG_ECHECK,
+						"%s: additional_measurements[%zu] must be an object (or a list of key, value pairs)",
+						reg->display, i);
+		}
 		computer = computer_label(reg->arena, reg->cfg, bg_value_get(row, "device"),
 					  bg_value_get(row, "computer"), &last_computer);
 		bg_value_set(reg->arena, row, "computer", computer);
