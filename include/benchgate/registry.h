@@ -135,8 +135,12 @@ int bg_registry_command(struct bg_registry *reg, const struct bg_value *gate, st
 			struct bg_ctx *ctx);
 /*
  * Python str.format_map(values) with unknown names kept as "{name}":
- * "{{" and "}}" are literal braces; "{name!r}" and "{name!s}" convert.
- * BG_ECHECK on a single "}" or an unterminated "{", naming the position.
+ * "{{" and "}}" are literal braces; "{name!r}", "{name!s}" and "{name!a}"
+ * convert; "{name[0]}" and "{name[key]}" index a string, list or object (an
+ * unknown name's "{name}" too); an empty format specification is none.
+ * BG_ECHECK where Python raises (a single "}", an unterminated "{", a
+ * positional field such as "{0}" or "{}", a bad index) and for what is not
+ * supported (attribute access, a non-empty format specification).
  */
 int bg_registry_format(const char *tmpl, const struct bg_value *values, struct bg_strbuf *out,
 		       struct bg_ctx *ctx);

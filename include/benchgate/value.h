@@ -271,6 +271,10 @@ struct bg_value *bg_value_copy(struct bg_arena *a, const struct bg_value *v, siz
 
 /* ---- Python-compatible text ---- */
 
+/* The value of a Unicode decimal digit (general category Nd, Unicode 14.0,
+ * ASCII '0'..'9' among them) as Python's int() reads it; -1 for any other. */
+int bg_py_decimal(unsigned long cp);
+
 /* json.dumps(v, indent=indent, sort_keys=sort_keys) (ensure_ascii);
  * indent < 0: compact with ", " and ": " separators. */
 void bg_value_dump(struct bg_strbuf *out, const struct bg_value *v, int indent, bool sort_keys);

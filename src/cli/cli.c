@@ -191,18 +191,6 @@ int bg_cli_load_config(struct bg_cli *cli, struct bg_config *cfg)
 	return rc;
 }
 
-/* The first code point of every run of ten Unicode decimal digits (general
- * category Nd) outside ASCII, Unicode 14.0 as CPython 3.11 has it. */
-static const unsigned unicode_zeros[] = {
-	0x660, 0x6f0, 0x7c0, 0x966, 0x9e6, 0xa66, 0xae6, 0xb66, 0xbe6, 0xc66, 0xce6, 0xd66,
-	0xde6, 0xe50, 0xed0, 0xf20, 0x1040, 0x1090, 0x17e0, 0x1810, 0x1946, 0x19d0, 0x1a80,
-	0x1a90, 0x1b50, 0x1bb0, 0x1c40, 0x1c50, 0xa620, 0xa8d0, 0xa900, 0xa9d0, 0xa9f0, 0xaa50,
-	0xabf0, 0xff10, 0x104a0, 0x10d30, 0x11066, 0x110f0, 0x11136, 0x111d0, 0x112f0, 0x11450,
-	0x114d0, 0x11650, 0x116c0, 0x11730, 0x118e0, 0x11950, 0x11c50, 0x11d50, 0x11da0, 0x16a60,
-	0x16ac0, 0x16b50, 0x1d7ce, 0x1d7d8, 0x1d7e2, 0x1d7ec, 0x1d7f6, 0x1e140, 0x1e2f0, 0x1e950,
-	0x1fbf0,
-};
-
 /* CPython's _PyUnicode_TransformDecimalAndSpaceToASCII, which int() applies
  * first: a non-ASCII decimal digit becomes its ASCII digit, non-ASCII
  * whitespace a space, any other non-ASCII character '?'. New string. */
@@ -213,7 +201,8 @@ static char *ascii_number_text(const char *s)
 	while (*s) {
 		const unsigned char *p = (const unsigned char *)s;
 		size_t n = bg_cli_char_at(s);
-		unsigned c = p[0], digit = 10;
+		unsigned c = p[0];
+		int digit = -1;
 
 		s += n;
 		if (c < 0x80) {
@@ -225,10 +214,9 @@ static char *ascii_number_text(const char *s)
 			for (size_t i = 1; i < n; i++)
 				c = (c << 6) | (p[i] & 0x3fu);
 		}
-		for (size_t i = 0; n > 1 && i < sizeof(unicode_zeros) / sizeof(unicode_zeros[0]); i++)
-			if (c >= unicode_zeros[i] && c - unicode_zeros[i] < 10)
-				digit = c - unicode_zeros[i];
-		if (digit < 10)
+		if (n > 1)
+			digit = bg_py_decimal(c);
+		if (digit >= 0)
 			*d++ = (char)('0' + digit);
 		else if (n > 1 && (c == 0x85 || c == 0xa0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200a) ||
 				   c == 0x2028 || c == 0x2029 || c == 0x202f || c == 0x205f || c == 0x3000))

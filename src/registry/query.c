@@ -230,12 +230,192 @@ void bg_registry_show(const struct bg_value *gate, struct bg_strbuf *out)
 	bg_strbuf_addch(out, '\n');
 }
 
+/* Whether text[0..n) is all Unicode decimal digits (n > 0): Python's
+ * get_integer, for a field's name (positional) or an index (an integer). */
+static bool py_integer(const char *text, size_t n, size_t *value)
+{
+	const unsigned char *p = (const unsigned char *)text;
+	size_t i = 0, v = 0;
+
+	if (!n)
+		return false;
+	while (i < n) {
+		unsigned long c = p[i];
+		size_t k = c < 0x80 ? 1 : c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : 2;
+		int d;
+		if (k > 1) {
+			c &= 0x3fu >> (k - 1);
+			for (size_t j = 1; j < k && i + j < n; j++)
+				c = (c << 6) | (p[i + j] & 0x3fu);
+		}
+		if ((d = bg_py_decimal(c)) < 0)
+			return false;
+		v = v > (SIZE_MAX - 9) / 10 ? SIZE_MAX : v * 10 + (size_t)d;
+		i += k;
+	}
+	if (value)
+		*value = v;
+	return true;
+}
+
+/* ascii(): repr with every non-ASCII character escaped. */
+static void py_ascii(struct bg_strbuf *out, const char *r)
+{
+	const unsigned char *p = (const unsigned char *)r;
+
+	for (size_t i = 0; p[i];) {
+		unsigned long c = p[i];
+		size_t k = c < 0x80 ? 1 : c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : 2;
+		if (k == 1) {
+			bg_strbuf_addch(out, (char)c);
+			i++;
+			continue;
+		}
+		c &= 0x3fu >> (k - 1);
+		for (size_t j = 1; j < k && p[i + j]; j++)
+			c = (c << 6) | (p[i + j] & 0x3fu);
+		bg_strbuf_addf(out, c <= 0xff ? "\\x%02lx" : c <= 0xffff ? "\\u%04lx" : "\\U%08lx", c);
+		i += k;
+	}
+}
+
+/* value[index] for one "[...]" of a field, as Python's getitem: an index of
+ * digits is an integer (a code point of a string, an element of a list),
+ * any other a key (of an object). NULL where Python raises. */
+static struct bg_value *py_getitem(struct bg_arena *a, struct bg_value *v, const char *index, size_t n,
+				   const char **why)
+{
+	size_t i;
+
+	if (py_integer(index, n, &i)) {
+		if (bg_value_is_array(v)) {
+			*why = "list index out of range";
+			return i < bg_value_size(v) ? bg_value_at(v, i) : NULL;
+		}
+		if (bg_value_is_string(v)) {
+			const unsigned char *p = (const unsigned char *)bg_value_str(v);
+			size_t at = 0, k;
+			for (; p[at] && i; i--)
+				at += p[at] < 0x80 ? 1 : p[at] >= 0xf0 ? 4 : p[at] >= 0xe0 ? 3 : 2;
+			*why = "string index out of range";
+			if (!p[at])
+				return NULL;
+			k = p[at] < 0x80 ? 1 : p[at] >= 0xf0 ? 4 : p[at] >= 0xe0 ? 3 : 2;
+			return bg_value_new_stringn(a, (const char *)p + at, k);
+		}
+		*why = bg_value_is_object(v) ? "no such key (an integer never names a JSON member)"
+					     : "the value cannot be indexed";
+		return NULL;
+	}
+	if (bg_value_is_object(v)) {
+		char *key = bg_xstrndup(index, n);
+		struct bg_value *x = bg_value_get(v, key);
+		free(key);
+		*why = "no such key";
+		return x;
+	}
+	*why = bg_value_is_array(v) || bg_value_is_string(v) ? "indices must be integers"
+							      : "the value cannot be indexed";
+	return NULL;
+}
+
+/* One replacement field, name..end (the text between the braces), as
+ * str.format_map with _SafeFormat does it; appended to out. */
+static int format_field(struct bg_arena *a, const char *name, const char *end, const struct bg_value *values,
+			struct bg_strbuf *out, struct bg_ctx *ctx)
+{
+	const char *q = name, *arg_end, *fname_end, *why = NULL;
+	size_t flen = (size_t)(end - name);
+	char conv = 0;
+	char *key;
+	struct bg_value *v;
+	struct bg_strbuf tmp = BG_STRBUF_INIT;
+
+	/* the field name ends at ':' or '!' outside "[...]" */
+	while (q < end && *q != ':' && *q != '!') {
+		if (*q == '[') {
+			while (q < end && *q != ']')
+				q++;
+			if (q == end)
+				break;
+		}
+		q++;
+	}
+	fname_end = q;
+	if (q < end && *q == '!') {
+		if (q + 1 == end || (q + 2 < end && q[2] != ':'))
+			return bg_error(ctx, BG_ECHECK, "command template: '{%.*s}': '!' must be followed by r, s or a",
+					(int)flen, name);
+		conv = q[1];
+		if (conv != 'r' && conv != 's' && conv != 'a')
+			return bg_error(ctx, BG_ECHECK, "command template: conversion in '{%.*s}' must be !r, !s or !a",
+					(int)flen, name);
+		if (q + 2 < end)
+			q += 2; /* at ':' */
+		else
+			q = end;
+	}
+	if (q < end && *q == ':' && q + 1 < end)
+		return bg_error(ctx, BG_ECHECK, "command template: format specifications ('{%.*s}') are not supported",
+				(int)flen, name);
+	flen = (size_t)(fname_end - name);
+	if (memchr(name, '{', flen))
+		return bg_error(ctx, BG_ECHECK, "command template: field '%.*s' must be a plain name", (int)flen, name);
+	for (arg_end = name; arg_end < name + flen && *arg_end != '.' && *arg_end != '['; arg_end++)
+		;
+	if (arg_end == name || py_integer(name, (size_t)(arg_end - name), NULL))
+		return bg_error(ctx, BG_ECHECK,
+				"command template: '{%.*s}' is a positional field, which format_map refuses; name a gate field",
+				(int)flen, name);
+	key = bg_xstrndup(name, (size_t)(arg_end - name));
+	v = bg_value_get(values, key);
+	if (!v) { /* _SafeFormat.__missing__ gives "{name}" */
+		bg_strbuf_addf(&tmp, "{%s}", key);
+		v = bg_value_new_stringn(a, tmp.buf, tmp.len);
+	}
+	free(key);
+	for (q = arg_end; q < name + flen && v;) {
+		const char *close;
+		if (*q == '.') {
+			bg_strbuf_release(&tmp);
+			return bg_error(ctx, BG_ECHECK,
+					"command template: attribute access in '{%.*s}' is not supported; use a plain name",
+					(int)flen, name);
+		}
+		close = memchr(q, ']', (size_t)(name + flen - q));
+		if (!close || close == q + 1 ||
+		    (close + 1 < name + flen && close[1] != '.' && close[1] != '[')) {
+			bg_strbuf_release(&tmp);
+			return bg_error(ctx, BG_ECHECK, "command template: malformed index in '{%.*s}'", (int)flen, name);
+		}
+		v = py_getitem(a, v, q + 1, (size_t)(close - q - 1), &why);
+		q = close + 1;
+	}
+	if (!v) {
+		bg_strbuf_release(&tmp);
+		return bg_error(ctx, BG_ECHECK, "command template: '{%.*s}': %s", (int)flen, name, why);
+	}
+	bg_strbuf_reset(&tmp);
+	if (conv == 'r') {
+		bg_value_py_repr(out, v);
+	} else if (conv == 'a') {
+		bg_value_py_repr(&tmp, v);
+		py_ascii(out, tmp.buf);
+	} else {
+		bg_value_py_str(out, v);
+	}
+	bg_strbuf_release(&tmp);
+	return BG_OK;
+}
+
 int bg_registry_format(const char *tmpl, const struct bg_value *values, struct bg_strbuf *out,
 		       struct bg_ctx *ctx)
 {
 	const char *p = tmpl;
+	struct bg_arena *a = bg_arena_new(); /* values made for one field: an index, a missing name */
+	int rc = BG_OK;
 
-	while (*p) {
+	while (*p && !rc) {
 		if (*p == '{' && p[1] == '{') {
 			bg_strbuf_addch(out, '{');
 			p += 2;
@@ -243,63 +423,26 @@ int bg_registry_format(const char *tmpl, const struct bg_value *values, struct b
 			bg_strbuf_addch(out, '}');
 			p += 2;
 		} else if (*p == '}') {
-			return bg_error(ctx, BG_ECHECK,
-					"command template: single '}' at character %zu; write '}}' for a literal brace",
-					(size_t)(p - tmpl) + 1);
+			rc = bg_error(ctx, BG_ECHECK,
+				      "command template: single '}' at character %zu; write '}}' for a literal brace",
+				      (size_t)(p - tmpl) + 1);
 		} else if (*p == '{') {
 			const char *end = strchr(p, '}');
-			const char *name = p + 1, *bang, *colon;
-			size_t nlen;
-			char conv = 's';
-			char *key;
-			struct bg_value *v;
 
 			if (!end)
-				return bg_error(ctx, BG_ECHECK,
-						"command template: '{' at character %zu is never closed; write '{{' for a literal brace",
-						(size_t)(p - tmpl) + 1);
-			nlen = (size_t)(end - name);
-			bang = memchr(name, '!', nlen);
-			colon = memchr(name, ':', nlen);
-			if (colon && (!bang || colon < bang))
-				return bg_error(ctx, BG_ECHECK,
-						"command template: format specifications ('%.*s') are not supported",
-						(int)(end - p + 1), p);
-			if (bang) {
-				if (end - bang != 2 || (bang[1] != 'r' && bang[1] != 's'))
-					return bg_error(ctx, BG_ECHECK,
-							"command template: conversion in '%.*s' must be !r or !s",
-							(int)(end - p + 1), p);
-				conv = bang[1];
-				nlen = (size_t)(bang - name);
+				rc = bg_error(ctx, BG_ECHECK,
+					      "command template: '{' at character %zu is never closed; write '{{' for a literal brace",
+					      (size_t)(p - tmpl) + 1);
+			else {
+				rc = format_field(a, p + 1, end, values, out, ctx);
+				p = end + 1;
 			}
-			if (memchr(name, '.', nlen) || memchr(name, '[', nlen) || memchr(name, '{', nlen))
-				return bg_error(ctx, BG_ECHECK,
-						"command template: field '%.*s' must be a plain name",
-						(int)nlen, name);
-			key = bg_xstrndup(name, nlen);
-			v = bg_value_get(values, key);
-			if (!v) {
-				/* _SafeFormat.__missing__ gives "{name}", then the conversion */
-				struct bg_strbuf lit = BG_STRBUF_INIT;
-				bg_strbuf_addf(&lit, "{%s}", key);
-				if (conv == 'r')
-					bg_value_repr_string(out, lit.buf, lit.len);
-				else
-					bg_strbuf_addn(out, lit.buf, lit.len);
-				bg_strbuf_release(&lit);
-			} else if (conv == 'r') {
-				bg_value_py_repr(out, v);
-			} else {
-				bg_value_py_str(out, v);
-			}
-			free(key);
-			p = end + 1;
 		} else {
 			bg_strbuf_addch(out, *p++);
 		}
 	}
-	return BG_OK;
+	bg_arena_free(a);
+	return rc;
 }
 
 static int runbook_list(struct bg_strbuf *out, const struct bg_value *rb, const char *field, const char *rbid,

@@ -43,6 +43,12 @@ static void test_format(void **state)
 		      "'a' 1.5 None True");
 	expect_format("{missing!r}", "{}", "'{missing}'");
 	expect_format("awk '{{print $1}}'", "{}", "awk '{print $1}'");
+	/* values printed by python3: str.format_map with _SafeFormat */
+	expect_format("{x[0]} {x[2]!r} {l[1]} {o[k]} {m[0]} {x:} {x!r:}",
+		      "{\"x\": \"ab\\u00e9\", \"l\": [1, \"z\"], \"o\": {\"k\": 2}}",
+		      "a '\xc3\xa9' z 2 { ab\xc3\xa9 'ab\xc3\xa9'");
+	expect_format("{x!a} {l!a} {m!a}", "{\"x\": \"\\u00e9\\u2603\\ud834\\udd1e\", \"l\": [\"\\u00e9\"]}",
+		      "'\\xe9\\u2603\\U0001d11e' ['\\xe9'] '{m}'");
 }
 
 static void test_format_errors(void **state)
@@ -59,6 +65,13 @@ static void test_format_errors(void **state)
 	assert_int_equal(bg_registry_format("a {b", v, &sb, &ctx), BG_ECHECK);
 	assert_non_null(strstr(bg_ctx_message(&ctx), "never closed"));
 	assert_int_equal(bg_registry_format("{b:>5}", v, &sb, &ctx), BG_ECHECK);
+	assert_int_equal(bg_registry_format("x {0} y", v, &sb, &ctx), BG_ECHECK);
+	assert_non_null(strstr(bg_ctx_message(&ctx), "positional"));
+	assert_int_equal(bg_registry_format("{}", v, &sb, &ctx), BG_ECHECK);
+	assert_int_equal(bg_registry_format("{b.upper}", v, &sb, &ctx), BG_ECHECK);
+	assert_int_equal(bg_registry_format("{b[0]x}", v, &sb, &ctx), BG_ECHECK);
+	assert_int_equal(bg_registry_format("{b!x}", v, &sb, &ctx), BG_ECHECK);
+	assert_int_equal(bg_registry_format("{b[5]}", v, &sb, &ctx), BG_ECHECK); /* '{b}'[5]: IndexError */
 	bg_ctx_release(&ctx);
 	bg_strbuf_release(&sb);
 	bg_arena_free(a);
