@@ -274,6 +274,11 @@ struct bg_value *bg_value_copy(struct bg_arena *a, const struct bg_value *v, siz
 /* The value of a Unicode decimal digit (general category Nd, Unicode 14.0,
  * ASCII '0'..'9' among them) as Python's int() reads it; -1 for any other. */
 int bg_py_decimal(unsigned long cp);
+/* CPython's _PyUnicode_TransformDecimalAndSpaceToASCII, which int() and
+ * float() apply to text first: a non-ASCII decimal digit becomes its ASCII
+ * digit, non-ASCII whitespace a space, any other non-ASCII character (or a
+ * byte that is no UTF-8) '?'. Appended to out. */
+void bg_py_number_ascii(struct bg_strbuf *out, const char *s, size_t len);
 
 /* json.dumps(v, indent=indent, sort_keys=sort_keys) (ensure_ascii);
  * indent < 0: compact with ", " and ": " separators. */

@@ -191,55 +191,21 @@ int bg_cli_load_config(struct bg_cli *cli, struct bg_config *cfg)
 	return rc;
 }
 
-/* CPython's _PyUnicode_TransformDecimalAndSpaceToASCII, which int() applies
- * first: a non-ASCII decimal digit becomes its ASCII digit, non-ASCII
- * whitespace a space, any other non-ASCII character '?'. New string. */
-static char *ascii_number_text(const char *s)
-{
-	char *t = bg_xcalloc(strlen(s) + 1, 1), *d = t;
-
-	while (*s) {
-		const unsigned char *p = (const unsigned char *)s;
-		size_t n = bg_cli_char_at(s);
-		unsigned c = p[0];
-		int digit = -1;
-
-		s += n;
-		if (c < 0x80) {
-			*d++ = (char)c;
-			continue;
-		}
-		if (n > 1) { /* well-formed UTF-8 */
-			c &= 0x3fu >> (n - 1);
-			for (size_t i = 1; i < n; i++)
-				c = (c << 6) | (p[i] & 0x3fu);
-		}
-		if (n > 1)
-			digit = bg_py_decimal(c);
-		if (digit >= 0)
-			*d++ = (char)('0' + digit);
-		else if (n > 1 && (c == 0x85 || c == 0xa0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200a) ||
-				   c == 0x2028 || c == 0x2029 || c == 0x202f || c == 0x205f || c == 0x3000))
-			*d++ = ' ';
-		else
-			*d++ = '?';
-	}
-	return t;
-}
-
 /* Python's int() of an argument: whitespace around it, a sign, digits
  * with single underscores between them, at most 4300 digits (CPython's
- * limit), non-ASCII digits and spaces as ascii_number_text reads them. A
+ * limit), non-ASCII digits and spaces as bg_py_number_ascii reads them. A
  * value beyond 64 bits is false, or with clamp the nearest of LLONG_MIN and
  * LLONG_MAX. */
 static bool parse_int(const char *text, bool clamp, long long *out)
 {
-	char *t = ascii_number_text(text);
-	const char *s = t;
+	struct bg_strbuf t = BG_STRBUF_INIT;
+	const char *s;
 	unsigned long long v = 0;
 	size_t ndigits = 0;
 	bool neg = false, over = false, ok = false;
 
+	bg_py_number_ascii(&t, text, strlen(text));
+	s = t.buf;
 	while (isspace((unsigned char)*s))
 		s++;
 	if (*s == '+' || *s == '-')
@@ -274,7 +240,7 @@ static bool parse_int(const char *text, bool clamp, long long *out)
 	}
 	ok = true;
 out:
-	free(t);
+	bg_strbuf_release(&t);
 	return ok;
 }
 

@@ -269,3 +269,31 @@ int bg_py_decimal(unsigned long cp)
 			return (int)(cp - decimal_zeros[i]);
 	return -1;
 }
+
+void bg_py_number_ascii(struct bg_strbuf *out, const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	for (size_t i = 0; i < len;) {
+		unsigned cp;
+		size_t n;
+		int d;
+
+		if (p[i] < 0x80) {
+			bg_strbuf_addch(out, (char)p[i++]);
+			continue;
+		}
+		if (!utf8_decode(p + i, len - i, &cp, &n)) {
+			bg_strbuf_addch(out, '?');
+			i++;
+			continue;
+		}
+		i += n;
+		if ((d = bg_py_decimal(cp)) >= 0)
+			bg_strbuf_addch(out, (char)('0' + d));
+		else if (py_space(cp))
+			bg_strbuf_addch(out, ' ');
+		else
+			bg_strbuf_addch(out, '?');
+	}
+}

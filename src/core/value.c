@@ -1935,31 +1935,52 @@ bool bg_value_str_blank(const struct bg_value *v)
 	return n == 0;
 }
 
-/* Python float() of a string: strip, one underscore between digits, no hex. */
-static bool parse_py_float_string(const char *s, size_t len, double *out)
+/* The text int() and float() parse: bg_py_number_ascii of s, then ASCII
+ * whitespace (Py_ISSPACE) stripped; start and length in *start, *n. */
+static void py_number_text(struct bg_strbuf *t, const char *s, size_t len, size_t *start, size_t *n)
 {
-	struct bg_strbuf sb = BG_STRBUF_INIT;
+	size_t a = 0, b;
+
+	bg_py_number_ascii(t, s, len);
+	b = t->len;
+	while (a < b && isspace((unsigned char)t->buf[a]))
+		a++;
+	while (b > a && isspace((unsigned char)t->buf[b - 1]))
+		b--;
+	*start = a;
+	*n = b - a;
+}
+
+/* Python float() of a string: strip, one underscore between digits, no hex. */
+static bool parse_py_float_string(const char *text, size_t len, double *out)
+{
+	struct bg_strbuf sb = BG_STRBUF_INIT, t = BG_STRBUF_INIT;
 	size_t start, n;
+	const char *s;
 	char *end;
 	bool ok;
 
-	bg_py_strip(s, len, &start, &n);
+	py_number_text(&t, text, len, &start, &n);
+	s = t.buf;
 	for (size_t i = start; i < start + n; i++) {
 		char c = s[i];
 		if (c == '_') {
 			if (i == start || i + 1 >= start + n || !isdigit((unsigned char)s[i - 1]) ||
 			    !isdigit((unsigned char)s[i + 1])) {
 				bg_strbuf_release(&sb);
+				bg_strbuf_release(&t);
 				return false;
 			}
 			continue;
 		}
 		if (c == 'x' || c == 'X' || c == 'p' || c == 'P') {
 			bg_strbuf_release(&sb);
+			bg_strbuf_release(&t);
 			return false;
 		}
 		bg_strbuf_addch(&sb, c);
 	}
+	bg_strbuf_release(&t);
 	if (sb.len == 0) {
 		bg_strbuf_release(&sb);
 		return false;
@@ -2003,26 +2024,32 @@ bool bg_value_to_int(const struct bg_value *v, long long *out)
 		return true;
 	}
 	if (v->type == BG_VSTRING) {
-		const char *s = v->u.s;
+		struct bg_strbuf t = BG_STRBUF_INIT;
+		const char *s;
 		size_t start, n, k = 0;
 		char buf[64];
 		char *end;
+		bool ok = false;
 
-		bg_py_strip(s, v->n, &start, &n);
+		py_number_text(&t, v->u.s, v->n, &start, &n);
+		s = t.buf;
 		if (n == 0 || n >= sizeof(buf))
-			return false;
+			goto done;
 		for (size_t i = start; i < start + n; i++) {
 			if (s[i] == '_' && i > start && i + 1 < start + n && isdigit((unsigned char)s[i - 1]) &&
 			    isdigit((unsigned char)s[i + 1]))
 				continue;
 			if (!isdigit((unsigned char)s[i]) && !(i == start && (s[i] == '+' || s[i] == '-')))
-				return false;
+				goto done;
 			buf[k++] = s[i];
 		}
 		buf[k] = '\0';
 		errno = 0;
 		*out = strtoll(buf, &end, 10);
-		return errno == 0 && *end == '\0' && k > 0 && isdigit((unsigned char)buf[k - 1]);
+		ok = errno == 0 && *end == '\0' && k > 0 && isdigit((unsigned char)buf[k - 1]);
+done:
+		bg_strbuf_release(&t);
+		return ok;
 	}
 	return false;
 }

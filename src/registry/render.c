@@ -8,6 +8,7 @@
 #include "core/fmath.h"
 #include "core/pyval.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -270,20 +271,60 @@ static void cell_seconds(struct render *r, const struct bg_value *row, const cha
 	cell_text(r, r->tmp.buf, r->tmp.len);
 }
 
+/* int(text) / (1 << 30) for an integer text beyond 64 bits (int() reads
+ * any size up to 4300 digits): strtod rounds the integer once, and the
+ * division by a power of two is exact, so this is Python's correctly
+ * rounded int / int. False for any other text, or a quotient beyond a
+ * double (Python's OverflowError). */
+static bool big_int_gib(const struct bg_value *v, double *gib)
+{
+	struct bg_strbuf t = BG_STRBUF_INIT, digits = BG_STRBUF_INIT;
+	const char *s;
+	size_t nd = 0;
+	bool ok = false;
+
+	if (!bg_value_is_string(v))
+		return false;
+	bg_py_number_ascii(&t, bg_value_str(v), strlen(bg_value_str(v)));
+	for (s = t.buf; isspace((unsigned char)*s); s++)
+		;
+	if (*s == '+' || *s == '-')
+		bg_strbuf_addch(&digits, *s++);
+	while (isdigit((unsigned char)*s) || (*s == '_' && nd && isdigit((unsigned char)s[1]))) {
+		if (*s != '_') {
+			bg_strbuf_addch(&digits, *s);
+			nd++;
+		}
+		s++;
+	}
+	while (isspace((unsigned char)*s))
+		s++;
+	if (nd && nd <= 4300 && !*s) {
+		*gib = strtod(digits.buf, NULL) / (double)(1 << 30);
+		ok = isfinite(*gib);
+	}
+	bg_strbuf_release(&t);
+	bg_strbuf_release(&digits);
+	return ok;
+}
+
 static void cell_bytes(struct render *r, const struct bg_value *row, const char *field,
 		       const struct bg_value *v)
 {
 	long long n;
+	double gib;
 
 	if (!v || bg_value_is_null(v)) {
 		cell_cstr(r, "n/a");
 		return;
 	}
 	bg_strbuf_reset(&r->tmp);
-	if (bg_value_is_real(v) && isfinite(bg_value_real(v)) && fabs(bg_value_real(v)) >= 9.2e18) {
-		/* int() of a float this large is the float itself, an integer beyond
-		 * 64 bits: count / (1 << 30) is exact in double */
-		add_fixed(&r->tmp, bg_value_real(v) / (double)(1 << 30), 3);
+	if ((bg_value_is_real(v) && isfinite(bg_value_real(v)) && fabs(bg_value_real(v)) >= 9.2e18 &&
+	     (gib = bg_value_real(v) / (double)(1 << 30), true)) ||
+	    (!bg_value_to_int(v, &n) && big_int_gib(v, &gib))) {
+		/* an integer beyond 64 bits: int() of a float this large is the
+		 * float itself, and count / (1 << 30) is exact in double */
+		add_fixed(&r->tmp, gib, 3);
 		bg_strbuf_addn(&r->tmp, " GiB", 4);
 		cell_text(r, r->tmp.buf, r->tmp.len);
 		return;

@@ -600,6 +600,26 @@ static void test_parse_file(void **state)
 	bg_arena_free(a);
 }
 
+/* int() and float() of text, as Python 3.11 reads it (values from python3). */
+static void test_number_text(void **state)
+{
+	struct bg_arena *a = bg_arena_new();
+	double d;
+	long long n;
+
+	(void)state;
+	assert_true(bg_value_to_int(bg_value_new_string(a, "\xd9\xa1\xd9\xa2"), &n)); /* ١٢ */
+	assert_int_equal(n, 12);
+	assert_true(bg_value_to_int(bg_value_new_string(a, "\xe3\x80\x80" "7\xc2\x85"), &n)); /* U+3000 7 U+0085 */
+	assert_int_equal(n, 7);
+	assert_false(bg_value_to_int(bg_value_new_string(a, "\x1c" "5"), &n)); /* \x1c is not stripped */
+	assert_true(bg_value_to_float(bg_value_new_string(a, "\xd9\xa1.\xd9\xa5"), &d)); /* ١.٥ */
+	assert_true(d == 1.5);
+	assert_false(bg_value_to_float(bg_value_new_string(a, "\x1c" "1.5"), &d));
+	assert_false(bg_value_to_float(bg_value_new_string(a, "1\xc2\xb2"), &d)); /* ² is no decimal */
+	bg_arena_free(a);
+}
+
 /* str.lower() as Python 3.11 gives it (values printed by python3). */
 static void expect_lower(const char *in, const char *want)
 {
@@ -654,6 +674,7 @@ int main(void)
 		cmocka_unit_test(test_parse_file),
 		cmocka_unit_test(test_array_foreach_arrays_only),
 		cmocka_unit_test(test_py_lower),
+		cmocka_unit_test(test_number_text),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
