@@ -9,6 +9,7 @@
 #include "core/bytes.h"
 #include "core/pyval.h"
 
+#include <limits.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -282,9 +283,23 @@ static int selected_extent(struct bg_arena *arena, const struct bg_value *start,
 	long long a, b;
 
 	if (!is_none(start) && !is_none(stop)) {
+		unsigned long long mag;
+		char text[32];
+
 		if (!bg_value_to_int(start, &a) || !bg_value_to_int(stop, &b))
 			return -1;
-		*out = bg_value_new_int(arena, b - a);
+		/* |b - a| < 2**64 is exact in unsigned arithmetic; beyond 64 bits
+		 * signed, Python's int goes on, so the row keeps its decimal text
+		 * (only shown, as str() shows the int) */
+		mag = b >= a ? (unsigned long long)b - (unsigned long long)a : (unsigned long long)a - (unsigned long long)b;
+		if (b >= a ? mag <= (unsigned long long)LLONG_MAX : mag <= (unsigned long long)LLONG_MAX + 1) {
+			*out = bg_value_new_int(arena, b >= a ? (long long)mag
+							     : mag > (unsigned long long)LLONG_MAX ? LLONG_MIN
+							     : -(long long)mag);
+		} else {
+			snprintf(text, sizeof(text), "%s%llu", b >= a ? "" : "-", mag);
+			*out = bg_value_new_string(arena, text);
+		}
 		return 0;
 	}
 	*out = fallback ? fallback : bg_value_null();
