@@ -483,6 +483,8 @@ static int command_text(const struct bg_registry *reg, const struct bg_value *ga
 		return BG_ECHECK;
 	}
 	id = bg_value_str(rbid);
+	if (!bg_value_is_object(rb))
+		return bg_error(ctx, BG_ECHECK, "runbook '%s' must be an object", id);
 	st = bg_value_get(gate, "state");
 	label = bg_value_is_string(st) ? bg_state_label(bg_value_str(st)) : NULL;
 	if (!label) {

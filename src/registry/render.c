@@ -849,6 +849,13 @@ static void runbook_table(struct render *r)
 		struct bg_value *rb = bg_value_get(r->reg->runbooks, ids[i]), *arts;
 		struct bg_strbuf sb = BG_STRBUF_INIT;
 
+		if (!bg_value_is_object(rb)) {
+			r->failed = true;
+			bg_error(r->ctx, BG_ECHECK, "cannot render the coverage document: runbook '%s' must be an object",
+				 ids[i]);
+			bg_strbuf_release(&sb);
+			break;
+		}
 		for (const char *const *f = required; *f; f++) {
 			if (!bg_value_get(rb, *f)) {
 				r->failed = true;

@@ -88,7 +88,9 @@ static bool allowed_state(const struct bg_value *v)
 	return bg_value_is_string(v) && bg_state_label(bg_value_str(v)) != NULL;
 }
 
-static void validate_runbooks(struct bg_registry *reg, struct bg_problems *p)
+/* The runbook rules. BG_ECHECK for a runbook that is not an object: the
+ * reference's runbook.get() fails there. */
+static int validate_runbooks(struct bg_registry *reg, struct bg_problems *p, struct bg_ctx *ctx)
 {
 	const char *id;
 	struct bg_value *rb;
@@ -96,6 +98,9 @@ static void validate_runbooks(struct bg_registry *reg, struct bg_problems *p)
 	BG_VALUE_OBJECT_FOREACH(reg->runbooks, id, rb) {
 		struct bg_strbuf sb = BG_STRBUF_INIT;
 		struct bg_value *command = bg_value_get(rb, "command");
+
+		if (!bg_value_is_object(rb))
+			return bg_error(ctx, BG_ECHECK, "%s: runbook '%s' must be an object", reg->display, id);
 
 		if (bg_value_missing_list(&sb, rb, runbook_required))
 			bg_problems_add(p, "runbook %s is missing %s", id, sb.buf);
@@ -107,6 +112,7 @@ static void validate_runbooks(struct bg_registry *reg, struct bg_problems *p)
 			bg_problems_add(p, "runbook %s preflight must be a list", id);
 		bg_strbuf_release(&sb);
 	}
+	return BG_OK;
 }
 
 static bool finite_number(const struct bg_value *v)
@@ -483,8 +489,7 @@ int bg_registry_validate(struct bg_registry *reg, bool render_check, struct bg_p
 		else
 			bg_problems_add(p, "benchmark registry protocol_version must be frozen at %s", want);
 	}
-	validate_runbooks(reg, p);
-	if ((rc = bg_registry_resolve_measurements(reg, ctx)))
+	if ((rc = validate_runbooks(reg, p, ctx)) || (rc = bg_registry_resolve_measurements(reg, ctx)))
 		return rc;
 	a = bg_arena_new(); /* scratch: id sets and intermediate values */
 	ids = bg_value_new_object(a, bg_value_size(reg->measurements));
