@@ -39,6 +39,8 @@ void bg_problems_release(struct bg_problems *p)
 	memset(p, 0, sizeof(*p));
 }
 
+static bool py_dict_update(struct bg_arena *a, struct bg_value *row, const struct bg_value *src);
+
 static int resolve_gates(struct bg_registry *reg, struct bg_ctx *ctx)
 {
 	struct bg_value *gates = bg_value_get(reg->root, "gates");
@@ -47,11 +49,13 @@ static int resolve_gates(struct bg_registry *reg, struct bg_ctx *ctx)
 	struct bg_value *gate;
 
 	reg->gates = bg_value_new_array(reg->arena, bg_value_size(gates));
-	if (!gates)
+	/* the reference iterates gates: nothing for an empty object or text */
+	if (!gates || (bg_value_is_object(gates) && !bg_value_size(gates)) ||
+	    (bg_value_is_string(gates) && !*bg_value_str(gates)))
 		return BG_OK;
 	if (!bg_value_is_array(gates))
 		return bg_error(ctx, BG_ECHECK, "%s: 'gates' must be a list of objects", reg->display);
-	if (configs && !bg_value_is_object(configs))
+	if (bg_value_size(gates) && configs && !bg_value_is_object(configs))
 		return bg_error(ctx, BG_ECHECK, "%s: 'configurations' must be an object", reg->display);
 	BG_VALUE_ARRAY_FOREACH(gates, i, gate) {
 		struct bg_value *resolved, *key, *base = NULL;
@@ -65,9 +69,15 @@ static int resolve_gates(struct bg_registry *reg, struct bg_ctx *ctx)
 					reg->display, i);
 		if (key && bg_value_is_string(key) && configs)
 			base = bg_value_get(configs, bg_value_str(key));
-		if (base && !bg_value_is_object(base))
-			return bg_error(ctx, BG_ECHECK, "%s: configuration '%s' must be an object",
-					reg->display, bg_value_str(key));
+		if (base && !bg_value_is_object(base)) { /* dict(base): pairs, or "" */
+			struct bg_value *pairs = bg_value_new_object(reg->arena, bg_value_size(base));
+			if (!(bg_value_is_string(base) && !*bg_value_str(base)) &&
+			    !(bg_value_is_array(base) && py_dict_update(reg->arena, pairs, base)))
+				return bg_error(ctx, BG_ECHECK,
+						"%s: configuration '%s' must be an object (or a list of key, value pairs)",
+						reg->display, bg_value_str(key));
+			base = pairs;
+		}
 		/* gates are never modified: a gate without a configuration is its own resolution */
 		if (base && bg_value_size(base)) {
 			resolved = bg_value_new_object(reg->arena, bg_value_size(base) + bg_value_size(gate));
