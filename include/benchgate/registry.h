@@ -33,7 +33,7 @@ struct bg_registry {
 	struct bg_arena *arena; /* owns every value below (and the evidence files' values) */
 	char *display;        /* the registry path as shown in messages */
 	struct bg_value *root;         /* the parsed registry object */
-	struct bg_value *runbooks;     /* object (from root, or an empty one) */
+	struct bg_value *runbooks;     /* object (from root, or an empty one: see bg_registry_runbooks_ok) */
 	struct bg_value *gates;        /* array of resolved gate objects, file order */
 	struct bg_value *measurements; /* array of resolved rows, or NULL until resolved */
 };
@@ -103,6 +103,13 @@ bool bg_registry_document_matches(const char *on_disk, size_t len, const char *r
 int bg_registry_render_matches(struct bg_registry *reg, const char *path, bool *matches,
 			       struct bg_ctx *ctx);
 
+/*
+ * Whether the registry's "runbooks", where there is one, is an object. One
+ * of another type loads (the reference reads runbooks only in validate,
+ * render, command and next --performance-entrypoint-only, and fails there);
+ * those refuse it: BG_ECHECK (the message names no file; callers place it).
+ */
+int bg_registry_runbooks_ok(const struct bg_registry *reg, struct bg_ctx *ctx);
 /* The resolved gate with that id (borrowed), or NULL. */
 struct bg_value *bg_registry_find_gate(const struct bg_registry *reg, const char *id);
 /*

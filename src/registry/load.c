@@ -100,7 +100,7 @@ static int finish_load(struct bg_registry *reg, struct bg_ctx *ctx)
 		return rc;
 	runbooks = bg_value_get(reg->root, "runbooks");
 	if (runbooks && !bg_value_is_object(runbooks))
-		return bg_error(ctx, BG_ECHECK, "%s: 'runbooks' must be an object", reg->display);
+		runbooks = NULL; /* refused where runbooks are read: bg_registry_runbooks_ok */
 	/* a runbook that is not an object is refused where one is read
 	 * (validate, render, command, next --performance-entrypoint-only), as
 	 * the reference fails only there */
@@ -716,5 +716,14 @@ int bg_registry_lookup_gate(const struct bg_registry *reg, const char *id, struc
 			return BG_OK;
 		}
 	}
+	return BG_OK;
+}
+
+int bg_registry_runbooks_ok(const struct bg_registry *reg, struct bg_ctx *ctx)
+{
+	struct bg_value *runbooks = bg_value_get(reg->root, "runbooks");
+
+	if (runbooks && !bg_value_is_object(runbooks))
+		return bg_error(ctx, BG_ECHECK, "'runbooks' must be an object");
 	return BG_OK;
 }

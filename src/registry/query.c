@@ -185,6 +185,8 @@ int bg_registry_next(struct bg_registry *reg, const struct bg_gate_filter *f, lo
 				rc = missing_field(gate, "runbook", ctx);
 				break;
 			}
+			if ((rc = bg_registry_runbooks_ok(reg, ctx)))
+				break;
 			rb = bg_value_is_string(rbid) ? bg_value_get(reg->runbooks, bg_value_str(rbid)) : NULL;
 			if (!rb) {
 				struct bg_strbuf id = BG_STRBUF_INIT, r = BG_STRBUF_INIT;
@@ -473,6 +475,8 @@ static int command_text(const struct bg_registry *reg, const struct bg_value *ga
 
 	if (!rbid)
 		return missing_field(gate, "runbook", ctx);
+	if ((rc = bg_registry_runbooks_ok(reg, ctx)))
+		return rc;
 	rb = bg_value_is_string(rbid) ? bg_value_get(reg->runbooks, bg_value_str(rbid)) : NULL;
 	if (!rb) {
 		struct bg_strbuf r = BG_STRBUF_INIT;

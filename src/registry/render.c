@@ -843,6 +843,11 @@ static void runbook_table(struct render *r)
 		bg_error(r->ctx, BG_ECHECK, "cannot render the coverage document: the registry has no 'runbooks'");
 		return;
 	}
+	if (bg_registry_runbooks_ok(r->reg, r->ctx)) {
+		r->failed = true;
+		bg_error(r->ctx, BG_ECHECK, "cannot render the coverage document: %s", bg_ctx_message(r->ctx));
+		return;
+	}
 	ids = bg_value_sorted_keys(r->reg->runbooks, &n);
 	table_head(r, head);
 	for (size_t i = 0; i < n && !r->failed; i++) {

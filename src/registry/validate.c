@@ -489,7 +489,10 @@ int bg_registry_validate(struct bg_registry *reg, bool render_check, struct bg_p
 		else
 			bg_problems_add(p, "benchmark registry protocol_version must be frozen at %s", want);
 	}
-	if ((rc = validate_runbooks(reg, p, ctx)) || (rc = bg_registry_resolve_measurements(reg, ctx)))
+	if ((rc = bg_registry_runbooks_ok(reg, ctx)))
+		return bg_error(ctx, rc, "%s: %s", reg->display, bg_ctx_message(ctx));
+	if ((rc = validate_runbooks(reg, p, ctx)) ||
+	    (rc = bg_registry_resolve_measurements(reg, ctx)))
 		return rc;
 	a = bg_arena_new(); /* scratch: id sets and intermediate values */
 	ids = bg_value_new_object(a, bg_value_size(reg->measurements));
