@@ -455,6 +455,26 @@ static int runbook_list(struct bg_strbuf *out, const struct bg_value *rb, const 
 
 	if (!v)
 		return bg_error(ctx, BG_ECHECK, "runbook '%s' has no '%s'", rbid, field);
+	if (bg_value_is_string(v)) { /* the reference iterates it: one line per character */
+		const unsigned char *p = (const unsigned char *)bg_value_str(v);
+		for (i = 0; p[i];) {
+			size_t k = p[i] < 0x80 ? 1 : p[i] >= 0xf0 ? 4 : p[i] >= 0xe0 ? 3 : 2;
+			bg_strbuf_adds(out, "  - ");
+			bg_strbuf_addn(out, (const char *)p + i, k);
+			bg_strbuf_addch(out, '\n');
+			i += k;
+		}
+		return BG_OK;
+	}
+	if (bg_value_is_object(v)) { /* ... and an object by its keys */
+		const char *key;
+		BG_VALUE_OBJECT_FOREACH(v, key, x) {
+			bg_strbuf_adds(out, "  - ");
+			bg_strbuf_adds(out, key);
+			bg_strbuf_addch(out, '\n');
+		}
+		return BG_OK;
+	}
 	if (!bg_value_is_array(v))
 		return bg_error(ctx, BG_ECHECK, "runbook '%s': '%s' must be a list", rbid, field);
 	BG_VALUE_ARRAY_FOREACH(v, i, x) {
