@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 /* Python's str.isspace for one code point. */
@@ -180,8 +181,15 @@ void bg_py_lower(struct bg_strbuf *out, const char *s)
 	size_t *lens;
 	char *d;
 
-	for (i = 0; i < n && p[i] < 0x80; i++)
-		;
+	for (i = 0; i + 8 <= n; i += 8) { /* eight bytes at a time: any not ASCII? */
+		uint64_t w;
+
+		memcpy(&w, p + i, 8);
+		if (w & 0x8080808080808080u)
+			break;
+	}
+	while (i < n && p[i] < 0x80)
+		i++;
 	if (i == n) { /* ASCII: in place, the same length (s may lie in out) */
 		bg_strbuf_grow(out, n);
 		d = out->buf + out->len;
