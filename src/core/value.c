@@ -2033,7 +2033,7 @@ bool bg_value_to_int(const struct bg_value *v, long long *out)
 
 		py_number_text(&t, v->u.s, v->n, &start, &n);
 		s = t.buf;
-		if (n == 0 || n >= sizeof(buf))
+		if (n == 0)
 			goto done;
 		for (size_t i = start; i < start + n; i++) {
 			if (s[i] == '_' && i > start && i + 1 < start + n && isdigit((unsigned char)s[i - 1]) &&
@@ -2041,6 +2041,12 @@ bool bg_value_to_int(const struct bg_value *v, long long *out)
 				continue;
 			if (!isdigit((unsigned char)s[i]) && !(i == start && (s[i] == '+' || s[i] == '-')))
 				goto done;
+			/* a leading zero gives way to the next digit, so buf holds
+			 * only significant ones: int('0' * 70 + '5') is 5 */
+			if (k > 0 && buf[k - 1] == '0' && (k == 1 || !isdigit((unsigned char)buf[k - 2])))
+				k--;
+			if (k + 1 >= sizeof(buf))
+				goto done; /* more than 62 significant digits: beyond 64 bits */
 			buf[k++] = s[i];
 		}
 		buf[k] = '\0';

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -613,6 +614,19 @@ static void test_number_text(void **state)
 	assert_true(bg_value_to_int(bg_value_new_string(a, "\xe3\x80\x80" "7\xc2\x85"), &n)); /* U+3000 7 U+0085 */
 	assert_int_equal(n, 7);
 	assert_false(bg_value_to_int(bg_value_new_string(a, "\x1c" "5"), &n)); /* \x1c is not stripped */
+	/* leading zeros and underscores do not count against 64 bits: int('0' * 70 + '5') is 5 */
+	assert_true(bg_value_to_int(bg_value_new_string(a, "-00000000000000000000000000000000000000000000000000000000000000000000005"), &n));
+	assert_int_equal(n, -5);
+	assert_true(bg_value_to_int(bg_value_new_string(a, "0000000000000000000000000000000000000000000000000000000000000000000000"), &n));
+	assert_int_equal(n, 0);
+	assert_true(bg_value_to_int(bg_value_new_string(a, "0_0_0_0_0_0_0_0_0_0_0_0_0_0_0_0_0_0_0_0_0_0_0_0_0_0_0_0_0_0_0_0_0_0_5"), &n));
+	assert_int_equal(n, 5);
+	assert_true(bg_value_to_int(bg_value_new_string(a, "-9223372036854775808"), &n));
+	assert_true(n == LLONG_MIN);
+	assert_false(bg_value_to_int(bg_value_new_string(a, "00000000000000000000000000000000000000000000000000000009223372036854775808"), &n));
+	assert_false(bg_value_to_int(bg_value_new_string(a, "0_"), &n));
+	assert_false(bg_value_to_int(bg_value_new_string(a, "_0"), &n));
+	assert_false(bg_value_to_int(bg_value_new_string(a, "-"), &n));
 	assert_true(bg_value_to_float(bg_value_new_string(a, "\xd9\xa1.\xd9\xa5"), &d)); /* ١.٥ */
 	assert_true(d == 1.5);
 	assert_false(bg_value_to_float(bg_value_new_string(a, "\x1c" "1.5"), &d));
