@@ -345,13 +345,17 @@ static int format_field(struct bg_arena *a, const char *name, const char *end, c
 	}
 	fname_end = q;
 	if (q < end && *q == '!') {
-		if (q + 1 == end || (q + 2 < end && q[2] != ':'))
+		if (q + 1 == end)
 			return bg_error(ctx, BG_ECHECK, "command template: '{%.*s}': '!' must be followed by r, s or a",
 					(int)flen, name);
 		conv = q[1];
 		if (conv != 'r' && conv != 's' && conv != 'a')
 			return bg_error(ctx, BG_ECHECK, "command template: conversion in '{%.*s}' must be !r, !s or !a",
 					(int)flen, name);
+		if (q + 2 < end && q[2] != ':') /* Python: "expected ':' after conversion specifier" */
+			return bg_error(ctx, BG_ECHECK,
+					"command template: '{%.*s}': only ':' may follow the conversion '!%c'; end the field after it",
+					(int)flen, name, conv);
 		if (q + 2 < end)
 			q += 2; /* at ':' */
 		else
