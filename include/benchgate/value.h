@@ -301,6 +301,10 @@ bool bg_value_is_pyint(const struct bg_value *v, long long *out);
 bool bg_value_to_float(const struct bg_value *v, double *out);
 /* int(v): ints, bools, floats (truncated), integer strings; false when Python raises. */
 bool bg_value_to_int(const struct bg_value *v, long long *out);
+/* int(v) of any size (up to CPython's 4300 digits for a text) as decimal
+ * text appended to out: an optional '-', then digits without leading
+ * zeros ("0" for zero). False, out unchanged, when Python raises. */
+bool bg_value_int_text(const struct bg_value *v, struct bg_strbuf *out);
 /* Whether str(v).strip() is empty. */
 bool bg_value_str_blank(const struct bg_value *v);
 /* repr(s) of a Python str holding the UTF-8 text s[0..len). */

@@ -2060,6 +2060,50 @@ done:
 	return false;
 }
 
+bool bg_value_int_text(const struct bg_value *v, struct bg_strbuf *out)
+{
+	struct bg_strbuf t = BG_STRBUF_INIT;
+	size_t start, n, nd = 0, at = out->len;
+	bool neg = false, ok = false;
+	long long i;
+
+	if (bg_value_to_int(v, &i)) {
+		bg_strbuf_addf(out, "%lld", i);
+		return true;
+	}
+	if (v && v->type == BG_VREAL) { /* a finite float is an integer exactly, printed so */
+		if (!isfinite(v->u.d))
+			return false;
+		bg_strbuf_addf(out, "%.0f", trunc(v->u.d));
+		return true;
+	}
+	if (!v || v->type != BG_VSTRING)
+		return false;
+	py_number_text(&t, v->u.s, v->n, &start, &n);
+	for (size_t k = start; k < start + n; k++) {
+		char c = t.buf[k];
+		if (k == start && (c == '+' || c == '-')) {
+			neg = c == '-';
+		} else if (c == '_' && nd && k + 1 < start + n && isdigit((unsigned char)t.buf[k + 1])) {
+			continue;
+		} else if (!isdigit((unsigned char)c) || ++nd > 4300) {
+			goto done;
+		} else if (c != '0' || out->len > at + neg) {
+			if (neg && out->len == at)
+				bg_strbuf_addch(out, '-');
+			bg_strbuf_addch(out, c);
+		}
+	}
+	ok = nd > 0;
+	if (ok && out->len == at)
+		bg_strbuf_addch(out, '0');
+done:
+	if (!ok)
+		bg_strbuf_setlen(out, at);
+	bg_strbuf_release(&t);
+	return ok;
+}
+
 static int cmp_key(const void *a, const void *b)
 {
 	return bg_value_strcmp_cp(*(const char *const *)a, *(const char *const *)b);

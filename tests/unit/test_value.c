@@ -627,6 +627,22 @@ static void test_number_text(void **state)
 	assert_false(bg_value_to_int(bg_value_new_string(a, "0_"), &n));
 	assert_false(bg_value_to_int(bg_value_new_string(a, "_0"), &n));
 	assert_false(bg_value_to_int(bg_value_new_string(a, "-"), &n));
+	{ /* int() of any size as text: what selected scan bounds beyond 64 bits need */
+		struct bg_strbuf t = BG_STRBUF_INIT;
+		assert_true(bg_value_int_text(bg_value_new_string(a, " -0_0099999999999999999999 "), &t));
+		assert_string_equal(t.buf, "-99999999999999999999");
+		bg_strbuf_reset(&t);
+		assert_true(bg_value_int_text(bg_value_new_string(a, "-000"), &t));
+		assert_string_equal(t.buf, "0");
+		bg_strbuf_reset(&t);
+		assert_true(bg_value_int_text(bg_value_new_real(a, -1e20), &t));
+		assert_string_equal(t.buf, "-100000000000000000000");
+		bg_strbuf_reset(&t);
+		assert_false(bg_value_int_text(bg_value_new_string(a, "99999999999999999999_"), &t));
+		assert_false(bg_value_int_text(bg_value_new_string(a, "+"), &t));
+		assert_int_equal(t.len, 0);
+		bg_strbuf_release(&t);
+	}
 	assert_true(bg_value_to_float(bg_value_new_string(a, "\xd9\xa1.\xd9\xa5"), &d)); /* ١.٥ */
 	assert_true(d == 1.5);
 	assert_false(bg_value_to_float(bg_value_new_string(a, "\x1c" "1.5"), &d));
