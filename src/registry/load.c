@@ -423,7 +423,8 @@ static size_t char_len(const char *text)
 
 /* Python's dict.update(src) on row: an object's members, or a list whose
  * every element iterates to exactly two items (a [key, value] list, a
- * two-character string, an object with two keys), as Python takes them.
+ * two-character string, an object with two keys), as Python takes them;
+ * an empty text adds nothing.
  * False where Python raises (anything else, or a key that is a list or an
  * object). A key that is not a string is dropped: no row field is read by
  * such a key. */
@@ -436,6 +437,8 @@ static bool py_dict_update(struct bg_arena *a, struct bg_value *row, const struc
 		bg_value_update(a, row, src);
 		return true;
 	}
+	if (bg_value_is_string(src) && !*bg_value_str(src))
+		return true; /* an empty text iterates to nothing: dict("") is {} */
 	if (!bg_value_is_array(src))
 		return false;
 	BG_VALUE_ARRAY_FOREACH(src, i, item) {
