@@ -1,5 +1,5 @@
 /*
- * fmath.h - floor() and ceil() without libm's run-time CPU dispatch. glibc's floor,
+ * fmath.h - floor(), ceil() and trunc() without libm's run-time CPU dispatch. glibc's floor,
  * ceil and trunc choose an SSE4.1 variant through an IFUNC that needs
  * ld.so's internal CPU data, so a static libm cannot provide them to a
  * dynamic program, and the program links libm statically (CMakeLists.txt).
@@ -26,6 +26,12 @@ static inline double bg_floor(double x)
 static inline double bg_ceil(double x)
 {
 	return -bg_floor(-x);
+}
+
+/* trunc(x), exactly as C's (-0.0 for x in (-1, 0)). */
+static inline double bg_trunc(double x)
+{
+	return x < 0 ? bg_ceil(x) : bg_floor(x);
 }
 
 #endif

@@ -6,6 +6,7 @@
 #include "benchgate/value.h"
 #include "benchgate/fsutil.h"
 #include "core/bytes.h"
+#include "core/fmath.h"
 #include "core/pyval.h"
 
 #include <ctype.h>
@@ -2074,7 +2075,7 @@ bool bg_value_int_text(const struct bg_value *v, struct bg_strbuf *out)
 	if (v && v->type == BG_VREAL) { /* a finite float is an integer exactly, printed so */
 		if (!isfinite(v->u.d))
 			return false;
-		bg_strbuf_addf(out, "%.0f", trunc(v->u.d));
+		bg_strbuf_addf(out, "%.0f", bg_trunc(v->u.d));
 		return true;
 	}
 	if (!v || v->type != BG_VSTRING)
