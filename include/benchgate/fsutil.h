@@ -117,6 +117,13 @@ bool bg_is_dir(const char *path);
 const char *bg_file_problem(const char *path);
 /* Joins dir and rel into out (rel returned as is when absolute). */
 void bg_path_join(struct bg_strbuf *out, const char *dir, const char *rel);
+/*
+ * Appends the components of path to out, an absolute path without a
+ * trailing '/' ("" for the root), as "/NAME" each, applying "." and ".."
+ * by name (".." drops out's last component) and skipping empty ones, so
+ * that "a//./b/../c" adds "/a/c". Touches no file: links are not followed.
+ */
+void bg_path_add_names(struct bg_strbuf *out, const char *path);
 
 #ifdef __cplusplus
 }

@@ -2,6 +2,7 @@
  * inputs.c - the files a project is read from (see inputs.h).
  */
 #include "cli/inputs.h"
+#include "benchgate/fsutil.h"
 #include "benchgate/lifecycle.h"
 
 #include <limits.h>
@@ -41,7 +42,7 @@ static char *named_later(const char *path)
 {
 	char *head = bg_xstrdup(path), *base = NULL, *cut;
 	struct bg_strbuf out = BG_STRBUF_INIT;
-	const char *rest = NULL, *p;
+	const char *rest = NULL;
 
 	while (!base && (cut = strrchr(head, '/'))) {
 		*cut = '\0';
@@ -53,18 +54,7 @@ static char *named_later(const char *path)
 		return NULL;
 	}
 	bg_strbuf_adds(&out, strcmp(base, "/") == 0 ? "" : base);
-	for (p = rest; *p;) {
-		size_t n = strcspn(p, "/");
-
-		if (n == 2 && p[0] == '.' && p[1] == '.') {
-			char *last = strrchr(out.buf, '/');
-			if (last)
-				bg_strbuf_setlen(&out, (size_t)(last - out.buf));
-		} else if (n && !(n == 1 && p[0] == '.')) {
-			bg_strbuf_addf(&out, "/%.*s", (int)n, p);
-		}
-		p += n + (p[n] == '/');
-	}
+	bg_path_add_names(&out, rest);
 	if (!out.len)
 		bg_strbuf_addch(&out, '/');
 	free(base);

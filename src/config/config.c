@@ -454,24 +454,10 @@ static int rules_name_computers(const struct bg_config *cfg, const char *display
 static void tidy_path(struct bg_strbuf *out, const char *root, const char *rel)
 {
 	struct bg_strbuf joined = BG_STRBUF_INIT;
-	const char *p;
 
 	bg_path_join(&joined, root, rel);
 	bg_strbuf_reset(out);
-	for (p = joined.buf; *p;) {
-		const char *end = strchr(p, '/');
-		size_t n = end ? (size_t)(end - p) : strlen(p);
-
-		if (n == 2 && p[0] == '.' && p[1] == '.') {
-			char *last = strrchr(out->buf, '/');
-			if (last)
-				bg_strbuf_setlen(out, (size_t)(last - out->buf));
-		} else if (!(n == 0 || (n == 1 && p[0] == '.'))) {
-			bg_strbuf_addch(out, '/');
-			bg_strbuf_addn(out, p, n);
-		}
-		p += n + (end ? 1 : 0);
-	}
+	bg_path_add_names(out, joined.buf);
 	bg_strbuf_release(&joined);
 }
 

@@ -507,6 +507,23 @@ void bg_path_join(struct bg_strbuf *out, const char *dir, const char *rel)
 	bg_strbuf_adds(out, rel);
 }
 
+void bg_path_add_names(struct bg_strbuf *out, const char *path)
+{
+	for (const char *p = path; *p;) {
+		size_t n = strcspn(p, "/");
+
+		if (n == 2 && p[0] == '.' && p[1] == '.') {
+			char *last = strrchr(out->buf, '/');
+			if (last)
+				bg_strbuf_setlen(out, (size_t)(last - out->buf));
+		} else if (n && !(n == 1 && p[0] == '.')) {
+			bg_strbuf_addch(out, '/');
+			bg_strbuf_addn(out, p, n);
+		}
+		p += n + (p[n] == '/');
+	}
+}
+
 void bg_stops_hold(sigset_t *old)
 {
 	sigset_t stops;
