@@ -8,7 +8,6 @@
 #include "core/fmath.h"
 #include "core/pyval.h"
 
-#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -278,32 +277,13 @@ static void cell_seconds(struct render *r, const struct bg_value *row, const cha
  * double (Python's OverflowError). */
 static bool big_int_gib(const struct bg_value *v, double *gib)
 {
-	struct bg_strbuf t = BG_STRBUF_INIT, digits = BG_STRBUF_INIT;
-	const char *s;
-	size_t nd = 0;
+	struct bg_strbuf digits = BG_STRBUF_INIT;
 	bool ok = false;
 
-	if (!bg_value_is_string(v))
-		return false;
-	bg_py_number_ascii(&t, bg_value_str(v), strlen(bg_value_str(v)));
-	for (s = t.buf; isspace((unsigned char)*s); s++)
-		;
-	if (*s == '+' || *s == '-')
-		bg_strbuf_addch(&digits, *s++);
-	while (isdigit((unsigned char)*s) || (*s == '_' && nd && isdigit((unsigned char)s[1]))) {
-		if (*s != '_') {
-			bg_strbuf_addch(&digits, *s);
-			nd++;
-		}
-		s++;
-	}
-	while (isspace((unsigned char)*s))
-		s++;
-	if (nd && nd <= 4300 && !*s) {
+	if (bg_value_is_string(v) && bg_value_int_text(v, &digits)) {
 		*gib = strtod(digits.buf, NULL) / (double)(1 << 30);
 		ok = isfinite(*gib);
 	}
-	bg_strbuf_release(&t);
 	bg_strbuf_release(&digits);
 	return ok;
 }
