@@ -4,6 +4,7 @@
  */
 #include "cli/cli.h"
 #include "benchgate/measure.h"
+#include "core/bytes.h"
 
 #include <ctype.h>
 #include <limits.h>
@@ -87,34 +88,7 @@ int bg_cli_write(const struct bg_strbuf *sb, bool to_stderr)
 /* The length of the well-formed UTF-8 character s starts with, else 0. */
 static size_t utf8_char(const unsigned char *s)
 {
-	unsigned char lo = 0x80, hi = 0xbf;
-	size_t n;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	/* no overlong form, no surrogate, nothing beyond U+10FFFF */
-	if (s[0] == 0xe0)
-		lo = 0xa0;
-	else if (s[0] == 0xed)
-		hi = 0x9f;
-	else if (s[0] == 0xf0)
-		lo = 0x90;
-	else if (s[0] == 0xf4)
-		hi = 0x8f;
-	if (s[1] < lo || s[1] > hi)
-		return 0;
-	for (size_t i = 2; i < n; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	return n;
+	return s[0] < 0x80 ? 1 : bg_utf8_len(s);
 }
 
 size_t bg_cli_control_at(const char *s)
