@@ -158,9 +158,9 @@ static int run_compare(struct bg_cli *cli, const struct bg_cmd *self)
 	d = json_object_get(v, "decision_document");
 	name = json_string_value(json_object_get(d, "decision"));
 	if (!name && json_is_string(json_object_get(v, "gate_id"))) {
-		bg_strbuf_addf(&sb, "session %lld has no decision: it is a session of gate '", id);
-		bg_cli_add_shown(&sb, json_string_value(json_object_get(v, "gate_id")));
-		bg_strbuf_adds(&sb, "' stored without one (its run stopped before deciding); run the gate again");
+		bg_strbuf_addf(&sb, "session %lld has no decision: it is a session of gate '%s' stored without one "
+			       "(its run stopped before deciding); run the gate again",
+			       id, json_string_value(json_object_get(v, "gate_id")));
 		rc = bg_cli_fail(BG_ECHECK, sb.buf);
 		goto out;
 	}

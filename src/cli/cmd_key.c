@@ -62,10 +62,9 @@ static int run_key(struct bg_cli *cli, const struct bg_cmd *self)
 	}
 	key = json_object_get(v, "key");
 	if (!json_is_object(key) && json_is_string(json_object_get(v, "gate_id"))) {
-		bg_strbuf_addf(&sb, "session %lld has no comparison key: it is a session of gate '", id);
-		bg_cli_add_shown(&sb, json_string_value(json_object_get(v, "gate_id")));
-		bg_strbuf_adds(&sb, "' stored without its decision (its run stopped before deciding); run the gate "
-			       "again");
+		bg_strbuf_addf(&sb, "session %lld has no comparison key: it is a session of gate '%s' stored without "
+			       "its decision (its run stopped before deciding); run the gate again",
+			       id, json_string_value(json_object_get(v, "gate_id")));
 		rc = bg_cli_fail(BG_ECHECK, sb.buf);
 		goto out;
 	}

@@ -460,10 +460,11 @@ static int run_measure(struct bg_cli *cli, const struct bg_cmd *self)
 	}
 	if (rc == BG_OK && strcmp(json_string_value(json_object_get(doc, "status")), "ok") != 0) {
 		struct bg_strbuf msg = BG_STRBUF_INIT;
+		const char *reason = json_string_value(json_object_get(doc, "reason"));
 
-		/* the reason holds file names, metric names, a program's words */
-		bg_strbuf_addf(&msg, "session %lld blocked: ", id);
-		bg_cli_add_shown(&msg, json_string_value(json_object_get(doc, "reason")));
+		/* the reason holds file names, metric names, a program's words:
+		 * bg_cli_fail shows their control bytes */
+		bg_strbuf_addf(&msg, "session %lld blocked: %s", id, reason ? reason : "n/a");
 		rc = bg_cli_fail(BG_ECHECK, msg.buf);
 		bg_strbuf_release(&msg);
 	}
