@@ -291,6 +291,10 @@ void bg_value_py_repr(struct bg_strbuf *out, const struct bg_value *v);
 bool bg_value_truthy(const struct bg_value *v);
 /* Python ==: integers, reals and booleans compare by value, containers deeply. */
 bool bg_value_equal(const struct bg_value *a, const struct bg_value *b);
+/* Appends a key that is the same for two values exactly when a Python set or
+ * dict key sees one value (1, 1.0 and true alike; "1" apart; null one key);
+ * false, sb unchanged, for a list or an object, which Python cannot hash. */
+bool bg_value_py_key(struct bg_strbuf *sb, const struct bg_value *v);
 /* Python a < b ordering: <0, 0, >0; *type_error set when Python would raise TypeError. */
 int bg_value_cmp(const struct bg_value *a, const struct bg_value *b, bool *type_error);
 /* isinstance(v, (int, float)): integers, reals and booleans. */

@@ -1876,6 +1876,29 @@ bool bg_value_equal(const struct bg_value *a, const struct bg_value *b)
 	}
 }
 
+bool bg_value_py_key(struct bg_strbuf *sb, const struct bg_value *v)
+{
+	long long n;
+
+	if (bg_value_is_array(v) || bg_value_is_object(v))
+		return false;
+	if (bg_value_is_string(v)) {
+		bg_strbuf_addch(sb, 's');
+		bg_strbuf_addn(sb, v->u.s, v->n);
+	} else if (bg_value_is_pyint(v, &n)) {
+		bg_strbuf_addf(sb, "n%lld", n);
+	} else if (bg_value_is_real(v)) {
+		double d = v->u.d;
+		if (d == d && d >= -9223372036854775808.0 && d < 9223372036854775808.0 && d == (double)(long long)d)
+			bg_strbuf_addf(sb, "n%lld", (long long)d);
+		else
+			bg_strbuf_addf(sb, "r%.17g", d);
+	} else {
+		bg_strbuf_addch(sb, 'z');
+	}
+	return true;
+}
+
 static int type_rank(const struct bg_value *v)
 {
 	if (!v || v->type == BG_VNULL)

@@ -125,32 +125,6 @@ static bool finite_number(const struct bg_value *v)
 	return isfinite(d);
 }
 
-/* A key that is the same for two ids exactly when Python's set sees one
- * value (1, 1.0 and true alike; "1" apart); false for a list or an object,
- * which a set cannot hold. */
-static bool py_set_key(struct bg_strbuf *sb, const struct bg_value *v)
-{
-	long long n;
-
-	if (bg_value_is_array(v) || bg_value_is_object(v))
-		return false;
-	if (bg_value_is_string(v)) {
-		bg_strbuf_addch(sb, 's');
-		bg_strbuf_adds(sb, bg_value_str(v));
-	} else if (bg_value_is_pyint(v, &n)) {
-		bg_strbuf_addf(sb, "n%lld", n);
-	} else if (bg_value_is_real(v)) {
-		double d = bg_value_real(v);
-		if (d == d && d >= -9223372036854775808.0 && d < 9223372036854775808.0 && d == (double)(long long)d)
-			bg_strbuf_addf(sb, "n%lld", (long long)d);
-		else
-			bg_strbuf_addf(sb, "r%.17g", d);
-	} else {
-		bg_strbuf_addch(sb, 'z');
-	}
-	return true;
-}
-
 /* The row fields validation reads; VM_* index them. */
 enum { VM_MID, VM_ID, VM_COMPUTER, VM_STATE, VM_REV, VM_FIXTURE, VM_P50, VM_P95, VM_MAX, VM_PARITY,
        VM_DATE, VM_DEVICE, VM_NFIELDS };
@@ -160,7 +134,7 @@ static const char *const row_fields[VM_NFIELDS] = {
 };
 
 /* The measurement rules; ids gets every measurement_id, keyed by
- * py_set_key. BG_ECHECK when one cannot be in a set (the reference fails). */
+ * bg_value_py_key. BG_ECHECK when one cannot be in a set (the reference fails). */
 static int validate_measurements(struct bg_registry *reg, struct bg_problems *p, struct bg_arena *a,
 				 struct bg_value *ids, struct bg_ctx *ctx)
 {
@@ -174,7 +148,7 @@ static int validate_measurements(struct bg_registry *reg, struct bg_problems *p,
 		struct bg_value *mid = bg_value_get(row, "measurement_id");
 
 		bg_strbuf_reset(&s);
-		if (!py_set_key(&s, mid)) {
+		if (!bg_value_py_key(&s, mid)) {
 			bg_strbuf_reset(&s);
 			bg_value_py_str(&s, bg_value_get(row, "id"));
 			bg_error(ctx, BG_ECHECK, "%s: measurement '%s' has a measurement_id that is %s; "
@@ -323,7 +297,7 @@ static void validate_gate(struct bg_registry *reg, struct bg_arena *a, struct bg
 		goto out;
 	}
 	bg_strbuf_reset(&sb);
-	if (!py_set_key(&sb, id)) { /* gate["id"] in gate_ids: TypeError, the reference stops */
+	if (!bg_value_py_key(&sb, id)) { /* gate["id"] in gate_ids: TypeError, the reference stops */
 		bg_problems_add(p, "%s id must be a string, not %s", label.buf,
 				bg_value_is_array(id) ? "a list" : "an object");
 		goto out;
@@ -390,7 +364,7 @@ static void validate_gate(struct bg_registry *reg, struct bg_arena *a, struct bg
 		 * compare (1, 1.0 and true alike); of equal ids the first is kept */
 		BG_VALUE_ARRAY_FOREACH(items, i, x) {
 			bg_strbuf_reset(&sb);
-			py_set_key(&sb, x); /* satisfied_items holds no list or object */
+			bg_value_py_key(&sb, x); /* satisfied_items holds no list or object */
 			if (bg_value_get(ids, sb.buf))
 				continue;
 			if (bg_value_is_string(x)) {

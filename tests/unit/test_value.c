@@ -411,6 +411,38 @@ static void test_int_float_exact(void **state)
 	bg_arena_free(a);
 }
 
+/* bg_value_py_key: one key where a Python set sees one value (9 and 9.0,
+ * true and 1, false and 0, -0.0 and 0), apart where it sees two ("9" and 9,
+ * 2**53 + 1 and 2.0**53, 9.5 and 9); none for a list or an object. */
+static void test_py_key(void **state)
+{
+	static const size_t same[][2] = {{0, 1}, {2, 3}, {4, 5}, {6, 4}};
+	static const size_t apart[][2] = {{0, 7}, {8, 9}, {10, 0}, {11, 2}, {4, 11}};
+	struct bg_arena *a = bg_arena_new();
+	struct bg_value *v = parse(a, "[9, 9.0, true, 1, false, 0, -0.0, \"9\", 9007199254740993,"
+				      " 9007199254740992.0, 9.5, null, [1], {}]");
+	struct bg_strbuf x = BG_STRBUF_INIT, y = BG_STRBUF_INIT;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(same) / sizeof(same[0]) + sizeof(apart) / sizeof(apart[0]); i++) {
+		bool eq = i < sizeof(same) / sizeof(same[0]);
+		const size_t *pair = eq ? same[i] : apart[i - sizeof(same) / sizeof(same[0])];
+
+		bg_strbuf_reset(&x);
+		bg_strbuf_reset(&y);
+		assert_true(bg_value_py_key(&x, bg_value_at(v, pair[0])));
+		assert_true(bg_value_py_key(&y, bg_value_at(v, pair[1])));
+		assert_int_equal(strcmp(x.buf, y.buf) == 0, eq);
+	}
+	bg_strbuf_reset(&x);
+	assert_false(bg_value_py_key(&x, bg_value_at(v, 12)));
+	assert_false(bg_value_py_key(&x, bg_value_at(v, 13)));
+	assert_int_equal(x.len, 0);
+	bg_strbuf_release(&x);
+	bg_strbuf_release(&y);
+	bg_arena_free(a);
+}
+
 /* bg_floor and bg_ceil are C's (the program's libm is static, without them). */
 static void test_floor(void **state)
 {
@@ -698,6 +730,7 @@ int main(void)
 		cmocka_unit_test(test_str_and_repr),
 		cmocka_unit_test(test_python_semantics),
 		cmocka_unit_test(test_int_float_exact),
+		cmocka_unit_test(test_py_key),
 		cmocka_unit_test(test_floor),
 		cmocka_unit_test(test_py_floordiv),
 		cmocka_unit_test(test_construction),
