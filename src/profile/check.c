@@ -72,14 +72,19 @@ static struct bg_value *tuple(struct bg_arena *ar, struct bg_value *x, struct bg
 	return arr;
 }
 
-/* json.dumps([a, b]) */
+/* A key for the tuple (a, b) that is the same for two pairs exactly when a
+ * Python dict or set takes them for one: (9, 'cpu') and (9.0, 'cpu') alike,
+ * (true, 'cpu') and (1, 'cpu') too (bg_value_py_key); neither is a list or an
+ * object. */
 static void pair_key(struct bg_strbuf *out, const struct bg_value *a, const struct bg_value *b)
 {
-	bg_strbuf_addch(out, '[');
-	bg_value_dump(out, a, -1, false);
-	bg_strbuf_adds(out, ", ");
-	bg_value_dump(out, b, -1, false);
-	bg_strbuf_addch(out, ']');
+	struct bg_strbuf ka = BG_STRBUF_INIT;
+
+	bg_value_py_key(&ka, a);
+	bg_strbuf_addf(out, "%zu:", ka.len);
+	bg_strbuf_addn(out, ka.buf, ka.len);
+	bg_value_py_key(out, b);
+	bg_strbuf_release(&ka);
 }
 
 static int load(struct bg_arena *ar, const struct bg_config *cfg, const char *rel,
@@ -202,7 +207,7 @@ static int check_profile(struct bg_arena *ar, const struct bg_config *cfg, struc
 		}
 		BG_VALUE_OBJECT_FOREACH(cov, backend, entry) {
 			struct bg_strbuf k = BG_STRBUF_INIT;
-			struct bg_value *b = bg_value_new_string(ar, backend);
+			struct bg_value *b = bg_value_new_string(ar, backend), *first;
 
 			if (!bg_value_is_object(entry) || !bg_value_get(entry, "level")) {
 				struct bg_strbuf idtext = BG_STRBUF_INIT;
@@ -214,7 +219,14 @@ static int check_profile(struct bg_arena *ar, const struct bg_config *cfg, struc
 				goto fail;
 			}
 			pair_key(&k, id, b);
-			bg_value_set(ar, expected, k.buf, tuple(ar, id, b, bg_value_get(entry, "level")));
+			/* expected[key] = level: a pair Python takes for one already
+			 * there keeps its first key (9 before a later 9.0), the level
+			 * is the last one's */
+			if ((first = bg_value_get(expected, k.buf)))
+				bg_value_set(ar, expected, k.buf, tuple(ar, bg_value_at(first, 0), bg_value_at(first, 1),
+									 bg_value_get(entry, "level")));
+			else
+				bg_value_set(ar, expected, k.buf, tuple(ar, id, b, bg_value_get(entry, "level")));
 			bg_strbuf_release(&k);
 		}
 	}
@@ -291,7 +303,8 @@ static int check_profile(struct bg_arena *ar, const struct bg_config *cfg, struc
 			bg_problems_add(p, "duplicate profile cell for %s", sb.buf);
 		}
 		support = bg_value_get(cell, "support_level");
-		bg_value_set(ar, seen, k.buf, tuple(ar, capv, backv, NULL));
+		if (!bg_value_get(seen, k.buf)) /* seen[key] = ...: the first key stays */
+			bg_value_set(ar, seen, k.buf, tuple(ar, capv, backv, NULL));
 		bg_strbuf_reset(&sb);
 		bg_value_py_str(&sb, bg_value_get(cell, "id"));
 		cid = sb.buf;
