@@ -106,26 +106,42 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* Python's < on two members of a tuple: strings by code point (UTF-8 bytes
- * compare the same), numbers (and true/false) by value, 9 before 10 and 5
- * before 100.0; anything Python cannot order (a number among strings, null:
- * the reference fails there) by its JSON text. */
+/* Strings, then numbers (true/false among them), then null, then the rest:
+ * the order of values that Python cannot compare (the reference fails
+ * there), kept total for qsort. */
+static int py_rank(const struct bg_value *v)
+{
+	return bg_value_is_string(v) ? 0 : bg_value_is_pynumber(v) ? 1 : !v || bg_value_is_null(v) ? 2 : 3;
+}
+
+/* Python's < on two ids or two members of a tuple: strings by code point
+ * (UTF-8 bytes compare the same), numbers (and true/false) by value, 9
+ * before 10 and 5 before 100.0; values Python cannot order (a number among
+ * strings, null: the reference fails there) by py_rank, then by JSON text. */
 static int cmp_member(const struct bg_value *a, const struct bg_value *b)
 {
 	struct bg_strbuf x = BG_STRBUF_INIT, y = BG_STRBUF_INIT;
 	bool type_error = false;
 	int c;
 
-	if (bg_value_is_string(a) && bg_value_is_string(b))
-		return strcmp(bg_value_str(a), bg_value_str(b));
-	if (bg_value_is_pynumber(a) && bg_value_is_pynumber(b) && (c = bg_value_cmp(a, b, &type_error), !type_error))
-		return c;
+	if (py_rank(a) != py_rank(b))
+		return py_rank(a) - py_rank(b);
+	if (bg_value_is_string(a))
+		return bg_value_strcmp_cp(bg_value_str(a), bg_value_str(b));
+	if (bg_value_is_pynumber(a))
+		return bg_value_cmp(a, b, &type_error);
 	bg_value_dump(&x, a, -1, false);
 	bg_value_dump(&y, b, -1, false);
 	c = strcmp(x.buf, y.buf);
 	bg_strbuf_release(&x);
 	bg_strbuf_release(&y);
 	return c;
+}
+
+/* sorted() of ids (bg_value pointers) */
+static int cmp_id(const void *a, const void *b)
+{
+	return cmp_member(*(const struct bg_value *const *)a, *(const struct bg_value *const *)b);
 }
 
 /* sorted() of (capability, backend) tuples: by the first member, then the
@@ -491,9 +507,21 @@ static void check_manifest(struct bg_arena *ar, const char *dir, struct bg_value
 	else
 		bg_strbuf_adds(&sb, "<missing>");
 	id = sb.buf;
-	/* true: a string id, which a RUNS.md row can name; false: another type
-	 * (shown as Python shows it), which no row's text ever equals */
-	bg_value_set(ar, ids, id, !eid || bg_value_is_string(eid) ? bg_value_true() : bg_value_false());
+	/* experiment_ids.add(id): keyed as Python's set keys it (9 and 9.0,
+	 * true and 1 one id; "9" and 9 two), the first one kept; a list or an
+	 * object (the reference fails there) is an id of its own */
+	{
+		struct bg_strbuf key = BG_STRBUF_INIT;
+		struct bg_value *idv = eid ? eid : bg_value_new_string(ar, id);
+
+		if (!bg_value_py_key(&key, idv)) {
+			bg_strbuf_addch(&key, 'u');
+			bg_value_dump(&key, idv, -1, false);
+		}
+		if (!bg_value_get(ids, key.buf))
+			bg_value_set(ar, ids, key.buf, idv);
+		bg_strbuf_release(&key);
+	}
 	bg_strbuf_addf(&label, "experiment %s", id);
 	status = bg_value_get(m, "status");
 	/* by folder: RUNS.md's row for an id is judged by the manifest in the
@@ -678,7 +706,7 @@ static int check_runs(struct bg_arena *ar, const struct bg_config *cfg, struct b
 	struct bg_strbuf path = BG_STRBUF_INIT, text = BG_STRBUF_INIT;
 	struct bg_value *rows = bg_value_new_object(ar, 0);
 	size_t i = 0, n;
-	const char **sorted;
+	struct bg_value **sorted;
 	const char *why;
 	int rc = BG_OK;
 
@@ -733,26 +761,41 @@ static int check_runs(struct bg_arena *ar, const struct bg_config *cfg, struct b
 		}
 		i = next;
 	}
-	sorted = bg_value_sorted_keys(ids, &n);
-	for (size_t k = 0; k < n; k++) {
-		struct bg_value *list = bg_value_get(rows, sorted[k]), *st;
-		const char *want, *have;
+	/* sorted(experiment_ids): the ids themselves, as Python orders them */
+	n = bg_value_size(ids);
+	sorted = bg_xmalloc((n ? n : 1) * sizeof(*sorted));
+	{
+		const char *key;
+		struct bg_value *v;
+		size_t k = 0;
 
-		if (!list || bg_value_size(list) == 0 || !bg_value_is_true(bg_value_get(ids, sorted[k]))) {
-			bg_problems_add(p, "%s is missing %s", cfg->runs_index, sorted[k]);
-			continue;
+		BG_VALUE_OBJECT_FOREACH(ids, key, v)
+			sorted[k++] = v;
+	}
+	qsort(sorted, n, sizeof(*sorted), cmp_id);
+	for (size_t k = 0; k < n; k++) {
+		struct bg_value *list = NULL, *st;
+		const char *want, *have, *id;
+		struct bg_strbuf idtext = BG_STRBUF_INIT;
+
+		/* rows.get(id): the rows are keyed by text, never by a number */
+		if (bg_value_is_string(sorted[k]))
+			list = bg_value_get(rows, bg_value_str(sorted[k]));
+		bg_value_py_str(&idtext, sorted[k]);
+		id = idtext.buf;
+		if (!list || bg_value_size(list) == 0) {
+			bg_problems_add(p, "%s is missing %s", cfg->runs_index, id);
+		} else if (bg_value_size(list) != 1) {
+			bg_problems_add(p, "%s repeats %s", cfg->runs_index, id);
+		} else {
+			st = bg_value_get(statuses, id);
+			want = st ? bg_profile_runs_status(bg_value_str(st)) : NULL;
+			/* no want: the manifest's invalid status was already reported */
+			have = bg_value_str(bg_value_at(list, 0));
+			if (want && strncmp(have, want, strlen(want)) != 0)
+				bg_problems_add(p, "%s status for %s must start with %s", cfg->runs_index, id, want);
 		}
-		if (bg_value_size(list) != 1) {
-			bg_problems_add(p, "%s repeats %s", cfg->runs_index, sorted[k]);
-			continue;
-		}
-		st = bg_value_get(statuses, sorted[k]);
-		want = st ? bg_profile_runs_status(bg_value_str(st)) : NULL;
-		if (!want)
-			continue; /* the manifest's invalid status was already reported */
-		have = bg_value_str(bg_value_at(list, 0));
-		if (strncmp(have, want, strlen(want)) != 0)
-			bg_problems_add(p, "%s status for %s must start with %s", cfg->runs_index, sorted[k], want);
+		bg_strbuf_release(&idtext);
 	}
 	free(sorted);
 out:
