@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 bool bg_cli_wants_help(int argc, char **argv)
 {
@@ -74,15 +75,38 @@ int bg_cli_fail(int status, const char *msg)
 	return status;
 }
 
+/* Whether stdout (or stderr) is a terminal; asked once per stream. */
+static bool is_terminal(bool to_stderr)
+{
+	static int known[2] = {-1, -1};
+	int i = to_stderr ? 1 : 0;
+
+	if (known[i] < 0)
+		known[i] = isatty(to_stderr ? STDERR_FILENO : STDOUT_FILENO) == 1;
+	return known[i] == 1;
+}
+
+static void add_shown_n(struct bg_strbuf *out, const char *s, size_t len, bool keep_layout);
+
 int bg_cli_write(const struct bg_strbuf *sb, bool to_stderr)
 {
 	FILE *f = to_stderr ? stderr : stdout;
+	struct bg_strbuf shown = BG_STRBUF_INIT;
+	const struct bg_strbuf *w = sb;
+	int rc = BG_OK;
 
-	if (sb->len && fwrite(sb->buf, 1, sb->len, f) != sb->len)
-		return BG_EIO;
-	if (fflush(f) != 0)
-		return BG_EIO;
-	return BG_OK;
+	/* a person reads a terminal: what the registry or a store holds must
+	 * not move the cursor or change colours there; a pipe gets the bytes */
+	if (sb->len && is_terminal(to_stderr)) {
+		add_shown_n(&shown, sb->buf, sb->len, true);
+		w = &shown;
+	}
+	if (w->len && fwrite(w->buf, 1, w->len, f) != w->len)
+		rc = BG_EIO;
+	else if (fflush(f) != 0)
+		rc = BG_EIO;
+	bg_strbuf_release(&shown);
+	return rc;
 }
 
 /* The length of the well-formed UTF-8 character s starts with, else 0. */
@@ -123,15 +147,18 @@ bool bg_cli_needs_showing(const char *s)
 	return false;
 }
 
-void bg_cli_add_shown(struct bg_strbuf *out, const char *s)
+/* The LEN bytes at s (s[len] is '\0') as bg_cli_add_shown shows them;
+ * with keep_layout, newlines and tabs are kept as they are. */
+static void add_shown_n(struct bg_strbuf *out, const char *s, size_t len, bool keep_layout)
 {
+	const char *end = s + len;
 	size_t k;
 
-	if (!s) {
-		bg_strbuf_adds(out, "n/a");
-		return;
-	}
-	while (*s) {
+	while (s < end) {
+		if (keep_layout && (*s == '\n' || *s == '\t')) {
+			bg_strbuf_addch(out, *s++);
+			continue;
+		}
 		if ((k = bg_cli_control_at(s)) == 0) {
 			k = bg_cli_char_at(s);
 			bg_strbuf_addn(out, s, k);
@@ -141,6 +168,15 @@ void bg_cli_add_shown(struct bg_strbuf *out, const char *s)
 		for (; k; k--)
 			bg_strbuf_addf(out, "\\x%02x", (unsigned char)*s++);
 	}
+}
+
+void bg_cli_add_shown(struct bg_strbuf *out, const char *s)
+{
+	if (!s) {
+		bg_strbuf_adds(out, "n/a");
+		return;
+	}
+	add_shown_n(out, s, strlen(s), false);
 }
 
 const char *bg_cli_shown(struct bg_strbuf *tmp, const char *s)

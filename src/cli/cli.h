@@ -68,7 +68,9 @@ int bg_cli_usage_error(const struct bg_cmd *cmd, const char *fmt, ...) BG_PRINTF
 /* Prints "benchgate: MESSAGE" on stderr, its control bytes shown as
  * bg_cli_add_shown shows them (one line, whatever MESSAGE quotes); returns status. */
 int bg_cli_fail(int status, const char *msg);
-/* Writes the whole buffer to stdout (or stderr); BG_EIO on failure. */
+/* Writes the whole buffer to stdout (or stderr); BG_EIO on failure. On a
+ * terminal its control bytes but newlines and tabs are shown as
+ * bg_cli_add_shown shows them; a pipe or a file gets the bytes unchanged. */
 int bg_cli_write(const struct bg_strbuf *sb, bool to_stderr);
 /* True when argv holds -h or --help before any "--". */
 bool bg_cli_wants_help(int argc, char **argv);

@@ -16,6 +16,8 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 esc=$(printf '\033')
 # no raw ESC (nor any other C0 byte but newline) in what the last rc_of printed
+# the same for what script(1) recorded: its lines end with CR LF
+no_raw_tty() { ! LC_ALL=C grep -q '[[:cntrl:]]' <(tr -d '\r\n\t' <"$work/out"); }
 no_raw() { ! LC_ALL=C grep -q '[[:cntrl:]]' <(tr -d '\n' <"$work/out") && ! LC_ALL=C grep -q '[[:cntrl:]]' <(tr -d '\n' <"$work/err"); }
 
 # ---- measure: the block reason names an output pattern with an ESC
@@ -47,6 +49,34 @@ mkdir -p .benchgate/leases "$(printf '.benchgate/leases/d\033M.lock')"
 check "lease: exit 0"              test "$(rc_of "$B" lease status)" = 0
 check "lease: device and reason"   grep -qF 'd\x1bM                       unusable .benchgate/leases/d\x1bM.lock: is a directory' "$work/out"
 check "lease: no raw byte"         no_raw
+
+# ---- registry verbs: a gate id with an ESC and a bidi override reaches a
+# terminal shown; a pipe gets the registry's bytes, as the reference prints them
+cp -R "${BENCHGATE_SOURCE:?}/tests/cli/trees/lifecycle" "$work/r"
+cd "$work/r" || exit 1
+jq '.gates[0].id = "life.ok\u001b[31mRED\u202e" | .gates[0].next_gate = "go\u0007"' \
+	benchmarks/benchmark_registry.json >"$work/registry.json" && cat "$work/registry.json" >benchmarks/benchmark_registry.json
+check "list piped: raw, as the reference"  grep -qF "life.ok${esc}[31mRED" <("$B" list)
+if command -v script >/dev/null; then
+	for verb in list next; do
+		script -qec "$B $verb" /dev/null >"$work/out" 2>"$work/err"
+		check "$verb on a terminal: id shown"  grep -qF 'life.ok\x1b[31mRED\xe2\x80\xae' "$work/out"
+		check "$verb on a terminal: no raw byte"  no_raw_tty
+	done
+	script -qec "$B command 'life.ok${esc}[31mRED'\$'\\u202e'" /dev/null >"$work/out" 2>"$work/err"
+	check "command on a terminal: id shown"  grep -qF 'Gate: life.ok\x1b[31mRED\xe2\x80\xae' "$work/out"
+	check "command on a terminal: no raw byte"  no_raw_tty
+	jq '.gates[0].state = "bad\u001b[2Jstate"' benchmarks/benchmark_registry.json >"$work/registry.json" &&
+		cat "$work/registry.json" >benchmarks/benchmark_registry.json
+	for verb in validate check; do
+		script -qec "$B $verb" /dev/null >"$work/out" 2>"$work/err"
+		check "$verb on a terminal: finding shown"  grep -qF 'has invalid state bad\x1b[2Jstate' "$work/out"
+		check "$verb on a terminal: no raw byte"  no_raw_tty
+	done
+	check "validate piped: raw, as the reference"  grep -qF "has invalid state bad${esc}[2Jstate" <("$B" validate)
+else
+	echo "skip: script(1) is not installed (util-linux): the terminal cases were not run"
+fi
 
 echo "$fails failed"
 [ "$fails" = 0 ]
