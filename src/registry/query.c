@@ -365,8 +365,14 @@ static int format_field(struct bg_arena *a, const char *name, const char *end, c
 		return bg_error(ctx, BG_ECHECK, "command template: format specifications ('{%.*s}') are not supported",
 				(int)flen, name);
 	flen = (size_t)(fname_end - name);
-	if (memchr(name, '{', flen))
-		return bg_error(ctx, BG_ECHECK, "command template: field '%.*s' must be a plain name", (int)flen, name);
+	for (q = name; q < fname_end; q++) { /* a '{' within "[...]" is part of an index */
+		const char *close;
+
+		if (*q == '[' && (close = memchr(q, ']', (size_t)(fname_end - q))) != NULL)
+			q = close;
+		else if (*q == '{')
+			return bg_error(ctx, BG_ECHECK, "command template: field '%.*s' must be a plain name", (int)flen, name);
+	}
 	for (arg_end = name; arg_end < name + flen && *arg_end != '.' && *arg_end != '['; arg_end++)
 		;
 	if (arg_end == name || py_integer(name, (size_t)(arg_end - name), NULL))
@@ -414,6 +420,35 @@ static int format_field(struct bg_arena *a, const char *name, const char *end, c
 	return BG_OK;
 }
 
+/* The '}' that closes the replacement field whose text starts at name (just
+ * after its '{'), found as CPython's parse_field finds it: in the field name
+ * a '[' reads on to the next ']' (so "{id[}]}" is one field), and after a
+ * ':' or '!' braces nest; NULL when the field never closes. */
+static const char *field_end(const char *name)
+{
+	const char *q = name;
+	int depth = 1;
+
+	while (*q && *q != '}' && *q != ':' && *q != '!') {
+		if (*q == '[') {
+			while (*q && *q != ']')
+				q++;
+			if (!*q)
+				return NULL;
+		}
+		q++;
+	}
+	if (*q != ':' && *q != '!')
+		return *q ? q : NULL;
+	for (q++; *q; q++) {
+		if (*q == '{')
+			depth++;
+		else if (*q == '}' && --depth == 0)
+			return q;
+	}
+	return NULL;
+}
+
 int bg_registry_format(const char *tmpl, const struct bg_value *values, struct bg_strbuf *out,
 		       struct bg_ctx *ctx)
 {
@@ -433,7 +468,7 @@ int bg_registry_format(const char *tmpl, const struct bg_value *values, struct b
 				      "command template: single '}' at character %zu; write '}}' for a literal brace",
 				      (size_t)(p - tmpl) + 1);
 		} else if (*p == '{') {
-			const char *end = strchr(p, '}');
+			const char *end = field_end(p + 1);
 
 			if (!end)
 				rc = bg_error(ctx, BG_ECHECK,
