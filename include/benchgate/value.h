@@ -18,7 +18,8 @@
  *    an error ("too big integer"), as jansson; reals are doubles rounded as
  *    strtod rounds; a real that overflows is an error ("real number overflow");
  *  - objects keep insertion order; a duplicate key keeps the first position
- *    and the last value (Python's dict semantics);
+ *    and the last value (Python's dict semantics), unless the caller asks
+ *    for BG_VALUE_REJECT_DUPLICATES (bg_value_parse_file_flags);
  *  - nesting deeper than BG_VALUE_MAX_DEPTH is an error.
  * Errors read "DISPLAY:LINE:COL: invalid JSON: what near 'token'" in
  * jansson's words; LINE:COL is where the offending token ends (1-based,
@@ -116,6 +117,19 @@ int bg_value_parse(struct bg_arena *arena, const char *data, size_t len, const c
  */
 int bg_value_parse_file(struct bg_arena *arena, const char *path, const char *display,
 			struct bg_value **out, struct bg_ctx *ctx);
+/*
+ * Parse flags for bg_value_parse_file_flags.
+ * BG_VALUE_REJECT_DUPLICATES: an object that repeats a key, at any depth, is
+ * the error BG_ECHECK "DISPLAY:LINE:COL: duplicate key 'KEY' (first at
+ * LINE:COL); remove one of them", placed at the repeat's opening quote (for
+ * files a person writes, benchgate.json: there a repeat is a mistake). It
+ * costs nothing on documents without repeats; the other readers keep
+ * Python's semantics, which the reference tools rely on.
+ */
+#define BG_VALUE_REJECT_DUPLICATES 1u
+/* bg_value_parse_file with flags (BG_VALUE_*, or 0: the same). */
+int bg_value_parse_file_flags(struct bg_arena *arena, const char *path, const char *display,
+			      unsigned flags, struct bg_value **out, struct bg_ctx *ctx);
 /*
  * Which members of a document to build, for readers that need a few fields
  * of a big file: a list of keys ended by {NULL, NULL}. A kept member whose

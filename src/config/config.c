@@ -612,7 +612,10 @@ int bg_config_load(struct bg_config *cfg, const char *chdir_root, const char *co
 		struct bg_value *raw;
 
 		cfg->arena = bg_arena_new();
-		rc = bg_value_parse_file(cfg->arena, file, display, &raw, ctx);
+		/* a key written twice is a mistake here (the last one would win
+		 * unseen), unlike in the files the reference tools write */
+		rc = bg_value_parse_file_flags(cfg->arena, file, display, BG_VALUE_REJECT_DUPLICATES,
+					       &raw, ctx);
 		free(file);
 		if (rc)
 			return rc;

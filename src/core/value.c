@@ -564,6 +564,7 @@ struct parser {
 	struct bg_value *small_int[SHARED_INT_MAX];
 	bool failed;
 	bool skip; /* checking a value that is not kept: no values are built */
+	bool reject_dups; /* BG_VALUE_REJECT_DUPLICATES */
 };
 
 #define INTERN_MAX 8192 /* distinct keys interned per document; later ones are not */
@@ -691,11 +692,27 @@ static void token_text(const char *p, const char *end, char *buf, size_t size, c
  * not NULL it replaces the token text (from the token's start to at). */
 static int perr(struct parser *ps, const char *at, const char *near_from, const char *fmt, ...)
 	BG_PRINTF(4, 5);
+/* The 1-based line and column (in code points) of the byte at in the text. */
+static void text_pos(const struct parser *ps, const char *at, long *line, long *col)
+{
+	*line = 1;
+	*col = 0;
+	for (const char *q = ps->start; q < at; q++) {
+		if (*q == '\n') {
+			++*line;
+			*col = 0;
+		} else if (((unsigned char)*q & 0xc0) != 0x80) {
+			++*col;
+		}
+	}
+	++*col;
+}
+
 static int perr(struct parser *ps, const char *at, const char *near_from, const char *fmt, ...)
 {
 	char what[160], tok[200];
-	const char *last, *q;
-	long line = 1, col = 0;
+	const char *last;
+	long line, col;
 	va_list ap;
 
 	if (ps->failed)
@@ -713,15 +730,7 @@ static int perr(struct parser *ps, const char *at, const char *near_from, const 
 	} else {
 		token_text(at, ps->end, tok, sizeof(tok), &last);
 	}
-	for (q = ps->start; q < last; q++) {
-		if (*q == '\n') {
-			line++;
-			col = 0;
-		} else if (((unsigned char)*q & 0xc0) != 0x80) {
-			col++;
-		}
-	}
-	col++;
+	text_pos(ps, last, &line, &col);
 	return bg_error(ps->ctx, BG_ECHECK, "%s:%ld:%ld: invalid JSON: %s near %s", ps->display, line,
 			col, what, tok);
 }
@@ -1072,12 +1081,71 @@ static const struct bg_value_keep *keep_entry(const struct bg_value_keep *keep, 
 	return NULL;
 }
 
+/*
+ * The error for the object whose '{' is at open (parsed whole, at depth, and
+ * found to repeat a key; BG_VALUE_REJECT_DUPLICATES): "DISPLAY:LINE:COL:
+ * duplicate key 'KEY' (first at LINE:COL); remove one of them" for the first
+ * repeat in the text, at its opening quote. Only this error path scans the
+ * object a second time (without building values: the text is known valid).
+ */
+static int duplicate_error(struct parser *ps, const char *open, int depth)
+{
+	struct seen {
+		const char *key, *at;
+		uint32_t klen;
+	} *seen = NULL;
+	size_t nseen = 0, cap = 0;
+	long line, col, line1, col1;
+	char name[120];
+	bool done = false;
+
+	ps->p = open + 1;
+	ps->skip = true;
+	skip_ws(ps);
+	while (!done && *ps->p == '"') {
+		const char *at = ps->p, *key;
+		struct bg_value *ignored;
+		uint32_t klen;
+
+		if (parse_string(ps, &key, &klen))
+			break;
+		for (size_t i = 0; i < nseen; i++) {
+			if (seen[i].klen != klen || memcmp(seen[i].key, key, klen) != 0)
+				continue;
+			quote_token(name, sizeof(name), key, klen);
+			text_pos(ps, at, &line, &col);
+			text_pos(ps, seen[i].at, &line1, &col1);
+			free(seen);
+			ps->failed = true;
+			return bg_error(ps->ctx, BG_ECHECK,
+					"%s:%ld:%ld: duplicate key %s (first at %ld:%ld); remove one of them",
+					ps->display, line, col, name, line1, col1);
+		}
+		if (nseen == cap) {
+			cap = cap ? 2 * cap : 16;
+			seen = bg_xrealloc(seen, cap * sizeof(*seen));
+		}
+		seen[nseen].key = bg_arena_strndup(ps->a, key, klen); /* key may be the scratch */
+		seen[nseen].klen = klen;
+		seen[nseen++].at = at;
+		skip_ws(ps);
+		ps->p++; /* ':' */
+		if (parse_value(ps, &ignored, depth, NULL) || after_element(ps, '}', &done))
+			break;
+	}
+	free(seen);
+	/* not reached for a valid object that repeats a key */
+	ps->failed = true;
+	return bg_error(ps->ctx, BG_ECHECK, "%s: duplicate key; remove one of them", ps->display);
+}
+
 /* keep (or NULL: every member) names the members that are built; the others
  * are checked as strictly but leave nothing behind. */
 static int parse_object(struct parser *ps, struct bg_value **out, int depth,
 			const struct bg_value_keep *keep)
 {
 	size_t base = ps->mn, n;
+	const char *open = ps->p;
 	struct bg_value *obj;
 	bool done;
 
@@ -1177,6 +1245,8 @@ static int parse_object(struct parser *ps, struct bg_value **out, int depth,
 		}
 		obj->n = w;
 	}
+	if (obj->n != n && ps->reject_dups)
+		return duplicate_error(ps, open, depth);
 	*out = obj;
 	return BG_OK;
 }
@@ -1284,7 +1354,8 @@ static int parse_value(struct parser *ps, struct bg_value **out, int depth,
 /* Parses text[0..len); text[len] must be '\0'. The text is only read:
  * what the values keep of it is copied into the arena. */
 static int parse_text(struct bg_arena *a, const char *text, size_t len, const char *display,
-		      const struct bg_value_keep *keep, struct bg_value **out, struct bg_ctx *ctx)
+		      const struct bg_value_keep *keep, unsigned flags, struct bg_value **out,
+		      struct bg_ctx *ctx)
 {
 	struct parser ps;
 	int rc;
@@ -1300,6 +1371,7 @@ static int parse_text(struct bg_arena *a, const char *text, size_t len, const ch
 	ps.end = text + len;
 	ps.display = display;
 	ps.ctx = ctx;
+	ps.reject_dups = (flags & BG_VALUE_REJECT_DUPLICATES) != 0;
 	bg_strbuf_init(&ps.scratch);
 	rc = parse_value(&ps, out, 0, keep);
 	if (!rc) {
@@ -1331,7 +1403,7 @@ int bg_value_parse_keep(struct bg_arena *a, const char *data, size_t len, const 
 
 	memcpy(text, data, len);
 	text[len] = '\0';
-	rc = parse_text(a, text, len, display, keep, out, ctx);
+	rc = parse_text(a, text, len, display, keep, 0, out, ctx);
 	free(text);
 	return rc;
 }
@@ -1342,8 +1414,10 @@ int bg_value_parse_file(struct bg_arena *a, const char *path, const char *displa
 	return bg_value_parse_file_keep(a, path, display, NULL, out, ctx);
 }
 
-int bg_value_parse_file_keep(struct bg_arena *a, const char *path, const char *display,
-			     const struct bg_value_keep *keep, struct bg_value **out, struct bg_ctx *ctx)
+/* bg_value_parse_file_keep with parse flags (BG_VALUE_*). */
+static int parse_file(struct bg_arena *a, const char *path, const char *display,
+		      const struct bg_value_keep *keep, unsigned flags, struct bg_value **out,
+		      struct bg_ctx *ctx)
 {
 	struct bg_file_view view;
 	int rc;
@@ -1353,9 +1427,21 @@ int bg_value_parse_file_keep(struct bg_arena *a, const char *path, const char *d
 	*out = NULL;
 	if ((rc = bg_file_view_open(&view, path, display, ctx)))
 		return rc;
-	rc = parse_text(a, view.text, view.len, display, keep, out, ctx);
+	rc = parse_text(a, view.text, view.len, display, keep, flags, out, ctx);
 	bg_file_view_release(&view);
 	return rc;
+}
+
+int bg_value_parse_file_keep(struct bg_arena *a, const char *path, const char *display,
+			     const struct bg_value_keep *keep, struct bg_value **out, struct bg_ctx *ctx)
+{
+	return parse_file(a, path, display, keep, 0, out, ctx);
+}
+
+int bg_value_parse_file_flags(struct bg_arena *a, const char *path, const char *display,
+			      unsigned flags, struct bg_value **out, struct bg_ctx *ctx)
+{
+	return parse_file(a, path, display, NULL, flags, out, ctx);
 }
 
 int bg_value_expect_object(const struct bg_value *v, const char *display, struct bg_ctx *ctx)

@@ -1,6 +1,6 @@
 /*
  * test_value.c - the arena JSON DOM: strict parsing and its messages,
- * duplicate keys and insertion order, big objects, construction, and the
+ * duplicate keys (kept, or refused on request) and insertion order, big objects, construction, and the
  * Python-compatible dump/str/repr/compare (expectations computed once with
  * CPython's json module and pasted here).
  */
@@ -633,6 +633,67 @@ static void test_parse_file(void **state)
 	bg_arena_free(a);
 }
 
+/* Parses text written to a file with flags; returns the status, the message
+ * in msg (size bytes; "" on success). */
+static int parse_file_flags(const char *text, unsigned flags, char *msg, size_t size)
+{
+	struct bg_arena *a = bg_arena_new();
+	struct bg_value *v = NULL;
+	struct bg_ctx ctx;
+	char path[] = "/tmp/bg-test-value-XXXXXX";
+	int fd = mkstemp(path), rc;
+	FILE *f;
+
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	fputs(text, f);
+	fclose(f);
+	bg_ctx_init(&ctx);
+	rc = bg_value_parse_file_flags(a, path, "c.json", flags, &v, &ctx);
+	snprintf(msg, size, "%s", rc ? bg_ctx_message(&ctx) : "");
+	if (rc)
+		assert_null(v);
+	else
+		assert_non_null(v);
+	unlink(path);
+	bg_ctx_release(&ctx);
+	bg_arena_free(a);
+	return rc;
+}
+
+static void test_reject_duplicates(void **state)
+{
+	struct bg_strbuf big = BG_STRBUF_INIT;
+	char msg[300];
+
+	(void)state;
+	/* without the flag: Python's semantics */
+	assert_int_equal(parse_file_flags("{\"a\": 1, \"a\": 2}", 0, msg, sizeof(msg)), BG_OK);
+	/* the same key in two objects is no repeat */
+	assert_int_equal(parse_file_flags("{\"a\": {\"k\": 1}, \"b\": [{\"k\": 1}, {\"k\": 2}]}",
+					  BG_VALUE_REJECT_DUPLICATES, msg, sizeof(msg)), BG_OK);
+	/* the top level: placed at the repeat's opening quote */
+	assert_int_equal(parse_file_flags("{\n  \"a\": 1,\n  \"b\": 2,\n  \"a\": 3\n}\n",
+					  BG_VALUE_REJECT_DUPLICATES, msg, sizeof(msg)), BG_ECHECK);
+	assert_string_equal(msg, "c.json:4:3: duplicate key 'a' (first at 2:3); remove one of them");
+	/* nested, in an array, a key spelled with an escape, a control byte */
+	assert_int_equal(parse_file_flags("{\"x\": [{\"pa\\u0074h\": 1, \"q\": {}, \"path\": 2}]}",
+					  BG_VALUE_REJECT_DUPLICATES, msg, sizeof(msg)), BG_ECHECK);
+	assert_string_equal(msg, "c.json:1:34: duplicate key 'path' (first at 1:9); remove one of them");
+	assert_int_equal(parse_file_flags("{\"\\u0001\": 1, \"\\u0001\": 2}", BG_VALUE_REJECT_DUPLICATES, msg,
+					  sizeof(msg)), BG_ECHECK);
+	assert_string_equal(msg, "c.json:1:15: duplicate key '\\x01' (first at 1:2); remove one of them");
+	/* a big object (hash index): the first repeat in the text */
+	bg_strbuf_addch(&big, '{');
+	for (int i = 0; i < 300; i++)
+		bg_strbuf_addf(&big, "%s\"k%d\": %d", i ? ",\n" : "", i < 250 ? i : i - 200, i);
+	bg_strbuf_addch(&big, '}');
+	assert_int_equal(parse_file_flags(big.buf, BG_VALUE_REJECT_DUPLICATES, msg, sizeof(msg)), BG_ECHECK);
+	assert_string_equal(msg, "c.json:251:1: duplicate key 'k50' (first at 51:1); remove one of them");
+	assert_int_equal(parse_file_flags(big.buf, 0, msg, sizeof(msg)), BG_OK);
+	bg_strbuf_release(&big);
+}
+
 /* int() and float() of text, as Python 3.11 reads it (values from python3). */
 static void test_number_text(void **state)
 {
@@ -735,6 +796,7 @@ int main(void)
 		cmocka_unit_test(test_py_floordiv),
 		cmocka_unit_test(test_construction),
 		cmocka_unit_test(test_parse_file),
+		cmocka_unit_test(test_reject_duplicates),
 		cmocka_unit_test(test_array_foreach_arrays_only),
 		cmocka_unit_test(test_py_lower),
 		cmocka_unit_test(test_number_text),
