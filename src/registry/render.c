@@ -9,6 +9,7 @@
 #include "core/pyval.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,38 +54,53 @@ struct render {
 
 static void flush_out(struct render *r, bool last);
 
+/*
+ * Records the render's first failure as "REGISTRY: cannot render the
+ * coverage document: WHAT", WHAT (fmt) ending with what to do; later
+ * failures are ignored.
+ */
+static void render_fail(struct render *r, const char *fmt, ...) BG_PRINTF(2, 3);
+static void render_fail(struct render *r, const char *fmt, ...)
+{
+	struct bg_strbuf what = BG_STRBUF_INIT;
+	va_list ap;
+
+	if (r->failed)
+		return;
+	r->failed = true;
+	va_start(ap, fmt);
+	bg_strbuf_vaddf(&what, fmt, ap);
+	va_end(ap);
+	bg_error(r->ctx, BG_ECHECK, "%s: cannot render the coverage document: %s", r->reg->display, what.buf);
+	bg_strbuf_release(&what);
+}
+
 static void fail_missing(struct render *r, const char *kind, const struct bg_value *obj, const char *field)
 {
 	struct bg_strbuf id = BG_STRBUF_INIT;
 	struct bg_value *conf = bg_value_get(obj, "configuration");
 
-	if (r->failed)
-		return;
-	r->failed = true;
 	bg_value_py_str(&id, bg_value_get(obj, "id"));
 	if (bg_value_is_string(conf) &&
 	    !bg_value_get(bg_value_get(r->reg->root, "configurations"), bg_value_str(conf)))
-		bg_error(r->ctx, BG_ECHECK,
-			 "cannot render the coverage document: %s '%s' has no '%s' (its configuration '%s' does not exist)",
-			 kind, id.buf, field, bg_value_str(conf));
+		render_fail(r,
+			    "%s '%s' has no '%s' (its configuration '%s' does not exist); "
+			    "add '%s' to 'configurations' or name one that exists",
+			    kind, id.buf, field, bg_value_str(conf), bg_value_str(conf));
 	else
-		bg_error(r->ctx, BG_ECHECK, "cannot render the coverage document: %s '%s' has no '%s'",
-			 kind, id.buf, field);
+		render_fail(r, "%s '%s' has no '%s'; add it to the %s", kind, id.buf, field, kind);
 	bg_strbuf_release(&id);
 }
 
+/* "KIND 'ID' has FIELD VALUE WHAT; FIX" */
 static void fail_value(struct render *r, const char *kind, const struct bg_value *obj, const char *field,
-		       const char *what)
+		       const char *what, const char *fix)
 {
 	struct bg_strbuf id = BG_STRBUF_INIT, v = BG_STRBUF_INIT;
 
-	if (r->failed)
-		return;
-	r->failed = true;
 	bg_value_py_str(&id, bg_value_get(obj, "id"));
 	bg_value_py_repr(&v, bg_value_get(obj, field));
-	bg_error(r->ctx, BG_ECHECK, "cannot render the coverage document: %s '%s' has %s %s %s",
-		 kind, id.buf, field, v.buf, what);
+	render_fail(r, "%s '%s' has %s %s %s; %s", kind, id.buf, field, v.buf, what, fix);
 	bg_strbuf_release(&id);
 	bg_strbuf_release(&v);
 }
@@ -262,7 +278,8 @@ static void cell_seconds(struct render *r, const struct bg_value *row, const cha
 		return;
 	}
 	if (!bg_value_to_float(v, &sec)) {
-		fail_value(r, "measurement", row, field, "which is not a number");
+		fail_value(r, "measurement", row, field, "which is not a number",
+			   "write a number of seconds, or null");
 		return;
 	}
 	bg_strbuf_reset(&r->tmp);
@@ -310,7 +327,8 @@ static void cell_bytes(struct render *r, const struct bg_value *row, const char 
 		return;
 	}
 	if (!bg_value_to_int(v, &n)) {
-		fail_value(r, "measurement", row, field, "which is not an integer byte count");
+		fail_value(r, "measurement", row, field, "which is not an integer byte count",
+			   "write a whole number of bytes, or null");
 		return;
 	}
 	bg_registry_format_bytes(&r->tmp, n);
@@ -543,7 +561,9 @@ static const char *state_label_of(struct render *r, const char *kind, const stru
 	const char *label = bg_value_is_string(st) ? bg_state_label(bg_value_str(st)) : NULL;
 
 	if (!label)
-		fail_value(r, kind, obj, "state", "which is not a known state");
+		fail_value(r, kind, obj, "state", "which is not a known state",
+			   "use one of 'measured', 'partial', 'pending', 'blocked', 'refuted', "
+			   "'unsupported', 'superseded'");
 	return label;
 }
 
@@ -567,7 +587,8 @@ static void summary(struct render *r)
 		if (r->failed)
 			break;
 		if (bg_value_is_array(pl) || bg_value_is_object(pl)) {
-			fail_value(r, "gate", gate, "platform", "which cannot be counted");
+			fail_value(r, "gate", gate, "platform", "which cannot be counted",
+				   "make it a string");
 			break;
 		}
 		for (int s = 0; s < 7; s++)
@@ -595,8 +616,7 @@ static void summary(struct render *r)
 		}
 		bg_strbuf_adds(r->out, "\n");
 		if (!sort_items(plats, nplat, 1)) {
-			r->failed = true;
-			bg_error(r->ctx, BG_ECHECK, "cannot render the coverage document: gate platforms mix types");
+			render_fail(r, "gate platforms mix types; make every gate's 'platform' a string");
 		} else {
 			table_head(r, h2);
 			for (i = 0; i < nplat; i++) {
@@ -675,9 +695,8 @@ static void gate_table(struct render *r)
 			items[i].keys[k] = f[keys[k]] ? f[keys[k]] : bg_value_null();
 	}
 	if (!r->failed && !sort_items(items, n, 5)) {
-		r->failed = true;
-		bg_error(r->ctx, BG_ECHECK,
-			 "cannot render the coverage document: gates cannot be ordered (module, platform, computer, priority and id must each have one type)");
+		render_fail(r, "gates cannot be ordered (module, platform, computer, priority and id must "
+			       "each have one type); give each of these fields the same type in every gate");
 	}
 	if (!r->failed)
 		table_head(r, head);
@@ -763,9 +782,8 @@ static void measurement_table(struct render *r)
 		}
 	}
 	if (!r->failed && !sort_items(items, n, 4)) {
-		r->failed = true;
-		bg_error(r->ctx, BG_ECHECK,
-			 "cannot render the coverage document: measurements cannot be ordered (module and platform must be strings)");
+		render_fail(r, "measurements cannot be ordered (module and platform must be strings); "
+			       "make 'module' and 'platform' strings in every measurement");
 	}
 	if (!r->failed)
 		table_head(r, head);
@@ -819,13 +837,11 @@ static void runbook_table(struct render *r)
 	const char **ids;
 
 	if (!bg_value_get(r->reg->root, "runbooks")) { /* registry["runbooks"]: KeyError */
-		r->failed = true;
-		bg_error(r->ctx, BG_ECHECK, "cannot render the coverage document: the registry has no 'runbooks'");
+		render_fail(r, "the registry has no 'runbooks'; add them (an object: runbook id -> runbook)");
 		return;
 	}
 	if (bg_registry_runbooks_ok(r->reg, r->ctx)) {
-		r->failed = true;
-		bg_error(r->ctx, BG_ECHECK, "cannot render the coverage document: %s", bg_ctx_message(r->ctx));
+		render_fail(r, "%s; make it one (runbook id -> runbook)", bg_ctx_message(r->ctx));
 		return;
 	}
 	ids = bg_value_sorted_keys(r->reg->runbooks, &n);
@@ -835,17 +851,13 @@ static void runbook_table(struct render *r)
 		struct bg_strbuf sb = BG_STRBUF_INIT;
 
 		if (!bg_value_is_object(rb)) {
-			r->failed = true;
-			bg_error(r->ctx, BG_ECHECK, "cannot render the coverage document: runbook '%s' must be an object",
-				 ids[i]);
+			render_fail(r, "runbook '%s' must be an object; make it one", ids[i]);
 			bg_strbuf_release(&sb);
 			break;
 		}
 		for (const char *const *f = required; *f; f++) {
 			if (!bg_value_get(rb, *f)) {
-				r->failed = true;
-				bg_error(r->ctx, BG_ECHECK,
-					 "cannot render the coverage document: runbook '%s' has no '%s'", ids[i], *f);
+				render_fail(r, "runbook '%s' has no '%s'; add it to the runbook", ids[i], *f);
 				break;
 			}
 		}
@@ -869,10 +881,8 @@ static void runbook_table(struct render *r)
 			struct bg_value *a;
 			BG_VALUE_ARRAY_FOREACH(arts, k, a) {
 				if (!bg_value_is_string(a)) {
-					r->failed = true;
-					bg_error(r->ctx, BG_ECHECK,
-						 "cannot render the coverage document: runbook '%s' required_artifacts must be strings",
-						 ids[i]);
+					render_fail(r, "runbook '%s': items of 'required_artifacts' must be strings; "
+						       "make every item a string", ids[i]);
 					break;
 				}
 				if (k)
@@ -897,10 +907,8 @@ static void runbook_table(struct render *r)
 				bg_strbuf_adds(&sb, key);
 			}
 		} else {
-			r->failed = true;
-			bg_error(r->ctx, BG_ECHECK,
-				 "cannot render the coverage document: runbook '%s' required_artifacts must be a list",
-				 ids[i]);
+			render_fail(r, "runbook '%s': 'required_artifacts' must be a list; make it a list of strings",
+				    ids[i]);
 		}
 		cell_text(r, sb.buf, sb.len);
 		bg_strbuf_release(&sb);
