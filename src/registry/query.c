@@ -362,8 +362,9 @@ static int format_field(struct bg_arena *a, const char *name, const char *end, c
 			q = end;
 	}
 	if (q < end && *q == ':' && q + 1 < end)
-		return bg_error(ctx, BG_ECHECK, "command template: format specifications ('{%.*s}') are not supported",
-				(int)flen, name);
+		return bg_error(ctx, BG_ECHECK,
+				"command template: format specifications ('{%.*s}') are not supported; write '{%.*s}'",
+				(int)flen, name, (int)(q - name), name);
 	flen = (size_t)(fname_end - name);
 	for (q = name; q < fname_end; q++) { /* a '{' within "[...]" is part of an index */
 		const char *close;
@@ -371,7 +372,8 @@ static int format_field(struct bg_arena *a, const char *name, const char *end, c
 		if (*q == '[' && (close = memchr(q, ']', (size_t)(fname_end - q))) != NULL)
 			q = close;
 		else if (*q == '{')
-			return bg_error(ctx, BG_ECHECK, "command template: field '%.*s' must be a plain name", (int)flen, name);
+			return bg_error(ctx, BG_ECHECK, "command template: field '%.*s' must be a plain name; write '{{' for a literal brace",
+					(int)flen, name);
 	}
 	for (arg_end = name; arg_end < name + flen && *arg_end != '.' && *arg_end != '['; arg_end++)
 		;
@@ -398,14 +400,17 @@ static int format_field(struct bg_arena *a, const char *name, const char *end, c
 		if (!close || close == q + 1 ||
 		    (close + 1 < name + flen && close[1] != '.' && close[1] != '[')) {
 			bg_strbuf_release(&tmp);
-			return bg_error(ctx, BG_ECHECK, "command template: malformed index in '{%.*s}'", (int)flen, name);
+			return bg_error(ctx, BG_ECHECK,
+					"command template: malformed index in '{%.*s}'; write '{%.*s[KEY]}' or '{%.*s[NUMBER]}'",
+					(int)flen, name, (int)(arg_end - name), name, (int)(arg_end - name), name);
 		}
 		v = py_getitem(a, v, q + 1, (size_t)(close - q - 1), &why);
 		q = close + 1;
 	}
 	if (!v) {
 		bg_strbuf_release(&tmp);
-		return bg_error(ctx, BG_ECHECK, "command template: '{%.*s}': %s", (int)flen, name, why);
+		return bg_error(ctx, BG_ECHECK, "command template: '{%.*s}': %s; change the index or write '{%.*s}'",
+				(int)flen, name, why, (int)(arg_end - name), name);
 	}
 	bg_strbuf_reset(&tmp);
 	if (conv == 'r') {
