@@ -85,9 +85,12 @@ static void shell_quote(struct bg_strbuf *out, const char *s)
  * braces); with quote, each value is shell-quoted. BG_EPRECOND on an
  * unbalanced brace or a field the gate does not have: a placeholder left in
  * the command, a path or the question would run or record the wrong thing.
+ * The message names the gate's runbook, where the template is written.
  */
 static int subst(const char *tmpl, const json_t *gate, bool quote, struct bg_strbuf *out, struct bg_ctx *ctx)
 {
+	const char *rb = jstr(gate, "runbook") ? jstr(gate, "runbook") : "?";
+
 	for (const char *p = tmpl; *p;) {
 		if ((p[0] == '{' && p[1] == '{') || (p[0] == '}' && p[1] == '}')) {
 			bg_strbuf_addch(out, *p);
@@ -98,11 +101,14 @@ static int subst(const char *tmpl, const json_t *gate, bool quote, struct bg_str
 			struct bg_strbuf text = BG_STRBUF_INIT;
 
 			if (!end)
-				return bg_error(ctx, BG_EPRECOND, "template '%s': '{' is never closed; write '{{' for a brace", tmpl);
+				return bg_error(ctx, BG_EPRECOND,
+						"runbook '%s': template '%s': '{' is never closed; write '{{' for a brace", rb,
+						tmpl);
 			if (!(v = field_of(gate, p + 1, (size_t)(end - p - 1))))
 				return bg_error(ctx, BG_EPRECOND,
-						"template '%s': gate '%s' has no field '%.*s' (write '{{' and '}}' for braces)",
-						tmpl, jstr(gate, "id") ? jstr(gate, "id") : "?", (int)(end - p - 1), p + 1);
+						"runbook '%s': template '%s': gate '%s' has no field '%.*s'; name one of the "
+						"gate's fields, or write '{{' and '}}' for braces",
+						rb, tmpl, jstr(gate, "id") ? jstr(gate, "id") : "?", (int)(end - p - 1), p + 1);
 			bg_py_str(&text, v);
 			if (quote)
 				shell_quote(out, text.buf);
@@ -111,7 +117,8 @@ static int subst(const char *tmpl, const json_t *gate, bool quote, struct bg_str
 			bg_strbuf_release(&text);
 			p = end + 1;
 		} else if (*p == '}') {
-			return bg_error(ctx, BG_EPRECOND, "template '%s': single '}'; write '}}' for a brace", tmpl);
+			return bg_error(ctx, BG_EPRECOND, "runbook '%s': template '%s': single '}'; write '}}' for a brace",
+					rb, tmpl);
 		} else {
 			bg_strbuf_addch(out, *p++);
 		}
