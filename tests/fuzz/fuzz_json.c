@@ -4,7 +4,9 @@
  * a keep list names (bg_value_parse_keep, as evidence imports read their
  * files). The contract (benchgate/value.h) makes them agree: the same
  * status and the same message for a bad document, and for a good one the
- * kept document equals the whole one filtered by the keep list. Any
+ * kept document equals the whole one filtered by the keep list. A third
+ * reading, from a file and refusing repeated keys (as benchgate.json is
+ * read), must agree with the first but for a repeated key it reports. Any
  * disagreement aborts.
  *
  * With -fsanitize=fuzzer (make fuzz FUZZ_TARGET=fuzz_json) this is a
@@ -14,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "benchgate/fsutil.h"
 #include "benchgate/value.h"
@@ -68,6 +71,50 @@ static void fail(const char *what, const char *a, const char *b)
 	abort();
 }
 
+/*
+ * The same text read from a file with BG_VALUE_REJECT_DUPLICATES (as
+ * benchgate.json is read) answers as the plain parse does, except that a
+ * repeated key may be reported first: then the message says so.
+ */
+static void check_reject_duplicates(struct bg_arena *a, const unsigned char *data, size_t size, int r1,
+				    struct bg_ctx *c1, struct bg_value *whole)
+{
+	static char path[64];
+	struct bg_value *strict = NULL;
+	struct bg_ctx c3;
+	FILE *f;
+	int r3;
+
+	if (!path[0]) {
+		const char *dir = getenv("TMPDIR");
+		snprintf(path, sizeof(path), "%s/fuzz_json.%ld", dir && strlen(dir) < 32 ? dir : "/tmp", (long)getpid());
+	}
+	if (!(f = fopen(path, "wb")) || fwrite(data, 1, size, f) != size || fclose(f) != 0)
+		abort();
+	bg_ctx_init(&c3);
+	r3 = bg_value_parse_file_flags(a, path, "f.json", BG_VALUE_REJECT_DUPLICATES, &strict, &c3);
+	remove(path);
+	if (r3 && strstr(bg_ctx_message(&c3), ": duplicate key ")) {
+		bg_ctx_release(&c3);
+		return;
+	}
+	if (r3 != r1)
+		fail("rejecting duplicates: different status", r1 ? bg_ctx_message(c1) : "ok",
+		     r3 ? bg_ctx_message(&c3) : "ok");
+	if (r1 && strcmp(bg_ctx_message(c1), bg_ctx_message(&c3)) != 0)
+		fail("rejecting duplicates: different message", bg_ctx_message(c1), bg_ctx_message(&c3));
+	if (!r1) {
+		struct bg_strbuf x = BG_STRBUF_INIT, y = BG_STRBUF_INIT;
+		bg_value_dump(&x, whole, -1, false);
+		bg_value_dump(&y, strict, -1, false);
+		if (strcmp(x.buf, y.buf) != 0)
+			fail("rejecting duplicates: different values", x.buf, y.buf);
+		bg_strbuf_release(&x);
+		bg_strbuf_release(&y);
+	}
+	bg_ctx_release(&c3);
+}
+
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
 	struct bg_arena *a = bg_arena_new();
@@ -92,6 +139,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 		bg_strbuf_release(&x);
 		bg_strbuf_release(&y);
 	}
+	check_reject_duplicates(a, data, size, r1, &c1, whole);
 	bg_ctx_release(&c1);
 	bg_ctx_release(&c2);
 	bg_arena_free(a);
