@@ -14,7 +14,8 @@
  * measured (anything but a JSON number) is "n/a".
  *
  * It also owns the judgement of outside text (a reason, an id) as one line
- * a person reads back (bg_format_line_problem).
+ * a person reads back (bg_format_line_problem), and which of its characters
+ * no reader shows as they are (bg_format_control_at).
  */
 #ifndef BENCHGATE_FORMAT_H
 #define BENCHGATE_FORMAT_H
@@ -49,6 +50,15 @@ void bg_format_bytes(struct bg_strbuf *out, const json_t *bytes);
  * phrase ("it is not valid UTF-8") for a message about s.
  */
 const char *bg_format_line_problem(const char *s);
+/*
+ * The length in bytes of the character at s that no reader may show as it
+ * is, else 0: a C0 control or DEL (1), a C1 control U+0080..U+009F (2), a
+ * bidirectional embedding, override or isolate U+202A..U+202E,
+ * U+2066..U+2069 (3: it reorders what follows it), a byte that starts no
+ * well-formed UTF-8 character (1). Such bytes are shown as \xNN, by the
+ * terminal verbs and the dashboard alike.
+ */
+size_t bg_format_control_at(const char *s);
 
 #ifdef __cplusplus
 }

@@ -46,7 +46,7 @@ extern "C" {
 #endif
 
 int bg_report_dashboard(const json_t *model, struct bg_strbuf *out, struct bg_ctx *ctx);
-/* HTML-escapes s (& < > " ') into out. */
+/* HTML-escapes s (& < > " ') into out, with its controls as \xNN (bg_format_control_at); NULL is "n/a". */
 void bg_report_escape(struct bg_strbuf *out, const char *s);
 /*
  * One SVG line plot: series of (x index, y) with nulls as gaps, an optional

@@ -3,6 +3,7 @@
  * stored text shown on a terminal without its control bytes.
  */
 #include "cli/cli.h"
+#include "benchgate/format.h"
 #include "benchgate/measure.h"
 #include "core/bytes.h"
 
@@ -117,19 +118,7 @@ static size_t utf8_char(const unsigned char *s)
 
 size_t bg_cli_control_at(const char *s)
 {
-	const unsigned char *u = (const unsigned char *)s;
-
-	if (u[0] < 0x20 || u[0] == 0x7f)
-		return 1;
-	if (u[0] == 0xc2 && u[1] >= 0x80 && u[1] <= 0x9f)
-		return 2;
-	/* the bidirectional embeddings, overrides and isolates (U+202A..U+202E,
-	 * U+2066..U+2069) reorder what follows them on the line */
-	if (u[0] == 0xe2 && ((u[1] == 0x80 && u[2] >= 0xaa && u[2] <= 0xae) || (u[1] == 0x81 && u[2] >= 0xa6 && u[2] <= 0xa9)))
-		return 3;
-	if (u[0] >= 0x80 && !utf8_char(u)) /* a lone 0x9b is CSI to an 8-bit terminal */
-		return 1;
-	return 0;
+	return bg_format_control_at(s);
 }
 
 size_t bg_cli_char_at(const char *s)

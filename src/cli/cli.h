@@ -123,7 +123,8 @@ const char *bg_cli_shown(struct bg_strbuf *tmp, const char *s);
 bool bg_cli_needs_showing(const char *s);
 /* The length in bytes of the control that s starts with (1 for C0 or DEL,
  * 2 for C1, 3 for a bidirectional override, embedding or isolate, 1 for a
- * byte that starts no well-formed UTF-8 character), else 0. */
+ * byte that starts no well-formed UTF-8 character), else 0: the rule of
+ * bg_format_control_at (format.h), which the dashboard shares. */
 size_t bg_cli_control_at(const char *s);
 /* The length in bytes of the character s starts with: its UTF-8 length when
  * well formed, else 1. Walks text one character at a time with the above. */

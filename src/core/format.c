@@ -109,3 +109,18 @@ const char *bg_format_line_problem(const char *s)
 	bg_py_strip(s, strlen(s), &start, &len);
 	return len ? NULL : "it is blank";
 }
+
+size_t bg_format_control_at(const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+
+	if (u[0] < 0x20 || u[0] == 0x7f)
+		return 1;
+	if (u[0] == 0xc2 && u[1] >= 0x80 && u[1] <= 0x9f)
+		return 2;
+	if (u[0] == 0xe2 && ((u[1] == 0x80 && u[2] >= 0xaa && u[2] <= 0xae) || (u[1] == 0x81 && u[2] >= 0xa6 && u[2] <= 0xa9)))
+		return 3;
+	if (u[0] >= 0x80 && !bg_utf8_len(u)) /* a lone 0x9b is CSI to an 8-bit terminal */
+		return 1;
+	return 0;
+}

@@ -3,6 +3,7 @@
  */
 #include "benchgate/report.h"
 #include "benchgate/format.h"
+#include "core/bytes.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -11,17 +12,33 @@
 
 void bg_report_escape(struct bg_strbuf *out, const char *s)
 {
+	size_t k;
+
 	if (!s)
 		s = "n/a";
-	for (; *s; s++) {
+	while (*s) {
+		/* a control (a newline, an escape, a C1 or bidirectional one) as
+		 * \xNN, as history and the other readers show it: a page shows
+		 * what is stored, and nothing stored reorders or splits a cell */
+		if ((k = bg_format_control_at(s)) > 0) {
+			for (; k; k--)
+				bg_strbuf_addf(out, "\\x%02x", (unsigned char)*s++);
+			continue;
+		}
 		switch (*s) {
 		case '&': bg_strbuf_adds(out, "&amp;"); break;
 		case '<': bg_strbuf_adds(out, "&lt;"); break;
 		case '>': bg_strbuf_adds(out, "&gt;"); break;
 		case '"': bg_strbuf_adds(out, "&quot;"); break;
 		case '\'': bg_strbuf_adds(out, "&#39;"); break;
-		default: bg_strbuf_addch(out, *s);
+		default:
+			/* a character of several bytes whole: its later bytes start none */
+			k = (unsigned char)*s < 0x80 ? 1 : bg_utf8_len((const unsigned char *)s);
+			bg_strbuf_addn(out, s, k);
+			s += k;
+			continue;
 		}
+		s++;
 	}
 }
 
