@@ -272,6 +272,8 @@ static const char css[] =
 	"h1{font-size:1.6rem;margin:.2rem 0}h2{font-size:1.2rem;margin-top:2rem;border-bottom:1px solid #d0d7de}\n"
 	"table{border-collapse:collapse;width:100%;margin:.5rem 0;font-size:.9rem}\n"
 	"th,td{border:1px solid #d0d7de;padding:.25rem .45rem;text-align:left;vertical-align:top}\n"
+	/* a long id, label or start time breaks inside itself rather than widen the page */
+	"td,h3,p{overflow-wrap:anywhere}\n"
 	"th{background:#f6f8fa}td.n{text-align:right;font-variant-numeric:tabular-nums}\n"
 	".state{white-space:nowrap;font-weight:600}.measured{color:#1a7f37}.partial,.blocked{color:#bf8700}\n"
 	".refuted{color:#cf222e}.pending,.unsupported,.superseded{color:#57606a}\n"

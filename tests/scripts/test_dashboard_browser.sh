@@ -5,7 +5,8 @@
 # console message (errors are logged as CONSOLE lines with
 # --enable-logging=stderr; a control page proves such lines are caught), hold
 # its plots (inline SVG, seen in the DOM chromium built), refer to nothing
-# outside itself, and a screenshot is saved to
+# outside itself, be no wider than the window however long a gate id or a
+# computer label is, and a screenshot is saved to
 # $BENCHGATE_BUILD/test-output/dashboard.png. Everything else lives in a
 # temporary folder that is removed.
 set -u
@@ -53,6 +54,30 @@ check "envelope band"        grep -q 'class="band"' "$work/dom.html"
 check "decision markers"     grep -q 'class="marker"' "$work/dom.html"
 check "investigate shown"    grep -q "investigate" "$work/dom.html"
 check "block shown"          grep -q "block" "$work/dom.html"
+
+# a very long gate id and computer label (one word each, 321 characters)
+# break inside their cells: the page is no wider than the window
+cp -R "$work/p" "$work/long"
+long=$(printf 'verylong%.0s' $(seq 40))
+"$SEED" seed "$work/long" $G scheduled-profile 0.100 computer="C$long" >/dev/null
+"$SEED" sql "$work/long" "UPDATE sessions SET gate_id = 'G$long' WHERE id = 2" || exit 1
+"$B" -C "$work/long" dashboard --output site >/dev/null
+# the page has no script of its own: a page beside it measures it in a frame
+cat >"$work/long/site/probe.html" <<'EOF_PROBE'
+<!DOCTYPE html><html><body style="margin:0"><iframe id="f" src="index.html" style="width:1200px;height:800px;border:0"></iframe>
+<pre id="o">not measured</pre>
+<script>
+document.getElementById("f").onload = function () {
+	var e = this.contentDocument.documentElement;
+	document.getElementById("o").textContent = "width " + e.scrollWidth + " of " + e.clientWidth;
+};
+</script></body></html>
+EOF_PROBE
+chrome "$work/long.log" --allow-file-access-from-files --virtual-time-budget=5000 --dump-dom \
+	"file://$work/long/site/probe.html" >"$work/long.html"
+width=$(grep -o 'width [0-9]* of [0-9]*' "$work/long.html")
+check "long names: measured ($width)" test -n "$width"
+check "long names: no wider than the window" test "$(echo "$width" | awk '{print ($2 <= $4)}')" = 1
 
 rm -f "$outdir/dashboard.png"
 chrome "$work/shot.log" --window-size=1280,2400 --hide-scrollbars --screenshot="$outdir/dashboard.png" "file://$page"
