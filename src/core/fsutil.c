@@ -404,13 +404,18 @@ int bg_mkdirs_made(const char *path, const char *display, char **made, struct bg
 		}
 	}
 	/* the last name is taken by something else than a folder: the kernel's
-	 * words, as for a file in the way of a folder further down */
-	if (rc == BG_OK && !bg_is_dir(path))
+	 * words, as for a file in the way of a folder further down; a link
+	 * that leads nowhere says whether to nothing or round a loop */
+	if (rc == BG_OK && !bg_is_dir(path)) {
+		int err = stat(path, &st) != 0 ? errno : 0;
+
 		rc = mkdirs_fail(path, display, path,
-				 stat(path, &st) != 0 && lstat(path, &st) == 0 && S_ISLNK(st.st_mode)
-					 ? "Not a directory (a symbolic link to nothing)"
+				 err && lstat(path, &st) == 0 && S_ISLNK(st.st_mode)
+					 ? (err == ELOOP ? "Not a directory (a loop of symbolic links)"
+							 : "Not a directory (a symbolic link to nothing)")
 					 : strerror(ENOTDIR),
 				 ctx);
+	}
 	free(p);
 	return rc;
 }
