@@ -90,7 +90,10 @@ int bg_mkdirs(const char *path, struct bg_ctx *ctx);
  * display (NULL: path) is path as messages name it, such as
  * bg_config_relative's: the folder that could not be made is named as
  * display names it ("site/x: cannot create directory: Not a directory"),
- * one above where display starts by its whole path. */
+ * one above where display starts by its whole path. On failure errno is
+ * the reason (ENOTDIR when something else than a folder holds a name,
+ * EACCES or EROFS when this user may not make it there), so that a caller
+ * can say what to do. */
 int bg_mkdirs_made(const char *path, const char *display, char **made, struct bg_ctx *ctx);
 /* Removes path and its parents up to made (from bg_mkdirs_made), while they
  * are empty; never a folder above made. NULL made removes nothing. */

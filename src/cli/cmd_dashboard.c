@@ -27,6 +27,7 @@
 #include "benchgate/report.h"
 #include "benchgate/store.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -417,10 +418,13 @@ static int run_dashboard(struct bg_cli *cli, const struct bg_cmd *self)
 			bg_strbuf_adds(&dir, "/dashboard");
 		}
 		rc = bg_mkdirs_made(dir.buf, bg_config_relative(&cfg, dir.buf), &made, &ctx);
+		/* something in the way can be removed; a folder this user may
+		 * not write (a shared store's) is no one's to change */
 		if (rc)
 			bg_error(&ctx, rc, "%s; %s", bg_ctx_message(&ctx),
 				 output ? "choose another --output"
-					: "remove what is in its way, or choose another folder with --output");
+				 : errno == ENOTDIR ? "remove what is in its way, or choose another folder with --output"
+						    : "choose another folder with --output");
 	}
 	if (rc == BG_OK) {
 		bg_path_join(&path, dir.buf, "index.html");
@@ -435,8 +439,11 @@ static int run_dashboard(struct bg_cli *cli, const struct bg_cmd *self)
 	if (rc == BG_OK) {
 		rc = bg_file_write_atomic(path.buf, shown, page.buf, page.len, &ctx);
 		/* a page not written leaves no folder made for it */
-		if (rc)
+		if (rc) {
 			bg_rmdirs_made(dir.buf, made);
+			bg_error(&ctx, rc, "%s; to write the page elsewhere, %s", bg_ctx_message(&ctx),
+				 output ? "choose another --output" : "use --output DIR");
+		}
 	}
 	if (rc) {
 		bg_cli_fail(rc, bg_ctx_message(&ctx));

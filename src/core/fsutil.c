@@ -363,18 +363,24 @@ int bg_file_write_atomic(const char *path, const char *display, const char *data
 }
 
 /*
- * The folder p (a prefix of path) as display shows path: display's tail
- * is path's, so p is display cut where path's rest begins; a folder above
- * where display starts is named whole.
+ * The message of a folder p (a prefix of path) not made, why: p as display
+ * shows path: display's tail is path's, so p is display cut where path's
+ * rest begins; a folder above where display starts is named whole. err,
+ * the failure's errno, is left in errno for the caller, whatever making
+ * the message did to it.
  */
-static int mkdirs_fail(const char *path, const char *display, const char *p, const char *why,
+static int mkdirs_fail(const char *path, const char *display, const char *p, int err, const char *why,
 		       struct bg_ctx *ctx)
 {
 	size_t rest = strlen(path) - strlen(p), n = strlen(display);
+	int rc;
 
 	if (n > rest)
-		return bg_error(ctx, BG_EIO, "%.*s: cannot create directory: %s", (int)(n - rest), display, why);
-	return bg_error(ctx, BG_EIO, "%s: cannot create directory: %s", p, why);
+		rc = bg_error(ctx, BG_EIO, "%.*s: cannot create directory: %s", (int)(n - rest), display, why);
+	else
+		rc = bg_error(ctx, BG_EIO, "%s: cannot create directory: %s", p, why);
+	errno = err;
+	return rc;
 }
 
 int bg_mkdirs_made(const char *path, const char *display, char **made, struct bg_ctx *ctx)
@@ -395,7 +401,9 @@ int bg_mkdirs_made(const char *path, const char *display, char **made, struct bg
 				if (made && !*made)
 					*made = bg_xstrdup(p);
 			} else if (errno != EEXIST) {
-				rc = mkdirs_fail(path, display, p, strerror(errno), ctx);
+				int err = errno;
+
+				rc = mkdirs_fail(path, display, p, err, strerror(err), ctx);
 				break;
 			}
 			*s = c;
@@ -409,7 +417,7 @@ int bg_mkdirs_made(const char *path, const char *display, char **made, struct bg
 	if (rc == BG_OK && !bg_is_dir(path)) {
 		int err = stat(path, &st) != 0 ? errno : 0;
 
-		rc = mkdirs_fail(path, display, path,
+		rc = mkdirs_fail(path, display, path, ENOTDIR,
 				 err && lstat(path, &st) == 0 && S_ISLNK(st.st_mode)
 					 ? (err == ELOOP ? "Not a directory (a loop of symbolic links)"
 							 : "Not a directory (a symbolic link to nothing)")

@@ -4,7 +4,9 @@
 # history, compare, key, dashboard) work, whether its
 # folder may be written or not, and make no -wal or -shm file beside it (one
 # made by a reader is the reader's, and would stop the owner writing); a
-# session still in the -wal is read through it; a verb that writes (accept)
+# session still in the -wal is read through it; the dashboard's default
+# folder there is refused saying to choose another with --output; a verb
+# that writes (accept)
 # is exit 4 naming the store and what may not be written, and `run` is
 # refused so before it runs anything (as it is for a store path that is a
 # folder). Sessions are
@@ -70,6 +72,16 @@ check "folder read-only: names the file" grep -q "benchgate: .benchgate/store.sq
 # the lock named from the project root
 check "folder read-only: promote exit 4" test "$(bg promote 3)" = 4
 check "folder read-only: promote says why" grep -q "benchgate: .benchgate/promote.lock: cannot lock: Permission denied; promote keeps its lock and journal in the store's folder: run it as a user who may write there" "$work/err"
+# the dashboard's default folder is in the store's folder: a reader who may
+# not write there is told to choose another, not to remove something
+check "folder read-only: dashboard exit 4" test "$(bg dashboard)" = 4
+check "folder read-only: dashboard, what to do" test "$(cat "$work/err")" = \
+	"benchgate: .benchgate/dashboard: cannot create directory: Permission denied; choose another folder with --output"
+chmod u+w "$work/p/.benchgate" && mkdir -m 555 "$work/p/.benchgate/dashboard" && chmod "$dir_ro" "$work/p/.benchgate"
+check "folder read-only: dashboard folder there, exit 4" test "$(bg dashboard)" = 4
+check "folder read-only: dashboard folder there, what to do" test "$(cat "$work/err")" = \
+	"benchgate: .benchgate/dashboard/index.html: cannot write: Permission denied; to write the page elsewhere, use --output DIR"
+chmod u+w "$work/p/.benchgate" && rmdir "$work/p/.benchgate/dashboard" && chmod "$dir_ro" "$work/p/.benchgate"
 # the file writable, its folder not: SQLite could not make its -wal there
 chmod 666 "$work/p/.benchgate/store.sqlite3"
 reads "file writable, folder not"
