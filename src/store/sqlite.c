@@ -929,6 +929,36 @@ static int baseline(struct bg_store *base, const char *key_id, const char *timin
 	return collect_rows(s, st, "cannot read the baseline", out, ctx);
 }
 
+/* Whether name is a decision benchgate makes (bg_decide: decide.h). */
+static bool known_decision(const char *name)
+{
+	static const char *const names[] = {"pass", "investigate", "block", "no-baseline"};
+
+	for (size_t i = 0; name && i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(name, names[i]) == 0)
+			return true;
+	return false;
+}
+
+/* A session whose stored decision no one made (what: which, and how). */
+static int foreign_decision(struct sqlite_store *s, long long id, const char *what, struct bg_ctx *ctx)
+{
+	return bg_error(ctx, BG_EIO, "%s: session %lld: the stored decision is not one benchgate made (%s); the store "
+			"is corrupted: restore it from a backup", s->display, id, what);
+}
+
+/* ... one that is not a known name. */
+static int unknown_decision(struct sqlite_store *s, long long id, const char *name, struct bg_ctx *ctx)
+{
+	struct bg_strbuf what = BG_STRBUF_INIT;
+	int rc;
+
+	bg_strbuf_addf(&what, "'%s' is none of pass, investigate, block, no-baseline", name);
+	rc = foreign_decision(s, id, what.buf, ctx);
+	bg_strbuf_release(&what);
+	return rc;
+}
+
 static int curate(struct bg_store *base, long long id, const char *curation, const char *why,
 		  const char *who, struct bg_ctx *ctx)
 {
@@ -958,6 +988,13 @@ static int curate(struct bg_store *base, long long id, const char *curation, con
 	st = NULL;
 	if (step != SQLITE_ROW && step != SQLITE_DONE)
 		goto fail;
+	if (decision && !known_decision(decision)) {
+		/* never curated into a baseline: no one made that decision */
+		sym_sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+		rc = unknown_decision(s, id, decision, ctx);
+		free(decision);
+		return rc;
+	}
 	if (step == SQLITE_DONE || !decision ||
 	    (strcmp(decision, "block") == 0 && strcmp(curation, "accepted") == 0)) {
 		sym_sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
@@ -1024,6 +1061,33 @@ static int history(struct bg_store *base, const char *gate_id, const char *key_i
 	return collect_rows(s, st, "cannot read the history", out, ctx);
 }
 
+/*
+ * BG_OK unless the decision of row (a verdict row: the decision column and
+ * the parsed decision_document) names one benchgate never makes, or the
+ * session and its document name two different ones: BG_EIO, the store was
+ * changed outside benchgate, and a reader that went on would pass a gate
+ * on a decision no one made. (A decision missing from either is the
+ * reader's "has no decision", never a pass.)
+ */
+static int check_decision(struct sqlite_store *s, long long id, const json_t *row, struct bg_ctx *ctx)
+{
+	const char *name = json_string_value(json_object_get(row, "decision"));
+	const char *named = json_string_value(json_object_get(json_object_get(row, "decision_document"), "decision"));
+	struct bg_strbuf what = BG_STRBUF_INIT;
+	int rc;
+
+	if (name && !known_decision(name))
+		return unknown_decision(s, id, name, ctx);
+	if (named && !known_decision(named))
+		return unknown_decision(s, id, named, ctx);
+	if (!name || !named || strcmp(name, named) == 0)
+		return BG_OK;
+	bg_strbuf_addf(&what, "the session says '%s' but its decision document '%s'", name, named);
+	rc = foreign_decision(s, id, what.buf, ctx);
+	bg_strbuf_release(&what);
+	return rc;
+}
+
 static int verdict(struct bg_store *base, long long id, json_t **out, struct bg_ctx *ctx)
 {
 	struct sqlite_store *s = (struct sqlite_store *)base;
@@ -1044,6 +1108,10 @@ static int verdict(struct bg_store *base, long long id, json_t **out, struct bg_
 		json_decref(rows);
 		return bg_error(ctx, BG_ECHECK, "%s: no session with id %lld; see 'benchgate sessions'",
 				s->display, id);
+	}
+	if ((rc = check_decision(s, id, json_array_get(rows, 0), ctx))) {
+		json_decref(rows);
+		return rc;
 	}
 	if (sym_sqlite3_prepare_v2(s->db,
 				   "SELECT curation, why, who, at FROM curations WHERE session_id = ? ORDER BY seq",

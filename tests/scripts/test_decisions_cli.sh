@@ -5,7 +5,8 @@
 # decision (exit 1). Then curation: accept/reject with who and why, an
 # accepted investigate session joins the baseline, a rejected one never does,
 # a blocked one cannot be accepted; `key` and `history`; a store damaged
-# from outside (values of the wrong type, JSON that does not parse). Sessions are stored
+# from outside (values of the wrong type, JSON that does not parse, a
+# decision no one made). Sessions are stored
 # the way `benchgate run` stores them (tests/unit/test_seedtool.c). Needs jq.
 set -u
 . "$(cd "$(dirname "$0")" && pwd)/checks.sh"
@@ -213,6 +214,23 @@ for v in compare key; do
 	check "$v undecided: gate as \\xNN" test "$(rc_of "$B" $v "$sc"; cp "$work/err" "$work/out"; has_ctl && echo ctl)" = 1
 	check "$v undecided: message"  grep -qF "of gate 'bin.cpu\x1b[31m.bin1\x0awarm' stored without" "$work/err"
 done
+
+# a decision no one made (a store changed outside benchgate) never passes:
+# compare exited 0 on it and accept took it into the baseline; now exit 4
+sw=$(seed $G scheduled-profile 0.100)
+sql "UPDATE sessions SET decision = 'weird', decision_doc = json_set(decision_doc, '\$.decision', 'weird') WHERE id = $sw" || exit 1
+check "unknown decision: compare 4"     test "$(rc_of "$B" compare "$sw")" = 4
+check "unknown decision: named"         grep -qF "session $sw: the stored decision is not one benchgate made ('weird' is none of pass, investigate, block, no-baseline); the store is corrupted" "$work/err"
+check "unknown decision: --fail-on 4"   test "$(rc_of "$B" compare --fail-on investigate "$sw")" = 4
+check "unknown decision: --last 4"      test "$(rc_of "$B" compare --last $G)" = 4
+check "unknown decision: accept 4"      test "$(rc_of "$B" accept "$sw" --why "looks fine")" = 4
+check "unknown decision: not curated"   test "$("$B" history --json $G | jq -r ".[] | select(.id == $sw) | .curation")" = auto-accepted
+check "unknown decision: promote 4"     test "$(rc_of "$B" promote "$sw")" = 4
+check "unknown decision: history 0"     test "$(rc_of "$B" history $G)" = 0   # a listing shows it as stored
+# the session and its document naming two decisions: which one is true is unknown
+sql "UPDATE sessions SET decision = 'block', decision_doc = json_set(decision_doc, '\$.decision', 'pass') WHERE id = $sw" || exit 1
+check "two decisions: compare 4"        test "$(rc_of "$B" compare "$sw")" = 4
+check "two decisions: said"             grep -qF "(the session says 'block' but its decision document 'pass')" "$work/err"
 
 echo "$fails failed"
 [ "$fails" = 0 ]

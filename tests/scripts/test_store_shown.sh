@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Texts of a store changed outside benchgate (a start time with an escape
-# and a newline, a status with a bell, a tier, decision, curation, parity
-# and computer with C0, C1 and bidirectional controls, and HTML's special
+# and a newline, a status with a bell, a tier, curation, parity and
+# computer with C0, C1 and bidirectional controls, and HTML's special
 # characters) reach no reader raw: `sessions`, `history`, `compare` and
 # `key` show the controls as \xNN, and so does the dashboard, whose page
 # holds no control byte but newlines between its tags and escapes < & "
@@ -20,7 +20,7 @@ no_raw() { ! LC_ALL=C grep -q '[[:cntrl:]]' <(tr -d '\n' <"$1"); }
 seed $G scheduled-profile 0.100 computer="Zürich ✓ 東京" >/dev/null
 seed $G scheduled-profile 0.101 >/dev/null
 "$SEED" sql "$work/p" "UPDATE sessions SET started_at = 'x' || char(27) || '[31mred' || char(10) || 'line',
-	status = 'o' || char(7) || 'k', tier = 'sch' || char(27) || 'ed', decision = 'pa' || char(27) || 'ss',
+	status = 'o' || char(7) || 'k', tier = 'sch' || char(27) || 'ed',
 	curation = 'pend' || char(155) || 'x', parity = 'p' || char(27),
 	computer = '<b>&amp;\"' || char(8238) || 'x' WHERE id = 2" || exit 1
 
@@ -39,7 +39,6 @@ page=site/index.html
 check "dashboard: no raw byte"    no_raw $page
 check "dashboard: start shown"    grep -qF '<td>x\x1b[31mred\x0aline</td>' $page
 check "dashboard: tier shown"     grep -qF '<td>sch\x1bed</td>' $page
-check "dashboard: decision shown" grep -qF '>pa\x1bss</td>' $page
 check "dashboard: curation shown" grep -qF '<td>pend\xc2\x9bx</td>' $page
 check "dashboard: why shown"      grep -qF '<td>no: status o\x07k</td>' $page
 check "dashboard: page is UTF-8"  iconv -f UTF-8 -t UTF-8 $page -o /dev/null
