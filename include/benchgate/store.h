@@ -38,7 +38,8 @@ struct bg_store;
  *                    file made beside it: it is read through the -wal and
  *                    -shm already there, or, with no -wal (or an empty
  *                    one), the file as it is (SQLite's immutable mode); a
- *                    schema older than this program's is BG_EIO there.
+ *                    -wal without its -shm, and a schema older than this
+ *                    program's, are BG_EIO there.
  *   BG_STORE_CREATE  write it, making it (folders, schema) when not there.
  *   BG_STORE_WRITE   write it when it exists (*out NULL when not).
  * A writing mode on a store this user may not write (the file, or its

@@ -1301,6 +1301,14 @@ static int open_read_only(struct sqlite_store *s, const char *path, struct bg_ct
 	bool wal = beside(path, "-wal", &wal_size), shm = beside(path, "-shm", NULL);
 	int flags = SQLITE_OPEN_READONLY, rc = BG_OK;
 
+	if (wal_size > 0 && !shm)
+		/* SQLite reads a -wal only through its -shm, which a reader that
+		 * may not write the folder cannot make; read without it, the file
+		 * would lack the sessions still in the -wal */
+		return bg_error(ctx, BG_EIO, "%s: cannot read the store: its -wal file holds sessions not yet in "
+				"the store file, and its -shm file, through which they are read, is not there; run any "
+				"verb that reads it (such as 'benchgate sessions') once as a user who may write the store "
+				"and its folder, which moves them into the file", s->display);
 	if (!(wal && shm) && wal_size == 0) {
 		/* a URI: its path percent-encoded where URI syntax would read a byte */
 		bg_strbuf_adds(&uri, "file:");

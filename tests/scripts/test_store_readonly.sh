@@ -4,7 +4,8 @@
 # history, compare, key, dashboard) work, whether its
 # folder may be written or not, and make no -wal or -shm file beside it (one
 # made by a reader is the reader's, and would stop the owner writing); a
-# session still in the -wal is read through it; the dashboard's default
+# session still in the -wal is read through it (a -wal without its -shm is
+# exit 4, saying what to do); the dashboard's default
 # folder there is refused saying to choose another with --output; a verb
 # that writes (accept)
 # is exit 4 naming the store and what may not be written, and `run` is
@@ -124,6 +125,13 @@ if command -v sqlite3 >/dev/null; then
 	check "wal: session 4"           test "$(bg session 4)" = 0
 	exec 7>&-
 	wait "$holder"
+	# the -wal without its -shm (a copy that left out the -shm): SQLite
+	# cannot read the -wal then, and reading the file alone would lose the
+	# session in it; said so, with what to do
+	chmod u+w "$work/p/.benchgate" && rm -f "$work/p/.benchgate/store.sqlite3-shm" && chmod "$dir_ro" "$work/p/.benchgate"
+	check "wal without -shm: the -wal still there" test -s "$work/p/.benchgate/store.sqlite3-wal"
+	check "wal without -shm: exit 4" test "$(bg sessions)" = 4
+	check "wal without -shm: what to do" grep -qF "benchgate: .benchgate/store.sqlite3: cannot read the store: its -wal file holds sessions not yet in the store file, and its -shm file, through which they are read, is not there; run any verb that reads it" "$work/err"
 else
 	echo "skipped: the old schema and -wal cases need the sqlite3 program"
 fi
