@@ -154,8 +154,13 @@ static json_t *why_not(const json_t *row)
 		return json_null();
 	if (strcmp(why, "status") == 0 || strcmp(why, "tier") == 0)
 		bg_strbuf_addf(&sb, "%s %s", why, bg_json_str_or(json_object_get(row, why), "n/a"));
-	else
-		bg_strbuf_adds(&sb, strcmp(why, "pending") == 0 ? "pending review" : why);
+	else if (strcmp(why, "pending") != 0)
+		bg_strbuf_adds(&sb, why);
+	else if (json_is_false(json_object_get(row, "git_dirty")))
+		bg_strbuf_adds(&sb, "pending review");
+	else /* run stores a session of uncommitted (or unknown) source pending, whatever it decided */
+		bg_strbuf_adds(&sb, json_is_true(json_object_get(row, "git_dirty")) ? "pending review (uncommitted source)"
+										     : "pending review (source state unknown)");
 	v = bg_json_text(sb.buf);
 	bg_strbuf_release(&sb);
 	return v;

@@ -3,7 +3,8 @@
 # the registry: a registry render refuses gets no page; a store holding only
 # diagnostic sessions is not called empty; figures read as `history` writes
 # them; no session is left out unsaid; which sessions count toward a
-# decision's baseline is told and drawn truly; a key's heading is true of
+# decision's baseline is told and drawn truly (a session of uncommitted
+# source pending review, and why); a key's heading is true of
 # all its sessions; the page's size is bounded. Sessions are stored with
 # BENCHGATE_BUILD/test_seedtool (synthetic figures, decided as run decides).
 set -u
@@ -166,6 +167,22 @@ check "7,168 keys: the rest counted" grep -qF -- "$((7168 - full - 2000)) more k
 check "7,168 keys: the newest key first" \
 	test "$(grep -o 'key <code>[0-9a-f]*</code>' "$page" | head -1)" = "key <code>$(printf '%064x' 7168)</code>"
 check "7,168 keys: the page under 6 MB" test "$(stat -c %s "$page")" -lt 6000000
+
+# a session of uncommitted source: run stores it pending whatever it
+# decided (docs/decisions.md); the page's rule says so, and its row says why
+fresh
+for p in 0.100 0.101 0.099 0.100 0.100; do "$SEED" seed p $G scheduled-profile $p >/dev/null; done
+dirty=$("$SEED" seed p $G scheduled-profile 0.100 dirty=1 | cut -d' ' -f1)             # pass, uncommitted
+"$SEED" sql p "UPDATE sessions SET curation = 'pending' WHERE id = $dirty" || exit 1  # as run stores it
+"$B" -C p dashboard >/dev/null
+check "the rule: uncommitted source is pending review" \
+	grep -q "automatically on pass or no-baseline of committed source, or by a person: an investigate session, and one of uncommitted source, is pending review until accepted" "$page"
+check "uncommitted source: pass, pending, says why" \
+	bash -c "grep -o '<tr class=\"out\"><td class=\"n\">$dirty</td>.*</tr>' '$page' | grep -q '>pass</td><td>pending</td><td>no: pending review (uncommitted source)</td>'"
+"$B" -C p accept "$dirty" --why "the change is a comment" >/dev/null
+"$B" -C p dashboard >/dev/null
+check "uncommitted source accepted: counts" \
+	bash -c "grep -o '<tr><td class=\"n\">$dirty</td>.*</tr>' '$page' | grep -q '<td>accepted</td><td>yes</td>'"
 
 echo "$fails failed"
 [ "$fails" = 0 ]
