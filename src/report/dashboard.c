@@ -400,8 +400,16 @@ static void key_section(struct bg_strbuf *out, const json_t *x)
 			bg_strbuf_addf(out, "%s how sessions are timed (some by process wall time, others by "
 					    "the program's own samples)",
 				       json_array_size(kgates) > 1 || json_array_size(kcomputers) > 1 ? " or" : "");
-		bg_strbuf_adds(out, ": a decision compares these sessions with one another, and the table "
-				    "says which is which.</p>\n");
+		/* a baseline is of one timing (store.h): sessions timed otherwise are never compared */
+		if (timing != TIMING_MIXED)
+			bg_strbuf_adds(out, ": a decision compares these sessions with one another, and the table "
+					    "says which is which.</p>\n");
+		else if (json_array_size(kgates) > 1 || json_array_size(kcomputers) > 1)
+			bg_strbuf_adds(out, ": a decision compares these sessions with one another, but only those "
+					    "timed the same way; the table says which is which.</p>\n");
+		else
+			bg_strbuf_adds(out, ": a decision compares a session only with those timed the same way; "
+					    "the table says which is which.</p>\n");
 	}
 	if (total > (json_int_t)json_array_size(ss)) {
 		bg_strbuf_addf(out, "<p class=\"muted\">The most recent %zu of its %lld sessions are shown; "

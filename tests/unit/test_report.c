@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "benchgate/report.h"
@@ -136,6 +137,27 @@ static void test_not_counting(void **state)
 }
 
 /*
+ * The page of one key "k" on "box" whose two sessions are of gates g1 and
+ * g2 (the same gate or two), the first timed by process wall time, the
+ * second by the program's own samples.
+ */
+static void render_timed_both_ways(const char *g1, const char *g2, struct bg_strbuf *out)
+{
+	struct bg_strbuf model = BG_STRBUF_INIT;
+	bool two = strcmp(g1, g2) != 0;
+
+	bg_strbuf_addf(&model,
+		       "{\"title\": \"t\", \"generated_at\": \"now\", \"states\": [], \"platforms\": [], \"gates\": [],"
+		       " \"keys\": [{\"id\": \"k\", \"gates\": [\"%s\"%s%s%s], \"computers\": [\"box\"],"
+		       "  \"timings\": [\"process\", \"reported\"], \"envelope\": null, \"sessions\": ["
+		       "   {\"id\": 1, \"gate\": \"%s\", \"computer\": \"box\", \"timing\": \"process\", \"p50\": 1000},"
+		       "   {\"id\": 2, \"gate\": \"%s\", \"computer\": \"box\", \"timing\": \"reported\", \"p50\": 2000}]}]}",
+		       g1, two ? ", \"" : "", two ? g2 : "", two ? "\"" : "", g1, g2);
+	render(model.buf, out);
+	bg_strbuf_release(&model);
+}
+
+/*
  * A key whose sessions are of two gates and both timings: heading, notes,
  * plot title and columns true of all of them.
  */
@@ -144,19 +166,33 @@ static void test_mixed_key(void **state)
 	struct bg_strbuf out = BG_STRBUF_INIT;
 
 	(void)state;
-	render("{\"title\": \"t\", \"generated_at\": \"now\", \"states\": [], \"platforms\": [], \"gates\": [],"
-	       " \"keys\": [{\"id\": \"k\", \"gates\": [\"a\", \"b\"], \"computers\": [\"box\"],"
-	       "            \"timings\": [\"process\", \"reported\"], \"envelope\": null, \"sessions\": ["
-	       "   {\"id\": 1, \"gate\": \"a\", \"computer\": \"box\", \"timing\": \"process\", \"p50\": 1000},"
-	       "   {\"id\": 2, \"gate\": \"b\", \"computer\": \"box\", \"timing\": \"reported\", \"p50\": 2000}]}]}",
-	       &out);
+	render_timed_both_ways("a", "b", &out);
 	assert_non_null(strstr(out.buf, "<h3>2 gates: <code>a</code>, <code>b</code></h3>"));
 	assert_non_null(strstr(out.buf, "</code> on box</p>"));
 	assert_non_null(strstr(out.buf, "do not tell apart the gates or how sessions are timed"));
+	/* a baseline is of one timing: sessions timed otherwise are never compared */
+	assert_non_null(strstr(out.buf, "a decision compares these sessions with one another, but only those "
+					"timed the same way; the table says which is which."));
 	assert_non_null(strstr(out.buf, "Time (mixed: wall and reported)"));
 	assert_null(strstr(out.buf, "Wall time"));
 	assert_non_null(strstr(out.buf, "<tr><th>Session</th><th>Gate</th><th>Timing</th><th>Started</th>"));
 	assert_non_null(strstr(out.buf, "<td class=\"n\">2</td><td><code>b</code></td><td>reported</td>"));
+	bg_strbuf_release(&out);
+}
+
+/* A key of one gate and computer whose sessions are timed both ways: the
+ * note never says they are compared with one another (it did). */
+static void test_mixed_timing_only(void **state)
+{
+	struct bg_strbuf out = BG_STRBUF_INIT;
+
+	(void)state;
+	render_timed_both_ways("a", "a", &out);
+	assert_non_null(strstr(out.buf, "<h3><code>a</code></h3>"));
+	assert_non_null(strstr(out.buf, "This key's fields do not tell apart how sessions are timed (some by process "
+					"wall time, others by the program's own samples): a decision compares a session "
+					"only with those timed the same way; the table says which is which."));
+	assert_null(strstr(out.buf, "compares these sessions with one another"));
 	bg_strbuf_release(&out);
 }
 
@@ -167,6 +203,7 @@ int main(void)
 		cmocka_unit_test(test_gap_in_series),
 		cmocka_unit_test(test_not_counting),
 		cmocka_unit_test(test_mixed_key),
+		cmocka_unit_test(test_mixed_timing_only),
 	};
 	return cmocka_run_group_tests_name("report", tests, NULL, NULL);
 }
