@@ -64,6 +64,7 @@ static void table(struct bg_strbuf *out, const json_t *rows)
 		for (int k = 0; k < 9; k++)
 			bg_strbuf_release(&c[k]);
 	}
+	bg_mp_reported_note(out, rows);
 }
 
 /*

@@ -68,6 +68,7 @@ static void table(struct bg_strbuf *out, const json_t *rows)
 		for (int k = 0; k < 6; k++)
 			bg_strbuf_release(&t[k]);
 	}
+	bg_mp_reported_note(out, rows);
 }
 
 static int run_sessions(struct bg_cli *cli, const struct bg_cmd *self)

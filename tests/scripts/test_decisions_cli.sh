@@ -137,6 +137,18 @@ check "history --key, 8 digits: one key" test "$("$B" history --key "${K:0:8}" -
 check "history --key, not hex: 2" test "$(rc_of "$B" history --key "KEY-1")" = 2
 check "history --key, 3 digits: 2" test "$(rc_of "$B" history --key "${K:0:3}")" = 2
 check "history --json fields"     test "$("$B" history --json $G | jq -r '.[0] | [.decision, .curation, .tier] | join(",")')" = "no-baseline,auto-accepted,scheduled-profile"
+check "history: no timing note"   bash -c "! grep -q 'timing reported' '$work/out'"
+# sessions the program timed itself (their p50 is its own samples): history
+# and sessions say which under their tables (they said nothing)
+note23="timing reported: p50, p95 and max of sessions 2, 3 are the program's own samples, not process wall time"
+"$SEED" sql "$work/p" "UPDATE sessions SET document = json_set(document, '\$.timing', 'reported') WHERE id IN (2, 3)" || exit 1
+check "reported: history says which"  test "$("$B" history $G | tail -1)" = "$note23"
+check "reported: sessions says which" test "$("$B" sessions | tail -1)" = "$note23"
+check "reported: none listed, no note" bash -c "! '$B' sessions --last 2 | grep -q 'timing reported'"
+"$SEED" sql "$work/p" "UPDATE sessions SET document = json_set(document, '\$.timing', 'reported')" || exit 1
+check "reported: all of them"         test "$("$B" history $G | tail -1)" = \
+	"timing reported: p50, p95 and max are the program's own samples, not process wall time"
+"$SEED" sql "$work/p" "UPDATE sessions SET document = json_remove(document, '\$.timing')" || exit 1
 check "history unknown gate"      test "$(rc_of "$B" history nope)" = 0
 check "history unknown message"   grep -q "no sessions stored for gate 'nope'" "$work/out"
 # key: a value longer than 44 characters is cut in the table, never in --json
