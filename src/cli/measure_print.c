@@ -118,11 +118,13 @@ void bg_mp_summary(struct bg_strbuf *out, const json_t *doc)
 	const char *pkind = json_string_value(json_object_get(parity, "kind"));
 	const json_t *det = json_object_get(doc, "deterministic");
 
+	/* every stored text with its controls as \xNN (bg_cli_add_shown): a
+	 * store changed outside benchgate may hold anything */
 	if (json_is_integer(id))
-		bg_strbuf_addf(out, "session %lld: %s", (long long)json_integer_value(id),
-			       status ? status : "?");
+		bg_strbuf_addf(out, "session %lld: ", (long long)json_integer_value(id));
 	else
-		bg_strbuf_addf(out, "session: %s", status ? status : "?");
+		bg_strbuf_adds(out, "session: ");
+	bg_cli_add_shown(out, status ? status : "?");
 	bg_strbuf_addf(out, " (%lld smoke, %lld warmup, %lld timed run%s)\n",
 		       (long long)json_integer_value(json_object_get(counts, "smoke")),
 		       (long long)json_integer_value(json_object_get(counts, "warmup")),
@@ -166,15 +168,22 @@ void bg_mp_summary(struct bg_strbuf *out, const json_t *doc)
 	bg_strbuf_addf(out, "  %-12s", "parity");
 	if (!pkind || strcmp(pkind, "none") == 0)
 		bg_strbuf_adds(out, "n/a (no parity declared)");
-	else
-		bg_strbuf_addf(out, "%s (%s)", pres ? pres : "n/a", pkind);
+	else {
+		bg_cli_add_shown(out, pres);
+		bg_strbuf_adds(out, " (");
+		bg_cli_add_shown(out, pkind);
+		bg_strbuf_addch(out, ')');
+	}
 	if (json_is_boolean(det))
 		bg_strbuf_addf(out, ", deterministic: %s", json_is_true(det) ? "yes" : "no");
 	bg_strbuf_addch(out, '\n');
-	if (json_is_string(json_object_get(cache, "requested")))
-		bg_strbuf_addf(out, "  %-12s%s requested, got %s\n", "cache",
-			       json_string_value(json_object_get(cache, "requested")),
-			       bg_json_str_or(json_object_get(cache, "state"), "n/a"));
+	if (json_is_string(json_object_get(cache, "requested"))) {
+		bg_strbuf_addf(out, "  %-12s", "cache");
+		bg_cli_add_shown(out, json_string_value(json_object_get(cache, "requested")));
+		bg_strbuf_adds(out, " requested, got ");
+		bg_cli_add_shown(out, json_string_value(json_object_get(cache, "state")));
+		bg_strbuf_addch(out, '\n');
+	}
 	if (json_array_size(outl)) {
 		size_t i;
 		json_t *o;
@@ -206,7 +215,8 @@ void bg_mp_runs(struct bg_strbuf *out, const json_t *runs)
 	bg_strbuf_adds(out, "  #    phase   wall        cpu         exit    peak RSS    tree peak   samples  parity  flags\n");
 	json_array_foreach(runs, i, r) {
 		struct bg_strbuf a = BG_STRBUF_INIT, b = BG_STRBUF_INIT, c = BG_STRBUF_INIT,
-				 d = BG_STRBUF_INIT, e = BG_STRBUF_INIT;
+				 d = BG_STRBUF_INIT, e = BG_STRBUF_INIT, t = BG_STRBUF_INIT, u = BG_STRBUF_INIT;
+		const char *phase = json_string_value(json_object_get(r, "phase"));
 		const json_t *exitv = json_object_get(r, "exit_status"), *flags = json_object_get(r, "flags");
 		const json_t *par = json_object_get(r, "parity");
 		json_t *cpu = NULL, *f;
@@ -229,18 +239,21 @@ void bg_mp_runs(struct bg_strbuf *out, const json_t *runs)
 		bg_format_bytes(&e, json_object_get(r, "tree_peak_bytes"));
 		bg_strbuf_addf(out, "  %-4lld %-7s %-11s %-11s %-7s %-11s %-11s %-8lld %-7s ",
 			       (long long)json_integer_value(json_object_get(r, "ordinal")),
-			       bg_json_str_or(json_object_get(r, "phase"), "?"), a.buf, b.buf, c.buf,
-			       d.buf, e.buf,
+			       bg_cli_shown(&t, phase ? phase : "?"), a.buf, b.buf, c.buf, d.buf, e.buf,
 			       (long long)json_integer_value(json_object_get(r, "tree_samples")),
-			       bg_json_str_or(json_object_get(par, "result"), "n/a"));
-		json_array_foreach(flags, k, f)
-			bg_strbuf_addf(out, "%s%s", k ? "," : "", bg_json_str_or(f, "?"));
+			       bg_cli_shown(&u, json_string_value(json_object_get(par, "result"))));
+		json_array_foreach(flags, k, f) {
+			bg_strbuf_adds(out, k ? "," : "");
+			bg_cli_add_shown(out, json_is_string(f) ? json_string_value(f) : "?");
+		}
 		bg_strbuf_addch(out, '\n');
 		bg_strbuf_release(&a);
 		bg_strbuf_release(&b);
 		bg_strbuf_release(&c);
 		bg_strbuf_release(&d);
 		bg_strbuf_release(&e);
+		bg_strbuf_release(&t);
+		bg_strbuf_release(&u);
 	}
 }
 

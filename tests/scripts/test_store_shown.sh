@@ -2,12 +2,14 @@
 # Texts of a store changed outside benchgate (a start time with an escape
 # and a newline, a status with a bell, a tier, curation, parity and
 # computer with C0, C1 and bidirectional controls, and HTML's special
-# characters) reach no reader raw: `sessions`, `history`, `compare` and
-# `key` show the controls as \xNN, and so does the dashboard, whose page
-# holds no control byte but newlines between its tags and escapes < & "
+# characters) reach no reader raw: `sessions`, `session` (a summary's
+# status, parity and cache, a run's phase and flags), `history`, `compare`
+# and `key` show the controls as \xNN, and so does the dashboard, whose
+# page holds no control byte but newlines between its tags, escapes < & "
 # as HTML does, and keeps every other character whole (the page is UTF-8:
-# a state's mark, a computer named in another script). Sessions are stored the way `benchgate run` stores them
-# (tests/unit/test_seedtool.c), so nothing is measured.
+# a state's mark, a computer named in another script). Sessions are stored
+# the way `benchgate run` stores them (tests/unit/test_seedtool.c), so
+# nothing is measured.
 set -u
 . "$(cd "$(dirname "$0")" && pwd)/checks.sh"
 [ -n "${BG_DEBUG:-}" ] && set -x
@@ -29,6 +31,17 @@ check "sessions: no raw byte"     no_raw "$work/out"
 check "sessions: start shown"     grep -qF 'x\x1b[31mred\x0aline' "$work/out"
 check "sessions: status shown"    grep -qF ' o\x07k ' "$work/out"
 check "sessions: parity shown"    grep -qF ' p\x1b ' "$work/out"
+# session: the summary's status, parity and cache, a run's phase and flags
+"$SEED" sql "$work/p" "UPDATE sessions SET document = json_set(document, '\$.status', 'ok' || char(27) || '[2J',
+	'\$.parity.kind', 'k' || char(27), '\$.cache', json_object('requested', 'c' || char(27), 'state', 'd' || char(7)))
+	WHERE id = 2" "UPDATE runs SET record = json_set(record, '\$.phase', 'p' || char(27),
+	'\$.flags', json_array('f' || char(27))) WHERE session_id = 2 AND ordinal = 1" || exit 1
+check "session: exit 0"           test "$(rc_of "$B" session 2)" = 0
+check "session: no raw byte"      no_raw "$work/out"
+check "session: status shown"     grep -qF 'session 2: ok\x1b[2J (' "$work/out"
+check "session: parity kind shown" grep -qF '(k\x1b)' "$work/out"
+check "session: cache shown"      grep -qF 'c\x1b requested, got d\x07' "$work/out"
+check "session: run shown"        grep -qE '^  1 +p\\x1b .* f\\x1b$' "$work/out"
 check "history: exit 0"           test "$(rc_of "$B" history $G)" = 0
 check "history: no raw byte"      no_raw "$work/out"
 check "compare: no raw byte"      test "$(rc_of "$B" compare 2)$(no_raw "$work/out" && echo ok)" = 0ok
