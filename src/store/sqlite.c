@@ -74,8 +74,22 @@ static const char *const migrations[] = {
 };
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
 
+/*
+ * A SQLite failure: what failed, SQLite's words, and what to do: a file
+ * that is no database, or a damaged one, is not fixed by permissions.
+ */
 static int db_error(struct sqlite_store *s, struct bg_ctx *ctx, const char *what)
 {
+	int code = s->db ? sym_sqlite3_errcode(s->db) & 0xff : SQLITE_CANTOPEN;
+
+	if (code == SQLITE_NOTADB)
+		return bg_error(ctx, BG_EIO, "%s: %s: %s (another program's file, or a store whose first bytes were "
+				"overwritten): restore the store from a backup, or name another file in 'store' of "
+				"benchgate.json",
+				s->display, what, sym_sqlite3_errmsg(s->db));
+	if (code == SQLITE_CORRUPT)
+		return bg_error(ctx, BG_EIO, "%s: %s: %s; the store is corrupted (truncated or changed outside "
+				"benchgate): restore it from a backup", s->display, what, sym_sqlite3_errmsg(s->db));
 	return bg_error(ctx, BG_EIO, "%s: %s: %s; check that the store is %s and not "
 			"corrupted", s->display, what, sym_sqlite3_errmsg(s->db),
 			s->read_only ? "readable" : "writable");

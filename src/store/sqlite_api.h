@@ -28,6 +28,7 @@
 	X(sqlite3_column_name) \
 	X(sqlite3_column_text) \
 	X(sqlite3_column_type) \
+	X(sqlite3_errcode) \
 	X(sqlite3_errmsg) \
 	X(sqlite3_exec) \
 	X(sqlite3_finalize) \

@@ -182,6 +182,15 @@ check "wrong types: sessions n/a" test "$(grep -c "^$s7 .*(null)" "$work/out")$(
 sql "UPDATE runs SET record = json_remove(record, '\$.phase') WHERE session_id = $s10 AND ordinal = 1" || exit 1
 check "run without phase: 0"      test "$(rc_of "$B" session "$s10")" = 0
 check "run without phase: ?"      grep -q "^  1    ? " "$work/out"
+# a store truncated (a disk that filled, a copy cut short): every reader and
+# writer says it is corrupted and to restore it, never to check permissions
+cp .benchgate/store.sqlite3 "$work/whole.sqlite3"
+head -c 8192 "$work/whole.sqlite3" >.benchgate/store.sqlite3
+for v in sessions "history $G" "compare 1" "key 1" "accept 1 --why x" dashboard; do
+	check "truncated: $v exit 4"    test "$(rc_of "$B" $v)" = 4
+	check "truncated: $v says so"   grep -qF "benchgate: .benchgate/store.sqlite3: cannot read the schema: database disk image is malformed; the store is corrupted (truncated or changed outside benchgate): restore it from a backup" "$work/err"
+done
+cp "$work/whole.sqlite3" .benchgate/store.sqlite3
 sql "UPDATE sessions SET decision_doc = '{\"decision\": ' WHERE id = $s10" || exit 1
 check "unparsable: compare 4"     test "$(rc_of "$B" compare "$s10")" = 4
 check "unparsable: named"         grep -q "session $s10: the stored decision is not valid JSON" "$work/err"
