@@ -20,6 +20,7 @@
  */
 #include "cli/cli.h"
 #include "cli/inputs.h"
+#include "cli/verdict_print.h"
 #include "benchgate/decide.h"
 #include "benchgate/fsutil.h"
 #include "benchgate/json.h"
@@ -156,11 +157,10 @@ static json_t *why_not(const json_t *row)
 		bg_strbuf_addf(&sb, "%s %s", why, bg_json_str_or(json_object_get(row, why), "n/a"));
 	else if (strcmp(why, "pending") != 0)
 		bg_strbuf_adds(&sb, why);
-	else if (json_is_false(json_object_get(row, "git_dirty")))
+	else if (bg_vp_pending_source(row)) /* stored pending whatever it decided */
+		bg_strbuf_addf(&sb, "pending review (%s)", bg_vp_pending_source(row));
+	else
 		bg_strbuf_adds(&sb, "pending review");
-	else /* run stores a session of uncommitted (or unknown) source pending, whatever it decided */
-		bg_strbuf_adds(&sb, json_is_true(json_object_get(row, "git_dirty")) ? "pending review (uncommitted source)"
-										     : "pending review (source state unknown)");
 	v = bg_json_text(sb.buf);
 	bg_strbuf_release(&sb);
 	return v;

@@ -60,6 +60,8 @@ static void table(struct bg_strbuf *out, const json_t *rows)
 			       bg_cli_shown(&c[7], decision ? decision : (status && strcmp(status, "ok") ? status : "none")),
 			       bg_cli_shown(&c[8], key));
 		bg_vp_curation(out, r);
+		if (bg_vp_pending_source(r)) /* as the dashboard says why it does not count */
+			bg_strbuf_addf(out, " (%s)", bg_vp_pending_source(r));
 		bg_strbuf_addch(out, '\n');
 		for (int k = 0; k < 9; k++)
 			bg_strbuf_release(&c[k]);

@@ -89,3 +89,13 @@ void bg_vp_curation(struct bg_strbuf *out, const json_t *v)
 		bg_cli_add_shown(out, why ? why : "");
 	}
 }
+
+const char *bg_vp_pending_source(const json_t *summary)
+{
+	const json_t *dirty = json_object_get(summary, "git_dirty");
+	const char *c = json_string_value(json_object_get(summary, "curation"));
+
+	if (!c || strcmp(c, "pending") != 0 || json_is_false(dirty))
+		return NULL;
+	return json_is_true(dirty) ? "uncommitted source" : "source state unknown";
+}

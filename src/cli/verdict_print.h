@@ -33,5 +33,13 @@ int bg_vp_parse_session(struct bg_cli *cli, const struct bg_cmd *self, const str
 void bg_vp_metric_value(struct bg_strbuf *out, const char *metric, const json_t *v);
 /* The curation as a person reads it: "accepted by ana at T: why" or the bare word. */
 void bg_vp_curation(struct bg_strbuf *out, const json_t *verdict);
+/*
+ * Why a pending session (a summary with "curation" and "git_dirty") waits
+ * for a person beyond its decision: "uncommitted source" (run stores a
+ * session of uncommitted source pending whatever it decided), "source
+ * state unknown" (git could not tell), or NULL (committed source, or not
+ * pending).
+ */
+const char *bg_vp_pending_source(const json_t *summary);
 
 #endif

@@ -149,6 +149,14 @@ check "reported: none listed, no note" bash -c "! '$B' sessions --last 2 | grep 
 check "reported: all of them"         test "$("$B" history $G | tail -1)" = \
 	"timing reported: p50, p95 and max are the program's own samples, not process wall time"
 "$SEED" sql "$work/p" "UPDATE sessions SET document = json_remove(document, '\$.timing')" || exit 1
+# a session of uncommitted source that run stored pending (whatever it
+# decided): history says why it waits, as the dashboard does
+sd=$(seed $G scheduled-profile 0.100 dirty=1)
+sp=$(seed $G scheduled-profile 0.100)   # committed source, pending as an investigate one is
+"$SEED" sql "$work/p" "UPDATE sessions SET curation = 'pending' WHERE id IN ($sd, $sp)" || exit 1
+check "uncommitted: history says why" test "$("$B" history $G | grep "^$sd " | grep -o 'pending.*')" = "pending (uncommitted source)"
+check "committed: no source note"     test "$("$B" history $G | grep "^$sp " | grep -o 'pending.*')" = "pending"
+"$SEED" sql "$work/p" "DELETE FROM sessions WHERE id IN ($sd, $sp)" || exit 1
 check "history unknown gate"      test "$(rc_of "$B" history nope)" = 0
 check "history unknown message"   grep -q "no sessions stored for gate 'nope'" "$work/out"
 # key: a value longer than 44 characters is cut in the table, never in --json
