@@ -87,6 +87,10 @@ static int db_error(struct sqlite_store *s, struct bg_ctx *ctx, const char *what
 				"overwritten): restore the store from a backup, or name another file in 'store' of "
 				"benchgate.json",
 				s->display, what, sym_sqlite3_errmsg(s->db));
+	if (code == SQLITE_BUSY)
+		return bg_error(ctx, BG_EIO, "%s: %s: %s: another process has held it for writing for 10 s (a "
+				"benchgate storing a session, or one stopped with Ctrl-Z while it wrote); try again "
+				"once it is done", s->display, what, sym_sqlite3_errmsg(s->db));
 	if (code == SQLITE_CORRUPT)
 		return bg_error(ctx, BG_EIO, "%s: %s: %s; the store is corrupted (truncated or changed outside "
 				"benchgate): restore it from a backup", s->display, what, sym_sqlite3_errmsg(s->db));

@@ -199,6 +199,24 @@ for v in sessions "history $G" "compare 1" "key 1" "accept 1 --why x" dashboard;
 	check "truncated: $v says so"   grep -qF "benchgate: .benchgate/store.sqlite3: cannot read the schema: database disk image is malformed; the store is corrupted (truncated or changed outside benchgate): restore it from a backup" "$work/err"
 done
 cp "$work/whole.sqlite3" .benchgate/store.sqlite3
+# another process holding the store for writing (a benchgate stopped with
+# Ctrl-Z while it stored): a writer gives up after the 10 s busy timeout
+# saying so, not "check that the store is writable"; readers go on (WAL)
+if command -v sqlite3 >/dev/null; then
+	mkfifo "$work/hold"
+	sqlite3 .benchgate/store.sqlite3 <"$work/hold" >/dev/null &
+	holder=$!
+	exec 8>"$work/hold"
+	echo "BEGIN IMMEDIATE;" >&8
+	sleep 0.5
+	check "store held: sessions read"  test "$(rc_of "$B" sessions)" = 0
+	check "store held: accept exit 4"  test "$(rc_of "$B" accept 1 --why "looks right")" = 4
+	check "store held: said so"        grep -qF "benchgate: .benchgate/store.sqlite3: cannot start the curation transaction: database is locked: another process has held it for writing for 10 s" "$work/err"
+	exec 8>&-
+	wait "$holder"
+else
+	echo "skipped: the held-store case needs the sqlite3 program"
+fi
 sql "UPDATE sessions SET decision_doc = '{\"decision\": ' WHERE id = $s10" || exit 1
 check "unparsable: compare 4"     test "$(rc_of "$B" compare "$s10")" = 4
 check "unparsable: named"         grep -q "session $s10: the stored decision is not valid JSON" "$work/err"
