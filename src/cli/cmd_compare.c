@@ -142,6 +142,8 @@ static int run_compare(struct bg_cli *cli, const struct bg_cmd *self)
 		return bg_cli_usage_error(self, "give a session id or --last GATE, not both");
 	if (!a.last && parsed.npos != 1)
 		return bg_cli_usage_error(self, "a session id or --last GATE is required");
+	if (a.last && !*a.last)
+		return bg_cli_usage_error(self, "--last needs a gate id");
 	if (!a.last && (rc = bg_vp_session_id(self, parsed.pos[0], &id)))
 		return rc;
 	if ((rc = bg_vp_open(cli, &cfg, BG_STORE_READ, &store)))

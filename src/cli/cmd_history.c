@@ -129,6 +129,8 @@ static int run_history(struct bg_cli *cli, const struct bg_cmd *self)
 		return bg_cli_usage_error(self, "--key needs a key id, or at least its first 4 of 64 lower-case "
 					  "hexadecimal digits (see 'benchgate key SESSION' or 'benchgate history GATE')");
 	gate = a.key ? NULL : parsed.pos[0];
+	if (gate && !*gate)
+		return bg_cli_usage_error(self, "a gate id cannot be empty");
 	if ((rc = bg_cli_load_config(cli, &cfg)))
 		return rc;
 	bg_ctx_init(&ctx);
