@@ -29,6 +29,7 @@
 #include "benchgate/store.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,7 +131,10 @@ static json_t *coverage(const struct bg_registry *reg, json_t *model)
 /* A decision document's wall metric (seconds) in nanoseconds, as the store holds times. */
 static json_t *nanoseconds(const json_t *s)
 {
-	return json_is_number(s) ? json_real(json_number_value(s) * 1e9) : json_null();
+	double ns = json_number_value(s) * 1e9;
+
+	/* beyond a double (a store changed outside benchgate): not drawn, never a failed page */
+	return json_is_number(s) && isfinite(ns) ? json_real(ns) : json_null();
 }
 
 /* The Parity column: pass, fail, not declared (the runbook has none), not checked. */

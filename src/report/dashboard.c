@@ -47,6 +47,11 @@ static const char *str(const json_t *o, const char *k)
 	return json_string_value(json_object_get(o, k));
 }
 
+/*
+ * A value to draw: a finite number within +-1e300 (no time or size comes
+ * near; beyond it, a store changed outside benchgate, the axis's span
+ * would overflow to a NaN coordinate). Anything else is a gap.
+ */
 static bool num(const json_t *o, const char *k, double *v)
 {
 	json_t *x = json_object_get(o, k);
@@ -54,7 +59,7 @@ static bool num(const json_t *o, const char *k, double *v)
 	if (!json_is_number(x))
 		return false;
 	*v = json_number_value(x);
-	return isfinite(*v);
+	return isfinite(*v) && fabs(*v) <= 1e300;
 }
 
 static const char *decision_colour(const char *d)

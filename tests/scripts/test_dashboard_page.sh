@@ -5,7 +5,8 @@
 # them; no session is left out unsaid; which sessions count toward a
 # decision's baseline is told and drawn truly (a session of uncommitted
 # source pending review, and why); a key's heading is true of
-# all its sessions; the page's size is bounded. Sessions are stored with
+# all its sessions; the page's size is bounded; figures no measurement
+# makes (a damaged store) draw no NaN. Sessions are stored with
 # BENCHGATE_BUILD/test_seedtool (synthetic figures, decided as run decides).
 set -u
 . "$(cd "$(dirname "$0")" && pwd)/checks.sh"
@@ -183,6 +184,21 @@ check "uncommitted source: pass, pending, says why" \
 "$B" -C p dashboard >/dev/null
 check "uncommitted source accepted: counts" \
 	bash -c "grep -o '<tr><td class=\"n\">$dirty</td>.*</tr>' '$page' | grep -q '<td>accepted</td><td>yes</td>'"
+
+# figures no measurement makes (a store changed outside benchgate: a p50 of
+# 1e308 ns, an envelope beyond a double): the page is still written, every
+# session listed, and no coordinate is NaN (the axis's span overflowed into
+# y="-nan"; the envelope made the page fail)
+fresh
+for p in 0.100 0.101 0.099 0.100 0.100 0.150; do "$SEED" seed p $G scheduled-profile $p >/dev/null; done
+"$SEED" sql p "UPDATE sessions SET wall_p50_ns = 1e308, wall_p95_ns = -1e308 WHERE id = 2" || exit 1
+no_nan() { ! grep -Eqi '(^|[^a-z])-?(nan|inf)([^a-z]|$)' "$page"; }
+check "absurd figures: exit 0" test "$(rc_of "$B" -C p dashboard)" = 0
+check "absurd figures: no NaN or infinity" no_nan
+check "absurd figures: every session listed" test "$(grep -c '^<tr[^>]*><td class="n">[0-9]*</td>' "$page")" = 6
+"$SEED" sql p "UPDATE sessions SET decision_doc = json_set(decision_doc, '\$.metrics[0].centre', 1e300, '\$.metrics[0].low', -1e300) WHERE id = 6" || exit 1
+check "absurd envelope: exit 0" test "$(rc_of "$B" -C p dashboard)" = 0
+check "absurd envelope: no NaN or infinity" no_nan
 
 echo "$fails failed"
 [ "$fails" = 0 ]
