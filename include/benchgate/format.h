@@ -10,7 +10,8 @@
  *   durations (nanoseconds)  ns (0 decimals), us (1), ms (2), s (3)
  *   sizes (bytes)            B (0), KiB (2), MiB (3), GiB (3)
  * ("812.4 us", "50.31 ms", "1.204 s", "512 B", "1.100 MiB"); a negative
- * value (an envelope's low bound) gets the unit of its size. What was not
+ * value (an envelope's low bound) gets the unit of its size; one of a
+ * million or more of the largest unit is written "1.000e+06 s". What was not
  * measured (anything but a JSON number) is "n/a".
  *
  * It also owns the judgement of outside text (a reason, an id) as one line

@@ -61,7 +61,12 @@ static void put(struct bg_strbuf *out, const json_t *v, struct bg_unit (*unit)(d
 	}
 	x = json_number_value(v);
 	u = unit(x);
-	bg_strbuf_addf(out, "%.*f %s", u.decimals, x / u.factor, u.name);
+	/* beyond a million of the largest unit (a figure edited by hand, or
+	 * absurd): four significant digits, not hundreds of them */
+	if (fabs(x / u.factor) >= 1e6)
+		bg_strbuf_addf(out, "%.3e %s", x / u.factor, u.name);
+	else
+		bg_strbuf_addf(out, "%.*f %s", u.decimals, x / u.factor, u.name);
 }
 
 void bg_format_duration(struct bg_strbuf *out, const json_t *ns)

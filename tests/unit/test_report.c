@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "benchgate/format.h"
 #include "benchgate/report.h"
 
 static const char model_json[] =
@@ -196,9 +197,41 @@ static void test_mixed_timing_only(void **state)
 	bg_strbuf_release(&out);
 }
 
+/* The units history, sessions and the dashboard share; a figure beyond a
+ * million of the largest unit (an absurd stored value) in scientific
+ * notation, not hundreds of digits. */
+static void test_format_units(void **state)
+{
+	static const struct {
+		double v;
+		bool bytes;
+		const char *want;
+	} cases[] = {
+		{812.4e3, false, "812.4 us"}, {50.314e6, false, "50.31 ms"}, {1.2041e9, false, "1.204 s"},
+		{999.96e3, false, "1.00 ms"}, {-2500, false, "-2.5 us"}, {512, true, "512 B"},
+		{1.1 * 1048576, true, "1.100 MiB"}, {999999e9, false, "999999.000 s"},
+		{1e308, false, "1.000e+299 s"}, {-1e300, false, "-1.000e+291 s"},
+		{1e30, true, "9.313e+20 GiB"},
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct bg_strbuf sb = BG_STRBUF_INIT;
+		json_t *v = json_real(cases[i].v);
+
+		if (cases[i].bytes)
+			bg_format_bytes(&sb, v);
+		else
+			bg_format_duration(&sb, v);
+		assert_string_equal(sb.buf, cases[i].want);
+		json_decref(v);
+		bg_strbuf_release(&sb);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_format_units),
 		cmocka_unit_test(test_page),
 		cmocka_unit_test(test_gap_in_series),
 		cmocka_unit_test(test_not_counting),
