@@ -11,6 +11,7 @@
 #include "core/pyval.h"
 #include "core/stops.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -173,9 +174,25 @@ static const char runs_header[] =
  * One cell of a row. A '|' in the text is written as the HTML entity
  * "&#124;" (Markdown shows '|'): `check`, like the reference, splits a row
  * at every '|', escaped or not, so a "\|" would shift the columns after it.
+ * A '<' is "&lt;" (a renderer would take "<b>" or "<y>" for HTML and hide
+ * it), and a '&' that starts a character reference is "&amp;", so a
+ * question shows as it was typed.
  * Every line boundary check sees (Python's splitlines: \v, \f, U+2028 as
  * well as \n and \r) becomes a space, or the row would end there for check.
  */
+/* Whether s (at a '&') reads as an HTML character reference ("&lt;",
+ * "&#124;", "&#x7c;"), which Markdown would show as another character. */
+static bool starts_entity(const char *s)
+{
+	size_t n = 1;
+
+	if (s[n] == '#')
+		n += s[n + 1] == 'x' || s[n + 1] == 'X' ? 2 : 1;
+	while (isalnum((unsigned char)s[n]))
+		n++;
+	return n > 1 && s[n] == ';' && isalnum((unsigned char)s[n - 1]);
+}
+
 static void cell(struct bg_strbuf *out, const char *s)
 {
 	size_t len, n;
@@ -189,6 +206,10 @@ static void cell(struct bg_strbuf *out, const char *s)
 			bg_strbuf_addch(out, ' ');
 		else if (s[i] == '|')
 			bg_strbuf_adds(out, "&#124;");
+		else if (s[i] == '<')
+			bg_strbuf_adds(out, "&lt;");
+		else if (s[i] == '&' && starts_entity(s + i))
+			bg_strbuf_adds(out, "&amp;");
 		else
 			bg_strbuf_addch(out, s[i]);
 	}

@@ -121,7 +121,8 @@ static void test_experiment_ids(void **state)
 static void test_manifest_and_runs(void **state)
 {
 	struct bg_strbuf id = BG_STRBUF_INIT, path = BG_STRBUF_INIT, text = BG_STRBUF_INIT;
-	struct bg_runs_row row = {NULL, "Is it fast?", "box; gate", "running", "", "[manifest](x)"};
+	struct bg_runs_row row = {NULL, "Is <b>it</b> fast? R&D &amp; &#124;", "box; gate", "running", "",
+				  "[manifest](x)"};
 	struct bg_ctx ctx;
 	json_t *m, *back;
 
@@ -146,7 +147,10 @@ static void test_manifest_and_runs(void **state)
 	/* a '|' in a cell is written as &#124;: check splits rows at every '|' */
 	assert_non_null(strstr(text.buf, "| ok | p50 1 ms &#124; exact | [manifest](x) |\n"));
 	assert_null(strstr(text.buf, "| running |"));
-	assert_non_null(strstr(text.buf, "| Is it fast? | box; gate | ok |"));
+	/* '<' and a '&' that starts a character reference are escaped, so
+	 * Markdown shows the question as typed; the kept cell is not escaped
+	 * again */
+	assert_non_null(strstr(text.buf, "| Is &lt;b>it&lt;/b> fast? R&D &amp;amp; &amp;#124; | box; gate | ok |"));
 	bg_strbuf_release(&id);
 	bg_strbuf_release(&path);
 	bg_strbuf_release(&text);
