@@ -76,6 +76,22 @@ int bg_store_put_session(struct bg_store *st, const json_t *session, long long *
  * what the runbook declared ("none" when nothing; docs/measure.md).
  */
 int bg_store_list_sessions(struct bg_store *st, long last, json_t **out, struct bg_ctx *ctx);
+/*
+ * What the walks below call with each summary, in order: row is the
+ * store's, valid only during the call (json_incref to keep it). A non-zero
+ * return stops the walk and is what the walk returns; fn leaves its
+ * message on ctx.
+ */
+typedef int (*bg_store_row_fn)(const json_t *row, void *data, struct bg_ctx *ctx);
+/*
+ * bg_store_list_sessions one summary at a time: a large store is never
+ * held whole. A row that cannot be read is BG_EIO after fn has seen the
+ * rows before it, so a caller that must print nothing on an error keeps
+ * what it makes until the walk returns BG_OK.
+ */
+int bg_store_each_session(struct bg_store *st, long last, bg_store_row_fn fn, void *data, struct bg_ctx *ctx);
+/* A bg_store_row_fn that appends row to the JSON array data; BG_EIO when out of memory. */
+int bg_store_append_row(const json_t *row, void *array, struct bg_ctx *ctx);
 /* The whole session document with "id" and "runs"; BG_ECHECK when unknown. */
 int bg_store_get_session(struct bg_store *st, long long id, json_t **out, struct bg_ctx *ctx);
 /*
@@ -140,6 +156,17 @@ int bg_store_curate(struct bg_store *st, long long id, const char *curation, con
  */
 int bg_store_history(struct bg_store *st, const char *gate_id, const char *key_id, json_t **out,
 		     struct bg_ctx *ctx);
+/* bg_store_history one summary at a time (as bg_store_each_session). */
+int bg_store_each_history(struct bg_store *st, const char *gate_id, const char *key_id, bg_store_row_fn fn,
+			  void *data, struct bg_ctx *ctx);
+/*
+ * The key ids stored (as bg_store_history gives them: text only) that
+ * begin with prefix, each once, in the order of their first session, at
+ * most two: one names the key, two make the prefix ambiguous. Reads only
+ * the matching entries of the key index, not the sessions. An empty array
+ * when none; BG_ECHECK for an empty prefix.
+ */
+int bg_store_keys_with_prefix(struct bg_store *st, const char *prefix, json_t **out, struct bg_ctx *ctx);
 /*
  * The verdict of one session: the history summary of it plus "key" and
  * "decision_document" (the stored documents, or null) and "curations"

@@ -4,6 +4,7 @@
  */
 #include "cli/cli.h"
 #include "benchgate/format.h"
+#include "benchgate/json.h"
 #include "benchgate/measure.h"
 #include "core/bytes.h"
 
@@ -108,6 +109,59 @@ int bg_cli_write(const struct bg_strbuf *sb, bool to_stderr)
 		rc = BG_EIO;
 	bg_strbuf_release(&shown);
 	return rc;
+}
+
+int bg_cli_rows_add(const json_t *r, void *data, struct bg_ctx *ctx)
+{
+	struct bg_cli_rows *rows = data;
+	struct bg_strbuf one = BG_STRBUF_INIT;
+	const char *p, *nl;
+
+	(void)ctx;
+	if (!rows->json) {
+		const char *timing = json_string_value(json_object_get(r, "timing"));
+
+		if (rows->n++ == 0)
+			rows->header(rows->out);
+		rows->row(rows->out, r);
+		if (timing && strcmp(timing, "reported") == 0 && rows->reported++ < 10)
+			rows->reported_id[rows->reported - 1] = (long long)json_integer_value(json_object_get(r, "id"));
+		return BG_OK;
+	}
+	bg_strbuf_adds(rows->out, rows->n++ ? ",\n  " : "[\n  ");
+	bg_json_dump_py(&one, r, 2, false);
+	/* one level deeper: two more spaces after each line break (the text is
+	 * ASCII with every control byte escaped, so a break is never in a string) */
+	for (p = one.buf; (nl = strchr(p, '\n')); p = nl + 1) {
+		bg_strbuf_addn(rows->out, p, (size_t)(nl - p) + 1);
+		bg_strbuf_addn(rows->out, "  ", 2);
+	}
+	bg_strbuf_adds(rows->out, p);
+	bg_strbuf_release(&one);
+	return BG_OK;
+}
+
+void bg_cli_rows_end(struct bg_cli_rows *rows)
+{
+	size_t shown = rows->reported < 10 ? rows->reported : 10;
+
+	if (rows->json) {
+		bg_strbuf_adds(rows->out, rows->n ? "\n]\n" : "[]\n");
+		return;
+	}
+	if (rows->reported == 0)
+		return;
+	if (rows->reported == rows->n) {
+		bg_strbuf_adds(rows->out, "timing reported: p50, p95 and max are the program's own samples, not "
+					  "process wall time\n");
+		return;
+	}
+	bg_strbuf_addf(rows->out, "timing reported: p50, p95 and max of session%s", rows->reported == 1 ? "" : "s");
+	for (size_t i = 0; i < shown; i++)
+		bg_strbuf_addf(rows->out, "%s%lld", i ? ", " : " ", rows->reported_id[i]);
+	if (rows->reported > shown)
+		bg_strbuf_addf(rows->out, " and %zu more", rows->reported - shown);
+	bg_strbuf_adds(rows->out, " are the program's own samples, not process wall time\n");
 }
 
 /* The length of the well-formed UTF-8 character s starts with, else 0. */

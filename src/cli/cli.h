@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <jansson.h>
+
 #include "benchgate/config.h"
 #include "benchgate/registry.h"
 #include "benchgate/status.h"
@@ -72,6 +74,30 @@ int bg_cli_fail(int status, const char *msg);
  * terminal its control bytes but newlines and tabs are shown as
  * bg_cli_add_shown shows them; a pipe or a file gets the bytes unchanged. */
 int bg_cli_write(const struct bg_strbuf *sb, bool to_stderr);
+/*
+ * A verb's rows printed as a walk over the store hands them over
+ * (bg_store_each_session, bg_store_each_history): into out, as a JSON
+ * array (json: byte for byte what bg_json_dump_py(array, 2, false) prints
+ * for the whole array) or as a table (header before the first row, then
+ * row for each), so that a large store is never held whole. bg_cli_rows_add
+ * is the walk's bg_store_row_fn (always BG_OK); after the walk, n says how
+ * many rows came, and bg_cli_rows_end closes a JSON array (and its line),
+ * or ends a table with a line naming the sessions timed by the program
+ * itself (timing "reported": their p50, p95 and max are its own samples,
+ * not process wall time; every one, or the first ten ids and how many
+ * more), nothing when none was.
+ */
+struct bg_cli_rows {
+	struct bg_strbuf *out;
+	bool json;
+	void (*header)(struct bg_strbuf *out);
+	void (*row)(struct bg_strbuf *out, const json_t *r);
+	size_t n;
+	size_t reported;	    /* rows of timing "reported" */
+	long long reported_id[10]; /* the first ten of them */
+};
+int bg_cli_rows_add(const json_t *r, void *rows, struct bg_ctx *ctx);
+void bg_cli_rows_end(struct bg_cli_rows *rows);
 /* True when argv holds -h or --help before any "--". */
 bool bg_cli_wants_help(int argc, char **argv);
 void bg_cli_print_help(const struct bg_cmd *cmd);

@@ -216,14 +216,18 @@ static int out_of_memory(struct bg_ctx *ctx)
  */
 enum { SHOWN_PER_KEY = 100 };
 
-/* Keeps the most recent SHOWN_PER_KEY sessions of key, and their number in "total". */
+/*
+ * Keeps the most recent SHOWN_PER_KEY sessions of key, those left out
+ * counted in its "dropped" (made when there is none). Called as the walk
+ * over the store grows the key by SHOWN_PER_KEY more, so that a key of
+ * many sessions never holds them all.
+ */
 static int keep_recent(json_t *key, struct bg_ctx *ctx)
 {
 	json_t *ss = json_object_get(key, "sessions"), *tail;
 	size_t n = json_array_size(ss);
+	json_int_t dropped = json_integer_value(json_object_get(key, "dropped"));
 
-	if (json_object_set_new(key, "total", json_integer((json_int_t)n)))
-		return out_of_memory(ctx);
 	if (n <= SHOWN_PER_KEY)
 		return BG_OK;
 	tail = json_array();
@@ -232,9 +236,27 @@ static int keep_recent(json_t *key, struct bg_ctx *ctx)
 			json_decref(tail);
 			return out_of_memory(ctx);
 		}
-	return json_object_set_new(key, "sessions", tail)
-		       ? out_of_memory(ctx)
-		       : BG_OK;
+	if (json_object_set_new(key, "sessions", tail) ||
+	    json_object_set_new(key, "dropped", json_integer(dropped + (json_int_t)(n - SHOWN_PER_KEY))))
+		return out_of_memory(ctx);
+	return BG_OK;
+}
+
+/* At the end of the walk: key's most recent SHOWN_PER_KEY sessions, and how many it has in "total". */
+static int key_done(json_t *key, struct bg_ctx *ctx)
+{
+	json_int_t dropped;
+	int rc;
+
+	json_object_del(key, "seen");
+	if ((rc = keep_recent(key, ctx)))
+		return rc;
+	dropped = json_integer_value(json_object_get(key, "dropped"));
+	json_object_del(key, "dropped");
+	if (json_object_set_new(key, "total",
+				json_integer(dropped + (json_int_t)json_array_size(json_object_get(key, "sessions")))))
+		return out_of_memory(ctx);
+	return BG_OK;
 }
 
 struct by_latest {
@@ -275,67 +297,71 @@ static int newest_first(json_t *model, struct bg_ctx *ctx)
 	return rc;
 }
 
+/* The keys of the page as the walk over the store's keyed sessions builds them. */
+struct keys_walk {
+	json_t *list; /* the keys, in order of their first session */
+	json_t *byid; /* key id -> its entry of list */
+};
+
+/* One keyed session into its key's entry (a bg_store_row_fn). */
+static int key_row(const json_t *r, void *data, struct bg_ctx *ctx)
+{
+	struct keys_walk *w = data;
+	const char *kid = json_string_value(json_object_get(r, "key_id"));
+	json_t *key = kid ? json_object_get(w->byid, kid) : NULL, *row, *ss;
+
+	if (!kid)
+		return unplaced(r, "its stored key id is not text", ctx);
+	if (!key) {
+		/* the gates, computers and timings of the key's sessions, each once in order
+		 * of first appearance: a key whose fields leave out gate, computer or measure
+		 * holds sessions of several */
+		key = json_pack("{s:s, s:[], s:[], s:[], s:n, s:[], s:{}}", "id", kid, "gates", "computers",
+				"timings", "envelope", "sessions", "seen");
+		if (!key || json_object_set_new(w->byid, kid, key) || json_array_append(w->list, key))
+			return unplaced(r, "its key could not be added to the page", ctx);
+	}
+	if (note_once(key, "gates", json_object_get(r, "gate_id")) ||
+	    note_once(key, "computers", json_object_get(r, "computer")) ||
+	    note_once(key, "timings", json_object_get(r, "timing")))
+		return unplaced(r, "its gate, computer or timing could not be added to the page", ctx);
+	/* every text as the store gives it (bytes that are not UTF-8 as \xNN, as history shows them) */
+	row = json_pack("{s:O, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:o, s:b, s:o}",
+			"id", json_object_get(r, "id"), "gate", json_object_get(r, "gate_id"), "computer",
+			json_object_get(r, "computer"), "timing", json_object_get(r, "timing"),
+			"started", json_object_get(r, "started_at"), "tier",
+			json_object_get(r, "tier"), "p50", json_object_get(r, "wall_p50_ns"), "p95",
+			json_object_get(r, "wall_p95_ns"), "max", json_object_get(r, "wall_max_ns"),
+			"tree_peak", json_object_get(r, "tree_peak_bytes"), "gpu_peak",
+			json_object_get(r, "gpu_peak_bytes"), "decision", json_object_get(r, "decision"),
+			"curation", json_object_get(r, "curation"), "parity", parity_text(r), "counts",
+			!bg_store_not_in_baseline(r), "why_not", why_not(r));
+	ss = json_object_get(key, "sessions");
+	if (!row || json_array_append_new(ss, row))
+		return unplaced(r, "its row could not be added to the page", ctx);
+	return json_array_size(ss) >= 2 * SHOWN_PER_KEY ? keep_recent(key, ctx) : BG_OK;
+}
+
 static int keys(struct bg_store *store, json_t *model, struct bg_ctx *ctx)
 {
-	json_t *rows = NULL, *list = json_array(), *byid = json_object(), *r;
+	struct keys_walk w = {json_array(), json_object()};
+	json_t *list, *r;
 	size_t i;
 	int rc = BG_OK;
 
-	json_object_set_new(model, "keys", list);
+	json_object_set_new(model, "keys", w.list);
 	if (!store) {
-		json_decref(byid);
+		json_decref(w.byid);
 		return BG_OK;
 	}
-	if ((rc = bg_store_history(store, NULL, NULL, &rows, ctx))) {
-		json_decref(byid);
+	/* a row at a time: only the most recent sessions of each key are kept */
+	if ((rc = bg_store_each_history(store, NULL, NULL, key_row, &w, ctx))) {
+		json_decref(w.byid);
 		return rc;
 	}
-	json_array_foreach(rows, i, r) {
-		const char *kid = json_string_value(json_object_get(r, "key_id"));
-		json_t *key = kid ? json_object_get(byid, kid) : NULL, *row;
-
-		if (!kid) {
-			rc = unplaced(r, "its stored key id is not text", ctx);
+	json_array_foreach(w.list, i, r)
+		if ((rc = key_done(r, ctx)))
 			break;
-		}
-		if (!key) {
-			/* the gates, computers and timings of the key's sessions, each once in order
-			 * of first appearance: a key whose fields leave out gate, computer or measure
-			 * holds sessions of several */
-			key = json_pack("{s:s, s:[], s:[], s:[], s:n, s:[], s:{}}", "id", kid, "gates", "computers",
-					"timings", "envelope", "sessions", "seen");
-			if (!key || json_object_set_new(byid, kid, key) || json_array_append(list, key)) {
-				rc = unplaced(r, "its key could not be added to the page", ctx);
-				break;
-			}
-		}
-		if (note_once(key, "gates", json_object_get(r, "gate_id")) ||
-		    note_once(key, "computers", json_object_get(r, "computer")) ||
-		    note_once(key, "timings", json_object_get(r, "timing"))) {
-			rc = unplaced(r, "its gate, computer or timing could not be added to the page", ctx);
-			break;
-		}
-		/* every text as the store gives it (bytes that are not UTF-8 as \xNN, as history shows them) */
-		row = json_pack("{s:O, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:o, s:b, s:o}",
-				"id", json_object_get(r, "id"), "gate", json_object_get(r, "gate_id"), "computer",
-				json_object_get(r, "computer"), "timing", json_object_get(r, "timing"),
-				"started", json_object_get(r, "started_at"), "tier",
-				json_object_get(r, "tier"), "p50", json_object_get(r, "wall_p50_ns"), "p95",
-				json_object_get(r, "wall_p95_ns"), "max", json_object_get(r, "wall_max_ns"),
-				"tree_peak", json_object_get(r, "tree_peak_bytes"), "gpu_peak",
-				json_object_get(r, "gpu_peak_bytes"), "decision", json_object_get(r, "decision"),
-				"curation", json_object_get(r, "curation"), "parity", parity_text(r), "counts",
-				!bg_store_not_in_baseline(r), "why_not", why_not(r));
-		if (!row || json_array_append_new(json_object_get(key, "sessions"), row)) {
-			rc = unplaced(r, "its row could not be added to the page", ctx);
-			break;
-		}
-	}
-	json_array_foreach(list, i, r) {
-		json_object_del(r, "seen");
-		if (!rc)
-			rc = keep_recent(r, ctx);
-	}
 	if (!rc)
 		rc = newest_first(model, ctx);
 	list = json_object_get(model, "keys");
@@ -369,8 +395,7 @@ static int keys(struct bg_store *store, json_t *model, struct bg_ctx *ctx)
 			json_decref(v);
 		}
 	}
-	json_decref(rows);
-	json_decref(byid);
+	json_decref(w.byid);
 	return rc;
 }
 

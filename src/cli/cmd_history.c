@@ -32,72 +32,63 @@ static const char *on_opt(int id, const char *v, void *data)
 	return NULL;
 }
 
-static void table(struct bg_strbuf *out, const json_t *rows)
+static void table_header(struct bg_strbuf *out)
 {
-	size_t i;
-	json_t *r;
+	bg_strbuf_addf(out, "%-5s %-27s %-17s %-10s %-10s %-10s %-10s %-10s %-11s %-8s %s\n", "id", "started", "tier",
+		       "p50", "p95", "max", "tree peak", "accel peak", "decision", "key", "curation");
+}
 
-	bg_strbuf_addf(out, "%-5s %-27s %-17s %-10s %-10s %-10s %-10s %-10s %-11s %-8s %s\n", "id", "started",
-		       "tier", "p50", "p95", "max", "tree peak", "accel peak", "decision", "key", "curation");
-	json_array_foreach(rows, i, r) {
-		struct bg_strbuf c[9] = {BG_STRBUF_INIT, BG_STRBUF_INIT, BG_STRBUF_INIT, BG_STRBUF_INIT,
-					 BG_STRBUF_INIT, BG_STRBUF_INIT, BG_STRBUF_INIT, BG_STRBUF_INIT,
-					 BG_STRBUF_INIT};
-		const char *tier = json_string_value(json_object_get(r, "tier"));
-		const char *decision = json_string_value(json_object_get(r, "decision"));
-		const char *key = json_string_value(json_object_get(r, "key_id"));
-		const char *status = json_string_value(json_object_get(r, "status"));
+static void table_row(struct bg_strbuf *out, const json_t *r)
+{
+	struct bg_strbuf c[9] = {BG_STRBUF_INIT, BG_STRBUF_INIT, BG_STRBUF_INIT, BG_STRBUF_INIT,
+				 BG_STRBUF_INIT, BG_STRBUF_INIT, BG_STRBUF_INIT, BG_STRBUF_INIT,
+				 BG_STRBUF_INIT};
+	const char *tier = json_string_value(json_object_get(r, "tier"));
+	const char *decision = json_string_value(json_object_get(r, "decision"));
+	const char *key = json_string_value(json_object_get(r, "key_id"));
+	const char *status = json_string_value(json_object_get(r, "status"));
 
-		bg_format_duration(&c[0], json_object_get(r, "wall_p50_ns"));
-		bg_format_duration(&c[1], json_object_get(r, "wall_p95_ns"));
-		bg_format_duration(&c[2], json_object_get(r, "wall_max_ns"));
-		bg_format_bytes(&c[3], json_object_get(r, "tree_peak_bytes"));
-		bg_format_bytes(&c[4], json_object_get(r, "gpu_peak_bytes"));
-		bg_strbuf_addf(out, "%-5lld %-27s %-17s %-10s %-10s %-10s %-10s %-10s %-11s %-8.8s ",
-			       (long long)json_integer_value(json_object_get(r, "id")),
-			       bg_cli_shown(&c[5], json_string_value(json_object_get(r, "started_at"))),
-			       bg_cli_shown(&c[6], tier), c[0].buf, c[1].buf, c[2].buf, c[3].buf, c[4].buf,
-			       bg_cli_shown(&c[7], decision ? decision : (status && strcmp(status, "ok") ? status : "none")),
-			       bg_cli_shown(&c[8], key));
-		bg_vp_curation(out, r);
-		if (bg_vp_pending_source(r)) /* as the dashboard says why it does not count */
-			bg_strbuf_addf(out, " (%s)", bg_vp_pending_source(r));
-		bg_strbuf_addch(out, '\n');
-		for (int k = 0; k < 9; k++)
-			bg_strbuf_release(&c[k]);
-	}
-	bg_mp_reported_note(out, rows);
+	bg_format_duration(&c[0], json_object_get(r, "wall_p50_ns"));
+	bg_format_duration(&c[1], json_object_get(r, "wall_p95_ns"));
+	bg_format_duration(&c[2], json_object_get(r, "wall_max_ns"));
+	bg_format_bytes(&c[3], json_object_get(r, "tree_peak_bytes"));
+	bg_format_bytes(&c[4], json_object_get(r, "gpu_peak_bytes"));
+	bg_strbuf_addf(out, "%-5lld %-27s %-17s %-10s %-10s %-10s %-10s %-10s %-11s %-8.8s ",
+		       (long long)json_integer_value(json_object_get(r, "id")),
+		       bg_cli_shown(&c[5], json_string_value(json_object_get(r, "started_at"))),
+		       bg_cli_shown(&c[6], tier), c[0].buf, c[1].buf, c[2].buf, c[3].buf, c[4].buf,
+		       bg_cli_shown(&c[7], decision ? decision : (status && strcmp(status, "ok") ? status : "none")),
+		       bg_cli_shown(&c[8], key));
+	bg_vp_curation(out, r);
+	if (bg_vp_pending_source(r)) /* as the dashboard says why it does not count */
+		bg_strbuf_addf(out, " (%s)", bg_vp_pending_source(r));
+	bg_strbuf_addch(out, '\n');
+	for (int k = 0; k < 9; k++)
+		bg_strbuf_release(&c[k]);
 }
 
 /*
  * The full key id that prefix (4 to 64 hexadecimal digits, as the history
  * table shows the first 8) names among the stored keys: *full is set (a
  * copy the caller frees), or left NULL when no stored key starts so.
- * BG_ECHECK when several do.
+ * BG_ECHECK when several do. Reads the key index only (the first two keys
+ * that begin so, in the order of their first session), not every session.
  */
 static int resolve_key(struct bg_store *store, const char *prefix, char **full, struct bg_ctx *ctx)
 {
-	json_t *rows = NULL, *r;
-	size_t i, n = strlen(prefix);
+	json_t *keys = NULL;
 	int rc;
 
 	*full = NULL;
-	if ((rc = bg_store_history(store, NULL, NULL, &rows, ctx)))
+	if ((rc = bg_store_keys_with_prefix(store, prefix, &keys, ctx)))
 		return rc;
-	json_array_foreach(rows, i, r) {
-		const char *k = json_string_value(json_object_get(r, "key_id"));
-		if (!k || strncmp(k, prefix, n) != 0 || (*full && strcmp(*full, k) == 0))
-			continue;
-		if (*full) {
-			rc = bg_error(ctx, BG_ECHECK, "key '%s' is ambiguous: it begins %.12s... and %.12s...; "
-				      "give more of its digits", prefix, *full, k);
-			free(*full);
-			*full = NULL;
-			break;
-		}
-		*full = bg_xstrdup(k);
-	}
-	json_decref(rows);
+	if (json_array_size(keys) > 1)
+		rc = bg_error(ctx, BG_ECHECK, "key '%s' is ambiguous: it begins %.12s... and %.12s...; "
+			      "give more of its digits", prefix, json_string_value(json_array_get(keys, 0)),
+			      json_string_value(json_array_get(keys, 1)));
+	else if (json_array_size(keys) == 1)
+		*full = bg_xstrdup(json_string_value(json_array_get(keys, 0)));
+	json_decref(keys);
 	return rc;
 }
 
@@ -114,7 +105,7 @@ static int run_history(struct bg_cli *cli, const struct bg_cmd *self)
 	struct bg_store *store = NULL;
 	struct bg_strbuf sb = BG_STRBUF_INIT;
 	struct bg_ctx ctx;
-	json_t *rows = NULL;
+	struct bg_cli_rows walk = {.out = &sb, .header = table_header, .row = table_row};
 	const char *gate;
 	char *full_key = NULL;
 	int rc;
@@ -131,35 +122,30 @@ static int run_history(struct bg_cli *cli, const struct bg_cmd *self)
 	gate = a.key ? NULL : parsed.pos[0];
 	if (gate && !*gate)
 		return bg_cli_usage_error(self, "a gate id cannot be empty");
+	walk.json = a.json;
 	if ((rc = bg_cli_load_config(cli, &cfg)))
 		return rc;
 	bg_ctx_init(&ctx);
 	rc = bg_store_open(cfg.store, cfg.root, BG_STORE_READ, &store, &ctx);
 	if (rc == BG_OK && store && a.key && strlen(a.key) < 64)
 		rc = resolve_key(store, a.key, &full_key, &ctx);
+	/* printed into sb as the rows come; nothing of it is shown on an error */
 	if (rc == BG_OK && store && (!a.key || strlen(a.key) == 64 || full_key))
-		rc = bg_store_history(store, gate, full_key ? full_key : a.key, &rows, &ctx);
+		rc = bg_store_each_history(store, gate, full_key ? full_key : a.key, bg_cli_rows_add, &walk, &ctx);
 	if (rc) {
 		bg_cli_fail(rc, bg_ctx_message(&ctx));
 		goto out;
 	}
-	if (!rows)
-		rows = json_array();
-	if (a.json) {
-		bg_json_dump_py(&sb, rows, 2, false);
-		bg_strbuf_addch(&sb, '\n');
-	} else if (json_array_size(rows) == 0) {
+	bg_cli_rows_end(&walk);
+	if (!a.json && walk.n == 0) {
 		/* the gate as typed: its control bytes shown, as every message shows them */
 		bg_strbuf_addf(&sb, "no sessions stored for %s '", gate ? "gate" : "key");
 		bg_cli_add_shown(&sb, gate ? gate : a.key);
 		bg_strbuf_adds(&sb, "'\n");
-	} else {
-		table(&sb, rows);
 	}
 	rc = bg_cli_write(&sb, false);
 out:
 	free(full_key);
-	json_decref(rows);
 	bg_strbuf_release(&sb);
 	bg_store_close(store);
 	bg_ctx_release(&ctx);

@@ -293,31 +293,3 @@ void bg_mp_progress(const struct bg_measure_progress *p, void *data)
 	ps->shown = true;
 }
 
-void bg_mp_reported_note(struct bg_strbuf *out, const json_t *rows)
-{
-	size_t i, n = 0, shown = 0;
-	const json_t *r;
-
-	json_array_foreach(rows, i, r)
-		n += json_is_string(json_object_get(r, "timing")) &&
-		     strcmp(json_string_value(json_object_get(r, "timing")), "reported") == 0;
-	if (n == 0)
-		return;
-	if (n == json_array_size(rows)) {
-		bg_strbuf_adds(out, "timing reported: p50, p95 and max are the program's own samples, not process "
-				    "wall time\n");
-		return;
-	}
-	bg_strbuf_addf(out, "timing reported: p50, p95 and max of session%s", n == 1 ? "" : "s");
-	json_array_foreach(rows, i, r) {
-		if (!json_is_string(json_object_get(r, "timing")) ||
-		    strcmp(json_string_value(json_object_get(r, "timing")), "reported") != 0)
-			continue;
-		if (shown == 10) {
-			bg_strbuf_addf(out, " and %zu more", n - shown);
-			break;
-		}
-		bg_strbuf_addf(out, "%s%lld", shown++ ? ", " : " ", (long long)json_integer_value(json_object_get(r, "id")));
-	}
-	bg_strbuf_adds(out, " are the program's own samples, not process wall time\n");
-}

@@ -20,14 +20,6 @@ void bg_mp_runs(struct bg_strbuf *out, const json_t *runs);
 /* The command words joined by spaces: a word with a space or quote in '...', one with a
  * control byte as the shell's $'...' with \xNN (bg_cli_add_shown). */
 void bg_mp_command(struct bg_strbuf *out, const json_t *command);
-/*
- * Under a table of session summaries (sessions, history), when some were
- * timed by the program itself (timing "reported"): a line saying that
- * their p50, p95 and max are its own samples, not process wall time, and
- * which they are (every one, or the first ten ids and how many more);
- * nothing when none was.
- */
-void bg_mp_reported_note(struct bg_strbuf *out, const json_t *rows);
 
 /* The progress line on stderr (the caller decides whether to show it). */
 struct bg_mp_progress_state {

@@ -726,14 +726,17 @@ static json_t *row_object(sqlite3_stmt *st, const char **bad, json_error_t *err)
 	return row;
 }
 
-/* Runs a prepared query and collects its rows; finalizes st. */
-static int collect_rows(struct sqlite_store *s, sqlite3_stmt *st, const char *what, json_t **out,
-			struct bg_ctx *ctx)
+/*
+ * Runs a prepared query and hands each row (as row_object makes it, freed
+ * after the call) to fn; finalizes st. A non-zero return of fn stops the
+ * walk and is returned (fn leaves its message on ctx). A row that does not
+ * parse is BG_EIO naming it, after the rows before it were handed over.
+ */
+static int each_row(struct sqlite_store *s, sqlite3_stmt *st, const char *what, bg_store_row_fn fn, void *data,
+		    struct bg_ctx *ctx)
 {
-	json_t *arr = json_array();
 	int rc;
 
-	*out = NULL;
 	while ((rc = sym_sqlite3_step(st)) == SQLITE_ROW) {
 		const char *bad = NULL;
 		json_error_t err;
@@ -744,33 +747,48 @@ static int collect_rows(struct sqlite_store *s, sqlite3_stmt *st, const char *wh
 			rc = corrupt(s, sym_sqlite3_column_int64(st, 0),
 				     strcmp(bad, "decision_document") == 0 ? "decision" : bad, &err, ctx);
 			sym_sqlite3_finalize(st);
-			json_decref(arr);
 			return rc;
 		}
-		json_array_append_new(arr, row);
+		rc = fn(row, data, ctx);
+		json_decref(row);
+		if (rc) {
+			sym_sqlite3_finalize(st);
+			return rc;
+		}
 	}
 	sym_sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		json_decref(arr);
+	if (rc != SQLITE_DONE)
 		return query_error(s, ctx, what);
-	}
-	*out = arr;
 	return BG_OK;
 }
 
-static int list_sessions(struct bg_store *base, long last, json_t **out, struct bg_ctx *ctx)
+/* Runs a prepared query and collects its rows into a new array *out; finalizes st. */
+static int collect_rows(struct sqlite_store *s, sqlite3_stmt *st, const char *what, json_t **out,
+			struct bg_ctx *ctx)
+{
+	json_t *arr = json_array();
+	int rc = each_row(s, st, what, bg_store_append_row, arr, ctx);
+
+	*out = NULL;
+	if (rc)
+		json_decref(arr);
+	else
+		*out = arr;
+	return rc;
+}
+
+static int list_sessions(struct bg_store *base, long last, bg_store_row_fn fn, void *data, struct bg_ctx *ctx)
 {
 	struct sqlite_store *s = (struct sqlite_store *)base;
 	sqlite3_stmt *st;
 
-	*out = NULL;
 	if (sym_sqlite3_prepare_v2(s->db,
 				   "SELECT * FROM (SELECT " SUMMARY_COLUMNS
 				   " FROM sessions ORDER BY id DESC LIMIT ?) ORDER BY id",
 				   -1, &st, NULL) != SQLITE_OK)
 		return db_error(s, ctx, "cannot list sessions");
 	sym_sqlite3_bind_int64(st, 1, last > 0 ? last : -1);
-	return collect_rows(s, st, "cannot list sessions", out, ctx);
+	return each_row(s, st, "cannot list sessions", fn, data, ctx);
 }
 
 static int get_session(struct bg_store *base, long long id, json_t **out, struct bg_ctx *ctx)
@@ -1061,8 +1079,8 @@ fail:
 	return rc;
 }
 
-static int history(struct bg_store *base, const char *gate_id, const char *key_id, json_t **out,
-		   struct bg_ctx *ctx)
+static int history(struct bg_store *base, const char *gate_id, const char *key_id, bg_store_row_fn fn,
+		   void *data, struct bg_ctx *ctx)
 {
 	struct sqlite_store *s = (struct sqlite_store *)base;
 	sqlite3_stmt *st;
@@ -1071,12 +1089,53 @@ static int history(struct bg_store *base, const char *gate_id, const char *key_i
 		: key_id ? "SELECT " VERDICT_COLUMNS " FROM sessions WHERE key_id = ? ORDER BY id"
 			 : "SELECT " VERDICT_COLUMNS " FROM sessions WHERE key_id IS NOT NULL ORDER BY id";
 
-	*out = NULL;
 	if (sym_sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
 		return db_error(s, ctx, "cannot read the history");
 	if (gate_id || key_id)
 		sym_sqlite3_bind_text(st, 1, gate_id ? gate_id : key_id, -1, SQLITE_TRANSIENT);
-	return collect_rows(s, st, "cannot read the history", out, ctx);
+	return each_row(s, st, "cannot read the history", fn, data, ctx);
+}
+
+/*
+ * The distinct key ids that begin with prefix, in the order of their first
+ * session, at most two (enough to tell one from ambiguous). A range over
+ * the index sessions_key: prefix <= key_id < prefix with its last byte one
+ * higher holds exactly the texts that begin with prefix (BINARY collation),
+ * so only the matching index entries are read, never the sessions.
+ */
+static int keys_with_prefix(struct bg_store *base, const char *prefix, json_t **out, struct bg_ctx *ctx)
+{
+	struct sqlite_store *s = (struct sqlite_store *)base;
+	size_t n = strlen(prefix);
+	char *upper;
+	sqlite3_stmt *st;
+	json_t *arr;
+	int rc;
+
+	*out = NULL;
+	if (n == 0 || (unsigned char)prefix[n - 1] == 0xff)
+		return bg_error(ctx, BG_ECHECK, "a key prefix must be 1 or more hexadecimal digits, not '%s'", prefix);
+	if (sym_sqlite3_prepare_v2(s->db,
+				   "SELECT key_id FROM sessions WHERE key_id >= ?1 AND key_id < ?2"
+				   " GROUP BY key_id ORDER BY min(id) LIMIT 2",
+				   -1, &st, NULL) != SQLITE_OK)
+		return db_error(s, ctx, "cannot read the keys");
+	upper = bg_xstrdup(prefix);
+	upper[n - 1] = (char)(upper[n - 1] + 1);
+	sym_sqlite3_bind_text(st, 1, prefix, -1, SQLITE_TRANSIENT);
+	sym_sqlite3_bind_text(st, 2, upper, -1, SQLITE_TRANSIENT);
+	free(upper);
+	arr = json_array();
+	while ((rc = sym_sqlite3_step(st)) == SQLITE_ROW)
+		if (sym_sqlite3_column_type(st, 0) == SQLITE_TEXT)
+			json_array_append_new(arr, column_json(st, 0));
+	sym_sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		json_decref(arr);
+		return db_error(s, ctx, "cannot read the keys");
+	}
+	*out = arr;
+	return BG_OK;
 }
 
 /*
@@ -1188,7 +1247,7 @@ static void close_store(struct bg_store *base)
 
 static const struct bg_store_ops sqlite_ops = {
 	put_session, put_decided_session, list_sessions, get_session, set_decision, baseline, curate,
-	history, verdict, last_of_gate, schema_version, close_store,
+	history, keys_with_prefix, verdict, last_of_gate, schema_version, close_store,
 };
 
 /* The folder of a store path ("." for a bare file name); the caller frees it. */

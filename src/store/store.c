@@ -74,9 +74,32 @@ int bg_store_put_decided_session(struct bg_store *st, const json_t *session, con
 	return st->ops->put_decided_session(st, session, key_id, key, decision, curation, id, ctx);
 }
 
+int bg_store_append_row(const json_t *row, void *array, struct bg_ctx *ctx)
+{
+	if (json_array_append((json_t *)array, (json_t *)row))
+		return bg_error(ctx, BG_EIO, "out of memory while reading the store");
+	return BG_OK;
+}
+
+/* Rows walked by each into a new array *out (NULL on an error). */
+static int collect(int rc, json_t *arr, json_t **out)
+{
+	if (rc)
+		json_decref(arr);
+	*out = rc ? NULL : arr;
+	return rc;
+}
+
+int bg_store_each_session(struct bg_store *st, long last, bg_store_row_fn fn, void *data, struct bg_ctx *ctx)
+{
+	return st->ops->list_sessions(st, last, fn, data, ctx);
+}
+
 int bg_store_list_sessions(struct bg_store *st, long last, json_t **out, struct bg_ctx *ctx)
 {
-	return st->ops->list_sessions(st, last, out, ctx);
+	json_t *arr = json_array();
+
+	return collect(bg_store_each_session(st, last, bg_store_append_row, arr, ctx), arr, out);
 }
 
 int bg_store_get_session(struct bg_store *st, long long id, json_t **out, struct bg_ctx *ctx)
@@ -132,10 +155,23 @@ int bg_store_curate(struct bg_store *st, long long id, const char *curation, con
 	return st->ops->curate(st, id, curation, why, who, ctx);
 }
 
+int bg_store_each_history(struct bg_store *st, const char *gate_id, const char *key_id, bg_store_row_fn fn,
+			  void *data, struct bg_ctx *ctx)
+{
+	return st->ops->history(st, gate_id, key_id, fn, data, ctx);
+}
+
 int bg_store_history(struct bg_store *st, const char *gate_id, const char *key_id, json_t **out,
 		     struct bg_ctx *ctx)
 {
-	return st->ops->history(st, gate_id, key_id, out, ctx);
+	json_t *arr = json_array();
+
+	return collect(bg_store_each_history(st, gate_id, key_id, bg_store_append_row, arr, ctx), arr, out);
+}
+
+int bg_store_keys_with_prefix(struct bg_store *st, const char *prefix, json_t **out, struct bg_ctx *ctx)
+{
+	return st->ops->keys_with_prefix(st, prefix, out, ctx);
 }
 
 int bg_store_verdict(struct bg_store *st, long long id, json_t **out, struct bg_ctx *ctx)

@@ -14,7 +14,7 @@ struct bg_store_ops {
 	int (*put_decided_session)(struct bg_store *st, const json_t *session, const char *key_id,
 				   const json_t *key, const json_t *decision, const char *curation, long long *id,
 				   struct bg_ctx *ctx);
-	int (*list_sessions)(struct bg_store *st, long last, json_t **out, struct bg_ctx *ctx);
+	int (*list_sessions)(struct bg_store *st, long last, bg_store_row_fn fn, void *data, struct bg_ctx *ctx);
 	int (*get_session)(struct bg_store *st, long long id, json_t **out, struct bg_ctx *ctx);
 	int (*set_decision)(struct bg_store *st, long long id, const char *key_id, const json_t *key,
 			    const json_t *decision, const char *curation, struct bg_ctx *ctx);
@@ -22,8 +22,9 @@ struct bg_store_ops {
 			json_t **out, struct bg_ctx *ctx);
 	int (*curate)(struct bg_store *st, long long id, const char *curation, const char *why,
 		      const char *who, struct bg_ctx *ctx);
-	int (*history)(struct bg_store *st, const char *gate_id, const char *key_id, json_t **out,
-		       struct bg_ctx *ctx);
+	int (*history)(struct bg_store *st, const char *gate_id, const char *key_id, bg_store_row_fn fn,
+		       void *data, struct bg_ctx *ctx);
+	int (*keys_with_prefix)(struct bg_store *st, const char *prefix, json_t **out, struct bg_ctx *ctx);
 	int (*verdict)(struct bg_store *st, long long id, json_t **out, struct bg_ctx *ctx);
 	int (*last_of_gate)(struct bg_store *st, const char *gate_id, long long *id, struct bg_ctx *ctx);
 	int (*schema_version)(struct bg_store *st);

@@ -136,6 +136,16 @@ check "history --key, 8 digits"   test "$("$B" history --key "${K:0:8}" --json |
 check "history --key, 8 digits: one key" test "$("$B" history --key "${K:0:8}" --json | jq -r '[.[].key_id] | unique | .[]')" = "$K"
 check "history --key, not hex: 2" test "$(rc_of "$B" history --key "KEY-1")" = 2
 check "history --key, 3 digits: 2" test "$(rc_of "$B" history --key "${K:0:3}")" = 2
+# a prefix that two stored keys begin with (in a copy of the store, their ids changed from outside):
+# exit 1, naming both in the order of their first sessions; one digit more names one
+cp -R "$work/p" "$work/q"
+K12=$("$B" key --json "$s12" | jq -r .key_id)
+"$SEED" sql "$work/q" "UPDATE sessions SET key_id = 'abcd2' || substr(key_id, 6) WHERE key_id = '$K12'" \
+	"UPDATE sessions SET key_id = 'abcd1' || substr(key_id, 6) WHERE key_id = '$K'"
+check "history --key, two keys: 1" test "$(rc_of "$B" -C "$work/q" history --key abcd)" = 1
+check "history --key, two keys named" grep -qxF "benchgate: key 'abcd' is ambiguous: it begins abcd1${K:5:7}... and abcd2${K12:5:7}...; give more of its digits" "$work/err"
+check "history --key, one more digit" test "$("$B" -C "$work/q" history --key abcd1 --json | jq length)" = 11
+check "history --key, no such key" test "$("$B" -C "$work/q" history --key abce)" = "no sessions stored for key 'abce'"
 check "history --json fields"     test "$("$B" history --json $G | jq -r '.[0] | [.decision, .curation, .tier] | join(",")')" = "no-baseline,auto-accepted,scheduled-profile"
 check "history: no timing note"   bash -c "! grep -q 'timing reported' '$work/out'"
 # sessions the program timed itself (their p50 is its own samples): history

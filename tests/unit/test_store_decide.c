@@ -3,7 +3,9 @@
  * bg_store_set_decision, bg_store_baseline (tiers, curation, status,
  * exclusion, limit, order), bg_store_curate (who, when, why; a blocked
  * session cannot be accepted; a diagnostic session has nothing to curate),
- * bg_store_history, bg_store_verdict and bg_store_last_of_gate.
+ * bg_store_history, bg_store_verdict and bg_store_last_of_gate; the walks
+ * bg_store_each_history and bg_store_each_session (a row at a time, a
+ * callback's status stops them), bg_store_keys_with_prefix.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -354,11 +356,30 @@ static void test_curation_rules(void **state)
 	bg_ctx_release(&ctx);
 }
 
+/* Counts the rows walked; stops the walk with BG_ECHECK at the row whose id is stop. */
+struct walk {
+	long long stop;
+	size_t n;
+	long long last;
+};
+
+static int walk_row(const json_t *row, void *data, struct bg_ctx *ctx)
+{
+	struct walk *w = data;
+
+	w->n++;
+	w->last = (long long)json_integer_value(json_object_get(row, "id"));
+	if (w->last == w->stop)
+		return bg_error(ctx, BG_ECHECK, "stopped at %lld", w->last);
+	return BG_OK;
+}
+
 static void test_history_and_last(void **state)
 {
 	struct bg_ctx ctx;
 	json_t *rows;
 	long long a, b, c, id = 0;
+	struct walk w = {0, 0, 0};
 
 	(void)state;
 	a = put("gate.x", "scheduled-profile", "ok", 1e6);
@@ -386,10 +407,65 @@ static void test_history_and_last(void **state)
 	assert_int_equal(json_array_size(rows), 0);
 	json_decref(rows);
 
+	/* the same, a row at a time; the callback's status stops the walk */
+	assert_int_equal(bg_store_each_history(st, "gate.x", NULL, walk_row, &w, &ctx), BG_OK);
+	assert_int_equal(w.n, 2);
+	assert_int_equal(w.last, c);
+	w = (struct walk){b, 0, 0};
+	assert_int_equal(bg_store_each_history(st, NULL, "KX", walk_row, &w, &ctx), BG_ECHECK);
+	assert_int_equal(w.n, 2);
+	assert_non_null(strstr(bg_ctx_message(&ctx), "stopped at "));
+	w = (struct walk){0, 0, 0};
+	assert_int_equal(bg_store_each_session(st, 2, walk_row, &w, &ctx), BG_OK);
+	assert_int_equal(w.n, 2); /* the last two, oldest first */
+	assert_int_equal(w.last, c);
+	w = (struct walk){a, 0, 0};
+	assert_int_equal(bg_store_each_session(st, 0, walk_row, &w, &ctx), BG_ECHECK);
+	assert_int_equal(w.n, 1);
+
 	assert_int_equal(bg_store_last_of_gate(st, "gate.x", &id, &ctx), BG_OK);
 	assert_int_equal(id, c);
 	assert_int_equal(bg_store_last_of_gate(st, "nope", &id, &ctx), BG_ECHECK);
 	assert_non_null(strstr(bg_ctx_message(&ctx), "gate 'nope' has no stored session"));
+	bg_ctx_release(&ctx);
+}
+
+/* The key ids that begin with a prefix: each once, in the order of their first session, at most two. */
+static void test_keys_with_prefix(void **state)
+{
+	static const struct {
+		const char *prefix, *first, *second;
+	} cases[] = {
+		{"ab", "abd1", "abc0"}, /* abd1 has the older session */
+		{"abc", "abc0", "abc1"},
+		{"abd", "abd1", NULL},
+		{"abd1", "abd1", NULL},
+		{"abd10", NULL, NULL},
+		{"ac", NULL, NULL},
+		{"a", "abd1", "abc0"},
+		{"9", "9f", NULL}, /* ':' after '9' bounds the range */
+		{"f", "ff", NULL}, /* 'g' after 'f' */
+	};
+	const char *keys[] = {"abd1", "abc0", "abd1", "abc1", "9f", "ff", "abc0", "b"};
+	struct bg_ctx ctx;
+	json_t *out = NULL;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		decide(put("gate.k", "scheduled-profile", "ok", 1e6), keys[i], "no-baseline", "auto-accepted");
+	put("gate.k", "diagnostic", "ok", 1e6); /* no key */
+	bg_ctx_init(&ctx);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_int_equal(bg_store_keys_with_prefix(st, cases[i].prefix, &out, &ctx), BG_OK);
+		assert_int_equal(json_array_size(out), !cases[i].first ? 0 : !cases[i].second ? 1 : 2);
+		if (cases[i].first)
+			assert_string_equal(json_string_value(json_array_get(out, 0)), cases[i].first);
+		if (cases[i].second)
+			assert_string_equal(json_string_value(json_array_get(out, 1)), cases[i].second);
+		json_decref(out);
+	}
+	assert_int_equal(bg_store_keys_with_prefix(st, "", &out, &ctx), BG_ECHECK);
+	assert_null(out);
 	bg_ctx_release(&ctx);
 }
 
@@ -401,6 +477,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_baseline_timing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_curation_rules, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_history_and_last, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_keys_with_prefix, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
