@@ -782,12 +782,15 @@ static int list_sessions(struct bg_store *base, long last, bg_store_row_fn fn, v
 	struct sqlite_store *s = (struct sqlite_store *)base;
 	sqlite3_stmt *st;
 
+	/* all of them: in id order as they are, without sorting them again */
 	if (sym_sqlite3_prepare_v2(s->db,
-				   "SELECT * FROM (SELECT " SUMMARY_COLUMNS
-				   " FROM sessions ORDER BY id DESC LIMIT ?) ORDER BY id",
+				   last > 0 ? "SELECT * FROM (SELECT " SUMMARY_COLUMNS
+					      " FROM sessions ORDER BY id DESC LIMIT ?) ORDER BY id"
+					    : "SELECT " SUMMARY_COLUMNS " FROM sessions ORDER BY id",
 				   -1, &st, NULL) != SQLITE_OK)
 		return db_error(s, ctx, "cannot list sessions");
-	sym_sqlite3_bind_int64(st, 1, last > 0 ? last : -1);
+	if (last > 0)
+		sym_sqlite3_bind_int64(st, 1, last);
 	return each_row(s, st, "cannot list sessions", fn, data, ctx);
 }
 
