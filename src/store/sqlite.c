@@ -71,8 +71,22 @@ static const char *const migrations[] = {
 	" curation TEXT NOT NULL, why TEXT, who TEXT, at TEXT NOT NULL);"
 	"CREATE INDEX curations_session ON curations(session_id, seq);"
 	"CREATE INDEX sessions_key ON sessions(key_id, id);",
+	/* 3: indexes only (docs/decisions.md), so that a store's size does not
+	 * slow what reads a window of it: the latest session of a gate (MAX(id)
+	 * from sessions_gate, ordered by tier first, read every entry of the
+	 * gate), and a key's baseline, the sessions of the rule of baseline()
+	 * below (its WHERE terms exactly, so that SQLite uses it), newest first */
+	"CREATE INDEX sessions_gate_id ON sessions(gate_id, id);"
+	"CREATE INDEX sessions_baseline ON sessions(key_id, id) WHERE curation IN ('accepted', 'auto-accepted')"
+	" AND tier IN ('scheduled-profile', 'release-signoff') AND status = 'ok';",
 };
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
+/*
+ * The schema a reader needs: the migrations after it add indexes only, so
+ * a store at this version that the user may not write (and so cannot
+ * upgrade) is still read, without them.
+ */
+#define READER_VERSION 2
 
 /*
  * A SQLite failure: what failed, SQLite's words, and what to do: a file
@@ -952,6 +966,7 @@ static int baseline(struct bg_store *base, const char *key_id, const char *timin
 	sqlite3_stmt *st;
 
 	*out = NULL;
+	/* the terms of the partial index sessions_baseline (migration 3) word for word */
 	if (sym_sqlite3_prepare_v2(s->db,
 				   "SELECT " VERDICT_COLUMNS " FROM sessions WHERE key_id = ?1"
 				   " AND curation IN ('accepted', 'auto-accepted')"
@@ -1460,11 +1475,11 @@ int bg_store_sqlite_open(const char *path, const char *display, enum bg_store_mo
 			close_store(&s->base);
 			return BG_OK;
 		}
-		if (rc == BG_OK && s->version < NMIGRATIONS)
+		if (rc == BG_OK && s->version < READER_VERSION)
 			rc = bg_error(ctx, BG_EIO, "%s: store schema version %d is older than this benchgate's "
 				      "(%d), and this user may not write the store to upgrade it; run any verb "
 				      "that reads it (such as 'benchgate sessions') once as a user who may write it",
-				      s->display, s->version, NMIGRATIONS);
+				      s->display, s->version, READER_VERSION);
 	} else if (rc == BG_OK) {
 		rc = exec(s, "PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL;",
 			  "cannot configure the store", ctx);

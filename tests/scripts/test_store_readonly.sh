@@ -100,11 +100,22 @@ check "folder writable: still no -wal"     nothing_beside
 # ---- a schema older than this benchgate's cannot be upgraded by a reader
 fresh
 if command -v sqlite3 >/dev/null; then
-	sqlite3 "$work/p/.benchgate/store.sqlite3" "DELETE FROM schema_migrations WHERE version = 2"
+	sqlite3 "$work/p/.benchgate/store.sqlite3" "DELETE FROM schema_migrations WHERE version >= 2"
 	lock $dir_ro $file_ro
 	check "old schema: exit 4"       test "$(bg sessions)" = 4
 	check "old schema: says so"      grep -q "store schema version 1 is older than this benchgate's (2), and this user may not write the store to upgrade it" "$work/err"
 	check "old schema: no -wal"      nothing_beside
+
+	# ---- version 2 (before migration 3, which adds indexes only): read
+	# as it is, without them, and left as it was
+	fresh
+	sqlite3 "$work/p/.benchgate/store.sqlite3" "DROP INDEX sessions_gate_id; DROP INDEX sessions_baseline;
+		DELETE FROM schema_migrations WHERE version = 3"
+	lock $dir_ro $file_ro
+	reads "version 2"
+	check "version 2: compare --last" test "$(bg compare --last $G)" = 0
+	check "version 2: not upgraded"  test "$(sqlite3 -readonly "file:$work/p/.benchgate/store.sqlite3?immutable=1" \
+		"SELECT max(version) FROM schema_migrations")" = 2
 
 	# ---- the owner's last session still in the -wal (another connection
 	# kept it from being checkpointed): read through the -wal and -shm the

@@ -77,7 +77,7 @@ static void test_round_trip(void **state)
 	assert_null(st);
 	assert_int_equal(bg_store_open(spec, dir, BG_STORE_CREATE, &st, &ctx), BG_OK);
 	assert_non_null(st);
-	assert_int_equal(bg_store_schema_version(st), 2);
+	assert_int_equal(bg_store_schema_version(st), 3);
 	doc = session_doc("ok", 5e7);
 	assert_int_equal(bg_store_put_session(st, doc, &id1, &ctx), BG_OK);
 	json_decref(doc);
@@ -232,17 +232,34 @@ static void test_newer_schema(void **state)
 	bg_ctx_release(&ctx);
 }
 
+/* A new store of spec holding one session; returns its id. */
+static long long store_one(const char *spec)
+{
+	struct bg_store *st = NULL;
+	struct bg_ctx ctx;
+	json_t *doc = session_doc("ok", 5e7);
+	long long id = 0;
+
+	bg_ctx_init(&ctx);
+	assert_int_equal(bg_store_open(spec, dir, BG_STORE_CREATE, &st, &ctx), BG_OK);
+	assert_int_equal(bg_store_put_session(st, doc, &id, &ctx), BG_OK);
+	json_decref(doc);
+	bg_store_close(st);
+	bg_ctx_release(&ctx);
+	return id;
+}
+
 /*
  * A store written before migration 2 (sessions without keys, decisions or
  * curation) is upgraded in place on open: its sessions read back whole,
  * without a verdict, and can be given one. The old store is made from a
- * current one by undoing migration 2 by hand.
+ * current one by undoing migrations 3 and 2 by hand.
  */
 static void test_upgrade(void **state)
 {
 	struct bg_store *st = NULL;
 	struct bg_ctx ctx;
-	json_t *doc, *got, *rows, *key, *decision;
+	json_t *got, *rows, *key, *decision;
 	long long id = 0;
 	char path[320];
 	const char *spec = "sqlite:old.sqlite3";
@@ -250,12 +267,9 @@ static void test_upgrade(void **state)
 	(void)state;
 	bg_ctx_init(&ctx);
 	snprintf(path, sizeof(path), "%s/old.sqlite3", dir);
-	assert_int_equal(bg_store_open(spec, dir, BG_STORE_CREATE, &st, &ctx), BG_OK);
-	doc = session_doc("ok", 5e7);
-	assert_int_equal(bg_store_put_session(st, doc, &id, &ctx), BG_OK);
-	json_decref(doc);
-	bg_store_close(st);
-	damage(path, "DROP INDEX sessions_key; DROP INDEX curations_session; DROP TABLE curations;"
+	id = store_one(spec);
+	damage(path, "DROP INDEX sessions_gate_id; DROP INDEX sessions_baseline; DELETE FROM schema_migrations WHERE version = 3;"
+		     "DROP INDEX sessions_key; DROP INDEX curations_session; DROP TABLE curations;"
 		     "ALTER TABLE sessions DROP COLUMN key_id; ALTER TABLE sessions DROP COLUMN key;"
 		     "ALTER TABLE sessions DROP COLUMN decision; ALTER TABLE sessions DROP COLUMN decision_doc;"
 		     "ALTER TABLE sessions DROP COLUMN curation; ALTER TABLE sessions DROP COLUMN curated_by;"
@@ -265,7 +279,7 @@ static void test_upgrade(void **state)
 	st = NULL;
 	assert_int_equal(bg_store_open(spec, dir, BG_STORE_READ, &st, &ctx), BG_OK);
 	assert_non_null(st);
-	assert_int_equal(bg_store_schema_version(st), 2);
+	assert_int_equal(bg_store_schema_version(st), 3);
 	assert_int_equal(bg_store_get_session(st, id, &got, &ctx), BG_OK);
 	assert_int_equal(json_array_size(json_object_get(got, "runs")), 1);
 	json_decref(got);
@@ -290,6 +304,55 @@ static void test_upgrade(void **state)
 	assert_string_equal(json_string_value(json_object_get(json_array_get(rows, 0), "curation")), "auto-accepted");
 	json_decref(rows);
 	bg_store_close(st);
+	bg_ctx_release(&ctx);
+}
+
+/* Whether the store at path holds an index of that name. */
+static bool has_index(const char *path, const char *name)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *q = NULL;
+	bool found;
+
+	assert_int_equal(sym_sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	assert_int_equal(sym_sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?", -1,
+						&q, NULL), SQLITE_OK);
+	sym_sqlite3_bind_text(q, 1, name, -1, SQLITE_TRANSIENT);
+	found = sym_sqlite3_step(q) == SQLITE_ROW;
+	sym_sqlite3_finalize(q);
+	sym_sqlite3_close(db);
+	return found;
+}
+
+/*
+ * A version-2 store (before the indexes of migration 3) is upgraded on
+ * open by a writer: the indexes made, the sessions as they were.
+ */
+static void test_upgrade_indexes(void **state)
+{
+	struct bg_store *st = NULL;
+	struct bg_ctx ctx;
+	json_t *rows;
+	char path[320];
+	const char *spec = "sqlite:v2.sqlite3";
+
+	(void)state;
+	bg_ctx_init(&ctx);
+	snprintf(path, sizeof(path), "%s/v2.sqlite3", dir);
+	store_one(spec);
+	assert_true(has_index(path, "sessions_gate_id") && has_index(path, "sessions_baseline"));
+	damage(path, "DROP INDEX sessions_gate_id; DROP INDEX sessions_baseline; DELETE FROM schema_migrations WHERE version = 3");
+	assert_false(has_index(path, "sessions_gate_id") || has_index(path, "sessions_baseline"));
+
+	st = NULL;
+	assert_int_equal(bg_store_open(spec, dir, BG_STORE_READ, &st, &ctx), BG_OK);
+	assert_non_null(st);
+	assert_int_equal(bg_store_schema_version(st), 3);
+	assert_int_equal(bg_store_list_sessions(st, 0, &rows, &ctx), BG_OK);
+	assert_int_equal(json_array_size(rows), 1);
+	json_decref(rows);
+	bg_store_close(st);
+	assert_true(has_index(path, "sessions_gate_id") && has_index(path, "sessions_baseline"));
 	bg_ctx_release(&ctx);
 }
 
@@ -417,6 +480,7 @@ int main(void)
 		cmocka_unit_test(test_damaged),
 		cmocka_unit_test(test_newer_schema),
 		cmocka_unit_test(test_upgrade),
+		cmocka_unit_test(test_upgrade_indexes),
 		cmocka_unit_test(test_decided_session),
 		cmocka_unit_test(test_foreign_database),
 		cmocka_unit_test(test_check_write),

@@ -159,7 +159,7 @@ static const char *why_not(const char *key_id, long long id)
 static void test_schema_version(void **state)
 {
 	(void)state;
-	assert_int_equal(bg_store_schema_version(st), 2);
+	assert_int_equal(bg_store_schema_version(st), 3);
 }
 
 /* The baseline of one timing: a session timed by the command ("timing":
