@@ -292,4 +292,3 @@ void bg_mp_progress(const struct bg_measure_progress *p, void *data)
 	fflush(stderr);
 	ps->shown = true;
 }
-
