@@ -543,11 +543,12 @@ static int command_text(const struct bg_registry *reg, const struct bg_value *ga
 		return rc;
 	rb = bg_value_is_string(rbid) ? bg_value_get(reg->runbooks, bg_value_str(rbid)) : NULL;
 	if (!rb) {
-		struct bg_strbuf r = BG_STRBUF_INIT;
+		struct bg_strbuf r = BG_STRBUF_INIT, g = BG_STRBUF_INIT;
 		bg_value_py_str(&r, rbid);
-		bg_error(ctx, BG_ECHECK, "gate '%s' names unknown runbook '%s'",
-			 bg_value_str(bg_value_get(gate, "id")), r.buf);
+		bg_value_py_str(&g, bg_value_get(gate, "id")); /* str(): a gate given whose id is no string */
+		bg_error(ctx, BG_ECHECK, "gate '%s' names unknown runbook '%s'", g.buf, r.buf);
 		bg_strbuf_release(&r);
+		bg_strbuf_release(&g);
 		return BG_ECHECK;
 	}
 	id = bg_value_str(rbid);

@@ -200,6 +200,16 @@ static void test_list_and_next_order(void **state)
 	bg_strbuf_reset(&out);
 	assert_int_equal(bg_registry_next(&reg, &none, -3, false, &out, &ctx), BG_OK);
 	assert_string_equal(out.buf, "");
+	{ /* a gate a library caller gives, whose id is no string: named as str() names it */
+		struct bg_arena *a = bg_arena_new();
+		struct bg_value *g = NULL;
+		const char *text = "{\"id\": 7, \"runbook\": \"missing\"}";
+
+		assert_int_equal(bg_value_parse(a, text, strlen(text), "gate", &g, &ctx), BG_OK);
+		assert_int_equal(bg_registry_command(&reg, g, &cmd, &ctx), BG_ECHECK);
+		assert_non_null(strstr(bg_ctx_message(&ctx), "gate '7' names unknown runbook 'missing'"));
+		bg_arena_free(a);
+	}
 	bg_strbuf_release(&out);
 	bg_strbuf_release(&cmd);
 	bg_registry_release(&reg);
