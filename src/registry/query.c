@@ -557,11 +557,12 @@ static int command_text(const struct bg_registry *reg, const struct bg_value *ga
 	st = bg_value_get(gate, "state");
 	label = bg_value_is_string(st) ? bg_state_label(bg_value_str(st)) : NULL;
 	if (!label) {
-		struct bg_strbuf s = BG_STRBUF_INIT;
+		struct bg_strbuf s = BG_STRBUF_INIT, g = BG_STRBUF_INIT;
 		bg_value_py_repr(&s, st);
-		bg_error(ctx, BG_ECHECK, "gate '%s' has unknown state %s",
-			 bg_value_str(bg_value_get(gate, "id")), s.buf);
+		bg_value_py_str(&g, bg_value_get(gate, "id"));
+		bg_error(ctx, BG_ECHECK, "gate '%s' has unknown state %s", g.buf, s.buf);
 		bg_strbuf_release(&s);
+		bg_strbuf_release(&g);
 		return BG_ECHECK;
 	}
 	for (const char *const *f = need; *f; f++)

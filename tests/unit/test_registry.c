@@ -208,6 +208,10 @@ static void test_list_and_next_order(void **state)
 		assert_int_equal(bg_value_parse(a, text, strlen(text), "gate", &g, &ctx), BG_OK);
 		assert_int_equal(bg_registry_command(&reg, g, &cmd, &ctx), BG_ECHECK);
 		assert_non_null(strstr(bg_ctx_message(&ctx), "gate '7' names unknown runbook 'missing'"));
+		text = "{\"id\": 8.5, \"runbook\": \"r\", \"state\": \"odd\"}";
+		assert_int_equal(bg_value_parse(a, text, strlen(text), "gate", &g, &ctx), BG_OK);
+		assert_int_equal(bg_registry_command(&reg, g, &cmd, &ctx), BG_ECHECK);
+		assert_non_null(strstr(bg_ctx_message(&ctx), "gate '8.5' has unknown state 'odd'"));
 		bg_arena_free(a);
 	}
 	bg_strbuf_release(&out);
