@@ -179,6 +179,14 @@ int bg_store_verdict(struct bg_store *st, long long id, json_t **out, struct bg_
 int bg_store_last_of_gate(struct bg_store *st, const char *gate_id, long long *id,
 			  struct bg_ctx *ctx);
 
+/*
+ * The ids of gate_id's sessions after the session `after` (higher ids),
+ * oldest first, at most max of them, into ids; *n is how many. Reads the
+ * gate's index entries after `after`, not the gate's history.
+ */
+int bg_store_gate_sessions_after(struct bg_store *st, const char *gate_id, long long after, long long *ids,
+				 size_t max, size_t *n, struct bg_ctx *ctx);
+
 /* The schema version of an open store. */
 int bg_store_schema_version(struct bg_store *st);
 

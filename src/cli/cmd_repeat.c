@@ -135,10 +135,9 @@ static int run_repeat(struct bg_cli *cli, const struct bg_cmd *self)
 	measure = json_object_get(json_object_get(doc, "context"), "measure");
 	{
 		char *argv[24], warmups[32], runs[32], timeout[40];
-		json_t *rows = NULL, *row;
 		long long before = 0;
-		size_t i;
-		int n = 0, st, k = 1;
+		size_t got = 0;
+		int n = 0, st;
 
 		argv[n++] = (char *)"benchgate";
 		argv[n++] = (char *)"-C";
@@ -197,17 +196,12 @@ static int run_repeat(struct bg_cli *cli, const struct bg_cmd *self)
 			goto out;
 		}
 		worst = st;
+		/* the two sessions after it (the gate's index, not its history) */
 		if ((rc = bg_store_open(cfg.store, cfg.root, BG_STORE_READ, &store, &ctx)) || !store ||
-		    (rc = bg_store_history(store, gate, NULL, &rows, &ctx))) {
+		    (rc = bg_store_gate_sessions_after(store, gate, before, ids + 1, 2, &got, &ctx))) {
 			rc = bg_cli_fail(rc ? rc : BG_EIO, rc ? bg_ctx_message(&ctx) : "the store disappeared");
 			goto out;
 		}
-		json_array_foreach(rows, i, row) {
-			long long sid = (long long)json_integer_value(json_object_get(row, "id"));
-			if (sid > before && k < 3)
-				ids[k++] = sid;
-		}
-		json_decref(rows);
 		bg_store_close(store);
 		store = NULL;
 	}

@@ -1263,9 +1263,34 @@ static void close_store(struct bg_store *base)
 	free(s);
 }
 
+/* The index sessions_gate_id (gate_id, id) of migration 3 answers it with
+ * the entries after `after` alone; a version-2 store read as it is, by
+ * sessions_gate. */
+static int gate_sessions_after(struct bg_store *base, const char *gate_id, long long after, long long *ids,
+			       size_t max, size_t *n, struct bg_ctx *ctx)
+{
+	struct sqlite_store *s = (struct sqlite_store *)base;
+	sqlite3_stmt *st;
+	int rc;
+
+	*n = 0;
+	if (sym_sqlite3_prepare_v2(s->db, "SELECT id FROM sessions WHERE gate_id = ?1 AND id > ?2 ORDER BY id LIMIT ?3",
+				   -1, &st, NULL) != SQLITE_OK)
+		return db_error(s, ctx, "cannot read the sessions of the gate");
+	sym_sqlite3_bind_text(st, 1, gate_id, -1, SQLITE_TRANSIENT);
+	sym_sqlite3_bind_int64(st, 2, after);
+	sym_sqlite3_bind_int64(st, 3, (sqlite3_int64)max);
+	while ((rc = sym_sqlite3_step(st)) == SQLITE_ROW && *n < max)
+		ids[(*n)++] = sym_sqlite3_column_int64(st, 0);
+	sym_sqlite3_finalize(st);
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+		return db_error(s, ctx, "cannot read the sessions of the gate");
+	return BG_OK;
+}
+
 static const struct bg_store_ops sqlite_ops = {
 	put_session, put_decided_session, list_sessions, get_session, set_decision, baseline, curate,
-	history, keys_with_prefix, verdict, last_of_gate, schema_version, close_store,
+	history, keys_with_prefix, verdict, last_of_gate, gate_sessions_after, schema_version, close_store,
 };
 
 /* The folder of a store path ("." for a bare file name); the caller frees it. */

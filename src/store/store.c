@@ -185,6 +185,12 @@ int bg_store_last_of_gate(struct bg_store *st, const char *gate_id, long long *i
 	return st->ops->last_of_gate(st, gate_id, id, ctx);
 }
 
+int bg_store_gate_sessions_after(struct bg_store *st, const char *gate_id, long long after, long long *ids,
+				 size_t max, size_t *n, struct bg_ctx *ctx)
+{
+	return st->ops->gate_sessions_after(st, gate_id, after, ids, max, n, ctx);
+}
+
 int bg_store_schema_version(struct bg_store *st)
 {
 	return st->ops->schema_version(st);

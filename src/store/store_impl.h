@@ -27,6 +27,8 @@ struct bg_store_ops {
 	int (*keys_with_prefix)(struct bg_store *st, const char *prefix, json_t **out, struct bg_ctx *ctx);
 	int (*verdict)(struct bg_store *st, long long id, json_t **out, struct bg_ctx *ctx);
 	int (*last_of_gate)(struct bg_store *st, const char *gate_id, long long *id, struct bg_ctx *ctx);
+	int (*gate_sessions_after)(struct bg_store *st, const char *gate_id, long long after, long long *ids,
+				   size_t max, size_t *n, struct bg_ctx *ctx);
 	int (*schema_version)(struct bg_store *st);
 	void (*close)(struct bg_store *st);
 };

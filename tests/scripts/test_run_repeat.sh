@@ -32,6 +32,8 @@ check "manifest: timeout run"      test "$(jq .parameters.measure.timeout_second
 k1=$("$B" key 1 --json | jq -r .key_id)
 check "another count, another key" test "$("$B" key 2 --json | jq -r .key_id)" != "$k1"
 check "repeat: exit 0"             test "$(rc_of "$B" repeat 1)" = 0
+# the repeats are the gate's two sessions after the newest before it (2)
+check "repeat: lists 1, 3 and 4"   test "$(grep -o '^  session [0-9]*:' "$work/out" | tr -d ' :' | tr '\n' ,)" = "session1,session3,session4,"
 check "repeat: the same key"       test "$("$B" history --key "$k1" --json | jq length)" = 3
 check "repeat: the same run count" test "$("$B" session 4 --json | jq .counts.timed)" = 1
 

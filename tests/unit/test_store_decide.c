@@ -3,7 +3,8 @@
  * bg_store_set_decision, bg_store_baseline (tiers, curation, status,
  * exclusion, limit, order), bg_store_curate (who, when, why; a blocked
  * session cannot be accepted; a diagnostic session has nothing to curate),
- * bg_store_history, bg_store_verdict and bg_store_last_of_gate; the walks
+ * bg_store_history, bg_store_verdict, bg_store_last_of_gate and
+ * bg_store_gate_sessions_after; the walks
  * bg_store_each_history and bg_store_each_session (a row at a time, a
  * callback's status stops them), bg_store_keys_with_prefix.
  */
@@ -427,6 +428,24 @@ static void test_history_and_last(void **state)
 	assert_int_equal(id, c);
 	assert_int_equal(bg_store_last_of_gate(st, "nope", &id, &ctx), BG_ECHECK);
 	assert_non_null(strstr(bg_ctx_message(&ctx), "gate 'nope' has no stored session"));
+
+	/* the sessions of a gate after one of them, oldest first, at most max */
+	{
+		long long ids[3] = {0, 0, 0}, d = put("gate.x", "diagnostic", "ok", 1e6);
+		size_t n = 9;
+
+		assert_int_equal(bg_store_gate_sessions_after(st, "gate.x", a, ids, 3, &n, &ctx), BG_OK);
+		assert_int_equal(n, 2);
+		assert_int_equal(ids[0], c);
+		assert_int_equal(ids[1], d);
+		assert_int_equal(bg_store_gate_sessions_after(st, "gate.x", 0, ids, 1, &n, &ctx), BG_OK);
+		assert_int_equal(n, 1);
+		assert_int_equal(ids[0], a);
+		assert_int_equal(bg_store_gate_sessions_after(st, "gate.x", d, ids, 3, &n, &ctx), BG_OK);
+		assert_int_equal(n, 0);
+		assert_int_equal(bg_store_gate_sessions_after(st, "nope", 0, ids, 3, &n, &ctx), BG_OK);
+		assert_int_equal(n, 0);
+	}
 	bg_ctx_release(&ctx);
 }
 
