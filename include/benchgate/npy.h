@@ -29,7 +29,8 @@ struct bg_npy {
 	double *im;   /* count imaginary parts for complex dtypes, else NULL; owned */
 };
 
-/* BG_EIO when unreadable, BG_ECHECK "DISPLAY: not a .npy file: ..." when malformed. */
+/* BG_EIO when unreadable, BG_ECHECK "DISPLAY: not a valid .npy file: ..." when malformed
+ * (saying to write it with numpy.save) or of a dtype not read (naming it). */
 int bg_npy_load(const char *path, const char *display, struct bg_npy *out, struct bg_ctx *ctx);
 int bg_npy_parse(const unsigned char *data, size_t len, const char *display, struct bg_npy *out,
 		 struct bg_ctx *ctx);
@@ -39,7 +40,10 @@ void bg_npy_shape_str(const struct bg_npy *a, char *buf, size_t size);
 
 /*
  * numpy.allclose(a, b, rtol, atol): |a - b| <= atol + rtol * |b| for every
- * element; NaN never passes, equal infinities do. beyond counts elements
+ * element; NaN never passes, equal infinities do. Rounded as numpy rounds:
+ * float32 and complex64 in float32, all else in float64; where numpy
+ * before and after 2.0 differ (0-d float32 arrays, tolerances beyond
+ * float32), an element is close only when both call it close (docs/measure.md). beyond counts elements
  * not close; nonfinite those of them that hold a NaN (on either side) or
  * an infinity the other side does not equal. Errors are computed over the
  * finite elements (finite counts those where both sides are): max_abs =
@@ -62,7 +66,8 @@ struct bg_allclose {
 	bool max_rel_valid;
 	bool rel_l2_valid;
 };
-/* a: the output, b: the reference. BG_ECHECK naming both on a shape or dtype mismatch. */
+/* a: the output, b: the reference. BG_ECHECK naming both on a shape or dtype mismatch
+ * (nothing is broadcast or converted). */
 int bg_npy_allclose(const struct bg_npy *a, const struct bg_npy *b, double rtol, double atol,
 		    struct bg_allclose *r, struct bg_ctx *ctx);
 

@@ -17,11 +17,23 @@ struct npy_header {
 	size_t size;  /* item size in bytes */
 	bool fortran;
 	bool have_descr, have_order, have_shape;
+	char msg[256]; /* a message naming what is not supported */
+	bool unsupported; /* msg is a valid file benchgate does not read (it says what to do) */
 };
 
+/* A malformed file: says what is wrong and to write it again. */
 static int bad(struct bg_ctx *ctx, const char *display, const char *what)
 {
-	return bg_error(ctx, BG_ECHECK, "%s: not a valid .npy file: %s", display, what);
+	return bg_error(ctx, BG_ECHECK, "%s: not a valid .npy file: %s (write it with numpy.save)",
+			display, what);
+}
+
+/* No byte or control character of the file reaches a message as it is. */
+static void printable(char *s)
+{
+	for (; *s; s++)
+		if (*s < ' ' || *s > '~')
+			*s = '?';
 }
 
 static const char *skip_ws(const char *p, const char *end)
@@ -121,9 +133,24 @@ static const char *parse_dict(const char *p, const char *end, struct npy_header 
 			return "expected ':' in header";
 		p = skip_ws(p, end);
 		if (strcmp(key, "descr") == 0) {
+			if (p < end && *p == '[') {
+				h->unsupported = true;
+				return "a structured dtype (a record of fields) is not supported: save "
+				       "each field as an array of its own";
+			}
 			p = read_quoted(p, end, val, sizeof(val));
-			if (!p || !parse_descr(val, h))
-				return "unsupported or malformed 'descr' (structured or object dtypes are not supported)";
+			if (!p)
+				return "'descr' is not a dtype string";
+			if (!parse_descr(val, h)) {
+				printable(val);
+				h->unsupported = true;
+				snprintf(h->msg, sizeof(h->msg),
+					 "dtype '%.31s' is not supported (read are bool, int8-int64, "
+					 "uint8-uint64, float32, float64, complex64, complex128): save "
+					 "the array as one of them, e.g. a.astype('float64')",
+					 val);
+				return h->msg;
+			}
 			h->have_descr = true;
 		} else if (strcmp(key, "fortran_order") == 0) {
 			if (end - p >= 4 && strncmp(p, "True", 4) == 0) {
@@ -163,7 +190,9 @@ static const char *parse_dict(const char *p, const char *end, struct npy_header 
 			}
 			h->have_shape = true;
 		} else {
-			return "header has an unknown key";
+			printable(key);
+			snprintf(h->msg, sizeof(h->msg), "header has an unknown key '%s'", key);
+			return h->msg;
 		}
 		p = skip_ws(p, end);
 		if (p < end && *p == ',')
@@ -247,6 +276,8 @@ int bg_npy_parse(const unsigned char *data, size_t len, const char *display, str
 	if (hlen > len - hstart)
 		return bad(ctx, display, "truncated header");
 	err = parse_dict((const char *)data + hstart, (const char *)data + hstart + hlen, &h, out);
+	if (err && h.unsupported)
+		return bg_error(ctx, BG_ECHECK, "%s: not a valid .npy file: %s", display, err);
 	if (err)
 		return bad(ctx, display, err);
 	for (size_t i = 0; i < out->ndim; i++) {
@@ -328,23 +359,90 @@ void bg_npy_shape_str(const struct bg_npy *a, char *buf, size_t size)
 	bg_strbuf_release(&sb);
 }
 
+/*
+ * numpy's test for two finite elements of float64, an integer type or bool
+ * (numpy turns them into float64): |a - b| <= atol + rtol * |b|, each
+ * operation rounded as numpy rounds it (one statement each, so that no
+ * compiler fuses the multiply and the add).
+ */
+static bool close_double(double diff, double babs, double rtol, double atol)
+{
+	double tol = rtol * babs;
+
+	tol = atol + tol;
+	return diff <= tol;
+}
+
+/* A double as float32 rounds it: beyond FLT_MAX (rounded) it is an infinity. */
+static float to_single(double v)
+{
+	if (v >= 0x1.ffffffp127)
+		return HUGE_VALF;
+	if (v <= -0x1.ffffffp127)
+		return -HUGE_VALF;
+	return (float)v;
+}
+
+/* Fits numpy's value-based casting of a Python float into float32 (before 2.0). */
+static bool fits_single(double v)
+{
+	return v > -3.4e38 && v < 3.4e38;
+}
+
+/*
+ * The same for float32 and complex64, which numpy computes in float32.
+ * numpy 2 (NEP 50): a - b, |a - b|, |b|, rtol * |b| and atol + ... each
+ * rounded to float32 (the tolerances too, beyond FLT_MAX an infinity), or
+ * a == b. numpy before 2.0 (value-based casting): the same, except that a
+ * tolerance beyond +-3.4e38 made the rest float64, and a 0-d array was
+ * computed in float64 throughout. The two differ where a difference rounds
+ * to the tolerance's edge, so an element is close only when both call it
+ * close: no numpy says "not close" where benchgate passes.
+ */
+static bool close_single(double ar, double ai, double br, double bi, double rtol, double atol,
+			 bool zero_d)
+{
+	float xr = (float)ar, xi = (float)ai, yr = (float)br, yi = (float)bi;
+	float dr = xr - yr, di = xi - yi;
+	float diff = hypotf(dr, di), babs = hypotf(yr, yi); /* |x| when the imaginary part is 0 */
+	float tol = to_single(rtol) * babs;
+	double tol64;
+
+	tol = to_single(atol) + tol;
+	if (!(diff <= tol || (xr == yr && xi == yi)))
+		return false; /* numpy 2 */
+	if (zero_d)
+		return close_double(hypot(ar - br, ai - bi), hypot(br, bi), rtol, atol);
+	if (fits_single(rtol) && fits_single(atol))
+		return diff <= tol;
+	tol64 = fits_single(rtol) ? (double)(to_single(rtol) * babs) : rtol * (double)babs;
+	tol64 = atol + tol64;
+	return (double)diff <= tol64;
+}
+
 int bg_npy_allclose(const struct bg_npy *a, const struct bg_npy *b, double rtol, double atol,
 		    struct bg_allclose *r, struct bg_ctx *ctx)
 {
 	double num = 0, den = 0;
 	size_t rel = 0; /* finite elements with b != 0 */
+	bool single;
 
 	memset(r, 0, sizeof(*r));
 	if (strcmp(a->dtype, b->dtype) != 0)
-		return bg_error(ctx, BG_ECHECK, "dtype mismatch: output is %s, reference is %s",
+		return bg_error(ctx, BG_ECHECK,
+				"dtype mismatch: output is %s, reference is %s (not converted: save "
+				"both with the same dtype)",
 				a->dtype, b->dtype);
+	single = strcmp(b->dtype, "float32") == 0 || strcmp(b->dtype, "complex64") == 0;
 	if (a->ndim != b->ndim || memcmp(a->shape, b->shape, a->ndim * sizeof(size_t)) != 0) {
 		char sa[128], sb[128];
 
 		bg_npy_shape_str(a, sa, sizeof(sa));
 		bg_npy_shape_str(b, sb, sizeof(sb));
-		return bg_error(ctx, BG_ECHECK, "shape mismatch: output is %s, reference is %s", sa,
-				sb);
+		return bg_error(ctx, BG_ECHECK,
+				"shape mismatch: output is %s, reference is %s (shapes are not "
+				"broadcast: they must be equal)",
+				sa, sb);
 	}
 	r->count = a->count;
 	for (size_t i = 0; i < a->count; i++) {
@@ -370,7 +468,8 @@ int bg_npy_allclose(const struct bg_npy *a, const struct bg_npy *b, double rtol,
 		r->finite++;
 		diff = hypot(ar - br, ai - bi);
 		babs = hypot(br, bi);
-		close = diff <= atol + rtol * babs;
+		close = single ? close_single(ar, ai, br, bi, rtol, atol, b->ndim == 0)
+			       : close_double(diff, babs, rtol, atol);
 		if (!close)
 			r->beyond++;
 		if (diff > r->max_abs)

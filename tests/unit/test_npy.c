@@ -136,10 +136,21 @@ static void test_malformed(void **state)
 	(void)state;
 	expect_bad((const unsigned char *)"hello world!", 12, "magic");
 	n = build(buf, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (3,), }", d, sizeof(d));
-	expect_bad(buf, n, "data holds 16 bytes");
+	expect_bad(buf, n, "data holds 16 bytes, shape and dtype need 24 (write it with numpy.save)");
 	n = build(buf, 1, "{'descr': [('a', '<f8')], 'fortran_order': False, 'shape': (2,), }", d,
 		  sizeof(d));
-	expect_bad(buf, n, "descr");
+	expect_bad(buf, n, "a structured dtype (a record of fields) is not supported");
+	/* a dtype numpy writes but benchgate does not read is named, never called structured */
+	n = build(buf, 1, "{'descr': '<f2', 'fortran_order': False, 'shape': (8,), }", d, sizeof(d));
+	expect_bad(buf, n, "dtype '<f2' is not supported (read are bool,");
+	n = build(buf, 1, "{'descr': '|O', 'fortran_order': False, 'shape': (2,), }", d, sizeof(d));
+	expect_bad(buf, n, "dtype '|O' is not supported");
+	n = build(buf, 1, "{'descr': '<f\0338', 'fortran_order': False, 'shape': (2,), }", d,
+		  sizeof(d));
+	expect_bad(buf, n, "dtype '<f?8' is not supported");
+	n = build(buf, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (2,), 'x\033': 1}", d,
+		  sizeof(d));
+	expect_bad(buf, n, "header has an unknown key 'x?' (write it with numpy.save)");
 	n = build(buf, 1, "{'descr': '<f8', 'shape': (2,), }", d, sizeof(d));
 	expect_bad(buf, n, "lacks");
 	n = build(buf, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }", d, sizeof(d));
@@ -255,11 +266,70 @@ static void test_allclose_nan_inf_mismatch(void **state)
 	assert_false(r.max_rel_valid);
 	assert_false(r.rel_l2_valid);
 	assert_int_equal(bg_npy_allclose(&a, &c, 1e-5, 1e-8, &r, &ctx), BG_ECHECK);
-	assert_string_equal(bg_ctx_message(&ctx), "shape mismatch: output is (3,), reference is (2,)");
+	assert_string_equal(bg_ctx_message(&ctx),
+			    "shape mismatch: output is (3,), reference is (2,) (shapes are not "
+			    "broadcast: they must be equal)");
 	assert_int_equal(bg_npy_allclose(&f32, &b, 1e-5, 1e-8, &r, &ctx), BG_ECHECK);
 	assert_string_equal(bg_ctx_message(&ctx),
-			    "dtype mismatch: output is float32, reference is float64");
+			    "dtype mismatch: output is float32, reference is float64 (not converted: "
+			    "save both with the same dtype)");
 	bg_ctx_release(&ctx);
+}
+
+/* a float32 given by its bits, as a double (exact) */
+static double f32_bits(uint32_t bits)
+{
+	float f;
+
+	memcpy(&f, &bits, sizeof(f));
+	return (double)f;
+}
+
+/* allclose of one element pair of dtype (0-d when zero_d), which must not fail */
+static bool close1(double out, double ref, const char *dtype, bool zero_d, double rtol, double atol)
+{
+	struct bg_npy a = vec(&out, 1, dtype), b = vec(&ref, 1, dtype);
+	struct bg_allclose r;
+	struct bg_ctx ctx;
+
+	if (zero_d)
+		a.ndim = b.ndim = 0;
+	bg_ctx_init(&ctx);
+	assert_int_equal(bg_npy_allclose(&a, &b, rtol, atol, &r, &ctx), BG_OK);
+	bg_ctx_release(&ctx);
+	assert_int_equal(r.beyond, r.pass ? 0 : 1);
+	return r.pass;
+}
+
+/*
+ * numpy computes float32 data in float32: a - b, |b| and the tolerance are
+ * rounded to float32, and that decides. Cases found by comparing with
+ * numpy.allclose itself.
+ */
+static void test_allclose_float32_as_numpy(void **state)
+{
+	/* 6347.7188 vs 6347.6553: |a - b| rounds to 0.06347656 in float32, beyond
+	 * 1e-8 + 1e-5 * |b| = 0.063476555 there; numpy: not close (was a pass) */
+	double x = f32_bits(1170628032), y = f32_bits(1170627902);
+	double tiny = f32_bits(0x322bcc77); /* 1e-8 as float32 */
+
+	(void)state;
+	assert_false(close1(x, y, "float32", false, 1e-5, 1e-8));
+	assert_false(close1(x, y, "complex64", false, 1e-5, 1e-8));
+	/* the same values as float64 are close: only float32 rounds so */
+	assert_true(close1(x, y, "float64", false, 1e-5, 1e-8));
+	/* 1e-8 - (-1) is 1.0 in float32: within atol 1; numpy: close (was a fail) */
+	assert_true(close1(tiny, -1.0, "float32", false, 0, 1.0));
+	assert_false(close1(tiny, -1.0, "float64", false, 0, 1.0));
+	/* a 0-d array: numpy before 2.0 computed it in float64 (not close),
+	 * numpy 2 in float32 (close): only what both call close passes */
+	assert_false(close1(tiny, -1.0, "float32", true, 0, 1.0));
+	assert_false(close1(x, y, "float32", true, 1e-5, 1e-8));
+	/* rtol beyond float32: an infinity for numpy 2 (close), float64 before
+	 * (a - b overflowed to inf in float32: not close): not close */
+	assert_false(close1(3e38, -3e38, "float32", false, 1e39, 0));
+	assert_true(close1(1.0, 2.0, "float32", false, 1e39, 0));
+	assert_false(close1(INFINITY, 1.0, "float32", false, 1e39, 0));
 }
 
 int main(void)
@@ -272,6 +342,7 @@ int main(void)
 		cmocka_unit_test(test_allclose_by_hand),
 		cmocka_unit_test(test_allclose_nan_inf_mismatch),
 		cmocka_unit_test(test_allclose_nonfinite_figures),
+		cmocka_unit_test(test_allclose_float32_as_numpy),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
