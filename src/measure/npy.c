@@ -168,21 +168,27 @@ static const char *parse_dict(const char *p, const char *end, struct npy_header 
 				return "'shape' must be a tuple";
 			out->ndim = 0;
 			for (;;) {
-				char *e;
-				unsigned long long v;
+				size_t v;
 
 				p = skip_ws(p, end);
 				if (p < end && *p == ')') {
 					p++;
 					break;
 				}
-				if (p >= end || *p < '0' || *p > '9')
+				if (p >= end)
+					return "'shape' is not closed by ')'";
+				if (*p < '0' || *p > '9')
 					return "'shape' must hold non-negative integers";
-				v = strtoull(p, &e, 10);
-				if (e > end || out->ndim >= BG_NPY_MAX_DIMS)
+				/* digits within the header only: the buffer need not end in a NUL */
+				for (v = 0; p < end && *p >= '0' && *p <= '9'; p++) {
+					if (v > (SIZE_MAX - 9) / 10)
+						return "'shape' is too large";
+					v = v * 10 + (size_t)(*p - '0');
+				}
+				if (out->ndim >= BG_NPY_MAX_DIMS)
 					return "'shape' has too many dimensions";
-				out->shape[out->ndim++] = (size_t)v;
-				p = skip_ws(e, end);
+				out->shape[out->ndim++] = v;
+				p = skip_ws(p, end);
 				if (p < end && *p == ',')
 					p++;
 				else if (p < end && *p != ')')

@@ -11,6 +11,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "benchgate/npy.h"
@@ -151,6 +152,23 @@ static void test_malformed(void **state)
 	n = build(buf, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (2,), 'x\033': 1}", d,
 		  sizeof(d));
 	expect_bad(buf, n, "header has an unknown key 'x?' (write it with numpy.save)");
+	/* a header that ends inside the shape, with nothing after it: not read beyond */
+	{
+		const char *h = "{'descr': '<f8', 'fortran_order': False, 'shape': (1";
+		size_t hl = strlen(h);
+		unsigned char *exact = malloc(10 + hl);
+
+		assert_non_null(exact);
+		memcpy(exact, "\x93NUMPY\x01\x00", 8);
+		exact[8] = (unsigned char)hl;
+		exact[9] = 0;
+		memcpy(exact + 10, h, hl);
+		expect_bad(exact, 10 + hl, "'shape' is not closed by ')'");
+		free(exact);
+	}
+	n = build(buf, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (99999999999999999999,), }",
+		  d, sizeof(d));
+	expect_bad(buf, n, "'shape' is too large");
 	n = build(buf, 1, "{'descr': '<f8', 'shape': (2,), }", d, sizeof(d));
 	expect_bad(buf, n, "lacks");
 	n = build(buf, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }", d, sizeof(d));
