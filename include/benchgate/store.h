@@ -119,7 +119,9 @@ int bg_store_put_decided_session(struct bg_store *st, const json_t *session, con
 /*
  * The baseline of a key: summaries (as bg_store_list_sessions, plus
  * "key_id", "decision", "curation") of sessions with that key_id whose
- * curation is "accepted" or "auto-accepted", tier "scheduled-profile" or
+ * decision is "pass", "investigate" or "no-baseline" (never block, nor a
+ * word benchgate never decides, in a store changed outside benchgate),
+ * curation "accepted" or "auto-accepted", tier "scheduled-profile" or
  * "release-signoff", status "ok", timed as timing says ("process" or
  * "reported", the session's "timing"; NULL: either), excluding exclude_id;
  * most recent first, at most limit (all when limit <= 0).
@@ -129,7 +131,8 @@ int bg_store_baseline(struct bg_store *st, const char *key_id, const char *timin
 /*
  * The same rule for one summary (as bg_store_history gives it): NULL when
  * the session counts toward its key's baseline, else the first reason it
- * does not, one of "no decision", "blocked" (decision block), "status"
+ * does not, one of "no decision", "blocked" (decision block), "unknown
+ * decision" (one benchgate never makes: a store changed outside it), "status"
  * (status not "ok"), "rejected", "pending" (investigate, not accepted yet),
  * "not accepted" (any other curation), "tier" (not scheduled-profile or
  * release-signoff). Parity is no part of it: a runbook may declare none.

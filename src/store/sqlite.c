@@ -966,11 +966,15 @@ static int baseline(struct bg_store *base, const char *key_id, const char *timin
 	sqlite3_stmt *st;
 
 	*out = NULL;
-	/* the terms of the partial index sessions_baseline (migration 3) word for word */
+	/* the terms of the partial index sessions_baseline (migration 3) word
+	 * for word, so that SQLite uses it; then the decision, which a store
+	 * changed outside benchgate may hold as block or as a word no one
+	 * decides on a session still curated accepted (bg_store_not_in_baseline) */
 	if (sym_sqlite3_prepare_v2(s->db,
 				   "SELECT " VERDICT_COLUMNS " FROM sessions WHERE key_id = ?1"
 				   " AND curation IN ('accepted', 'auto-accepted')"
 				   " AND tier IN ('scheduled-profile', 'release-signoff') AND status = 'ok'"
+				   " AND decision IN ('pass', 'investigate', 'no-baseline')"
 				   " AND (?4 IS NULL OR coalesce(json_extract(document, '$.timing'), 'process') = ?4)"
 				   " AND id <> ?2 ORDER BY id DESC LIMIT ?3",
 				   -1, &st, NULL) != SQLITE_OK)
@@ -981,17 +985,6 @@ static int baseline(struct bg_store *base, const char *key_id, const char *timin
 	if (timing)
 		sym_sqlite3_bind_text(st, 4, timing, -1, SQLITE_TRANSIENT);
 	return collect_rows(s, st, "cannot read the baseline", out, ctx);
-}
-
-/* Whether name is a decision benchgate makes (bg_decide: decide.h). */
-static bool known_decision(const char *name)
-{
-	static const char *const names[] = {"pass", "investigate", "block", "no-baseline"};
-
-	for (size_t i = 0; name && i < sizeof(names) / sizeof(names[0]); i++)
-		if (strcmp(name, names[i]) == 0)
-			return true;
-	return false;
 }
 
 /* A session whose stored decision no one made (what: which, and how). */
@@ -1042,7 +1035,7 @@ static int curate(struct bg_store *base, long long id, const char *curation, con
 	st = NULL;
 	if (step != SQLITE_ROW && step != SQLITE_DONE)
 		goto fail;
-	if (decision && !known_decision(decision)) {
+	if (decision && !bg_store_known_decision(decision)) {
 		/* never curated into a baseline: no one made that decision */
 		sym_sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 		rc = unknown_decision(s, id, decision, ctx);
@@ -1171,9 +1164,9 @@ static int check_decision(struct sqlite_store *s, long long id, const json_t *ro
 	struct bg_strbuf what = BG_STRBUF_INIT;
 	int rc;
 
-	if (name && !known_decision(name))
+	if (name && !bg_store_known_decision(name))
 		return unknown_decision(s, id, name, ctx);
-	if (named && !known_decision(named))
+	if (named && !bg_store_known_decision(named))
 		return unknown_decision(s, id, named, ctx);
 	if (!name || !named || strcmp(name, named) == 0)
 		return BG_OK;

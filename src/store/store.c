@@ -119,6 +119,16 @@ int bg_store_baseline(struct bg_store *st, const char *key_id, const char *timin
 	return st->ops->baseline(st, key_id, timing, exclude_id, limit, out, ctx);
 }
 
+bool bg_store_known_decision(const char *name)
+{
+	static const char *const names[] = {"pass", "investigate", "block", "no-baseline"};
+
+	for (size_t i = 0; name && i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(name, names[i]) == 0)
+			return true;
+	return false;
+}
+
 static bool text_is(const json_t *v, const char *word)
 {
 	return json_is_string(v) && strcmp(json_string_value(v), word) == 0;
@@ -132,6 +142,8 @@ const char *bg_store_not_in_baseline(const json_t *summary)
 		return "no decision";
 	if (text_is(json_object_get(summary, "decision"), "block"))
 		return "blocked";
+	if (!bg_store_known_decision(json_string_value(json_object_get(summary, "decision"))))
+		return "unknown decision";
 	if (!text_is(json_object_get(summary, "status"), "ok"))
 		return "status";
 	if (text_is(curation, "rejected"))

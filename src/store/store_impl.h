@@ -37,6 +37,9 @@ struct bg_store {
 	const struct bg_store_ops *ops;
 };
 
+/* Whether name is a decision benchgate makes (bg_decide: decide.h); false for NULL. */
+bool bg_store_known_decision(const char *name);
+
 /* path: absolute or relative to the working directory; display: shown in messages. */
 int bg_store_sqlite_open(const char *path, const char *display, enum bg_store_mode mode,
 			 struct bg_store **out, struct bg_ctx *ctx);

@@ -296,6 +296,34 @@ static void test_baseline_selection(void **state)
 	(void)blocked;
 }
 
+/*
+ * A decision benchgate never makes with it (a store changed outside
+ * benchgate: block curated accepted, a word no one decides) keeps a session
+ * out of the baseline, as bg_store_not_in_baseline says: run compared new
+ * sessions with them.
+ */
+static void test_baseline_decision_rule(void **state)
+{
+	long long blocked, weird, good;
+	json_t *rows;
+
+	(void)state;
+	blocked = put("g", "scheduled-profile", "ok", 1e6);
+	decide(blocked, "K", "block", "accepted");
+	weird = put("g", "scheduled-profile", "ok", 1e6);
+	decide(weird, "K", "weird", "auto-accepted");
+	good = put("g", "scheduled-profile", "ok", 1e6);
+	decide(good, "K", "pass", "auto-accepted");
+	rows = baseline("K", 0, 0);
+	assert_int_equal(json_array_size(rows), 1);
+	assert_int_equal(id_at(rows, 0), good);
+	json_decref(rows);
+	rule_agrees("K");
+	assert_string_equal(why_not("K", blocked), "blocked");
+	assert_string_equal(why_not("K", weird), "unknown decision");
+	assert_string_equal(why_not("K", good), "(counts)");
+}
+
 static void test_curation_rules(void **state)
 {
 	struct bg_ctx ctx;
@@ -494,6 +522,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_schema_version, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_baseline_selection, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_baseline_timing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_baseline_decision_rule, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_curation_rules, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_history_and_last, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_keys_with_prefix, setup, teardown),
