@@ -121,7 +121,8 @@ int bg_value_parse_file(struct bg_arena *arena, const char *path, const char *di
  * Parse flags for bg_value_parse_file_flags.
  * BG_VALUE_REJECT_DUPLICATES: an object that repeats a key, at any depth, is
  * the error BG_ECHECK "DISPLAY:LINE:COL: duplicate key 'KEY' (first at
- * LINE:COL); remove one of them", placed at the repeat's opening quote (for
+ * LINE:COL); remove one of them", placed at the opening quote of the first
+ * repeat in the text, however deep (for
  * files a person writes, benchgate.json: there a repeat is a mistake). It
  * costs nothing on documents without repeats; the other readers keep
  * Python's semantics, which the reference tools rely on.

@@ -1081,46 +1081,63 @@ static const struct bg_value_keep *keep_entry(const struct bg_value_keep *keep, 
 	return NULL;
 }
 
+/* The first repeated key of a document, as find_repeat finds it. */
+struct repeat {
+	const char *at, *first_at; /* the repeat's opening quote, and the first one's */
+	char name[120];		   /* the key as messages quote it */
+};
+
 /*
- * The error for the object whose '{' is at open (parsed whole, at depth, and
- * found to repeat a key; BG_VALUE_REJECT_DUPLICATES): "DISPLAY:LINE:COL:
- * duplicate key 'KEY' (first at LINE:COL); remove one of them" for the first
- * repeat in the text, at its opening quote. Only this error path scans the
- * object a second time (without building values: the text is known valid).
+ * Reads the value at ps->p again (ps->skip set: nothing is built), in the
+ * order of the text, for the first key that an object repeats: true with
+ * *r filled as soon as one is met, so a repeat nested in an earlier member
+ * is found before a later repeat of the object around it. Only called on a
+ * document known to repeat a key, whose text up to that repeat parsed.
  */
-static int duplicate_error(struct parser *ps, const char *open, int depth)
+static bool find_repeat(struct parser *ps, int depth, struct repeat *r)
 {
 	struct seen {
 		const char *key, *at;
 		uint32_t klen;
 	} *seen = NULL;
 	size_t nseen = 0, cap = 0;
-	long line, col, line1, col1;
-	char name[120];
-	bool done = false;
+	struct bg_value *ignored;
+	bool done = false, found = false;
 
-	ps->p = open + 1;
-	ps->skip = true;
 	skip_ws(ps);
-	while (!done && *ps->p == '"') {
+	if ((*ps->p != '{' && *ps->p != '[') || depth >= BG_VALUE_MAX_DEPTH) {
+		(void)parse_value(ps, &ignored, depth, NULL);
+		return false;
+	}
+	if (*ps->p++ == '[') {
+		skip_ws(ps);
+		if (*ps->p == ']')
+			done = true;
+		while (!done && !found && ps->p < ps->end)
+			if (!(found = find_repeat(ps, depth + 1, r)) && after_element(ps, ']', &done))
+				break;
+		ps->p += done;
+		return found;
+	}
+	skip_ws(ps);
+	if (*ps->p == '}')
+		done = true;
+	while (!done && !found && *ps->p == '"') {
 		const char *at = ps->p, *key;
-		struct bg_value *ignored;
 		uint32_t klen;
 
 		if (parse_string(ps, &key, &klen))
 			break;
-		for (size_t i = 0; i < nseen; i++) {
+		for (size_t i = 0; i < nseen && !found; i++) {
 			if (seen[i].klen != klen || memcmp(seen[i].key, key, klen) != 0)
 				continue;
-			quote_token(name, sizeof(name), key, klen);
-			text_pos(ps, at, &line, &col);
-			text_pos(ps, seen[i].at, &line1, &col1);
-			free(seen);
-			ps->failed = true;
-			return bg_error(ps->ctx, BG_ECHECK,
-					"%s:%ld:%ld: duplicate key %s (first at %ld:%ld); remove one of them",
-					ps->display, line, col, name, line1, col1);
+			quote_token(r->name, sizeof(r->name), key, klen);
+			r->at = at;
+			r->first_at = seen[i].at;
+			found = true;
 		}
+		if (found)
+			break;
 		if (nseen == cap) {
 			cap = cap ? 2 * cap : 16;
 			seen = bg_xrealloc(seen, cap * sizeof(*seen));
@@ -1130,13 +1147,37 @@ static int duplicate_error(struct parser *ps, const char *open, int depth)
 		seen[nseen++].at = at;
 		skip_ws(ps);
 		ps->p++; /* ':' */
-		if (parse_value(ps, &ignored, depth, NULL) || after_element(ps, '}', &done))
+		if ((found = find_repeat(ps, depth + 1, r)) || after_element(ps, '}', &done))
 			break;
 	}
 	free(seen);
-	/* not reached for a valid object that repeats a key */
+	ps->p += done && !found;
+	return found;
+}
+
+/*
+ * The error for a document found to repeat a key (BG_VALUE_REJECT_DUPLICATES;
+ * an object parsed whole that folded one): "DISPLAY:LINE:COL: duplicate key
+ * 'KEY' (first at LINE:COL); remove one of them" for the first repeat in the
+ * text, at its opening quote, wherever it is nested. Only this error path
+ * reads the document a second time (without building values).
+ */
+static int duplicate_error(struct parser *ps)
+{
+	struct repeat r;
+	long line, col, line1, col1;
+
+	ps->p = ps->start;
+	ps->skip = true;
+	if (!find_repeat(ps, 0, &r)) { /* not reached for a document that repeats a key */
+		ps->failed = true;
+		return bg_error(ps->ctx, BG_ECHECK, "%s: duplicate key; remove one of them", ps->display);
+	}
+	text_pos(ps, r.at, &line, &col);
+	text_pos(ps, r.first_at, &line1, &col1);
 	ps->failed = true;
-	return bg_error(ps->ctx, BG_ECHECK, "%s: duplicate key; remove one of them", ps->display);
+	return bg_error(ps->ctx, BG_ECHECK, "%s:%ld:%ld: duplicate key %s (first at %ld:%ld); remove one of them",
+			ps->display, line, col, r.name, line1, col1);
 }
 
 /* keep (or NULL: every member) names the members that are built; the others
@@ -1145,7 +1186,6 @@ static int parse_object(struct parser *ps, struct bg_value **out, int depth,
 			const struct bg_value_keep *keep)
 {
 	size_t base = ps->mn, n;
-	const char *open = ps->p;
 	struct bg_value *obj;
 	bool done;
 
@@ -1246,7 +1286,7 @@ static int parse_object(struct parser *ps, struct bg_value **out, int depth,
 		obj->n = w;
 	}
 	if (obj->n != n && ps->reject_dups)
-		return duplicate_error(ps, open, depth);
+		return duplicate_error(ps);
 	*out = obj;
 	return BG_OK;
 }

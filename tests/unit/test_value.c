@@ -683,6 +683,18 @@ static void test_reject_duplicates(void **state)
 	assert_int_equal(parse_file_flags("{\"\\u0001\": 1, \"\\u0001\": 2}", BG_VALUE_REJECT_DUPLICATES, msg,
 					  sizeof(msg)), BG_ECHECK);
 	assert_string_equal(msg, "c.json:1:15: duplicate key '\\x01' (first at 1:2); remove one of them");
+	/* the first repeat in the whole text, whichever object closes first: an
+	 * earlier repeat of the outer object before a later nested one ... */
+	assert_int_equal(parse_file_flags("{\"a\": 1,\n\"a\": 2,\n\"b\": {\"x\": 1, \"x\": 2}}",
+					  BG_VALUE_REJECT_DUPLICATES, msg, sizeof(msg)), BG_ECHECK);
+	assert_string_equal(msg, "c.json:2:1: duplicate key 'a' (first at 1:2); remove one of them");
+	/* ... and a nested repeat, in an array, before a later one of the outer object */
+	assert_int_equal(parse_file_flags("{\"a\": 1, \"b\": [0, {\"x\": 1, \"x\": 2}], \"a\": 2}",
+					  BG_VALUE_REJECT_DUPLICATES, msg, sizeof(msg)), BG_ECHECK);
+	assert_string_equal(msg, "c.json:1:28: duplicate key 'x' (first at 1:20); remove one of them");
+	assert_int_equal(parse_file_flags("[[], {\"k\": {\"y\": [1, 2]}}, {\"z\": 1, \"q\": 0, \"z\": {\"w\": 1, \"w\": 2}}]",
+					  BG_VALUE_REJECT_DUPLICATES, msg, sizeof(msg)), BG_ECHECK);
+	assert_string_equal(msg, "c.json:1:45: duplicate key 'z' (first at 1:29); remove one of them");
 	/* a big object (hash index): the first repeat in the text */
 	bg_strbuf_addch(&big, '{');
 	for (int i = 0; i < 300; i++)
