@@ -145,7 +145,8 @@ const char *bg_store_not_in_baseline(const json_t *summary);
  * naming what is wrong. BG_ECHECK for an unknown id, for a session without
  * a decision (nothing to curate), and for accepting a blocked session
  * (the message says why); BG_EIO for a stored decision benchgate never
- * makes. Every curation, the automatic one of
+ * makes, or a session and its decision document that name two (as
+ * bg_store_verdict). Every curation, the automatic one of
  * bg_store_set_decision included, is also appended to a log (table
  * curations), so earlier verdicts stay readable.
  */

@@ -1006,6 +1006,8 @@ static int unknown_decision(struct sqlite_store *s, long long id, const char *na
 	return rc;
 }
 
+static int check_decision(struct sqlite_store *s, long long id, const json_t *row, struct bg_ctx *ctx);
+
 static int curate(struct bg_store *base, long long id, const char *curation, const char *why,
 		  const char *who, struct bg_ctx *ctx)
 {
@@ -1022,26 +1024,34 @@ static int curate(struct bg_store *base, long long id, const char *curation, con
 	rc = exec(s, "BEGIN IMMEDIATE", "cannot start the curation transaction", ctx);
 	if (rc)
 		return rc;
-	if (sym_sqlite3_prepare_v2(s->db, "SELECT decision, gate_id FROM sessions WHERE id = ?", -1, &st, NULL) !=
-	    SQLITE_OK)
+	if (sym_sqlite3_prepare_v2(s->db, "SELECT decision, gate_id, decision_doc AS decision_document FROM sessions"
+				   " WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
 		goto fail;
 	sym_sqlite3_bind_int64(st, 1, id);
 	step = sym_sqlite3_step(st);
-	if (step == SQLITE_ROW && sym_sqlite3_column_type(st, 0) == SQLITE_TEXT)
-		decision = bg_xstrdup((const char *)sym_sqlite3_column_text(st, 0));
-	if (step == SQLITE_ROW)
-		gate = sym_sqlite3_column_type(st, 1) == SQLITE_TEXT;
+	if (step == SQLITE_ROW) {
+		/* never curated into a baseline: a decision no one made, or a
+		 * session and its document that name two (as bg_store_verdict) */
+		const char *bad = NULL;
+		json_error_t err;
+		json_t *row = row_object(st, &bad, &err);
+
+		rc = row ? check_decision(s, id, row, ctx) : corrupt(s, id, "decision", &err, ctx);
+		if (rc) {
+			json_decref(row);
+			sym_sqlite3_finalize(st);
+			sym_sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+			return rc;
+		}
+		if (json_is_string(json_object_get(row, "decision")))
+			decision = bg_xstrdup(json_string_value(json_object_get(row, "decision")));
+		gate = json_is_string(json_object_get(row, "gate_id"));
+		json_decref(row);
+	}
 	sym_sqlite3_finalize(st);
 	st = NULL;
 	if (step != SQLITE_ROW && step != SQLITE_DONE)
 		goto fail;
-	if (decision && !bg_store_known_decision(decision)) {
-		/* never curated into a baseline: no one made that decision */
-		sym_sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-		rc = unknown_decision(s, id, decision, ctx);
-		free(decision);
-		return rc;
-	}
 	if (step == SQLITE_DONE || !decision ||
 	    (strcmp(decision, "block") == 0 && strcmp(curation, "accepted") == 0)) {
 		sym_sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);

@@ -288,6 +288,12 @@ check "unknown decision: history 0"     test "$(rc_of "$B" history $G)" = 0   # 
 sql "UPDATE sessions SET decision = 'block', decision_doc = json_set(decision_doc, '\$.decision', 'pass') WHERE id = $sw" || exit 1
 check "two decisions: compare 4"        test "$(rc_of "$B" compare "$sw")" = 4
 check "two decisions: said"             grep -qF "(the session says 'block' but its decision document 'pass')" "$work/err"
+# ... nor is one accepted into the baseline: accept took a pending
+# 'investigate' whose document says block
+sql "UPDATE sessions SET decision = 'investigate', curation = 'pending', decision_doc = json_set(decision_doc, '\$.decision', 'block') WHERE id = $sw" || exit 1
+check "two decisions: accept 4"         test "$(rc_of "$B" accept "$sw" --why "looks fine")" = 4
+check "two decisions: accept said"      grep -qF "(the session says 'investigate' but its decision document 'block')" "$work/err"
+check "two decisions: still pending"    test "$("$B" history --json $G | jq -r ".[] | select(.id == $sw) | .curation")" = pending
 
 echo "$fails failed"
 [ "$fails" = 0 ]
