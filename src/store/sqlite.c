@@ -1504,10 +1504,11 @@ int bg_store_sqlite_open(const char *path, const char *display, enum bg_store_mo
 			return BG_OK;
 		}
 		if (rc == BG_OK && s->version < READER_VERSION)
-			rc = bg_error(ctx, BG_EIO, "%s: store schema version %d is older than this benchgate's "
-				      "(%d), and this user may not write the store to upgrade it; run any verb "
-				      "that reads it (such as 'benchgate sessions') once as a user who may write it",
-				      s->display, s->version, READER_VERSION);
+			rc = bg_error(ctx, BG_EIO, "%s: store schema version %d is older than this benchgate "
+				      "reads (%d; it writes %d), and this user may not write the store to upgrade "
+				      "it; run any verb that reads it (such as 'benchgate sessions') once as a user "
+				      "who may write it",
+				      s->display, s->version, READER_VERSION, NMIGRATIONS);
 	} else if (rc == BG_OK) {
 		rc = exec(s, "PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL;",
 			  "cannot configure the store", ctx);

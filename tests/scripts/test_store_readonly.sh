@@ -103,7 +103,7 @@ if command -v sqlite3 >/dev/null; then
 	sqlite3 "$work/p/.benchgate/store.sqlite3" "DELETE FROM schema_migrations WHERE version >= 2"
 	lock $dir_ro $file_ro
 	check "old schema: exit 4"       test "$(bg sessions)" = 4
-	check "old schema: says so"      grep -q "store schema version 1 is older than this benchgate's (2), and this user may not write the store to upgrade it" "$work/err"
+	check "old schema: says so"      grep -q "store schema version 1 is older than this benchgate reads (2; it writes 3), and this user may not write the store to upgrade it" "$work/err"
 	check "old schema: no -wal"      nothing_beside
 
 	# ---- version 2 (before migration 3, which adds indexes only): read
