@@ -13,7 +13,8 @@
  * sessions than the contract's minimum), else per metric an envelope
  * centre +- k * scale with centre = median of the most recent `window`
  * baseline values and scale = max(1.4826 * MAD, floor * |centre|); any
- * metric outside, in either direction, is Investigate; otherwise Pass.
+ * metric outside (value < low or value > high: a bound itself is inside),
+ * in either direction, is Investigate; otherwise Pass.
  * Returned JSON belongs to the caller.
  */
 #ifndef BENCHGATE_DECIDE_H
@@ -85,7 +86,8 @@ struct bg_session_facts {
  * same-key sessions of a baseline tier). *out receives {"decision", "reasons":
  * [...], "baseline": [ids], "metrics": [{"metric", "value", "centre", "mad",
  * "scale", "low", "high", "k", "deviation", "direction", "outside"}...],
- * "window", "k", "floor", "minimum_sessions"}.
+ * "window", "k", "floor", "minimum_sessions"}; a figure that is not finite
+ * (a bound beyond the range of a double) is null.
  */
 enum bg_decision bg_decide(const struct bg_session_facts *s, const struct bg_session_facts *baseline,
 			   size_t nbaseline, const struct bg_decide_opts *o, json_t **out);

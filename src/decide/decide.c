@@ -143,9 +143,12 @@ void bg_decide_opts_init(struct bg_decide_opts *o)
 	o->floor_rel = 0.01;
 }
 
+/* A figure of the document: null when not measured (NaN) or beyond the range
+ * of a double (an envelope bound of absurd values), which JSON cannot hold;
+ * jansson's "f" would fail the whole entry and the metric would vanish. */
 static json_t *num_or_null(double x)
 {
-	return isnan(x) ? json_null() : json_real(x);
+	return isfinite(x) ? json_real(x) : json_null();
 }
 
 enum bg_decision bg_decide(const struct bg_session_facts *s, const struct bg_session_facts *baseline,
@@ -223,10 +226,11 @@ enum bg_decision bg_decide(const struct bg_session_facts *s, const struct bg_ses
 				json_array_append_new(reasons, json_string(buf));
 			}
 			json_array_append_new(metrics,
-					      json_pack("{s:s, s:o, s:f, s:f, s:f, s:f, s:f, s:f, s:o, s:s, s:b, s:I}",
+					      json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:f, s:o, s:s, s:b, s:I}",
 							"metric", bg_metric_names[m], "value", num_or_null(v),
-							"centre", env.centre, "mad", env.mad, "scale", env.scale,
-							"low", env.low, "high", env.high, "k", o->k, "deviation",
+							"centre", num_or_null(env.centre), "mad", num_or_null(env.mad),
+							"scale", num_or_null(env.scale), "low", num_or_null(env.low),
+							"high", num_or_null(env.high), "k", o->k, "deviation",
 							isfinite(devn) ? json_real(devn) : json_null(), "direction", dir,
 							"outside", outside, "baseline_values", (json_int_t)n));
 		}

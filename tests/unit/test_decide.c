@@ -53,6 +53,11 @@ static void test_identical_sessions(void **state)
 	assert_float_equal(metric_field(d, "low"), 0.96, 1e-12);
 	assert_float_equal(metric_field(d, "high"), 1.04, 1e-12);
 	json_decref(d);
+	/* the bound itself is inside (docs/decisions.md's example), one ulp past it not */
+	assert_int_equal(decide(1.04, base, 5, &d), BG_DECISION_PASS);
+	json_decref(d);
+	assert_int_equal(decide(nextafter(1.04, 2.0), base, 5, &d), BG_DECISION_INVESTIGATE);
+	json_decref(d);
 	assert_int_equal(decide(1.05, base, 5, &d), BG_DECISION_INVESTIGATE);
 	assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(d, "metrics"), 0), "direction")),
 			    "slower-or-larger");
@@ -314,6 +319,66 @@ static void test_key_resolution(void **state)
 	json_decref(mixed);
 }
 
+/* A value on a bound is inside: the envelope is low <= value <= high (a
+ * floor of 0.25 makes every figure here exact: centre 4, scale 1, 0 .. 8). */
+static void test_bound_is_inside(void **state)
+{
+	const double base[] = {4.0, 4.0, 4.0, 4.0, 4.0};
+	struct bg_session_facts s, b[5];
+	struct bg_decide_opts o;
+	json_t *d;
+
+	(void)state;
+	bg_decide_opts_init(&o);
+	o.floor_rel = 0.25;
+	for (size_t i = 0; i < 5; i++)
+		b[i] = facts((long long)i + 1, base[i]);
+	s = facts(9, 8.0);
+	assert_int_equal(bg_decide(&s, b, 5, &o, &d), BG_DECISION_PASS);
+	assert_float_equal(metric_field(d, "high"), 8.0, 0);
+	json_decref(d);
+	s = facts(9, 0.0);
+	assert_int_equal(bg_decide(&s, b, 5, &o, &d), BG_DECISION_PASS);
+	assert_float_equal(metric_field(d, "low"), 0.0, 0);
+	json_decref(d);
+	s = facts(9, nextafter(8.0, 9.0));
+	assert_int_equal(bg_decide(&s, b, 5, &o, &d), BG_DECISION_INVESTIGATE);
+	json_decref(d);
+	s = facts(9, nextafter(0.0, -1.0));
+	assert_int_equal(bg_decide(&s, b, 5, &o, &d), BG_DECISION_INVESTIGATE);
+	json_decref(d);
+}
+
+/* An envelope bound beyond the range of a double (absurd figures, a store
+ * changed outside benchgate, or the API) is null in the document; the
+ * metric is still listed (it was dropped: jansson holds no infinity). */
+static void test_bound_beyond_double(void **state)
+{
+	const double base[] = {1e308, 1e308, 1e308, 1e308, 1e308};
+	json_t *d, *m;
+
+	(void)state;
+	assert_int_equal(decide(1e308, base, 5, &d), BG_DECISION_PASS); /* k 4 x scale 1e306: finite */
+	json_decref(d);
+	{
+		struct bg_session_facts s = facts(9, 1.5e308), b[5];
+		struct bg_decide_opts o;
+
+		bg_decide_opts_init(&o);
+		o.floor_rel = 0.5; /* 1e308 + 4 x 5e307: beyond a double */
+		for (size_t i = 0; i < 5; i++)
+			b[i] = facts((long long)i + 1, base[i]);
+		assert_int_equal(bg_decide(&s, b, 5, &o, &d), BG_DECISION_PASS);
+	}
+	assert_int_equal(json_array_size(json_object_get(d, "metrics")), 1);
+	m = json_array_get(json_object_get(d, "metrics"), 0);
+	assert_string_equal(json_string_value(json_object_get(m, "direction")), "inside");
+	assert_float_equal(json_number_value(json_object_get(m, "centre")), 1e308, 0);
+	assert_float_equal(json_number_value(json_object_get(m, "low")), -1e308, 0);
+	assert_true(json_is_null(json_object_get(m, "high")));
+	json_decref(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -323,6 +388,8 @@ int main(void)
 		cmocka_unit_test(test_one_outlier),
 		cmocka_unit_test(test_improvement_is_investigated),
 		cmocka_unit_test(test_zero_baseline),
+		cmocka_unit_test(test_bound_is_inside),
+		cmocka_unit_test(test_bound_beyond_double),
 		cmocka_unit_test(test_fewer_than_five),
 		cmocka_unit_test(test_block_wins),
 		cmocka_unit_test(test_window_uses_most_recent),
