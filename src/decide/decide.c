@@ -218,6 +218,9 @@ enum bg_decision bg_decide(const struct bg_session_facts *s, const struct bg_ses
 				if (isfinite(devn))
 					snprintf(buf, sizeof(buf), "%s %.6g is outside %.6g .. %.6g (%.2f scales from the centre)",
 						 bg_metric_names[m], v, env.low, env.high, devn);
+				else if (env.scale > 0) /* an infinite value (the API; run stores none) */
+					snprintf(buf, sizeof(buf), "%s %.6g is outside %.6g .. %.6g (beyond counting in "
+						 "scales of %.6g)", bg_metric_names[m], v, env.low, env.high, env.scale);
 				else /* MAD 0 and the floor 0 (a centre of 0): at least half the
 				      * baseline is 0, not necessarily all of it */
 					snprintf(buf, sizeof(buf), "%s %.6g is outside %.6g .. %.6g (the baseline's median is "

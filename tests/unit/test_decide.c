@@ -377,6 +377,19 @@ static void test_bound_beyond_double(void **state)
 	assert_float_equal(json_number_value(json_object_get(m, "low")), -1e308, 0);
 	assert_true(json_is_null(json_object_get(m, "high")));
 	json_decref(d);
+	/* an infinite value against a baseline with a scale: outside, and the
+	 * reason does not blame a MAD of 0 the baseline does not have */
+	{
+		const double spread[] = {1.0, 1.1, 1.2, 1.3, 1.4};
+		const char *why;
+
+		assert_int_equal(decide(INFINITY, spread, 5, &d), BG_DECISION_INVESTIGATE);
+		why = json_string_value(json_array_get(json_object_get(d, "reasons"), 0));
+		assert_non_null(why);
+		assert_null(strstr(why, "MAD 0"));
+		assert_non_null(strstr(why, "inf is outside"));
+		json_decref(d);
+	}
 }
 
 int main(void)
