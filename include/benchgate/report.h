@@ -11,7 +11,8 @@
  *    "platforms": [{"platform", "counts": {state: n}, "total"}],
  *    "gates": [{"id", "state", "label", "platform", "computer", "next"}],
  *    "keys": [{"id", "total", "gates": [str], "computers": [str|null], "timings": ["process"|"reported"],
- *              "envelope": {"centre","low","high"}|null,
+ *              "envelope": {"centre","low","high"}|null (absent: asked of the caller,
+ *                          bg_report_dashboard_with),
  *              "sessions": [{"id", "gate", "computer", "timing", "started", "tier", "p50", "p95", "max",
  *                            "tree_peak", "gpu_peak", "decision", "curation",
  *                            "parity": "pass"|"fail"|"not declared"|"not checked",
@@ -46,6 +47,17 @@ extern "C" {
 #endif
 
 int bg_report_dashboard(const json_t *model, struct bg_strbuf *out, struct bg_ctx *ctx);
+/*
+ * The envelope of a key the page draws in full whose model entry has no
+ * "envelope" member: *envelope a new reference ({"centre","low","high"}),
+ * or NULL for none. A status other than BG_OK (its message on ctx) stops
+ * the page, which is then incomplete and not to be written.
+ */
+typedef int (*bg_report_envelope_fn)(const json_t *key, void *data, json_t **envelope, struct bg_ctx *ctx);
+/* bg_report_dashboard asking envelope_of (with data) for the envelopes it
+ * draws, so that a caller with many keys finds only those. */
+int bg_report_dashboard_with(const json_t *model, bg_report_envelope_fn envelope_of, void *data,
+			     struct bg_strbuf *out, struct bg_ctx *ctx);
 /* HTML-escapes s (& < > " ') into out, with its controls as \xNN (bg_format_control_at); NULL is "n/a". */
 void bg_report_escape(struct bg_strbuf *out, const char *s);
 /*

@@ -316,8 +316,8 @@ static int key_row(const json_t *r, void *data, struct bg_ctx *ctx)
 		/* the gates, computers and timings of the key's sessions, each once in order
 		 * of first appearance: a key whose fields leave out gate, computer or measure
 		 * holds sessions of several */
-		key = json_pack("{s:s, s:[], s:[], s:[], s:n, s:[], s:{}}", "id", kid, "gates", "computers",
-				"timings", "envelope", "sessions", "seen");
+		key = json_pack("{s:s, s:[], s:[], s:[], s:[], s:{}}", "id", kid, "gates", "computers",
+				"timings", "sessions", "seen");
 		if (!key || json_object_set_new(w->byid, kid, key) || json_array_append(w->list, key))
 			return unplaced(r, "its key could not be added to the page", ctx);
 	}
@@ -342,10 +342,59 @@ static int key_row(const json_t *r, void *data, struct bg_ctx *ctx)
 	return json_array_size(ss) >= 2 * SHOWN_PER_KEY ? keep_recent(key, ctx) : BG_OK;
 }
 
+/*
+ * The envelope (p50; a decision document holds wall metrics in seconds, the
+ * model nanoseconds) of the latest decision among key's sessions shown that
+ * computed one (block and no-baseline compute none), or NULL: a
+ * bg_report_envelope_fn over the store (data), asked only for the keys the
+ * page draws in full, so that a store of many keys is not read for all.
+ */
+static int key_envelope(const json_t *key, void *data, json_t **out, struct bg_ctx *ctx)
+{
+	struct bg_store *store = data;
+	json_t *sessions = json_object_get(key, "sessions");
+	int rc = BG_OK;
+
+	*out = NULL;
+	for (size_t k = json_array_size(sessions); store && !rc && !*out && k-- > 0;) {
+		const char *d = json_string_value(json_object_get(json_array_get(sessions, k), "decision"));
+		json_t *v = NULL, *m;
+		size_t j;
+
+		if (!d || strcmp(d, "block") == 0 || strcmp(d, "no-baseline") == 0)
+			continue;
+		if ((rc = bg_store_verdict(store, json_integer_value(json_object_get(json_array_get(sessions, k), "id")),
+					   &v, ctx)))
+			break;
+		json_array_foreach(json_object_get(json_object_get(v, "decision_document"), "metrics"), j, m) {
+			json_t *e;
+
+			if (!json_string_value(json_object_get(m, "metric")) ||
+			    strcmp(json_string_value(json_object_get(m, "metric")), "wall_p50") != 0 ||
+			    !json_is_number(json_object_get(m, "centre")))
+				continue;
+			e = json_pack("{s:o, s:o, s:o}", "centre", nanoseconds(json_object_get(m, "centre")), "low",
+				      nanoseconds(json_object_get(m, "low")), "high", nanoseconds(json_object_get(m, "high")));
+			if (!e) {
+				rc = unplaced(json_array_get(sessions, k), "its envelope could not be added to the page", ctx);
+				break;
+			}
+			json_decref(*out);
+			*out = e;
+		}
+		json_decref(v);
+	}
+	if (rc) {
+		json_decref(*out);
+		*out = NULL;
+	}
+	return rc;
+}
+
 static int keys(struct bg_store *store, json_t *model, struct bg_ctx *ctx)
 {
 	struct keys_walk w = {json_array(), json_object()};
-	json_t *list, *r;
+	json_t *r;
 	size_t i;
 	int rc = BG_OK;
 
@@ -364,37 +413,6 @@ static int keys(struct bg_store *store, json_t *model, struct bg_ctx *ctx)
 			break;
 	if (!rc)
 		rc = newest_first(model, ctx);
-	list = json_object_get(model, "keys");
-	/* the envelope (p50; a decision document holds wall metrics in seconds, the model nanoseconds) of the
-	 * latest decision among each key's sessions shown that computed one (block and no-baseline compute none) */
-	json_array_foreach(list, i, r) {
-		json_t *sessions = json_object_get(r, "sessions");
-
-		if (rc)
-			break;
-		for (size_t k = json_array_size(sessions); !rc && k-- > 0 && json_is_null(json_object_get(r, "envelope"));) {
-			const char *d = json_string_value(json_object_get(json_array_get(sessions, k), "decision"));
-			json_t *v = NULL, *m;
-			size_t j;
-
-			if (!d || strcmp(d, "block") == 0 || strcmp(d, "no-baseline") == 0)
-				continue;
-			if ((rc = bg_store_verdict(store, json_integer_value(json_object_get(json_array_get(sessions, k), "id")),
-						   &v, ctx)))
-				break;
-			json_array_foreach(json_object_get(json_object_get(v, "decision_document"), "metrics"), j, m)
-				if (json_string_value(json_object_get(m, "metric")) &&
-				    strcmp(json_string_value(json_object_get(m, "metric")), "wall_p50") == 0 &&
-				    json_is_number(json_object_get(m, "centre")) &&
-				    json_object_set_new(r, "envelope",
-							json_pack("{s:o, s:o, s:o}", "centre",
-								  nanoseconds(json_object_get(m, "centre")), "low",
-								  nanoseconds(json_object_get(m, "low")), "high",
-								  nanoseconds(json_object_get(m, "high")))))
-					rc = unplaced(json_array_get(sessions, k), "its envelope could not be added to the page", ctx);
-			json_decref(v);
-		}
-	}
 	json_decref(w.byid);
 	return rc;
 }
@@ -438,7 +456,7 @@ static int run_dashboard(struct bg_cli *cli, const struct bg_cmd *self)
 	if (rc == BG_OK)
 		rc = keys(store, model, &ctx);
 	if (rc == BG_OK)
-		rc = bg_report_dashboard(model, &page, &ctx);
+		rc = bg_report_dashboard_with(model, key_envelope, store, &page, &ctx);
 	if (rc == BG_OK) {
 		if (output) {
 			tidy_dir(&path, output);

@@ -366,9 +366,9 @@ static void list_texts(struct bg_strbuf *out, const json_t *list, size_t max, bo
 }
 
 /* A key in full: heading, notes, plots of its sessions that have values, its table. */
-static void key_section(struct bg_strbuf *out, const json_t *x)
+static void key_section(struct bg_strbuf *out, const json_t *x, const json_t *env)
 {
-	json_t *ss = json_object_get(x, "sessions"), *s, *env = json_object_get(x, "envelope");
+	json_t *ss = json_object_get(x, "sessions"), *s;
 	json_int_t total = json_integer_value(json_object_get(x, "total"));
 	json_t *kgates = json_object_get(x, "gates"), *kcomputers = json_object_get(x, "computers");
 	enum timing timing = timing_of(json_object_get(x, "timings"));
@@ -509,6 +509,12 @@ static void key_line(struct bg_strbuf *out, const json_t *x)
 
 int bg_report_dashboard(const json_t *model, struct bg_strbuf *out, struct bg_ctx *ctx)
 {
+	return bg_report_dashboard_with(model, NULL, NULL, out, ctx);
+}
+
+int bg_report_dashboard_with(const json_t *model, bg_report_envelope_fn envelope_of, void *data,
+			     struct bg_strbuf *out, struct bg_ctx *ctx)
+{
 	json_t *states = json_object_get(model, "states"), *plats = json_object_get(model, "platforms");
 	json_t *gates = json_object_get(model, "gates"), *keys = json_object_get(model, "keys"), *x;
 	json_int_t window;
@@ -590,7 +596,18 @@ int bg_report_dashboard(const json_t *model, struct bg_strbuf *out, struct bg_ct
 	json_array_foreach(keys, i, x) {
 		/* in full while the keys' part of the page is under its budget, then one line each */
 		if (out->len - keys_start < FULL_BYTES) {
-			key_section(out, x);
+			json_t *env = json_object_get(x, "envelope");
+			int rc;
+
+			/* asked of the caller for the keys drawn in full alone */
+			if (!env && envelope_of) {
+				if ((rc = envelope_of(x, data, &env, ctx)))
+					return rc;
+				key_section(out, x, env);
+				json_decref(env);
+			} else {
+				key_section(out, x, env);
+			}
 			continue;
 		}
 		if (listed == 0)

@@ -228,10 +228,73 @@ static void test_format_units(void **state)
 	}
 }
 
+/* bg_report_envelope_fn of the test: counts the keys asked for; key "k0"
+ * gets an envelope, "stop" fails the page. */
+static int count_envelope(const json_t *key, void *data, json_t **envelope, struct bg_ctx *ctx)
+{
+	const char *id = json_string_value(json_object_get(key, "id"));
+
+	++*(size_t *)data;
+	*envelope = NULL;
+	if (strcmp(id, "stop") == 0)
+		return bg_error(ctx, BG_EIO, "session 9: cannot be placed");
+	if (strcmp(id, "k0") == 0)
+		*envelope = json_pack("{s:i, s:i, s:i}", "centre", 10000000, "low", 9000000, "high", 11000000);
+	return BG_OK;
+}
+
+/* The envelopes of a model without them are asked for the keys the page
+ * draws in full alone, not for those listed one line each or counted. */
+static void test_envelope_asked_for_full_keys(void **state)
+{
+	json_t *model = json_pack("{s:s, s:s, s:[], s:[], s:[], s:[]}", "title", "t", "generated_at", "now", "states",
+				  "platforms", "gates", "keys");
+	struct bg_strbuf out = BG_STRBUF_INIT;
+	struct bg_ctx ctx;
+	size_t asked = 0, full = 0, nkeys = 3000;
+	const char *p;
+
+	(void)state;
+	for (size_t k = 0; k < nkeys; k++) {
+		json_t *ss = json_array();
+		char id[32];
+
+		for (int i = 0; i < 12; i++)
+			json_array_append_new(ss, json_pack("{s:I, s:s, s:s, s:i, s:i, s:i, s:s, s:s}", "id",
+							     (json_int_t)(k * 100 + (size_t)i), "started", "t",
+							     "tier", "scheduled-profile", "p50", 10000000 + i, "p95",
+							     12000000, "max", 13000000, "decision", "pass", "curation",
+							     "auto-accepted"));
+		snprintf(id, sizeof(id), "k%zu", k);
+		json_array_append_new(json_object_get(model, "keys"),
+				      json_pack("{s:s, s:[s], s:[s], s:[s], s:i, s:o}", "id", id, "gates", "g", "computers",
+						"box", "timings", "process", "total", 12, "sessions", ss));
+	}
+	bg_ctx_init(&ctx);
+	assert_int_equal(bg_report_dashboard_with(model, count_envelope, &asked, &out, &ctx), BG_OK);
+	for (p = out.buf; (p = strstr(p, "<section class=\"key\">")); p++)
+		full++;
+	assert_true(full > 1 && full < nkeys); /* the page's budget drew some in full */
+	assert_int_equal(asked, full);
+	assert_non_null(strstr(out.buf, "<title>envelope 9.00 ms .. 11.00 ms</title>")); /* k0's */
+	assert_non_null(strstr(out.buf, "More keys, one line each"));
+	/* a failure of the caller's stops the page */
+	json_object_set_new(json_array_get(json_object_get(model, "keys"), 1), "id", json_string("stop"));
+	bg_strbuf_reset(&out);
+	asked = 0;
+	assert_int_equal(bg_report_dashboard_with(model, count_envelope, &asked, &out, &ctx), BG_EIO);
+	assert_int_equal(asked, 2);
+	assert_string_equal(bg_ctx_message(&ctx), "session 9: cannot be placed");
+	bg_strbuf_release(&out);
+	bg_ctx_release(&ctx);
+	json_decref(model);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_format_units),
+		cmocka_unit_test(test_envelope_asked_for_full_keys),
 		cmocka_unit_test(test_page),
 		cmocka_unit_test(test_gap_in_series),
 		cmocka_unit_test(test_not_counting),
