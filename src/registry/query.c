@@ -326,20 +326,23 @@ static struct bg_value *py_getitem(struct bg_arena *a, struct bg_value *v, const
 static int format_field(struct bg_arena *a, const char *name, const char *end, const struct bg_value *values,
 			struct bg_strbuf *out, struct bg_ctx *ctx)
 {
-	const char *q = name, *arg_end, *fname_end, *why = NULL;
+	const char *q = name, *arg_end, *fname_end, *why = NULL, *brace = NULL;
 	size_t flen = (size_t)(end - name);
 	char conv = 0;
 	char *key;
 	struct bg_value *v;
 	struct bg_strbuf tmp = BG_STRBUF_INIT;
 
-	/* the field name ends at ':' or '!' outside "[...]" */
+	/* the field name ends at ':' or '!' outside "[...]"; a '{' within
+	 * "[...]" is part of an index, one outside is refused (below) */
 	while (q < end && *q != ':' && *q != '!') {
 		if (*q == '[') {
 			while (q < end && *q != ']')
 				q++;
 			if (q == end)
 				break;
+		} else if (*q == '{' && !brace) {
+			brace = q;
 		}
 		q++;
 	}
@@ -366,15 +369,9 @@ static int format_field(struct bg_arena *a, const char *name, const char *end, c
 				"command template: format specifications ('{%.*s}') are not supported; write '{%.*s}'",
 				(int)flen, name, (int)(q - name), name);
 	flen = (size_t)(fname_end - name);
-	for (q = name; q < fname_end; q++) { /* a '{' within "[...]" is part of an index */
-		const char *close;
-
-		if (*q == '[' && (close = memchr(q, ']', (size_t)(fname_end - q))) != NULL)
-			q = close;
-		else if (*q == '{')
-			return bg_error(ctx, BG_ECHECK, "command template: field '%.*s' must be a plain name; write '{{' for a literal brace",
-					(int)flen, name);
-	}
+	if (brace)
+		return bg_error(ctx, BG_ECHECK, "command template: field '%.*s' must be a plain name; write '{{' for a literal brace",
+				(int)flen, name);
 	for (arg_end = name; arg_end < name + flen && *arg_end != '.' && *arg_end != '['; arg_end++)
 		;
 	if (arg_end == name || py_integer(name, (size_t)(arg_end - name), NULL))
