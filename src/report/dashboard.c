@@ -596,18 +596,14 @@ int bg_report_dashboard_with(const json_t *model, bg_report_envelope_fn envelope
 	json_array_foreach(keys, i, x) {
 		/* in full while the keys' part of the page is under its budget, then one line each */
 		if (out->len - keys_start < FULL_BYTES) {
-			json_t *env = json_object_get(x, "envelope");
+			json_t *env = json_object_get(x, "envelope"), *asked = NULL;
 			int rc;
 
 			/* asked of the caller for the keys drawn in full alone */
-			if (!env && envelope_of) {
-				if ((rc = envelope_of(x, data, &env, ctx)))
-					return rc;
-				key_section(out, x, env);
-				json_decref(env);
-			} else {
-				key_section(out, x, env);
-			}
+			if (!env && envelope_of && (rc = envelope_of(x, data, &asked, ctx)))
+				return rc;
+			key_section(out, x, asked ? asked : env);
+			json_decref(asked);
 			continue;
 		}
 		if (listed == 0)
