@@ -88,7 +88,28 @@ static bool is_terminal(bool to_stderr)
 	return known[i] == 1;
 }
 
-static void add_shown_n(struct bg_strbuf *out, const char *s, size_t len, bool keep_layout);
+/* The LEN bytes at s (s[len] is '\0') as bg_cli_add_shown shows them;
+ * with keep_layout, newlines and tabs are kept as they are. */
+static void add_shown_n(struct bg_strbuf *out, const char *s, size_t len, bool keep_layout)
+{
+	const char *end = s + len;
+	size_t k;
+
+	while (s < end) {
+		if (keep_layout && (*s == '\n' || *s == '\t')) {
+			bg_strbuf_addch(out, *s++);
+			continue;
+		}
+		if ((k = bg_cli_control_at(s)) == 0) {
+			k = bg_cli_char_at(s);
+			bg_strbuf_addn(out, s, k);
+			s += k;
+			continue;
+		}
+		for (; k; k--)
+			bg_strbuf_addf(out, "\\x%02x", (unsigned char)*s++);
+	}
+}
 
 int bg_cli_write(const struct bg_strbuf *sb, bool to_stderr)
 {
@@ -190,28 +211,6 @@ bool bg_cli_needs_showing(const char *s)
 	return false;
 }
 
-/* The LEN bytes at s (s[len] is '\0') as bg_cli_add_shown shows them;
- * with keep_layout, newlines and tabs are kept as they are. */
-static void add_shown_n(struct bg_strbuf *out, const char *s, size_t len, bool keep_layout)
-{
-	const char *end = s + len;
-	size_t k;
-
-	while (s < end) {
-		if (keep_layout && (*s == '\n' || *s == '\t')) {
-			bg_strbuf_addch(out, *s++);
-			continue;
-		}
-		if ((k = bg_cli_control_at(s)) == 0) {
-			k = bg_cli_char_at(s);
-			bg_strbuf_addn(out, s, k);
-			s += k;
-			continue;
-		}
-		for (; k; k--)
-			bg_strbuf_addf(out, "\\x%02x", (unsigned char)*s++);
-	}
-}
 
 void bg_cli_add_shown(struct bg_strbuf *out, const char *s)
 {
