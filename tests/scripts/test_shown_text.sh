@@ -63,7 +63,10 @@ if command -v script >/dev/null; then
 		check "$verb on a terminal: id shown"  grep -qF 'life.ok\x1b[31mRED\xe2\x80\xae' "$work/out"
 		check "$verb on a terminal: no raw byte"  no_raw_tty
 	done
-	script -qec "$B command 'life.ok${esc}[31mRED'\$'\\u202e'" /dev/null >"$work/out" 2>"$work/err"
+	# the id travels in the environment, its bytes made by printf: script(1)
+	# runs the line with $SHELL, which need not know $'...', in any locale
+	BG_GATE="life.ok${esc}[31mRED$(printf '\342\200\256')" \
+		script -qec "$B command \"\$BG_GATE\"" /dev/null >"$work/out" 2>"$work/err"
 	check "command on a terminal: id shown"  grep -qF 'Gate: life.ok\x1b[31mRED\xe2\x80\xae' "$work/out"
 	check "command on a terminal: no raw byte"  no_raw_tty
 	jq '.gates[0].state = "bad\u001b[2Jstate"' benchmarks/benchmark_registry.json >"$work/registry.json" &&
