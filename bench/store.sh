@@ -17,7 +17,8 @@
 # `seed` is run's decision step as test_seedtool does it (the baseline
 # window read from the store, the decision, the session stored with it).
 # Prints a Markdown table.
-#   ROUNDS=3 SIZES="1000 10000 100000" KINDS="0 1 2" SEEDTOOL=OLDEST/test_seedtool bench/store.sh [BENCHGATE...]
+# ONLY (a shell pattern, e.g. 'dashboard*') times only the verbs it matches.
+#   ROUNDS=3 SIZES="1000 10000 100000" KINDS="0 1 2" ONLY=PATTERN SEEDTOOL=OLDEST/test_seedtool bench/store.sh [BENCHGATE...]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -93,6 +94,7 @@ for size in $sizes; do
 		key=$("${bins[0]}" -C "$dir" key --json "$id" | sed -n 's/.*"key_id": "\([0-9a-f]*\)".*/\1/p')
 		for v in "${verbs[@]}"; do
 			name=${v%%|*}
+			[ -z "${ONLY:-}" ] || [[ "$name" == $ONLY ]] || continue
 			words=${v#*|}
 			words=${words//KEY12/${key:0:12}}
 			words=${words//KEY/$key}

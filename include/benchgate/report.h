@@ -58,6 +58,25 @@ typedef int (*bg_report_envelope_fn)(const json_t *key, void *data, json_t **env
  * draws, so that a caller with many keys finds only those. */
 int bg_report_dashboard_with(const json_t *model, bg_report_envelope_fn envelope_of, void *data,
 			     struct bg_strbuf *out, struct bg_ctx *ctx);
+/*
+ * The page's keys from the caller rather than the model's "keys": n of
+ * them in page order. key(i, key_data, &entry, ctx) gives key i as a model
+ * entry (a new reference, released by the page), asked in order and only
+ * for the keys the page draws, in full or one line each: those beyond are
+ * counted from n, so a caller with many keys builds only the drawn ones.
+ * envelope (or NULL) is asked as bg_report_dashboard_with asks it. A
+ * status other than BG_OK from either stops the page.
+ */
+struct bg_report_keys {
+	size_t n;
+	int (*key)(size_t i, void *key_data, json_t **entry, struct bg_ctx *ctx);
+	void *key_data;
+	bg_report_envelope_fn envelope;
+	void *envelope_data;
+};
+/* bg_report_dashboard with the keys from keys; model's "keys" is not read. */
+int bg_report_dashboard_keys(const json_t *model, const struct bg_report_keys *keys, struct bg_strbuf *out,
+			     struct bg_ctx *ctx);
 /* HTML-escapes s (& < > " ') into out, with its controls as \xNN (bg_format_control_at); NULL is "n/a". */
 void bg_report_escape(struct bg_strbuf *out, const char *s);
 /*

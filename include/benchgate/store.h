@@ -172,6 +172,23 @@ int bg_store_each_history(struct bg_store *st, const char *gate_id, const char *
  */
 int bg_store_keys_with_prefix(struct bg_store *st, const char *prefix, json_t **out, struct bg_ctx *ctx);
 /*
+ * Every key with stored sessions, one row each, the key whose latest
+ * session is the newest first: {"key_id", "id" (its first session),
+ * "latest" (its latest session), "sessions" (how many)}. "key_id" is as
+ * bg_store_history gives it: text, or else not a string (a store changed
+ * outside benchgate), which the caller names by "id". Reads the key index,
+ * not the sessions: a store of many keys is listed without being held.
+ */
+int bg_store_each_key(struct bg_store *st, bg_store_row_fn fn, void *data, struct bg_ctx *ctx);
+/*
+ * bg_store_each_history for the key of session session_id: the sessions
+ * whose stored key id is that session's, byte for byte (whatever its
+ * bytes, so a key id bg_store_each_key shows as \xNN is still found),
+ * oldest first. None when the session has no key or does not exist.
+ */
+int bg_store_each_of_key(struct bg_store *st, long long session_id, bg_store_row_fn fn, void *data,
+			 struct bg_ctx *ctx);
+/*
  * The verdict of one session: the history summary of it plus "key" and
  * "decision_document" (the stored documents, or null) and "curations"
  * ([{"curation", "why", "who", "at"}], oldest first). BG_ECHECK when unknown;

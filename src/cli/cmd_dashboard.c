@@ -259,44 +259,6 @@ static int key_done(json_t *key, struct bg_ctx *ctx)
 	return BG_OK;
 }
 
-struct by_latest {
-	json_t *key;
-	json_int_t latest;
-};
-
-static int cmp_latest(const void *a, const void *b)
-{
-	json_int_t x = ((const struct by_latest *)a)->latest, y = ((const struct by_latest *)b)->latest;
-
-	return x < y ? 1 : x > y ? -1 : 0;
-}
-
-/* model's keys, the one whose latest session is the newest first (the page draws keys in full in that order). */
-static int newest_first(json_t *model, struct bg_ctx *ctx)
-{
-	json_t *list = json_object_get(model, "keys"), *sorted = json_array(), *k;
-	size_t n = json_array_size(list), i;
-	struct by_latest *v = bg_xcalloc(n + 1, sizeof(*v));
-	int rc = BG_OK;
-
-	json_array_foreach(list, i, k) {
-		json_t *ss = json_object_get(k, "sessions");
-
-		v[i].key = k;
-		v[i].latest = json_integer_value(json_object_get(json_array_get(ss, json_array_size(ss) - 1), "id"));
-	}
-	qsort(v, n, sizeof(*v), cmp_latest);
-	for (i = 0; i < n && rc == BG_OK; i++)
-		if (json_array_append(sorted, v[i].key))
-			rc = out_of_memory(ctx);
-	free(v);
-	if (rc == BG_OK && json_object_set_new(model, "keys", sorted))
-		return out_of_memory(ctx);
-	if (rc)
-		json_decref(sorted);
-	return rc;
-}
-
 /* The keys of the page as the walk over the store's keyed sessions builds them. */
 struct keys_walk {
 	json_t *list; /* the keys, in order of their first session */
@@ -391,28 +353,47 @@ static int key_envelope(const json_t *key, void *data, json_t **out, struct bg_c
 	return rc;
 }
 
-static int keys(struct bg_store *store, json_t *model, struct bg_ctx *ctx)
-{
-	struct keys_walk w = {json_array(), json_object()};
-	json_t *r;
-	size_t i;
-	int rc = BG_OK;
+/*
+ * The store's keys, latest session newest first (the page's order), each
+ * held as its latest session's id: the page asks for the entries of those
+ * it draws (key_entry), so a store of many keys is never held whole.
+ */
+struct key_list {
+	struct bg_store *store;
+	long long *latest;
+	size_t n, cap;
+};
 
-	json_object_set_new(model, "keys", w.list);
-	if (!store) {
-		json_decref(w.byid);
-		return BG_OK;
+/* One key of the store into the list (a bg_store_row_fn over bg_store_each_key). */
+static int key_listed(const json_t *r, void *data, struct bg_ctx *ctx)
+{
+	struct key_list *kl = data;
+
+	if (!json_is_string(json_object_get(r, "key_id")))
+		return unplaced(r, "its stored key id is not text", ctx);
+	if (kl->n == kl->cap) {
+		kl->cap = kl->cap ? 2 * kl->cap : 256;
+		kl->latest = bg_xrealloc(kl->latest, kl->cap * sizeof(*kl->latest));
 	}
-	/* a row at a time: only the most recent sessions of each key are kept */
-	if ((rc = bg_store_each_history(store, NULL, NULL, key_row, &w, ctx))) {
-		json_decref(w.byid);
-		return rc;
-	}
-	json_array_foreach(w.list, i, r)
-		if ((rc = key_done(r, ctx)))
-			break;
-	if (!rc)
-		rc = newest_first(model, ctx);
+	kl->latest[kl->n++] = (long long)json_integer_value(json_object_get(r, "latest"));
+	return BG_OK;
+}
+
+/* Key i's model entry, from a walk over its sessions (the page's bg_report_keys.key). */
+static int key_entry(size_t i, void *data, json_t **entry, struct bg_ctx *ctx)
+{
+	struct key_list *kl = data;
+	struct keys_walk w = {json_array(), json_object()};
+	int rc = bg_store_each_of_key(kl->store, kl->latest[i], key_row, &w, ctx);
+
+	*entry = NULL;
+	if (rc == BG_OK && json_array_size(w.list) != 1)
+		rc = bg_error(ctx, BG_EIO, "session %lld: its key's sessions could not be read as one key; the "
+			      "store changed while the dashboard read it: run it again",
+			      kl->latest[i]);
+	if (rc == BG_OK && (rc = key_done(json_array_get(w.list, 0), ctx)) == BG_OK)
+		*entry = json_incref(json_array_get(w.list, 0));
+	json_decref(w.list);
 	json_decref(w.byid);
 	return rc;
 }
@@ -431,6 +412,7 @@ static int run_dashboard(struct bg_cli *cli, const struct bg_cmd *self)
 	json_t *model;
 	char when[32];
 	struct bg_decide_opts dopts;
+	struct key_list list = {0};
 	time_t now = time(NULL);
 	int rc;
 
@@ -453,10 +435,14 @@ static int run_dashboard(struct bg_cli *cli, const struct bg_cmd *self)
 		coverage(&reg, model);
 		rc = bg_store_open(cfg.store, cfg.root, BG_STORE_READ, &store, &ctx);
 	}
-	if (rc == BG_OK)
-		rc = keys(store, model, &ctx);
-	if (rc == BG_OK)
-		rc = bg_report_dashboard_with(model, key_envelope, store, &page, &ctx);
+	list.store = store;
+	if (rc == BG_OK && store)
+		rc = bg_store_each_key(store, key_listed, &list, &ctx);
+	if (rc == BG_OK) {
+		struct bg_report_keys keys = {list.n, key_entry, &list, key_envelope, store};
+
+		rc = bg_report_dashboard_keys(model, &keys, &page, &ctx);
+	}
 	if (rc == BG_OK) {
 		if (output) {
 			tidy_dir(&path, output);
@@ -505,6 +491,7 @@ static int run_dashboard(struct bg_cli *cli, const struct bg_cmd *self)
 			rc = BG_EIO;
 	}
 	free(made);
+	free(list.latest);
 	json_decref(model);
 	bg_store_close(store);
 	bg_strbuf_release(&page);

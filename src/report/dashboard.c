@@ -507,6 +507,14 @@ static void key_line(struct bg_strbuf *out, const json_t *x)
 	}
 }
 
+/* The keys of the model, as a source: key i a new reference to its entry. */
+static int model_key(size_t i, void *list, json_t **key, struct bg_ctx *ctx)
+{
+	(void)ctx;
+	*key = json_incref(json_array_get(list, i));
+	return BG_OK;
+}
+
 int bg_report_dashboard(const json_t *model, struct bg_strbuf *out, struct bg_ctx *ctx)
 {
 	return bg_report_dashboard_with(model, NULL, NULL, out, ctx);
@@ -515,8 +523,17 @@ int bg_report_dashboard(const json_t *model, struct bg_strbuf *out, struct bg_ct
 int bg_report_dashboard_with(const json_t *model, bg_report_envelope_fn envelope_of, void *data,
 			     struct bg_strbuf *out, struct bg_ctx *ctx)
 {
+	json_t *list = json_object_get(model, "keys");
+	struct bg_report_keys keys = {json_array_size(list), model_key, list, envelope_of, data};
+
+	return bg_report_dashboard_keys(model, &keys, out, ctx);
+}
+
+int bg_report_dashboard_keys(const json_t *model, const struct bg_report_keys *keys, struct bg_strbuf *out,
+			     struct bg_ctx *ctx)
+{
 	json_t *states = json_object_get(model, "states"), *plats = json_object_get(model, "platforms");
-	json_t *gates = json_object_get(model, "gates"), *keys = json_object_get(model, "keys"), *x;
+	json_t *gates = json_object_get(model, "gates"), *x;
 	json_int_t window;
 	size_t i, keys_start, listed = 0, unlisted = 0;
 
@@ -589,21 +606,33 @@ int bg_report_dashboard_with(const json_t *model, bg_report_envelope_fn envelope
 			    "that count.</p>\n",
 		       window > 0 ? (long long)window : 20LL);
 	keys_start = out->len;
-	if (json_array_size(keys) == 0)
+	if (keys->n == 0)
 		bg_strbuf_adds(out, "<p class=\"muted\">No gate sessions with a comparison key are stored yet "
 				    "(diagnostic <code>measure</code> sessions have none and are not shown here; "
 				    "<code>benchgate sessions</code> lists them).</p>\n");
-	json_array_foreach(keys, i, x) {
+	for (i = 0; i < keys->n; i++) {
+		bool full = out->len - keys_start < FULL_BYTES;
+		int rc;
+
+		/* the rest counted, never asked for */
+		if (!full && listed == MAX_LINES) {
+			unlisted = keys->n - i;
+			break;
+		}
+		if ((rc = keys->key(i, keys->key_data, &x, ctx)))
+			return rc;
 		/* in full while the keys' part of the page is under its budget, then one line each */
-		if (out->len - keys_start < FULL_BYTES) {
+		if (full) {
 			json_t *env = json_object_get(x, "envelope"), *asked = NULL;
-			int rc;
 
 			/* asked of the caller for the keys drawn in full alone */
-			if (!env && envelope_of && (rc = envelope_of(x, data, &asked, ctx)))
+			if (!env && keys->envelope && (rc = keys->envelope(x, keys->envelope_data, &asked, ctx))) {
+				json_decref(x);
 				return rc;
+			}
 			key_section(out, x, asked ? asked : env);
 			json_decref(asked);
+			json_decref(x);
 			continue;
 		}
 		if (listed == 0)
@@ -613,12 +642,9 @@ int bg_report_dashboard_with(const json_t *model, bg_report_envelope_fn envelope
 					    "<code>benchgate history --key ID</code> shows every session of one.</p>\n"
 					    "<table>\n<tr><th>Key</th><th>Gate</th><th>Computer</th><th>Sessions</th>"
 					    "<th>Latest</th><th>p50</th><th>Decision</th><th>Counts</th></tr>\n");
-		if (listed < MAX_LINES) {
-			key_line(out, x);
-			listed++;
-		} else {
-			unlisted++;
-		}
+		key_line(out, x);
+		listed++;
+		json_decref(x);
 	}
 	if (listed)
 		bg_strbuf_adds(out, "</table>\n");

@@ -1160,6 +1160,40 @@ static int keys_with_prefix(struct bg_store *base, const char *prefix, json_t **
 }
 
 /*
+ * The keys, latest session newest first: one pass over the index
+ * sessions_key (key_id, id), which covers the query; only the grouped rows
+ * are sorted.
+ */
+static int each_key(struct bg_store *base, bg_store_row_fn fn, void *data, struct bg_ctx *ctx)
+{
+	struct sqlite_store *s = (struct sqlite_store *)base;
+	sqlite3_stmt *st;
+
+	if (sym_sqlite3_prepare_v2(s->db,
+				   "SELECT min(id) AS id, key_id, max(id) AS latest, count(*) AS sessions FROM sessions"
+				   " WHERE key_id IS NOT NULL GROUP BY key_id ORDER BY latest DESC",
+				   -1, &st, NULL) != SQLITE_OK)
+		return db_error(s, ctx, "cannot read the keys");
+	return each_row(s, st, "cannot read the keys", fn, data, ctx);
+}
+
+/* The sessions of the key of session session_id, compared as stored (index sessions_key). */
+static int key_history(struct bg_store *base, long long session_id, bg_store_row_fn fn, void *data,
+		       struct bg_ctx *ctx)
+{
+	struct sqlite_store *s = (struct sqlite_store *)base;
+	sqlite3_stmt *st;
+
+	if (sym_sqlite3_prepare_v2(s->db,
+				   "SELECT " VERDICT_COLUMNS " FROM sessions"
+				   " WHERE key_id = (SELECT key_id FROM sessions WHERE id = ?) ORDER BY id",
+				   -1, &st, NULL) != SQLITE_OK)
+		return db_error(s, ctx, "cannot read the history");
+	sym_sqlite3_bind_int64(st, 1, session_id);
+	return each_row(s, st, "cannot read the history", fn, data, ctx);
+}
+
+/*
  * BG_OK unless the decision of row (a verdict row: the decision column and
  * the parsed decision_document) names one benchgate never makes, or the
  * session and its document name two different ones: BG_EIO, the store was
@@ -1293,7 +1327,7 @@ static int gate_sessions_after(struct bg_store *base, const char *gate_id, long 
 
 static const struct bg_store_ops sqlite_ops = {
 	put_session, put_decided_session, list_sessions, get_session, set_decision, baseline, curate,
-	history, keys_with_prefix, verdict, last_of_gate, gate_sessions_after, schema_version, close_store,
+	history, keys_with_prefix, each_key, key_history, verdict, last_of_gate, gate_sessions_after, schema_version, close_store,
 };
 
 /* The folder of a store path ("." for a bare file name); the caller frees it. */

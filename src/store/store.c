@@ -186,6 +186,17 @@ int bg_store_keys_with_prefix(struct bg_store *st, const char *prefix, json_t **
 	return st->ops->keys_with_prefix(st, prefix, out, ctx);
 }
 
+int bg_store_each_key(struct bg_store *st, bg_store_row_fn fn, void *data, struct bg_ctx *ctx)
+{
+	return st->ops->each_key(st, fn, data, ctx);
+}
+
+int bg_store_each_of_key(struct bg_store *st, long long session_id, bg_store_row_fn fn, void *data,
+			 struct bg_ctx *ctx)
+{
+	return st->ops->key_history(st, session_id, fn, data, ctx);
+}
+
 int bg_store_verdict(struct bg_store *st, long long id, json_t **out, struct bg_ctx *ctx)
 {
 	return st->ops->verdict(st, id, out, ctx);

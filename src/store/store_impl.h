@@ -25,6 +25,9 @@ struct bg_store_ops {
 	int (*history)(struct bg_store *st, const char *gate_id, const char *key_id, bg_store_row_fn fn,
 		       void *data, struct bg_ctx *ctx);
 	int (*keys_with_prefix)(struct bg_store *st, const char *prefix, json_t **out, struct bg_ctx *ctx);
+	int (*each_key)(struct bg_store *st, bg_store_row_fn fn, void *data, struct bg_ctx *ctx);
+	int (*key_history)(struct bg_store *st, long long session_id, bg_store_row_fn fn, void *data,
+			   struct bg_ctx *ctx);
 	int (*verdict)(struct bg_store *st, long long id, json_t **out, struct bg_ctx *ctx);
 	int (*last_of_gate)(struct bg_store *st, const char *gate_id, long long *id, struct bg_ctx *ctx);
 	int (*gate_sessions_after)(struct bg_store *st, const char *gate_id, long long after, long long *ids,

@@ -71,6 +71,13 @@ check "not UTF-8: history --json keeps the member" \
 "$SEED" sql p "UPDATE sessions SET key_id = X'0102' WHERE id = 2"
 check "a key id that is not text: exit 4" test "$(rc_of "$B" -C p dashboard)" = 4
 check "a key id that is not text: the session named" grep -qF "benchgate: session 2: its stored key id is not text;" "$work/err"
+# a key id stored as text that is not UTF-8 (a store changed outside
+# benchgate): its sessions are found by their stored bytes, the id shown as \xNN
+"$SEED" sql p "UPDATE sessions SET key_id = CAST(X'6bff31' AS TEXT) WHERE id IN (1, 2)"
+check "a key id not UTF-8: exit 0" test "$(rc_of "$B" -C p dashboard)" = 0
+check "a key id not UTF-8: shown" grep -qF '<p class="muted">key <code>k\xff1</code>' "$page"
+check "a key id not UTF-8: one key, both its sessions" \
+	test "$(grep -c '<section class="key">' "$page") $(grep -cE '<tr( class="out")?><td class="n">[12]</td><td>' "$page")" = "1 2"
 
 # which sessions count: a parity failure (blocked), an investigate pending
 # review and a pr-smoke session do not; a runbook without parity does. The

@@ -243,6 +243,85 @@ static int count_envelope(const json_t *key, void *data, json_t **envelope, stru
 	return BG_OK;
 }
 
+/* A key source over nkeys made-up keys that counts what the page asks for
+ * and checks that it asks in order. */
+struct made_keys {
+	size_t nkeys, asked, next;
+	int fail_at; /* a key whose asking fails, or -1 */
+};
+
+static int made_key(size_t i, void *data, json_t **entry, struct bg_ctx *ctx)
+{
+	struct made_keys *m = data;
+	json_t *ss = json_array();
+	char id[32];
+
+	assert_int_equal(i, m->next);
+	m->next = i + 1;
+	m->asked++;
+	if ((int)i == m->fail_at) {
+		json_decref(ss);
+		*entry = NULL;
+		return bg_error(ctx, BG_EIO, "key %zu: cannot be read", i);
+	}
+	for (int k = 0; k < 3; k++)
+		json_array_append_new(ss, json_pack("{s:I, s:s, s:s, s:i, s:s, s:s}", "id", (json_int_t)(i * 10 + (size_t)k),
+						     "started", "t", "tier", "scheduled-profile", "p50", 1000 + k,
+						     "decision", "pass", "curation", "auto-accepted"));
+	snprintf(id, sizeof(id), "key%zu", i);
+	*entry = json_pack("{s:s, s:[s], s:[s], s:[s], s:i, s:o, s:n}", "id", id, "gates", "g", "computers", "box",
+			   "timings", "process", "total", 3, "sessions", ss, "envelope");
+	return BG_OK;
+}
+
+/* Keys from the caller are asked for in order, only those the page draws
+ * (in full, then 2,000 one line each); the rest are counted, never asked. */
+static void test_keys_from_caller(void **state)
+{
+	json_t *model = json_pack("{s:s, s:s, s:[], s:[], s:[]}", "title", "t", "generated_at", "now", "states",
+				  "platforms", "gates");
+	struct made_keys m = {50000, 0, 0, -1};
+	struct bg_report_keys keys = {m.nkeys, made_key, &m, NULL, NULL};
+	struct bg_strbuf out = BG_STRBUF_INIT;
+	struct bg_ctx ctx;
+	size_t full = 0;
+	char want[128];
+	const char *p;
+
+	(void)state;
+	bg_ctx_init(&ctx);
+	assert_int_equal(bg_report_dashboard_keys(model, &keys, &out, &ctx), BG_OK);
+	for (p = out.buf; (p = strstr(p, "<section class=\"key\">")); p++)
+		full++;
+	assert_true(full > 1 && full + 2000 < m.nkeys);
+	assert_int_equal(m.asked, full + 2000);
+	snprintf(want, sizeof(want), "<p class=\"muted\">%zu more keys, the least recently measured, are not listed",
+		 m.nkeys - full - 2000);
+	assert_non_null(strstr(out.buf, want));
+	snprintf(want, sizeof(want), "<code>key%zu</code>", full + 1999);
+	assert_non_null(strstr(out.buf, want)); /* the last one listed */
+	snprintf(want, sizeof(want), "<code>key%zu</code>", full + 2000);
+	assert_null(strstr(out.buf, want));
+	/* no keys: said so, nothing asked */
+	keys.n = 0;
+	m.asked = m.next = 0;
+	bg_strbuf_reset(&out);
+	assert_int_equal(bg_report_dashboard_keys(model, &keys, &out, &ctx), BG_OK);
+	assert_int_equal(m.asked, 0);
+	assert_non_null(strstr(out.buf, "No gate sessions with a comparison key are stored yet"));
+	/* a key that cannot be read stops the page with its message */
+	keys.n = 10;
+	m.fail_at = 3;
+	m.asked = m.next = 0;
+	bg_strbuf_reset(&out);
+	assert_int_equal(bg_report_dashboard_keys(model, &keys, &out, &ctx), BG_EIO);
+	assert_int_equal(m.asked, 4);
+	assert_string_equal(bg_ctx_message(&ctx), "key 3: cannot be read");
+	bg_strbuf_release(&out);
+	bg_ctx_release(&ctx);
+	json_decref(model);
+}
+
 /* The envelopes of a model without them are asked for the keys the page
  * draws in full alone, not for those listed one line each or counted. */
 static void test_envelope_asked_for_full_keys(void **state)
@@ -295,6 +374,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_format_units),
 		cmocka_unit_test(test_envelope_asked_for_full_keys),
+		cmocka_unit_test(test_keys_from_caller),
 		cmocka_unit_test(test_page),
 		cmocka_unit_test(test_gap_in_series),
 		cmocka_unit_test(test_not_counting),

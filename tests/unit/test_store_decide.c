@@ -6,7 +6,8 @@
  * bg_store_history, bg_store_verdict, bg_store_last_of_gate and
  * bg_store_gate_sessions_after; the walks
  * bg_store_each_history and bg_store_each_session (a row at a time, a
- * callback's status stops them), bg_store_keys_with_prefix.
+ * callback's status stops them), bg_store_keys_with_prefix, and the
+ * dashboard's walks bg_store_each_key and bg_store_each_of_key.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -516,6 +517,53 @@ static void test_keys_with_prefix(void **state)
 	bg_ctx_release(&ctx);
 }
 
+/* Every key once, latest session newest first, with its first session and
+ * count; the sessions of one key found from any of its sessions. */
+static void test_each_key(void **state)
+{
+	const char *keys[] = {"k1", "k2", "k3", NULL, "k1", "k2"};
+	long long ids[6];
+	struct bg_ctx ctx;
+	json_t *out = json_array(), *r;
+
+	(void)state;
+	for (size_t i = 0; i < 6; i++) {
+		ids[i] = put("gate.k", keys[i] ? "scheduled-profile" : NULL, "ok", 1e6);
+		if (keys[i])
+			decide(ids[i], keys[i], "no-baseline", "auto-accepted");
+	}
+	bg_ctx_init(&ctx);
+	assert_int_equal(bg_store_each_key(st, bg_store_append_row, out, &ctx), BG_OK);
+	assert_int_equal(json_array_size(out), 3);
+	{
+		static const struct {
+			const char *key;
+			int first, latest, sessions;
+		} want[] = {{"k2", 1, 5, 2}, {"k1", 0, 4, 2}, {"k3", 2, 2, 1}};
+		for (size_t i = 0; i < 3; i++) {
+			r = json_array_get(out, i);
+			assert_string_equal(json_string_value(json_object_get(r, "key_id")), want[i].key);
+			assert_int_equal(json_integer_value(json_object_get(r, "id")), ids[want[i].first]);
+			assert_int_equal(json_integer_value(json_object_get(r, "latest")), ids[want[i].latest]);
+			assert_int_equal(json_integer_value(json_object_get(r, "sessions")), want[i].sessions);
+		}
+	}
+	json_decref(out);
+	out = json_array();
+	assert_int_equal(bg_store_each_of_key(st, ids[4], bg_store_append_row, out, &ctx), BG_OK);
+	assert_int_equal(json_array_size(out), 2);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(out, 0), "id")), ids[0]);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(out, 1), "id")), ids[4]);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(out, 1), "key_id")), "k1");
+	json_array_clear(out);
+	/* a session without a key, and no session at all: nothing */
+	assert_int_equal(bg_store_each_of_key(st, ids[3], bg_store_append_row, out, &ctx), BG_OK);
+	assert_int_equal(bg_store_each_of_key(st, 999, bg_store_append_row, out, &ctx), BG_OK);
+	assert_int_equal(json_array_size(out), 0);
+	json_decref(out);
+	bg_ctx_release(&ctx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -526,6 +574,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_curation_rules, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_history_and_last, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_keys_with_prefix, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_each_key, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
