@@ -174,6 +174,14 @@ bool bg_pid_alive(pid_t pid);
  * taken for the writer. Where /proc cannot tell the start, as bg_pid_alive.
  */
 bool bg_pid_alive_since(pid_t pid, const char *when);
+/*
+ * The SHA-256 (hex) of runbook rb as the registry writes it (its JSON with
+ * keys sorted, compact, ASCII: how it is laid out does not count): what
+ * `run` records in a gate session's context as "runbook_sha256", and what
+ * `promote` compares with the registry's runbook now. BG_EIO when
+ * libcrypto cannot be loaded.
+ */
+int bg_lifecycle_runbook_sha256(const json_t *rb, char hex[65], struct bg_ctx *ctx);
 
 #ifdef __cplusplus
 }

@@ -21,7 +21,8 @@
  *                terminal ("ok") RUNS.md row
  * plus the preconditions: a gate session whose decision is not block, whose
  * curation is accepted or auto-accepted, of tier release-signoff or
- * scheduled-profile. Result: {"session", "gate", "tier", "preconditions":
+ * scheduled-profile, whose gate's identity fields and runbook are still
+ * what it ran with. Result: {"session", "gate", "tier", "preconditions":
  * [problems], "criteria": [{"number", "name", "title", "met", "problems"}],
  * "state": "measured"|"partial"|null, "refusals": [every unmet item as text]}.
  * All met and release-signoff: "measured"; all but memory (or a
@@ -55,11 +56,15 @@ void bg_promotion_evidence_path(const struct bg_config *cfg, struct bg_strbuf *o
 
 /*
  * Judges session (its document with "runs") with verdict (bg_store_verdict)
- * against gate (the resolved gate as JSON, or NULL when unknown). Reads the
- * manifest and RUNS.md under cfg. *report receives the result above.
+ * against gate (the resolved gate as JSON, or NULL when unknown) and its
+ * runbook as the registry has it now (NULL: none): a session that recorded
+ * its runbook's digest ("runbook_sha256", bg_lifecycle_runbook_sha256) is
+ * refused once the runbook differs. Reads the manifest and RUNS.md under
+ * cfg. *report receives the result above; BG_EIO when libcrypto cannot be
+ * loaded.
  */
-int bg_promotion_check(const struct bg_config *cfg, const json_t *gate, const json_t *session,
-		       const json_t *verdict, json_t **report, struct bg_ctx *ctx);
+int bg_promotion_check(const struct bg_config *cfg, const json_t *gate, const json_t *runbook,
+		       const json_t *session, const json_t *verdict, json_t **report, struct bg_ctx *ctx);
 
 /*
  * The measurement row and artifact a promotion appends, and the public

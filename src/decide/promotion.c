@@ -257,8 +257,8 @@ static void check_records(const struct bg_config *cfg, const json_t *session, js
 	bg_ctx_release(&ctx);
 }
 
-int bg_promotion_check(const struct bg_config *cfg, const json_t *gate, const json_t *session,
-		       const json_t *verdict, json_t **report, struct bg_ctx *ctx)
+int bg_promotion_check(const struct bg_config *cfg, const json_t *gate, const json_t *runbook,
+		       const json_t *session, const json_t *verdict, json_t **report, struct bg_ctx *ctx)
 {
 	json_t *pre = json_array(), *crit[C_N], *criteria = json_array(), *refusals = json_array(), *x;
 	const json_t *ctxt = json_object_get(session, "context"), *prov = json_object_get(session, "provenance");
@@ -269,7 +269,6 @@ int bg_promotion_check(const struct bg_config *cfg, const json_t *gate, const js
 	size_t i, ntimed = 0;
 	bool other_unmet = false;
 
-	(void)ctx;
 	for (int c = 0; c < C_N; c++)
 		crit[c] = json_array();
 	/* preconditions */
@@ -297,6 +296,28 @@ int bg_promotion_check(const struct bg_config *cfg, const json_t *gate, const js
 			bg_strbuf_release(&a);
 			bg_strbuf_release(&b);
 		}
+	}
+	/* so must its runbook (command, measure object, inputs, question): the
+	 * row says the gate was measured by it. A session of a benchgate that
+	 * did not record the digest is not compared. */
+	if (gate && json_is_string(json_object_get(ctxt, "runbook_sha256"))) {
+		const char *then = str(ctxt, "runbook_sha256");
+		char now[65];
+		int rc;
+
+		*report = NULL;
+		if ((rc = bg_lifecycle_runbook_sha256(runbook, now, ctx))) {
+			json_decref(pre);
+			json_decref(criteria);
+			json_decref(refusals);
+			for (int c = 0; c < C_N; c++)
+				json_decref(crit[c]);
+			return rc;
+		}
+		if (strcmp(now, then) != 0)
+			add(pre, "runbook '%s' has changed since session %lld ran (its SHA-256 then %.12s, now %.12s): "
+			    "a promotion would credit the runbook as it is now with a timing of the old one; run the gate again",
+			    str(gate, "runbook") ? str(gate, "runbook") : "?", id, then, runbook ? now : "none");
 	}
 	if (!tier || (strcmp(tier, "release-signoff") != 0 && strcmp(tier, "scheduled-profile") != 0))
 		add(pre, "tier '%s' never promotes (release-signoff promotes to measured, scheduled-profile "
@@ -624,18 +645,31 @@ int bg_promotion_row(const struct bg_config *cfg, const json_t *gate, const json
 }
 
 /* The resolved gate as jansson JSON, or NULL. */
-static json_t *gate_json(const struct bg_registry *reg, const char *id)
+/* A registry value as JSON (a new reference), or NULL for none. */
+static json_t *value_json(const struct bg_value *v)
 {
-	struct bg_value *g = id ? bg_registry_find_gate(reg, id) : NULL;
 	struct bg_strbuf sb = BG_STRBUF_INIT;
 	json_t *out;
 
-	if (!g)
+	if (!v)
 		return NULL;
-	bg_value_dump(&sb, g, -1, false);
-	out = json_loads(sb.buf, 0, NULL);
+	bg_value_dump(&sb, v, -1, false);
+	out = json_loadb(sb.buf, sb.len, JSON_DECODE_ANY, NULL);
 	bg_strbuf_release(&sb);
 	return out;
+}
+
+static json_t *gate_json(const struct bg_registry *reg, const char *id)
+{
+	return value_json(id ? bg_registry_find_gate(reg, id) : NULL);
+}
+
+/* The runbook gate names, as the registry has it (what run reads), or NULL. */
+static json_t *runbook_json(const struct bg_registry *reg, const json_t *gate)
+{
+	const char *name = str(gate, "runbook");
+
+	return name ? value_json(bg_value_get(reg->runbooks, name)) : NULL;
 }
 
 struct saved {
@@ -888,7 +922,7 @@ int bg_promotion_run(const struct bg_config *cfg, struct bg_store *store, long l
 {
 	struct bg_registry reg;
 	struct bg_strbuf ev_rel = BG_STRBUF_INIT, mid = BG_STRBUF_INIT, text = BG_STRBUF_INIT, edited = BG_STRBUF_INIT;
-	json_t *session = NULL, *verdict = NULL, *gate = NULL, *row = NULL, *artifact = NULL, *evidence = NULL;
+	json_t *session = NULL, *verdict = NULL, *gate = NULL, *runbook = NULL, *row = NULL, *artifact = NULL, *evidence = NULL;
 	struct saved sv[3];
 	const char *state;
 	char *gen_dir = NULL, *made = NULL, *slash;
@@ -923,8 +957,9 @@ int bg_promotion_run(const struct bg_config *cfg, struct bg_store *store, long l
 	if ((rc = bg_registry_load(&reg, cfg, ctx)))
 		goto out;
 	gate = gate_json(&reg, str(session, "gate_id"));
+	runbook = runbook_json(&reg, gate);
 	bg_registry_release(&reg);
-	if ((rc = bg_promotion_check(cfg, gate, session, verdict, report, ctx)))
+	if ((rc = bg_promotion_check(cfg, gate, runbook, session, verdict, report, ctx)))
 		goto out;
 	if (undone)
 		json_object_set_new(*report, "undid_interrupted_promotion", json_true());
@@ -1047,6 +1082,7 @@ out:
 	json_decref(session);
 	json_decref(verdict);
 	json_decref(gate);
+	json_decref(runbook);
 	json_decref(row);
 	json_decref(artifact);
 	json_decref(evidence);

@@ -671,6 +671,16 @@ static json_t *context_of(struct run *r)
 	json_object_set_new(c, "runtime_version", json_string(rt.buf));
 	json_object_set_new(c, "runtime", json_string(rt.buf));
 	json_object_set(c, "measure", r->measure);
+	{
+		/* the runbook as written: promote refuses the session once it changes */
+		char hex[65];
+		struct bg_ctx c2;
+
+		bg_ctx_init(&c2); /* libcrypto was loaded by preflight */
+		json_object_set_new(c, "runbook_sha256", bg_lifecycle_runbook_sha256(r->req->runbook, hex, &c2) == BG_OK
+							 ? json_string(hex) : json_null());
+		bg_ctx_release(&c2);
+	}
 	bg_strbuf_release(&dev);
 	bg_strbuf_release(&rt);
 	return c;

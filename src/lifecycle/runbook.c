@@ -1,15 +1,32 @@
 /*
  * runbook.c - what `run` checks of a runbook and of the registry's decision
  * settings before anything is written (see runbook.h): each field of its
- * type and range, and no field the engine would not honour.
+ * type and range, and no field the engine would not honour; and the
+ * runbook's digest that a session records (lifecycle.h).
  */
 #include "lifecycle/runbook.h"
 
+#include "benchgate/lifecycle.h"
 #include "benchgate/measure.h"
+#include "benchgate/sha256.h"
 #include "benchgate/strbuf.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+
+int bg_lifecycle_runbook_sha256(const json_t *rb, char hex[65], struct bg_ctx *ctx)
+{
+	char *text = json_dumps(rb ? rb : json_null(),
+				JSON_COMPACT | JSON_SORT_KEYS | JSON_ENSURE_ASCII | JSON_ENCODE_ANY);
+	int rc;
+
+	if (!text)
+		return bg_error(ctx, BG_EIO, "cannot write the runbook as JSON: out of memory");
+	rc = bg_sha256_hex(text, strlen(text), hex, ctx);
+	free(text);
+	return rc;
+}
 
 static const char *jstr(const json_t *o, const char *k)
 {

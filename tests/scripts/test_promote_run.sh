@@ -80,6 +80,20 @@ jq '(.gates[] | select(.id == "life.full")) |= (.module = "Other")' "$work/reg1"
 "$B" render >/dev/null
 check "promote: a changed gate refused" test "$(rc_of "$B" promote 1)" = 1
 check "promote: says what changed" grep -q "the gate's module is now Other; session 1 ran with " "$work/out" "$work/err"
+# so is one whose runbook changed since (its command here): the row would
+# credit the runbook as it is now with the old one's timing; a runbook only
+# laid out anew (its keys in another order) is the same runbook
+check "session: runbook digest"    grep -qE '^[0-9a-f]{64}$' <("$B" session 1 --json | jq -r .context.runbook_sha256)
+jq '.runbooks.full.command += "; true"' "$work/reg1" >benchmarks/benchmark_registry.json
+"$B" render >/dev/null
+check "promote: a changed runbook refused" test "$(rc_of "$B" promote 1)" = 1
+check "promote: says the runbook changed" grep -q "runbook 'full' has changed since session 1 ran (its SHA-256 then [0-9a-f]\{12\}, now [0-9a-f]\{12\})" "$work/out"
+jq '(.runbooks.full |= (to_entries | reverse | from_entries)) | (.gates[] | select(.id == "life.full")) |= (.module = "Other")' \
+	"$work/reg1" >benchmarks/benchmark_registry.json
+"$B" render >/dev/null
+"$B" promote 1 --json >"$work/pj" 2>/dev/null
+check "promote: a runbook laid out anew is the same" \
+	jq -e '(.refusals | length) == 1 and ([.refusals[] | select(contains("runbook"))] | length) == 0' "$work/pj"
 cp "$work/reg1" benchmarks/benchmark_registry.json; cp "$work/doc1" docs/_generated/benchmark_coverage.md
 # promotions are serialised (each reads and rewrites the registry, the
 # evidence index and the document): promote waits while the lock is held
