@@ -56,11 +56,17 @@ int bg_file_write_atomic(const char *path, const char *display, const char *data
  * temporary file is created new (never through a
  * link at its name) with the replaced file's permissions, and SIGINT,
  * SIGTERM, SIGHUP and SIGQUIT are held in the calling thread from open to
- * commit or abort, so that they cannot leave it behind.
+ * commit or abort, so that they cannot leave it behind. Where the file
+ * system has unnamed files (O_TMPFILE: ext4, xfs, btrfs, tmpfs) and /proc
+ * is mounted, the temporary file has no name until commit names it
+ * (PATH.tmp.PID) just before the rename, so that even SIGKILL during the
+ * writes leaves nothing beside path; elsewhere it is PATH.tmp.PID from
+ * open, and SIGKILL leaves it (bg_atomic_temp_pid tells it apart).
  */
 struct bg_atomic_file {
 	int fd;
 	int err;              /* the first write's errno, or 0 */
+	bool unnamed;         /* fd has no name yet (O_TMPFILE): named tmp only at commit */
 	const char *path, *display;
 	struct bg_strbuf tmp;    /* the temporary file's path */
 	struct bg_strbuf target; /* the file replaced: path, or where its link leads */

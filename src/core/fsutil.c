@@ -2,7 +2,9 @@
  * fsutil.c - file reads and read-only views (mapped or read), atomic writes,
  * mkdir -p (see fsutil.h).
  */
-#define _POSIX_C_SOURCE 200809L
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* O_TMPFILE */
+#endif
 #include "benchgate/fsutil.h"
 #include "core/stops.h"
 
@@ -244,6 +246,51 @@ int bg_atomic_target(const char *path, const char *display, struct bg_strbuf *ta
 	return BG_OK;
 }
 
+/*
+ * A file without a name in the folder of target (O_TMPFILE), named only
+ * when it is whole (link_unnamed), so that a writer killed outright while
+ * writing leaves nothing behind; -1 where the kernel or the file system
+ * has no such files, or /proc (through which it is named) is not mounted:
+ * the caller then writes a named temporary file.
+ */
+static int open_unnamed(const char *target)
+{
+#ifdef O_TMPFILE
+	const char *slash = strrchr(target, '/');
+	char *dir;
+	int fd = -1;
+
+	if (access("/proc/self/fd", X_OK) != 0)
+		return -1;
+	dir = !slash ? bg_xstrdup(".") : slash == target ? bg_xstrdup("/")
+			: bg_xstrndup(target, (size_t)(slash - target));
+	fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+	free(dir);
+	return fd;
+#else
+	(void)target;
+	return -1;
+#endif
+}
+
+/* Names the unnamed file of f at f->tmp (one left there by a writer of the
+ * same pid, now gone, is replaced): 0, or the errno. */
+static int link_unnamed(struct bg_atomic_file *f)
+{
+	char proc[64];
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", f->fd);
+	for (int tries = 0; tries < 2; tries++) {
+		if (linkat(AT_FDCWD, proc, AT_FDCWD, f->tmp.buf, AT_SYMLINK_FOLLOW) == 0) {
+			f->unnamed = false;
+			return 0;
+		}
+		if (errno != EEXIST || unlink(f->tmp.buf) != 0)
+			break;
+	}
+	return errno;
+}
+
 int bg_atomic_file_open(struct bg_atomic_file *f, const char *path, const char *display,
 			struct bg_ctx *ctx)
 {
@@ -272,9 +319,11 @@ int bg_atomic_file_open(struct bg_atomic_file *f, const char *path, const char *
 	}
 	bg_strbuf_addf(&f->tmp, "%s" TEMP_MARK "%ld", f->target.buf, (long)getpid());
 	atomic_hold();
+	f->fd = open_unnamed(f->target.buf);
+	f->unnamed = f->fd >= 0;
 	/* a new file of our own (never through a link planted at its name); one
 	 * already there has this process's pid, so its writer is gone */
-	for (int tries = 0; tries < 2; tries++) {
+	for (int tries = 0; tries < 2 && !f->unnamed; tries++) {
 		f->fd = open(f->tmp.buf, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 		if (f->fd >= 0 || errno != EEXIST || unlink(f->tmp.buf) != 0)
 			break;
@@ -287,7 +336,8 @@ int bg_atomic_file_open(struct bg_atomic_file *f, const char *path, const char *
 	if (e) {
 		if (f->fd >= 0) {
 			close(f->fd);
-			unlink(f->tmp.buf);
+			if (!f->unnamed)
+				unlink(f->tmp.buf);
 			f->fd = -1;
 		}
 		atomic_release();
@@ -317,7 +367,8 @@ void bg_atomic_file_abort(struct bg_atomic_file *f)
 {
 	if (f->fd >= 0) {
 		close(f->fd);
-		unlink(f->tmp.buf);
+		if (!f->unnamed)
+			unlink(f->tmp.buf);
 		f->fd = -1;
 		atomic_release();
 	}
@@ -331,11 +382,15 @@ int bg_atomic_file_commit(struct bg_atomic_file *f, struct bg_ctx *ctx)
 
 	if (!e && fsync(f->fd) != 0)
 		e = errno;
+	/* named only now that it is whole: a writer killed before leaves nothing */
+	if (!e && f->unnamed)
+		e = link_unnamed(f);
 	if (close(f->fd) != 0 && !e)
 		e = errno;
 	f->fd = -1;
 	if (e) {
-		unlink(f->tmp.buf);
+		if (!f->unnamed)
+			unlink(f->tmp.buf);
 		rc = bg_error(ctx, BG_EIO, "%s: cannot write: %s", f->display, strerror(e));
 	} else if (rename(f->tmp.buf, f->target.buf) != 0) {
 		e = errno;

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -282,6 +283,71 @@ static void test_atomic_file_hostile(void **state)
 	unlink(victim);
 }
 
+/*
+ * A writer killed outright (SIGKILL, which nothing can hold) in the middle
+ * of its writes leaves the old file as it was and nothing beside it: the
+ * temporary file has no name until commit. On a file system without
+ * unnamed files (O_TMPFILE) what it leaves is the named temporary file
+ * alone, which bg_atomic_temp_pid tells apart.
+ */
+static void test_atomic_file_killed(void **state)
+{
+	char path[128];
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+	struct bg_ctx ctx;
+	struct dirent *e;
+	size_t left = 0;
+	int status;
+	pid_t pid;
+	DIR *d;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/killed.md", tmpdir);
+	write_file(path, "old\n", 4);
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct bg_atomic_file f;
+		struct bg_ctx cctx;
+
+		bg_ctx_init(&cctx);
+		if (bg_atomic_file_open(&f, path, NULL, &cctx) != BG_OK)
+			_exit(2);
+		bg_atomic_file_write(&f, "half of the new", 15);
+		raise(SIGKILL);
+		_exit(3);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	bg_ctx_init(&ctx);
+	assert_int_equal(bg_file_read(path, NULL, &sb, &ctx), BG_OK);
+	assert_string_equal(sb.buf, "old\n");
+	assert_non_null(d = opendir(tmpdir));
+	while ((e = readdir(d))) {
+		if (strncmp(e->d_name, "killed.md.", 10) != 0)
+			continue;
+		left++;
+		assert_int_equal(bg_atomic_temp_pid(e->d_name, "killed.md"), pid);
+		assert_int_equal(unlinkat(dirfd(d), e->d_name, 0), 0);
+	}
+	closedir(d);
+	{
+		int fd = open(tmpdir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+		bool unnamed = fd >= 0 && access("/proc/self/fd", X_OK) == 0;
+
+		if (fd >= 0)
+			close(fd);
+		assert_int_equal(left, unnamed ? 0 : 1);
+		if (!unnamed)
+			print_message("(no unnamed files in %s: the named temporary file was left, as expected there)\n",
+				      tmpdir);
+	}
+	bg_strbuf_release(&sb);
+	bg_ctx_release(&ctx);
+	unlink(path);
+}
+
 /* A failed mkdir -p is undone up to the first folder it made, no further. */
 static void test_rmdirs_made(void **state)
 {
@@ -409,6 +475,7 @@ int main(void)
 		cmocka_unit_test(test_file_view),
 		cmocka_unit_test(test_atomic_file),
 		cmocka_unit_test(test_atomic_file_hostile),
+		cmocka_unit_test(test_atomic_file_killed),
 		cmocka_unit_test(test_rmdirs_made),
 		cmocka_unit_test(test_lock_file),
 		cmocka_unit_test(test_shared_scalars),
