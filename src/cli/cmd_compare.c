@@ -1,9 +1,11 @@
 /*
  * cmd_compare.c - `benchgate compare SESSION | --last GATE [--json]
- * [--fail-on investigate]`: the stored decision of a gate session, each
- * metric against its envelope (value, centre, bounds, how far outside in
- * scales, direction) and the baseline sessions it was compared with.
- * Exit 1 on block, or on investigate with --fail-on investigate; 0
+ * [--fail-on investigate|unaccepted]`: the stored decision of a gate
+ * session, each metric against its envelope (value, centre, bounds, how far
+ * outside in scales, direction) and the baseline sessions it was compared
+ * with. Exit 1 on block; on investigate with --fail-on investigate; with
+ * --fail-on unaccepted on any session not accepted (automatically or by a
+ * person: an investigate session pending review or rejected); 0
  * otherwise. A session without a decision (a diagnostic `measure` session)
  * is exit 1: there is nothing to compare, and a gate that expected one
  * must not pass silently. 2 usage, 4 store failure.
@@ -19,10 +21,13 @@
 
 enum { O_LAST, O_JSON, O_FAIL_ON };
 
+/* What exits 1 besides block (--fail-on). */
+enum fail_on { FAIL_BLOCK, FAIL_INVESTIGATE, FAIL_UNACCEPTED };
+
 struct compare_args {
 	const char *last;
 	bool json;
-	bool fail_investigate;
+	enum fail_on fail_on;
 	char msg[160];
 };
 
@@ -34,10 +39,11 @@ static const char *on_opt(int id, const char *v, void *data)
 		a->json = true;
 	} else if (id == O_LAST) {
 		a->last = v;
-	} else if (strcmp(v, "investigate") == 0 || strcmp(v, "block") == 0) {
-		a->fail_investigate = v[0] == 'i'; /* given twice, the last counts (as argparse) */
+	} else if (strcmp(v, "investigate") == 0 || strcmp(v, "block") == 0 || strcmp(v, "unaccepted") == 0) {
+		/* given twice, the last counts (as argparse) */
+		a->fail_on = v[0] == 'i' ? FAIL_INVESTIGATE : v[0] == 'u' ? FAIL_UNACCEPTED : FAIL_BLOCK;
 	} else {
-		snprintf(a->msg, sizeof(a->msg), "--fail-on must be 'investigate' or 'block', not '%s'", v);
+		snprintf(a->msg, sizeof(a->msg), "--fail-on must be 'investigate', 'unaccepted' or 'block', not '%s'", v);
 		return a->msg;
 	}
 	return NULL;
@@ -189,9 +195,28 @@ static int run_compare(struct bg_cli *cli, const struct bg_cmd *self)
 		text(&sb, id, v, d);
 	}
 	rc = bg_cli_write(&sb, false);
-	if (rc == BG_OK && (strcmp(name, "block") == 0 ||
-			    (a.fail_investigate && strcmp(name, "investigate") == 0)))
+	if (rc == BG_OK && strcmp(name, "block") == 0) {
 		rc = BG_ECHECK;
+	} else if (rc == BG_OK && a.fail_on == FAIL_INVESTIGATE && strcmp(name, "investigate") == 0) {
+		rc = BG_ECHECK;
+	} else if (rc == BG_OK && a.fail_on == FAIL_UNACCEPTED) {
+		const char *curation = json_string_value(json_object_get(v, "curation"));
+
+		/* a person's review is what this waits for: say what would pass */
+		if (!curation || (strcmp(curation, "accepted") != 0 && strcmp(curation, "auto-accepted") != 0)) {
+			bg_strbuf_reset(&sb);
+			if (curation && strcmp(curation, "rejected") == 0)
+				bg_strbuf_addf(&sb, "session %lld (%s) was rejected%s%s: run the gate again", id, name,
+					       json_is_string(json_object_get(v, "curated_by")) ? " by " : "",
+					       json_is_string(json_object_get(v, "curated_by"))
+						       ? json_string_value(json_object_get(v, "curated_by")) : "");
+			else
+				bg_strbuf_addf(&sb, "session %lld (%s) is %s, not accepted: review it ('benchgate "
+					       "compare %lld') and accept it ('benchgate accept %lld --why TEXT'), or run "
+					       "the gate again", id, name, curation ? curation : "not curated", id, id);
+			rc = bg_cli_fail(BG_ECHECK, sb.buf);
+		}
+	}
 out:
 	json_decref(v);
 	bg_strbuf_release(&sb);
@@ -204,11 +229,15 @@ out:
 const struct bg_cmd bg_cmd_compare = {
 	"compare",
 	"show a gate session's decision against the envelope of its baseline",
-	"benchgate compare SESSION [--json] [--fail-on investigate]\n"
-	"       benchgate compare --last GATE [--json] [--fail-on investigate]",
+	"benchgate compare SESSION [--json] [--fail-on investigate|unaccepted]\n"
+	"       benchgate compare --last GATE [--json] [--fail-on investigate|unaccepted]",
 	"  --last GATE              the latest session of GATE\n"
 	"  --json                   print the decision document as JSON\n"
 	"  --fail-on investigate    exit 1 on investigate too (block always exits 1;\n"
-	"                           '--fail-on block' says just that, and is accepted)\n",
+	"                           '--fail-on block' says just that, and is accepted)\n"
+	"  --fail-on unaccepted     exit 1 unless the session is accepted: automatically\n"
+	"                           (pass, no-baseline of committed source) or by a\n"
+	"                           person ('benchgate accept'); a pending or rejected\n"
+	"                           investigate session exits 1\n",
 	run_compare,
 };

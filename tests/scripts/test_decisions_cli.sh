@@ -53,6 +53,12 @@ check "investigate: direction"    grep -q "slower-or-larger" "$work/out"
 check "investigate: pending"      grep -q "curation: pending" "$work/out"
 check "investigate --fail-on: 1"  test "$(rc_of "$B" compare --fail-on investigate "$s7")" = 1
 check "--fail-on twice: the last" test "$(rc_of "$B" compare --fail-on investigate --fail-on block "$s7")$(rc_of "$B" compare --fail-on block --fail-on investigate "$s7")" = 01
+# --fail-on unaccepted: exit 1 until a person accepts it (below)
+check "unaccepted, pending: 1"    test "$(rc_of "$B" compare --fail-on unaccepted "$s7")" = 1
+check "unaccepted: says what to do" grep -qF "benchgate: session $s7 (investigate) is pending, not accepted: review it ('benchgate compare $s7') and accept it ('benchgate accept $s7 --why TEXT'), or run the gate again" "$work/err"
+check "unaccepted: still printed" grep -q "decision: INVESTIGATE" "$work/out"
+check "unaccepted, pass: 0"       test "$(rc_of "$B" compare --fail-on unaccepted "$s6")" = 0
+check "unaccepted, --json pass: 0" test "$(rc_of "$B" compare --json --fail-on unaccepted "$s6")" = 0
 check "--last GATE is the latest" test "$("$B" compare --last $G --json | jq .session)" = "$s7"
 check "json deviation > 4"        test "$("$B" compare --json "$s7" | jq '[.metrics[] | select(.metric=="wall_p50") | .deviation > 4] | .[0]')" = true
 # faster is investigate too (either direction)
@@ -86,6 +92,7 @@ check "accept blocked: 1"         test "$(rc_of "$B" accept "$s9" --why "looks f
 check "accept blocked: reason"    grep -q "is blocked and cannot be accepted" "$work/err"
 check "accept investigate"        test "$(rc_of env USER=ana "$B" accept "$s7" --why "new allocator, expected")" = 0
 check "accept: who and why"       grep -q "session $s7 accepted by ana: new allocator, expected" "$work/out"
+check "unaccepted, accepted: 0"   test "$(rc_of "$B" compare --fail-on unaccepted "$s7")" = 0
 check "compare shows curation"    test "$("$B" compare --json "$s7" | jq -r '.curation + "|" + .curated_by + "|" + .curation_why')" = "accepted|ana|new allocator, expected"
 # a reason must read back as meant: one line, printable, not blank
 check "why: newline refused"      test "$(rc_of "$B" accept "$s8" --why $'ok\n4  forged row')" = 2
@@ -104,6 +111,9 @@ long_user=$(printf 'é%.0s' $(seq 200)) # 400 bytes: cut at 255, never inside a 
 check "who: long name cut"        test "$(rc_of env USER="$long_user" "$B" reject "$s8" --why "probe")" = 0
 check "who: cut whole characters" test "$("$B" compare --json "$s8" | jq -r .curated_by)" = "$(printf 'é%.0s' $(seq 127))"
 check "reject investigate"        test "$(rc_of env USER=bo "$B" reject "$s8" --why "thermal throttling")" = 0
+check "unaccepted, rejected: 1"   test "$(rc_of "$B" compare --fail-on unaccepted "$s8")" = 1
+check "unaccepted, rejected: who" grep -qF "benchgate: session $s8 (investigate) was rejected by bo: run the gate again" "$work/err"
+check "unaccepted, block: 1"      test "$(rc_of "$B" compare --fail-on unaccepted "$s9")" = 1
 s11=$(seed $G scheduled-profile 0.100)
 check "accepted joins baseline"   test "$("$B" compare --json "$s11" | jq -c '.baseline[:2]')" = "[$s7,$s6]"
 check "rejected never does"       test "$("$B" compare --json "$s11" | jq "[.baseline[] | select(. == $s8 or . == $s9)] | length")" = 0
