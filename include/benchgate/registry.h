@@ -151,6 +151,21 @@ int bg_registry_command(struct bg_registry *reg, const struct bg_value *gate, st
  */
 int bg_registry_format(const char *tmpl, const struct bg_value *values, struct bg_strbuf *out,
 		       struct bg_ctx *ctx);
+/*
+ * How bg_registry_format_with differs from `command`'s bg_registry_format
+ * (what = "command template", status BG_ECHECK, unknown names kept, no
+ * quoting): `run`, which runs the text, refuses a name the gate lacks
+ * ("WHAT: gate 'ID' has no field 'NAME'; ...") and shell-quotes each
+ * field's text as one word. Every error is "WHAT: ..." with status.
+ */
+struct bg_format_how {
+	const char *what;    /* the messages' subject; NULL: "command template" */
+	int status;          /* the errors' status */
+	bool refuse_unknown; /* a name values lacks is an error, not "{name}" */
+	bool quote;          /* each field's text one POSIX shell word */
+};
+int bg_registry_format_with(const char *tmpl, const struct bg_value *values, const struct bg_format_how *how,
+			    struct bg_strbuf *out, struct bg_ctx *ctx);
 
 /* The render's number formats: "12.346 ms" below 0.1 s, else "0.123457 s";
  * "0 B" or GiB with three decimals. */

@@ -9,6 +9,7 @@
 #include "benchgate/lifecycle.h"
 #include "benchgate/profile.h"
 #include "benchgate/provenance.h"
+#include "benchgate/registry.h"
 #include "benchgate/sha256.h"
 #include "benchgate/store.h"
 #include "core/fmath.h"
@@ -50,80 +51,44 @@ static const char *jstr(const json_t *o, const char *k)
 	return json_string_value(json_object_get(o, k));
 }
 
-/* The gate's field named name[0..n), or NULL when the gate has none. */
-static const json_t *field_of(const json_t *gate, const char *name, size_t n)
-{
-	char *key = bg_xstrndup(name, n);
-	const json_t *v = json_object_get(gate, key);
-
-	free(key);
-	return v;
-}
-
-static void shell_quote(struct bg_strbuf *out, const char *s)
-{
-	bool plain = *s != '\0';
-
-	for (const char *p = s; *p && plain; p++)
-		plain = isalnum((unsigned char)*p) || strchr("-_./:=+,@%", *p);
-	if (plain) {
-		bg_strbuf_adds(out, s);
-		return;
-	}
-	bg_strbuf_addch(out, '\'');
-	for (; *s; s++) {
-		if (*s == '\'')
-			bg_strbuf_adds(out, "'\\''");
-		else
-			bg_strbuf_addch(out, *s);
-	}
-	bg_strbuf_addch(out, '\'');
-}
-
 /*
- * Substitutes {field} with str() of the gate's values ({{ and }} are
- * braces); with quote, each value is shell-quoted. BG_EPRECOND on an
- * unbalanced brace or a field the gate does not have: a placeholder left in
- * the command, a path or the question would run or record the wrong thing.
- * The message names the gate's runbook, where the template is written.
+ * Substitutes the template's fields as str.format_map(gate) does, the way
+ * `command` shows it (bg_registry_format_with: {name}, {name[KEY]},
+ * {name[0]}, !r, !s, !a; {{ and }} are braces), with quote each field's
+ * text one shell word. BG_EPRECOND on what Python would raise and on a
+ * field the gate does not have: a placeholder left in the command, a path
+ * or the question would run or record the wrong thing. The message names
+ * the gate's runbook and the template, where it is written.
  */
 static int subst(const char *tmpl, const json_t *gate, bool quote, struct bg_strbuf *out, struct bg_ctx *ctx)
 {
 	const char *rb = jstr(gate, "runbook") ? jstr(gate, "runbook") : "?";
+	struct bg_strbuf what = BG_STRBUF_INIT;
+	struct bg_format_how how = {NULL, BG_EPRECOND, true, quote};
+	struct bg_value *values = NULL;
+	struct bg_arena *a;
+	char *text;
+	int rc;
 
-	for (const char *p = tmpl; *p;) {
-		if ((p[0] == '{' && p[1] == '{') || (p[0] == '}' && p[1] == '}')) {
-			bg_strbuf_addch(out, *p);
-			p += 2;
-		} else if (*p == '{') {
-			const char *end = strchr(p, '}');
-			const json_t *v;
-			struct bg_strbuf text = BG_STRBUF_INIT;
-
-			if (!end)
-				return bg_error(ctx, BG_EPRECOND,
-						"runbook '%s': template '%s': '{' is never closed; write '{{' for a brace", rb,
-						tmpl);
-			if (!(v = field_of(gate, p + 1, (size_t)(end - p - 1))))
-				return bg_error(ctx, BG_EPRECOND,
-						"runbook '%s': template '%s': gate '%s' has no field '%.*s'; name one of the "
-						"gate's fields, or write '{{' and '}}' for braces",
-						rb, tmpl, jstr(gate, "id") ? jstr(gate, "id") : "?", (int)(end - p - 1), p + 1);
-			bg_py_str(&text, v);
-			if (quote)
-				shell_quote(out, text.buf);
-			else
-				bg_strbuf_addn(out, text.buf, text.len);
-			bg_strbuf_release(&text);
-			p = end + 1;
-		} else if (*p == '}') {
-			return bg_error(ctx, BG_EPRECOND, "runbook '%s': template '%s': single '}'; write '}}' for a brace",
-					rb, tmpl);
-		} else {
-			bg_strbuf_addch(out, *p++);
-		}
+	if (!strpbrk(tmpl, "{}")) { /* nothing to substitute */
+		bg_strbuf_adds(out, tmpl);
+		return BG_OK;
 	}
-	return BG_OK;
+	/* the gate as the registry's values, which the formatter reads */
+	if (!(text = json_dumps(gate, JSON_COMPACT | JSON_ENCODE_ANY)))
+		return bg_error(ctx, BG_EIO, "cannot substitute runbook '%s': out of memory", rb);
+	a = bg_arena_new();
+	rc = bg_value_parse(a, text, strlen(text), "the gate", &values, ctx);
+	free(text);
+	if (rc == BG_OK) {
+		bg_strbuf_addf(&what, "template '%s'", tmpl);
+		how.what = what.buf;
+		if ((rc = bg_registry_format_with(tmpl, values, &how, out, ctx)))
+			bg_error(ctx, rc, "runbook '%s': %s", rb, bg_ctx_message(ctx));
+	}
+	bg_strbuf_release(&what);
+	bg_arena_free(a);
+	return rc;
 }
 
 /* A copy of v with every string {field}-substituted (no quoting). */

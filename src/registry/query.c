@@ -5,6 +5,8 @@
 #include "benchgate/registry.h"
 #include "core/pyval.h"
 
+#include <ctype.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -232,6 +234,45 @@ void bg_registry_show(const struct bg_value *gate, struct bg_strbuf *out)
 	bg_strbuf_addch(out, '\n');
 }
 
+/* A template error: "WHAT: MESSAGE" (WHAT "command template" unless how says), how->status. */
+static int ferr(struct bg_ctx *ctx, const struct bg_format_how *how, const char *fmt, ...) BG_PRINTF(3, 4);
+static int ferr(struct bg_ctx *ctx, const struct bg_format_how *how, const char *fmt, ...)
+{
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	bg_strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	rc = bg_error(ctx, how->status, "%s: %s", how->what ? how->what : "command template", sb.buf);
+	bg_strbuf_release(&sb);
+	return rc;
+}
+
+/* s[0..n) as one word of a POSIX shell: as it is when it holds only
+ * characters no shell reads specially, else in single quotes ('\'' for a
+ * quote); the empty text is ''. */
+static void shell_quote(struct bg_strbuf *out, const char *s, size_t n)
+{
+	bool plain = n > 0;
+
+	for (size_t i = 0; i < n && plain; i++)
+		plain = isalnum((unsigned char)s[i]) || (s[i] && strchr("-_./:=+,@%", s[i]));
+	if (plain) {
+		bg_strbuf_addn(out, s, n);
+		return;
+	}
+	bg_strbuf_addch(out, '\'');
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '\'')
+			bg_strbuf_adds(out, "'\\''");
+		else
+			bg_strbuf_addch(out, s[i]);
+	}
+	bg_strbuf_addch(out, '\'');
+}
+
 /* Whether text[0..n) is all Unicode decimal digits (n > 0): Python's
  * get_integer, for a field's name (positional) or an index (an integer). */
 static bool py_integer(const char *text, size_t n, size_t *value)
@@ -322,9 +363,9 @@ static struct bg_value *py_getitem(struct bg_arena *a, struct bg_value *v, const
 }
 
 /* One replacement field, name..end (the text between the braces), as
- * str.format_map with _SafeFormat does it; appended to out. */
+ * str.format_map with _SafeFormat does it (or as how says); appended to out. */
 static int format_field(struct bg_arena *a, const char *name, const char *end, const struct bg_value *values,
-			struct bg_strbuf *out, struct bg_ctx *ctx)
+			const struct bg_format_how *how, struct bg_strbuf *out, struct bg_ctx *ctx)
 {
 	const char *q = name, *arg_end, *fname_end, *why = NULL, *brace = NULL;
 	size_t flen = (size_t)(end - name);
@@ -349,15 +390,15 @@ static int format_field(struct bg_arena *a, const char *name, const char *end, c
 	fname_end = q;
 	if (q < end && *q == '!') {
 		if (q + 1 == end)
-			return bg_error(ctx, BG_ECHECK, "command template: '{%.*s}': '!' must be followed by r, s or a",
+			return ferr(ctx, how, "'{%.*s}': '!' must be followed by r, s or a",
 					(int)flen, name);
 		conv = q[1];
 		if (conv != 'r' && conv != 's' && conv != 'a')
-			return bg_error(ctx, BG_ECHECK, "command template: conversion in '{%.*s}' must be !r, !s or !a",
+			return ferr(ctx, how, "conversion in '{%.*s}' must be !r, !s or !a",
 					(int)flen, name);
 		if (q + 2 < end && q[2] != ':') /* Python: "expected ':' after conversion specifier" */
-			return bg_error(ctx, BG_ECHECK,
-					"command template: '{%.*s}': only ':' may follow the conversion '!%c'; end the field after it",
+			return ferr(ctx, how,
+					"'{%.*s}': only ':' may follow the conversion '!%c'; end the field after it",
 					(int)flen, name, conv);
 		if (q + 2 < end)
 			q += 2; /* at ':' */
@@ -365,21 +406,29 @@ static int format_field(struct bg_arena *a, const char *name, const char *end, c
 			q = end;
 	}
 	if (q < end && *q == ':' && q + 1 < end)
-		return bg_error(ctx, BG_ECHECK,
-				"command template: format specifications ('{%.*s}') are not supported; write '{%.*s}'",
+		return ferr(ctx, how,
+				"format specifications ('{%.*s}') are not supported; write '{%.*s}'",
 				(int)flen, name, (int)(q - name), name);
 	flen = (size_t)(fname_end - name);
 	if (brace)
-		return bg_error(ctx, BG_ECHECK, "command template: field '%.*s' must be a plain name; write '{{' for a literal brace",
+		return ferr(ctx, how, "field '%.*s' must be a plain name; write '{{' for a literal brace",
 				(int)flen, name);
 	for (arg_end = name; arg_end < name + flen && *arg_end != '.' && *arg_end != '['; arg_end++)
 		;
 	if (arg_end == name || py_integer(name, (size_t)(arg_end - name), NULL))
-		return bg_error(ctx, BG_ECHECK,
-				"command template: '{%.*s}' is a positional field, which format_map refuses; name a gate field",
+		return ferr(ctx, how,
+				"'{%.*s}' is a positional field, which format_map refuses; name a gate field",
 				(int)flen, name);
 	key = bg_xstrndup(name, (size_t)(arg_end - name));
 	v = bg_value_get(values, key);
+	if (!v && how->refuse_unknown) {
+		const char *id = bg_value_str(bg_value_get(values, "id"));
+		int rc = ferr(ctx, how, "gate '%s' has no field '%s'; name one of the gate's fields, or write '{{' and "
+			      "'}}' for braces", id ? id : "?", key);
+
+		free(key);
+		return rc;
+	}
 	if (!v) { /* _SafeFormat.__missing__ gives "{name}" */
 		bg_strbuf_addf(&tmp, "{%s}", key);
 		v = bg_value_new_stringn(a, tmp.buf, tmp.len);
@@ -389,16 +438,16 @@ static int format_field(struct bg_arena *a, const char *name, const char *end, c
 		const char *close;
 		if (*q == '.') {
 			bg_strbuf_release(&tmp);
-			return bg_error(ctx, BG_ECHECK,
-					"command template: attribute access in '{%.*s}' is not supported; use a plain name",
+			return ferr(ctx, how,
+					"attribute access in '{%.*s}' is not supported; use a plain name",
 					(int)flen, name);
 		}
 		close = memchr(q, ']', (size_t)(name + flen - q));
 		if (!close || close == q + 1 ||
 		    (close + 1 < name + flen && close[1] != '.' && close[1] != '[')) {
 			bg_strbuf_release(&tmp);
-			return bg_error(ctx, BG_ECHECK,
-					"command template: malformed index in '{%.*s}'; write '{%.*s[KEY]}' or '{%.*s[NUMBER]}'",
+			return ferr(ctx, how,
+					"malformed index in '{%.*s}'; write '{%.*s[KEY]}' or '{%.*s[NUMBER]}'",
 					(int)flen, name, (int)(arg_end - name), name, (int)(arg_end - name), name);
 		}
 		v = py_getitem(a, v, q + 1, (size_t)(close - q - 1), &why);
@@ -406,17 +455,24 @@ static int format_field(struct bg_arena *a, const char *name, const char *end, c
 	}
 	if (!v) {
 		bg_strbuf_release(&tmp);
-		return bg_error(ctx, BG_ECHECK, "command template: '{%.*s}': %s; change the index or write '{%.*s}'",
+		return ferr(ctx, how, "'{%.*s}': %s; change the index or write '{%.*s}'",
 				(int)flen, name, why, (int)(arg_end - name), name);
 	}
 	bg_strbuf_reset(&tmp);
-	if (conv == 'r') {
-		bg_value_py_repr(out, v);
-	} else if (conv == 'a') {
-		bg_value_py_repr(&tmp, v);
-		py_ascii(out, tmp.buf);
-	} else {
-		bg_value_py_str(out, v);
+	{
+		struct bg_strbuf text = BG_STRBUF_INIT, *to = how->quote ? &text : out;
+
+		if (conv == 'r') {
+			bg_value_py_repr(to, v);
+		} else if (conv == 'a') {
+			bg_value_py_repr(&tmp, v);
+			py_ascii(to, tmp.buf);
+		} else {
+			bg_value_py_str(to, v);
+		}
+		if (how->quote)
+			shell_quote(out, text.buf ? text.buf : "", text.len);
+		bg_strbuf_release(&text);
 	}
 	bg_strbuf_release(&tmp);
 	return BG_OK;
@@ -454,6 +510,14 @@ static const char *field_end(const char *name)
 int bg_registry_format(const char *tmpl, const struct bg_value *values, struct bg_strbuf *out,
 		       struct bg_ctx *ctx)
 {
+	static const struct bg_format_how command = {NULL, BG_ECHECK, false, false};
+
+	return bg_registry_format_with(tmpl, values, &command, out, ctx);
+}
+
+int bg_registry_format_with(const char *tmpl, const struct bg_value *values, const struct bg_format_how *how,
+			    struct bg_strbuf *out, struct bg_ctx *ctx)
+{
 	const char *p = tmpl;
 	struct bg_arena *a = bg_arena_new(); /* values made for one field: an index, a missing name */
 	int rc = BG_OK;
@@ -466,18 +530,18 @@ int bg_registry_format(const char *tmpl, const struct bg_value *values, struct b
 			bg_strbuf_addch(out, '}');
 			p += 2;
 		} else if (*p == '}') {
-			rc = bg_error(ctx, BG_ECHECK,
-				      "command template: single '}' at character %zu; write '}}' for a literal brace",
+			rc = ferr(ctx, how,
+				      "single '}' at character %zu; write '}}' for a literal brace",
 				      (size_t)(p - tmpl) + 1);
 		} else if (*p == '{') {
 			const char *end = field_end(p + 1);
 
 			if (!end)
-				rc = bg_error(ctx, BG_ECHECK,
-					      "command template: '{' at character %zu is never closed; write '{{' for a literal brace",
+				rc = ferr(ctx, how,
+					      "'{' at character %zu is never closed; write '{{' for a literal brace",
 					      (size_t)(p - tmpl) + 1);
 			else {
-				rc = format_field(a, p + 1, end, values, out, ctx);
+				rc = format_field(a, p + 1, end, values, how, out, ctx);
 				p = end + 1;
 			}
 		} else {

@@ -51,6 +51,38 @@ static void test_format(void **state)
 		      "'\\xe9\\u2603\\U0001d11e' ['\\xe9'] '{m}'");
 }
 
+/* As run substitutes: each field's text one shell word, a name the gate
+ * lacks refused with its status and subject. */
+static void test_format_for_run(void **state)
+{
+	struct bg_arena *a = bg_arena_new();
+	struct bg_value *v = NULL;
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+	struct bg_ctx ctx;
+	struct bg_format_how run = {"template 'T'", BG_EPRECOND, true, true};
+	const char *doc = "{\"id\": \"g.1\", \"s\": \"it's a b\", \"e\": \"\", \"l\": [\"x;y\", 2], \"n\": null}";
+
+	(void)state;
+	bg_ctx_init(&ctx);
+	assert_int_equal(bg_value_parse(a, doc, strlen(doc), "doc", &v, &ctx), BG_OK);
+	assert_int_equal(bg_registry_format_with("run {id} {s} {e} {l[0]} {l[1]!r} {l} {n} {id!r} {{x}}", v, &run, &sb,
+						 &ctx), BG_OK);
+	assert_string_equal(sb.buf, "run g.1 'it'\\''s a b' '' 'x;y' 2 '['\\''x;y'\\'', 2]' None "
+				    "''\\''g.1'\\''' {x}");
+	bg_strbuf_reset(&sb);
+	assert_int_equal(bg_registry_format_with("run {nope}", v, &run, &sb, &ctx), BG_EPRECOND);
+	assert_string_equal(bg_ctx_message(&ctx), "template 'T': gate 'g.1' has no field 'nope'; name one of the "
+						  "gate's fields, or write '{{' and '}}' for braces");
+	assert_int_equal(bg_registry_format_with("run {id!x}", v, &run, &sb, &ctx), BG_EPRECOND);
+	assert_string_equal(bg_ctx_message(&ctx), "template 'T': conversion in '{id!x}' must be !r, !s or !a");
+	assert_int_equal(bg_registry_format_with("run }", v, &run, &sb, &ctx), BG_EPRECOND);
+	assert_string_equal(bg_ctx_message(&ctx),
+			    "template 'T': single '}' at character 5; write '}}' for a literal brace");
+	bg_strbuf_release(&sb);
+	bg_ctx_release(&ctx);
+	bg_arena_free(a);
+}
+
 static void test_format_errors(void **state)
 {
 	struct bg_arena *a = bg_arena_new();
@@ -232,6 +264,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_format),
 		cmocka_unit_test(test_format_errors),
+		cmocka_unit_test(test_format_for_run),
 		cmocka_unit_test(test_number_formats),
 		cmocka_unit_test(test_ordering),
 		cmocka_unit_test(test_staleness),
