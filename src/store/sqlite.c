@@ -29,7 +29,33 @@ struct sqlite_store {
 	char *display;
 	int version;
 	bool read_only; /* opened read-only: a store this user may not write */
+	bool immutable; /* read as the file was when opened (open_read_only, no -wal) */
+	char *path;     /* the file, for changed_under */
+	struct stat opened; /* the file when it was opened immutable */
 };
+
+/*
+ * A store read immutable is read as the file was when it was opened,
+ * without SQLite's locks: a session its owner stores meanwhile (the
+ * checkpoint that moves it into the file) changes pages under the reader,
+ * which could then read a mix of the two, or fail as if the store were
+ * corrupted. BG_EIO saying so when the file is no longer the one opened,
+ * as it was; BG_OK otherwise, and always for a store read through locks.
+ */
+static int changed_under(struct sqlite_store *s, struct bg_ctx *ctx)
+{
+	struct stat now;
+
+	if (!s->immutable ||
+	    (stat(s->path, &now) == 0 && now.st_dev == s->opened.st_dev && now.st_ino == s->opened.st_ino &&
+	     now.st_size == s->opened.st_size && now.st_mtim.tv_sec == s->opened.st_mtim.tv_sec &&
+	     now.st_mtim.tv_nsec == s->opened.st_mtim.tv_nsec && now.st_ctim.tv_sec == s->opened.st_ctim.tv_sec &&
+	     now.st_ctim.tv_nsec == s->opened.st_ctim.tv_nsec))
+		return BG_OK;
+	return bg_error(ctx, BG_EIO, "%s: the store changed while it was read (its owner stored a session "
+			"meanwhile), and a user who may not write its folder reads it without locks; nothing read "
+			"is shown: run the command again", s->display);
+}
 
 /* Migration N+1 is migrations[N]; applied in order, each in its own transaction. */
 static const char *const migrations[] = {
@@ -96,6 +122,8 @@ static int db_error(struct sqlite_store *s, struct bg_ctx *ctx, const char *what
 {
 	int code = s->db ? sym_sqlite3_errcode(s->db) & 0xff : SQLITE_CANTOPEN;
 
+	if (changed_under(s, ctx)) /* the error is the owner's write, not damage */
+		return BG_EIO;
 	if (code == SQLITE_NOTADB)
 		return bg_error(ctx, BG_EIO, "%s: %s: %s (another program's file, or a store whose first bytes were "
 				"overwritten): restore the store from a backup, or name another file in 'store' of "
@@ -758,8 +786,10 @@ static int each_row(struct sqlite_store *s, sqlite3_stmt *st, const char *what, 
 
 		if (!row) {
 			/* every query selects id first; bad names a column of st, so report before finalizing */
-			rc = corrupt(s, sym_sqlite3_column_int64(st, 0),
-				     strcmp(bad, "decision_document") == 0 ? "decision" : bad, &err, ctx);
+			rc = changed_under(s, ctx);
+			if (!rc)
+				rc = corrupt(s, sym_sqlite3_column_int64(st, 0),
+					     strcmp(bad, "decision_document") == 0 ? "decision" : bad, &err, ctx);
 			sym_sqlite3_finalize(st);
 			return rc;
 		}
@@ -773,7 +803,8 @@ static int each_row(struct sqlite_store *s, sqlite3_stmt *st, const char *what, 
 	sym_sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
 		return query_error(s, ctx, what);
-	return BG_OK;
+	/* every row read is of the file that was opened */
+	return changed_under(s, ctx);
 }
 
 /* Runs a prepared query and collects its rows into a new array *out; finalizes st. */
@@ -1297,6 +1328,7 @@ static void close_store(struct bg_store *base)
 
 	sym_sqlite3_close(s->db);
 	free(s->display);
+	free(s->path);
 	free(s);
 }
 
@@ -1477,6 +1509,11 @@ static int open_read_only(struct sqlite_store *s, const char *path, struct bg_ct
 		}
 		bg_strbuf_adds(&uri, "?immutable=1");
 		flags |= SQLITE_OPEN_URI;
+		/* the file as it is read: changed_under compares the file with it */
+		if (stat(path, &s->opened) == 0) {
+			s->immutable = true;
+			s->path = bg_xstrdup(path);
+		}
 	}
 	if (sym_sqlite3_open_v2(uri.len ? uri.buf : path, &s->db, flags, NULL) != SQLITE_OK)
 		rc = db_error(s, ctx, "cannot open the store");

@@ -3,7 +3,8 @@
  * put/list/get round trip, unknown ids, unsupported stores, and stored
  * JSON damaged outside benchgate (refused with the session named), and a
  * gate session stored with its decision in one transaction; what a writer
- * is refused before the store is opened.
+ * is refused before the store is opened; a store read without locks by a
+ * user who may not write it, changed by its owner meanwhile.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "benchgate/store.h"
@@ -472,6 +474,89 @@ static void test_check_write(void **state)
 	bg_ctx_release(&ctx);
 }
 
+/*
+ * A store read by a user who may not write its folder is read without
+ * SQLite's locks (immutable, as the file was when opened): a session its
+ * owner stores meanwhile is reported ("the store changed while it was
+ * read"), never read as a mix of the two files. As root the reader is a
+ * child that drops to nobody; otherwise the folder and file are read-only
+ * to their owner while the child opens them.
+ */
+static void test_read_while_owner_writes(void **state)
+{
+	char sub[300], file[340];
+	const char *spec = "sqlite:shared/store.sqlite3";
+	int to_child[2], to_parent[2], status;
+	bool root = geteuid() == 0;
+	struct bg_store *st = NULL;
+	struct bg_ctx ctx;
+	json_t *doc = session_doc("ok", 1e6);
+	long long id;
+	pid_t pid;
+	char c;
+
+	(void)state;
+	snprintf(sub, sizeof(sub), "%s/shared", dir);
+	snprintf(file, sizeof(file), "%s/store.sqlite3", sub);
+	assert_int_equal(mkdir(sub, 0755), 0);
+	assert_int_equal(chmod(dir, 0755), 0); /* nobody may look in */
+	bg_ctx_init(&ctx);
+	assert_int_equal(bg_store_open(spec, dir, BG_STORE_CREATE, &st, &ctx), BG_OK);
+	assert_int_equal(bg_store_put_session(st, doc, &id, &ctx), BG_OK);
+	bg_store_close(st); /* the last connection: the session is in the file, no -wal is left */
+	if (!root) {
+		assert_int_equal(chmod(sub, 0555), 0);
+		assert_int_equal(chmod(file, 0444), 0);
+	}
+	assert_int_equal(pipe(to_child), 0);
+	assert_int_equal(pipe(to_parent), 0);
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct bg_store *r = NULL;
+		struct bg_ctx cc;
+		json_t *rows = json_array();
+		int rc;
+
+		if (root && (setresgid(65534, 65534, 65534) != 0 || setresuid(65534, 65534, 65534) != 0))
+			_exit(10);
+		bg_ctx_init(&cc);
+		if (bg_store_open(spec, dir, BG_STORE_READ, &r, &cc) != BG_OK || !r)
+			_exit(11);
+		/* read as it is while nothing changes it */
+		if (bg_store_each_session(r, 0, bg_store_append_row, rows, &cc) != BG_OK || json_array_size(rows) != 1)
+			_exit(12);
+		if (write(to_parent[1], "o", 1) != 1 || read(to_child[0], &c, 1) != 1)
+			_exit(13);
+		json_array_clear(rows);
+		rc = bg_store_each_session(r, 0, bg_store_append_row, rows, &cc);
+		if (rc != BG_EIO || !strstr(bg_ctx_message(&cc), "store.sqlite3: the store changed while it was read"))
+			_exit(14);
+		bg_store_close(r);
+		_exit(0);
+	}
+	assert_int_equal(read(to_parent[0], &c, 1), 1);
+	if (!root) {
+		assert_int_equal(chmod(sub, 0755), 0);
+		assert_int_equal(chmod(file, 0644), 0);
+	}
+	/* the owner stores a session while the reader holds the store open */
+	assert_int_equal(bg_store_open(spec, dir, BG_STORE_CREATE, &st, &ctx), BG_OK);
+	assert_int_equal(bg_store_put_session(st, doc, &id, &ctx), BG_OK);
+	bg_store_close(st);
+	assert_int_equal(write(to_child[1], "w", 1), 1);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	close(to_child[0]);
+	close(to_child[1]);
+	close(to_parent[0]);
+	close(to_parent[1]);
+	json_decref(doc);
+	bg_ctx_release(&ctx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -484,6 +569,7 @@ int main(void)
 		cmocka_unit_test(test_decided_session),
 		cmocka_unit_test(test_foreign_database),
 		cmocka_unit_test(test_check_write),
+		cmocka_unit_test(test_read_while_owner_writes),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
