@@ -9,7 +9,9 @@
  * (bg_store_not_in_baseline) and why not; the key's distinct gates,
  * computers and timings, several where its fields leave one out; and the
  * p50 envelope of the latest shown decision that computed one), renders the
- * self-contained page and writes DIR/index.html atomically. DIR (relative
+ * self-contained page and writes DIR/index.html atomically. The keys are
+ * listed from the store's key index; a key's sessions are read only when
+ * the page draws it, so a store of many keys is never held whole. DIR (relative
  * to the project root; "//", "." folders and a trailing "/" are tidied
  * away) defaults to dashboard/ in the folder of the store and leases
  * (.benchgate/dashboard); a folder that cannot be made is named relative
