@@ -1,6 +1,7 @@
 /*
  * fuzz_registry.c - fuzz target for the registry parser and every pure
- * registry verb (validate, render, list, next, show, command, format).
+ * registry verb (validate, render, list, next, show, command, format, and
+ * format as run substitutes a command).
  *
  * With -fsanitize=fuzzer (make fuzz, clang) this is a libFuzzer target.
  * Without it, main() replays the files named on the command line, which is
@@ -50,8 +51,16 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 		bg_registry_list(&reg, &none, &out, &ctx);
 		bg_registry_next(&reg, &none, 5, true, &out, &ctx);
 		BG_VALUE_ARRAY_FOREACH(reg.gates, i, gate) {
+			/* the gate's runbook command as run substitutes it too */
+			static const struct bg_format_how run = {"template", BG_EPRECOND, true, true};
+			const char *rbid = bg_value_str(bg_value_get(gate, "runbook"));
+			const struct bg_value *rb = rbid && reg.runbooks ? bg_value_get(reg.runbooks, rbid) : NULL;
+			const char *cmd = rb ? bg_value_str(bg_value_get(rb, "command")) : NULL;
+
 			bg_registry_show(gate, &out);
 			bg_registry_command(&reg, gate, &out, &ctx);
+			if (cmd)
+				bg_registry_format_with(cmd, gate, &run, &out, &ctx);
 		}
 		if (bg_registry_validate(&reg, true, &problems, &counts, &ctx) == BG_OK)
 			bg_registry_render(&reg, &out, &ctx);
