@@ -189,6 +189,15 @@ int bg_store_each_key(struct bg_store *st, bg_store_row_fn fn, void *data, struc
 int bg_store_each_of_key(struct bg_store *st, long long session_id, bg_store_row_fn fn, void *data,
 			 struct bg_ctx *ctx);
 /*
+ * The reads that follow, until bg_store_read_end, see the store as it was
+ * at the first of them (one read transaction: a session stored meanwhile
+ * is not seen), so that a reader of many queries, such as the dashboard,
+ * sees one state of the store. Nothing may be written in between. BG_EIO
+ * for the store; read_end after a read_begin that failed does nothing.
+ */
+int bg_store_read_begin(struct bg_store *st, struct bg_ctx *ctx);
+void bg_store_read_end(struct bg_store *st);
+/*
  * The verdict of one session: the history summary of it plus "key" and
  * "decision_document" (the stored documents, or null) and "curations"
  * ([{"curation", "why", "who", "at"}], oldest first). BG_ECHECK when unknown;

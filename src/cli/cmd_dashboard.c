@@ -11,7 +11,8 @@
  * p50 envelope of the latest shown decision that computed one), renders the
  * self-contained page and writes DIR/index.html atomically. The keys are
  * listed from the store's key index; a key's sessions are read only when
- * the page draws it, so a store of many keys is never held whole. DIR (relative
+ * the page draws it, so a store of many keys is never held whole; all of
+ * it in one read transaction, so the page is one state of the store. DIR (relative
  * to the project root; "//", "." folders and a trailing "/" are tidied
  * away) defaults to dashboard/ in the folder of the store and leases
  * (.benchgate/dashboard); a folder that cannot be made is named relative
@@ -389,7 +390,7 @@ static int key_entry(size_t i, void *data, json_t **entry, struct bg_ctx *ctx)
 	int rc = bg_store_each_of_key(kl->store, kl->latest[i], key_row, &w, ctx);
 
 	*entry = NULL;
-	if (rc == BG_OK && json_array_size(w.list) != 1)
+	if (rc == BG_OK && json_array_size(w.list) != 1) /* not within one read transaction */
 		rc = bg_error(ctx, BG_EIO, "session %lld: its key's sessions could not be read as one key; the "
 			      "store changed while the dashboard read it: run it again",
 			      kl->latest[i]);
@@ -438,13 +439,16 @@ static int run_dashboard(struct bg_cli *cli, const struct bg_cmd *self)
 		rc = bg_store_open(cfg.store, cfg.root, BG_STORE_READ, &store, &ctx);
 	}
 	list.store = store;
-	if (rc == BG_OK && store)
+	/* one state of the store for the whole page: the key list and every key read after it */
+	if (rc == BG_OK && store && (rc = bg_store_read_begin(store, &ctx)) == BG_OK)
 		rc = bg_store_each_key(store, key_listed, &list, &ctx);
 	if (rc == BG_OK) {
 		struct bg_report_keys keys = {list.n, key_entry, &list, key_envelope, store};
 
 		rc = bg_report_dashboard_keys(model, &keys, &page, &ctx);
 	}
+	if (store)
+		bg_store_read_end(store);
 	if (rc == BG_OK) {
 		if (output) {
 			tidy_dir(&path, output);

@@ -1225,6 +1225,26 @@ static int key_history(struct bg_store *base, long long session_id, bg_store_row
 }
 
 /*
+ * One read transaction for the reads until read_end: BEGIN (deferred) takes
+ * its snapshot at the first read, and every read after it sees that one
+ * (WAL: the owner's writes meanwhile go on, unseen).
+ */
+static int read_begin(struct bg_store *base, struct bg_ctx *ctx)
+{
+	struct sqlite_store *s = (struct sqlite_store *)base;
+
+	return exec(s, "BEGIN", "cannot begin reading the store", ctx);
+}
+
+static void read_end(struct bg_store *base)
+{
+	struct sqlite_store *s = (struct sqlite_store *)base;
+
+	if (!sym_sqlite3_get_autocommit(s->db))
+		sym_sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
+}
+
+/*
  * BG_OK unless the decision of row (a verdict row: the decision column and
  * the parsed decision_document) names one benchgate never makes, or the
  * session and its document name two different ones: BG_EIO, the store was
@@ -1359,7 +1379,7 @@ static int gate_sessions_after(struct bg_store *base, const char *gate_id, long 
 
 static const struct bg_store_ops sqlite_ops = {
 	put_session, put_decided_session, list_sessions, get_session, set_decision, baseline, curate,
-	history, keys_with_prefix, each_key, key_history, verdict, last_of_gate, gate_sessions_after, schema_version, close_store,
+	history, keys_with_prefix, each_key, key_history, read_begin, read_end, verdict, last_of_gate, gate_sessions_after, schema_version, close_store,
 };
 
 /* The folder of a store path ("." for a bare file name); the caller frees it. */

@@ -32,6 +32,7 @@
 	X(sqlite3_errmsg) \
 	X(sqlite3_exec) \
 	X(sqlite3_finalize) \
+	X(sqlite3_get_autocommit) \
 	X(sqlite3_last_insert_rowid) \
 	X(sqlite3_open_v2) \
 	X(sqlite3_prepare_v2) \

@@ -197,6 +197,16 @@ int bg_store_each_of_key(struct bg_store *st, long long session_id, bg_store_row
 	return st->ops->key_history(st, session_id, fn, data, ctx);
 }
 
+int bg_store_read_begin(struct bg_store *st, struct bg_ctx *ctx)
+{
+	return st->ops->read_begin(st, ctx);
+}
+
+void bg_store_read_end(struct bg_store *st)
+{
+	st->ops->read_end(st);
+}
+
 int bg_store_verdict(struct bg_store *st, long long id, json_t **out, struct bg_ctx *ctx)
 {
 	return st->ops->verdict(st, id, out, ctx);

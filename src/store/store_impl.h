@@ -28,6 +28,8 @@ struct bg_store_ops {
 	int (*each_key)(struct bg_store *st, bg_store_row_fn fn, void *data, struct bg_ctx *ctx);
 	int (*key_history)(struct bg_store *st, long long session_id, bg_store_row_fn fn, void *data,
 			   struct bg_ctx *ctx);
+	int (*read_begin)(struct bg_store *st, struct bg_ctx *ctx);
+	void (*read_end)(struct bg_store *st);
 	int (*verdict)(struct bg_store *st, long long id, json_t **out, struct bg_ctx *ctx);
 	int (*last_of_gate)(struct bg_store *st, const char *gate_id, long long *id, struct bg_ctx *ctx);
 	int (*gate_sessions_after)(struct bg_store *st, const char *gate_id, long long after, long long *ids,

@@ -7,7 +7,8 @@
  * bg_store_gate_sessions_after; the walks
  * bg_store_each_history and bg_store_each_session (a row at a time, a
  * callback's status stops them), bg_store_keys_with_prefix, and the
- * dashboard's walks bg_store_each_key and bg_store_each_of_key.
+ * dashboard's walks bg_store_each_key and bg_store_each_of_key, read in
+ * one snapshot (bg_store_read_begin, bg_store_read_end).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -564,6 +565,49 @@ static void test_each_key(void **state)
 	bg_ctx_release(&ctx);
 }
 
+/* Between bg_store_read_begin and bg_store_read_end every read sees the
+ * store as the first one did: the owner's writes meanwhile are not seen. */
+static void test_read_snapshot(void **state)
+{
+	struct bg_store *r = NULL;
+	struct bg_ctx ctx;
+	json_t *out = json_array();
+	long long a, b, c;
+
+	(void)state;
+	a = put("gate.s", "scheduled-profile", "ok", 1e6);
+	decide(a, "s1", "no-baseline", "auto-accepted");
+	bg_ctx_init(&ctx);
+	assert_int_equal(bg_store_open("sqlite:store.sqlite3", dir, BG_STORE_READ, &r, &ctx), BG_OK);
+	assert_non_null(r);
+	assert_int_equal(bg_store_read_begin(r, &ctx), BG_OK);
+	assert_int_equal(bg_store_each_key(r, bg_store_append_row, out, &ctx), BG_OK);
+	assert_int_equal(json_array_size(out), 1);
+	/* the owner stores a session of the key and one of a new key meanwhile */
+	b = put("gate.s", "scheduled-profile", "ok", 1e6);
+	decide(b, "s1", "no-baseline", "auto-accepted");
+	c = put("gate.s", "scheduled-profile", "ok", 1e6);
+	decide(c, "s2", "no-baseline", "auto-accepted");
+	json_array_clear(out);
+	assert_int_equal(bg_store_each_of_key(r, a, bg_store_append_row, out, &ctx), BG_OK);
+	assert_int_equal(json_array_size(out), 1);
+	json_array_clear(out);
+	assert_int_equal(bg_store_each_key(r, bg_store_append_row, out, &ctx), BG_OK);
+	assert_int_equal(json_array_size(out), 1);
+	bg_store_read_end(r);
+	/* after it, the store as it is */
+	json_array_clear(out);
+	assert_int_equal(bg_store_each_of_key(r, a, bg_store_append_row, out, &ctx), BG_OK);
+	assert_int_equal(json_array_size(out), 2);
+	json_array_clear(out);
+	assert_int_equal(bg_store_each_key(r, bg_store_append_row, out, &ctx), BG_OK);
+	assert_int_equal(json_array_size(out), 2);
+	bg_store_read_end(r); /* none open: nothing */
+	bg_store_close(r);
+	json_decref(out);
+	bg_ctx_release(&ctx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -575,6 +619,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_history_and_last, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_keys_with_prefix, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_each_key, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_read_snapshot, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
