@@ -71,8 +71,8 @@ bool bg_provenance_secret_name(const char *name);
  * *pending (may be NULL) carries "the next word is a secret value" from one
  * string to the next, as between the words of an argv array: a string that
  * starts pending is redacted whole (unless it starts with '-').
- * The result scrubs to itself: a pass that changes the text is followed
- * by another (a redaction can make a text that reads as home).
+ * The result scrubs to itself: a home holding '<', '>' or '=' (which a
+ * redaction could write) is not looked for.
  * bg_provenance_scrub applies this to every string of doc, in place (the
  * strings of one array share the pending state; home is looked for as
  * bg_json_text writes it, as the document's strings are). Neither fails.
