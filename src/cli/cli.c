@@ -211,7 +211,6 @@ bool bg_cli_needs_showing(const char *s)
 	return false;
 }
 
-
 void bg_cli_add_shown(struct bg_strbuf *out, const char *s)
 {
 	if (!s) {

@@ -154,7 +154,7 @@ static json_t *parity_text(const json_t *row)
 /* Why a session does not count toward its key's baseline (null when it does), in words. */
 static json_t *why_not(const json_t *row)
 {
-	const char *why = bg_store_not_in_baseline(row);
+	const char *why = bg_store_not_in_baseline(row), *source;
 	struct bg_strbuf sb = BG_STRBUF_INIT;
 	json_t *v;
 
@@ -164,8 +164,8 @@ static json_t *why_not(const json_t *row)
 		bg_strbuf_addf(&sb, "%s %s", why, bg_json_str_or(json_object_get(row, why), "n/a"));
 	else if (strcmp(why, "pending") != 0)
 		bg_strbuf_adds(&sb, why);
-	else if (bg_vp_pending_source(row)) /* stored pending whatever it decided */
-		bg_strbuf_addf(&sb, "pending review (%s)", bg_vp_pending_source(row));
+	else if ((source = bg_vp_pending_source(row))) /* stored pending whatever it decided */
+		bg_strbuf_addf(&sb, "pending review (%s)", source);
 	else
 		bg_strbuf_adds(&sb, "pending review");
 	v = bg_json_text(sb.buf);
@@ -262,18 +262,12 @@ static int key_done(json_t *key, struct bg_ctx *ctx)
 	return BG_OK;
 }
 
-/* The keys of the page as the walk over the store's keyed sessions builds them. */
-struct keys_walk {
-	json_t *list; /* the keys, in order of their first session */
-	json_t *byid; /* key id -> its entry of list */
-};
-
-/* One keyed session into its key's entry (a bg_store_row_fn). */
+/* One session of a key into the key's entry, *data (NULL until its first
+ * session makes it): a bg_store_row_fn over bg_store_each_of_key. */
 static int key_row(const json_t *r, void *data, struct bg_ctx *ctx)
 {
-	struct keys_walk *w = data;
+	json_t **entry = data, *key = *entry, *row, *ss;
 	const char *kid = json_string_value(json_object_get(r, "key_id"));
-	json_t *key = kid ? json_object_get(w->byid, kid) : NULL, *row, *ss;
 
 	if (!kid)
 		return unplaced(r, "its stored key id is not text", ctx);
@@ -281,9 +275,9 @@ static int key_row(const json_t *r, void *data, struct bg_ctx *ctx)
 		/* the gates, computers and timings of the key's sessions, each once in order
 		 * of first appearance: a key whose fields leave out gate, computer or measure
 		 * holds sessions of several */
-		key = json_pack("{s:s, s:[], s:[], s:[], s:[], s:{}}", "id", kid, "gates", "computers",
-				"timings", "sessions", "seen");
-		if (!key || json_object_set_new(w->byid, kid, key) || json_array_append(w->list, key))
+		key = *entry = json_pack("{s:s, s:[], s:[], s:[], s:[], s:{}}", "id", kid, "gates", "computers",
+					 "timings", "sessions", "seen");
+		if (!key)
 			return unplaced(r, "its key could not be added to the page", ctx);
 	}
 	if (note_once(key, "gates", json_object_get(r, "gate_id")) ||
@@ -386,18 +380,17 @@ static int key_listed(const json_t *r, void *data, struct bg_ctx *ctx)
 static int key_entry(size_t i, void *data, json_t **entry, struct bg_ctx *ctx)
 {
 	struct key_list *kl = data;
-	struct keys_walk w = {json_array(), json_object()};
-	int rc = bg_store_each_of_key(kl->store, kl->latest[i], key_row, &w, ctx);
+	json_t *key = NULL;
+	int rc = bg_store_each_of_key(kl->store, kl->latest[i], key_row, &key, ctx);
 
 	*entry = NULL;
-	if (rc == BG_OK && json_array_size(w.list) != 1) /* not within one read transaction */
-		rc = bg_error(ctx, BG_EIO, "session %lld: its key's sessions could not be read as one key; the "
+	if (rc == BG_OK && !key) /* not within one read transaction */
+		rc = bg_error(ctx, BG_EIO, "session %lld: its key's sessions could not be read; the "
 			      "store changed while the dashboard read it: run it again",
 			      kl->latest[i]);
-	if (rc == BG_OK && (rc = key_done(json_array_get(w.list, 0), ctx)) == BG_OK)
-		*entry = json_incref(json_array_get(w.list, 0));
-	json_decref(w.list);
-	json_decref(w.byid);
+	if (rc == BG_OK && (rc = key_done(key, ctx)) == BG_OK)
+		*entry = json_incref(key);
+	json_decref(key);
 	return rc;
 }
 

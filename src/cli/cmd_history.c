@@ -47,6 +47,7 @@ static void table_row(struct bg_strbuf *out, const json_t *r)
 	const char *decision = json_string_value(json_object_get(r, "decision"));
 	const char *key = json_string_value(json_object_get(r, "key_id"));
 	const char *status = json_string_value(json_object_get(r, "status"));
+	const char *pending = bg_vp_pending_source(r);
 
 	bg_format_duration(&c[0], json_object_get(r, "wall_p50_ns"));
 	bg_format_duration(&c[1], json_object_get(r, "wall_p95_ns"));
@@ -60,8 +61,8 @@ static void table_row(struct bg_strbuf *out, const json_t *r)
 		       bg_cli_shown(&c[7], decision ? decision : (status && strcmp(status, "ok") ? status : "none")),
 		       bg_cli_shown(&c[8], key));
 	bg_vp_curation(out, r);
-	if (bg_vp_pending_source(r)) /* as the dashboard says why it does not count */
-		bg_strbuf_addf(out, " (%s)", bg_vp_pending_source(r));
+	if (pending) /* as the dashboard says why it does not count */
+		bg_strbuf_addf(out, " (%s)", pending);
 	bg_strbuf_addch(out, '\n');
 	for (int k = 0; k < 9; k++)
 		bg_strbuf_release(&c[k]);

@@ -1379,7 +1379,8 @@ static int gate_sessions_after(struct bg_store *base, const char *gate_id, long 
 
 static const struct bg_store_ops sqlite_ops = {
 	put_session, put_decided_session, list_sessions, get_session, set_decision, baseline, curate,
-	history, keys_with_prefix, each_key, key_history, read_begin, read_end, verdict, last_of_gate, gate_sessions_after, schema_version, close_store,
+	history, keys_with_prefix, each_key, key_history, read_begin, read_end, verdict, last_of_gate,
+	gate_sessions_after, schema_version, close_store,
 };
 
 /* The folder of a store path ("." for a bare file name); the caller frees it. */
