@@ -891,7 +891,7 @@ static int parse_number(struct parser *ps, struct bg_value **out)
 	bool neg = false, real = false;
 	uint64_t mant = 0;
 	int ndig = 0, frac = 0, overflow = 0;
-	long exp10 = 0;
+	long exp10 = 0, ilen = 1; /* ilen: digits before the point */
 
 	if (*p == '-') {
 		neg = true;
@@ -900,6 +900,7 @@ static int parse_number(struct parser *ps, struct bg_value **out)
 	if (*p == '0') {
 		p++;
 	} else if (*p >= '1' && *p <= '9') {
+		const char *first = p;
 		while (*p >= '0' && *p <= '9') {
 			if (mant > (UINT64_MAX - 9) / 10)
 				overflow = 1;
@@ -909,6 +910,7 @@ static int parse_number(struct parser *ps, struct bg_value **out)
 				ndig++;
 			p++;
 		}
+		ilen = p - first;
 	} else {
 		return perr(ps, s, NULL, "invalid token");
 	}
@@ -976,6 +978,10 @@ static int parse_number(struct parser *ps, struct bg_value **out)
 			d = e < 0 ? d / pow10_exact[-e] : d * pow10_exact[e];
 			if (neg)
 				d = -d;
+		} else if (ps->skip && ilen + exp10 <= 308) {
+			/* not built, and below 10^308 (< DBL_MAX): cannot overflow */
+			*out = NULL;
+			return BG_OK;
 		} else {
 			/* the token, NUL-terminated for strtod */
 			char small[64], *copy = small;
