@@ -9,6 +9,7 @@
 #include "core/bytes.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -124,12 +125,24 @@ int bg_cli_write(const struct bg_strbuf *sb, bool to_stderr)
 		add_shown_n(&shown, sb->buf, sb->len, true);
 		w = &shown;
 	}
-	if (w->len && fwrite(w->buf, 1, w->len, f) != w->len)
+	if ((w->len && fwrite(w->buf, 1, w->len, f) != w->len) || fflush(f) != 0) {
 		rc = BG_EIO;
-	else if (fflush(f) != 0)
-		rc = BG_EIO;
+		if (!to_stderr)
+			bg_cli_stdout_failed(errno);
+	}
 	bg_strbuf_release(&shown);
 	return rc;
+}
+
+void bg_cli_stdout_failed(int err)
+{
+	static bool said;
+
+	/* a reader that closed its end of a pipe chose to stop reading */
+	if (said || err == EPIPE)
+		return;
+	said = true;
+	fprintf(stderr, "benchgate: standard output: cannot write: %s\n", strerror(err ? err : EIO));
 }
 
 int bg_cli_rows_add(const json_t *r, void *data, struct bg_ctx *ctx)

@@ -70,10 +70,15 @@ int bg_cli_usage_error(const struct bg_cmd *cmd, const char *fmt, ...) BG_PRINTF
 /* Prints "benchgate: MESSAGE" on stderr, its control bytes shown as
  * bg_cli_add_shown shows them (one line, whatever MESSAGE quotes); returns status. */
 int bg_cli_fail(int status, const char *msg);
-/* Writes the whole buffer to stdout (or stderr); BG_EIO on failure. On a
+/* Writes the whole buffer to stdout (or stderr); BG_EIO on failure (for
+ * stdout said by bg_cli_stdout_failed). On a
  * terminal its control bytes but newlines and tabs are shown as
  * bg_cli_add_shown shows them; a pipe or a file gets the bytes unchanged. */
 int bg_cli_write(const struct bg_strbuf *sb, bool to_stderr);
+/* Says once per process on stderr that standard output could not be
+ * written ("benchgate: standard output: cannot write: REASON"), err being
+ * the errno of the failed write; nothing for EPIPE (the reader stopped). */
+void bg_cli_stdout_failed(int err);
 /*
  * A verb's rows printed as a walk over the store hands them over
  * (bg_store_each_session, bg_store_each_history): into out, as a JSON

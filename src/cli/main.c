@@ -3,6 +3,8 @@
  */
 #include "cli/cli.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
@@ -107,7 +109,40 @@ static void unknown(const char *what, const char *word, const char *tail)
 	bg_strbuf_release(&shown);
 }
 
+static int run_main(int argc, char **argv);
+
+/*
+ * Standard input, output and error that the caller closed are opened on
+ * /dev/null, read-only: otherwise the first file benchgate opens (a lease,
+ * a manifest, a document being written) would take descriptor 1 and receive
+ * what is printed. Writing to such an output fails, and is said.
+ */
+static void hold_std_fds(void)
+{
+	for (int fd = 0; fd <= 2; fd++) {
+		if (fcntl(fd, F_GETFD) == -1 && errno == EBADF && open("/dev/null", O_RDONLY) < 0)
+			return; /* nothing better to do: the descriptors stay as given */
+	}
+}
+
+/* The verb's status, or BG_EIO (said on stderr) when what it printed could
+ * not all be written: a full disk or a closed descriptor is not a success. */
 int main(int argc, char **argv)
+{
+	int rc;
+
+	hold_std_fds();
+	rc = run_main(argc, argv);
+
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		bg_cli_stdout_failed(errno);
+		if (rc == 0)
+			rc = BG_EIO;
+	}
+	return rc;
+}
+
+static int run_main(int argc, char **argv)
 {
 	struct bg_cli cli = {0};
 	int i = 1;

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# What benchgate prints that cannot be written is a failure, said once on
+# stderr with exit 4: a full disk (/dev/full) or a closed standard output,
+# for a verb's output and for --help and --version alike. A reader that
+# closed its pipe is not told about. A closed standard output is held on
+# /dev/null (read-only) at start, so the first file benchgate opens never
+# takes descriptor 1: a run's report never lands in its device lease.
+# Needs git.
+set -u
+. "$(cd "$(dirname "$0")" && pwd)/checks.sh"
+B=${BENCHGATE:?}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cp -R "${BENCHGATE_SOURCE:?}/tests/cli/trees/lifecycle" "$work/p"
+cd "$work/p" || exit 1
+said() { grep -qx "benchgate: standard output: cannot write: $1" "$work/err"; }
+
+for args in "list" "validate" "show life.ok" "--version" "--help" "list --help"; do
+	# shellcheck disable=SC2086
+	rc=$("$B" $args >/dev/full 2>"$work/err"; echo $?)
+	check "$args into /dev/full: exit 4" test "$rc" = 4
+	check "$args into /dev/full: said" said "No space left on device"
+	check "$args into /dev/full: said once" test "$(wc -l <"$work/err")" = 1
+	# shellcheck disable=SC2086
+	rc=$("$B" $args >&- 2>"$work/err"; echo $?)
+	check "$args, standard output closed: exit 4" test "$rc" = 4
+	check "$args, standard output closed: said" said "Bad file descriptor"
+done
+check "a failed check keeps its status" test "$(rc_of "$B" show no.such.gate)" = 1
+rc=$("$B" show no.such.gate >/dev/full 2>"$work/err"; echo $?)
+check "a failed check into /dev/full keeps its status" test "$rc" = 1
+
+# a reader that stopped: the write fails with EPIPE (SIGPIPE ignored), not said
+(trap '' PIPE; { sleep 0.3; "$B" list 2>"$work/err"; } | true)
+check "a closed pipe is not said" test ! -s "$work/err"
+
+# render with standard output closed: the document is written whole
+"$B" render --output "$work/open.md" >/dev/null
+rc=$("$B" render --output "$work/closed.md" >&- 2>"$work/err"; echo $?)
+check "render, standard output closed: exit 4" test "$rc" = 4
+check "render, standard output closed: the document is whole" cmp "$work/open.md" "$work/closed.md"
+
+# a run with standard output closed: its lease file stays the lease's
+printf '.benchgate/\nout/\n' >.gitignore
+"$B" render >/dev/null
+git init -q . && git add -A && git -c user.email=t@t -c user.name=t commit -qm init || exit 1
+rc=$("$B" run -q life.ok >&- 2>"$work/err"; echo $?)
+check "run, standard output closed: exit 4" test "$rc" = 4
+check "run, standard output closed: said" said "Bad file descriptor"
+check "run, standard output closed: the session is stored" test "$("$B" sessions | wc -l)" = 2
+for f in .benchgate/leases/*; do
+	check "run, standard output closed: nothing printed into $(basename "$f")" \
+		sh -c "! grep -q 'session' '$f'"
+done
+check "the run still holds one lease file" test "$(ls .benchgate/leases | wc -l)" -ge 1
+
+echo "$fails failed"
+[ "$fails" -eq 0 ]
