@@ -3,7 +3,8 @@
  * diagnostic session through the measurement engine, stored in the store
  * of benchgate.json, summarised on stdout (or as JSON with --json), runs
  * optionally exported as JSON Lines. Exit 0 ok, 1 blocked, 2 usage,
- * 4 when the command cannot start or the store fails.
+ * 4 when the command cannot start or the store fails (the session measured
+ * but not stored is still printed, without an id).
  */
 #include "cli/cli.h"
 #include "cli/measure_print.h"
@@ -348,6 +349,7 @@ static int run_measure(struct bg_cli *cli, const struct bg_cmd *self)
 	json_t *doc = NULL;
 	const char *what;
 	long long id = 0;
+	int stored_rc = BG_OK;
 	int rc;
 
 	memset(&a, 0, sizeof(a));
@@ -434,16 +436,17 @@ static int run_measure(struct bg_cli *cli, const struct bg_cmd *self)
 						 : "interrupted: the session was not stored");
 		goto out;
 	}
-	rc = bg_store_put_session(store, doc, &id, &ctx);
-	if (rc) {
-		bg_cli_fail(rc, bg_ctx_message(&ctx));
-		goto out;
-	}
-	json_object_set_new(doc, "id", json_integer(id));
+	/* a store that fails now (a full disk) loses the session, not what was
+	 * measured: the figures (and the export) come out without an id */
+	stored_rc = bg_store_put_session(store, doc, &id, &ctx);
+	if (stored_rc == BG_OK)
+		json_object_set_new(doc, "id", json_integer(id));
+	else
+		id = 0;
 	if (a.export_path) {
 		rc = export_jsonl(a.export_path, doc, id);
 		if (rc)
-			goto out;
+			goto stored;
 	}
 	{
 		struct bg_strbuf sb = BG_STRBUF_INIT;
@@ -457,6 +460,16 @@ static int run_measure(struct bg_cli *cli, const struct bg_cmd *self)
 		if (bg_cli_write(&sb, false) != BG_OK)
 			rc = BG_EIO;
 		bg_strbuf_release(&sb);
+	}
+stored:
+	if (stored_rc) {
+		struct bg_strbuf msg = BG_STRBUF_INIT;
+
+		bg_strbuf_addf(&msg, "%s%s", bg_ctx_message(&ctx),
+			       rc ? "" : "; what was measured is printed above, without a session id");
+		rc = bg_cli_fail(stored_rc, msg.buf);
+		bg_strbuf_release(&msg);
+		goto out;
 	}
 	if (rc == BG_OK && strcmp(json_string_value(json_object_get(doc, "status")), "ok") != 0) {
 		struct bg_strbuf msg = BG_STRBUF_INIT;

@@ -1054,19 +1054,27 @@ out:
 	return rc;
 }
 
-static void record_failure(struct run *r, const char *reason, const char *note_name)
+/* Marks the experiment failed with REASON, writing the note NOTE_NAME
+ * (with the measured SESSION under "session" when given); BG_OK when the
+ * note and the manifest were written. Its own errors are not reported: the
+ * caller's error is the one to say. */
+static int record_failure(struct run *r, const char *reason, const char *note_name, json_t *session)
 {
 	struct bg_ctx c2;
 	struct bg_strbuf when = BG_STRBUF_INIT;
 	json_t *note;
+	int rc;
 
 	bg_ctx_init(&c2);
 	bg_lifecycle_now_rfc3339(&when);
 	note = json_pack("{s:s, s:s, s:s}", "experiment_id", r->res->experiment_id, "reason", reason, "at", when.buf);
-	bg_experiment_mark_failed(r->cfg, r->res->experiment_id, r->manifest, reason, note_name, note, &c2);
+	if (session) /* measured, then not stored: the figures stay with the experiment */
+		json_object_set(note, "session", session);
+	rc = bg_experiment_mark_failed(r->cfg, r->res->experiment_id, r->manifest, reason, note_name, note, &c2);
 	json_decref(note);
 	bg_strbuf_release(&when);
 	bg_ctx_release(&c2);
+	return rc;
 }
 
 int bg_run_gate(const struct bg_run_request *req, struct bg_run_result *res, struct bg_ctx *ctx)
@@ -1133,7 +1141,7 @@ int bg_run_gate(const struct bg_run_request *req, struct bg_run_result *res, str
 	if ((rc = bg_runs_index_put(r.cfg, &row, ctx))) {
 		/* the manifest says running: it must not outlive this process so */
 		char *msg = bg_xstrdup(bg_ctx_message(ctx));
-		record_failure(&r, msg, "error.json");
+		record_failure(&r, msg, "error.json", NULL);
 		free(msg);
 		goto out;
 	}
@@ -1161,12 +1169,12 @@ int bg_run_gate(const struct bg_run_request *req, struct bg_run_result *res, str
 		rc = BG_EIO;
 	if (rc) {
 		if (req->interrupted && *req->interrupted) {
-			record_failure(&r, "interrupted", "interrupted.json");
+			record_failure(&r, "interrupted", "interrupted.json", NULL);
 			rc = bg_error(ctx, BG_EIO, "interrupted: experiment %s recorded as failed (interrupted); the lease is released",
 				      id.buf);
 		} else {
 			char *msg = bg_xstrdup(bg_ctx_message(ctx));
-			record_failure(&r, msg, "error.json");
+			record_failure(&r, msg, "error.json", NULL);
 			free(msg);
 		}
 		goto out;
@@ -1184,7 +1192,9 @@ int bg_run_gate(const struct bg_run_request *req, struct bg_run_result *res, str
 	if ((rc = bg_store_open(r.cfg->store, r.cfg->root, BG_STORE_CREATE, &store, ctx)) ||
 	    (rc = decide_and_store(&r, store, session, context, ctx))) {
 		char *msg = bg_xstrdup(bg_ctx_message(ctx));
-		record_failure(&r, msg, "error.json");
+		if (record_failure(&r, msg, "error.json", session) == BG_OK)
+			bg_error(ctx, rc, "%s; what was measured is kept in %s/error.json (\"session\"), not stored",
+				 msg, r.exp_rel.buf);
 		free(msg);
 		goto out;
 	}

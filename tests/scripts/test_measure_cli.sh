@@ -210,4 +210,20 @@ check "one run: summary"    test "$(rc_of "$B" measure -w 0 -r 1 -- true)" = 0
 check "one run: counts"     grep -q "(1 smoke, 0 warmup, 1 timed run)$" out
 check "one run: statistics" grep -q "^  time .*(1 run)$" out
 
+# a store that fails once the session is measured (a full disk: a file size
+# limit, SIGXFSZ ignored): exit 4, and what was measured is printed all the
+# same, without a session id
+mkdir full && cd full || exit 1
+"$B" measure -q -w 0 -r 1 -- true >/dev/null
+size=$(($(wc -c <.benchgate/store.sqlite3) / 1024 + 4))
+full() { (trap '' XFSZ; ulimit -f "$size"; "$B" "$@"); }
+check "full store: exit 4"  test "$(rc_of full measure -q -w 0 -r 200 -- true)" = 4
+check "full store: says so" grep -q "cannot store the session: .*; what was measured is printed above, without a session id$" "$work/err"
+check "full store: figures printed" grep -q "^session: ok (1 smoke, 0 warmup, 200 timed runs)$" "$work/out"
+# (through a pipe: the size limit holds for the output file too)
+full measure -q -w 0 -r 200 --json -- true 2>/dev/null | cat >"$work/out"
+check "full store: --json" test "$(jq -r '[.status, has("id"), (.runs | length)] | @tsv' "$work/out")" = "$(printf 'ok\tfalse\t201')"
+check "full store: one session stored" test "$("$B" sessions | wc -l)" = 2
+cd "$work" || exit 1
+
 [ "$fails" = 0 ] || { echo "$fails failed"; exit 1; }

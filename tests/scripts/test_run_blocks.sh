@@ -70,6 +70,20 @@ check "host name: this computer's gate refused" test "$(rc_of "$bin" run -q life
 check "host name: the refusal names the rule" grep -qF "this machine is 'Some other box' (host name '$host' is '$upper')" "$work/err"
 cp "$work/benchgate.json" benchgate.json
 
+# a store that fails once the session is measured (here the command itself
+# overwrites it): exit 4, and the measured session is kept in the failed
+# experiment's error.json, never lost
+with_registry '.runbooks.ok.command = "printf hello > out/{id}.txt; printf junk > .benchgate/store.sqlite3"'
+check "store fails after measuring: exit 4" test "$(rc_of "$bin" run -q --no-repeat life.ok)" = 4
+check "store fails after measuring: says where the session is" \
+	grep -q "file is not a database .*; what was measured is kept in experiments/[^ ]*/error.json (\"session\"), not stored$" "$work/err"
+exp=$(ls -t experiments | grep -v RUNS.md | head -n 1)
+check "store fails after measuring: the session in error.json" \
+	jqe '.session.status == "ok" and (.session.runs | length) == (.session.counts.smoke + .session.counts.warmup + .session.counts.timed) and (.session.statistics | length) > 0' "experiments/$exp/error.json"
+check "store fails after measuring: the experiment failed" jqe '.status == "failed"' "experiments/$exp/manifest.json"
+rm -f .benchgate/store.sqlite3*
+with_registry '.'
+
 check "check passes after every experiment" "$bin" check
 [ "$fails" = 0 ] || { echo "$fails failed"; exit 1; }
 echo "run blocks: all checks passed"
