@@ -330,8 +330,9 @@ int bg_atomic_file_open(struct bg_atomic_file *f, const char *path, const char *
 	}
 	if (f->fd < 0)
 		e = errno;
-	/* the replacement keeps the permissions of the file it replaces */
-	else if (exists && (st.st_mode & 07777) != 0644 && fchmod(f->fd, st.st_mode & 07777) != 0)
+	/* the replacement keeps the permissions of the file it replaces (the
+	 * new file's 0644 went through the umask: set them whatever they are) */
+	else if (exists && fchmod(f->fd, st.st_mode & 07777) != 0)
 		e = errno;
 	if (e) {
 		if (f->fd >= 0) {

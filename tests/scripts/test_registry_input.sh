@@ -6,7 +6,7 @@
 # still parses; the render check compares with a mapped document as with a
 # read one; render streams the document into its file, a failed render
 # leaves nothing (not even folders made before mkdir -p failed), and a
-# replaced document keeps its permissions; --config from a subfolder
+# replaced document keeps its permissions (whatever the umask); --config from a subfolder
 # keeps the root found upwards; a file that is not regular (a FIFO) is read; and the program
 # turns SIGBUS (a mapped file truncated by another process) into a clean
 # I/O failure, exit 4.
@@ -107,6 +107,16 @@ check "render with stdout unwritable: exit 4" test "$(rc_of sh -c "'$B' -C gen r
 chmod 600 $doc
 "$B" -C gen render >/dev/null
 check "render keeps the document's permissions" test "$(stat -c %a $doc)" = 600
+# whatever the umask: a document others may read stays readable to them
+chmod 644 $doc
+(umask 077 && "$B" -C gen render >/dev/null)
+check "render keeps 644 under umask 077" test "$(stat -c %a $doc)" = 644
+chmod 664 $doc
+(umask 077 && "$B" -C gen render >/dev/null)
+check "render keeps 664 under umask 077" test "$(stat -c %a $doc)" = 664
+rm $doc
+(umask 077 && "$B" -C gen render >/dev/null)
+check "a new document follows the umask" test "$(stat -c %a $doc)" = 600
 
 # --config names the file; the root is still found upwards from a subfolder
 cp -R "$SRC/tests/cli/trees/mini" sub
