@@ -51,6 +51,10 @@ static const char *find_row(const char *text, size_t text_len, const char *id, s
 	return NULL;
 }
 
+/* The longest DATE-GATE part of an experiment id: with "-NNNN" after it
+ * the folder name stays well below NAME_MAX (255). */
+#define EXPERIMENT_BASE_MAX 200
+
 int bg_experiment_reserve(const struct bg_config *cfg, const char *gate_id, struct bg_strbuf *id,
 			  struct bg_ctx *ctx)
 {
@@ -72,6 +76,16 @@ int bg_experiment_reserve(const struct bg_config *cfg, const char *gate_id, stru
 			   (c >= 'A' && c <= 'Z')))
 			c = '_';
 		bg_strbuf_addch(&base, c);
+	}
+	/* a folder name has at most 255 bytes: a long gate id is cut, and the
+	 * start of its SHA-256 keeps two ids that share the start apart */
+	if (base.len > EXPERIMENT_BASE_MAX) {
+		char hex[65];
+
+		if ((rc = bg_sha256_hex(gate_id, strlen(gate_id), hex, ctx)))
+			goto out;
+		bg_strbuf_setlen(&base, EXPERIMENT_BASE_MAX - 9);
+		bg_strbuf_addf(&base, "-%.8s", hex);
 	}
 	bg_config_path(cfg, &dir, cfg->experiments);
 	if ((rc = bg_mkdirs(dir.buf, ctx)))

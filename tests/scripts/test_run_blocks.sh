@@ -84,6 +84,19 @@ check "store fails after measuring: the experiment failed" jqe '.status == "fail
 rm -f .benchgate/store.sqlite3*
 with_registry '.'
 
+# a gate id too long for a folder name (255 bytes): the experiment id is
+# cut, with the start of the id's SHA-256, and the run goes on
+long=life.ok.$(printf 'x%.0s' $(seq 300))
+with_registry '(.gates[] | select(.id == "life.ok") | .id) = "'"$long"'" | .runbooks.ok.command = "printf hello > out/long.txt" | .runbooks.ok.measure.outputs = ["out/long.txt"]'
+check "a long gate id: runs (exit 0)" test "$(rc_of "$bin" run -q --no-repeat --json "$long")" = 0
+exp=$(jq -r .experiment_id "$work/out")
+check "a long gate id: the experiment id is cut, with a hash" \
+	sh -c "echo '$exp' | grep -Eqx '[0-9]{8}-life-ok-x{174}-[0-9a-f]{8}'"
+check "a long gate id: its folder and manifest" jqe --arg g "$long" --arg e "$exp" '.parameters.gate.id == $g and .experiment_id == $e' "experiments/$exp/manifest.json"
+check "a long gate id: a second run, a second id" test "$(rc_of "$bin" run -q --no-repeat --json "$long")" = 0
+check "a long gate id: -2 after the hash" test "$(jq -r .experiment_id "$work/out")" = "$exp-2"
+with_registry '.'
+
 check "check passes after every experiment" "$bin" check
 [ "$fails" = 0 ] || { echo "$fails failed"; exit 1; }
 echo "run blocks: all checks passed"
