@@ -44,6 +44,14 @@ json_t *bg_provenance_capture(const struct bg_provenance_opts *opts);
  * (a new object owned by the caller). */
 json_t *bg_provenance_git(const char *root, const char *const *exclude);
 /*
+ * Why the source revision of root cannot be read (bg_provenance_git gave
+ * none): appends to why what git says when asked for HEAD (its first line,
+ * such as "fatal: detected dubious ownership in repository at '...'"), or
+ * that git cannot be started and why (then false). Nothing when git now
+ * answers.
+ */
+bool bg_provenance_git_why(const char *root, struct bg_strbuf *why);
+/*
  * Whether the source moved between two "git" objects: another (or no)
  * revision, another dirty flag or diff SHA-256, or an after that git could
  * not fill (a null dirty flag, or a dirty tree without its diff hash: it

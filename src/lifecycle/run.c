@@ -457,9 +457,20 @@ static int preflight(struct run *r, struct bg_ctx *ctx)
 		po.argc = q->bg_argc;
 		r->provenance = bg_provenance_capture(&po);
 	}
-	if (!jstr(json_object_get(r->provenance, "git"), "revision"))
-		return refuse(ctx, "the project at '%s' is not in a git repository with a commit: a session needs its source revision",
-			      ".");
+	if (!jstr(json_object_get(r->provenance, "git"), "revision")) {
+		struct bg_strbuf gitsays = BG_STRBUF_INIT;
+
+		/* git missing or refusing the repository (its owner is another
+		 * user) is not "no repository": say what git says */
+		if (!bg_provenance_git_why(r->cfg->root, &gitsays))
+			rc = refuse(ctx, "the source revision of the project at '%s' cannot be read: %s; install git, or put it on PATH",
+				    ".", gitsays.buf);
+		else
+			rc = refuse(ctx, "the project at '%s' is not in a git repository with a commit%s%s%s: a session needs its source revision",
+				    ".", gitsays.len ? " (git: " : "", gitsays.buf, gitsays.len ? ")" : "");
+		bg_strbuf_release(&gitsays);
+		return rc;
+	}
 	if (strlen(jstr(json_object_get(r->provenance, "git"), "revision")) != 40)
 		return refuse(ctx, "the repository names its commits with SHA-256 ('%s'); a manifest's revision must be a 40-digit SHA-1, which 'benchgate check' requires as the reference does",
 			      jstr(json_object_get(r->provenance, "git"), "revision"));

@@ -230,6 +230,9 @@ int bg_spawn_shell(const char *cmd, const char *const *args, size_t nargs,
 struct bg_strbuf;
 int bg_spawn_capture(char *const *argv, const char *dir, struct bg_strbuf *out, int *status,
 		     struct bg_ctx *ctx);
+/* The same with stderr captured into out too. */
+int bg_spawn_capture_all(char *const *argv, const char *dir, struct bg_strbuf *out, int *status,
+			 struct bg_ctx *ctx);
 /* Reaps finished children without blocking (orphans adopted as subreaper). */
 void bg_spawn_reap_orphans(void);
 

@@ -160,6 +160,31 @@ json_t *bg_provenance_git(const char *root, const char *const *exclude)
 	return g;
 }
 
+bool bg_provenance_git_why(const char *root, struct bg_strbuf *why)
+{
+	char *argv[] = {(char *)"git", (char *)"rev-parse", (char *)"--verify", (char *)"HEAD", NULL};
+	struct bg_strbuf out = BG_STRBUF_INIT;
+	struct bg_ctx ctx;
+	int st = -1;
+	bool started;
+
+	bg_ctx_init(&ctx);
+	started = bg_spawn_capture_all(argv, root, &out, &st, &ctx) == BG_OK;
+
+	if (!started) {
+		bg_strbuf_adds(why, bg_ctx_message(&ctx)); /* "'git': cannot start: ..." */
+	} else if (st != 0) {
+		size_t n = strcspn(out.buf, "\n");
+		if (n)
+			bg_strbuf_addn(why, out.buf, n);
+		else
+			bg_strbuf_addf(why, "'git rev-parse --verify HEAD' exited with status %d", st);
+	}
+	bg_ctx_release(&ctx);
+	bg_strbuf_release(&out);
+	return started;
+}
+
 static json_t *file_field(const char *path, const char *prefix, char sep)
 {
 	FILE *f = fopen(path, "re");

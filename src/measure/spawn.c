@@ -840,8 +840,9 @@ int bg_spawn_shell(const char *cmd, const char *const *args, size_t nargs,
 	return BG_OK;
 }
 
-int bg_spawn_capture(char *const *argv, const char *dir, struct bg_strbuf *out, int *status,
-		     struct bg_ctx *ctx)
+/* bg_spawn_capture, with stderr into out too when merge_stderr. */
+static int spawn_capture(char *const *argv, const char *dir, bool merge_stderr, struct bg_strbuf *out,
+			 int *status, struct bg_ctx *ctx)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
@@ -855,7 +856,10 @@ int bg_spawn_capture(char *const *argv, const char *dir, struct bg_strbuf *out, 
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	if (merge_stderr)
+		posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
+	else
+		posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
 	if (dir)
 		posix_spawn_file_actions_addchdir_np(&fa, dir);
 	spawn_attrs(&attr);
@@ -880,4 +884,16 @@ int bg_spawn_capture(char *const *argv, const char *dir, struct bg_strbuf *out, 
 		;
 	*status = WIFEXITED(wst) ? WEXITSTATUS(wst) : 128 + WTERMSIG(wst);
 	return BG_OK;
+}
+
+int bg_spawn_capture(char *const *argv, const char *dir, struct bg_strbuf *out, int *status,
+		     struct bg_ctx *ctx)
+{
+	return spawn_capture(argv, dir, false, out, status, ctx);
+}
+
+int bg_spawn_capture_all(char *const *argv, const char *dir, struct bg_strbuf *out, int *status,
+			 struct bg_ctx *ctx)
+{
+	return spawn_capture(argv, dir, true, out, status, ctx);
 }

@@ -400,5 +400,22 @@ if git init -q --object-format=sha256 . 2>/dev/null; then
 	mentions "SHA-256 repository" "the repository names its commits with SHA-256"
 	[ "$(ls experiments)" = "RUNS.md" ] || fail "SHA-256 repository: an experiment was written"
 fi
+# git that cannot be started, or that refuses the repository (owned by
+# another user): what git says, not "no repository"; exit 3, nothing written
+mkdir -p "$work/nogit"
+cd "$work/p" || exit 1
+before=$(ls experiments | wc -l)
+expect_rc 3 "git missing" env PATH="$work/nogit" "$bin" run life.ok
+mentions "git missing" "the source revision of the project at '.' cannot be read: 'git': cannot start: No such file or directory; install git, or put it on PATH"
+[ "$(ls experiments | wc -l)" = "$before" ] || fail "git missing: an experiment was written"
+if [ "$(id -u)" = 0 ]; then
+	cp -R "$work/p" "$work/owned" && chown -R nobody "$work/owned"
+	cd "$work/owned" || exit 1
+	if ! says=$(GIT_CONFIG_GLOBAL=/dev/null git rev-parse --verify HEAD 2>&1); then
+		expect_rc 3 "a repository git refuses" env GIT_CONFIG_GLOBAL=/dev/null "$bin" run life.ok
+		mentions "a repository git refuses" "is not in a git repository with a commit (git: $(printf '%s\n' "$says" | head -n 1)): a session needs its source revision"
+	fi
+	cd "$work" && rm -rf "$work/owned"
+fi
 [ "$fails" = 0 ] && echo "run lifecycle: all checks passed"
 exit $((fails > 0))
