@@ -29,10 +29,15 @@
  * are then read into a growing buffer as for pipes and /proc files).
  */
 /* Reads fd (already fstat'ed into st, or st NULL) to its end into out. */
+/* What is read from a file that is not regular (a pipe, a device) at most:
+ * /dev/zero or /dev/urandom named as a project file must not take all memory. */
+#define STREAM_READ_MAX ((size_t)256 << 20)
+
 static int read_fd(int fd, const struct stat *st, const char *display, struct bg_strbuf *out,
 		   struct bg_ctx *ctx)
 {
 	size_t chunk = 65536;
+	bool stream = !st || !S_ISREG(st->st_mode);
 
 	if (st && S_ISREG(st->st_mode) && st->st_size > 0) {
 		bg_strbuf_grow(out, (size_t)st->st_size);
@@ -44,6 +49,10 @@ static int read_fd(int fd, const struct stat *st, const char *display, struct bg
 		ssize_t n;
 		char spare[4096];
 
+		if (stream && out->len > STREAM_READ_MAX)
+			return bg_error(ctx, BG_EIO,
+					"%s: cannot read: more than 256 MiB from a file that is not a regular file (a device or a pipe); name a regular file",
+					display);
 		if (out->cap - out->len - 1 == 0) {
 			/* full: the file may be complete; look before growing */
 			n = read(fd, spare, sizeof(spare));

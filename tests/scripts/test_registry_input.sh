@@ -7,7 +7,8 @@
 # read one; render streams the document into its file, a failed render
 # leaves nothing (not even folders made before mkdir -p failed), and a
 # replaced document keeps its permissions (whatever the umask); --config from a subfolder
-# keeps the root found upwards; a file that is not regular (a FIFO) is read; and the program
+# keeps the root found upwards; a file that is not regular (a FIFO) is read,
+# up to 256 MiB (/dev/zero is not read forever); and the program
 # turns SIGBUS (a mapped file truncated by another process) into a clean
 # I/O failure, exit 4.
 set -u
@@ -132,6 +133,11 @@ timeout 10 cat fifo/registry.data >fifo/$reg &
 check "show: a registry read from a FIFO" test "$(rc_of "$B" -C fifo show $gate)" = 0
 check "show: FIFO output the same" cmp small.show out
 wait
+# an endless device named as a project file: read up to 256 MiB, then exit 4
+check "a registry that never ends: exit 4" \
+	test "$(rc_of timeout 60 "$B" --config /dev/zero -C fifo show $gate)" = 4
+check "a registry that never ends: said" \
+	grep -qx "benchgate: /dev/zero: cannot read: more than 256 MiB from a file that is not a regular file (a device or a pipe); name a regular file" err
 
 # SIGBUS: benchgate blocks opening a FIFO with no writer, then gets the signal
 "$B" -C fifo show $gate >out 2>err &
