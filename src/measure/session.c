@@ -733,8 +733,10 @@ static int reported_begin(struct session *s, struct bg_ctx *ctx)
 		bg_strbuf_addf(&t, "%s/benchgate-result-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 		if (!mkdtemp(t.buf)) {
 			int e = errno;
-			bg_error(ctx, BG_EIO, "'%s': cannot make a folder for $BENCHGATE_RESULT: %s", t.buf,
-				 strerror(e));
+			/* mkdtemp's name is of no use to anyone: say the folder asked for */
+			bg_error(ctx, BG_EIO, "'%s'%s: cannot make a folder for $BENCHGATE_RESULT there: %s; %s",
+				 tmp && *tmp ? tmp : "/tmp", tmp && *tmp ? " ($TMPDIR)" : "", strerror(e),
+				 tmp && *tmp ? "set TMPDIR to a folder you may write" : "make /tmp writable, or set TMPDIR");
 			bg_strbuf_release(&t);
 			return BG_EIO;
 		}

@@ -99,7 +99,7 @@ check "failing run: reason" jqe '.reason == "smoke run 1 exited with status 3"' 
 
 # no folder for the result files: an I/O failure (exit 4), named
 check "TMPDIR unusable"     test "$(TMPDIR=$work/none rc_of "$B" measure -q -r 1 --timing reported -- ./report.sh)" = 4
-check "TMPDIR named"        grep -q "cannot make a folder for \$BENCHGATE_RESULT" err
+check "TMPDIR named"        grep -qxF "benchgate: '$work/none' (\$TMPDIR): cannot make a folder for \$BENCHGATE_RESULT there: No such file or directory; set TMPDIR to a folder you may write" err
 
 # a relative TMPDIR still gives an absolute $BENCHGATE_RESULT: the program
 # may change its directory before it writes the file
