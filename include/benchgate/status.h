@@ -47,7 +47,10 @@ int bg_verror(struct bg_ctx *ctx, int status, const char *fmt, va_list ap);
 /* The recorded message, or "" when none; owned by the context. */
 const char *bg_ctx_message(const struct bg_ctx *ctx);
 
-/* Allocation that aborts on exhaustion (the only abort in the library). */
+/* Allocation that stops the program on exhaustion: the handler given to
+ * bg_set_out_of_memory (which must not return), else a message on stderr
+ * and abort() (the only abort in the library). */
+void bg_set_out_of_memory(void (*handler)(size_t n));
 void *bg_xmalloc(size_t n);
 void *bg_xcalloc(size_t n, size_t size);
 void *bg_xrealloc(void *p, size_t n);

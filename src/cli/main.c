@@ -111,6 +111,19 @@ static void unknown(const char *what, const char *word, const char *tail)
 
 static int run_main(int argc, char **argv);
 
+/* Memory exhausted: an I/O or system failure (exit 4) said on stderr, as
+ * DESIGN.md's statuses have it, not an abort and a core dump. */
+static void out_of_memory(size_t n)
+{
+	char msg[96];
+	int len = snprintf(msg, sizeof(msg), "benchgate: out of memory (allocating %zu bytes)\n", n);
+
+	if (len > 0 && write(STDERR_FILENO, msg, (size_t)len) < 0) {
+		/* nothing more to say */
+	}
+	_exit(BG_EIO);
+}
+
 /*
  * Standard input, output and error that the caller closed are opened on
  * /dev/null, read-only: otherwise the first file benchgate opens (a lease,
@@ -132,6 +145,7 @@ int main(int argc, char **argv)
 	int rc;
 
 	hold_std_fds();
+	bg_set_out_of_memory(out_of_memory);
 	rc = run_main(argc, argv);
 
 	if (fflush(stdout) != 0 || ferror(stdout)) {

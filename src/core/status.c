@@ -1,9 +1,11 @@
 /*
- * status.c - the error context and aborting allocators.
+ * status.c - the error context and the allocators that stop the program
+ * when memory is exhausted (bg_set_out_of_memory says how).
  */
 #include "benchgate/status.h"
 #include "benchgate/strbuf.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,8 +53,17 @@ const char *bg_ctx_message(const struct bg_ctx *ctx)
 	return ctx->msg ? ctx->msg : "";
 }
 
+static void (*oom_handler)(size_t);
+
+void bg_set_out_of_memory(void (*handler)(size_t n))
+{
+	oom_handler = handler;
+}
+
 static void out_of_memory(size_t n)
 {
+	if (oom_handler)
+		oom_handler(n); /* does not return */
 	fprintf(stderr, "benchgate: out of memory allocating %zu bytes\n", n);
 	abort();
 }
@@ -70,8 +81,8 @@ void *bg_xcalloc(size_t n, size_t size)
 {
 	void *p = calloc(n ? n : 1, size ? size : 1);
 
-	if (!p)
-		out_of_memory(n * size);
+	if (!p) /* the size asked for, SIZE_MAX when it does not fit a size_t */
+		out_of_memory(size && n > SIZE_MAX / size ? SIZE_MAX : n * size);
 	return p;
 }
 

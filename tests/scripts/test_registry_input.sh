@@ -133,6 +133,15 @@ timeout 10 cat fifo/registry.data >fifo/$reg &
 check "show: a registry read from a FIFO" test "$(rc_of "$B" -C fifo show $gate)" = 0
 check "show: FIFO output the same" cmp small.show out
 wait
+# memory exhausted (a 30 MB registry under a 20 MB address-space limit):
+# said, exit 4, no abort (not under the sanitizers, which need the space)
+if ! ldd "$B" 2>/dev/null | grep -q libasan; then
+	cp -R small oom
+	{ printf '{"pad": "'; head -c 30000000 /dev/zero | tr '\0' a; printf '", '; tail -c +2 small/$reg; } >oom/$reg
+	check "out of memory: exit 4" test "$(rc_of sh -c "ulimit -v 20000; exec '$B' -C oom validate")" = 4
+	check "out of memory: said" grep -q "^benchgate: out of memory (allocating [0-9]* bytes)$" err
+	rm -rf oom
+fi
 # an endless device named as a project file: read up to 256 MiB, then exit 4
 check "a registry that never ends: exit 4" \
 	test "$(rc_of timeout 60 "$B" --config /dev/zero -C fifo show $gate)" = 4

@@ -160,6 +160,48 @@ static void test_nul_bytes(void **state)
 	EXPECT_ERROR("[1,\0 2]", NULL);
 }
 
+/* Under the sanitizers an impossible allocation returns NULL, as malloc
+ * does, instead of stopping the test: the handler below is what is tested. */
+const char *__asan_default_options(void);
+const char *__asan_default_options(void)
+{
+	return "allocator_may_return_null=1";
+}
+
+static jmp_buf oom_jump;
+static size_t oom_size;
+
+static void oom_catch(size_t n)
+{
+	oom_size = n;
+	longjmp(oom_jump, 1);
+}
+
+/* bg_set_out_of_memory: an allocation that cannot be met reaches the
+ * handler with its size (the program's handler exits 4). */
+static void test_out_of_memory_handler(void **state)
+{
+	volatile size_t huge = (size_t)1 << 62;
+	void *volatile p = NULL;
+
+	(void)state;
+	bg_set_out_of_memory(oom_catch);
+	oom_size = 0;
+	if (setjmp(oom_jump) == 0)
+		p = bg_xmalloc(huge);
+	assert_null(p);
+	assert_true(oom_size == huge);
+	oom_size = 0;
+	if (setjmp(oom_jump) == 0)
+		p = bg_xcalloc(huge, 4);
+	assert_null(p);
+	assert_true(oom_size == SIZE_MAX); /* 2^64 bytes: beyond a size_t */
+	bg_set_out_of_memory(NULL);
+	p = bg_xmalloc(16); /* an ordinary allocation still works */
+	assert_non_null(p);
+	free(p);
+}
+
 /* A number in a member the parse does not build fails or passes as it
  * does when built: near and beyond a double's range (the skipped path
  * leaves out the conversion only where no overflow is possible). */
@@ -841,6 +883,7 @@ int main(void)
 		cmocka_unit_test(test_nul_bytes),
 		cmocka_unit_test(test_numbers),
 		cmocka_unit_test(test_keep_numbers),
+		cmocka_unit_test(test_out_of_memory_handler),
 		cmocka_unit_test(test_reals_match_strtod),
 		cmocka_unit_test(test_depth),
 		cmocka_unit_test(test_duplicates_and_order),
