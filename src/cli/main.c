@@ -142,14 +142,17 @@ static void hold_std_fds(void)
  * not all be written: a full disk or a closed descriptor is not a success. */
 int main(int argc, char **argv)
 {
-	int rc;
+	int rc, e = 0;
 
 	hold_std_fds();
 	bg_set_out_of_memory(out_of_memory);
 	rc = run_main(argc, argv);
-
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		bg_cli_stdout_failed(errno);
+	if (fflush(stdout) != 0)
+		e = errno;
+	else if (ferror(stdout))
+		e = EIO; /* an earlier write failed (said then, when it went through bg_cli_write) */
+	if (e) {
+		bg_cli_stdout_failed(e);
 		if (rc == 0)
 			rc = BG_EIO;
 	}
