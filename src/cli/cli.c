@@ -138,10 +138,12 @@ void bg_cli_stdout_failed(int err)
 {
 	static bool said;
 
-	/* a reader that closed its end of a pipe chose to stop reading */
-	if (said || err == EPIPE)
+	if (said)
 		return;
 	said = true;
+	/* a reader that closed its end of a pipe chose to stop reading */
+	if (err == EPIPE)
+		return;
 	fprintf(stderr, "benchgate: standard output: cannot write: %s\n", strerror(err ? err : EIO));
 }
 

@@ -77,7 +77,8 @@ int bg_cli_fail(int status, const char *msg);
 int bg_cli_write(const struct bg_strbuf *sb, bool to_stderr);
 /* Says once per process on stderr that standard output could not be
  * written ("benchgate: standard output: cannot write: REASON"), err being
- * the errno of the failed write; nothing for EPIPE (the reader stopped). */
+ * the errno of the failed write; nothing for EPIPE (the reader stopped),
+ * and nothing after the first failure, said or not. */
 void bg_cli_stdout_failed(int err);
 /*
  * A verb's rows printed as a walk over the store hands them over
