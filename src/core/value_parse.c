@@ -895,6 +895,11 @@ static int parse_text(struct bg_arena *a, const char *text, size_t len, const ch
 		return bg_error(ctx, BG_ECHECK, "%s: file is empty; expected a JSON object", display);
 	if (len >= UINT32_MAX) /* lengths and counts are 32-bit */
 		return bg_error(ctx, BG_ECHECK, "%s: too large to read (4 GiB or more)", display);
+	/* an editor's byte order mark: JSON has none, and Python refuses it too */
+	if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0)
+		return bg_error(ctx, BG_ECHECK,
+				"%s:1:1: invalid JSON: the file starts with a UTF-8 byte order mark (BOM); save it without one",
+				display);
 	memset(&ps, 0, sizeof(ps));
 	ps.a = a;
 	ps.start = ps.p = text;

@@ -268,6 +268,8 @@ static void test_numbers(void **state)
 	EXPECT_ERROR("-9223372036854775809", NULL);
 	EXPECT_ERROR("123456789012345678901234567890", NULL);
 	EXPECT_ERROR("1e400", "t.json:1:5: invalid JSON: real number overflow near '1e400'");
+	EXPECT_ERROR("\xef\xbb\xbf{}", "t.json:1:1: invalid JSON: the file starts with a UTF-8 byte order mark (BOM); save it without one");
+	EXPECT_ERROR("\xef\xbb", NULL);
 	EXPECT_ERROR("-1e400", NULL);
 	EXPECT_ERROR("01", NULL);
 	EXPECT_ERROR("-", NULL);
