@@ -1,6 +1,6 @@
 /*
  * value_py.c - the arena DOM as CPython sees it: json.dumps (sorted keys,
- * \\uXXXX escapes, shortest round-trip floats), str and repr, truth,
+ * \uXXXX escapes, shortest round-trip floats), str and repr, truth,
  * equality, ordering and number conversions. See benchgate/value.h for
  * the contract.
  */
