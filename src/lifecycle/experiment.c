@@ -485,6 +485,16 @@ int bg_experiment_mark_failed(const struct bg_config *cfg, const char *id, json_
 	/* hashed first: nothing is written when libcrypto cannot be loaded */
 	if ((rc = bg_sha256_hex(text.buf, text.len, hex, ctx)))
 		goto out;
+	{
+		/* a folder the experiment's own command removed is made again: the
+		 * record of the failure (and its RUNS.md row) must not be lost with it */
+		struct bg_strbuf dir = BG_STRBUF_INIT;
+		bg_strbuf_addn(&dir, abs.buf, (size_t)(strrchr(abs.buf, '/') - abs.buf));
+		rc = bg_is_dir(dir.buf) ? BG_OK : bg_mkdirs(dir.buf, ctx);
+		bg_strbuf_release(&dir);
+		if (rc)
+			goto out;
+	}
 	if ((rc = bg_file_write_atomic(abs.buf, rel.buf, text.buf, text.len, ctx)))
 		goto out;
 	bg_strbuf_addf(&result, "failed: %s", reason);

@@ -84,6 +84,18 @@ check "store fails after measuring: the experiment failed" jqe '.status == "fail
 rm -f .benchgate/store.sqlite3*
 with_registry '.'
 
+# a command that removes its own experiment folder: the failure is still
+# recorded (the folder made again with a failed manifest and error.json,
+# the RUNS.md row failed), never left "running"
+with_registry '.runbooks.ok.command = "printf hello > out/{id}.txt; rm -rf \"$(ls -td experiments/2026*/ | head -n 1)\""'
+check "folder removed by its command: exit 4" test "$(rc_of "$bin" run -q --no-repeat life.ok)" = 4
+exp=$(grep -o "experiments/[^/']*/runs" "$work/err" | head -n 1 | cut -d/ -f2)
+check "folder removed by its command: the experiment named" test -n "$exp"
+check "folder removed by its command: manifest failed" jqe '.status == "failed"' "experiments/$exp/manifest.json"
+check "folder removed by its command: error.json" test -s "experiments/$exp/error.json"
+check "folder removed by its command: RUNS.md row failed" grep -q "^| $exp | .* | failed | " experiments/RUNS.md
+with_registry '.'
+
 # a gate id too long for a folder name (255 bytes): the experiment id is
 # cut, with the start of the id's SHA-256, and the run goes on
 long=life.ok.$(printf 'x%.0s' $(seq 300))
