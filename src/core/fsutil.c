@@ -243,6 +243,11 @@ int bg_atomic_target(const char *path, const char *display, struct bg_strbuf *ta
 	}
 	if (!(real = realpath(path, NULL))) {
 		e = errno;
+		/* /dev/stdout and its kind lead through /proc to a pipe or a
+		 * terminal: something there, but not a file that can be replaced */
+		if (e == ENOENT && stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+			return bg_error(ctx, BG_EIO, "%s: cannot write: it leads to something that is not a regular file "
+					"(a pipe, a terminal or a device); name a file", display);
 		if (e == ENOENT)
 			return bg_error(ctx, BG_EIO, "%s: cannot write: it is a symbolic link to nothing; "
 					"make it lead to a file, or remove it", display);

@@ -105,6 +105,12 @@ check "render into a path it cannot make: exit 4" \
 	test "$(rc_of "$B" -C gen render --output "newA/newB/$long/x.md")" = 4
 check "render into a path it cannot make: the folders it made removed" test ! -e gen/newA
 check "render with stdout unwritable: exit 4" test "$(rc_of sh -c "'$B' -C gen render >/dev/full")" = 4
+# --output /dev/stdout into a pipe: a link through /proc to a pipe, not "a link to nothing"
+"$B" -C gen render --output /dev/stdout 2>"$work/err" | cat >/dev/null
+rc=${PIPESTATUS[0]}
+check "render --output /dev/stdout into a pipe: exit 4" test "$rc" = 4
+check "render --output /dev/stdout into a pipe: said" \
+	grep -qx "benchgate: /dev/stdout: cannot write: it leads to something that is not a regular file (a pipe, a terminal or a device); name a file" "$work/err"
 chmod 600 $doc
 "$B" -C gen render >/dev/null
 check "render keeps the document's permissions" test "$(stat -c %a $doc)" = 600
