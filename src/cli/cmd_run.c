@@ -12,6 +12,7 @@
  */
 #include "cli/cli.h"
 #include "cli/measure_print.h"
+#include "benchgate/format.h"
 #include "benchgate/fsutil.h"
 #include "benchgate/json.h"
 #include "benchgate/run.h"
@@ -54,9 +55,27 @@ static const char *on_opt(int id, const char *value, void *data)
 		}
 		a->tier = value;
 		return NULL;
-	case O_QUESTION:
+	case O_QUESTION: {
+		/* it goes into the manifest, the session and a RUNS.md row: one
+		 * line of UTF-8 text (tabs are spaces there; a blank one is the
+		 * lifecycle's to refuse: a gate needs a falsifiable question) */
+		static char msg[160];
+		char *spaced = bg_xstrdup(value);
+		const char *problem;
+
+		for (char *c = spaced; *c; c++)
+			if (*c == '\t')
+				*c = ' ';
+		problem = bg_format_line_problem(spaced);
+		free(spaced);
 		a->question = value;
-		return *value ? NULL : "--question needs a text (leave it out to use the runbook's question)";
+		if (!*value)
+			return "--question needs a text (leave it out to use the runbook's question)";
+		if (!problem || strcmp(problem, "it is blank") == 0)
+			return NULL;
+		snprintf(msg, sizeof(msg), "--question must be one line of text: %s", problem);
+		return msg;
+	}
 	case O_WARMUPS:
 		return bg_cli_parse_int(value, &a->warmups) && a->warmups >= 0 ? NULL
 										  : "--warmups needs a count of 0 or more";

@@ -44,6 +44,12 @@ expect_rc 3 "no question" run life.noq
 mentions "no question" "falsifiable question"
 expect_rc 3 "blank question" run life.noq --question " 	 "
 mentions "blank question" "falsifiable question"
+# a question goes into the manifest, the session and RUNS.md: one line of
+# UTF-8 text (bytes that are not UTF-8 crashed the run once it measured)
+expect_rc 2 "question not UTF-8" run life.ok --question "$(printf 'bad \377 byte')"
+mentions "question not UTF-8" "--question must be one line of text: it is not valid UTF-8"
+expect_rc 2 "question of two lines" run life.ok --question "$(printf 'two\nlines')"
+mentions "question of two lines" "--question must be one line of text: it holds a control character"
 sed -i 's/"priority": 3,/"priority": 9,/' benchmarks/benchmark_registry.json
 expect_rc 3 "invalid registry" run life.ok
 mentions "invalid registry" "the registry does not validate"
