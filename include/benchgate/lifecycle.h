@@ -164,6 +164,12 @@ int bg_experiment_finish(const struct bg_config *cfg, const char *id, const json
 
 /* "2026-11-30T10:15:19Z"-style UTC timestamp with microseconds into out. */
 void bg_lifecycle_now_rfc3339(struct bg_strbuf *out);
+/* This machine's host name, and the user's name from the password entry
+ * ("unknown" without one), appended to out as they are written into leases
+ * and manifests: a byte that is not UTF-8 as the text \xNN (bg_json_text),
+ * so that a record can always be written and compared with its writer. */
+void bg_lifecycle_hostname(struct bg_strbuf *out);
+void bg_lifecycle_username(struct bg_strbuf *out);
 /* Whether a process with this pid exists (kill 0) and has not exited: one
  * that /proc says is a zombie (Z) or being reaped (X) is not alive. */
 bool bg_pid_alive(pid_t pid);

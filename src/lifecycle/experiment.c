@@ -423,13 +423,16 @@ static bool owner_alive(const json_t *manifest)
 {
 	json_t *ex = json_object_get(manifest, "execution");
 	const char *host = json_string_value(json_object_get(ex, "host"));
-	char me[256] = "";
+	struct bg_strbuf me = BG_STRBUF_INIT;
+	bool elsewhere;
 	pid_t pid;
 
 	if (!owner_pid(manifest, &pid))
 		return false;
-	gethostname(me, sizeof(me) - 1);
-	if (host && strcmp(host, me) != 0)
+	bg_lifecycle_hostname(&me);
+	elsewhere = host && strcmp(host, me.buf) != 0;
+	bg_strbuf_release(&me);
+	if (elsewhere)
 		return true; /* another host: cannot tell, so assume alive */
 	/* the process that created the manifest, not one that got its pid later */
 	return bg_pid_alive_since(pid, json_string_value(json_object_get(json_object_get(manifest, "timestamps"), "created")));
@@ -439,16 +442,17 @@ int bg_experiment_owner_state(const json_t *manifest, const char **state)
 {
 	json_t *ex = json_object_get(manifest, "execution");
 	const char *host = json_string_value(json_object_get(ex, "host"));
-	char me[256] = "";
+	struct bg_strbuf me = BG_STRBUF_INIT;
 	pid_t pid;
 
-	gethostname(me, sizeof(me) - 1);
+	bg_lifecycle_hostname(&me);
 	if (!owner_pid(manifest, &pid))
 		*state = "unknown";
-	else if (host && strcmp(host, me) != 0)
+	else if (host && strcmp(host, me.buf) != 0)
 		*state = "other-host";
 	else
 		*state = owner_alive(manifest) ? "alive" : "dead";
+	bg_strbuf_release(&me);
 	return BG_OK;
 }
 

@@ -23,6 +23,7 @@
 #include <limits.h>
 #include <pwd.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -314,6 +315,31 @@ static bool record_valid(const json_t *rec)
 	       rfc3339_seconds(json_string_value(json_object_get(rec, "started"))) >= 0;
 }
 
+/* text as JSON holds it: bytes that are not UTF-8 as \xNN (bg_json_text) */
+static void add_json_text(struct bg_strbuf *out, const char *text)
+{
+	json_t *t = bg_json_text(text);
+
+	bg_strbuf_adds(out, json_string_value(t));
+	json_decref(t);
+}
+
+void bg_lifecycle_hostname(struct bg_strbuf *out)
+{
+	char host[256] = "";
+
+	if (gethostname(host, sizeof(host) - 1) != 0)
+		snprintf(host, sizeof(host), "unknown");
+	add_json_text(out, host);
+}
+
+void bg_lifecycle_username(struct bg_strbuf *out)
+{
+	struct passwd *pw = getpwuid(getuid());
+
+	add_json_text(out, pw && pw->pw_name ? pw->pw_name : "unknown");
+}
+
 /*
  * Whether the process an owner record names still runs here: a valid
  * record (record_valid), same host, a live pid other than ours, and (where /proc tells) a process that started
@@ -322,13 +348,17 @@ static bool record_valid(const json_t *rec)
  */
 static bool owner_alive(const json_t *rec)
 {
-	char host[256] = "";
+	struct bg_strbuf host = BG_STRBUF_INIT;
 	json_int_t pid = json_integer_value(json_object_get(rec, "pid"));
 	const char *h = json_string_value(json_object_get(rec, "host"));
+	bool here;
 
-	if (!record_valid(rec) || gethostname(host, sizeof(host) - 1) != 0 || strcmp(h, host) != 0)
+	if (!record_valid(rec))
 		return false;
-	return pid != (json_int_t)getpid() &&
+	bg_lifecycle_hostname(&host);
+	here = strcmp(h, host.buf) == 0;
+	bg_strbuf_release(&host);
+	return here && pid != (json_int_t)getpid() &&
 	       bg_pid_alive_since((pid_t)pid, json_string_value(json_object_get(rec, "started")));
 }
 
@@ -402,9 +432,7 @@ int bg_lease_acquire(const struct bg_config *cfg, const char *slug, const char *
 		     struct bg_lease *lease, struct bg_ctx *ctx)
 {
 	struct bg_strbuf dir = BG_STRBUF_INIT, lock = BG_STRBUF_INIT, owner = BG_STRBUF_INIT;
-	struct bg_strbuf when = BG_STRBUF_INIT;
-	char host[256] = "unknown";
-	struct passwd *pw;
+	struct bg_strbuf when = BG_STRBUF_INIT, host = BG_STRBUF_INIT, user = BG_STRBUF_INIT;
 	json_t *rec, *old = NULL;
 	bool unreadable = false;
 	char *text;
@@ -500,12 +528,13 @@ int bg_lease_acquire(const struct bg_config *cfg, const char *slug, const char *
 	/* a record that is not one names no holder: with the lock free, it is replaced */
 	lease->replaced_unreadable = unreadable;
 	remove_dead_temporaries(dir.buf, slug);
-	gethostname(host, sizeof(host) - 1);
-	pw = getpwuid(getuid());
+	bg_lifecycle_hostname(&host);
+	bg_lifecycle_username(&user);
 	bg_lifecycle_now_rfc3339(&when);
 	rec = json_pack("{s:s, s:s, s:I, s:s, s:s, s:s}", "device", slug, "experiment_id", experiment_id,
-			"pid", (json_int_t)getpid(), "host", host, "user", pw ? pw->pw_name : "unknown",
-			"started", when.buf);
+			"pid", (json_int_t)getpid(), "host", host.buf, "user", user.buf, "started", when.buf);
+	bg_strbuf_release(&host);
+	bg_strbuf_release(&user);
 	text = json_dumps(rec, JSON_INDENT(2) | JSON_SORT_KEYS);
 	json_decref(rec);
 	rc = bg_file_write_atomic(owner.buf, bg_config_relative(cfg, owner.buf), text, strlen(text), ctx);

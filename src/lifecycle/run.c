@@ -954,11 +954,11 @@ static json_t *new_manifest(struct run *r)
 	const struct bg_run_request *q = r->req;
 	const json_t *git = json_object_get(r->provenance, "git"), *host = json_object_get(r->provenance, "host");
 	struct bg_strbuf when = BG_STRBUF_INIT, mp = BG_STRBUF_INIT, dev = BG_STRBUF_INIT;
-	char hostname[256] = "unknown";
-	struct passwd *pw = getpwuid(getuid());
+	struct bg_strbuf hostname = BG_STRBUF_INIT, user = BG_STRBUF_INIT;
 	json_t *m;
 
-	gethostname(hostname, sizeof(hostname) - 1);
+	bg_lifecycle_hostname(&hostname);
+	bg_lifecycle_username(&user);
 	bg_lifecycle_now_rfc3339(&when);
 	bg_strbuf_addf(&mp, "%s/manifest.json", r->exp_rel.buf);
 	bg_py_str(&dev, or_null(json_object_get(host, "cpu_model")));
@@ -982,10 +982,12 @@ static json_t *new_manifest(struct run *r)
 		      "parameters", "gate", q->gate, "runbook", or_null(json_object_get(q->gate, "runbook")),
 		      "measure", r->measure, "tier", q->tier,
 		      "protocol_version", q->protocol_version ? json_string(q->protocol_version) : json_null(),
-		      "execution", "host", hostname, "backend", or_null(json_object_get(q->gate, "platform")),
+		      "execution", "host", hostname.buf, "backend", or_null(json_object_get(q->gate, "platform")),
 		      "device", dev.buf, "computer", r->res->computer, "pid", (json_int_t)getpid(),
-		      "user", pw ? pw->pw_name : "unknown", "lease", r->computer_slug,
+		      "user", user.buf, "lease", r->computer_slug,
 		      "outputs", "timestamps", "created", when.buf, "started", when.buf);
+	bg_strbuf_release(&hostname);
+	bg_strbuf_release(&user);
 	bg_strbuf_release(&when);
 	bg_strbuf_release(&mp);
 	bg_strbuf_release(&dev);
