@@ -477,7 +477,7 @@ int bg_experiment_mark_failed(const struct bg_config *cfg, const char *id, json_
 	struct bg_strbuf rel = BG_STRBUF_INIT, abs = BG_STRBUF_INIT, text = BG_STRBUF_INIT;
 	struct bg_strbuf when = BG_STRBUF_INIT, result = BG_STRBUF_INIT;
 	struct bg_runs_row row = {id, NULL, NULL, "failed", NULL, NULL};
-	json_t *outputs, *ts;
+	json_t *outputs, *ts, *reason_text = NULL;
 	char hex[65];
 	int rc;
 
@@ -501,6 +501,10 @@ int bg_experiment_mark_failed(const struct bg_config *cfg, const char *id, json_
 	}
 	if ((rc = bg_file_write_atomic(abs.buf, rel.buf, text.buf, text.len, ctx)))
 		goto out;
+	/* a reason quotes what failed (a program's words, a file's name): bytes
+	 * that are not UTF-8 as \xNN, so that the manifest can hold it */
+	reason_text = bg_json_text(reason);
+	reason = json_string_value(reason_text);
 	bg_strbuf_addf(&result, "failed: %s", reason);
 	json_object_set_new(manifest, "status", json_string("failed"));
 	json_object_set_new(manifest, "failure_reason", json_string(reason));
@@ -520,6 +524,7 @@ int bg_experiment_mark_failed(const struct bg_config *cfg, const char *id, json_
 	row.result = result.buf;
 	rc = bg_experiment_finish(cfg, id, manifest, &row, ctx);
 out:
+	json_decref(reason_text);
 	bg_strbuf_release(&rel);
 	bg_strbuf_release(&abs);
 	bg_strbuf_release(&text);

@@ -1080,7 +1080,8 @@ static int record_failure(struct run *r, const char *reason, const char *note_na
 
 	bg_ctx_init(&c2);
 	bg_lifecycle_now_rfc3339(&when);
-	note = json_pack("{s:s, s:s, s:s}", "experiment_id", r->res->experiment_id, "reason", reason, "at", when.buf);
+	note = json_pack("{s:s, s:o, s:s}", "experiment_id", r->res->experiment_id, "reason", bg_json_text(reason),
+			 "at", when.buf);
 	if (session) /* measured, then not stored: the figures stay with the experiment */
 		json_object_set(note, "session", session);
 	rc = bg_experiment_mark_failed(r->cfg, r->res->experiment_id, r->manifest, reason, note_name, note, &c2);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "benchgate/fsutil.h"
+#include "benchgate/json.h"
 #include "benchgate/lifecycle.h"
 
 static char root[64];
@@ -157,6 +158,42 @@ static void test_manifest_and_runs(void **state)
 	bg_ctx_release(&ctx);
 }
 
+/* A failure whose reason quotes bytes that are not UTF-8 (a program's
+ * words, a file's name) is recorded all the same: the manifest, the note
+ * and RUNS.md hold them as \xNN. */
+static void test_failed_reason_not_utf8(void **state)
+{
+	struct bg_strbuf id = BG_STRBUF_INIT, path = BG_STRBUF_INIT, text = BG_STRBUF_INIT;
+	struct bg_runs_row row = {NULL, "q?", "box", "running", "in progress", "[manifest](x)"};
+	const char *reason = "cannot open 'out/b\xff" "d.bin'";
+	struct bg_ctx ctx;
+	json_t *m, *back, *note;
+
+	(void)state;
+	bg_ctx_init(&ctx);
+	assert_int_equal(bg_experiment_reserve(&cfg, "g", &id, &ctx), BG_OK);
+	m = json_pack("{s:i, s:s, s:s, s:[]}", "schema_version", 1, "experiment_id", id.buf, "status", "running",
+		      "outputs");
+	assert_int_equal(bg_experiment_write_manifest(&cfg, id.buf, m, &ctx), BG_OK);
+	row.id = id.buf;
+	assert_int_equal(bg_runs_index_put(&cfg, &row, &ctx), BG_OK);
+	note = json_pack("{s:o}", "reason", bg_json_text(reason));
+	assert_int_equal(bg_experiment_mark_failed(&cfg, id.buf, m, reason, "error.json", note, &ctx), BG_OK);
+	assert_int_equal(bg_experiment_read_manifest(&cfg, id.buf, &back, &ctx), BG_OK);
+	assert_string_equal(json_string_value(json_object_get(back, "status")), "failed");
+	assert_string_equal(json_string_value(json_object_get(back, "failure_reason")), "cannot open 'out/b\\xffd.bin'");
+	bg_config_path(&cfg, &path, "experiments/RUNS.md");
+	assert_int_equal(bg_file_read(path.buf, NULL, &text, &ctx), BG_OK);
+	assert_non_null(strstr(text.buf, "| failed | failed: cannot open 'out/b\\xffd.bin' |"));
+	json_decref(back);
+	json_decref(note);
+	json_decref(m);
+	bg_strbuf_release(&id);
+	bg_strbuf_release(&path);
+	bg_strbuf_release(&text);
+	bg_ctx_release(&ctx);
+}
+
 /* A new row goes at the end of the table, before any section after it. */
 static void test_runs_table_then_notes(void **state)
 {
@@ -193,6 +230,7 @@ int main(void)
 		cmocka_unit_test(test_lease_dead_owner_replaced),
 		cmocka_unit_test(test_experiment_ids),
 		cmocka_unit_test(test_manifest_and_runs),
+		cmocka_unit_test(test_failed_reason_not_utf8),
 		cmocka_unit_test(test_runs_table_then_notes),
 	};
 	return cmocka_run_group_tests_name("lifecycle", tests, setup, teardown);
