@@ -51,6 +51,10 @@ enum bg_timing { BG_TIMING_PROCESS, BG_TIMING_REPORTED };
  * nanoseconds on the monotonic clock stays far inside int64_t. */
 #define BG_TIMEOUT_MAX_SECONDS 1e9
 #define BG_TIMEOUT_MAX_TEXT "1e9" /* the same, as messages write it */
+/* The most warmups, or timed runs, one session may ask for (a typo of a
+ * few more digits would otherwise run for days). */
+#define BG_COUNT_MAX 100000000
+#define BG_COUNT_MAX_TEXT "100000000" /* the same, as messages write it */
 
 struct bg_measure_opts {
 	char *const *argv; /* the command; with shell, argv[0..argc) joined by spaces */

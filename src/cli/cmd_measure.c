@@ -68,17 +68,14 @@ struct measure_args {
 
 static volatile sig_atomic_t interrupted;
 
-/* The most runs (or warmups) one session may ask for. */
-#define MEASURE_COUNT_MAX 100000000
-
 static const char *count_arg(struct measure_args *a, const char *name, const char *v, long min,
 			     long *out)
 {
 	long long n;
 
-	if (!bg_cli_parse_int(v, &n) || n < min || n > MEASURE_COUNT_MAX) {
-		snprintf(a->msg, sizeof(a->msg), "%s must be an integer from %ld to %d, not '%s'", name, min,
-			 MEASURE_COUNT_MAX, v);
+	if (!bg_cli_parse_int(v, &n) || n < min || n > BG_COUNT_MAX) {
+		snprintf(a->msg, sizeof(a->msg), "%s must be an integer from %ld to " BG_COUNT_MAX_TEXT ", not '%s'",
+			 name, min, v);
 		return a->msg;
 	}
 	*out = (long)n;

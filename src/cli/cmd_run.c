@@ -77,10 +77,13 @@ static const char *on_opt(int id, const char *value, void *data)
 		return msg;
 	}
 	case O_WARMUPS:
-		return bg_cli_parse_int(value, &a->warmups) && a->warmups >= 0 ? NULL
-										  : "--warmups needs a count of 0 or more";
+		return bg_cli_parse_int(value, &a->warmups) && a->warmups >= 0 && a->warmups <= BG_COUNT_MAX
+			       ? NULL
+			       : "--warmups needs a count from 0 to " BG_COUNT_MAX_TEXT;
 	case O_RUNS:
-		return bg_cli_parse_int(value, &a->runs) && a->runs >= 1 ? NULL : "--runs needs a count of 1 or more";
+		return bg_cli_parse_int(value, &a->runs) && a->runs >= 1 && a->runs <= BG_COUNT_MAX
+			       ? NULL
+			       : "--runs needs a count from 1 to " BG_COUNT_MAX_TEXT;
 	case O_TIMEOUT:
 		a->timeout = strtod(value, &end);
 		return *value && !*end && a->timeout > 0 && a->timeout <= BG_TIMEOUT_MAX_SECONDS

@@ -185,10 +185,12 @@ int bg_runbook_check_measure(const json_t *m, const char *rb, struct bg_ctx *ctx
 
 	if ((k = unknown_member(m, fields, &list)))
 		rc = bg_error(ctx, BG_EPRECOND, "runbook '%s': measure has no field '%s' (its fields: %s)", rb, k, list.buf);
-	else if ((v = json_object_get(m, "warmups")) && !(json_is_integer(v) && json_integer_value(v) >= 0))
-		rc = bg_error(ctx, BG_EPRECOND, "runbook '%s': measure.warmups must be an integer >= 0", rb);
-	else if ((v = json_object_get(m, "repetitions")) && !(json_is_integer(v) && json_integer_value(v) >= 1))
-		rc = bg_error(ctx, BG_EPRECOND, "runbook '%s': measure.repetitions must be an integer >= 1", rb);
+	else if ((v = json_object_get(m, "warmups")) &&
+		 !(json_is_integer(v) && json_integer_value(v) >= 0 && json_integer_value(v) <= BG_COUNT_MAX))
+		rc = bg_error(ctx, BG_EPRECOND, "runbook '%s': measure.warmups must be an integer >= 0 and <= " BG_COUNT_MAX_TEXT, rb);
+	else if ((v = json_object_get(m, "repetitions")) &&
+		 !(json_is_integer(v) && json_integer_value(v) >= 1 && json_integer_value(v) <= BG_COUNT_MAX))
+		rc = bg_error(ctx, BG_EPRECOND, "runbook '%s': measure.repetitions must be an integer >= 1 and <= " BG_COUNT_MAX_TEXT, rb);
 	else if ((v = json_object_get(m, "timeout_seconds")) &&
 		 !(json_is_number(v) && json_number_value(v) > 0 && json_number_value(v) <= BG_TIMEOUT_MAX_SECONDS))
 		rc = bg_error(ctx, BG_EPRECOND, "runbook '%s': measure.timeout_seconds must be a number of seconds > 0 and <= " BG_TIMEOUT_MAX_TEXT, rb);

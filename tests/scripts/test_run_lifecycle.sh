@@ -73,6 +73,8 @@ bad_measure() { # label jq-filter text [run options]
 }
 bad_measure "measure: a typo" '.runbooks.ok.measure.repetition = 3' "measure has no field 'repetition'"
 bad_measure "measure: no runs" '.runbooks.ok.measure.repetitions = 0' "measure.repetitions must be an integer >= 1"
+bad_measure "measure: a typo's worth of runs" '.runbooks.ok.measure.repetitions = 100000001' "measure.repetitions must be an integer >= 1 and <= 100000000"
+bad_measure "measure: a typo's worth of warmups" '.runbooks.ok.measure.warmups = 1000000000' "measure.warmups must be an integer >= 0 and <= 100000000"
 # ... also when -w, -r or --timeout would replace the bad value
 bad_measure "measure: quoted runs, -r given" '.runbooks.ok.measure.repetitions = "5"' "measure.repetitions must be an integer >= 1" -r 1
 bad_measure "measure: no runs, -r given" '.runbooks.ok.measure.repetitions = 0' "measure.repetitions must be an integer >= 1" -r 1
