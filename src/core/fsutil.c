@@ -28,11 +28,11 @@
  * two reads (the second sees EOF, or the bytes appended meanwhile, which
  * are then read into a growing buffer as for pipes and /proc files).
  */
-/* Reads fd (already fstat'ed into st, or st NULL) to its end into out. */
 /* What is read from a file that is not regular (a pipe, a device) at most:
  * /dev/zero or /dev/urandom named as a project file must not take all memory. */
 #define STREAM_READ_MAX ((size_t)256 << 20)
 
+/* Reads fd (already fstat'ed into st, or st NULL) to its end into out. */
 static int read_fd(int fd, const struct stat *st, const char *display, struct bg_strbuf *out,
 		   struct bg_ctx *ctx)
 {

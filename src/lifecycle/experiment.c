@@ -494,7 +494,7 @@ int bg_experiment_mark_failed(const struct bg_config *cfg, const char *id, json_
 		 * record of the failure (and its RUNS.md row) must not be lost with it */
 		struct bg_strbuf dir = BG_STRBUF_INIT;
 		bg_strbuf_addn(&dir, abs.buf, (size_t)(strrchr(abs.buf, '/') - abs.buf));
-		rc = bg_is_dir(dir.buf) ? BG_OK : bg_mkdirs(dir.buf, ctx);
+		rc = bg_mkdirs(dir.buf, ctx);
 		bg_strbuf_release(&dir);
 		if (rc)
 			goto out;
