@@ -2,7 +2,11 @@
  * cmd_history.c - `benchgate history GATE | --key ID [--json]`: the
  * sessions of a gate or of a comparison key, oldest first, with p50, p95,
  * max, memory (process-tree and accelerator peaks), decision and curation.
- * A gate or key without sessions prints a line saying so (exit 0).
+ * A gate or key without sessions prints a line saying so (exit 0); a gate
+ * without sessions that the registry does not have either is a usage error
+ * (exit 2), as `run` says it, so that a mistyped id is not read as a gate
+ * never run. A gate that has sessions is listed whether or not the
+ * registry still has it.
  */
 #include "cli/cli.h"
 #include "cli/measure_print.h"
@@ -93,6 +97,25 @@ static int resolve_key(struct bg_store *store, const char *prefix, char **full, 
 	return rc;
 }
 
+/*
+ * Whether the registry cfg names is readable and has no gate id. A registry
+ * that cannot be read says nothing (false): history is the store's verb and
+ * works without one.
+ */
+static bool registry_lacks_gate(const struct bg_config *cfg, const char *id)
+{
+	struct bg_registry reg;
+	struct bg_ctx ctx;
+	bool lacks;
+
+	memset(&reg, 0, sizeof(reg));
+	bg_ctx_init(&ctx);
+	lacks = bg_registry_load(&reg, cfg, &ctx) == BG_OK && !bg_registry_find_gate(&reg, id);
+	bg_registry_release(&reg);
+	bg_ctx_release(&ctx);
+	return lacks;
+}
+
 static int run_history(struct bg_cli *cli, const struct bg_cmd *self)
 {
 	static const struct bg_opt opts[] = {
@@ -135,6 +158,13 @@ static int run_history(struct bg_cli *cli, const struct bg_cmd *self)
 		rc = bg_store_each_history(store, gate, full_key ? full_key : a.key, bg_cli_rows_add, &walk, &ctx);
 	if (rc) {
 		bg_cli_fail(rc, bg_ctx_message(&ctx));
+		goto out;
+	}
+	if (walk.n == 0 && gate && registry_lacks_gate(&cfg, gate)) {
+		bg_strbuf_reset(&sb); /* bg_cli_fail shows its control bytes */
+		bg_strbuf_addf(&sb, "unknown gate '%s': no session is stored for it and the registry "
+			       "has no such gate; see 'benchgate list'", gate);
+		rc = bg_cli_fail(BG_EUSAGE, sb.buf);
 		goto out;
 	}
 	bg_cli_rows_end(&walk);

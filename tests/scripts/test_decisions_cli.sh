@@ -158,6 +158,20 @@ check "history --key, one more digit" test "$("$B" -C "$work/q" history --key ab
 check "history --key, no such key" test "$("$B" -C "$work/q" history --key abce)" = "no sessions stored for key 'abce'"
 check "history --json fields"     test "$("$B" history --json $G | jq -r '.[0] | [.decision, .curation, .tier] | join(",")')" = "no-baseline,auto-accepted,scheduled-profile"
 check "history: no timing note"   bash -c "! grep -q 'timing reported' '$work/out'"
+# a gate the registry does not have: with sessions (a gate since removed)
+# they are listed; without, a mistyped id is a usage error, not "no sessions"
+cp -R "$work/p" "$work/r"
+sed -i "s/\"$G\"/\"$G.renamed\"/" "$work/r/benchmarks/benchmark_registry.json"
+check "history of a removed gate: exit 0" test "$(rc_of "$B" -C "$work/r" history $G)" = 0
+check "history of a removed gate: every session" test "$(grep -c "scheduled-profile\|release-signoff" "$work/out")" = 12
+check "history of an unknown gate: 2" test "$(rc_of "$B" history $G.typo)" = 2
+check "history of an unknown gate: says so" grep -qxF "benchgate: unknown gate '$G.typo': no session is stored for it and the registry has no such gate; see 'benchgate list'" "$work/err"
+check "history --json of an unknown gate: 2, nothing printed" bash -c "test \"\$('$B' history --json $G.typo 2>/dev/null; echo \$?)\" = 2"
+check "history of a registered gate without sessions: 0" test "$(rc_of "$B" history bin.simd.test-box.bin2.cold)" = 0
+check "history of a registered gate without sessions: says so" grep -qxF "no sessions stored for gate 'bin.simd.test-box.bin2.cold'" "$work/out"
+printf '{' >"$work/r/benchmarks/benchmark_registry.json"
+check "history, registry unreadable: 0" test "$(rc_of "$B" -C "$work/r" history $G.typo)" = 0
+check "history, registry unreadable: the plain line" grep -qxF "no sessions stored for gate '$G.typo'" "$work/out"
 # sessions the program timed itself (their p50 is its own samples): history
 # and sessions say which under their tables (they said nothing)
 note23="timing reported: p50, p95 and max of sessions 2, 3 are the program's own samples, not process wall time"
@@ -177,8 +191,8 @@ sp=$(seed $G scheduled-profile 0.100)   # committed source, pending as an invest
 check "uncommitted: history says why" test "$("$B" history $G | grep "^$sd " | grep -o 'pending.*')" = "pending (uncommitted source)"
 check "committed: no source note"     test "$("$B" history $G | grep "^$sp " | grep -o 'pending.*')" = "pending"
 "$SEED" sql "$work/p" "DELETE FROM sessions WHERE id IN ($sd, $sp)" || exit 1
-check "history unknown gate"      test "$(rc_of "$B" history nope)" = 0
-check "history unknown message"   grep -q "no sessions stored for gate 'nope'" "$work/out"
+check "history unknown gate"      test "$(rc_of "$B" history nope)" = 2
+check "history unknown message"   grep -q "unknown gate 'nope'" "$work/err"
 # key: a value longer than 44 characters is cut in the table, never in --json
 long="A computer label much longer than forty-four characters, on purpose"
 s13=$(seed bin.cpu.test-box.bin1.warm scheduled-profile 0.100 computer="$long")
