@@ -28,15 +28,17 @@ bool bg_cli_wants_help(int argc, char **argv)
 	return false;
 }
 
-void bg_cli_print_help(const struct bg_cmd *cmd)
+int bg_cli_print_help(const struct bg_cmd *cmd)
 {
 	struct bg_strbuf sb = BG_STRBUF_INIT;
+	int rc;
 
 	bg_strbuf_addf(&sb, "usage: %s\n\n%s\n", cmd->usage, cmd->summary);
 	if (cmd->options)
 		bg_strbuf_addf(&sb, "\noptions:\n%s", cmd->options);
-	bg_cli_write(&sb, false);
+	rc = bg_cli_write(&sb, false);
 	bg_strbuf_release(&sb);
+	return rc;
 }
 
 int bg_cli_usage_error(const struct bg_cmd *cmd, const char *fmt, ...)

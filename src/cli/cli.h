@@ -106,7 +106,8 @@ int bg_cli_rows_add(const json_t *r, void *rows, struct bg_ctx *ctx);
 void bg_cli_rows_end(struct bg_cli_rows *rows);
 /* True when argv holds -h or --help before any "--". */
 bool bg_cli_wants_help(int argc, char **argv);
-void bg_cli_print_help(const struct bg_cmd *cmd);
+/* A verb's help (usage, summary, options) on stdout; BG_EIO when it could not be written (said). */
+int bg_cli_print_help(const struct bg_cmd *cmd);
 
 /* Loads the project configuration for the verb. On failure prints and returns the status. */
 int bg_cli_load_config(struct bg_cli *cli, struct bg_config *cfg);
@@ -168,6 +169,15 @@ bool bg_cli_parse_int(const char *s, long long *out);
  * clamped to LLONG_MIN or LLONG_MAX (for a count only compared, as next's --limit). */
 bool bg_cli_parse_int_clamped(const char *s, long long *out);
 
+/* verbs.c: the table of verbs, NULL-terminated, in the order --help lists them. */
 extern const struct bg_cmd *const bg_commands[];
+/* The program's usage and its verbs, as `benchgate --help` prints it, appended to out. */
+void bg_cli_main_usage(struct bg_strbuf *out);
+/* The verb named name exactly, or NULL. */
+const struct bg_cmd *bg_cli_find_verb(const char *name);
+/* Says on stderr "PREFIX: unknown verb 'WORD' (did you mean 'V'?); see
+ * 'benchgate --help'" (the suggestion only when a verb is near: a slip of one
+ * or two letters, or a beginning), then the program's usage. */
+void bg_cli_unknown_verb(const char *prefix, const char *word);
 
 #endif

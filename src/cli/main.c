@@ -1,5 +1,7 @@
 /*
- * main.c - the benchgate program: global options, the verb table, help.
+ * main.c - the benchgate program: global options, then the verb (verbs.c
+ * holds the table) or its help; the exit status, and output that could not
+ * be written said once.
  */
 #include "cli/cli.h"
 
@@ -11,57 +13,14 @@
 #include <string.h>
 #include <unistd.h>
 
-extern const struct bg_cmd bg_cmd_validate, bg_cmd_list, bg_cmd_next, bg_cmd_show,
-	bg_cmd_command, bg_cmd_render, bg_cmd_check;
-extern const struct bg_cmd bg_cmd_lease, bg_cmd_experiments, bg_cmd_run;
-/* measurement engine verbs */
-extern const struct bg_cmd bg_cmd_measure, bg_cmd_sessions, bg_cmd_session;
-/* decision and curation verbs */
-extern const struct bg_cmd bg_cmd_key, bg_cmd_compare, bg_cmd_accept, bg_cmd_reject, bg_cmd_history,
-	bg_cmd_repeat, bg_cmd_promote, bg_cmd_dashboard;
-
-const struct bg_cmd *const bg_commands[] = {
-	/* the registry: pure reads with the reference's output */
-	&bg_cmd_validate,
-	&bg_cmd_list,
-	&bg_cmd_next,
-	&bg_cmd_show,
-	&bg_cmd_command,
-	&bg_cmd_render,
-	&bg_cmd_check,
-	/* measuring */
-	&bg_cmd_measure,
-	&bg_cmd_sessions,
-	&bg_cmd_session,
-	/* the lifecycle */
-	&bg_cmd_run,
-	&bg_cmd_lease,
-	&bg_cmd_experiments,
-	/* decisions, curation, promotion */
-	&bg_cmd_key,
-	&bg_cmd_compare,
-	&bg_cmd_accept,
-	&bg_cmd_reject,
-	&bg_cmd_history,
-	&bg_cmd_repeat,
-	&bg_cmd_promote,
-	&bg_cmd_dashboard,
-	NULL,
-};
-
+/* The program's usage (verbs.c) on f. */
 static void main_usage(FILE *f)
 {
-	fprintf(f, "usage: benchgate [-C DIR] [--config FILE] VERB [options]\n"
-		   "       benchgate --help | --version\n\n"
-		   "benchgate is parity-first continuous profiling for scientific and GPU code.\n\n"
-		   "global options:\n"
-		   "  -C DIR         run in the project rooted at DIR\n"
-		   "  --config FILE  read FILE instead of benchgate.json\n"
-		   "  -h, --help     show this help (benchgate VERB --help for a verb)\n"
-		   "  --version      show the version\n\n"
-		   "verbs:\n");
-	for (size_t i = 0; bg_commands[i]; i++)
-		fprintf(f, "  %-12s %s\n", bg_commands[i]->name, bg_commands[i]->summary);
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+
+	bg_cli_main_usage(&sb);
+	bg_cli_write(&sb, f != stdout);
+	bg_strbuf_release(&sb);
 }
 
 /*
@@ -162,6 +121,7 @@ int main(int argc, char **argv)
 static int run_main(int argc, char **argv)
 {
 	struct bg_cli cli = {0};
+	const struct bg_cmd *verb;
 	int i = 1;
 
 	/* One short-lived process: big blocks come from the heap and freed
@@ -213,18 +173,16 @@ static int run_main(int argc, char **argv)
 		main_usage(stderr);
 		return BG_EUSAGE;
 	}
-	for (size_t k = 0; bg_commands[k]; k++) {
-		if (strcmp(bg_commands[k]->name, argv[i]) == 0) {
-			cli.argc = argc - i;
-			cli.argv = argv + i;
-			if (bg_cli_wants_help(cli.argc, cli.argv)) {
-				bg_cli_print_help(bg_commands[k]);
-				return 0;
-			}
-			return bg_commands[k]->run(&cli, bg_commands[k]);
-		}
+	verb = bg_cli_find_verb(argv[i]);
+	if (!verb) {
+		bg_cli_unknown_verb("benchgate", argv[i]);
+		return BG_EUSAGE;
 	}
-	unknown("verb", argv[i], "; see 'benchgate --help'");
-	main_usage(stderr);
-	return BG_EUSAGE;
+	cli.argc = argc - i;
+	cli.argv = argv + i;
+	if (bg_cli_wants_help(cli.argc, cli.argv)) {
+		bg_cli_print_help(verb);
+		return 0;
+	}
+	return verb->run(&cli, verb);
 }
