@@ -343,6 +343,105 @@ static const struct bg_opt *find_long(const struct bg_opt *opts, const char *nam
 	return hit;
 }
 
+/* Longest typed word compared with names: anything longer is no slip for one. */
+enum { NEAR_MAX = 40 };
+
+/* An ASCII letter in lower case; any other byte as it is. */
+static char fold(char c)
+{
+	return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+}
+
+/*
+ * The optimal string alignment distance between a[0..n) and b[0..m)
+ * (insertions, deletions, substitutions and swaps of two neighbours, each
+ * 1), ASCII letters compared without regard to case. n, m <= NEAR_MAX.
+ */
+static size_t distance(const char *a, size_t n, const char *b, size_t m)
+{
+	size_t d[NEAR_MAX + 1][NEAR_MAX + 1];
+
+	for (size_t i = 0; i <= n; i++)
+		d[i][0] = i;
+	for (size_t j = 0; j <= m; j++)
+		d[0][j] = j;
+	for (size_t i = 1; i <= n; i++) {
+		for (size_t j = 1; j <= m; j++) {
+			size_t best = d[i - 1][j - 1] + (fold(a[i - 1]) != fold(b[j - 1]));
+
+			if (d[i - 1][j] + 1 < best)
+				best = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < best)
+				best = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && fold(a[i - 1]) == fold(b[j - 2]) && fold(a[i - 2]) == fold(b[j - 1]) &&
+			    d[i - 2][j - 2] + 1 < best)
+				best = d[i - 2][j - 2] + 1;
+			d[i][j] = best;
+		}
+	}
+	return d[n][m];
+}
+
+size_t bg_cli_add_near(struct bg_strbuf *out, const char *word, size_t len, const char *const *names, size_t n,
+		       bool beginnings, const char *shown_prefix)
+{
+	size_t found = 0, limit = len <= 4 ? 1 : 2;
+	const char *pick[3];
+
+	if (len == 0 || len > NEAR_MAX)
+		return 0;
+	for (size_t want = 0; want <= NEAR_MAX && found < 3; want++) {
+		for (size_t i = 0; i < n && found < 3; i++) {
+			size_t m = strlen(names[i]);
+			size_t d = m > NEAR_MAX ? NEAR_MAX + 1 : distance(word, len, names[i], m);
+			bool begins = beginnings && len >= 3 && len < m && strncmp(names[i], word, len) == 0;
+
+			if (d == want && (d <= limit || begins))
+				pick[found++] = names[i];
+		}
+	}
+	for (size_t k = 0; k < found; k++) {
+		if (k)
+			bg_strbuf_adds(out, k + 1 == found ? " or " : ", ");
+		bg_strbuf_addf(out, "'%s%s'", shown_prefix, pick[k]);
+	}
+	return found;
+}
+
+/*
+ * The usage error for --NAME (name[0..len)) that is no option of opts:
+ * "unknown option '--NAME' (did you mean '--x'?)" with the options it is a
+ * slip for, or, when ambiguous (a beginning of several), "ambiguous option
+ * '--NAME': it could be '--a' or '--b'" with every option it begins.
+ */
+static int unknown_long(const struct bg_cmd *cmd, const struct bg_opt *opts, const char *name, size_t len,
+			bool ambiguous)
+{
+	struct bg_strbuf near = BG_STRBUF_INIT;
+	const char *names[64];
+	size_t n = 0, k = 0;
+	int rc;
+
+	for (const struct bg_opt *o = opts; o && o->long_name && n < 64; o++)
+		names[n++] = o->long_name;
+	if (ambiguous) {
+		const char *hit[64];
+
+		for (size_t i = 0; i < n; i++)
+			if (strncmp(names[i], name, len) == 0)
+				hit[k++] = names[i];
+		for (size_t i = 0; i < k; i++)
+			bg_strbuf_addf(&near, "%s'--%s'", i == 0 ? "" : i + 1 == k ? " or " : ", ", hit[i]);
+		rc = bg_cli_usage_error(cmd, "ambiguous option '--%.*s': it could be %s", (int)len, name, near.buf);
+	} else {
+		bg_cli_add_near(&near, name, len, names, n, false, "--");
+		rc = bg_cli_usage_error(cmd, "unknown option '--%.*s'%s%s%s", (int)len, name,
+					near.len ? " (did you mean " : "", near.len ? near.buf : "", near.len ? "?)" : "");
+	}
+	bg_strbuf_release(&near);
+	return rc;
+}
+
 /* -C and --config given after the verb: where they go, not just "unknown". */
 static int global_after_verb(const struct bg_cmd *cmd, const char *option)
 {
@@ -385,8 +484,7 @@ int bg_cli_parse(struct bg_cli *cli, const struct bg_cmd *cmd, const struct bg_o
 			if (!o && len == 6 && strncmp(a + 2, "config", 6) == 0)
 				return global_after_verb(cmd, "--config FILE");
 			if (!o)
-				return bg_cli_usage_error(cmd, "%s '%.*s'", err ? err : "unknown option",
-							  (int)(len + 2), a);
+				return unknown_long(cmd, opts, a + 2, len, err != NULL);
 			if (eq) {
 				if (o->kind == BG_OPT_FLAG)
 					return bg_cli_usage_error(cmd, "option '--%s' takes no value", o->long_name);

@@ -169,6 +169,18 @@ bool bg_cli_parse_int(const char *s, long long *out);
  * clamped to LLONG_MIN or LLONG_MAX (for a count only compared, as next's --limit). */
 bool bg_cli_parse_int_clamped(const char *s, long long *out);
 
+/*
+ * Appends to out the names that word[0..len) is likely a slip for, quoted
+ * with shown_prefix before each ("'a'", "'a' or 'b'", "'a', 'b' or 'c'"):
+ * those within 1 edit (a letter added, dropped, changed, or two swapped;
+ * ASCII case ignored) of a word of up to 4 bytes, 2 of a longer one, and
+ * with beginnings those the word begins (3 bytes or more); the nearest
+ * first, in the order of names among equals, at most three. Returns how
+ * many (0: nothing appended).
+ */
+size_t bg_cli_add_near(struct bg_strbuf *out, const char *word, size_t len, const char *const *names, size_t n,
+		       bool beginnings, const char *shown_prefix);
+
 /* verbs.c: the table of verbs, NULL-terminated, in the order --help lists them. */
 extern const struct bg_cmd *const bg_commands[];
 /* The program's usage and its verbs, as `benchgate --help` prints it, appended to out. */
