@@ -68,6 +68,21 @@ static void unknown(const char *what, const char *word, const char *tail)
 	bg_strbuf_release(&shown);
 }
 
+/* "benchgate: unknown option 'WORD'" for a global option, with the one a
+ * long option is a slip for ("(did you mean '--version'?)"). */
+static void unknown_option(const char *word)
+{
+	static const char *const globals[] = {"config", "help", "version"};
+	struct bg_strbuf near = BG_STRBUF_INIT, tail = BG_STRBUF_INIT;
+
+	if (word[0] == '-' && word[1] == '-' &&
+	    bg_cli_add_near(&near, word + 2, strcspn(word + 2, "="), globals, 3, false, "--"))
+		bg_strbuf_addf(&tail, " (did you mean %s?)", near.buf);
+	unknown("option", word, tail.len ? tail.buf : "");
+	bg_strbuf_release(&near);
+	bg_strbuf_release(&tail);
+}
+
 static int run_main(int argc, char **argv);
 
 /* Memory exhausted: an I/O or system failure (exit 4) said on stderr, as
@@ -163,7 +178,7 @@ static int run_main(int argc, char **argv)
 				return BG_EUSAGE;
 			i++;
 		} else {
-			unknown("option", a, "");
+			unknown_option(a);
 			main_usage(stderr);
 			return BG_EUSAGE;
 		}
