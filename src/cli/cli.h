@@ -174,12 +174,18 @@ bool bg_cli_parse_int_clamped(const char *s, long long *out);
  * with shown_prefix before each ("'a'", "'a' or 'b'", "'a', 'b' or 'c'"):
  * those within 1 edit (a letter added, dropped, changed, or two swapped;
  * ASCII case ignored) of a word of up to 4 bytes, 2 of a longer one, and
- * with beginnings those the word begins (3 bytes or more); the nearest
- * first, in the order of names among equals, at most three. Returns how
- * many (0: nothing appended).
+ * with BG_CLI_NEAR_BEGINNINGS those the word begins (3 bytes or more,
+ * ranked by the letters missing); the nearest first, in the order of names
+ * among equals, at most three, and with BG_CLI_NEAR_NEAREST only those as
+ * near as the nearest. Returns how many (0: nothing appended).
  */
+enum { BG_CLI_NEAR_BEGINNINGS = 1, BG_CLI_NEAR_NEAREST = 2 };
 size_t bg_cli_add_near(struct bg_strbuf *out, const char *word, size_t len, const char *const *names, size_t n,
-		       bool beginnings, const char *shown_prefix);
+		       unsigned flags, const char *shown_prefix);
+
+/* bg_cli_add_near over the ids of reg's gates, the nearest only (ids often
+ * differ in one letter); no beginnings: a slip in an id, not a part of one. */
+size_t bg_cli_add_near_gate(struct bg_strbuf *out, const struct bg_registry *reg, const char *word);
 
 /* verbs.c: the table of verbs, NULL-terminated, in the order --help lists them. */
 extern const struct bg_cmd *const bg_commands[];

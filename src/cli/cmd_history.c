@@ -98,11 +98,12 @@ static int resolve_key(struct bg_store *store, const char *prefix, char **full, 
 }
 
 /*
- * Whether the registry cfg names is readable and has no gate id. A registry
+ * Whether the registry cfg names is readable and has no gate id; near then
+ * receives the gates id is a slip for (bg_cli_add_near_gate). A registry
  * that cannot be read says nothing (false): history is the store's verb and
  * works without one.
  */
-static bool registry_lacks_gate(const struct bg_config *cfg, const char *id)
+static bool registry_lacks_gate(const struct bg_config *cfg, const char *id, struct bg_strbuf *near)
 {
 	struct bg_registry reg;
 	struct bg_ctx ctx;
@@ -111,6 +112,8 @@ static bool registry_lacks_gate(const struct bg_config *cfg, const char *id)
 	memset(&reg, 0, sizeof(reg));
 	bg_ctx_init(&ctx);
 	lacks = bg_registry_load(&reg, cfg, &ctx) == BG_OK && !bg_registry_find_gate(&reg, id);
+	if (lacks)
+		bg_cli_add_near_gate(near, &reg, id);
 	bg_registry_release(&reg);
 	bg_ctx_release(&ctx);
 	return lacks;
@@ -127,7 +130,7 @@ static int run_history(struct bg_cli *cli, const struct bg_cmd *self)
 	struct bg_parsed parsed;
 	struct bg_config cfg;
 	struct bg_store *store = NULL;
-	struct bg_strbuf sb = BG_STRBUF_INIT;
+	struct bg_strbuf sb = BG_STRBUF_INIT, near = BG_STRBUF_INIT;
 	struct bg_ctx ctx;
 	struct bg_cli_rows walk = {.out = &sb, .header = table_header, .row = table_row};
 	const char *gate;
@@ -160,10 +163,11 @@ static int run_history(struct bg_cli *cli, const struct bg_cmd *self)
 		bg_cli_fail(rc, bg_ctx_message(&ctx));
 		goto out;
 	}
-	if (walk.n == 0 && gate && registry_lacks_gate(&cfg, gate)) {
+	if (walk.n == 0 && gate && registry_lacks_gate(&cfg, gate, &near)) {
 		bg_strbuf_reset(&sb); /* bg_cli_fail shows its control bytes */
 		bg_strbuf_addf(&sb, "unknown gate '%s': no session is stored for it and the registry "
-			       "has no such gate; see 'benchgate list'", gate);
+			       "has no such gate%s%s%s; see 'benchgate list'", gate,
+			       near.len ? " (did you mean " : "", near.len ? near.buf : "", near.len ? "?)" : "");
 		rc = bg_cli_fail(BG_EUSAGE, sb.buf);
 		goto out;
 	}
@@ -178,6 +182,7 @@ static int run_history(struct bg_cli *cli, const struct bg_cmd *self)
 out:
 	free(full_key);
 	bg_strbuf_release(&sb);
+	bg_strbuf_release(&near);
 	bg_store_close(store);
 	bg_ctx_release(&ctx);
 	bg_config_release(&cfg);

@@ -76,7 +76,7 @@ static void unknown_option(const char *word)
 	struct bg_strbuf near = BG_STRBUF_INIT, tail = BG_STRBUF_INIT;
 
 	if (word[0] == '-' && word[1] == '-' &&
-	    bg_cli_add_near(&near, word + 2, strcspn(word + 2, "="), globals, 3, false, "--"))
+	    bg_cli_add_near(&near, word + 2, strcspn(word + 2, "="), globals, 3, 0, "--"))
 		bg_strbuf_addf(&tail, " (did you mean %s?)", near.buf);
 	unknown("option", word, tail.len ? tail.buf : "");
 	bg_strbuf_release(&near);

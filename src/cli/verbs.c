@@ -83,7 +83,7 @@ void bg_cli_unknown_verb(const char *prefix, const char *word)
 
 	for (; bg_commands[n]; n++)
 		names[n] = bg_commands[n]->name;
-	bg_cli_add_near(&near, word, strlen(word), names, n, true, "");
+	bg_cli_add_near(&near, word, strlen(word), names, n, BG_CLI_NEAR_BEGINNINGS, "");
 	bg_strbuf_adds(&sb, prefix);
 	bg_strbuf_adds(&sb, ": unknown verb '");
 	bg_cli_add_shown(&sb, word);

@@ -166,6 +166,8 @@ check "history of a removed gate: exit 0" test "$(rc_of "$B" -C "$work/r" histor
 check "history of a removed gate: every session" test "$(grep -c "scheduled-profile\|release-signoff" "$work/out")" = 12
 check "history of an unknown gate: 2" test "$(rc_of "$B" history $G.typo)" = 2
 check "history of an unknown gate: says so" grep -qxF "benchgate: unknown gate '$G.typo': no session is stored for it and the registry has no such gate; see 'benchgate list'" "$work/err"
+check "history of a mistyped gate: 2" test "$(rc_of "$B" history bin.cpu.test-box.bin2.wram)" = 2
+check "history of a mistyped gate: the gate it is a slip for" grep -qF "has no such gate (did you mean '$G'?); see 'benchgate list'" "$work/err"
 check "history --json of an unknown gate: 2, nothing printed" bash -c "test \"\$('$B' history --json $G.typo 2>/dev/null; echo \$?)\" = 2"
 check "history of a registered gate without sessions: 0" test "$(rc_of "$B" history bin.simd.test-box.bin2.cold)" = 0
 check "history of a registered gate without sessions: says so" grep -qxF "no sessions stored for gate 'bin.simd.test-box.bin2.cold'" "$work/out"
