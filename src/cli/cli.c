@@ -4,6 +4,7 @@
  */
 #include "cli/cli.h"
 #include "benchgate/format.h"
+#include "benchgate/fsutil.h"
 #include "benchgate/json.h"
 #include "benchgate/measure.h"
 #include "core/bytes.h"
@@ -575,6 +576,34 @@ int bg_cli_fail_ctx(int status, struct bg_ctx *ctx)
 	return status;
 }
 
+int bg_cli_fail_project(const struct bg_cli *cli, int status, struct bg_ctx *ctx, const struct bg_config *cfg)
+{
+	struct bg_strbuf msg = BG_STRBUF_INIT, path = BG_STRBUF_INIT;
+	bool missing = false;
+
+	bg_strbuf_adds(&msg, bg_ctx_message(ctx));
+	if (status == BG_EIO && !cfg->config_path) {
+		/* the defaults named files that are not there: most likely not a project at all */
+		const char *const rel[2] = {cfg->registry_path, cfg->profile_path};
+
+		for (int i = 0; i < 2 && !missing; i++) {
+			bg_strbuf_reset(&path);
+			bg_config_path(cfg, &path, rel[i]);
+			missing = rel[i] && bg_file_problem(path.buf) && !*bg_file_problem(path.buf);
+		}
+	}
+	if (missing && cli->chdir_root)
+		bg_strbuf_addf(&msg, " (there is no benchgate.json in '%s': is it the project's folder?)", cfg->root);
+	else if (missing)
+		bg_strbuf_addf(&msg, " (there is no benchgate.json in '%s' or a folder above it: run benchgate "
+			       "in a project, or name its folder with -C DIR)", cfg->root);
+	bg_cli_fail(status, msg.buf);
+	bg_strbuf_release(&msg);
+	bg_strbuf_release(&path);
+	bg_ctx_release(ctx);
+	return status;
+}
+
 int bg_cli_load_registry(struct bg_cli *cli, struct bg_config *cfg, struct bg_registry *reg)
 {
 	struct bg_ctx ctx;
@@ -586,7 +615,7 @@ int bg_cli_load_registry(struct bg_cli *cli, struct bg_config *cfg, struct bg_re
 	bg_ctx_init(&ctx);
 	rc = bg_registry_load(reg, cfg, &ctx);
 	if (rc) {
-		bg_cli_fail_ctx(rc, &ctx);
+		bg_cli_fail_project(cli, rc, &ctx, cfg);
 		bg_registry_release(reg);
 		bg_config_release(cfg);
 		return rc;

@@ -115,6 +115,11 @@ int bg_cli_load_config(struct bg_cli *cli, struct bg_config *cfg);
 int bg_cli_load_registry(struct bg_cli *cli, struct bg_config *cfg, struct bg_registry *reg);
 /* Prints the library message for a failed call and returns status. */
 int bg_cli_fail_ctx(int status, struct bg_ctx *ctx);
+/* bg_cli_fail_ctx for a failure to read the project's files: when no
+ * benchgate.json was found and the registry or the profile matrix that the
+ * defaults name is not there, it adds that this is likely no project and
+ * what to do (run it in one, or -C DIR; with -C DIR, whether DIR is one). */
+int bg_cli_fail_project(const struct bg_cli *cli, int status, struct bg_ctx *ctx, const struct bg_config *cfg);
 
 /*
  * The signals that end a measuring verb cleanly (the run's tree killed, the
