@@ -8,7 +8,10 @@
  * session that blocked makes the exit 1 whatever its place; a stop between
  * sessions is exit 4. The device lease is held from the first session to
  * the last (one lease kept across bg_run_gate calls), so no other run takes
- * the device between them.
+ * the device between them. A reader that goes away (`run --times 5 | head
+ * -1`) stops the run after the session it is in, the device released,
+ * exit 4 without a word (SIGPIPE is ignored meanwhile, so that run is not
+ * killed holding the lease).
  */
 #include "cli/cli.h"
 #include "cli/measure_print.h"
@@ -173,7 +176,8 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 	json_t *all;
 	struct bg_ctx ctx;
 	struct bg_lease lease; /* held from the first session to the last repeat */
-	int rc, attempts = 1;
+	int rc, wrote = BG_OK, attempts = 1;
+	struct sigaction ignore, old_pipe;
 	bool blocked = false;
 
 	memset(&lease, 0, sizeof(lease));
@@ -249,6 +253,11 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 	}
 	bg_cli_catch_stop(&interrupted, &stop);
 	bg_cli_catch_suspend(&stop);
+	/* the measured programs get SIGPIPE back (bg_spawn resets it) */
+	sigemptyset(&ignore.sa_mask);
+	ignore.sa_flags = 0;
+	ignore.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &ignore, &old_pipe);
 	/* --times N sessions, or one and, on investigate, its two repeats; the
 	 * device is held from the first to the last */
 	attempts = (int)a.times;
@@ -281,7 +290,7 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 			else if (i > 0)
 				bg_strbuf_addf(&out, "\nrepeat %d of 2:\n", i);
 			print_outcome(&res, &out);
-			bg_cli_write(&out, false);
+			wrote = bg_cli_write(&out, false);
 			bg_strbuf_reset(&out);
 		}
 		/* a session that blocked makes the exit 1, whichever comes after it */
@@ -293,6 +302,10 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 				fprintf(stderr, "benchgate: investigate: repeating the session twice on the same key\n");
 		}
 		bg_run_result_release(&res);
+		if (wrote != BG_OK) { /* said, unless the reader left */
+			rc = wrote;
+			break;
+		}
 		if (interrupted && i + 1 < attempts) {
 			bg_strbuf_addf(&out, "interrupted after session %d of %d; the sessions made are stored", i + 1,
 				       attempts);
@@ -308,8 +321,10 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 	if (a.json && json_array_size(all)) {
 		bg_json_dump_py(&out, json_array_size(all) == 1 ? json_array_get(all, 0) : all, 2, true);
 		bg_strbuf_addch(&out, '\n');
-		bg_cli_write(&out, false);
+		if (bg_cli_write(&out, false) != BG_OK && rc == BG_OK)
+			rc = BG_EIO;
 	}
+	sigaction(SIGPIPE, &old_pipe, NULL);
 out:
 	json_decref(all);
 	json_decref(gate);

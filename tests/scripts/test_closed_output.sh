@@ -4,8 +4,8 @@
 # for a verb's output and for --help and --version alike. A reader that
 # closed its pipe is not told about. A closed standard output is held on
 # /dev/null (read-only) at start, so the first file benchgate opens never
-# takes descriptor 1: a run's report never lands in its device lease.
-# Needs git.
+# takes descriptor 1: a run's report never lands in its device lease. A
+# run whose reader went away stops with the device released. Needs git.
 set -u
 . "$(cd "$(dirname "$0")" && pwd)/checks.sh"
 B=${BENCHGATE:?}
@@ -53,6 +53,17 @@ for f in .benchgate/leases/*; do
 		sh -c "! grep -q 'session' '$f'"
 done
 check "the run still holds one lease file" test "$(ls .benchgate/leases | wc -l)" -ge 1
+
+# a run whose reader went away (`run --times 3 | head -1`): it stops after
+# the session it is in, releases the device and exits 4 without a word; it
+# is not killed by SIGPIPE holding the lease
+before=$("$B" sessions | wc -l)
+rc=$( ( "$B" run -q life.ok --times 3 2>"$work/err"; echo $? >"$work/rc" ) | true; cat "$work/rc")
+check "run, reader gone: exit 4, not killed" test "$rc" = 4
+check "run, reader gone: not said" test ! -s "$work/err"
+check "run, reader gone: one session, then stopped" test "$("$B" sessions | wc -l)" = $((before + 1))
+check "run, reader gone: the device is free" bash -c "'$B' lease status | grep -q ' free '"
+check "run, reader gone: no experiment left running" bash -c "! '$B' experiments | grep -q running"
 
 echo "$fails failed"
 [ "$fails" -eq 0 ]
