@@ -191,6 +191,9 @@ size_t bg_cli_add_near(struct bg_strbuf *out, const char *word, size_t len, cons
 /* bg_cli_add_near over the ids of reg's gates, the nearest only (ids often
  * differ in one letter); no beginnings: a slip in an id, not a part of one. */
 size_t bg_cli_add_near_gate(struct bg_strbuf *out, const struct bg_registry *reg, const char *word);
+/* The reference's line for a gate show and command do not find, "Unknown
+ * benchmark gate: ID", with the gates it is a slip for after it. */
+void bg_cli_add_unknown_gate(struct bg_strbuf *out, const struct bg_registry *reg, const char *id);
 
 /* verbs.c: the table of verbs, NULL-terminated, in the order --help lists them. */
 extern const struct bg_cmd *const bg_commands[];

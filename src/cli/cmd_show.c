@@ -23,7 +23,7 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 	if ((rc = bg_registry_lookup_gate(&reg, parsed.pos[0], &gate, &ctx))) {
 		bg_cli_fail_ctx(rc, &ctx);
 	} else if (!gate) {
-		bg_strbuf_addf(&out, "Unknown benchmark gate: %s\n", parsed.pos[0]);
+		bg_cli_add_unknown_gate(&out, &reg, parsed.pos[0]);
 		bg_cli_write(&out, true);
 		rc = BG_ECHECK;
 	} else {

@@ -125,3 +125,14 @@ size_t bg_cli_add_near_gate(struct bg_strbuf *out, const struct bg_registry *reg
 	return found;
 }
 
+
+void bg_cli_add_unknown_gate(struct bg_strbuf *out, const struct bg_registry *reg, const char *id)
+{
+	struct bg_strbuf near = BG_STRBUF_INIT;
+
+	bg_strbuf_addf(out, "Unknown benchmark gate: %s", id);
+	if (bg_cli_add_near_gate(&near, reg, id))
+		bg_strbuf_addf(out, " (did you mean %s?)", near.buf);
+	bg_strbuf_addch(out, '\n');
+	bg_strbuf_release(&near);
+}
