@@ -135,7 +135,7 @@ static int run_compare(struct bg_cli *cli, const struct bg_cmd *self)
 	struct bg_parsed parsed;
 	struct bg_config cfg;
 	struct bg_store *store = NULL;
-	struct bg_strbuf sb = BG_STRBUF_INIT;
+	struct bg_strbuf sb = BG_STRBUF_INIT, near = BG_STRBUF_INIT;
 	struct bg_ctx ctx;
 	json_t *v = NULL, *d;
 	const char *name;
@@ -155,8 +155,15 @@ static int run_compare(struct bg_cli *cli, const struct bg_cmd *self)
 	if ((rc = bg_vp_open(cli, &cfg, BG_STORE_READ, &store)))
 		return rc;
 	bg_ctx_init(&ctx);
-	if (a.last)
-		rc = bg_store_last_of_gate(store, a.last, &id, &ctx);
+	if (a.last && (rc = bg_store_last_of_gate(store, a.last, &id, &ctx)) == BG_ECHECK &&
+	    bg_cli_registry_lacks_gate(&cfg, a.last, &near)) {
+		/* no session, and no such gate: a mistyped id, not a gate never run */
+		bg_strbuf_addf(&sb, "unknown gate '%s': no session is stored for it and the registry has no such "
+			       "gate%s%s%s; see 'benchgate list'", a.last, near.len ? " (did you mean " : "",
+			       near.len ? near.buf : "", near.len ? "?)" : "");
+		rc = bg_cli_fail(BG_ECHECK, sb.buf);
+		goto out;
+	}
 	if (rc == BG_OK)
 		rc = bg_store_verdict(store, id, &v, &ctx);
 	if (rc) {
@@ -220,6 +227,7 @@ static int run_compare(struct bg_cli *cli, const struct bg_cmd *self)
 out:
 	json_decref(v);
 	bg_strbuf_release(&sb);
+	bg_strbuf_release(&near);
 	bg_store_close(store);
 	bg_ctx_release(&ctx);
 	bg_config_release(&cfg);

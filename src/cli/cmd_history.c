@@ -97,28 +97,6 @@ static int resolve_key(struct bg_store *store, const char *prefix, char **full, 
 	return rc;
 }
 
-/*
- * Whether the registry cfg names is readable and has no gate id; near then
- * receives the gates id is a slip for (bg_cli_add_near_gate). A registry
- * that cannot be read says nothing (false): history is the store's verb and
- * works without one.
- */
-static bool registry_lacks_gate(const struct bg_config *cfg, const char *id, struct bg_strbuf *near)
-{
-	struct bg_registry reg;
-	struct bg_ctx ctx;
-	bool lacks;
-
-	memset(&reg, 0, sizeof(reg));
-	bg_ctx_init(&ctx);
-	lacks = bg_registry_load(&reg, cfg, &ctx) == BG_OK && !bg_registry_find_gate(&reg, id);
-	if (lacks)
-		bg_cli_add_near_gate(near, &reg, id);
-	bg_registry_release(&reg);
-	bg_ctx_release(&ctx);
-	return lacks;
-}
-
 static int run_history(struct bg_cli *cli, const struct bg_cmd *self)
 {
 	static const struct bg_opt opts[] = {
@@ -163,7 +141,7 @@ static int run_history(struct bg_cli *cli, const struct bg_cmd *self)
 		bg_cli_fail(rc, bg_ctx_message(&ctx));
 		goto out;
 	}
-	if (walk.n == 0 && gate && registry_lacks_gate(&cfg, gate, &near)) {
+	if (walk.n == 0 && gate && bg_cli_registry_lacks_gate(&cfg, gate, &near)) {
 		bg_strbuf_reset(&sb); /* bg_cli_fail shows its control bytes */
 		bg_strbuf_addf(&sb, "unknown gate '%s': no session is stored for it and the registry "
 			       "has no such gate%s%s%s; see 'benchgate list'", gate,

@@ -136,3 +136,25 @@ void bg_cli_add_unknown_gate(struct bg_strbuf *out, const struct bg_registry *re
 	bg_strbuf_addch(out, '\n');
 	bg_strbuf_release(&near);
 }
+
+/*
+ * Whether the registry cfg names is readable and has no gate id; near then
+ * receives the gates id is a slip for (bg_cli_add_near_gate). A registry
+ * that cannot be read says nothing (false): history is the store's verb and
+ * works without one.
+ */
+bool bg_cli_registry_lacks_gate(const struct bg_config *cfg, const char *id, struct bg_strbuf *near)
+{
+	struct bg_registry reg;
+	struct bg_ctx ctx;
+	bool lacks;
+
+	memset(&reg, 0, sizeof(reg));
+	bg_ctx_init(&ctx);
+	lacks = bg_registry_load(&reg, cfg, &ctx) == BG_OK && !bg_registry_find_gate(&reg, id);
+	if (lacks)
+		bg_cli_add_near_gate(near, &reg, id);
+	bg_registry_release(&reg);
+	bg_ctx_release(&ctx);
+	return lacks;
+}

@@ -86,6 +86,11 @@ check "measure session: accept 1"  test "$(rc_of "$B" accept "$d" --why x)" = 1
 check "unknown session: 1"        test "$(rc_of "$B" compare 999)" = 1
 check "unknown session message"   grep -q "no session with id 999" "$work/err"
 check "unknown gate: 1"           test "$(rc_of "$B" compare --last no.such.gate)" = 1
+check "unknown gate: said"        grep -qxF "benchgate: unknown gate 'no.such.gate': no session is stored for it and the registry has no such gate; see 'benchgate list'" "$work/err"
+check "mistyped gate: 1"          test "$(rc_of "$B" compare --last bin.cpu.test-box.bin2.wram)" = 1
+check "mistyped gate: the gate it is a slip for" grep -qF "(did you mean '$G'?)" "$work/err"
+check "gate without sessions: 1"  test "$(rc_of "$B" compare --last bin.simd.test-box.bin2.cold)" = 1
+check "gate without sessions: run it" grep -qF "gate 'bin.simd.test-box.bin2.cold' has no stored session; run it with 'benchgate run bin.simd.test-box.bin2.cold'" "$work/err"
 
 # curation
 check "accept blocked: 1"         test "$(rc_of "$B" accept "$s9" --why "looks fine")" = 1
