@@ -5,7 +5,8 @@
  * render that fails leaves neither the file nor a directory it created.
  * The document never replaces a file the project is read from (benchgate.json,
  * the registry, its evidence imports, the matrices, RUNS.md, the store, the
- * experiments folder, the leases: cli/inputs.h).
+ * experiments folder, the leases: cli/inputs.h). `--output -` prints it on
+ * standard output instead (a file named '-' is `--output ./-`).
  */
 #include "cli/cli.h"
 #include "cli/inputs.h"
@@ -55,9 +56,15 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 		return bg_cli_usage_error(self, "argument --output: '%s' names a folder; name the file to write", output);
 	if ((rc = bg_cli_load_registry(cli, &cfg, &reg)))
 		return rc;
+	bg_ctx_init(&ctx);
+	if (output && strcmp(output, "-") == 0) {
+		/* standard output, the document alone: what a pipe or a diff reads */
+		if ((rc = bg_registry_render(&reg, &msg, &ctx)) == BG_OK && bg_cli_write(&msg, false))
+			rc = BG_EIO;
+		goto out;
+	}
 	if (!output)
 		output = cfg.generated_path;
-	bg_ctx_init(&ctx);
 	bg_config_path(&cfg, &path, output);
 	if ((what = bg_cli_input_at(path.buf, &reg, false))) {
 		if (output == cfg.generated_path)
@@ -101,6 +108,6 @@ const struct bg_cmd bg_cmd_render = {
 	"write the generated Markdown coverage document",
 	"benchgate render [--output FILE]",
 	"  --output FILE      write FILE (relative to the project root) instead of\n"
-	"                     registry.generated from benchgate.json\n",
+	"                     registry.generated from benchgate.json; '-': standard output\n",
 	run,
 };
