@@ -199,7 +199,7 @@ void bg_cli_add_unknown_gate(struct bg_strbuf *out, const struct bg_registry *re
  * store's verbs work without one). */
 bool bg_cli_registry_lacks_gate(const struct bg_config *cfg, const char *id, struct bg_strbuf *near);
 
-/* verbs.c: the table of verbs, NULL-terminated, in the order --help lists them. */
+/* main.c: the table of verbs, NULL-terminated, in the order --help lists them. */
 extern const struct bg_cmd *const bg_commands[];
 /* The program's usage and its verbs, as `benchgate --help` prints it, appended to out. */
 void bg_cli_main_usage(struct bg_strbuf *out);
