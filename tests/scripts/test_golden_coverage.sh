@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Every validation rule and every usage error has a CLI golden case (issue
+# 2's acceptance): each message that src/registry/validate.c and
+# src/profile/check.c add as a problem, and each usage message of src/cli
+# (bg_cli_usage_error, and what an option callback returns), must appear in
+# some tests/cli/cases/*/expect.* file. A format directive matches any text;
+# a message written over several string literals is matched by its first.
+# Reads the sources only (BENCHGATE_SOURCE).
+set -u
+. "$(cd "$(dirname "$0")" && pwd)/checks.sh"
+src=${BENCHGATE_SOURCE:?}
+cases=()
+for f in "$src"/tests/cli/cases/*/expect.*; do
+	[ -f "$f" ] && cases+=("$f") # not expect.files/
+done
+
+# the message as an extended regular expression: directives match anything,
+# other special characters themselves
+pattern() {
+	printf '%s' "$1" | sed -E 's/%[-#0 +]*[0-9*]*(\.[0-9*]+)?(hh|h|ll|l|z|j|t)?[diouxXsc]/\x01/g;
+		s/[][\\^$|+?(){}.*]/\\&/g; s/\x01/.*/g'
+}
+
+covered() { grep -qE -- "$(pattern "$1")" "${cases[@]}"; }
+
+n=0
+while IFS= read -r msg; do
+	n=$((n + 1))
+	check "validation rule has a case: $msg" covered "$msg"
+done < <(grep -ho 'bg_problems_add(p, "[^"]*"' "$src"/src/registry/validate.c "$src"/src/profile/check.c |
+	sed 's/^bg_problems_add(p, "//; s/"$//' | sort -u)
+check "validation rules found" test "$n" -ge 50
+
+n=0
+while IFS= read -r msg; do
+	n=$((n + 1))
+	check "usage error has a case: $msg" covered "$msg"
+done < <({
+	grep -ho 'bg_cli_usage_error(self, "[^"]*"' "$src"/src/cli/*.c | sed 's/^bg_cli_usage_error(self, "//; s/"$//'
+	# what option callbacks return (a usage message): a long literal after
+	# return, ? or : within a "static const char *" function (on_opt,
+	# count_arg, parse_parity, ...) of a verb
+	awk '/^static const char \*[a-z_]+\(/ { inside = 1 } inside { print } inside && /^}/ { inside = 0 }' \
+		"$src"/src/cli/cmd_*.c "$src"/src/cli/filters.c |
+		grep -oE '(return|:|\?) +"[^"]{12,}"' | sed -E 's/^(return|:|\?) +"//; s/"$//'
+} | sort -u)
+check "usage messages found" test "$n" -ge 30
+
+echo "$fails failed"
+[ "$fails" -eq 0 ]
