@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Every validation rule and every usage error has a CLI golden case (issue
-# 2's acceptance): each message that src/registry/validate.c and
+# Every verb, every validation rule and every usage error has a CLI golden
+# case (issue 2's acceptance): a case that runs each verb of the table (not
+# only its --help); each message that src/registry/validate.c and
 # src/profile/check.c add as a problem, and each usage message of src/cli
 # (bg_cli_usage_error, and what an option callback returns), must appear in
 # some tests/cli/cases/*/expect.* file. A format directive matches any text;
@@ -45,6 +46,22 @@ done < <({
 		grep -oE '(return|:|\?) +"[^"]{12,}"' | sed -E 's/^(return|:|\?) +"//; s/"$//'
 } | sort -u)
 check "usage messages found" test "$n" -ge 30
+
+# every verb of the table: a case that runs it (not only its --help)
+verb_cases() {
+	local d first
+	for d in "$src"/tests/cli/cases/*/; do
+		[ -f "$d/args" ] || continue
+		first=$(grep -a -v -e '^-C' -e '^--config' "$d/args" | head -n 1)
+		[ "$first" = "$1" ] && ! grep -aqx -e '--help' -e '-h' "$d/args" && echo "$d"
+	done
+}
+n=0
+while IFS= read -r verb; do
+	n=$((n + 1))
+	check "verb has a case: $verb" test -n "$(verb_cases "$verb")"
+done < <(grep -h -A1 '^const struct bg_cmd bg_cmd_' "$src"/src/cli/cmd_*.c | grep -oE '^\s*"[a-z]+",' | tr -d ' \t",')
+check "verbs found" test "$n" -ge 20
 
 echo "$fails failed"
 [ "$fails" -eq 0 ]
