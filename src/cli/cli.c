@@ -12,10 +12,12 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 bool bg_cli_wants_help(int argc, char **argv)
@@ -135,6 +137,16 @@ int bg_cli_write(const struct bg_strbuf *sb, bool to_stderr)
 	}
 	bg_strbuf_release(&shown);
 	return rc;
+}
+
+bool bg_cli_stdout_reader_gone(void)
+{
+	struct stat st;
+	struct pollfd p = {.fd = STDOUT_FILENO, .events = POLLOUT, .revents = 0};
+
+	/* the write end of a pipe without a reader polls as an error */
+	return fstat(STDOUT_FILENO, &st) == 0 && S_ISFIFO(st.st_mode) && poll(&p, 1, 0) == 1 &&
+	       (p.revents & POLLERR);
 }
 
 void bg_cli_stdout_failed(int err)

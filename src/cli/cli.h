@@ -75,6 +75,9 @@ int bg_cli_fail(int status, const char *msg);
  * terminal its control bytes but newlines and tabs are shown as
  * bg_cli_add_shown shows them; a pipe or a file gets the bytes unchanged. */
 int bg_cli_write(const struct bg_strbuf *sb, bool to_stderr);
+/* Whether standard output is a pipe whose reader has gone (its writes would
+ * fail with EPIPE): what a verb that stopped for that reason need not say. */
+bool bg_cli_stdout_reader_gone(void);
 /* Says once per process on stderr that standard output could not be
  * written ("benchgate: standard output: cannot write: REASON"), err being
  * the errno of the failed write; nothing for EPIPE (the reader stopped),

@@ -188,6 +188,11 @@ static int run_repeat(struct bg_cli *cli, const struct bg_cmd *self)
 		store = NULL;
 		fprintf(stderr, "benchgate repeat: two more sessions of gate %s (tier %s)\n", g.buf, t.buf);
 		st = run_child(argv);
+		if (st == BG_EIO && bg_cli_stdout_reader_gone()) {
+			/* the run stopped because the reader left (cmd_run.c): nothing to say to anyone */
+			rc = st;
+			goto out;
+		}
 		if (st >= 2) {
 			bg_strbuf_reset(&sb);
 			bg_strbuf_addf(&sb, "repeat of session %lld stopped: 'benchgate run %s' exited with status %d",
