@@ -383,8 +383,7 @@ static int unknown_long(const struct bg_cmd *cmd, const struct bg_opt *opts, con
 		rc = bg_cli_usage_error(cmd, "ambiguous option '--%.*s': it could be %s", (int)len, name, near.buf);
 	} else {
 		bg_cli_add_near(&near, name, len, names, n, 0, "--");
-		rc = bg_cli_usage_error(cmd, "unknown option '--%.*s'%s%s%s", (int)len, name,
-					near.len ? " (did you mean " : "", near.len ? near.buf : "", near.len ? "?)" : "");
+		rc = bg_cli_usage_error(cmd, "unknown option '--%.*s'%s", (int)len, name, near.buf);
 	}
 	bg_strbuf_release(&near);
 	return rc;

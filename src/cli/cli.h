@@ -178,14 +178,15 @@ bool bg_cli_parse_int(const char *s, long long *out);
 bool bg_cli_parse_int_clamped(const char *s, long long *out);
 
 /*
- * Appends to out the names that word[0..len) is likely a slip for, quoted
- * with shown_prefix before each ("'a'", "'a' or 'b'", "'a', 'b' or 'c'"):
+ * Appends to out " (did you mean NAMES?)", NAMES the names that word[0..len)
+ * is likely a slip for, quoted with shown_prefix before each ("'a'", "'a'
+ * or 'b'", "'a', 'b' or 'c'"):
  * those within 1 edit (a letter added, dropped, changed, or two swapped;
  * ASCII case ignored) of a word of up to 4 bytes, 2 of a longer one, and
  * with BG_CLI_NEAR_BEGINNINGS those the word begins (3 bytes or more,
  * ranked by the letters missing); the nearest first, in the order of names
  * among equals, at most three, and with BG_CLI_NEAR_NEAREST only those as
- * near as the nearest. Returns how many (0: nothing appended).
+ * near as the nearest. Returns how many (0: nothing appended, no name is near).
  */
 enum { BG_CLI_NEAR_BEGINNINGS = 1, BG_CLI_NEAR_NEAREST = 2 };
 size_t bg_cli_add_near(struct bg_strbuf *out, const char *word, size_t len, const char *const *names, size_t n,
@@ -195,7 +196,7 @@ size_t bg_cli_add_near(struct bg_strbuf *out, const char *word, size_t len, cons
  * differ in one letter); no beginnings: a slip in an id, not a part of one. */
 size_t bg_cli_add_near_gate(struct bg_strbuf *out, const struct bg_registry *reg, const char *word);
 /* The reference's line for a gate show and command do not find, "Unknown
- * benchmark gate: ID", with the gates it is a slip for after it. */
+ * benchmark gate: ID", with " (did you mean ...?)" after it when a gate is near. */
 void bg_cli_add_unknown_gate(struct bg_strbuf *out, const struct bg_registry *reg, const char *id);
 /* Whether the registry cfg names can be read and has no gate id; near then
  * receives the gates id is a slip for. An unreadable registry: false (the

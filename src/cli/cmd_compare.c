@@ -159,8 +159,7 @@ static int run_compare(struct bg_cli *cli, const struct bg_cmd *self)
 	    bg_cli_registry_lacks_gate(&cfg, a.last, &near)) {
 		/* no session, and no such gate: a mistyped id, not a gate never run */
 		bg_strbuf_addf(&sb, "unknown gate '%s': no session is stored for it and the registry has no such "
-			       "gate%s%s%s; see 'benchgate list'", a.last, near.len ? " (did you mean " : "",
-			       near.len ? near.buf : "", near.len ? "?)" : "");
+			       "gate%s; see 'benchgate list'", a.last, near.buf);
 		rc = bg_cli_fail(BG_ECHECK, sb.buf);
 		goto out;
 	}

@@ -144,8 +144,7 @@ static int run_history(struct bg_cli *cli, const struct bg_cmd *self)
 	if (walk.n == 0 && gate && bg_cli_registry_lacks_gate(&cfg, gate, &near)) {
 		bg_strbuf_reset(&sb); /* bg_cli_fail shows its control bytes */
 		bg_strbuf_addf(&sb, "unknown gate '%s': no session is stored for it and the registry "
-			       "has no such gate%s%s%s; see 'benchgate list'", gate,
-			       near.len ? " (did you mean " : "", near.len ? near.buf : "", near.len ? "?)" : "");
+			       "has no such gate%s; see 'benchgate list'", gate, near.buf);
 		rc = bg_cli_fail(BG_EUSAGE, sb.buf);
 		goto out;
 	}

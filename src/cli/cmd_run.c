@@ -200,8 +200,7 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 		struct bg_strbuf near = BG_STRBUF_INIT;
 
 		bg_cli_add_near_gate(&near, &reg, parsed.pos[0]);
-		rc = bg_error(&ctx, BG_EUSAGE, "unknown gate '%s'%s%s%s; see 'benchgate list'", parsed.pos[0],
-			      near.len ? " (did you mean " : "", near.len ? near.buf : "", near.len ? "?)" : "");
+		rc = bg_error(&ctx, BG_EUSAGE, "unknown gate '%s'%s; see 'benchgate list'", parsed.pos[0], near.buf);
 		bg_strbuf_release(&near);
 		bg_cli_fail_ctx(rc, &ctx);
 		goto out;

@@ -81,24 +81,21 @@ const struct bg_cmd *bg_cli_find_verb(const char *name)
 
 void bg_cli_unknown_verb(const char *prefix, const char *word)
 {
-	struct bg_strbuf sb = BG_STRBUF_INIT, near = BG_STRBUF_INIT;
+	struct bg_strbuf sb = BG_STRBUF_INIT;
 	const char *names[sizeof(bg_commands) / sizeof(bg_commands[0])];
 	size_t n = 0;
 
 	for (; bg_commands[n]; n++)
 		names[n] = bg_commands[n]->name;
-	bg_cli_add_near(&near, word, strlen(word), names, n, BG_CLI_NEAR_BEGINNINGS, "");
 	bg_strbuf_adds(&sb, prefix);
 	bg_strbuf_adds(&sb, ": unknown verb '");
 	bg_cli_add_shown(&sb, word);
 	bg_strbuf_addch(&sb, '\'');
-	if (near.len)
-		bg_strbuf_addf(&sb, " (did you mean %s?)", near.buf);
+	bg_cli_add_near(&sb, word, strlen(word), names, n, BG_CLI_NEAR_BEGINNINGS, "");
 	bg_strbuf_adds(&sb, "; see 'benchgate --help'\n");
 	bg_cli_main_usage(&sb);
 	bg_cli_write(&sb, true);
 	bg_strbuf_release(&sb);
-	bg_strbuf_release(&near);
 }
 
 /* The program's usage on f. */
@@ -161,14 +158,12 @@ static void unknown(const char *what, const char *word, const char *tail)
 static void unknown_option(const char *word)
 {
 	static const char *const globals[] = {"config", "help", "version"};
-	struct bg_strbuf near = BG_STRBUF_INIT, tail = BG_STRBUF_INIT;
+	struct bg_strbuf near = BG_STRBUF_INIT;
 
-	if (word[0] == '-' && word[1] == '-' &&
-	    bg_cli_add_near(&near, word + 2, strcspn(word + 2, "="), globals, 3, 0, "--"))
-		bg_strbuf_addf(&tail, " (did you mean %s?)", near.buf);
-	unknown("option", word, tail.len ? tail.buf : "");
+	if (word[0] == '-' && word[1] == '-')
+		bg_cli_add_near(&near, word + 2, strcspn(word + 2, "="), globals, 3, 0, "--");
+	unknown("option", word, near.buf);
 	bg_strbuf_release(&near);
-	bg_strbuf_release(&tail);
 }
 
 static int run_main(int argc, char **argv);

@@ -101,11 +101,11 @@ size_t bg_cli_add_near(struct bg_strbuf *out, const char *word, size_t len, cons
 	}
 	while ((flags & BG_CLI_NEAR_NEAREST) && found > 1 && score[found - 1] > score[0])
 		found--;
-	for (size_t k = 0; k < found; k++) {
-		if (k)
-			bg_strbuf_adds(out, k + 1 == found ? " or " : ", ");
-		bg_strbuf_addf(out, "'%s%s'", shown_prefix, pick[k]);
-	}
+	for (size_t k = 0; k < found; k++)
+		bg_strbuf_addf(out, "%s'%s%s'", k == 0 ? " (did you mean " : k + 1 == found ? " or " : ", ", shown_prefix,
+			       pick[k]);
+	if (found)
+		bg_strbuf_adds(out, "?)");
 	return found;
 }
 
@@ -125,23 +125,18 @@ size_t bg_cli_add_near_gate(struct bg_strbuf *out, const struct bg_registry *reg
 	return found;
 }
 
-
 void bg_cli_add_unknown_gate(struct bg_strbuf *out, const struct bg_registry *reg, const char *id)
 {
-	struct bg_strbuf near = BG_STRBUF_INIT;
-
 	bg_strbuf_addf(out, "Unknown benchmark gate: %s", id);
-	if (bg_cli_add_near_gate(&near, reg, id))
-		bg_strbuf_addf(out, " (did you mean %s?)", near.buf);
+	bg_cli_add_near_gate(out, reg, id);
 	bg_strbuf_addch(out, '\n');
-	bg_strbuf_release(&near);
 }
 
 /*
  * Whether the registry cfg names is readable and has no gate id; near then
  * receives the gates id is a slip for (bg_cli_add_near_gate). A registry
- * that cannot be read says nothing (false): history is the store's verb and
- * works without one.
+ * that cannot be read says nothing (false): history and compare are the
+ * store's verbs and work without one.
  */
 bool bg_cli_registry_lacks_gate(const struct bg_config *cfg, const char *id, struct bg_strbuf *near)
 {
