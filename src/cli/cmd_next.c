@@ -52,6 +52,8 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 		bg_cli_fail_ctx(rc, &ctx);
 	else if (bg_cli_write(&out, false))
 		rc = BG_EIO;
+	else if (out.len == 0)
+		bg_filter_say_unmatched(self->name, &reg, &o.filter);
 	bg_ctx_release(&ctx);
 	bg_strbuf_release(&out);
 	bg_registry_release(&reg);

@@ -1,10 +1,12 @@
 /*
  * filters.c - the --state/--platform/--module/--computer options shared by
- * `list` and `next`.
+ * `list` and `next`, and the note on stderr when one names what no gate has.
  */
 #include "cli/filters.h"
+#include "core/pyval.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char *bg_filter_option(struct bg_gate_filter *f, int id, const char *value)
@@ -32,4 +34,80 @@ const char *bg_filter_option(struct bg_gate_filter *f, int id, const char *value
 		return NULL;
 	}
 	return "unknown option";
+}
+
+static int cmp_text(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * For one filter: when no gate's field, compared as the filter compares it
+ * (Python's str(), lower-cased), is want, appends "VERB: no gate has FIELD
+ * 'WANT'" and the values it is a slip for to out, one line.
+ */
+static void say_unmatched(struct bg_strbuf *out, const char *verb, const struct bg_registry *reg,
+			  const char *field, const char *want)
+{
+	struct bg_strbuf lwant = BG_STRBUF_INIT, have = BG_STRBUF_INIT, lhave = BG_STRBUF_INIT;
+	size_t n = bg_value_size(reg->gates), k = 0, i;
+	char **values;
+	struct bg_value *gate;
+	bool found = false;
+
+	if (!want || !*want)
+		return;
+	values = bg_xcalloc(n + 1, sizeof(*values));
+	bg_py_lower(&lwant, want);
+	BG_VALUE_ARRAY_FOREACH(reg->gates, i, gate) {
+		struct bg_value *v = bg_value_get(gate, field);
+
+		bg_strbuf_reset(&have);
+		bg_strbuf_reset(&lhave);
+		if (v)
+			bg_value_py_str(&have, v);
+		bg_py_lower(&lhave, have.buf);
+		if (strcmp(lhave.buf, lwant.buf) == 0) {
+			found = true;
+			break;
+		}
+		if (v)
+			values[k++] = bg_xstrdup(have.buf);
+	}
+	if (!found) {
+		size_t distinct = 0;
+
+		/* each value once (the nearest are then named once) */
+		qsort(values, k, sizeof(*values), cmp_text);
+		for (i = 0; i < k; i++) {
+			if (distinct && strcmp(values[distinct - 1], values[i]) == 0)
+				free(values[i]);
+			else
+				values[distinct++] = values[i];
+		}
+		k = distinct;
+		bg_strbuf_addf(out, "benchgate %s: no gate has %s '", verb, field);
+		bg_cli_add_shown(out, want);
+		bg_strbuf_addch(out, '\'');
+		bg_cli_add_near(out, want, strlen(want), (const char *const *)values, k, 0, "");
+		bg_strbuf_addch(out, '\n');
+	}
+	for (i = 0; i < k; i++)
+		free(values[i]);
+	free(values);
+	bg_strbuf_release(&lwant);
+	bg_strbuf_release(&have);
+	bg_strbuf_release(&lhave);
+}
+
+void bg_filter_say_unmatched(const char *verb, const struct bg_registry *reg, const struct bg_gate_filter *f)
+{
+	struct bg_strbuf out = BG_STRBUF_INIT;
+
+	say_unmatched(&out, verb, reg, "platform", f->platform);
+	say_unmatched(&out, verb, reg, "module", f->module);
+	say_unmatched(&out, verb, reg, "computer", f->computer);
+	if (out.len)
+		bg_cli_write(&out, true);
+	bg_strbuf_release(&out);
 }

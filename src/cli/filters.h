@@ -23,5 +23,13 @@ enum { BG_FILTER_STATE = 100, BG_FILTER_PLATFORM, BG_FILTER_MODULE, BG_FILTER_CO
 
 /* Applies one filter option; returns a usage message or NULL. */
 const char *bg_filter_option(struct bg_gate_filter *f, int id, const char *value);
+/*
+ * For an empty listing: says on stderr, for each of --platform, --module and
+ * --computer that no gate has at all (compared as the filter compares), "benchgate
+ * VERB: no gate has platform 'cdua' (did you mean 'CUDA'?)", so that a
+ * typo is not read as an empty answer. Standard output and the exit status
+ * stay the reference's.
+ */
+void bg_filter_say_unmatched(const char *verb, const struct bg_registry *reg, const struct bg_gate_filter *f);
 
 #endif
