@@ -32,7 +32,6 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 		rc = bg_registry_validate(&reg, true, &problems, &rcounts, &ctx);
 	if (rc) {
 		bg_cli_fail_project(cli, rc, &ctx, &cfg);
-		bg_ctx_init(&ctx); /* released again below */
 	} else if (problems.n) {
 		for (size_t i = 0; i < problems.n; i++)
 			bg_strbuf_addf(&out, "ERROR: %s\n", problems.items[i]);

@@ -135,7 +135,7 @@ static int run_compare(struct bg_cli *cli, const struct bg_cmd *self)
 	struct bg_parsed parsed;
 	struct bg_config cfg;
 	struct bg_store *store = NULL;
-	struct bg_strbuf sb = BG_STRBUF_INIT, near = BG_STRBUF_INIT;
+	struct bg_strbuf sb = BG_STRBUF_INIT;
 	struct bg_ctx ctx;
 	json_t *v = NULL, *d;
 	const char *name;
@@ -156,10 +156,8 @@ static int run_compare(struct bg_cli *cli, const struct bg_cmd *self)
 		return rc;
 	bg_ctx_init(&ctx);
 	if (a.last && (rc = bg_store_last_of_gate(store, a.last, &id, &ctx)) == BG_ECHECK &&
-	    bg_cli_registry_lacks_gate(&cfg, a.last, &near)) {
+	    bg_cli_unknown_stored_gate(&cfg, a.last, &sb)) {
 		/* no session, and no such gate: a mistyped id, not a gate never run */
-		bg_strbuf_addf(&sb, "unknown gate '%s': no session is stored for it and the registry has no such "
-			       "gate%s; see 'benchgate list'", a.last, near.buf);
 		rc = bg_cli_fail(BG_ECHECK, sb.buf);
 		goto out;
 	}
@@ -226,7 +224,6 @@ static int run_compare(struct bg_cli *cli, const struct bg_cmd *self)
 out:
 	json_decref(v);
 	bg_strbuf_release(&sb);
-	bg_strbuf_release(&near);
 	bg_store_close(store);
 	bg_ctx_release(&ctx);
 	bg_config_release(&cfg);

@@ -108,7 +108,7 @@ static int run_history(struct bg_cli *cli, const struct bg_cmd *self)
 	struct bg_parsed parsed;
 	struct bg_config cfg;
 	struct bg_store *store = NULL;
-	struct bg_strbuf sb = BG_STRBUF_INIT, near = BG_STRBUF_INIT;
+	struct bg_strbuf sb = BG_STRBUF_INIT, msg = BG_STRBUF_INIT;
 	struct bg_ctx ctx;
 	struct bg_cli_rows walk = {.out = &sb, .header = table_header, .row = table_row};
 	const char *gate;
@@ -141,11 +141,8 @@ static int run_history(struct bg_cli *cli, const struct bg_cmd *self)
 		bg_cli_fail(rc, bg_ctx_message(&ctx));
 		goto out;
 	}
-	if (walk.n == 0 && gate && bg_cli_registry_lacks_gate(&cfg, gate, &near)) {
-		bg_strbuf_reset(&sb); /* bg_cli_fail shows its control bytes */
-		bg_strbuf_addf(&sb, "unknown gate '%s': no session is stored for it and the registry "
-			       "has no such gate%s; see 'benchgate list'", gate, near.buf);
-		rc = bg_cli_fail(BG_EUSAGE, sb.buf);
+	if (walk.n == 0 && gate && bg_cli_unknown_stored_gate(&cfg, gate, &msg)) {
+		rc = bg_cli_fail(BG_EUSAGE, msg.buf); /* which shows its control bytes */
 		goto out;
 	}
 	bg_cli_rows_end(&walk);
@@ -159,7 +156,7 @@ static int run_history(struct bg_cli *cli, const struct bg_cmd *self)
 out:
 	free(full_key);
 	bg_strbuf_release(&sb);
-	bg_strbuf_release(&near);
+	bg_strbuf_release(&msg);
 	bg_store_close(store);
 	bg_ctx_release(&ctx);
 	bg_config_release(&cfg);

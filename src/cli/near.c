@@ -133,12 +133,12 @@ void bg_cli_add_unknown_gate(struct bg_strbuf *out, const struct bg_registry *re
 }
 
 /*
- * Whether the registry cfg names is readable and has no gate id; near then
- * receives the gates id is a slip for (bg_cli_add_near_gate). A registry
- * that cannot be read says nothing (false): history and compare are the
- * store's verbs and work without one.
+ * Whether the registry cfg names is readable and has no gate id; msg then
+ * receives the message that says so, with the gates id is a slip for
+ * (bg_cli_add_near_gate). A registry that cannot be read says nothing
+ * (false): history and compare are the store's verbs and work without one.
  */
-bool bg_cli_registry_lacks_gate(const struct bg_config *cfg, const char *id, struct bg_strbuf *near)
+bool bg_cli_unknown_stored_gate(const struct bg_config *cfg, const char *id, struct bg_strbuf *msg)
 {
 	struct bg_registry reg;
 	struct bg_ctx ctx;
@@ -147,8 +147,12 @@ bool bg_cli_registry_lacks_gate(const struct bg_config *cfg, const char *id, str
 	memset(&reg, 0, sizeof(reg));
 	bg_ctx_init(&ctx);
 	lacks = bg_registry_load(&reg, cfg, &ctx) == BG_OK && !bg_registry_find_gate(&reg, id);
-	if (lacks)
-		bg_cli_add_near_gate(near, &reg, id);
+	if (lacks) {
+		bg_strbuf_addf(msg, "unknown gate '%s': no session is stored for it and the registry has no such gate",
+			       id);
+		bg_cli_add_near_gate(msg, &reg, id);
+		bg_strbuf_adds(msg, "; see 'benchgate list'");
+	}
 	bg_registry_release(&reg);
 	bg_ctx_release(&ctx);
 	return lacks;
