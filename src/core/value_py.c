@@ -259,6 +259,18 @@ static void newline_indent(struct bg_strbuf *out, int indent, int level)
 	bg_strbuf_setlen(out, out->len + n + 1);
 }
 
+/* What comes before item i of a container at level: ",", then a new line
+ * indented one level deeper, or (without indent) a space between items. */
+static void item_separator(struct bg_strbuf *out, uint32_t i, int indent, int level)
+{
+	if (i)
+		bg_strbuf_addch(out, ',');
+	if (indent >= 0)
+		newline_indent(out, indent, level + 1);
+	else if (i)
+		bg_strbuf_addch(out, ' ');
+}
+
 static int cmp_member_key(const void *a, const void *b)
 {
 	const struct bg_member *x = *(const struct bg_member *const *)a;
@@ -284,12 +296,7 @@ static void dump_value(struct bg_strbuf *out, const struct bg_value *v, int inde
 			qsort(ms, n, sizeof(*ms), cmp_member_key);
 		bg_strbuf_addch(out, '{');
 		for (uint32_t i = 0; i < n; i++) {
-			if (i)
-				bg_strbuf_addch(out, ',');
-			if (indent >= 0)
-				newline_indent(out, indent, level + 1);
-			else if (i)
-				bg_strbuf_addch(out, ' ');
+			item_separator(out, i, indent, level);
 			bg_value_json_string(out, ms[i]->key, ms[i]->klen);
 			bg_strbuf_addn(out, ": ", 2);
 			dump_value(out, ms[i]->value, indent, sort, level + 1);
@@ -307,12 +314,7 @@ static void dump_value(struct bg_strbuf *out, const struct bg_value *v, int inde
 		}
 		bg_strbuf_addch(out, '[');
 		for (uint32_t i = 0; i < v->n; i++) {
-			if (i)
-				bg_strbuf_addch(out, ',');
-			if (indent >= 0)
-				newline_indent(out, indent, level + 1);
-			else if (i)
-				bg_strbuf_addch(out, ' ');
+			item_separator(out, i, indent, level);
 			dump_value(out, v->u.items[i], indent, sort, level + 1);
 		}
 		if (indent >= 0)
