@@ -121,6 +121,11 @@ struct bg_value *bg_registry_find_gate(const struct bg_registry *reg, const char
 int bg_registry_lookup_gate(const struct bg_registry *reg, const char *id, struct bg_value **out,
 			    struct bg_ctx *ctx);
 
+/* Whether gate's field passes a filter for want as list and next compare:
+ * Python's str() of the value and want, both lower-cased as Python does,
+ * equal (a missing field is ""); an empty or NULL want passes every gate. */
+bool bg_registry_field_matches(const struct bg_value *gate, const char *field, const char *want);
+
 struct bg_gate_filter {
 	const char *state; /* NULL or "" : any */
 	const char *platform;

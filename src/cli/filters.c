@@ -3,7 +3,6 @@
  * `list` and `next`, and the note on stderr when one names what no gate has.
  */
 #include "cli/filters.h"
-#include "core/pyval.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,62 +41,51 @@ static int cmp_text(const void *a, const void *b)
 }
 
 /*
- * For one filter: when no gate's field, compared as the filter compares it
- * (Python's str(), lower-cased), is want, appends "VERB: no gate has FIELD
- * 'WANT'" and the values it is a slip for to out, one line.
+ * For one filter: when no gate's field passes it (bg_registry_field_matches),
+ * appends "benchgate VERB: no gate has FIELD 'WANT'" and the values it is a
+ * slip for to out, one line.
  */
 static void say_unmatched(struct bg_strbuf *out, const char *verb, const struct bg_registry *reg,
 			  const char *field, const char *want)
 {
-	struct bg_strbuf lwant = BG_STRBUF_INIT, have = BG_STRBUF_INIT, lhave = BG_STRBUF_INIT;
-	size_t n = bg_value_size(reg->gates), k = 0, i;
+	struct bg_strbuf have = BG_STRBUF_INIT;
+	size_t n = bg_value_size(reg->gates), k = 0, i, distinct = 0;
 	char **values;
 	struct bg_value *gate;
-	bool found = false;
 
 	if (!want || !*want)
 		return;
+	BG_VALUE_ARRAY_FOREACH(reg->gates, i, gate) {
+		if (bg_registry_field_matches(gate, field, want))
+			return;
+	}
+	/* each value once, in order (the nearest are then named once) */
 	values = bg_xcalloc(n + 1, sizeof(*values));
-	bg_py_lower(&lwant, want);
 	BG_VALUE_ARRAY_FOREACH(reg->gates, i, gate) {
 		struct bg_value *v = bg_value_get(gate, field);
 
+		if (!v)
+			continue;
 		bg_strbuf_reset(&have);
-		bg_strbuf_reset(&lhave);
-		if (v)
-			bg_value_py_str(&have, v);
-		bg_py_lower(&lhave, have.buf);
-		if (strcmp(lhave.buf, lwant.buf) == 0) {
-			found = true;
-			break;
-		}
-		if (v)
-			values[k++] = bg_xstrdup(have.buf);
+		bg_value_py_str(&have, v);
+		values[k++] = bg_xstrdup(have.buf);
 	}
-	if (!found) {
-		size_t distinct = 0;
-
-		/* each value once (the nearest are then named once) */
-		qsort(values, k, sizeof(*values), cmp_text);
-		for (i = 0; i < k; i++) {
-			if (distinct && strcmp(values[distinct - 1], values[i]) == 0)
-				free(values[i]);
-			else
-				values[distinct++] = values[i];
-		}
-		k = distinct;
-		bg_strbuf_addf(out, "benchgate %s: no gate has %s '", verb, field);
-		bg_cli_add_shown(out, want);
-		bg_strbuf_addch(out, '\'');
-		bg_cli_add_near(out, want, strlen(want), (const char *const *)values, k, 0, "");
-		bg_strbuf_addch(out, '\n');
+	qsort(values, k, sizeof(*values), cmp_text);
+	for (i = 0; i < k; i++) {
+		if (distinct && strcmp(values[distinct - 1], values[i]) == 0)
+			free(values[i]);
+		else
+			values[distinct++] = values[i];
 	}
-	for (i = 0; i < k; i++)
+	bg_strbuf_addf(out, "benchgate %s: no gate has %s '", verb, field);
+	bg_cli_add_shown(out, want);
+	bg_strbuf_addch(out, '\'');
+	bg_cli_add_near(out, want, strlen(want), (const char *const *)values, distinct, 0, "");
+	bg_strbuf_addch(out, '\n');
+	for (i = 0; i < distinct; i++)
 		free(values[i]);
 	free(values);
-	bg_strbuf_release(&lwant);
 	bg_strbuf_release(&have);
-	bg_strbuf_release(&lhave);
 }
 
 void bg_filter_say_unmatched(const char *verb, const struct bg_registry *reg, const struct bg_gate_filter *f)

@@ -32,7 +32,7 @@ static int placed(const struct bg_registry *reg, int rc, struct bg_ctx *ctx)
 	return rc;
 }
 
-static bool filter_field(const struct bg_value *gate, const char *field, const char *want)
+bool bg_registry_field_matches(const struct bg_value *gate, const char *field, const char *want)
 {
 	struct bg_strbuf have = BG_STRBUF_INIT, a = BG_STRBUF_INIT, b = BG_STRBUF_INIT;
 	struct bg_value *v = bg_value_get(gate, field);
@@ -53,8 +53,10 @@ static bool filter_field(const struct bg_value *gate, const char *field, const c
 
 static bool filters_match(const struct bg_value *gate, const struct bg_gate_filter *f)
 {
-	return filter_field(gate, "state", f->state) && filter_field(gate, "platform", f->platform) &&
-	       filter_field(gate, "module", f->module) && filter_field(gate, "computer", f->computer);
+	return bg_registry_field_matches(gate, "state", f->state) &&
+	       bg_registry_field_matches(gate, "platform", f->platform) &&
+	       bg_registry_field_matches(gate, "module", f->module) &&
+	       bg_registry_field_matches(gate, "computer", f->computer);
 }
 
 struct item {
