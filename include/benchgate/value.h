@@ -152,6 +152,10 @@ struct bg_value_keep {
 int bg_value_parse_file_keep(struct bg_arena *arena, const char *path, const char *display,
 			     const struct bg_value_keep *keep, struct bg_value **out,
 			     struct bg_ctx *ctx);
+/* True when v is an object that a keep list built without some of its
+ * members (bg_value_parse_file_keep): an empty such object was not empty in
+ * the text. False for anything else. */
+bool bg_value_kept_partly(const struct bg_value *v);
 /* bg_value_parse building only the members keep names (as above). */
 int bg_value_parse_keep(struct bg_arena *arena, const char *data, size_t len, const char *display,
 			const struct bg_value_keep *keep, struct bg_value **out, struct bg_ctx *ctx);

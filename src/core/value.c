@@ -133,9 +133,6 @@ size_t bg_arena_bytes(const struct bg_arena *a)
 
 /* --------------------------------------------------------- values, lookup */
 
-#define F_GROW 1u
-#define F_IDX8 2u
-
 struct bg_value bg_value_null_v = {BG_VNULL, 0, 0, 0, {0}};
 struct bg_value bg_value_true_v = {BG_VTRUE, 0, 0, 0, {0}};
 struct bg_value bg_value_false_v = {BG_VFALSE, 0, 0, 0, {0}};
@@ -346,6 +343,11 @@ static long find_member(const struct bg_value *obj, const char *key, size_t klen
 			return (long)i;
 	}
 	return -1;
+}
+
+bool bg_value_kept_partly(const struct bg_value *v)
+{
+	return v && v->type == BG_VOBJECT && (v->flags & F_LEFT_OUT);
 }
 
 struct bg_value *bg_value_getn(const struct bg_value *obj, const char *key, size_t klen)

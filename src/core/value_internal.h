@@ -45,6 +45,11 @@ static inline void *arena_alloc(struct bg_arena *a, size_t size)
 
 #define SMALL_OBJECT 8 /* objects up to this size are searched linearly */
 
+/* bg_value.flags */
+#define F_GROW 1u     /* container storage is growable (its capacity before it) */
+#define F_IDX8 2u     /* an object's index has one byte a slot */
+#define F_LEFT_OUT 4u /* an object a keep list built without some of its members */
+
 /* The one null, true and false: parsed literals point at them. */
 extern struct bg_value bg_value_null_v, bg_value_true_v, bg_value_false_v;
 

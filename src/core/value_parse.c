@@ -677,7 +677,7 @@ static int parse_object(struct parser *ps, struct bg_value **out, int depth,
 {
 	size_t base = ps->mn, n;
 	struct bg_value *obj;
-	bool done;
+	bool done, left_out = false;
 
 	ps->p++;
 	skip_ws(ps);
@@ -717,6 +717,7 @@ static int parse_object(struct parser *ps, struct bg_value **out, int depth,
 			ps->p++;
 			if (dropped) {
 				int rc;
+				left_out = true;
 				ps->skip = true;
 				rc = parse_value(ps, &m.value, depth, NULL);
 				ps->skip = false;
@@ -748,6 +749,8 @@ static int parse_object(struct parser *ps, struct bg_value **out, int depth,
 	n = ps->mn - base;
 	obj = new_value(ps->a, BG_VOBJECT);
 	obj->n = (uint32_t)n;
+	if (left_out)
+		obj->flags = F_LEFT_OUT;
 	obj->u.members = alloc_members(ps->a, n);
 	if (n)
 		memcpy(obj->u.members, ps->mstack + base, n * sizeof(*obj->u.members));

@@ -42,6 +42,19 @@ void bg_problems_release(struct bg_problems *p)
 
 static bool py_dict_update(struct bg_arena *a, struct bg_value *row, const struct bg_value *src);
 
+/* True when the reference's "for x in registry.get(KEY, [])" loops over
+ * nothing without raising: the member absent, an empty list, an empty
+ * object (Python iterates its keys; one read through a keep list must have
+ * been empty in the text too) or an empty text. Anything else that is not
+ * a list raises there (a key or a character is not a row): the caller names
+ * the member instead. */
+static bool py_iterates_nothing(const struct bg_value *v)
+{
+	return !v || (bg_value_is_array(v) && !bg_value_size(v)) ||
+	       (bg_value_is_object(v) && !bg_value_size(v) && !bg_value_kept_partly(v)) ||
+	       (bg_value_is_string(v) && !*bg_value_str(v));
+}
+
 static int resolve_gates(struct bg_registry *reg, struct bg_ctx *ctx)
 {
 	struct bg_value *gates = bg_value_get(reg->root, "gates");
@@ -50,9 +63,7 @@ static int resolve_gates(struct bg_registry *reg, struct bg_ctx *ctx)
 	struct bg_value *gate;
 
 	reg->gates = bg_value_new_array(reg->arena, bg_value_size(gates));
-	/* the reference iterates gates: nothing for an empty object or text */
-	if (!gates || (bg_value_is_object(gates) && !bg_value_size(gates)) ||
-	    (bg_value_is_string(gates) && !*bg_value_str(gates)))
+	if (py_iterates_nothing(gates))
 		return BG_OK;
 	if (!bg_value_is_array(gates))
 		return bg_error(ctx, BG_ECHECK, "%s: 'gates' must be a list of objects", reg->display);
@@ -622,15 +633,21 @@ static int import_evidence(struct bg_registry *reg, const struct bg_value *sourc
 	artifacts = bg_value_get(evidence, "artifacts");
 	measurements = bg_value_get(evidence, "measurements");
 	overrides = bg_value_get(source, "measurement_overrides");
-	if (artifacts && !bg_value_is_array(artifacts)) {
+	if (py_iterates_nothing(artifacts))
+		artifacts = NULL;
+	else if (!bg_value_is_array(artifacts)) {
 		bg_error(ctx, rc, "%s: 'artifacts' must be a list", display);
 		goto out;
 	}
-	if (measurements && !bg_value_is_array(measurements)) {
+	if (py_iterates_nothing(measurements))
+		measurements = NULL;
+	else if (!bg_value_is_array(measurements)) {
 		bg_error(ctx, rc, "%s: 'measurements' must be a list", display);
 		goto out;
 	}
-	if (overrides && !bg_value_is_object(overrides)) {
+	/* the reference looks the overrides up per measurement: with none, they
+	 * are never looked at, whatever they are */
+	if (measurements && overrides && !bg_value_is_object(overrides)) {
 		bg_error(ctx, rc, "%s: evidence_imports[%zu].measurement_overrides must be an object",
 			 reg->display, index);
 		goto out;
@@ -698,13 +715,17 @@ int bg_registry_resolve_measurements(struct bg_registry *reg, struct bg_ctx *ctx
 	if (reg->measurements)
 		return BG_OK;
 	rows = bg_value_new_array(reg->arena, 1024);
-	if (imports && !bg_value_is_array(imports))
+	if (py_iterates_nothing(imports))
+		imports = NULL;
+	else if (!bg_value_is_array(imports))
 		return bg_error(ctx, BG_ECHECK, "%s: 'evidence_imports' must be a list", reg->display);
 	BG_VALUE_ARRAY_FOREACH(imports, i, item) {
 		if ((rc = import_evidence(reg, item, i, rows, ctx)))
 			return rc;
 	}
-	if (extra && !bg_value_is_array(extra))
+	if (py_iterates_nothing(extra))
+		extra = NULL;
+	else if (!bg_value_is_array(extra))
 		return bg_error(ctx, BG_ECHECK, "%s: 'additional_measurements' must be a list", reg->display);
 	BG_VALUE_ARRAY_FOREACH(extra, i, item) {
 		struct bg_strbuf pid = BG_STRBUF_INIT, id = BG_STRBUF_INIT;

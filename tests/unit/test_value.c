@@ -247,6 +247,41 @@ static void test_keep_numbers(void **state)
 	}
 }
 
+/* bg_value_kept_partly: an object a keep list built without some of its
+ * members (empty or not) says so; one built whole, or not through a keep
+ * list, does not; nor does anything but an object. */
+static void test_keep_partly(void **state)
+{
+	static const struct bg_value_keep rows[] = {{"id", NULL}, {NULL, NULL}};
+	static const struct bg_value_keep keep[] = {{"a", rows}, {"b", rows}, {"c", rows}, {"d", rows},
+						    {NULL, NULL}};
+	static const char text[] = "{\"a\": {}, \"b\": {\"x\": 1}, \"c\": {\"id\": 2, \"y\": 3}, "
+				   "\"d\": [{\"id\": 4}, {\"z\": 5}], \"e\": 6}";
+	struct bg_arena *a = bg_arena_new();
+	struct bg_value *v, *d;
+	struct bg_ctx ctx;
+
+	(void)state;
+	bg_ctx_init(&ctx);
+	assert_int_equal(bg_value_parse_keep(a, text, sizeof(text) - 1, "t.json", keep, &v, &ctx), BG_OK);
+	assert_true(bg_value_kept_partly(v)); /* "e" left out */
+	assert_false(bg_value_kept_partly(bg_value_get(v, "a")));
+	assert_int_equal(bg_value_size(bg_value_get(v, "b")), 0);
+	assert_true(bg_value_kept_partly(bg_value_get(v, "b")));
+	assert_int_equal(bg_value_size(bg_value_get(v, "c")), 1);
+	assert_true(bg_value_kept_partly(bg_value_get(v, "c")));
+	d = bg_value_get(v, "d");
+	assert_false(bg_value_kept_partly(d)); /* an array */
+	assert_false(bg_value_kept_partly(bg_value_at(d, 0)));
+	assert_true(bg_value_kept_partly(bg_value_at(d, 1)));
+	assert_false(bg_value_kept_partly(NULL));
+	assert_int_equal(bg_value_parse(a, text, sizeof(text) - 1, "t.json", &v, &ctx), BG_OK);
+	assert_false(bg_value_kept_partly(v));
+	assert_false(bg_value_kept_partly(bg_value_get(v, "b")));
+	bg_ctx_release(&ctx);
+	bg_arena_free(a);
+}
+
 static void test_numbers(void **state)
 {
 	struct bg_arena *a = bg_arena_new();
@@ -883,6 +918,7 @@ int main(void)
 		cmocka_unit_test(test_trailing_and_syntax),
 		cmocka_unit_test(test_bad_strings),
 		cmocka_unit_test(test_nul_bytes),
+		cmocka_unit_test(test_keep_partly),
 		cmocka_unit_test(test_numbers),
 		cmocka_unit_test(test_keep_numbers),
 		cmocka_unit_test(test_out_of_memory_handler),
