@@ -574,8 +574,13 @@ int bg_config_load(struct bg_config *cfg, const char *chdir_root, const char *co
 	int rc;
 
 	memset(cfg, 0, sizeof(*cfg));
-	if (!getcwd(cwd, sizeof(cwd)))
-		return bg_error(ctx, BG_EIO, "cannot determine the working directory: %s", strerror(errno));
+	/* only an absolute -C DIR can do without the working directory (one
+	 * that was removed, say): everything is then taken from DIR */
+	if (!getcwd(cwd, sizeof(cwd)) && !(chdir_root && chdir_root[0] == '/'))
+		return bg_error(ctx, BG_EIO,
+				"cannot determine the working directory: %s; change to the project's folder, "
+				"or name it with -C DIR",
+				strerror(errno));
 	/* the root: -C DIR, else the nearest folder upwards holding benchgate.json,
 	 * else the working directory, whether or not --config names the file */
 	if (chdir_root) {

@@ -10,7 +10,8 @@
 # keeps the root found upwards; a file that is not regular (a FIFO) is read,
 # up to 256 MiB (/dev/zero is not read forever); and the program
 # turns SIGBUS (a mapped file truncated by another process) into a clean
-# I/O failure, exit 4.
+# I/O failure, exit 4. A removed working directory stops benchgate with a
+# message that says what to do, unless an absolute -C DIR makes it unneeded.
 set -u
 . "$(cd "$(dirname "$0")" && pwd)/checks.sh"
 B=${BENCHGATE:?}
@@ -165,6 +166,21 @@ kill -BUS $pid
 wait $pid
 check "SIGBUS: exit 4" test $? = 4
 check "SIGBUS: a message a person can act on" grep -qF "benchgate: bus error (SIGBUS)" err
+
+# a working directory that was removed: without -C (or with a relative one)
+# nothing can be found, and the message says what to do; an absolute -C DIR
+# does not need it
+mkdir gone
+cp -R "$SRC/tests/cli/trees/mini" intact
+chmod -R u+w intact
+(cd gone && rmdir "$work/gone" &&
+	{ "$B" list >"$work/gone.out" 2>"$work/gone.err"; echo $? >"$work/gone.rc"
+	  "$B" -C "$work/intact" list >"$work/gone-c.out" 2>"$work/gone-c.err"; echo $? >"$work/gone-c.rc"; })
+check "working directory removed: exit 4" test "$(cat gone.rc)" = 4
+check "working directory removed: says what to do" grep -qxF \
+	"benchgate: cannot determine the working directory: No such file or directory; change to the project's folder, or name it with -C DIR" gone.err
+check "working directory removed, absolute -C: exit 0" test "$(cat gone-c.rc)" = 0
+check "working directory removed, absolute -C: the gates" grep -qF "$gate" gone-c.out
 
 echo "$fails failed"
 [ "$fails" = 0 ]
