@@ -119,7 +119,10 @@ int bg_experiment_reserve(const struct bg_config *cfg, const char *gate_id, stru
 		}
 		bg_strbuf_release(&path);
 	}
-	rc = bg_error(ctx, BG_EIO, "%s: no free experiment id for '%s' today", cfg->experiments, base.buf);
+	rc = bg_error(ctx, BG_EIO,
+		      "%s: no free experiment id for '%s' today: it and '%s-2' to '%s-9999' are all taken "
+		      "(a folder or a RUNS.md row); move some of today's experiments of this gate elsewhere",
+		      cfg->experiments, base.buf, base.buf, base.buf);
 out:
 	bg_strbuf_release(&runs);
 	bg_strbuf_release(&runs_path);

@@ -1,6 +1,7 @@
 /*
  * test_lifecycle.c - leases, experiment ids, manifests and RUNS.md updates.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -116,6 +118,43 @@ static void test_experiment_ids(void **state)
 	assert_string_equal(b.buf + a.len, "-2");
 	bg_strbuf_release(&a);
 	bg_strbuf_release(&b);
+	bg_ctx_release(&ctx);
+}
+
+/* Every id of a gate taken for the day (the base and -2 .. -9999): the next
+ * reservation fails, naming them, and leaves no folder behind. */
+static void test_experiment_ids_exhausted(void **state)
+{
+	struct bg_strbuf a = BG_STRBUF_INIT, b = BG_STRBUF_INIT, path = BG_STRBUF_INIT;
+	struct bg_ctx ctx;
+	int rc;
+
+	(void)state;
+	bg_ctx_init(&ctx);
+	for (int attempt = 0; attempt < 2; attempt++) { /* again if the day changed meanwhile */
+		bg_strbuf_reset(&a);
+		assert_int_equal(bg_experiment_reserve(&cfg, "full", &a, &ctx), BG_OK);
+		for (int n = 2; n < 10000; n++) {
+			bg_strbuf_reset(&path);
+			bg_strbuf_addf(&path, "%s/experiments/%s-%d", root, a.buf, n);
+			if (mkdir(path.buf, 0755) != 0)
+				assert_int_equal(errno, EEXIST);
+		}
+		bg_strbuf_reset(&b);
+		rc = bg_experiment_reserve(&cfg, "full", &b, &ctx);
+		if (rc == BG_OK && strncmp(a.buf, b.buf, 8) != 0)
+			continue;
+		break;
+	}
+	assert_int_equal(rc, BG_EIO);
+	bg_strbuf_reset(&path);
+	bg_strbuf_addf(&path, "experiments: no free experiment id for '%s' today: it and '%s-2' to '%s-9999' are all taken",
+		       a.buf, a.buf, a.buf);
+	assert_true(strncmp(bg_ctx_message(&ctx), path.buf, path.len) == 0);
+	assert_non_null(strstr(bg_ctx_message(&ctx), "move some of today's experiments of this gate elsewhere"));
+	bg_strbuf_release(&a);
+	bg_strbuf_release(&b);
+	bg_strbuf_release(&path);
 	bg_ctx_release(&ctx);
 }
 
@@ -229,6 +268,7 @@ int main(void)
 		cmocka_unit_test(test_lease_exclusive),
 		cmocka_unit_test(test_lease_dead_owner_replaced),
 		cmocka_unit_test(test_experiment_ids),
+		cmocka_unit_test(test_experiment_ids_exhausted),
 		cmocka_unit_test(test_manifest_and_runs),
 		cmocka_unit_test(test_failed_reason_not_utf8),
 		cmocka_unit_test(test_runs_table_then_notes),
