@@ -235,6 +235,17 @@ fresh
 s=$(seed $G release-signoff 0.1 dirty=1 ctx.runtime=null parity=none)
 rc_of "$B" -C "$work/p" promote "$s" >/dev/null
 check "every unmet listed"          test "$(grep -c '\[unmet\]' "$work/out")" = 4
+# an evidence index whose artifacts are not a list cannot take the new row
+# (an empty object is no artifacts to a reader, but nothing to append to)
+fresh
+s=$(seed $G release-signoff 0.1 experiment=1)
+echo '{"schema": "benchgate-evidence/v1", "artifacts": {}, "measurements": []}' >"$work/p/experiments/benchgate-evidence.json"
+snap >"$work/before"
+check "evidence lists not lists: exit 1" test "$(rc_of "$B" -C "$work/p" promote "$s")" = 1
+check "evidence lists not lists: says so" grep -qxF \
+	"benchgate: experiments/benchgate-evidence.json: 'artifacts' and 'measurements' must be lists" "$work/err"
+snap >"$work/after"
+check "evidence lists not lists: nothing changed" cmp -s "$work/before" "$work/after"
 # a diagnostic measure session is not a gate session
 fresh
 (cd "$work/p" && "$B" measure -q -r 1 -w 0 -- true >/dev/null 2>&1)
