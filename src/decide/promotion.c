@@ -1039,8 +1039,10 @@ int bg_promotion_run(const struct bg_config *cfg, struct bg_store *store, long l
 		goto out;
 	}
 	if ((rc = bg_promote_edit_registry(sv[1].text.buf, sv[1].text.len, str(session, "gate_id"), state, mid.buf,
-					   ev_rel.buf, &edited, ctx)))
+					   ev_rel.buf, &edited, ctx))) {
+		bg_error(ctx, rc, "%s: %s; nothing was changed", cfg->registry_path, bg_ctx_message(ctx));
 		goto out;
+	}
 	/*
 	 * The three files change together or not at all: the signals that end
 	 * a program politely wait until they are written and checked (or put

@@ -252,6 +252,16 @@ static void append_member(struct scan *sc, size_t obj, size_t last_end, const ch
 	bg_strbuf_release(&ind);
 }
 
+/* True when the value at i (ending before end) is an empty object or an
+ * empty text: the reference's loops find nothing in it, as in an empty
+ * list, so a promotion writes a list there. */
+static bool empty_non_list(const struct scan *sc, size_t i, size_t end)
+{
+	const char *t = sc->s;
+
+	return (t[i] == '{' && t[ws(sc, i + 1)] == '}') || (end - i == 2 && t[i] == '"' && t[i + 1] == '"');
+}
+
 static int edit_registry(struct scan *sc, const char *gate_id, const char *state,
 			 const char *measurement_id, const char *evidence_path, struct bg_strbuf *out,
 			 struct bg_ctx *ctx)
@@ -268,13 +278,13 @@ static int edit_registry(struct scan *sc, const char *gate_id, const char *state
 	for (size_t k = 0; k < 4; k++)
 		bg_strbuf_init(&edits[k].text);
 	if (find_member(sc, root, "gates", &gates, &last_end) != 1 || text[gates.value] != '[')
-		return bg_error(ctx, BG_ECHECK, "the registry has no 'gates' list to promote into");
+		return bg_error(ctx, BG_ECHECK, "there is no 'gates' list to promote into");
 	/* the gate object with this id */
 	i = ws(sc, gates.value + 1);
 	while (i < sc->n && text[i] != ']') {
 		size_t e = skip_value(sc, i);
 		if (!e)
-			return bg_error(ctx, BG_ECHECK, "the registry's 'gates' list is not valid JSON");
+			return bg_error(ctx, BG_ECHECK, "the 'gates' list is not valid JSON");
 		if (text[i] == '{' && find_member(sc, i, "id", &m, &last_end) == 1 &&
 		    string_is(sc, m.value, gate_id)) {
 			gate = i;
@@ -306,8 +316,14 @@ static int edit_registry(struct scan *sc, const char *gate_id, const char *state
 		/* named already (an evidence row removed and promoted again): once */
 		if (!array_has(sc, m.value, measurement_id))
 			append_to_array(sc, m.value, m.end, lit.buf, &edits[nedit++]);
+	} else if (found == 1 && empty_non_list(sc, m.value, m.end)) {
+		edits[nedit].at = m.value;
+		edits[nedit].del = m.end - m.value;
+		bg_strbuf_addf(&edits[nedit].text, "[%s]", lit.buf);
+		nedit++;
 	} else if (found == 1) {
-		bg_error(ctx, BG_ECHECK, "gate '%s': satisfied_by is not a list", gate_id);
+		bg_error(ctx, BG_ECHECK,
+			 "gate '%s': satisfied_by is not a list; write it as a list of measurement ids", gate_id);
 		goto fail;
 	} else {
 		struct bg_strbuf v = BG_STRBUF_INIT;
@@ -334,8 +350,14 @@ static int edit_registry(struct scan *sc, const char *gate_id, const char *state
 		}
 		if (!present)
 			append_to_array(sc, imports.value, imports.end, entry.buf, &edits[nedit++]);
+	} else if (found == 1 && empty_non_list(sc, imports.value, imports.end)) {
+		edits[nedit].at = imports.value;
+		edits[nedit].del = imports.end - imports.value;
+		bg_strbuf_addf(&edits[nedit].text, "[%s]", entry.buf);
+		nedit++;
 	} else if (found == 1) {
-		bg_error(ctx, BG_ECHECK, "the registry's evidence_imports is not a list");
+		bg_error(ctx, BG_ECHECK,
+			 "evidence_imports is not a list; write it as a list of {\"path\": ...} objects");
 		goto fail;
 	} else {
 		struct bg_strbuf v = BG_STRBUF_INIT;

@@ -235,6 +235,17 @@ fresh
 s=$(seed $G release-signoff 0.1 dirty=1 ctx.runtime=null parity=none)
 rc_of "$B" -C "$work/p" promote "$s" >/dev/null
 check "every unmet listed"          test "$(grep -c '\[unmet\]' "$work/out")" = 4
+# a gate whose satisfied_by is an empty text (no evidence, to the reference):
+# the promotion writes the list there
+fresh
+s=$(seed $G release-signoff 0.1 experiment=1)
+(cd "$work/p" && jq '(.gates[] | select(.id == "'$G'")).satisfied_by = ""' benchmarks/benchmark_registry.json >r.tmp &&
+	mv r.tmp benchmarks/benchmark_registry.json && "$B" render >/dev/null)
+check "satisfied_by empty text: validates first" "$B" -C "$work/p" validate
+check "satisfied_by empty text: promoted"  test "$(rc_of "$B" -C "$work/p" promote "$s")" = 0
+check "satisfied_by empty text: now a list" test "$(jq -r '.gates[] | select(.id == "'$G'") | .satisfied_by | type' \
+	"$work/p/benchmarks/benchmark_registry.json")" = array
+check "satisfied_by empty text: validates after" "$B" -C "$work/p" validate
 # an evidence index whose artifacts are not a list cannot take the new row
 # (an empty object is no artifacts to a reader, but nothing to append to)
 fresh

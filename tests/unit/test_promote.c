@@ -137,12 +137,26 @@ static void test_written_strings(void **state)
 	bg_ctx_release(&ctx);
 }
 
+/* satisfied_by and evidence_imports written as an empty object or text
+ * (which the reference reads as empty) become lists; a list is kept a list. */
+static void test_empty_non_lists(void **state)
+{
+	(void)state;
+	expect_edit("{\"evidence_imports\": {}, \"gates\": [{\"id\": \"a\", \"satisfied_by\": \"\"}]}", "a",
+		    "{\"evidence_imports\": [{\"path\": \"experiments/benchgate-evidence.json\"}], "
+		    "\"gates\": [{\"id\": \"a\", \"satisfied_by\": [\"box-s7\"], \"state\": \"measured\"}]}");
+	expect_edit("{\"evidence_imports\": \"\", \"gates\": [{\"id\": \"a\", \"satisfied_by\": { }}]}", "a",
+		    "{\"evidence_imports\": [{\"path\": \"experiments/benchgate-evidence.json\"}], "
+		    "\"gates\": [{\"id\": \"a\", \"satisfied_by\": [\"box-s7\"], \"state\": \"measured\"}]}");
+}
+
 static void test_refusals(void **state)
 {
 	struct bg_strbuf out = BG_STRBUF_INIT;
 	struct bg_ctx ctx;
 	const char *no_gate = "{\"gates\": [{\"id\": \"a\"}]}";
 	const char *bad = "{\"gates\": [{\"id\": \"a\", \"satisfied_by\": \"m1\"}]}";
+	const char *bad_imports = "{\"evidence_imports\": {\"path\": \"x.json\"}, \"gates\": [{\"id\": \"a\"}]}";
 
 	(void)state;
 	bg_ctx_init(&ctx);
@@ -151,7 +165,15 @@ static void test_refusals(void **state)
 	assert_non_null(strstr(bg_ctx_message(&ctx), "'zz'"));
 	assert_int_equal(bg_promote_edit_registry(bad, strlen(bad), "a", "measured", "m", "e.json", &out, &ctx),
 			 BG_ECHECK);
+	assert_string_equal(bg_ctx_message(&ctx),
+			    "gate 'a': satisfied_by is not a list; write it as a list of measurement ids");
+	assert_int_equal(bg_promote_edit_registry(bad_imports, strlen(bad_imports), "a", "measured", "m", "e.json",
+						  &out, &ctx),
+			 BG_ECHECK);
+	assert_string_equal(bg_ctx_message(&ctx),
+			    "evidence_imports is not a list; write it as a list of {\"path\": ...} objects");
 	assert_int_equal(bg_promote_edit_registry("[]", 2, "a", "measured", "m", "e.json", &out, &ctx), BG_ECHECK);
+	assert_string_equal(bg_ctx_message(&ctx), "there is no 'gates' list to promote into");
 	bg_strbuf_release(&out);
 	bg_ctx_release(&ctx);
 }
@@ -163,6 +185,7 @@ int main(void)
 		cmocka_unit_test(test_existing_list_and_import),
 		cmocka_unit_test(test_json_reading),
 		cmocka_unit_test(test_written_strings),
+		cmocka_unit_test(test_empty_non_lists),
 		cmocka_unit_test(test_refusals),
 	};
 	return cmocka_run_group_tests_name("promote", tests, NULL, NULL);
