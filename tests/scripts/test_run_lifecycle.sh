@@ -82,6 +82,8 @@ bad_measure "measure: negative warmups, -w given" '.runbooks.ok.measure.warmups 
 bad_measure "measure: quoted timeout, --timeout given" '.runbooks.ok.measure.timeout_seconds = "60"' "measure.timeout_seconds must be a number of seconds > 0" --timeout 30
 bad_measure "measure: a timeout past 1e9 s" '.runbooks.ok.measure.timeout_seconds = 1e10' "measure.timeout_seconds must be a number of seconds > 0 and <= 1e9"
 bad_measure "measure: quoted floor" '.runbooks.ok.measure.memory_floor_bytes = "6GiB"' "measure.memory_floor_bytes must be a number"
+bad_measure "measure: a number" '.runbooks.ok.measure = 5' "runbook 'ok': 'measure' must be an object"
+bad_measure "parity: no outputs" '.runbooks.ok.measure |= del(.outputs)' "runbook 'ok': parity needs measure.outputs"
 bad_measure "measure: one output" '.runbooks.ok.measure.outputs = "out/x.txt"' "measure.outputs must be a list of paths"
 bad_measure "parity: a string" '.runbooks.ok.measure.parity = "sha256"' "measure.parity must be {\"kind\": \"sha256\""
 bad_measure "parity: no kind" '.runbooks.ok.measure.parity |= del(.kind)' "measure.parity needs a \"kind\""
