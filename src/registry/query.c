@@ -4,6 +4,7 @@
  */
 #include "benchgate/registry.h"
 #include "core/pyval.h"
+#include "registry/keysort.h"
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -59,109 +60,12 @@ static bool filters_match(const struct bg_value *gate, const struct bg_gate_filt
 	       bg_registry_field_matches(gate, "computer", f->computer);
 }
 
-struct item {
-	struct bg_value *gate;
-	struct bg_value *k[3];
-	size_t index;
-};
-static int g_nk;
-static bool g_err;
-/* the first two gates the sort could not compare, and the key it failed on
- * (qsort moves the items: their gates are kept, not their addresses) */
-static const struct bg_value *g_bad_gate[2];
-static int g_bad_key;
-
-static int cmp_item(const void *a, const void *b)
-{
-	const struct item *x = a, *y = b;
-
-	for (int i = 0; i < g_nk; i++) {
-		bool err = false;
-		int c = bg_value_cmp(x->k[i], y->k[i], &err);
-		if (err && !g_err) {
-			g_err = true;
-			g_bad_gate[0] = x->gate;
-			g_bad_gate[1] = y->gate;
-			g_bad_key = i;
-		}
-		if (c)
-			return c;
-	}
-	return x->index < y->index ? -1 : x->index > y->index;
-}
-
-/* Which values Python's < can order against each other: numbers (bool,
- * int, float), texts, lists (item by item); None and dicts against nothing. */
-static int order_class(const struct bg_value *v)
-{
-	switch (v->type) {
-	case BG_VSTRING: return 1;
-	case BG_VARRAY: return 2;
-	case BG_VNULL: return 3;
-	case BG_VOBJECT: return 4;
-	default: return 0;
-	}
-}
-
-/*
- * Names, in g_bad_gate/g_bad_key, two gates that cannot be ordered, the same
- * whichever order the sort compared in: at the first key where the items
- * hold values of two classes, the first item (in registry order) and the
- * first one of another class. Keeps the pair the sort met when the classes
- * agree everywhere (lists that differ inside, two dicts).
- */
-static void find_unorderable(const struct item *items, size_t n, int nk)
-{
-	for (int k = 0; k < nk; k++) {
-		const struct item *first = NULL, *other = NULL;
-		for (size_t i = 0; i < n; i++)
-			if (!first || items[i].index < first->index)
-				first = &items[i];
-		for (size_t i = 0; first && i < n; i++)
-			if (order_class(items[i].k[k]) != order_class(first->k[k]) &&
-			    (!other || items[i].index < other->index))
-				other = &items[i];
-		if (other) {
-			g_bad_gate[0] = first->gate;
-			g_bad_gate[1] = other->gate;
-			g_bad_key = k;
-			return;
-		}
-	}
-}
-
-/* "gates cannot be ordered by 'F': gate 'A' has F X and gate 'B' has F Y, ..."
- * (Python's sorted raises there); two ids are named once each. */
-static int unorderable(const char *field, struct bg_ctx *ctx)
-{
-	struct bg_strbuf id[2] = {BG_STRBUF_INIT, BG_STRBUF_INIT}, v[2] = {BG_STRBUF_INIT, BG_STRBUF_INIT};
-
-	for (int i = 0; i < 2; i++) {
-		bg_value_py_str(&id[i], bg_value_get(g_bad_gate[i], "id"));
-		bg_value_py_repr(&v[i], bg_value_get(g_bad_gate[i], field));
-	}
-	if (strcmp(field, "id") == 0)
-		bg_error(ctx, BG_ECHECK,
-			 "gates cannot be ordered by 'id': the ids %s and %s do not compare; "
-			 "give every gate a string id", v[0].buf, v[1].buf);
-	else
-		bg_error(ctx, BG_ECHECK,
-			 "gates cannot be ordered by '%s': gate '%s' has %s %s and gate '%s' has %s %s, "
-			 "which do not compare; give '%s' the same type in every gate",
-			 field, id[0].buf, field, v[0].buf, id[1].buf, field, v[1].buf, field);
-	for (int i = 0; i < 2; i++) {
-		bg_strbuf_release(&id[i]);
-		bg_strbuf_release(&v[i]);
-	}
-	return BG_ECHECK;
-}
-
-static int emit(struct item *items, size_t n, struct bg_strbuf *out, struct bg_ctx *ctx)
+static int emit(struct bg_keysort_item *items, size_t n, struct bg_strbuf *out, struct bg_ctx *ctx)
 {
 	static const char *const need[] = {"id", "state", "platform", "computer", "runbook", NULL};
 
 	for (size_t i = 0; i < n; i++) {
-		struct bg_value *g = items[i].gate;
+		struct bg_value *g = items[i].obj;
 		struct bg_value *st = bg_value_get(g, "state");
 		const char *label;
 
@@ -193,15 +97,17 @@ static int emit(struct item *items, size_t n, struct bg_strbuf *out, struct bg_c
 
 /* Sorts items by their keys (named by keys[0..nk)) as Python's sorted does,
  * then emits at most limit of them (all when limit < 0). */
-static int sorted_emit(struct item *items, size_t n, const char *const *keys, int nk, long long limit,
+static int sorted_emit(struct bg_keysort_item *items, size_t n, const char *const *keys, int nk, long long limit,
 		       struct bg_strbuf *out, struct bg_ctx *ctx)
 {
-	g_nk = nk;
-	g_err = false;
-	qsort(items, n, sizeof(*items), cmp_item);
-	if (g_err) {
-		find_unorderable(items, n, nk);
-		return unorderable(keys[g_bad_key], ctx);
+	struct bg_keysort_clash clash;
+
+	if (!bg_keysort(items, n, nk, &clash)) {
+		struct bg_strbuf sb = BG_STRBUF_INIT;
+		bg_keysort_clash_message(&sb, "gate", keys[clash.key], &clash);
+		bg_error(ctx, BG_ECHECK, "%s", sb.buf);
+		bg_strbuf_release(&sb);
+		return BG_ECHECK;
 	}
 	if (limit >= 0 && (size_t)limit < n)
 		n = (size_t)limit;
@@ -214,18 +120,18 @@ int bg_registry_list(struct bg_registry *reg, const struct bg_gate_filter *f,
 	static const char *const keys[] = {"module", "platform", "id"};
 	size_t n = 0, i;
 	struct bg_value *gate;
-	struct item *items = bg_xcalloc(bg_value_size(reg->gates) + 1, sizeof(*items));
+	struct bg_keysort_item *items = bg_xcalloc(bg_value_size(reg->gates) + 1, sizeof(*items));
 	int rc = BG_OK;
 
 	BG_VALUE_ARRAY_FOREACH(reg->gates, i, gate) {
 		if (!filters_match(gate, f))
 			continue;
 		for (int k = 0; k < 3; k++) {
-			items[n].k[k] = bg_value_get(gate, keys[k]);
-			if (!items[n].k[k] && !rc)
+			items[n].keys[k] = bg_value_get(gate, keys[k]);
+			if (!items[n].keys[k] && !rc)
 				rc = missing_field(gate, keys[k], ctx);
 		}
-		items[n].gate = gate;
+		items[n].obj = gate;
 		items[n].index = n;
 		n++;
 	}
@@ -241,7 +147,7 @@ int bg_registry_next(struct bg_registry *reg, const struct bg_gate_filter *f, lo
 	static const char *const next_keys[] = {"priority", "id"};
 	size_t n = 0, i;
 	struct bg_value *gate;
-	struct item *items = bg_xcalloc(bg_value_size(reg->gates) + 1, sizeof(*items));
+	struct bg_keysort_item *items = bg_xcalloc(bg_value_size(reg->gates) + 1, sizeof(*items));
 	int rc = BG_OK;
 
 	BG_VALUE_ARRAY_FOREACH(reg->gates, i, gate) {
@@ -291,17 +197,17 @@ int bg_registry_next(struct bg_registry *reg, const struct bg_gate_filter *f, lo
 			if (!bg_value_is_string(level) || strcmp(bg_value_str(level), "physical performance") != 0)
 				continue;
 		}
-		items[n].k[0] = bg_value_get(gate, next_keys[0]);
-		items[n].k[1] = bg_value_get(gate, next_keys[1]);
-		if (!items[n].k[0]) {
+		items[n].keys[0] = bg_value_get(gate, next_keys[0]);
+		items[n].keys[1] = bg_value_get(gate, next_keys[1]);
+		if (!items[n].keys[0]) {
 			rc = missing_field(gate, next_keys[0], ctx);
 			break;
 		}
-		if (!items[n].k[1]) {
+		if (!items[n].keys[1]) {
 			rc = missing_field(gate, next_keys[1], ctx);
 			break;
 		}
-		items[n].gate = gate;
+		items[n].obj = gate;
 		items[n].index = n;
 		n++;
 	}

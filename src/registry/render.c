@@ -7,6 +7,7 @@
 #include "core/bytes.h"
 #include "core/fmath.h"
 #include "core/pyval.h"
+#include "registry/keysort.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -359,201 +360,16 @@ static const char *parity_label(struct render *r, const struct bg_value *v)
 	return label;
 }
 
-/* Sorting by a tuple of fields, as Python's sorted(key=...) (stable). */
-#define MAX_KEYS 5
-struct sort_item {
-	struct bg_value *obj;
-	struct bg_value *keys[MAX_KEYS];
-	size_t index;
-};
-static int g_nkeys;
-static bool g_type_error;
-
-static int cmp_items(const void *a, const void *b)
+/* render_fail with the two objects a sort could not order (bg_keysort). */
+static void fail_clash(struct render *r, const char *kind, const char *field,
+		       const struct bg_keysort_clash *clash)
 {
-	const struct sort_item *x = a, *y = b;
+	struct bg_strbuf sb = BG_STRBUF_INIT;
 
-	for (int i = 0; i < g_nkeys; i++) {
-		const struct bg_value *p = x->keys[i], *q = y->keys[i];
-		int c;
-		if (p && q && p->type == q->type && p->type == BG_VSTRING) /* the common case, inline */
-			c = strcmp(p->u.s, q->u.s);
-		else if (p && q && p->type == q->type && p->type == BG_VINT)
-			c = p->u.i < q->u.i ? -1 : p->u.i > q->u.i;
-		else
-			c = bg_value_cmp(p, q, &g_type_error);
-		if (c)
-			return c;
-	}
-	return x->index < y->index ? -1 : x->index > y->index;
+	bg_keysort_clash_message(&sb, kind, field, clash);
+	render_fail(r, "%s", sb.buf);
+	bg_strbuf_release(&sb);
 }
-
-/*
- * The fast path, for key columns of one type each (the usual registry): a
- * string column with few distinct values is replaced by the rank of each
- * value among them, an integer column by its value, and any other string
- * column is compared by strcmp on the text (code-point order, as Python).
- * The order is the one cmp_items gives; no comparison can raise.
- */
-enum { K_RANK, K_INT, K_STR, K_SKIP };
-struct fast_item {
-	uint64_t key[MAX_KEYS]; /* rank, or integer biased to sort unsigned */
-	const char *str[MAX_KEYS];
-	size_t pos; /* position in the items array */
-};
-static int g_kind[MAX_KEYS];
-
-static int cmp_fast(const void *a, const void *b)
-{
-	const struct fast_item *x = a, *y = b;
-
-	for (int i = 0; i < g_nkeys; i++) {
-		if (g_kind[i] == K_SKIP)
-			continue;
-		if (g_kind[i] == K_STR) {
-			int c = strcmp(x->str[i], y->str[i]);
-			if (c)
-				return c;
-		} else if (x->key[i] != y->key[i]) {
-			return x->key[i] < y->key[i] ? -1 : 1;
-		}
-	}
-	return x->pos < y->pos ? -1 : x->pos > y->pos;
-}
-
-static int cmp_cstr(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/* Ranks of the strings of column k when they are few; false when they are many. */
-static bool rank_column(struct sort_item *items, struct fast_item *fast, size_t n, int k)
-{
-	size_t cap = 64, nu = 0, limit = n / 8 + 16;
-	struct slot {
-		const struct bg_value *v;
-		uint32_t hash;
-		uint32_t uid;
-	} *tab;
-	const char **uniq;
-	uint32_t *rank_of, *uid_of;
-	bool ok = true;
-
-	while (cap < 4 * limit)
-		cap *= 2;
-	tab = bg_xcalloc(cap, sizeof(*tab));
-	uniq = bg_xmalloc(limit * sizeof(*uniq));
-	uid_of = bg_xmalloc((n + 1) * sizeof(*uid_of));
-	for (size_t i = 0; i < n && ok; i++) {
-		const struct bg_value *v = items[i].keys[k];
-		const unsigned char *p = (const unsigned char *)bg_value_str(v);
-		uint32_t h = 2166136261u, at;
-
-		for (size_t j = 0; j < bg_value_len(v); j++)
-			h = (h ^ p[j]) * 16777619u;
-		for (at = h & (uint32_t)(cap - 1); tab[at].v; at = (at + 1) & (uint32_t)(cap - 1))
-			if (tab[at].hash == h && tab[at].v->n == v->n && memcmp(tab[at].v->u.s, v->u.s, v->n) == 0)
-				break;
-		if (!tab[at].v) {
-			if (nu == limit) {
-				ok = false;
-				break;
-			}
-			tab[at].v = v;
-			tab[at].hash = h;
-			tab[at].uid = (uint32_t)nu;
-			uniq[nu++] = v->u.s;
-		}
-		uid_of[i] = tab[at].uid;
-	}
-	if (ok) {
-		/* uid -> rank: sort the distinct strings, then find each one's place */
-		const char **sorted = bg_xmalloc((nu + 1) * sizeof(*sorted));
-		memcpy(sorted, uniq, nu * sizeof(*sorted));
-		qsort(sorted, nu, sizeof(*sorted), cmp_cstr);
-		rank_of = bg_xmalloc((nu + 1) * sizeof(*rank_of));
-		for (size_t u = 0; u < nu; u++) {
-			const char **hit = bsearch(&uniq[u], sorted, nu, sizeof(*sorted), cmp_cstr);
-			rank_of[u] = (uint32_t)(hit - sorted);
-		}
-		for (size_t i = 0; i < n; i++)
-			fast[i].key[k] = rank_of[uid_of[i]];
-		free(rank_of);
-		free(sorted);
-	}
-	free(uid_of);
-	free(uniq);
-	free(tab);
-	return ok;
-}
-
-/* The fast path when every key column has one type (string or integer). */
-static bool sort_fast(struct sort_item *items, size_t n, int nkeys)
-{
-	struct fast_item *fast;
-	struct sort_item *sorted;
-
-	for (int k = 0; k < nkeys; k++) {
-		const struct bg_value *first = n ? items[0].keys[k] : NULL;
-		int t = first ? first->type : BG_VSTRING;
-		if (t != BG_VSTRING && t != BG_VINT)
-			return false;
-		for (size_t i = 0; i < n; i++)
-			if (!items[i].keys[k] || items[i].keys[k]->type != t)
-				return false;
-		g_kind[k] = t == BG_VINT ? K_INT : K_RANK;
-	}
-	fast = bg_xcalloc(n + 1, sizeof(*fast));
-	for (size_t i = 0; i < n; i++)
-		fast[i].pos = i;
-	for (int k = 0; k < nkeys; k++) {
-		if (g_kind[k] == K_INT) {
-			for (size_t i = 0; i < n; i++)
-				fast[i].key[k] = (uint64_t)items[i].keys[k]->u.i ^ ((uint64_t)1 << 63);
-		} else if (!rank_column(items, fast, n, k)) {
-			size_t i = 1;
-			/* a last column already in order adds nothing to the position tie-break
-			 * (measurement rows come sorted by id; gates often are) */
-			if (k == nkeys - 1)
-				while (i < n && strcmp(items[i - 1].keys[k]->u.s, items[i].keys[k]->u.s) <= 0)
-					i++;
-			if (k == nkeys - 1 && i >= n) {
-				g_kind[k] = K_SKIP;
-				continue;
-			}
-			g_kind[k] = K_STR;
-			for (i = 0; i < n; i++)
-				fast[i].str[k] = items[i].keys[k]->u.s;
-		}
-	}
-	g_nkeys = nkeys;
-	qsort(fast, n, sizeof(*fast), cmp_fast);
-	sorted = bg_xmalloc((n + 1) * sizeof(*sorted));
-	for (size_t i = 0; i < n; i++)
-		sorted[i] = items[fast[i].pos];
-	memcpy(items, sorted, n * sizeof(*items));
-	free(sorted);
-	free(fast);
-	return true;
-}
-
-static bool sort_items(struct sort_item *items, size_t n, int nkeys)
-{
-	if (sort_fast(items, n, nkeys))
-		return true;
-	g_nkeys = nkeys;
-	g_type_error = false;
-	qsort(items, n, sizeof(*items), cmp_items);
-	return !g_type_error;
-}
-
-static void free_items(struct sort_item *items, size_t n, int nkeys)
-{
-	(void)n; /* the keys live in the render's scratch arena */
-	(void)nkeys;
-	free(items);
-}
-
 
 static const char *state_label_of(struct render *r, const char *kind, const struct bg_value *obj,
 				  const struct bg_value *st)
@@ -573,7 +389,7 @@ static void summary(struct render *r)
 	static const char *const h2[] = {"Platform", "Tracked gates", NULL};
 	size_t counts[7] = {0}, i, nplat = 0;
 	struct bg_value *gate;
-	struct sort_item *plats = bg_xcalloc(bg_value_size(r->reg->gates) + 1, sizeof(*plats));
+	struct bg_keysort_item *plats = bg_xcalloc(bg_value_size(r->reg->gates) + 1, sizeof(*plats));
 	size_t *pcount = bg_xcalloc(bg_value_size(r->reg->gates) + 1, sizeof(*pcount));
 
 	BG_VALUE_ARRAY_FOREACH(r->reg->gates, i, gate) {
@@ -598,6 +414,7 @@ static void summary(struct render *r)
 			if (bg_value_equal(plats[k].keys[0], pl))
 				break;
 		if (k == nplat) {
+			plats[nplat].obj = gate;
 			plats[nplat].keys[0] = pl;
 			plats[nplat].index = nplat;
 			nplat++;
@@ -615,8 +432,9 @@ static void summary(struct render *r)
 			row_end(r);
 		}
 		bg_strbuf_adds(r->out, "\n");
-		if (!sort_items(plats, nplat, 1)) {
-			render_fail(r, "gate platforms mix types; make every gate's 'platform' a string");
+		struct bg_keysort_clash clash;
+		if (!bg_keysort(plats, nplat, 1, &clash)) {
+			fail_clash(r, "gate", "platform", &clash);
 		} else {
 			table_head(r, h2);
 			for (i = 0; i < nplat; i++) {
@@ -630,7 +448,7 @@ static void summary(struct render *r)
 		}
 	}
 	free(pcount);
-	free_items(plats, nplat, 1);
+	free(plats);
 }
 
 /* gate_fields, then the rest a gate row shows; G_* index them. */
@@ -676,8 +494,9 @@ static void gate_table(struct render *r)
 		"Wall boundary", "Priority", "Runbook", "Next gate", NULL,
 	};
 	static const int keys[] = {G_MODULE, G_PLATFORM, G_COMPUTER, G_PRIORITY, G_ID};
+	struct bg_keysort_clash clash;
 	size_t n = bg_value_size(r->reg->gates), i;
-	struct sort_item *items = bg_xcalloc(n + 1, sizeof(*items));
+	struct bg_keysort_item *items = bg_xcalloc(n + 1, sizeof(*items));
 	struct bg_value_proj proj;
 	struct bg_value *gate;
 
@@ -694,10 +513,8 @@ static void gate_table(struct render *r)
 		for (int k = 0; k < 5; k++)
 			items[i].keys[k] = f[keys[k]] ? f[keys[k]] : bg_value_null();
 	}
-	if (!r->failed && !sort_items(items, n, 5)) {
-		render_fail(r, "gates cannot be ordered (module, platform, computer, priority and id must "
-			       "each have one type); give each of these fields the same type in every gate");
-	}
+	if (!r->failed && !bg_keysort(items, n, 5, &clash))
+		fail_clash(r, "gate", gate_row_fields[keys[clash.key]], &clash);
 	if (!r->failed)
 		table_head(r, head);
 	for (i = 0; i < n && !r->failed; i++) {
@@ -719,7 +536,7 @@ static void gate_table(struct render *r)
 		cell_value(r, bg_value_truthy(f[G_NEXT]) ? f[G_NEXT] : f[G_REASON]);
 		row_end(r);
 	}
-	free_items(items, n, 5);
+	free(items);
 }
 
 /* What a measurement row shows; M_* index them. */
@@ -754,8 +571,11 @@ static void measurement_table(struct render *r)
 	};
 	struct bg_value *rows = r->reg->measurements;
 	size_t n = bg_value_size(rows), i;
-	struct sort_item *items = bg_xcalloc(n + 1, sizeof(*items));
+	struct bg_keysort_item *items = bg_xcalloc(n + 1, sizeof(*items));
 	struct bg_value_proj proj;
+	/* module, platform, str(computer), str(id): only the first two can clash */
+	static const char *const key_names[] = {"module", "platform", "computer", "id"};
+	struct bg_keysort_clash clash;
 	struct bg_value *m;
 
 	bg_value_proj_init(&proj, measurement_row_fields, M_NFIELDS);
@@ -781,10 +601,8 @@ static void measurement_table(struct render *r)
 			items[i].keys[2 + k] = bg_value_new_stringn(r->scratch, r->tmp.buf, r->tmp.len);
 		}
 	}
-	if (!r->failed && !sort_items(items, n, 4)) {
-		render_fail(r, "measurements cannot be ordered (module and platform must be strings); "
-			       "make 'module' and 'platform' strings in every measurement");
-	}
+	if (!r->failed && !bg_keysort(items, n, 4, &clash))
+		fail_clash(r, "measurement", key_names[clash.key], &clash);
 	if (!r->failed)
 		table_head(r, head);
 	for (i = 0; i < n && !r->failed; i++) {
@@ -823,7 +641,7 @@ static void measurement_table(struct render *r)
 		if (!r->failed)
 			row_end(r);
 	}
-	free_items(items, n, 4);
+	free(items);
 }
 
 static void runbook_table(struct render *r)

@@ -7,7 +7,7 @@
 # some tests/cli/cases/*/expect.* file. A format directive matches any text;
 # a message written over several string literals is matched by its first.
 # So must each error of the registry verbs' library code about its input
-# (bg_error in src/registry, src/profile, src/config).
+# (bg_error in src/registry, src/profile, src/config; render's reasons).
 # Reads the sources only (BENCHGATE_SOURCE).
 set -u
 . "$(cd "$(dirname "$0")" && pwd)/checks.sh"
@@ -58,9 +58,15 @@ while IFS= read -r msg; do
 	n=$((n + 1))
 	case "$msg" in "cannot determine the working directory"*) continue ;; esac
 	check "input error has a case: $msg" covered "$msg"
-done < <(perl -0777 -ne 'while (/bg_error\(\s*ctx\s*,\s*[^,]+,\s*"((?:[^"\\]|\\.)*)"/g) { my $m = $1; $m =~ s/\\(["\\])/$1/g; print "$m\n" }' \
-	"$src"/src/registry/*.c "$src"/src/profile/*.c "$src"/src/config/*.c | sort -u)
-check "input errors found" test "$n" -ge 60
+done < <({
+	perl -0777 -ne 'while (/bg_error\(\s*ctx\s*,\s*[^,]+,\s*"((?:[^"\\]|\\.)*)"/g) { my $m = $1; $m =~ s/\\(["\\])/$1/g; print "$m\n" }' \
+		"$src"/src/registry/*.c "$src"/src/profile/*.c "$src"/src/config/*.c
+	# why render cannot write the document: render_fail's message, and
+	# fail_value's "which ..." (its "%s '%s' has %s %s %s; %s" is checked too)
+	perl -0777 -ne 'while (/(?:render_fail\(\s*r\s*,|fail_value\(\s*r\s*,(?:\s*[^,]+,){3})\s*"((?:[^"\\]|\\.)*)"/g) { my $m = $1; $m =~ s/\\(["\\])/$1/g; print "$m\n" unless $m eq "%s" }' \
+		"$src"/src/registry/render.c
+} | sort -u)
+check "input errors found" test "$n" -ge 70
 
 # every verb of the table: a case that runs it (not only its --help); the
 # verb each case runs, read once
