@@ -193,7 +193,6 @@ static bool sort_fast(struct bg_keysort_item *items, size_t n, int nkeys)
 	return true;
 }
 
-
 /* Which values Python's < orders against each other: numbers (bool, int,
  * float), texts, lists (item by item); None and dicts against nothing. */
 static int order_class(const struct bg_value *v)
