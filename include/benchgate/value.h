@@ -284,6 +284,12 @@ void bg_value_set_new_key(struct bg_arena *a, struct bg_value *obj, const char *
 void bg_value_index(struct bg_arena *a, struct bg_value *obj);
 /* dict.update: every member of src set on dst in src order (values shared). */
 void bg_value_update(struct bg_arena *a, struct bg_value *dst, const struct bg_value *src);
+/* dict(base) updated with over, as a new object (values shared): base's
+ * members in order, a key over has too taking over's value there, then
+ * over's other members in order. Either may be NULL or not an object (no
+ * members). Neither may hold a key twice (a parsed object never does). */
+struct bg_value *bg_value_merged(struct bg_arena *a, const struct bg_value *base,
+				 const struct bg_value *over);
 /* A shallow copy of an object or array (members shared) with room for that
  * many more elements; other values are returned as they are. */
 struct bg_value *bg_value_copy(struct bg_arena *a, const struct bg_value *v, size_t room);

@@ -432,6 +432,29 @@ void bg_value_update(struct bg_arena *a, struct bg_value *dst, const struct bg_v
 	}
 }
 
+struct bg_value *bg_value_merged(struct bg_arena *a, const struct bg_value *base, const struct bg_value *over)
+{
+	uint32_t nb = bg_value_is_object(base) ? base->n : 0, no = bg_value_is_object(over) ? over->n : 0;
+	struct bg_value *r = bg_value_new_object(a, (size_t)nb + no);
+	struct bg_member *m = r->u.members;
+
+	if (nb)
+		memcpy(m, base->u.members, nb * sizeof(*m));
+	r->n = nb;
+	for (uint32_t j = 0; j < no; j++) {
+		const struct bg_member *x = &over->u.members[j];
+		/* base's positions are r's: a key of both keeps base's place */
+		long i = nb ? find_member(base, x->key, x->klen, x->hash) : -1;
+		if (i >= 0)
+			m[i].value = x->value;
+		else
+			m[r->n++] = *x;
+	}
+	if (r->n > SMALL_OBJECT)
+		bg_value_build_index(a, r, r->n);
+	return r;
+}
+
 struct bg_value *bg_value_copy(struct bg_arena *a, const struct bg_value *v, size_t room)
 {
 	struct bg_value *c;

@@ -92,9 +92,7 @@ static int resolve_gates(struct bg_registry *reg, struct bg_ctx *ctx)
 		}
 		/* gates are never modified: a gate without a configuration is its own resolution */
 		if (base && bg_value_size(base)) {
-			resolved = bg_value_new_object(reg->arena, bg_value_size(base) + bg_value_size(gate));
-			bg_value_update(reg->arena, resolved, base);
-			bg_value_update(reg->arena, resolved, gate);
+			resolved = bg_value_merged(reg->arena, base, gate);
 		} else {
 			resolved = gate;
 		}

@@ -675,6 +675,36 @@ static void test_construction(void **state)
 	bg_value_update(a, c, u);
 	bg_value_dump(&sb, c, -1, false);
 	assert_string_equal(sb.buf, "{\"x\": 1, \"y\": 3, \"z\": 4}");
+	/* dict(base).update(over) as a new object, small and indexed alike; an
+	 * object built so keeps growing and finding its keys */
+	{
+		static const char *const cases[][3] = {
+			{"{\"x\": 1, \"y\": 2}", "{\"y\": 3, \"z\": 4}", "{\"x\": 1, \"y\": 3, \"z\": 4}"},
+			{"{}", "{\"a\": 1}", "{\"a\": 1}"},
+			{"{\"a\": 1}", "{}", "{\"a\": 1}"},
+			{"{\"a\": 1, \"b\": 2, \"c\": 3, \"d\": 4, \"e\": 5, \"f\": 6, \"g\": 7, \"h\": 8, \"i\": 9}",
+			 "{\"z\": 0, \"e\": 50, \"a\": 10, \"y\": 1}",
+			 "{\"a\": 10, \"b\": 2, \"c\": 3, \"d\": 4, \"e\": 50, \"f\": 6, \"g\": 7, \"h\": 8, \"i\": 9, "
+			 "\"z\": 0, \"y\": 1}"},
+		};
+		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			struct bg_value *base = parse(a, cases[i][0]), *over = parse(a, cases[i][1]);
+			struct bg_value *m = bg_value_merged(a, base, over), *want = bg_value_copy(a, base, 0);
+			bg_value_update(a, want, over);
+			bg_strbuf_reset(&sb);
+			bg_value_dump(&sb, m, -1, false);
+			assert_string_equal(sb.buf, cases[i][2]);
+			assert_true(bg_value_equal(m, want));
+			for (uint32_t k = 0; k < m->n; k++)
+				assert_ptr_equal(bg_value_get(m, m->u.members[k].key), m->u.members[k].value);
+			bg_value_set(a, m, "new", bg_value_true());
+			assert_true(bg_value_is_true(bg_value_get(m, "new")));
+			/* base and over unchanged */
+			assert_true(bg_value_equal(base, parse(a, cases[i][0])));
+			assert_true(bg_value_equal(over, parse(a, cases[i][1])));
+		}
+		assert_int_equal(bg_value_size(bg_value_merged(a, NULL, bg_value_null())), 0);
+	}
 	/* set_new_key builds big objects; the index comes with bg_value_index */
 	c = bg_value_new_object(a, 40);
 	for (int i = 0; i < 40; i++) {
