@@ -320,6 +320,11 @@ bool bg_value_equal(const struct bg_value *a, const struct bg_value *b);
  * dict key sees one value (1, 1.0 and true alike; "1" apart; null one key);
  * false, sb unchanged, for a list or an object, which Python cannot hash. */
 bool bg_value_py_key(struct bg_strbuf *sb, const struct bg_value *v);
+/* Which values Python's < can order against each other, as a rank
+ * bg_value_cmp uses: 0 None (NULL too), 1 numbers (bool, int, float), 2
+ * texts, 3 lists (item by item), 4 objects. Values of two ranks never
+ * compare; None and objects not even among themselves (unless equal). */
+int bg_value_order_rank(const struct bg_value *v);
 /* Python a < b ordering: <0, 0, >0; *type_error set when Python would raise TypeError. */
 int bg_value_cmp(const struct bg_value *a, const struct bg_value *b, bool *type_error);
 /* isinstance(v, (int, float)): integers, reals and booleans. */

@@ -551,7 +551,7 @@ bool bg_value_py_key(struct bg_strbuf *sb, const struct bg_value *v)
 	return true;
 }
 
-static int type_rank(const struct bg_value *v)
+int bg_value_order_rank(const struct bg_value *v)
 {
 	if (!v || v->type == BG_VNULL)
 		return 0;
@@ -566,7 +566,7 @@ static int type_rank(const struct bg_value *v)
 
 int bg_value_cmp(const struct bg_value *a, const struct bg_value *b, bool *type_error)
 {
-	int ra = type_rank(a), rb = type_rank(b);
+	int ra = bg_value_order_rank(a), rb = bg_value_order_rank(b);
 
 	if (ra == 2 && rb == 2) {
 		int c = strcmp(a->u.s, b->u.s);

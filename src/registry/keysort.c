@@ -193,19 +193,6 @@ static bool sort_fast(struct bg_keysort_item *items, size_t n, int nkeys)
 	return true;
 }
 
-/* Which values Python's < orders against each other: numbers (bool, int,
- * float), texts, lists (item by item); None and dicts against nothing. */
-static int order_class(const struct bg_value *v)
-{
-	switch (v ? v->type : BG_VNULL) {
-	case BG_VSTRING: return 1;
-	case BG_VARRAY: return 2;
-	case BG_VNULL: return 3;
-	case BG_VOBJECT: return 4;
-	default: return 0;
-	}
-}
-
 /* The pair bg_keysort names (see keysort.h); false when every key column
  * holds one kind (lists that differ inside, two dicts, two Nones). */
 static bool find_clash(const struct bg_keysort_item *items, size_t n, int nkeys,
@@ -219,7 +206,7 @@ static bool find_clash(const struct bg_keysort_item *items, size_t n, int nkeys,
 	for (int k = 0; first && k < nkeys; k++) {
 		const struct bg_keysort_item *other = NULL;
 		for (size_t i = 0; i < n; i++)
-			if (order_class(items[i].keys[k]) != order_class(first->keys[k]) &&
+			if (bg_value_order_rank(items[i].keys[k]) != bg_value_order_rank(first->keys[k]) &&
 			    (!other || items[i].index < other->index))
 				other = &items[i];
 		if (other) {
