@@ -26,7 +26,7 @@
  * columns counted in code points); bytes that are not printable UTF-8 are
  * shown as \xNN. Documents of 4 GiB or more are refused.
  *
- * Object lookup is linear for small objects (up to 8 members) and uses a
+ * Object lookup is linear for small objects (up to 32 members) and uses a
  * hash index, built with the object, for larger ones. Member keys of a
  * parsed document are interned (one copy of each distinct key text).
  * NULL stands for a missing key everywhere: every accessor accepts NULL and

@@ -43,7 +43,11 @@ static inline void *arena_alloc(struct bg_arena *a, size_t size)
 	return bg_arena_alloc_slow(a, size);
 }
 
-#define SMALL_OBJECT 8 /* objects up to this size are searched linearly */
+/* Objects up to this size are searched linearly, bigger ones through a hash
+ * index. A registry's gates have 12 to 14 members and an evidence row 35 to
+ * 51; at 100,000 gates 32 (instead of 8) validates 4-5% faster in 5% less
+ * memory (docs/performance.md). */
+#define SMALL_OBJECT 32
 
 /* bg_value.flags */
 #define F_GROW 1u     /* container storage is growable (its capacity before it) */

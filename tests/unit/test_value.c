@@ -18,6 +18,7 @@
 
 #include "benchgate/value.h"
 #include "core/fmath.h"
+#include "core/value_internal.h" /* SMALL_OBJECT, obj_hdr: both sides of the index threshold */
 #include "core/pyval.h"
 
 static struct bg_value *parse_n(struct bg_arena *a, const char *text, size_t n)
@@ -860,6 +861,80 @@ static void test_reject_duplicates(void **state)
 	bg_strbuf_release(&big);
 }
 
+/*
+ * Objects on both sides of SMALL_OBJECT (searched linearly, or through a
+ * hash index): parsing folds a repeated key (first position, last value),
+ * REJECT_DUPLICATES names it, merged, copied and set objects find every
+ * member, and exactly the bigger ones carry an index.
+ */
+static void test_index_threshold(void **state)
+{
+	const int sizes[] = {SMALL_OBJECT - 1, SMALL_OBJECT, SMALL_OBJECT + 1, 2 * SMALL_OBJECT + 5};
+	struct bg_arena *a = bg_arena_new();
+
+	(void)state;
+	for (size_t t = 0; t < sizeof(sizes) / sizeof(sizes[0]); t++) {
+		int n = sizes[t]; /* members in the text; the last repeats "k1" */
+		struct bg_strbuf text = BG_STRBUF_INIT, sb = BG_STRBUF_INIT;
+		struct bg_value *v, *over, *m, *want, *c;
+		char k[16], msg[300];
+
+		bg_strbuf_addch(&text, '{');
+		for (int i = 0; i < n - 1; i++)
+			bg_strbuf_addf(&text, "%s\"k%d\": %d", i ? ", " : "", i, i);
+		bg_strbuf_adds(&text, ", \"k1\": 100}");
+		v = parse(a, text.buf);
+		assert_int_equal(bg_value_size(v), n - 1);
+		assert_string_equal(v->u.members[1].key, "k1");
+		assert_int_equal(bg_value_int(bg_value_get(v, "k1")), 100);
+		for (int i = 2; i < n - 1; i++) {
+			snprintf(k, sizeof(k), "k%d", i);
+			assert_int_equal(bg_value_int(bg_value_get(v, k)), i);
+		}
+		assert_null(bg_value_get(v, "k"));
+		assert_int_equal(obj_hdr(v)->index != NULL, n > SMALL_OBJECT);
+		assert_int_equal(parse_file_flags(text.buf, BG_VALUE_REJECT_DUPLICATES, msg, sizeof(msg)), BG_ECHECK);
+		assert_non_null(strstr(msg, "duplicate key 'k1' (first at 1:"));
+
+		/* dict(v).update(over) as a new object, and as copy + update */
+		over = parse(a, "{\"z\": 0, \"k5\": 50, \"k0\": 10, \"y\": 1}");
+		m = bg_value_merged(a, v, over);
+		want = bg_value_copy(a, v, 0);
+		bg_value_update(a, want, over);
+		assert_true(bg_value_equal(m, want));
+		assert_int_equal(bg_value_size(m), n - 1 + 2);
+		assert_int_equal(obj_hdr(m)->index != NULL, bg_value_size(m) > SMALL_OBJECT);
+		for (uint32_t j = 0; j < m->n; j++) {
+			assert_ptr_equal(bg_value_get(m, m->u.members[j].key), m->u.members[j].value);
+			assert_ptr_equal(bg_value_get(want, want->u.members[j].key), want->u.members[j].value);
+		}
+		assert_int_equal(bg_value_int(bg_value_get(m, "k0")), 10);
+		assert_int_equal(bg_value_int(bg_value_get(m, "k5")), 50);
+		bg_value_dump(&sb, m, -1, false);
+		assert_non_null(strstr(sb.buf, "\"k0\": 10, \"k1\": 100, "));
+		assert_non_null(strstr(sb.buf, "\"z\": 0, \"y\": 1}"));
+
+		/* an object that grows past the threshold one set at a time */
+		c = bg_value_copy(a, v, 0);
+		for (int i = 0; i < SMALL_OBJECT + 2; i++) {
+			snprintf(k, sizeof(k), "n%d", i);
+			bg_value_set(a, c, k, bg_value_new_int(a, -i));
+		}
+		bg_value_set(a, c, "k1", bg_value_null());
+		assert_int_equal(bg_value_size(c), n - 1 + SMALL_OBJECT + 2);
+		assert_non_null(obj_hdr(c)->index);
+		assert_true(bg_value_is_null(bg_value_get(c, "k1")));
+		for (int i = 0; i < SMALL_OBJECT + 2; i++) {
+			snprintf(k, sizeof(k), "n%d", i);
+			assert_int_equal(bg_value_int(bg_value_get(c, k)), -i);
+		}
+		assert_int_equal(bg_value_int(bg_value_get(v, "k1")), 100); /* v unchanged */
+		bg_strbuf_release(&text);
+		bg_strbuf_release(&sb);
+	}
+	bg_arena_free(a);
+}
+
 /* int() and float() of text, as Python 3.11 reads it (values from python3). */
 static void test_number_text(void **state)
 {
@@ -955,6 +1030,7 @@ int main(void)
 		cmocka_unit_test(test_reals_match_strtod),
 		cmocka_unit_test(test_depth),
 		cmocka_unit_test(test_duplicates_and_order),
+		cmocka_unit_test(test_index_threshold),
 		cmocka_unit_test(test_large_document),
 		cmocka_unit_test(test_dump_matches_python),
 		cmocka_unit_test(test_str_and_repr),
