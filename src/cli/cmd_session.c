@@ -4,6 +4,7 @@
  */
 #include "cli/cli.h"
 #include "cli/measure_print.h"
+#include "cli/verdict_print.h"
 #include "benchgate/json.h"
 #include "benchgate/store.h"
 
@@ -66,9 +67,8 @@ static int run_session(struct bg_cli *cli, const struct bg_cmd *self)
 		return rc;
 	if (parsed.npos != 1)
 		return bg_cli_usage_error(self, "a session id is required");
-	if (!bg_cli_parse_int(parsed.pos[0], &id) || id < 1)
-		return bg_cli_usage_error(self, "session id must be a positive integer, not '%s'",
-					  parsed.pos[0]);
+	if ((rc = bg_vp_session_id(self, parsed.pos[0], &id)))
+		return rc;
 	rc = bg_cli_load_config(cli, &cfg);
 	if (rc)
 		return rc;

@@ -34,7 +34,8 @@ static const char *on_opt(int id, const char *v, void *data)
 		a->json = true;
 		return NULL;
 	}
-	if (!bg_cli_parse_int(v, &n) || n < 1) {
+	/* a count beyond what a long long holds lists every session */
+	if (!bg_cli_parse_int_clamped(v, &n) || n < 1) {
 		snprintf(a->msg, sizeof(a->msg), "--last must be a positive integer, not '%s'", v);
 		return a->msg;
 	}

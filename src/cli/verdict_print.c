@@ -7,6 +7,7 @@
 #include "benchgate/format.h"
 #include "benchgate/json.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -33,9 +34,12 @@ int bg_vp_open(struct bg_cli *cli, struct bg_config *cfg, enum bg_store_mode mod
 
 int bg_vp_session_id(const struct bg_cmd *self, const char *arg, long long *id)
 {
-	if (!bg_cli_parse_int(arg, id) || *id < 1)
-		return bg_cli_usage_error(self, "session id must be a positive integer, not '%s'", arg);
-	return BG_OK;
+	if (bg_cli_parse_int(arg, id) && *id >= 1)
+		return BG_OK;
+	if (bg_cli_parse_int_clamped(arg, id) && *id == LLONG_MAX)
+		return bg_cli_usage_error(self, "session id '%s' is out of range: session ids go up to %lld",
+					  arg, LLONG_MAX);
+	return bg_cli_usage_error(self, "session id must be a positive integer, not '%s'", arg);
 }
 
 int bg_vp_parse_session(struct bg_cli *cli, const struct bg_cmd *self, const struct bg_opt *opts,
