@@ -208,6 +208,15 @@ static const char *on_opt(int id, const char *v, void *data)
 		push(&a->evict, &a->nevict, v);
 		return NULL;
 	case O_ENV:
+		if (!*v)
+			return "--env needs a variable's name";
+		if (strchr(v, '=')) {
+			/* the mistake is to mean "set it for the command" */
+			snprintf(a->msg, sizeof(a->msg),
+				 "--env takes a variable's name, whose value is recorded, not '%.40s'; to set a "
+				 "variable for the command, run it through env: -- env %.40s CMD", v, v);
+			return a->msg;
+		}
 		push(&a->env, &a->nenv, v);
 		return NULL;
 	case O_SHELL:

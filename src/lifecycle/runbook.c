@@ -85,6 +85,15 @@ int bg_runbook_check_declared(const json_t *rb, const char *id, struct bg_ctx *c
 
 	if (env && !json_is_null(env) && !all_strings(env))
 		return bg_error(ctx, BG_EPRECOND, "runbook '%s': required_environment must be a list of variable names", id);
+	if (env && !json_is_null(env))
+		json_array_foreach(env, i, x) {
+			const char *name = json_string_value(x);
+			if (!*name || strchr(name, '='))
+				return bg_error(ctx, BG_EPRECOND,
+						"runbook '%s': required_environment[%zu] '%s' is not a variable name "
+						"(a name such as \"CUDA_VISIBLE_DEVICES\", without '=' or a value)",
+						id, i, name);
+		}
 	if ((x = json_object_get(rb, "question")) && !json_is_string(x) && !json_is_null(x))
 		return bg_error(ctx, BG_EPRECOND, "runbook '%s': question must be a text (a falsifiable question; {field}s allowed)", id);
 	if (!inputs || json_is_null(inputs))

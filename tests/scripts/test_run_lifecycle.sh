@@ -95,6 +95,8 @@ bad_measure "parity: negative atol" '.runbooks.ok.measure.parity = {"kind": "all
 bad_measure "parity: no reference" '.runbooks.ok.measure.parity = {"kind": "allclose"}' "measure.parity.reference must name the reference .npy file"
 bad_measure "parity: empty command" '.runbooks.ok.measure.parity = {"kind": "command", "command": ""}' "measure.parity.command must be a nonempty command"
 bad_measure "environment: one name" '.runbooks.ok.required_environment = "HOME"' "required_environment must be a list of variable names"
+bad_measure "environment: an assignment" '.runbooks.ok.required_environment = ["HOME", "CUDA_VISIBLE_DEVICES=0"]' "required_environment[1] 'CUDA_VISIBLE_DEVICES=0' is not a variable name"
+bad_measure "environment: an empty name" '.runbooks.ok.required_environment = [""]' "required_environment[0] '' is not a variable name"
 bad_measure "question: a number" '.runbooks.ok.question = 42' "runbook 'ok': question must be a text"
 bad_measure "inputs: an object" '.runbooks.ok.inputs = {"path": "data/input.txt"}' "inputs must be a list of {\"dataset_id\": ID, \"path\": PATH}"
 bad_measure "inputs: a path" '.runbooks.ok.inputs = ["data/input.txt"]' "inputs[0] must be an object"
