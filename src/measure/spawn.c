@@ -659,6 +659,33 @@ fail:
 	_exit(127);
 }
 
+/* What to do about a program that start_child could not start (errno e),
+ * after the system's own words: name is as given (searched on PATH when it
+ * has no '/'). */
+static const char *start_hint(const char *name, int e)
+{
+	struct stat st;
+
+	if (e == ENOEXEC)
+		return "it is not a program this system can run (a script needs a #! line, or run it "
+		       "through its interpreter)";
+	if (!strchr(name, '/'))
+		return e == EACCES ? "a file of that name on PATH is a folder or not executable; check the "
+				     "command name and PATH"
+				   : "check the command name and PATH";
+	if (e == ENOENT)
+		return "check the path (and, for a script, the interpreter its #! line names)";
+	if (e != EACCES)
+		return "check the path";
+	if (stat(name, &st) != 0)
+		return "a folder on its path cannot be searched; check the folders' permissions";
+	if (S_ISDIR(st.st_mode))
+		return "it is a folder, not a program";
+	if (!(st.st_mode & (S_IXUSR | S_IXGRP | S_IXOTH)))
+		return "it is not executable (chmod +x it, or run it through its interpreter)";
+	return "the system refuses to run it (a file system mounted noexec?)";
+}
+
 /*
  * Starts prog with stdout and stderr on out_fd and err_fd (-1: stdout on
  * /dev/null, stderr inherited), in a process group of its own; 0 and
@@ -760,8 +787,8 @@ int bg_spawn_run_captured(const struct bg_spawn_prog *prog, double timeout,
 			capture_finish(capture, 0);
 	}
 	if (e != 0)
-		return bg_error(ctx, BG_EIO, "'%s': cannot start: %s; check the command name and PATH",
-				prog->argv[0], strerror(e));
+		return bg_error(ctx, BG_EIO, "'%s': cannot start: %s; %s", prog->argv[0], strerror(e),
+				start_hint(prog->argv[0], e));
 	if (w)
 		bg_watch_begin(w, pid);
 	wt.pid = pid;

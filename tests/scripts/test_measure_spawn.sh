@@ -35,6 +35,19 @@ check "empty PATH element is the working directory" \
 	test "$(cd b && PATH=":/usr/bin:/bin" rc_of "$B" measure -q -r 1 -- tool)" = 0
 check "a directory on PATH: permission denied" \
 	test "$(PATH="$work/c" rc_of "$B" measure -q -r 1 -- tool)$(grep -c "Permission denied" err)" = 41
+# a path that cannot start says why, and what to do
+printf 'echo hi\n' >noshebang && chmod 755 noshebang
+printf '#!%s/no-interpreter\n' "$work" >badinterp && chmod 755 badinterp
+for c in "c/tool:it is a folder, not a program" \
+	"a/tool:it is not executable (chmod +x it, or run it through its interpreter)" \
+	"noshebang:it is not a program this system can run (a script needs a #! line" \
+	"badinterp:check the path (and, for a script, the interpreter its #! line names)"; do
+	check "./${c%%:*}: exit 4" test "$(rc_of "$B" measure -q -r 1 -- "./${c%%:*}")" = 4
+	check "./${c%%:*}: ${c#*:}" grep -qF "'./${c%%:*}': cannot start: " err
+	check "./${c%%:*}: what to do" grep -qF "${c#*:}" err
+done
+check "a non-executable file found on PATH: what to do" \
+	bash -c 'PATH="$1/a" "$2" measure -q -r 1 -- tool 2>&1 | grep -qF "a file of that name on PATH is a folder or not executable"' _ "$work" "$B"
 stored=$("$B" sessions --json | jq length)
 PATH="$work/none" "$B" measure -q -r 1 -- tool >/dev/null 2>&1
 check "nothing stored for a program that cannot start" test "$("$B" sessions --json | jq length)" = "$stored"
