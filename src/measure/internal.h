@@ -8,6 +8,7 @@
  *   nvml.c     NVIDIA management library through dlopen, optional
  *   cgroup.c   a memory cgroup of each run's own (cgroup v1), optional
  *   stale.c    declared outputs that a run did not write
+ *   outputs.c  a run's outputs: found, hashed, compared, checked for parity
  */
 #ifndef BENCHGATE_MEASURE_INTERNAL_H
 #define BENCHGATE_MEASURE_INTERNAL_H
@@ -19,6 +20,7 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 
+#include "benchgate/npy.h"
 #include "benchgate/status.h"
 
 /* ---- stale.c ---- */
@@ -37,6 +39,48 @@ bool bg_stale_unwritten(const struct bg_stale *s, const char *path);
  * write, and forgets the marks. */
 void bg_stale_restore(struct bg_stale *s);
 void bg_stale_release(struct bg_stale *s);
+
+/* ---- outputs.c ---- */
+struct bg_measure_opts;
+/* One run's outputs as found, by their real bytes: what parity checks and
+ * --deterministic compares (the JSON record holds them as bg_json_text
+ * writes them, which is for reading only). */
+struct bg_output {
+	char *path;   /* owned; as glob(3) returned it */
+	char hex[65]; /* SHA-256, "" when the file could not be hashed */
+};
+struct bg_outputs { /* zero-initialised; bg_outputs_release frees it */
+	struct bg_output *v;
+	size_t n, cap;
+};
+void bg_outputs_release(struct bg_outputs *l);
+/*
+ * Expands patterns[0..npatterns) and hashes every file into *list (empty on
+ * entry) and the returned JSON array (a new reference: {"path", "sha256"}
+ * each), each path once, where first matched (a pattern listed twice, or
+ * patterns that overlap). *err receives the first problem (owned by the
+ * caller; NULL when none): a pattern that matches nothing, a file that
+ * stale says the run did not write, or one that cannot be hashed.
+ */
+json_t *bg_outputs_hash(const char *const *patterns, size_t npatterns, const struct bg_stale *stale,
+			struct bg_outputs *list, char **err);
+/* Whether a and b name the same files (by their bytes) with the same
+ * digests; *which: the first path that differs, NULL when the sets do. */
+bool bg_outputs_same(const struct bg_outputs *a, const struct bg_outputs *b, const char **which);
+/* The reference of --parity allclose, loaded by the first check that needs
+ * it; zero-initialised, released with bg_parity_ref_release. */
+struct bg_parity_ref {
+	struct bg_npy npy;
+	bool loaded;
+};
+void bg_parity_ref_release(struct bg_parity_ref *ref);
+/*
+ * The parity object of a run's outputs under o's parity (a new reference):
+ * "result" ("pass" or "fail"), "detail" (why it failed, or null) and the
+ * kind's figures. out_err (the outputs' problem, or NULL) fails it.
+ */
+json_t *bg_parity_check(const struct bg_measure_opts *o, const struct bg_outputs *outputs, const char *out_err,
+			struct bg_parity_ref *ref);
 
 /* ---- nvml.c ---- */
 struct bg_nvml;

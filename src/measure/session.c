@@ -5,7 +5,6 @@
  */
 #include "benchgate/json.h"
 #include "benchgate/measure.h"
-#include "benchgate/npy.h"
 #include "benchgate/provenance.h"
 #include "benchgate/sha256.h"
 #include "benchgate/stats.h"
@@ -14,7 +13,6 @@
 #include "measure/internal.h"
 
 #include <errno.h>
-#include <glob.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -32,20 +30,6 @@ struct series {
 	size_t n, cap;
 };
 
-/*
- * One run's outputs as found, by their real bytes: what parity checks and
- * --deterministic compares (the JSON record holds them as bg_json_text
- * writes them, which is for reading only).
- */
-struct output {
-	char *path;   /* owned; as glob(3) returned it */
-	char hex[65]; /* SHA-256, "" when the file could not be hashed */
-};
-struct outputs {
-	struct output *v;
-	size_t n, cap;
-};
-
 struct session {
 	const struct bg_measure_opts *o;
 	struct bg_watch *watch;
@@ -59,10 +43,9 @@ struct session {
 	bool prog_looked_up;       /* prog.path looked for, just before the first run */
 	json_t *runs;
 	long ordinal;
-	struct outputs smoke_outputs; /* the smoke run's, owned */
+	struct bg_outputs smoke_outputs; /* the smoke run's, owned */
 	bool have_smoke_outputs;
-	struct bg_npy ref;
-	bool ref_loaded;
+	struct bg_parity_ref ref; /* allclose's reference, loaded by the first check */
 	char *block;            /* first reason the session is blocked, owned */
 	long failures;          /* how many times block() was called: a run that adds one failed */
 	bool *in_stats;         /* by ordinal: the timed runs the statistics count */
@@ -156,237 +139,6 @@ static void progress(struct session *s, const char *phase, long index, long tota
 	s->o->progress(&p, s->o->progress_data);
 }
 
-static void outputs_release(struct outputs *l)
-{
-	for (size_t i = 0; i < l->n; i++)
-		free(l->v[i].path);
-	free(l->v);
-	memset(l, 0, sizeof(*l));
-}
-
-static struct output *outputs_add(struct outputs *l, const char *path)
-{
-	if (l->n == l->cap) {
-		l->cap = l->cap ? l->cap * 2 : 8;
-		l->v = bg_xrealloc(l->v, l->cap * sizeof(*l->v));
-	}
-	l->v[l->n].path = bg_xstrdup(path);
-	l->v[l->n].hex[0] = '\0';
-	return &l->v[l->n++];
-}
-
-/* Whether path is among the first n entries of l. */
-static bool outputs_have(const struct outputs *l, size_t n, const char *path)
-{
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(l->v[i].path, path) == 0)
-			return true;
-	return false;
-}
-
-/* Expands the output patterns and hashes every file into *list (empty on
- * entry) and the record's JSON array, each path once, where first matched
- * (a pattern listed twice, or patterns that overlap); *err set to the first
- * problem: a pattern that matches nothing, a file the run did not write
- * (s->stale) or one that cannot be hashed. */
-static json_t *hash_outputs(struct session *s, struct outputs *list, char **err)
-{
-	json_t *out = json_array();
-	struct bg_strbuf e = BG_STRBUF_INIT;
-
-	for (size_t i = 0; i < s->o->noutputs; i++) {
-		glob_t g;
-		int rc = glob(s->o->outputs[i], GLOB_ERR, NULL, &g);
-		size_t earlier = list->n; /* matched by the patterns before this one */
-
-		if (rc != 0) {
-			if (!e.len)
-				bg_strbuf_addf(&e, "output pattern '%s' matched no file",
-					       s->o->outputs[i]);
-			if (rc != GLOB_NOMATCH)
-				globfree(&g);
-			continue;
-		}
-		for (size_t k = 0; k < g.gl_pathc; k++) {
-			struct bg_ctx ctx;
-			struct output *one;
-			json_t *f;
-
-			if (outputs_have(list, earlier, g.gl_pathv[k]))
-				continue;
-			one = outputs_add(list, g.gl_pathv[k]);
-			f = json_object();
-
-			bg_ctx_init(&ctx);
-			json_object_set_new(f, "path", bg_json_text(g.gl_pathv[k]));
-			if (!e.len && bg_stale_unwritten(&s->stale, g.gl_pathv[k]))
-				bg_strbuf_addf(&e, "output '%s' was not written by the run: it is the file that was there before (stale)",
-					       g.gl_pathv[k]);
-			if (bg_sha256_file(g.gl_pathv[k], NULL, one->hex, &ctx) == BG_OK) {
-				json_object_set_new(f, "sha256", json_string(one->hex));
-			} else {
-				one->hex[0] = '\0';
-				json_object_set_new(f, "sha256", json_null());
-				if (!e.len)
-					bg_strbuf_adds(&e, bg_ctx_message(&ctx));
-			}
-			bg_ctx_release(&ctx);
-			json_array_append_new(out, f);
-		}
-		globfree(&g);
-	}
-	*err = e.len ? bg_strbuf_detach(&e, NULL) : NULL;
-	bg_strbuf_release(&e);
-	return out;
-}
-
-/* The value --parity sha256:HEX is compared with (see docs/measure.md):
- * the listing holds each path's real bytes, as sha256sum writes it. */
-static int outputs_digest(const struct outputs *outputs, char hex[65], struct bg_ctx *ctx)
-{
-	struct bg_strbuf sb = BG_STRBUF_INIT;
-	int rc;
-
-	if (outputs->n == 1) {
-		memcpy(hex, outputs->v[0].hex, 65);
-		return BG_OK;
-	}
-	for (size_t i = 0; i < outputs->n; i++)
-		bg_strbuf_addf(&sb, "%s  %s\n", outputs->v[i].hex, outputs->v[i].path);
-	rc = bg_sha256_hex(sb.buf, sb.len, hex, ctx);
-	bg_strbuf_release(&sb);
-	return rc;
-}
-
-/* Why allclose failed: how many elements, the largest error ("n/a" over
- * no finite element, "inf" beyond a double) and how many are NaN or infinite. */
-static void allclose_detail(struct bg_strbuf *d, const struct bg_allclose *r, const char *path,
-			    const struct bg_measure_opts *o)
-{
-	bg_strbuf_addf(d, "%zu of %zu elements of %s beyond rtol=%g atol=%g (max abs error ", r->beyond,
-		       r->count, path, o->rtol, o->atol);
-	if (r->finite)
-		bg_strbuf_addf(d, "%g", r->max_abs);
-	else
-		bg_strbuf_adds(d, "n/a");
-	if (r->nonfinite)
-		bg_strbuf_addf(d, "; %zu of them NaN or infinite", r->nonfinite);
-	bg_strbuf_addch(d, ')');
-}
-
-/* Checks parity of this run's outputs; returns the parity object. */
-static json_t *check_parity(struct session *s, const struct outputs *outputs, const char *out_err)
-{
-	const struct bg_measure_opts *o = s->o;
-	json_t *p = json_object();
-	bool pass = false;
-	struct bg_strbuf detail = BG_STRBUF_INIT;
-
-	if (out_err) {
-		bg_strbuf_adds(&detail, out_err);
-	} else if (o->parity == BG_PARITY_SHA256) {
-		struct bg_ctx ctx;
-		char hex[65];
-
-		bg_ctx_init(&ctx);
-		if (outputs_digest(outputs, hex, &ctx) != BG_OK) {
-			bg_strbuf_adds(&detail, bg_ctx_message(&ctx));
-		} else {
-			pass = strcasecmp(hex, o->parity_sha256) == 0;
-			json_object_set_new(p, "sha256", json_string(hex));
-			if (!pass)
-				bg_strbuf_addf(&detail, "sha256 %s differs from the expected %s", hex,
-					       o->parity_sha256);
-		}
-		bg_ctx_release(&ctx);
-	} else if (o->parity == BG_PARITY_ALLCLOSE) {
-		struct bg_ctx ctx;
-		struct bg_npy a;
-		struct bg_allclose r;
-		const char *path;
-
-		bg_ctx_init(&ctx);
-		if (outputs->n != 1) {
-			bg_strbuf_addf(&detail, "allclose needs exactly one output file, %zu matched",
-				       outputs->n);
-		} else if (!s->ref_loaded &&
-			   bg_npy_load(o->parity_reference, NULL, &s->ref, &ctx) != BG_OK) {
-			bg_strbuf_addf(&detail, "reference: %s", bg_ctx_message(&ctx));
-		} else {
-			s->ref_loaded = true;
-			path = outputs->v[0].path;
-			if (bg_npy_load(path, NULL, &a, &ctx) != BG_OK) {
-				bg_strbuf_adds(&detail, bg_ctx_message(&ctx));
-			} else {
-				if (bg_npy_allclose(&a, &s->ref, o->rtol, o->atol, &r, &ctx) != BG_OK) {
-					bg_strbuf_addf(&detail, "%s vs %s: %s", path, o->parity_reference,
-						       bg_ctx_message(&ctx));
-				} else {
-					pass = r.pass;
-					json_object_set_new(p, "rtol", json_real(o->rtol));
-					json_object_set_new(p, "atol", json_real(o->atol));
-					json_object_set_new(p, "elements", json_integer((json_int_t)r.count));
-					json_object_set_new(p, "beyond_tolerance",
-							    json_integer((json_int_t)r.beyond));
-					json_object_set_new(p, "nonfinite_mismatches",
-							    json_integer((json_int_t)r.nonfinite));
-					json_object_set_new(p, "max_abs_error",
-							    jreal_or_null(r.max_abs_valid, r.max_abs));
-					json_object_set_new(p, "max_rel_error",
-							    jreal_or_null(r.max_rel_valid, r.max_rel));
-					json_object_set_new(p, "rel_l2_error",
-							    jreal_or_null(r.rel_l2_valid, r.rel_l2));
-					if (!pass)
-						allclose_detail(&detail, &r, path, o);
-				}
-				bg_npy_release(&a);
-			}
-		}
-		bg_ctx_release(&ctx);
-	} else if (o->parity == BG_PARITY_COMMAND) {
-		size_t n = outputs->n;
-		const char **paths = bg_xcalloc(n + 1, sizeof(char *));
-		struct bg_ctx ctx;
-		int st = -1;
-
-		/* every output by its real bytes: none may drop out of the check */
-		for (size_t i = 0; i < n; i++)
-			paths[i] = outputs->v[i].path;
-		bg_ctx_init(&ctx);
-		if (bg_spawn_shell(o->parity_command, paths, n, o->interrupted, &st, &ctx) != BG_OK)
-			bg_strbuf_adds(&detail, bg_ctx_message(&ctx));
-		else if (st != 0)
-			bg_strbuf_addf(&detail, "parity command exited %d", st);
-		pass = st == 0;
-		json_object_set_new(p, "exit_status", json_integer(st));
-		bg_ctx_release(&ctx);
-		free(paths);
-	}
-	json_object_set_new(p, "result", json_string(pass ? "pass" : "fail"));
-	json_object_set_new(p, "detail", detail.len ? bg_json_text(detail.buf) : json_null());
-	bg_strbuf_release(&detail);
-	s->any_parity_checked = true;
-	if (!pass)
-		s->all_parity_pass = false;
-	return p;
-}
-
-/* Whether a and b name the same files (by their bytes) with the same
- * digests; *which: the first path that differs, NULL when the sets do. */
-static bool same_outputs(const struct outputs *a, const struct outputs *b, const char **which)
-{
-	*which = NULL;
-	if (a->n != b->n)
-		return false;
-	for (size_t i = 0; i < a->n; i++) {
-		if (strcmp(a->v[i].path, b->v[i].path) != 0 || strcmp(a->v[i].hex, b->v[i].hex) != 0) {
-			*which = a->v[i].path;
-			return false;
-		}
-	}
-	return true;
-}
-
 /*
  * What became of a run benchgate killed, left processes still running
  * after the kill: into buf[200], returned. Without a run cgroup only its
@@ -413,7 +165,7 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 	char capture[4096] = "";
 	const struct bg_measure_opts *o = s->o;
 	json_t *r = json_object(), *cache = NULL;
-	struct outputs outs = {0};
+	struct bg_outputs outs = {0};
 	struct bg_spawn_result res;
 	struct bg_watch_result wr = {0};
 	uint64_t swap0 = 0, swap1 = 0, cg_peak = 0;
@@ -592,7 +344,7 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 			block(s, "%s was killed by signal %d", name, res.term_signal);
 	}
 	if (o->noutputs) {
-		rset(r, "outputs", hash_outputs(s, &outs, &out_err));
+		rset(r, "outputs", bg_outputs_hash(o->outputs, o->noutputs, &s->stale, &outs, &out_err));
 		bg_stale_restore(&s->stale);
 		rset(r, "outputs_error", bg_json_text(out_err));
 	} else {
@@ -600,11 +352,14 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 		rset(r, "outputs_error", json_null());
 	}
 	if (ok && o->parity != BG_PARITY_NONE && (smoke || timed)) {
-		json_t *p = check_parity(s, &outs, out_err);
+		json_t *p = bg_parity_check(o, &outs, out_err, &s->ref);
 
-		if (strcmp(json_string_value(json_object_get(p, "result")), "pass") != 0)
+		s->any_parity_checked = true;
+		if (strcmp(json_string_value(json_object_get(p, "result")), "pass") != 0) {
+			s->all_parity_pass = false;
 			block(s, "parity failed on %s: %s", name,
 			      json_string_value(json_object_get(p, "detail")));
+		}
 		rset(r, "parity", p);
 	} else {
 		rset(r, "parity", json_null());
@@ -620,7 +375,7 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 	} else if (o->deterministic && ok && !out_err && s->have_smoke_outputs) {
 		const char *which;
 
-		if (!same_outputs(&outs, &s->smoke_outputs, &which)) {
+		if (!bg_outputs_same(&outs, &s->smoke_outputs, &which)) {
 			s->deterministic_ok = false;
 			block(s, "outputs are not deterministic: %s of %s differs from the smoke run",
 			      which ? which : "the set of output files", name);
@@ -635,7 +390,7 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 	if (timed && res.suspended && ok)
 		s->suspended_timed++;
 	free(out_err);
-	outputs_release(&outs);
+	bg_outputs_release(&outs);
 	s->all_wall_s += (double)res.wall_ns / 1e9;
 	s->all_count++;
 	/* the statistics count a timed run only when it fully succeeded: exit 0
@@ -1265,8 +1020,7 @@ done:
 	reported_end(&s);
 	series_free(&s.reported);
 	json_decref(s.runs);
-	if (s.ref_loaded)
-		bg_npy_release(&s.ref);
+	bg_parity_ref_release(&s.ref);
 	free(s.block);
 	bg_spawn_prog_release(&s.prog);
 	free(s.argv);
@@ -1282,7 +1036,7 @@ done:
 	series_free(&s.gpu_dev);
 	bg_cgroup_release(&s.cg);
 	bg_stale_release(&s.stale);
-	outputs_release(&s.smoke_outputs);
+	bg_outputs_release(&s.smoke_outputs);
 	free(s.in_stats);
 	return rc;
 }

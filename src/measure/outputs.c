@@ -1,0 +1,248 @@
+/*
+ * outputs.c - a run's outputs: the files its patterns match, hashed by
+ * their real bytes, compared with the smoke run's (--deterministic) and
+ * checked for parity (sha256, allclose against a .npy reference, or a
+ * command). See measure/internal.h and docs/measure.md.
+ */
+#include "benchgate/json.h"
+#include "benchgate/measure.h"
+#include "benchgate/sha256.h"
+#include "benchgate/strbuf.h"
+#include "measure/internal.h"
+
+#include <glob.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static json_t *jreal_or_null(bool ok, double v)
+{
+	return ok && isfinite(v) ? json_real(v) : json_null();
+}
+
+void bg_outputs_release(struct bg_outputs *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i].path);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+static struct bg_output *outputs_add(struct bg_outputs *l, const char *path)
+{
+	if (l->n == l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 8;
+		l->v = bg_xrealloc(l->v, l->cap * sizeof(*l->v));
+	}
+	l->v[l->n].path = bg_xstrdup(path);
+	l->v[l->n].hex[0] = '\0';
+	return &l->v[l->n++];
+}
+
+/* Whether path is among the first n entries of l. */
+static bool outputs_have(const struct bg_outputs *l, size_t n, const char *path)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(l->v[i].path, path) == 0)
+			return true;
+	return false;
+}
+
+json_t *bg_outputs_hash(const char *const *patterns, size_t npatterns, const struct bg_stale *stale,
+			struct bg_outputs *list, char **err)
+{
+	json_t *out = json_array();
+	struct bg_strbuf e = BG_STRBUF_INIT;
+
+	for (size_t i = 0; i < npatterns; i++) {
+		glob_t g;
+		int rc = glob(patterns[i], GLOB_ERR, NULL, &g);
+		size_t earlier = list->n; /* matched by the patterns before this one */
+
+		if (rc != 0) {
+			if (!e.len)
+				bg_strbuf_addf(&e, "output pattern '%s' matched no file", patterns[i]);
+			if (rc != GLOB_NOMATCH)
+				globfree(&g);
+			continue;
+		}
+		for (size_t k = 0; k < g.gl_pathc; k++) {
+			struct bg_ctx ctx;
+			struct bg_output *one;
+			json_t *f;
+
+			if (outputs_have(list, earlier, g.gl_pathv[k]))
+				continue;
+			one = outputs_add(list, g.gl_pathv[k]);
+			f = json_object();
+
+			bg_ctx_init(&ctx);
+			json_object_set_new(f, "path", bg_json_text(g.gl_pathv[k]));
+			if (!e.len && bg_stale_unwritten(stale, g.gl_pathv[k]))
+				bg_strbuf_addf(&e, "output '%s' was not written by the run: it is the file that was there before (stale)",
+					       g.gl_pathv[k]);
+			if (bg_sha256_file(g.gl_pathv[k], NULL, one->hex, &ctx) == BG_OK) {
+				json_object_set_new(f, "sha256", json_string(one->hex));
+			} else {
+				one->hex[0] = '\0';
+				json_object_set_new(f, "sha256", json_null());
+				if (!e.len)
+					bg_strbuf_adds(&e, bg_ctx_message(&ctx));
+			}
+			bg_ctx_release(&ctx);
+			json_array_append_new(out, f);
+		}
+		globfree(&g);
+	}
+	*err = e.len ? bg_strbuf_detach(&e, NULL) : NULL;
+	bg_strbuf_release(&e);
+	return out;
+}
+
+/* The value --parity sha256:HEX is compared with (see docs/measure.md):
+ * the listing holds each path's real bytes, as sha256sum writes it. */
+static int outputs_digest(const struct bg_outputs *outputs, char hex[65], struct bg_ctx *ctx)
+{
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+	int rc;
+
+	if (outputs->n == 1) {
+		memcpy(hex, outputs->v[0].hex, 65);
+		return BG_OK;
+	}
+	for (size_t i = 0; i < outputs->n; i++)
+		bg_strbuf_addf(&sb, "%s  %s\n", outputs->v[i].hex, outputs->v[i].path);
+	rc = bg_sha256_hex(sb.buf, sb.len, hex, ctx);
+	bg_strbuf_release(&sb);
+	return rc;
+}
+
+/* Why allclose failed: how many elements, the largest error ("n/a" over
+ * no finite element, "inf" beyond a double) and how many are NaN or infinite. */
+static void allclose_detail(struct bg_strbuf *d, const struct bg_allclose *r, const char *path,
+			    const struct bg_measure_opts *o)
+{
+	bg_strbuf_addf(d, "%zu of %zu elements of %s beyond rtol=%g atol=%g (max abs error ", r->beyond,
+		       r->count, path, o->rtol, o->atol);
+	if (r->finite)
+		bg_strbuf_addf(d, "%g", r->max_abs);
+	else
+		bg_strbuf_adds(d, "n/a");
+	if (r->nonfinite)
+		bg_strbuf_addf(d, "; %zu of them NaN or infinite", r->nonfinite);
+	bg_strbuf_addch(d, ')');
+}
+
+json_t *bg_parity_check(const struct bg_measure_opts *o, const struct bg_outputs *outputs, const char *out_err,
+			struct bg_parity_ref *ref)
+{
+	json_t *p = json_object();
+	bool pass = false;
+	struct bg_strbuf detail = BG_STRBUF_INIT;
+
+	if (out_err) {
+		bg_strbuf_adds(&detail, out_err);
+	} else if (o->parity == BG_PARITY_SHA256) {
+		struct bg_ctx ctx;
+		char hex[65];
+
+		bg_ctx_init(&ctx);
+		if (outputs_digest(outputs, hex, &ctx) != BG_OK) {
+			bg_strbuf_adds(&detail, bg_ctx_message(&ctx));
+		} else {
+			pass = strcasecmp(hex, o->parity_sha256) == 0;
+			json_object_set_new(p, "sha256", json_string(hex));
+			if (!pass)
+				bg_strbuf_addf(&detail, "sha256 %s differs from the expected %s", hex,
+					       o->parity_sha256);
+		}
+		bg_ctx_release(&ctx);
+	} else if (o->parity == BG_PARITY_ALLCLOSE) {
+		struct bg_ctx ctx;
+		struct bg_npy a;
+		struct bg_allclose r;
+		const char *path;
+
+		bg_ctx_init(&ctx);
+		if (outputs->n != 1) {
+			bg_strbuf_addf(&detail, "allclose needs exactly one output file, %zu matched",
+				       outputs->n);
+		} else if (!ref->loaded && bg_npy_load(o->parity_reference, NULL, &ref->npy, &ctx) != BG_OK) {
+			bg_strbuf_addf(&detail, "reference: %s", bg_ctx_message(&ctx));
+		} else {
+			ref->loaded = true;
+			path = outputs->v[0].path;
+			if (bg_npy_load(path, NULL, &a, &ctx) != BG_OK) {
+				bg_strbuf_adds(&detail, bg_ctx_message(&ctx));
+			} else {
+				if (bg_npy_allclose(&a, &ref->npy, o->rtol, o->atol, &r, &ctx) != BG_OK) {
+					bg_strbuf_addf(&detail, "%s vs %s: %s", path, o->parity_reference,
+						       bg_ctx_message(&ctx));
+				} else {
+					pass = r.pass;
+					json_object_set_new(p, "rtol", json_real(o->rtol));
+					json_object_set_new(p, "atol", json_real(o->atol));
+					json_object_set_new(p, "elements", json_integer((json_int_t)r.count));
+					json_object_set_new(p, "beyond_tolerance",
+							    json_integer((json_int_t)r.beyond));
+					json_object_set_new(p, "nonfinite_mismatches",
+							    json_integer((json_int_t)r.nonfinite));
+					json_object_set_new(p, "max_abs_error",
+							    jreal_or_null(r.max_abs_valid, r.max_abs));
+					json_object_set_new(p, "max_rel_error",
+							    jreal_or_null(r.max_rel_valid, r.max_rel));
+					json_object_set_new(p, "rel_l2_error",
+							    jreal_or_null(r.rel_l2_valid, r.rel_l2));
+					if (!pass)
+						allclose_detail(&detail, &r, path, o);
+				}
+				bg_npy_release(&a);
+			}
+		}
+		bg_ctx_release(&ctx);
+	} else if (o->parity == BG_PARITY_COMMAND) {
+		size_t n = outputs->n;
+		const char **paths = bg_xcalloc(n + 1, sizeof(char *));
+		struct bg_ctx ctx;
+		int st = -1;
+
+		/* every output by its real bytes: none may drop out of the check */
+		for (size_t i = 0; i < n; i++)
+			paths[i] = outputs->v[i].path;
+		bg_ctx_init(&ctx);
+		if (bg_spawn_shell(o->parity_command, paths, n, o->interrupted, &st, &ctx) != BG_OK)
+			bg_strbuf_adds(&detail, bg_ctx_message(&ctx));
+		else if (st != 0)
+			bg_strbuf_addf(&detail, "parity command exited %d", st);
+		pass = st == 0;
+		json_object_set_new(p, "exit_status", json_integer(st));
+		bg_ctx_release(&ctx);
+		free(paths);
+	}
+	json_object_set_new(p, "result", json_string(pass ? "pass" : "fail"));
+	json_object_set_new(p, "detail", detail.len ? bg_json_text(detail.buf) : json_null());
+	bg_strbuf_release(&detail);
+	return p;
+}
+
+bool bg_outputs_same(const struct bg_outputs *a, const struct bg_outputs *b, const char **which)
+{
+	*which = NULL;
+	if (a->n != b->n)
+		return false;
+	for (size_t i = 0; i < a->n; i++) {
+		if (strcmp(a->v[i].path, b->v[i].path) != 0 || strcmp(a->v[i].hex, b->v[i].hex) != 0) {
+			*which = a->v[i].path;
+			return false;
+		}
+	}
+	return true;
+}
+
+void bg_parity_ref_release(struct bg_parity_ref *ref)
+{
+	if (ref->loaded)
+		bg_npy_release(&ref->npy);
+	memset(ref, 0, sizeof(*ref));
+}
