@@ -2,6 +2,7 @@
  * decide.c - comparison keys, envelopes and decisions (see decide.h).
  */
 #include "benchgate/decide.h"
+#include "benchgate/format.h"
 #include "benchgate/json.h"
 #include "benchgate/sha256.h"
 #include "benchgate/stats.h"
@@ -19,6 +20,26 @@ const char *const bg_default_key_fields[] = {
 const char *const bg_metric_names[BG_NMETRICS] = {
 	"wall_p50", "wall_p95", "wall_max", "tree_peak_bytes", "accelerator_peak_bytes",
 };
+
+/* Appends v, a value of metric m (seconds for wall_*, else bytes), as
+ * compare's table and every other verb write it ("150.00 ms", "1.100 MiB"). */
+static void metric_text(struct bg_strbuf *out, int m, double v)
+{
+	json_t *j;
+
+	if (isinf(v)) {
+		bg_strbuf_adds(out, v > 0 ? "inf" : "-inf");
+		return;
+	}
+	if (strncmp(bg_metric_names[m], "wall_", 5) == 0) {
+		j = json_real(v * 1e9);
+		bg_format_duration(out, j);
+	} else {
+		j = json_real(v);
+		bg_format_bytes(out, j);
+	}
+	json_decref(j);
+}
 
 const char *bg_decision_name(enum bg_decision d)
 {
@@ -212,21 +233,31 @@ enum bg_decision bg_decide(const struct bg_session_facts *s, const struct bg_ses
 			devn = env.scale > 0 ? (v - env.centre) / env.scale : (v == env.centre ? 0 : INFINITY);
 			outside = v < env.low || v > env.high;
 			if (outside) {
-				char buf[256];
+				struct bg_strbuf why = BG_STRBUF_INIT;
+
 				dir = v > env.high ? "slower-or-larger" : "faster-or-smaller";
 				d = BG_DECISION_INVESTIGATE;
-				if (isfinite(devn))
-					snprintf(buf, sizeof(buf), "%s %.6g is outside %.6g .. %.6g (%.2f scales from the centre)",
-						 bg_metric_names[m], v, env.low, env.high, devn);
-				else if (env.scale > 0) /* an infinite value (the API; run stores none) */
-					snprintf(buf, sizeof(buf), "%s %.6g is outside %.6g .. %.6g (beyond counting in "
-						 "scales of %.6g)", bg_metric_names[m], v, env.low, env.high, env.scale);
-				else /* MAD 0 and the floor 0 (a centre of 0): at least half the
-				      * baseline is 0, not necessarily all of it */
-					snprintf(buf, sizeof(buf), "%s %.6g is outside %.6g .. %.6g (the baseline's median is "
-						 "%.6g and its MAD 0: no scale to count in)",
-						 bg_metric_names[m], v, env.low, env.high, env.centre);
-				json_array_append_new(reasons, json_string(buf));
+				/* in the units compare's table shows them in */
+				bg_strbuf_addf(&why, "%s ", bg_metric_names[m]);
+				metric_text(&why, m, v);
+				bg_strbuf_adds(&why, " is outside ");
+				metric_text(&why, m, env.low);
+				bg_strbuf_adds(&why, " .. ");
+				metric_text(&why, m, env.high);
+				if (isfinite(devn)) {
+					bg_strbuf_addf(&why, " (%.2f scales from the centre)", devn);
+				} else if (env.scale > 0) { /* an infinite value (the API; run stores none) */
+					bg_strbuf_adds(&why, " (beyond counting in scales of ");
+					metric_text(&why, m, env.scale);
+					bg_strbuf_addch(&why, ')');
+				} else { /* MAD 0 and the floor 0 (a centre of 0): at least half
+					  * the baseline is 0, not necessarily all of it */
+					bg_strbuf_adds(&why, " (the baseline's median is ");
+					metric_text(&why, m, env.centre);
+					bg_strbuf_adds(&why, " and its MAD 0: no scale to count in)");
+				}
+				json_array_append_new(reasons, json_string(why.buf));
+				bg_strbuf_release(&why);
 			}
 			json_array_append_new(metrics,
 					      json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:f, s:o, s:s, s:b, s:I}",

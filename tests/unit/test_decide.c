@@ -91,6 +91,29 @@ static void test_improvement_is_investigated(void **state)
 	assert_int_equal(decide(0.3, base, 5, &d), BG_DECISION_INVESTIGATE);
 	assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(d, "metrics"), 0), "direction")),
 			    "faster-or-smaller");
+	/* the reason in the units compare's table uses, not bare seconds */
+	assert_string_equal(json_string_value(json_array_get(json_object_get(d, "reasons"), 0)),
+			    "wall_p50 300.00 ms is outside 406.96 ms .. 1.593 s (-4.72 scales from the centre)");
+	json_decref(d);
+}
+
+/* A bytes metric's reason is written in bytes' units. */
+static void test_reason_bytes(void **state)
+{
+	struct bg_session_facts s = facts(100, NAN), b[5];
+	struct bg_decide_opts o;
+	json_t *d;
+
+	(void)state;
+	bg_decide_opts_init(&o);
+	s.metric[BG_METRIC_TREE_PEAK] = 3.0 * 1024 * 1024;
+	for (size_t i = 0; i < 5; i++) {
+		b[i] = facts((long long)i + 1, NAN);
+		b[i].metric[BG_METRIC_TREE_PEAK] = 1024.0 * 1024;
+	}
+	assert_int_equal(bg_decide(&s, b, 5, &o, &d), BG_DECISION_INVESTIGATE);
+	assert_string_equal(json_string_value(json_array_get(json_object_get(d, "reasons"), 0)),
+			    "tree_peak_bytes 3.000 MiB is outside 983.04 KiB .. 1.040 MiB (200.00 scales from the centre)");
 	json_decref(d);
 }
 
@@ -107,15 +130,15 @@ static void test_zero_baseline(void **state)
 	json_decref(d);
 	assert_int_equal(decide(0.5, base, 5, &d), BG_DECISION_INVESTIGATE);
 	why = json_string_value(json_array_get(json_object_get(d, "reasons"), 0));
-	assert_string_equal(why, "wall_p50 0.5 is outside 0 .. 0 (the baseline's median is 0 and its MAD 0: "
-				 "no scale to count in)");
+	assert_string_equal(why, "wall_p50 500.00 ms is outside 0 ns .. 0 ns (the baseline's median is 0 ns and "
+				 "its MAD 0: no scale to count in)");
 	assert_true(json_is_null(json_object_get(json_array_get(json_object_get(d, "metrics"), 0), "deviation")));
 	json_decref(d);
 	/* most of it 0, one value not: no scale either, never "every value is 0" */
 	assert_int_equal(decide(3, mostly, 5, &d), BG_DECISION_INVESTIGATE);
 	why = json_string_value(json_array_get(json_object_get(d, "reasons"), 0));
-	assert_string_equal(why, "wall_p50 3 is outside 0 .. 0 (the baseline's median is 0 and its MAD 0: "
-				 "no scale to count in)");
+	assert_string_equal(why, "wall_p50 3.000 s is outside 0 ns .. 0 ns (the baseline's median is 0 ns and "
+				 "its MAD 0: no scale to count in)");
 	json_decref(d);
 }
 
@@ -400,6 +423,7 @@ int main(void)
 		cmocka_unit_test(test_too_few_values_per_metric),
 		cmocka_unit_test(test_one_outlier),
 		cmocka_unit_test(test_improvement_is_investigated),
+		cmocka_unit_test(test_reason_bytes),
 		cmocka_unit_test(test_zero_baseline),
 		cmocka_unit_test(test_bound_is_inside),
 		cmocka_unit_test(test_bound_beyond_double),
