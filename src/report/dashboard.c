@@ -4,6 +4,7 @@
 #include "benchgate/report.h"
 #include "benchgate/format.h"
 #include "core/bytes.h"
+#include "core/fmath.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -168,6 +169,31 @@ static void point(struct bg_strbuf *out, const struct frame *fr, size_t i, const
 	bg_strbuf_adds(out, off ? "</path>\n" : "</circle>\n");
 }
 
+/* The grid's step for a span of about raw (> 0) a line: 1, 2, 2.5 or 5
+ * times a power of ten, the smallest at least raw. */
+static double nice_step(double raw)
+{
+	double p = 1, m;
+
+	/* the power of ten at or below raw (axis units span 1e-9 to 1e6) */
+	while (p * 10 <= raw && p < 1e300)
+		p *= 10;
+	while (p > raw && p > 1e-300)
+		p /= 10;
+	m = raw / p;
+	return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 2.5 ? 2.5 : m <= 5 ? 5 : 10) * p;
+}
+
+/* The decimals that write every multiple of step exactly (0 to 9). */
+static int step_decimals(double step)
+{
+	int d = 0;
+
+	for (double x = step; d < 9 && fabs(x - bg_floor(x + 0.5)) > 1e-9 * fmax(1.0, fabs(x)); x *= 10)
+		d++;
+	return d;
+}
+
 void bg_report_svg_plot(struct bg_strbuf *out, const char *title, const char *unit, const json_t *sessions,
 			const char *const *fields, const char *const *labels, int nfields,
 			const json_t *envelope)
@@ -205,21 +231,30 @@ void bg_report_svg_plot(struct bg_strbuf *out, const char *title, const char *un
 	v = fmax(fabs(fr.lo), fabs(fr.hi));
 	axis = duration ? bg_format_duration_unit(v) : bg_format_bytes_unit(v);
 	scale = 1.0 / axis.factor;
-	if (fr.hi - fr.lo < 1e-12 * fmax(1.0, fabs(fr.hi))) {
-		double pad = fabs(fr.hi) * 0.05 + 1e-9;
+	{
+		bool nonnegative = fr.lo >= 0; /* a time or a size: no axis below 0 for it */
+		double pad = fr.hi - fr.lo < 1e-12 * fmax(1.0, fabs(fr.hi)) ? fabs(fr.hi) * 0.05 + 1e-9
+									  : (fr.hi - fr.lo) * 0.08;
 		fr.lo -= pad;
 		fr.hi += pad;
-	} else {
-		double pad = (fr.hi - fr.lo) * 0.08;
-		fr.lo -= pad;
-		fr.hi += pad;
+		if (nonnegative && fr.lo < 0)
+			fr.lo = 0;
 	}
-	/* axes and grid */
-	for (int g = 0; g <= 4; g++) {
-		double gv = fr.lo + (fr.hi - fr.lo) * g / 4.0;
-		bg_strbuf_addf(out, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>"
-				    "<text x=\"%d\" y=\"%.1f\" class=\"tick\" text-anchor=\"end\">%.4g</text>\n",
-			       L, W - R, py(&fr, gv), py(&fr, gv), L - 6, py(&fr, gv) + 4, gv * scale);
+	/* axes and grid: round figures of the unit, from a multiple of the
+	 * step at or below the lowest value to one at or above the highest */
+	{
+		double step = nice_step((fr.hi - fr.lo) * scale / 4);
+		double k0 = bg_floor(fr.lo * scale / step), k1 = bg_ceil(fr.hi * scale / step);
+		int decimals = step_decimals(step);
+
+		fr.lo = k0 * step / scale;
+		fr.hi = k1 * step / scale;
+		for (double k = k0; k <= k1; k++) {
+			double gv = k * step / scale;
+			bg_strbuf_addf(out, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>"
+					    "<text x=\"%d\" y=\"%.1f\" class=\"tick\" text-anchor=\"end\">%.*f</text>\n",
+				       L, W - R, py(&fr, gv), py(&fr, gv), L - 6, py(&fr, gv) + 4, decimals, k * step + 0.0);
+		}
 	}
 	bg_strbuf_addf(out, "<text x=\"12\" y=\"%d\" class=\"tick\" transform=\"rotate(-90 12 %d)\">%s</text>\n",
 		       H / 2, H / 2, axis.name);
@@ -279,6 +314,8 @@ static const char css[] =
 	"th,td{border:1px solid #d0d7de;padding:.25rem .45rem;text-align:left;vertical-align:top}\n"
 	/* a long id, label or start time breaks inside itself rather than widen the page */
 	"td,h3,p{overflow-wrap:anywhere}\n"
+	/* ... but a decision ("investigate", "no-baseline") has room to stay one word */
+	"td.dec{min-width:11ch}\n"
 	"th{background:#f6f8fa}td.n{text-align:right;font-variant-numeric:tabular-nums}\n"
 	".state{white-space:nowrap;font-weight:600}.measured{color:#1a7f37}.partial,.blocked{color:#bf8700}\n"
 	".refuted{color:#cf222e}.pending,.unsupported,.superseded{color:#57606a}\n"
@@ -466,7 +503,7 @@ static void key_section(struct bg_strbuf *out, const json_t *x, const json_t *en
 		cell_figure(out, true, s, "max");
 		cell_figure(out, false, s, "tree_peak");
 		cell_text(out, str(s, "parity"));
-		bg_strbuf_addf(out, "<td style=\"color:%s\">", decision_colour(str(s, "decision")));
+		bg_strbuf_addf(out, "<td class=\"dec\" style=\"color:%s\">", decision_colour(str(s, "decision")));
 		bg_report_escape(out, str(s, "decision"));
 		bg_strbuf_adds(out, "</td>");
 		cell_text(out, str(s, "curation"));
@@ -498,7 +535,7 @@ static void key_line(struct bg_strbuf *out, const json_t *x)
 		       (long long)json_integer_value(json_object_get(x, "total")),
 		       (long long)json_integer_value(json_object_get(last, "id")));
 	cell_figure(out, true, last, "p50");
-	bg_strbuf_addf(out, "<td style=\"color:%s\">", decision_colour(str(last, "decision")));
+	bg_strbuf_addf(out, "<td class=\"dec\" style=\"color:%s\">", decision_colour(str(last, "decision")));
 	bg_report_escape(out, str(last, "decision"));
 	bg_strbuf_adds(out, counts(last) ? "</td><td>yes</td></tr>\n" : "</td><td>no: ");
 	if (!counts(last)) {

@@ -61,6 +61,9 @@ static void test_page(void **state)
 	assert_non_null(strstr(out.buf, "<svg class=\"plot\""));
 	assert_non_null(strstr(out.buf, "class=\"band\""));        /* the envelope band */
 	assert_non_null(strstr(out.buf, "color:#cf222e")); /* the blocked session's decision cell */
+	/* a decision cell has room for "investigate" as one word */
+	assert_non_null(strstr(out.buf, "td.dec{min-width:11ch}"));
+	assert_non_null(strstr(out.buf, "<td class=\"dec\" style=\"color:#cf222e\">"));
 	assert_non_null(strstr(out.buf, "fill=\"#1a7f37\""));      /* a pass marker */
 	/* a plot with nothing to draw is left out: the key without sessions has none */
 	assert_null(strstr(out.buf, "n/a: nothing measured"));
@@ -369,6 +372,50 @@ static void test_envelope_asked_for_full_keys(void **state)
 	json_decref(model);
 }
 
+/* The grid is drawn at round figures of the axis's unit, from a multiple of
+ * the step below the values to one above, and a time or a size never gets
+ * an axis below 0. */
+static void test_axis_ticks(void **state)
+{
+	json_error_t err;
+	json_t *ms = json_loads("[{\"id\": 1, \"p50\": 30000000}, {\"id\": 2, \"p50\": 33000000}]", 0, &err);
+	json_t *one = json_loads("[{\"id\": 1, \"p50\": 1153433}]", 0, &err);
+	json_t *wide = json_loads("[{\"id\": 1, \"p50\": 1153433}, {\"id\": 2, \"p50\": 2147483648}]", 0, &err);
+	const char *const f[] = {"p50"};
+	struct bg_strbuf out = BG_STRBUF_INIT;
+
+	(void)state;
+	assert_non_null(ms);
+	/* 30 and 33 ms: a grid of whole milliseconds, 29 to 34 */
+	bg_report_svg_plot(&out, "t", "ns", ms, f, f, 1, NULL);
+	for (int t = 29; t <= 34; t++) {
+		char want[64];
+		snprintf(want, sizeof(want), "class=\"tick\" text-anchor=\"end\">%d</text>", t);
+		assert_non_null(strstr(out.buf, want));
+	}
+	assert_null(strstr(out.buf, "text-anchor=\"end\">28</text>"));
+	assert_null(strstr(out.buf, "text-anchor=\"end\">35</text>"));
+	assert_non_null(strstr(out.buf, ">ms</text>"));
+	/* one value of 1.1 MiB: 1.00 to 1.20 in steps of 0.05 */
+	bg_strbuf_reset(&out);
+	bg_report_svg_plot(&out, "t", "B", one, f, f, 1, NULL);
+	assert_non_null(strstr(out.buf, "text-anchor=\"end\">1.00</text>"));
+	assert_non_null(strstr(out.buf, "text-anchor=\"end\">1.10</text>"));
+	assert_non_null(strstr(out.buf, "text-anchor=\"end\">1.20</text>"));
+	assert_non_null(strstr(out.buf, ">MiB</text>"));
+	/* 1.1 MiB and 2 GiB: from 0, never below it */
+	bg_strbuf_reset(&out);
+	bg_report_svg_plot(&out, "t", "B", wide, f, f, 1, NULL);
+	assert_non_null(strstr(out.buf, "text-anchor=\"end\">0</text>"));
+	assert_non_null(strstr(out.buf, "text-anchor=\"end\">2</text>"));
+	assert_null(strstr(out.buf, "text-anchor=\"end\">-"));
+	assert_non_null(strstr(out.buf, ">GiB</text>"));
+	bg_strbuf_release(&out);
+	json_decref(ms);
+	json_decref(one);
+	json_decref(wide);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -377,6 +424,7 @@ int main(void)
 		cmocka_unit_test(test_keys_from_caller),
 		cmocka_unit_test(test_page),
 		cmocka_unit_test(test_gap_in_series),
+		cmocka_unit_test(test_axis_ticks),
 		cmocka_unit_test(test_not_counting),
 		cmocka_unit_test(test_mixed_key),
 		cmocka_unit_test(test_mixed_timing_only),
