@@ -437,8 +437,23 @@ int bg_promotion_check(const struct bg_config *cfg, const json_t *gate, const js
 			add(crit[C_MEMORY], "logical resident bytes: the gate declares them, the session did not report them");
 		if (accel && !json_is_number(json_object_get(json_object_get(stats, "gpu_process_peak_bytes"), "max")))
 			add(crit[C_MEMORY], "accelerator peak: the machine has an accelerator, its peak was not measured");
-		if (!json_is_number(json_object_get(json_object_get(stats, "tree_peak_bytes"), "max")))
-			add(crit[C_MEMORY], "process-tree peak: not measured");
+		if (!json_is_number(json_object_get(json_object_get(stats, "tree_peak_bytes"), "max"))) {
+			/* say so when the runs were too short for the sampler, the usual cause */
+			size_t sampled = 0;
+			json_int_t every = json_integer_value(json_object_get(json_object_get(session, "options"),
+									     "sample_interval_ms"));
+
+			json_array_foreach(runs, i, r)
+				if (is_timed(r) && json_integer_value(json_object_get(r, "tree_samples")) > 0)
+					sampled++;
+			if (ntimed > 0 && sampled == 0 && every > 0)
+				add(crit[C_MEMORY],
+				    "process-tree peak: not measured: every timed run ended before the first memory "
+				    "sample (one each %lld ms); give each run more work so that it lasts longer",
+				    (long long)every);
+			else
+				add(crit[C_MEMORY], "process-tree peak: not measured");
+		}
 		json_array_foreach(runs, i, r)
 			if (is_timed(r) && !json_is_number(json_object_get(r, "swap_delta_bytes"))) {
 				add(crit[C_MEMORY], "swap delta: not measured on every timed run");

@@ -141,6 +141,11 @@ check "partial: unmet memory shown" grep -q "\[unmet\] 6 memory" "$work/out"
 check "partial: gate state"         test "$(jq -r --arg g "$G" '.gates[] | select(.id == $g) | .state' "$work/p/benchmarks/benchmark_registry.json")" = partial
 check "partial: check passes"       "$B" -C "$work/p" check
 check "partial: row resolves partial" test "$(jq -r '.measurements[0].parity | test("incomplete")' "$work/p/experiments/benchgate-evidence.json")" = true
+# runs too short for the memory sampler: the unmet item says why, and what to do
+fresh
+s=$(seed $G release-signoff 0.100 experiment=1 tree=none)
+check "short runs: partial"         test "$(rc_of "$B" -C "$work/p" promote "$s")" = 0
+check "short runs: why unmeasured"  grep -qF "process-tree peak: not measured: every timed run ended before the first memory sample (one each 5 ms); give each run more work so that it lasts longer" "$work/out"
 fresh
 s=$(seed $G scheduled-profile 0.100 experiment=1)
 check "scheduled: partial"          test "$(rc_of "$B" -C "$work/p" promote --json "$s")" = 0

@@ -14,7 +14,8 @@
  *   revision=SHA|none dirty=1    provenance (a fixed full SHA by default; none blocks)
  *   computer=LABEL device=TEXT runtime=TEXT
  *   lease=0                      the lease was not held throughout (blocks)
- *   tree=BYTES gpu=BYTES swap=BYTES|none logical=BYTES   memory layers (tree 1 MiB, swap 0)
+ *   tree=BYTES|none gpu=BYTES swap=BYTES|none logical=BYTES   memory layers (tree 1 MiB,
+ *                                swap 0; tree=none: runs too short for the sampler)
  *   cache=cold|first-process     the runbook claimed cold; first-process blocks
  *   experiment=1                 also write experiments/ID/ (manifest completed,
  *                                runs.jsonl, a terminal RUNS.md row)
@@ -102,6 +103,7 @@ static int seed(int argc, char **argv)
 	const char *swap = opt(argc, argv, "swap", "0");
 	const char *gpu = opt(argc, argv, "gpu", NULL);
 	const char *logical = opt(argc, argv, "logical", NULL);
+	bool unsampled;
 	struct bg_config cfg;
 	struct bg_ctx ctx;
 	struct bg_store *st = NULL;
@@ -132,9 +134,11 @@ static int seed(int argc, char **argv)
 			strcmp(status, "ok") ? json_string(opt(argc, argv, "reason", "a run failed")) : json_null(),
 			"started_at", "2026-11-30T10:00:00.000000Z", "finished_at", "2026-11-30T10:00:05.000000Z",
 			"command", "./bin/work", "--fast", "counts", "smoke", 1, "warmup", 1, "timed", 5);
+	unsampled = strcmp(opt(argc, argv, "tree", "1048576"), "none") == 0;
 	stats = json_pack("{s:o, s:o, s:n, s:n}", "wall_ns", stat_entry(p50), "tree_peak_bytes",
-			  stat_entry(atof(opt(argc, argv, "tree", "1048576"))), "max_rss_bytes",
-			  "gpu_device_used_peak_bytes");
+			  unsampled ? json_null() : stat_entry(atof(opt(argc, argv, "tree", "1048576"))),
+			  "max_rss_bytes", "gpu_device_used_peak_bytes");
+	json_object_set_new(doc, "options", json_pack("{s:i}", "sample_interval_ms", 5));
 	json_object_set_new(stats, "gpu_process_peak_bytes", gpu ? stat_entry(atof(gpu)) : json_null());
 	json_object_set_new(doc, "statistics", stats);
 	json_object_set_new(doc, "parity", json_pack("{s:s, s:o}", "kind", strcmp(parity, "none") ? "sha256" : "none",
@@ -159,6 +163,9 @@ static int seed(int argc, char **argv)
 				      "parity", "result", parity);
 		json_object_set_new(r, "started_at", json_string("2026-11-30T10:00:01.000000Z"));
 		json_object_set_new(r, "timed_out", json_false());
+		json_object_set_new(r, "tree_samples", json_integer(unsampled ? 0 : 3));
+		if (unsampled)
+			json_object_set_new(r, "tree_peak_bytes", json_null());
 		json_object_set_new(r, "swap_delta_bytes", strcmp(swap, "none") ? json_integer(atoll(swap)) : json_null());
 		if (!atoi(opt(argc, argv, "outputs", "1")))
 			json_object_set_new(r, "outputs", json_array());
