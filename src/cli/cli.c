@@ -250,6 +250,16 @@ void bg_cli_add_shown(struct bg_strbuf *out, const char *s)
 	add_shown_n(out, s, strlen(s), false);
 }
 
+void bg_cli_end_line(struct bg_strbuf *out)
+{
+	size_t n = out->len;
+
+	while (n && out->buf[n - 1] == ' ')
+		n--;
+	bg_strbuf_setlen(out, n);
+	bg_strbuf_addch(out, '\n');
+}
+
 const char *bg_cli_shown(struct bg_strbuf *tmp, const char *s)
 {
 	bg_strbuf_reset(tmp);

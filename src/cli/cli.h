@@ -160,6 +160,9 @@ void bg_cli_release_stop(const struct bg_cli_stop *saved);
  */
 void bg_cli_add_shown(struct bg_strbuf *out, const char *s);
 const char *bg_cli_shown(struct bg_strbuf *tmp, const char *s);
+/* Ends a line of a padded table: drops the spaces at the end of out (the
+ * padding of an empty last column), then appends '\n'. */
+void bg_cli_end_line(struct bg_strbuf *out);
 /* Whether bg_cli_add_shown would change s. */
 bool bg_cli_needs_showing(const char *s);
 /* The length in bytes of the control that s starts with (1 for C0 or DEL,

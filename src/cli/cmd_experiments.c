@@ -154,7 +154,7 @@ static int list(const struct bg_config *cfg, bool as_json)
 				bg_cli_add_shown(&out, why);
 				bg_strbuf_addch(&out, ')');
 			}
-			bg_strbuf_addch(&out, '\n');
+			bg_cli_end_line(&out);
 		}
 		bg_strbuf_release(&id);
 		bg_strbuf_release(&status);

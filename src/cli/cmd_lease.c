@@ -71,7 +71,7 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 					       bg_cli_shown(&t[4], json_string_value(json_object_get(o, "started"))),
 					       strcmp(state, "stale") == 0 ? " (holder is gone; the next run replaces it)" : "");
 			}
-			bg_strbuf_addch(&out, '\n');
+			bg_cli_end_line(&out);
 		}
 		for (size_t k = 0; k < 5; k++)
 			bg_strbuf_release(&t[k]);

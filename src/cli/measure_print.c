@@ -246,7 +246,7 @@ void bg_mp_runs(struct bg_strbuf *out, const json_t *runs)
 			bg_strbuf_adds(out, k ? "," : "");
 			bg_cli_add_shown(out, json_is_string(f) ? json_string_value(f) : "?");
 		}
-		bg_strbuf_addch(out, '\n');
+		bg_cli_end_line(out);
 		bg_strbuf_release(&a);
 		bg_strbuf_release(&b);
 		bg_strbuf_release(&c);

@@ -11,6 +11,8 @@ scratch
 
 cp -R "$SRC/tests/cli/trees/mini" p
 chmod -R u+w p
+# the padded columns end at the last word: no line ends in spaces
+check "listing: no trailing spaces" bash -c '"$1" -C p experiments >listing && [ -s listing ] && ! grep -q " $" listing' _ "$B"
 check "listing with stdout unwritable: exit 4" test "$(rc_of sh -c "'$B' -C p experiments >/dev/full")" = 4
 check "JSON listing with stdout unwritable: exit 4" \
 	test "$(rc_of sh -c "'$B' -C p experiments --json >/dev/full")" = 4

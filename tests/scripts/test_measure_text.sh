@@ -19,6 +19,8 @@ check "argument: exit 0" test "$(rc_of "$B" measure -q -r 1 -w 0 --json -- /bin/
 check "argument in command" jqe '.command == ["/bin/echo", "a\\xffb", "x"]' out
 check "argument in argv" jqe '.provenance.argv[-3:] == ["/bin/echo", "a\\xffb", "x"]' out
 "$B" session "$(jq .id out)" --json >stored.json
+# the runs table ends each line at its last word (an empty flags column adds no spaces)
+check "session: no trailing spaces" bash -c '"$1" session "$2" >shown && grep -q "^  1 " shown && ! grep -q " $" shown' _ "$B" "$(jq .id out)"
 check "stored as printed" jqe --slurpfile o out '(del(.runs) == ($o[0] | del(.runs))) and .id > 0' stored.json
 
 # environment: a name and a --env value
