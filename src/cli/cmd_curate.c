@@ -69,6 +69,32 @@ static void user_name(char *buf, size_t n)
 	json_decref(valid);
 }
 
+/* What an accepted session's tier makes of it: only the tiers a baseline
+ * is made of (the store's baseline query) count. */
+static void counts_line(struct bg_strbuf *sb, struct bg_store *store, long long id)
+{
+	struct bg_ctx ctx;
+	json_t *v = NULL;
+	const char *tier;
+
+	bg_ctx_init(&ctx);
+	if (bg_store_verdict(store, id, &v, &ctx) == BG_OK &&
+	    (tier = json_string_value(json_object_get(v, "tier")))) {
+		if (strcmp(tier, "scheduled-profile") == 0 || strcmp(tier, "release-signoff") == 0) {
+			bg_strbuf_adds(sb, "it now counts in the baseline of its key\n");
+		} else {
+			bg_strbuf_adds(sb, "it does not count in a baseline even so: its tier is ");
+			bg_cli_add_shown(sb, tier);
+			bg_strbuf_adds(sb, ", and only scheduled-profile and release-signoff sessions do\n");
+		}
+	} else {
+		bg_strbuf_adds(sb, "it now counts in the baseline of its key when its tier is "
+			       "scheduled-profile or release-signoff\n");
+	}
+	json_decref(v);
+	bg_ctx_release(&ctx);
+}
+
 static int curate(struct bg_cli *cli, const struct bg_cmd *self, const char *curation)
 {
 	static const struct bg_opt opts[] = {{"why", 0, BG_OPT_VALUE, 1, false}, {0}};
@@ -98,8 +124,7 @@ static int curate(struct bg_cli *cli, const struct bg_cmd *self, const char *cur
 	} else {
 		bg_strbuf_addf(&sb, "session %lld %s by %s: %s\n", id, curation, who, why);
 		if (strcmp(curation, "accepted") == 0)
-			bg_strbuf_adds(&sb, "it now counts in the baseline of its key when its tier is "
-				       "scheduled-profile or release-signoff\n");
+			counts_line(&sb, store, id);
 		else
 			bg_strbuf_adds(&sb, "it never counts in a baseline\n");
 		rc = bg_cli_write(&sb, false);

@@ -97,6 +97,7 @@ check "accept blocked: 1"         test "$(rc_of "$B" accept "$s9" --why "looks f
 check "accept blocked: reason"    grep -q "is blocked and cannot be accepted" "$work/err"
 check "accept investigate"        test "$(rc_of env USER=ana "$B" accept "$s7" --why "new allocator, expected")" = 0
 check "accept: who and why"       grep -q "session $s7 accepted by ana: new allocator, expected" "$work/out"
+check "accept: it counts now"      grep -qx "it now counts in the baseline of its key" "$work/out"
 check "unaccepted, accepted: 0"   test "$(rc_of "$B" compare --fail-on unaccepted "$s7")" = 0
 check "compare shows curation"    test "$("$B" compare --json "$s7" | jq -r '.curation + "|" + .curated_by + "|" + .curation_why')" = "accepted|ana|new allocator, expected"
 # a reason must read back as meant: one line, printable, not blank
@@ -119,6 +120,10 @@ check "reject investigate"        test "$(rc_of env USER=bo "$B" reject "$s8" --
 check "unaccepted, rejected: 1"   test "$(rc_of "$B" compare --fail-on unaccepted "$s8")" = 1
 check "unaccepted, rejected: who" grep -qF "benchgate: session $s8 (investigate) was rejected by bo: run the gate again" "$work/err"
 check "unaccepted, block: 1"      test "$(rc_of "$B" compare --fail-on unaccepted "$s9")" = 1
+# a session of a tier no baseline is made of: accepted, and told it does not count
+sd=$(seed io.cpu.ci.bin4 diagnostic 0.300)
+check "accept diagnostic"         test "$(rc_of "$B" accept "$sd" --why "a probe")" = 0
+check "accept diagnostic: no count" grep -qx "it does not count in a baseline even so: its tier is diagnostic, and only scheduled-profile and release-signoff sessions do" "$work/out"
 s11=$(seed $G scheduled-profile 0.100)
 check "accepted joins baseline"   test "$("$B" compare --json "$s11" | jq -c '.baseline[:2]')" = "[$s7,$s6]"
 check "rejected never does"       test "$("$B" compare --json "$s11" | jq "[.baseline[] | select(. == $s8 or . == $s9)] | length")" = 0
