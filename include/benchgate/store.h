@@ -163,6 +163,10 @@ int bg_store_history(struct bg_store *st, const char *gate_id, const char *key_i
 /* bg_store_history one summary at a time (as bg_store_each_session). */
 int bg_store_each_history(struct bg_store *st, const char *gate_id, const char *key_id, bg_store_row_fn fn,
 			  void *data, struct bg_ctx *ctx);
+/* bg_store_each_history of the last `last` sessions only (every one when
+ * last <= 0), still oldest first; the older ones are not read. */
+int bg_store_each_history_last(struct bg_store *st, const char *gate_id, const char *key_id, long last,
+			       bg_store_row_fn fn, void *data, struct bg_ctx *ctx);
 /*
  * The key ids stored (as bg_store_history gives them: text only) that
  * begin with prefix, each once, in the order of their first session, at

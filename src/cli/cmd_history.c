@@ -18,21 +18,32 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { O_KEY, O_JSON };
+enum { O_KEY, O_LAST, O_JSON };
 
 struct history_args {
 	const char *key;
+	long last; /* 0: every session */
 	bool json;
+	char msg[128];
 };
 
 static const char *on_opt(int id, const char *v, void *data)
 {
 	struct history_args *a = data;
+	long long n;
 
-	if (id == O_JSON)
+	if (id == O_JSON) {
 		a->json = true;
-	else
+	} else if (id == O_LAST) {
+		/* as sessions --last: one beyond 64 bits lists every session */
+		if (!bg_cli_parse_int_clamped(v, &n) || n < 1) {
+			snprintf(a->msg, sizeof(a->msg), "--last must be a positive integer, not '%.60s'", v);
+			return a->msg;
+		}
+		a->last = (long)n;
+	} else {
 		a->key = v;
+	}
 	return NULL;
 }
 
@@ -101,10 +112,11 @@ static int run_history(struct bg_cli *cli, const struct bg_cmd *self)
 {
 	static const struct bg_opt opts[] = {
 		{"key", 0, BG_OPT_VALUE, O_KEY, false},
+		{"last", 0, BG_OPT_VALUE, O_LAST, false},
 		{"json", 0, BG_OPT_FLAG, O_JSON, false},
 		{0},
 	};
-	struct history_args a = {NULL, false};
+	struct history_args a = {NULL, 0, false, ""};
 	struct bg_parsed parsed;
 	struct bg_config cfg;
 	struct bg_store *store = NULL;
@@ -136,7 +148,8 @@ static int run_history(struct bg_cli *cli, const struct bg_cmd *self)
 		rc = resolve_key(store, a.key, &full_key, &ctx);
 	/* printed into sb as the rows come; nothing of it is shown on an error */
 	if (rc == BG_OK && store && (!a.key || strlen(a.key) == 64 || full_key))
-		rc = bg_store_each_history(store, gate, full_key ? full_key : a.key, bg_cli_rows_add, &walk, &ctx);
+		rc = bg_store_each_history_last(store, gate, full_key ? full_key : a.key, a.last, bg_cli_rows_add,
+						&walk, &ctx);
 	if (rc) {
 		bg_cli_fail(rc, bg_ctx_message(&ctx));
 		goto out;
@@ -166,10 +179,11 @@ out:
 const struct bg_cmd bg_cmd_history = {
 	"history",
 	"list the sessions of a gate or a comparison key with their decisions",
-	"benchgate history GATE [--json]\n"
-	"       benchgate history --key ID [--json]",
+	"benchgate history GATE [--last N] [--json]\n"
+	"       benchgate history --key ID [--last N] [--json]",
 	"  --key ID   the sessions of one comparison key (see 'benchgate key SESSION'); its\n"
 	"             first digits are enough when no other stored key begins with them\n"
+	"  --last N   only the last N sessions (still oldest first)\n"
 	"  --json     print a JSON array of session summaries\n",
 	run_history,
 };

@@ -967,20 +967,29 @@ fail:
 	return rc;
 }
 
-static int history(struct bg_store *base, const char *gate_id, const char *key_id, bg_store_row_fn fn,
+static int history(struct bg_store *base, const char *gate_id, const char *key_id, long last, bg_store_row_fn fn,
 		   void *data, struct bg_ctx *ctx)
 {
 	struct sqlite_store *s = (struct sqlite_store *)base;
 	sqlite3_stmt *st;
-	const char *sql =
-		gate_id ? "SELECT " VERDICT_COLUMNS " FROM sessions WHERE gate_id = ? ORDER BY id"
-		: key_id ? "SELECT " VERDICT_COLUMNS " FROM sessions WHERE key_id = ? ORDER BY id"
-			 : "SELECT " VERDICT_COLUMNS " FROM sessions WHERE key_id IS NOT NULL ORDER BY id";
+	const char *where = gate_id ? "gate_id = ?1" : key_id ? "key_id = ?1" : "key_id IS NOT NULL";
+	struct bg_strbuf sql = BG_STRBUF_INIT;
+	int rc;
 
-	if (sym_sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+	/* the last ones: the newest taken through the index, then put back in order */
+	if (last > 0)
+		bg_strbuf_addf(&sql, "SELECT * FROM (SELECT " VERDICT_COLUMNS " FROM sessions WHERE %s"
+				     " ORDER BY id DESC LIMIT ?2) ORDER BY id", where);
+	else
+		bg_strbuf_addf(&sql, "SELECT " VERDICT_COLUMNS " FROM sessions WHERE %s ORDER BY id", where);
+	rc = sym_sqlite3_prepare_v2(s->db, sql.buf, -1, &st, NULL);
+	bg_strbuf_release(&sql);
+	if (rc != SQLITE_OK)
 		return db_error(s, ctx, "cannot read the history");
 	if (gate_id || key_id)
 		sym_sqlite3_bind_text(st, 1, gate_id ? gate_id : key_id, -1, SQLITE_TRANSIENT);
+	if (last > 0)
+		sym_sqlite3_bind_int64(st, 2, last);
 	return each_row(s, st, "cannot read the history", fn, data, ctx);
 }
 

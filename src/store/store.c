@@ -170,7 +170,13 @@ int bg_store_curate(struct bg_store *st, long long id, const char *curation, con
 int bg_store_each_history(struct bg_store *st, const char *gate_id, const char *key_id, bg_store_row_fn fn,
 			  void *data, struct bg_ctx *ctx)
 {
-	return st->ops->history(st, gate_id, key_id, fn, data, ctx);
+	return st->ops->history(st, gate_id, key_id, 0, fn, data, ctx);
+}
+
+int bg_store_each_history_last(struct bg_store *st, const char *gate_id, const char *key_id, long last,
+			       bg_store_row_fn fn, void *data, struct bg_ctx *ctx)
+{
+	return st->ops->history(st, gate_id, key_id, last, fn, data, ctx);
 }
 
 int bg_store_history(struct bg_store *st, const char *gate_id, const char *key_id, json_t **out,

@@ -22,7 +22,7 @@ struct bg_store_ops {
 			json_t **out, struct bg_ctx *ctx);
 	int (*curate)(struct bg_store *st, long long id, const char *curation, const char *why,
 		      const char *who, struct bg_ctx *ctx);
-	int (*history)(struct bg_store *st, const char *gate_id, const char *key_id, bg_store_row_fn fn,
+	int (*history)(struct bg_store *st, const char *gate_id, const char *key_id, long last, bg_store_row_fn fn,
 		       void *data, struct bg_ctx *ctx);
 	int (*keys_with_prefix)(struct bg_store *st, const char *prefix, json_t **out, struct bg_ctx *ctx);
 	int (*each_key)(struct bg_store *st, bg_store_row_fn fn, void *data, struct bg_ctx *ctx);

@@ -153,6 +153,9 @@ check "history: curation shown"   grep -q "accepted by ana" "$work/out"
 K=$("$B" key --json "$s6" | jq -r .key_id)
 check "history --key"             test "$("$B" history --key "$K" --json | jq length)" = 11
 check "history --key, 8 digits"   test "$("$B" history --key "${K:0:8}" --json | jq length)" = 11
+check "history --last 3"          test "$("$B" history --key "$K" --last 3 --json | jq -c 'map(.id)')" = "$("$B" history --key "$K" --json | jq -c '.[-3:] | map(.id)')"
+check "history GATE --last 1"     test "$("$B" history $G --last 1 --json | jq -c 'map(.id)')" = "$("$B" history $G --json | jq -c '.[-1:] | map(.id)')"
+check "history --last: table"     test "$("$B" history $G --last 2 | wc -l)" = 3
 check "history --key, 8 digits: one key" test "$("$B" history --key "${K:0:8}" --json | jq -r '[.[].key_id] | unique | .[]')" = "$K"
 check "history --key, not hex: 2" test "$(rc_of "$B" history --key "KEY-1")" = 2
 check "history --key, 3 digits: 2" test "$(rc_of "$B" history --key "${K:0:3}")" = 2

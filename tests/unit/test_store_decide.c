@@ -446,6 +446,31 @@ static void test_history_and_last(void **state)
 	assert_int_equal(bg_store_each_history(st, NULL, "KX", walk_row, &w, &ctx), BG_ECHECK);
 	assert_int_equal(w.n, 2);
 	assert_non_null(strstr(bg_ctx_message(&ctx), "stopped at "));
+	/* the last N of a gate, of a key, of every keyed session: oldest first */
+	{
+		json_t *last = json_array();
+
+		assert_int_equal(bg_store_each_history_last(st, "gate.x", NULL, 1, bg_store_append_row, last, &ctx),
+				 BG_OK);
+		assert_int_equal(json_array_size(last), 1);
+		assert_int_equal(id_at(last, 0), c);
+		json_array_clear(last);
+		assert_int_equal(bg_store_each_history_last(st, NULL, "KX", 5, bg_store_append_row, last, &ctx),
+				 BG_OK);
+		assert_int_equal(json_array_size(last), 2); /* more than there are: all of them */
+		assert_int_equal(id_at(last, 0), a);
+		assert_int_equal(id_at(last, 1), b);
+		json_array_clear(last);
+		assert_int_equal(bg_store_each_history_last(st, NULL, NULL, 1, bg_store_append_row, last, &ctx),
+				 BG_OK);
+		assert_int_equal(json_array_size(last), 1);
+		assert_int_equal(id_at(last, 0), b); /* the newest keyed one (c has no key) */
+		json_array_clear(last);
+		assert_int_equal(bg_store_each_history_last(st, "gate.x", NULL, 0, bg_store_append_row, last, &ctx),
+				 BG_OK);
+		assert_int_equal(json_array_size(last), 2); /* 0: every one */
+		json_decref(last);
+	}
 	w = (struct walk){0, 0, 0};
 	assert_int_equal(bg_store_each_session(st, 2, walk_row, &w, &ctx), BG_OK);
 	assert_int_equal(w.n, 2); /* the last two, oldest first */
