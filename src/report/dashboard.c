@@ -314,9 +314,10 @@ static const char css[] =
 	"th,td{border:1px solid #d0d7de;padding:.25rem .45rem;text-align:left;vertical-align:top}\n"
 	/* a long id, label or start time breaks inside itself rather than widen the page */
 	"td,h3,p{overflow-wrap:anywhere}\n"
-	/* ... but a decision ("investigate", "no-baseline") has room to stay one word */
-	"td.dec{min-width:11ch}\n"
-	"th{background:#f6f8fa}td.n{text-align:right;font-variant-numeric:tabular-nums}\n"
+	/* ... but a word of benchgate's own (a decision such as "investigate", a
+	 * tier such as "scheduled-profile") breaks at most at its hyphen */
+	"td.w{min-width:11ch}td.t{white-space:nowrap}\n"
+	"th{background:#f6f8fa}td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}\n"
 	".state{white-space:nowrap;font-weight:600}.measured{color:#1a7f37}.partial,.blocked{color:#bf8700}\n"
 	".refuted{color:#cf222e}.pending,.unsupported,.superseded{color:#57606a}\n"
 	".key{border:1px solid #d0d7de;border-radius:6px;padding:.6rem;margin:1rem 0;break-inside:avoid}\n"
@@ -334,6 +335,26 @@ static void cell_text(struct bg_strbuf *out, const char *s)
 	bg_strbuf_adds(out, "<td>");
 	bg_report_escape(out, s && *s ? s : "n/a");
 	bg_strbuf_adds(out, "</td>");
+}
+
+/* A start time: "2026-11-30T10:00:00.123456Z" shown to the second as
+ * "2026-11-30 10:00:00" (UTC, as the column says), the whole of it in the
+ * cell's title; any other text (a store changed outside benchgate) as it is. */
+static void cell_time(struct bg_strbuf *out, const char *s)
+{
+	static const char shape[] = "dddd-dd-ddTdd:dd:dd";
+	size_t i = 0;
+
+	for (; s && shape[i]; i++)
+		if (shape[i] == 'd' ? !(s[i] >= '0' && s[i] <= '9') : s[i] != shape[i])
+			break;
+	if (shape[i]) {
+		cell_text(out, s);
+		return;
+	}
+	bg_strbuf_adds(out, "<td class=\"t\" title=\"");
+	bg_report_escape(out, s);
+	bg_strbuf_addf(out, "\">%.10s %.8s</td>", s, s + 11);
 }
 
 /* A table cell holding a duration (nanoseconds) or a size (bytes). */
@@ -481,7 +502,7 @@ static void key_section(struct bg_strbuf *out, const json_t *x, const json_t *en
 		bg_strbuf_adds(out, "<th>Computer</th>");
 	if (timing == TIMING_MIXED)
 		bg_strbuf_adds(out, "<th>Timing</th>");
-	bg_strbuf_adds(out, "<th>Started</th><th>Tier</th><th>p50</th>"
+	bg_strbuf_adds(out, "<th>Started (UTC)</th><th>Tier</th><th>p50</th>"
 			    "<th>p95</th><th>Max</th><th>Tree peak</th><th>Parity</th><th>Decision</th>"
 			    "<th>Curation</th><th>Counts</th></tr>\n");
 	json_array_foreach(ss, k, s) {
@@ -496,14 +517,16 @@ static void key_section(struct bg_strbuf *out, const json_t *x, const json_t *en
 			cell_text(out, str(s, "computer"));
 		if (timing == TIMING_MIXED)
 			cell_text(out, str(s, "timing"));
-		cell_text(out, str(s, "started"));
-		cell_text(out, str(s, "tier"));
+		cell_time(out, str(s, "started"));
+		bg_strbuf_adds(out, "<td class=\"w\">");
+		bg_report_escape(out, str(s, "tier") && *str(s, "tier") ? str(s, "tier") : "n/a");
+		bg_strbuf_adds(out, "</td>");
 		cell_figure(out, true, s, "p50");
 		cell_figure(out, true, s, "p95");
 		cell_figure(out, true, s, "max");
 		cell_figure(out, false, s, "tree_peak");
 		cell_text(out, str(s, "parity"));
-		bg_strbuf_addf(out, "<td class=\"dec\" style=\"color:%s\">", decision_colour(str(s, "decision")));
+		bg_strbuf_addf(out, "<td class=\"w\" style=\"color:%s\">", decision_colour(str(s, "decision")));
 		bg_report_escape(out, str(s, "decision"));
 		bg_strbuf_adds(out, "</td>");
 		cell_text(out, str(s, "curation"));
@@ -535,7 +558,7 @@ static void key_line(struct bg_strbuf *out, const json_t *x)
 		       (long long)json_integer_value(json_object_get(x, "total")),
 		       (long long)json_integer_value(json_object_get(last, "id")));
 	cell_figure(out, true, last, "p50");
-	bg_strbuf_addf(out, "<td class=\"dec\" style=\"color:%s\">", decision_colour(str(last, "decision")));
+	bg_strbuf_addf(out, "<td class=\"w\" style=\"color:%s\">", decision_colour(str(last, "decision")));
 	bg_report_escape(out, str(last, "decision"));
 	bg_strbuf_adds(out, counts(last) ? "</td><td>yes</td></tr>\n" : "</td><td>no: ");
 	if (!counts(last)) {

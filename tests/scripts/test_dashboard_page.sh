@@ -64,7 +64,7 @@ fresh
 "$SEED" sql p "UPDATE sessions SET started_at = CAST(X'41ff42' AS TEXT), tier = CAST(X'7469ff' AS TEXT) WHERE id = 2"
 check "not UTF-8: exit 0" test "$(rc_of "$B" -C p dashboard)" = 0
 check "not UTF-8: the session on the page, its texts as \\xNN" \
-	grep -qF '<td class="n">2</td><td>A\xffB</td><td>ti\xff</td>' "$page"
+	grep -qF '<td class="n">2</td><td>A\xffB</td><td class="w">ti\xff</td>' "$page"
 check "not UTF-8: history shows the same" bash -c "'$B' -C p history $G | grep -qE '^2 +A.xffB +ti.xff '"
 check "not UTF-8: history --json keeps the member" \
 	test "$("$B" -C p history $G --json | jq -r '.[1].started_at')" = 'A\xffB'
@@ -77,7 +77,7 @@ check "a key id that is not text: the session named" grep -qF "benchgate: sessio
 check "a key id not UTF-8: exit 0" test "$(rc_of "$B" -C p dashboard)" = 0
 check "a key id not UTF-8: shown" grep -qF '<p class="muted">key <code>k\xff1</code>' "$page"
 check "a key id not UTF-8: one key, both its sessions" \
-	test "$(grep -c '<section class="key">' "$page") $(grep -cE '<tr( class="out")?><td class="n">[12]</td><td>' "$page")" = "1 2"
+	test "$(grep -c '<section class="key">' "$page") $(grep -cE '<tr( class="out")?><td class="n">[12]</td><td[ >]' "$page")" = "1 2"
 
 # which sessions count: a parity failure (blocked), an investigate pending
 # review and a pr-smoke session do not; a runbook without parity does. The
@@ -129,7 +129,7 @@ check "mixed key: says what the key does not tell apart" \
 check "mixed key: not titled wall time" bash -c "! grep -q 'Wall time: p50' '$page'"
 check "mixed key: the plot title says mixed" grep -qF "Time (mixed: wall and reported): p50 with p95 and maximum" "$page"
 check "mixed key: Gate, Computer and Timing columns" \
-	grep -qF "<tr><th>Session</th><th>Gate</th><th>Computer</th><th>Timing</th><th>Started</th>" "$page"
+	grep -qF "<tr><th>Session</th><th>Gate</th><th>Computer</th><th>Timing</th><th>Started (UTC)</th>" "$page"
 check "mixed key: each row its own gate and timing" \
 	grep -qF '<td class="n">2</td><td><code>bin.simd.ci.bin1.parity</code></td><td>CI runner</td><td>reported</td>' "$page"
 # one gate, one computer, all reported: titled so, no extra columns
@@ -138,7 +138,7 @@ check "mixed key: each row its own gate and timing" \
 "$B" -C p dashboard >/dev/null
 check "all reported: titled so" grep -qF "Reported time: p50 with p95 and maximum" "$page"
 check "all reported: the gate in the heading" grep -qF "<h3><code>$G</code></h3>" "$page"
-check "all reported: no Gate column" grep -qF "<tr><th>Session</th><th>Started</th>" "$page"
+check "all reported: no Gate column" grep -qF "<tr><th>Session</th><th>Started (UTC)</th>" "$page"
 
 # the page is bounded: a key shows its most recent 100 sessions (it showed
 # all 28,672 of a store, 22 MB), says how many it has and where the rest are;
@@ -155,7 +155,7 @@ K=$("$B" -C p key 1 --json | jq -r .key_id)
 "$B" -C p dashboard >/dev/null
 check "224 sessions: the most recent 100 shown, and where the rest are" \
 	grep -qF "The most recent 100 of its 224 sessions are shown; older sessions: <code>benchgate history --key $K</code>" "$page"
-check "224 sessions: 100 rows" test "$(grep -c '<tr[^>]*><td class="n">[0-9]*</td><td>2026' "$page")" = 100
+check "224 sessions: 100 rows" test "$(grep -c '<tr[^>]*><td class="n">[0-9]*</td><td class="t" title="2026' "$page")" = 100
 check "224 sessions: from session 125" grep -qF '<td class="n">125</td>' "$page"
 check "224 sessions: not session 124" bash -c "! grep -qF '<td class=\"n\">124</td>' '$page'"
 check "224 sessions: 100 plotted" grep -qF "session (oldest to newest, 100)" "$page"

@@ -28,7 +28,7 @@ static const char model_json[] =
 	"            \"sessions\": ["
 	"   {\"id\": 1, \"started\": \"t1\", \"tier\": \"scheduled-profile\", \"p50\": 10000000, \"p95\": 12000000, \"max\": 13000000, \"tree_peak\": 1048576, \"gpu_peak\": null, \"decision\": \"no-baseline\", \"curation\": null},"
 	"   {\"id\": 2, \"started\": \"t2\", \"tier\": \"scheduled-profile\", \"p50\": null, \"p95\": null, \"max\": null, \"tree_peak\": null, \"gpu_peak\": null, \"decision\": \"block\", \"curation\": \"rejected\"},"
-	"   {\"id\": 3, \"started\": \"t3\", \"tier\": \"release-signoff\", \"p50\": 10100000, \"p95\": 11100000, \"max\": 20000000, \"tree_peak\": 2097152, \"gpu_peak\": null, \"decision\": \"pass\", \"curation\": \"accepted\"},"
+	"   {\"id\": 3, \"started\": \"2026-11-30T10:00:05.123456Z\", \"tier\": \"release-signoff\", \"p50\": 10100000, \"p95\": 11100000, \"max\": 20000000, \"tree_peak\": 2097152, \"gpu_peak\": null, \"decision\": \"pass\", \"curation\": \"accepted\"},"
 	"   {\"id\": 4, \"started\": \"t4\", \"tier\": \"scheduled-profile\", \"p50\": 250000, \"p95\": 812400, \"max\": 999, \"tree_peak\": 1000, \"gpu_peak\": null, \"decision\": \"investigate\", \"curation\": \"pending\"}]},"
 	"   {\"id\": \"def\", \"gates\": [\"g.2\"], \"computers\": [\"box\"], \"timings\": [], \"envelope\": null, \"sessions\": []}]}";
 
@@ -61,9 +61,13 @@ static void test_page(void **state)
 	assert_non_null(strstr(out.buf, "<svg class=\"plot\""));
 	assert_non_null(strstr(out.buf, "class=\"band\""));        /* the envelope band */
 	assert_non_null(strstr(out.buf, "color:#cf222e")); /* the blocked session's decision cell */
-	/* a decision cell has room for "investigate" as one word */
-	assert_non_null(strstr(out.buf, "td.dec{min-width:11ch}"));
-	assert_non_null(strstr(out.buf, "<td class=\"dec\" style=\"color:#cf222e\">"));
+	/* a start time to the second, the whole of it in the title; other text as it is */
+	assert_non_null(strstr(out.buf, "<td class=\"t\" title=\"2026-11-30T10:00:05.123456Z\">2026-11-30 10:00:05</td>"));
+	assert_non_null(strstr(out.buf, "<td>t1</td>"));
+	/* a decision or tier cell has room for "investigate" as one word */
+	assert_non_null(strstr(out.buf, "td.w{min-width:11ch}"));
+	assert_non_null(strstr(out.buf, "<td class=\"w\" style=\"color:#cf222e\">"));
+	assert_non_null(strstr(out.buf, "<td class=\"w\">release-signoff</td>"));
 	assert_non_null(strstr(out.buf, "fill=\"#1a7f37\""));      /* a pass marker */
 	/* a plot with nothing to draw is left out: the key without sessions has none */
 	assert_null(strstr(out.buf, "n/a: nothing measured"));
@@ -179,7 +183,7 @@ static void test_mixed_key(void **state)
 					"timed the same way; the table says which is which."));
 	assert_non_null(strstr(out.buf, "Time (mixed: wall and reported)"));
 	assert_null(strstr(out.buf, "Wall time"));
-	assert_non_null(strstr(out.buf, "<tr><th>Session</th><th>Gate</th><th>Timing</th><th>Started</th>"));
+	assert_non_null(strstr(out.buf, "<tr><th>Session</th><th>Gate</th><th>Timing</th><th>Started (UTC)</th>"));
 	assert_non_null(strstr(out.buf, "<td class=\"n\">2</td><td><code>b</code></td><td>reported</td>"));
 	bg_strbuf_release(&out);
 }
