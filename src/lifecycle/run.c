@@ -180,7 +180,17 @@ void bg_run_detect_computer(const struct bg_config *cfg, const json_t *prov, con
 		case BG_RULE_MACHINE_IN:
 			if (strcmp(u.sysname, "Linux") == 0 && machine_listed(r->pattern, u.machine)) {
 				*label = r->computer;
-				bg_strbuf_addf(why, "%s on %s is one of '%s'", u.sysname, u.machine, r->pattern);
+				/* the words are kept as " a b ": shown as "a, b" */
+				bg_strbuf_addf(why, "%s on %s, one of the rule's machine_in:", u.sysname, u.machine);
+				for (const char *w = r->pattern; *w;) {
+					size_t n;
+					while (*w == ' ')
+						w++;
+					if (!(n = strcspn(w, " ")))
+						break;
+					bg_strbuf_addf(why, "%s %.*s", why->buf[why->len - 1] == ':' ? "" : ",", (int)n, w);
+					w += n;
+				}
 			}
 			break;
 		}

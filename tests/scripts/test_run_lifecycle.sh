@@ -38,6 +38,7 @@ expect_rc 3 "missing environment" run life.env
 mentions "missing environment" "required environment variable 'LIFECYCLE_TEST_NEEDED' is not set"
 expect_rc 3 "other computer" run life.other
 mentions "other computer" "gate 'life.other' is for 'Some other box'"
+mentions "other computer: why this machine is the one it is" "(Linux on $(uname -m), one of the rule's machine_in: x86_64, aarch64, riscv64, ppc64le, s390x, armv7l, i686)"
 expect_rc 3 "unsupported" run life.unsupported
 mentions "unsupported" "not on this platform"
 expect_rc 3 "no question" run life.noq
