@@ -51,7 +51,7 @@ check "dashboard: exit 0"         test "$(rc_of "$B" dashboard --output site)" =
 page=site/index.html
 check "dashboard: no raw byte"    no_raw $page
 check "dashboard: start shown"    grep -qF '<td>x\x1b[31mred\x0aline</td>' $page
-check "dashboard: tier shown"     grep -qF '<td>sch\x1bed</td>' $page
+check "dashboard: tier shown"     grep -qF '<td class="w">sch\x1bed</td>' $page
 check "dashboard: curation shown" grep -qF '<td>pend\xc2\x9bx</td>' $page
 check "dashboard: why shown"      grep -qF '<td>no: status o\x07k</td>' $page
 check "dashboard: page is UTF-8"  iconv -f UTF-8 -t UTF-8 $page -o /dev/null
