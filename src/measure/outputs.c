@@ -4,6 +4,7 @@
  * checked for parity (sha256, allclose against a .npy reference, or a
  * command). See measure/internal.h and docs/measure.md.
  */
+#include "benchgate/fsutil.h"
 #include "benchgate/json.h"
 #include "benchgate/measure.h"
 #include "benchgate/sha256.h"
@@ -82,7 +83,14 @@ json_t *bg_outputs_hash(const char *const *patterns, size_t npatterns, const str
 			if (!e.len && bg_stale_unwritten(stale, g.gl_pathv[k]))
 				bg_strbuf_addf(&e, "output '%s' was not written by the run: it is the file that was there before (stale)",
 					       g.gl_pathv[k]);
-			if (bg_sha256_file(g.gl_pathv[k], NULL, one->hex, &ctx) == BG_OK) {
+			if (bg_is_dir(g.gl_pathv[k])) {
+				/* a folder matched: the files in it were surely meant */
+				one->hex[0] = '\0';
+				json_object_set_new(f, "sha256", json_null());
+				if (!e.len)
+					bg_strbuf_addf(&e, "output '%s' is a folder, not a file: name the files a run "
+						       "writes (those in it: '%s/*')", g.gl_pathv[k], g.gl_pathv[k]);
+			} else if (bg_sha256_file(g.gl_pathv[k], NULL, one->hex, &ctx) == BG_OK) {
 				json_object_set_new(f, "sha256", json_string(one->hex));
 			} else {
 				one->hex[0] = '\0';

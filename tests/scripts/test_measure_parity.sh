@@ -179,6 +179,10 @@ check "output a device: blocked" test "$(rc_of timeout -k 5 30 "${M[@]}" --outpu
 check "output a device: reason" jqe '.reason == "smoke run 1: zero.out: cannot read: it is not a regular file"' out
 check "output a FIFO: blocked" test "$(rc_of timeout -k 5 30 "${M[@]}" --output fifo.out -- true)" = 1
 check "output a FIFO: reason" jqe '.reason == "smoke run 1: fifo.out: cannot read: it is not a regular file"' out
+# a folder: the files in it were surely meant, and the reason says how to name them
+mkdir -p outdir
+check "output a folder: blocked" test "$(rc_of "${M[@]}" --output outdir -- true)" = 1
+check "output a folder: reason" jqe '.reason == "smoke run 1: output '"'outdir'"' is a folder, not a file: name the files a run writes (those in it: '"'outdir/*'"')"' out
 rm -f zero.out fifo.out
 
 [ "$fails" = 0 ] || { echo "$fails failed"; exit 1; }
