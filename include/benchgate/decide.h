@@ -25,6 +25,7 @@
 #include <stddef.h>
 
 #include "benchgate/status.h"
+#include "benchgate/strbuf.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -72,6 +73,11 @@ void bg_decide_opts_init(struct bg_decide_opts *o);
 /* The metrics a decision looks at, in order. */
 enum { BG_METRIC_P50, BG_METRIC_P95, BG_METRIC_MAX, BG_METRIC_TREE_PEAK, BG_METRIC_GPU_PEAK, BG_NMETRICS };
 extern const char *const bg_metric_names[BG_NMETRICS];
+/* Appends v, a value of the metric named metric, as every verb writes it
+ * (benchgate/format.h): seconds for "wall_*" ("150.00 ms"), bytes for
+ * "*_bytes" ("1.100 MiB"), a name benchgate does not know as Python's
+ * repr of the number (no unit assumed); "inf" and "-inf" as such. */
+void bg_decide_metric_text(struct bg_strbuf *out, const char *metric, double v);
 
 /* What a decision needs to know about one session; NAN for a metric not measured. */
 struct bg_session_facts {

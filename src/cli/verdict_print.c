@@ -4,8 +4,7 @@
  */
 #include "cli/verdict_print.h"
 #include "cli/measure_print.h"
-#include "benchgate/format.h"
-#include "benchgate/json.h"
+#include "benchgate/decide.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -57,19 +56,11 @@ int bg_vp_parse_session(struct bg_cli *cli, const struct bg_cmd *self, const str
 
 void bg_vp_metric_value(struct bg_strbuf *out, const char *metric, const json_t *v)
 {
-	if (strncmp(metric, "wall_", 5) == 0) {
-		json_t *ns = json_is_number(v) ? json_real(json_number_value(v) * 1e9) : NULL;
-
-		bg_format_duration(out, ns);
-		json_decref(ns);
-	} else if (strlen(metric) > 6 && strcmp(metric + strlen(metric) - 6, "_bytes") == 0) {
-		bg_format_bytes(out, v);
-	} else if (json_is_number(v)) {
-		/* a name benchgate does not know (a store changed outside it): no unit assumed */
-		bg_py_float_repr(out, json_number_value(v));
-	} else {
+	/* a name benchgate does not know (a store changed outside it): no unit assumed */
+	if (json_is_number(v))
+		bg_decide_metric_text(out, metric, json_number_value(v));
+	else
 		bg_strbuf_adds(out, "n/a");
-	}
 }
 
 void bg_vp_curation(struct bg_strbuf *out, const json_t *v)

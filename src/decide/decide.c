@@ -21,24 +21,30 @@ const char *const bg_metric_names[BG_NMETRICS] = {
 	"wall_p50", "wall_p95", "wall_max", "tree_peak_bytes", "accelerator_peak_bytes",
 };
 
-/* Appends v, a value of metric m (seconds for wall_*, else bytes), as
- * compare's table and every other verb write it ("150.00 ms", "1.100 MiB"). */
-static void metric_text(struct bg_strbuf *out, int m, double v)
+void bg_decide_metric_text(struct bg_strbuf *out, const char *metric, double v)
 {
+	size_t n = strlen(metric);
 	json_t *j;
 
 	if (isinf(v)) {
 		bg_strbuf_adds(out, v > 0 ? "inf" : "-inf");
-		return;
-	}
-	if (strncmp(bg_metric_names[m], "wall_", 5) == 0) {
+	} else if (strncmp(metric, "wall_", 5) == 0) {
 		j = json_real(v * 1e9);
 		bg_format_duration(out, j);
-	} else {
+		json_decref(j);
+	} else if (n > 6 && strcmp(metric + n - 6, "_bytes") == 0) {
 		j = json_real(v);
 		bg_format_bytes(out, j);
+		json_decref(j);
+	} else {
+		bg_py_float_repr(out, v);
 	}
-	json_decref(j);
+}
+
+/* bg_decide_metric_text of metric m, for the reasons: in the units compare's table shows. */
+static void metric_text(struct bg_strbuf *out, int m, double v)
+{
+	bg_decide_metric_text(out, bg_metric_names[m], v);
 }
 
 const char *bg_decision_name(enum bg_decision d)
