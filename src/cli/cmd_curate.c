@@ -69,24 +69,23 @@ static void user_name(char *buf, size_t n)
 	json_decref(valid);
 }
 
-/* What an accepted session's tier makes of it: only the tiers a baseline
- * is made of (the store's baseline query) count. */
+/* What the verdict makes of an accepted session, by the baseline's own
+ * rule (bg_store_not_in_baseline): it counts, or its tier keeps it out. */
 static void counts_line(struct bg_strbuf *sb, struct bg_store *store, long long id)
 {
 	struct bg_ctx ctx;
 	json_t *v = NULL;
-	const char *tier;
+	const char *why = "unread";
 
 	bg_ctx_init(&ctx);
-	if (bg_store_verdict(store, id, &v, &ctx) == BG_OK &&
-	    (tier = json_string_value(json_object_get(v, "tier")))) {
-		if (strcmp(tier, "scheduled-profile") == 0 || strcmp(tier, "release-signoff") == 0) {
-			bg_strbuf_adds(sb, "it now counts in the baseline of its key\n");
-		} else {
-			bg_strbuf_adds(sb, "it does not count in a baseline even so: its tier is ");
-			bg_cli_add_shown(sb, tier);
-			bg_strbuf_adds(sb, ", and only scheduled-profile and release-signoff sessions do\n");
-		}
+	if (bg_store_verdict(store, id, &v, &ctx) == BG_OK)
+		why = bg_store_not_in_baseline(v);
+	if (!why) {
+		bg_strbuf_adds(sb, "it now counts in the baseline of its key\n");
+	} else if (strcmp(why, "tier") == 0) {
+		bg_strbuf_adds(sb, "it does not count in a baseline even so: its tier is ");
+		bg_cli_add_shown(sb, json_string_value(json_object_get(v, "tier")));
+		bg_strbuf_adds(sb, ", and only scheduled-profile and release-signoff sessions do\n");
 	} else {
 		bg_strbuf_adds(sb, "it now counts in the baseline of its key when its tier is "
 			       "scheduled-profile or release-signoff\n");
