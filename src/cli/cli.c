@@ -345,6 +345,18 @@ bool bg_cli_parse_int_clamped(const char *s, long long *out)
 	return parse_int(s, true, out);
 }
 
+const char *bg_cli_last_arg(const char *v, long *last, char *msg, size_t size)
+{
+	long long n;
+
+	if (!bg_cli_parse_int_clamped(v, &n) || n < 1) {
+		snprintf(msg, size, "--last must be a positive integer, not '%s'", v);
+		return msg;
+	}
+	*last = (long)n;
+	return NULL;
+}
+
 static const struct bg_opt *find_long(const struct bg_opt *opts, const char *name, size_t len,
 				      const char **err)
 {

@@ -179,6 +179,10 @@ bool bg_cli_parse_int(const char *s, long long *out);
 /* The same, but a value beyond 64 bits, which Python takes as it is, is
  * clamped to LLONG_MIN or LLONG_MAX (for a count only compared, as next's --limit). */
 bool bg_cli_parse_int_clamped(const char *s, long long *out);
+/* The value of --last N (sessions, history): a positive integer, one beyond
+ * 64 bits being every session, into *last; NULL, or the usage message,
+ * written into msg[size]. */
+const char *bg_cli_last_arg(const char *v, long *last, char *msg, size_t size);
 
 /*
  * Appends to out " (did you mean NAMES?)", NAMES the names that word[0..len)

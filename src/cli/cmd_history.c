@@ -14,7 +14,6 @@
 #include "benchgate/format.h"
 #include "benchgate/json.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,20 +29,13 @@ struct history_args {
 static const char *on_opt(int id, const char *v, void *data)
 {
 	struct history_args *a = data;
-	long long n;
 
-	if (id == O_JSON) {
+	if (id == O_LAST)
+		return bg_cli_last_arg(v, &a->last, a->msg, sizeof(a->msg));
+	if (id == O_JSON)
 		a->json = true;
-	} else if (id == O_LAST) {
-		/* as sessions --last: one beyond 64 bits lists every session */
-		if (!bg_cli_parse_int_clamped(v, &n) || n < 1) {
-			snprintf(a->msg, sizeof(a->msg), "--last must be a positive integer, not '%.60s'", v);
-			return a->msg;
-		}
-		a->last = (long)n;
-	} else {
+	else
 		a->key = v;
-	}
 	return NULL;
 }
 

@@ -8,7 +8,6 @@
 #include "benchgate/json.h"
 #include "benchgate/store.h"
 
-#include <stdio.h>
 #include <string.h>
 
 enum { O_LAST, O_JSON };
@@ -28,19 +27,12 @@ struct sessions_args {
 static const char *on_opt(int id, const char *v, void *data)
 {
 	struct sessions_args *a = data;
-	long long n;
 
 	if (id == O_JSON) {
 		a->json = true;
 		return NULL;
 	}
-	/* a count beyond what a long long holds lists every session */
-	if (!bg_cli_parse_int_clamped(v, &n) || n < 1) {
-		snprintf(a->msg, sizeof(a->msg), "--last must be a positive integer, not '%s'", v);
-		return a->msg;
-	}
-	a->last = (long)n;
-	return NULL;
+	return bg_cli_last_arg(v, &a->last, a->msg, sizeof(a->msg));
 }
 
 static void table_header(struct bg_strbuf *out)
