@@ -330,11 +330,20 @@ static const char css[] =
 	".muted{color:#57606a;font-size:.85rem}code{font-size:.85rem}\n"
 	"@media print{body{max-width:none;font-size:11px}.key{page-break-inside:avoid}a{color:inherit}}\n";
 
-static void cell_text(struct bg_strbuf *out, const char *s)
+/* A table cell holding s (escaped; "n/a" for none), of class cls or none. */
+static void cell_class_text(struct bg_strbuf *out, const char *cls, const char *s)
 {
-	bg_strbuf_adds(out, "<td>");
+	if (cls)
+		bg_strbuf_addf(out, "<td class=\"%s\">", cls);
+	else
+		bg_strbuf_adds(out, "<td>");
 	bg_report_escape(out, s && *s ? s : "n/a");
 	bg_strbuf_adds(out, "</td>");
+}
+
+static void cell_text(struct bg_strbuf *out, const char *s)
+{
+	cell_class_text(out, NULL, s);
 }
 
 /* A start time: "2026-11-30T10:00:00.123456Z" shown to the second as
@@ -518,9 +527,7 @@ static void key_section(struct bg_strbuf *out, const json_t *x, const json_t *en
 		if (timing == TIMING_MIXED)
 			cell_text(out, str(s, "timing"));
 		cell_time(out, str(s, "started"));
-		bg_strbuf_adds(out, "<td class=\"w\">");
-		bg_report_escape(out, str(s, "tier") && *str(s, "tier") ? str(s, "tier") : "n/a");
-		bg_strbuf_adds(out, "</td>");
+		cell_class_text(out, "w", str(s, "tier"));
 		cell_figure(out, true, s, "p50");
 		cell_figure(out, true, s, "p95");
 		cell_figure(out, true, s, "max");
