@@ -262,6 +262,14 @@ static bool empty_non_list(const struct scan *sc, size_t i, size_t end)
 	return (t[i] == '{' && t[ws(sc, i + 1)] == '}') || (end - i == 2 && t[i] == '"' && t[i + 1] == '"');
 }
 
+/* The edit that replaces the value at [i, end) by a list of value alone. */
+static void replace_with_list(size_t i, size_t end, const char *value, struct edit *ed)
+{
+	ed->at = i;
+	ed->del = end - i;
+	bg_strbuf_addf(&ed->text, "[%s]", value);
+}
+
 static int edit_registry(struct scan *sc, const char *gate_id, const char *state,
 			 const char *measurement_id, const char *evidence_path, struct bg_strbuf *out,
 			 struct bg_ctx *ctx)
@@ -317,10 +325,7 @@ static int edit_registry(struct scan *sc, const char *gate_id, const char *state
 		if (!array_has(sc, m.value, measurement_id))
 			append_to_array(sc, m.value, m.end, lit.buf, &edits[nedit++]);
 	} else if (found == 1 && empty_non_list(sc, m.value, m.end)) {
-		edits[nedit].at = m.value;
-		edits[nedit].del = m.end - m.value;
-		bg_strbuf_addf(&edits[nedit].text, "[%s]", lit.buf);
-		nedit++;
+		replace_with_list(m.value, m.end, lit.buf, &edits[nedit++]);
 	} else if (found == 1) {
 		bg_error(ctx, BG_ECHECK,
 			 "gate '%s': satisfied_by is not a list; write it as a list of measurement ids", gate_id);
@@ -351,10 +356,7 @@ static int edit_registry(struct scan *sc, const char *gate_id, const char *state
 		if (!present)
 			append_to_array(sc, imports.value, imports.end, entry.buf, &edits[nedit++]);
 	} else if (found == 1 && empty_non_list(sc, imports.value, imports.end)) {
-		edits[nedit].at = imports.value;
-		edits[nedit].del = imports.end - imports.value;
-		bg_strbuf_addf(&edits[nedit].text, "[%s]", entry.buf);
-		nedit++;
+		replace_with_list(imports.value, imports.end, entry.buf, &edits[nedit++]);
 	} else if (found == 1) {
 		bg_error(ctx, BG_ECHECK,
 			 "evidence_imports is not a list; write it as a list of {\"path\": ...} objects");
