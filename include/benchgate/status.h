@@ -49,7 +49,11 @@ const char *bg_ctx_message(const struct bg_ctx *ctx);
 
 /* Allocation that stops the program on exhaustion: the handler given to
  * bg_set_out_of_memory (which must not return), else a message on stderr
- * and abort() (the only abort in the library). */
+ * and abort() (the only abort in the library). The library's jansson values
+ * are allocated by jansson: a program should give jansson these too
+ * (json_set_alloc_funcs(bg_xmalloc, free)), as benchgate does, because
+ * jansson 2.14 does not survive an allocation that fails (a parse then
+ * crashes or reports valid JSON as invalid, and a member is dropped). */
 void bg_set_out_of_memory(void (*handler)(size_t n));
 void *bg_xmalloc(size_t n);
 void *bg_xcalloc(size_t n, size_t size);

@@ -8,9 +8,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <jansson.h>
 #include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -203,6 +205,7 @@ int main(int argc, char **argv)
 
 	hold_std_fds();
 	bg_set_out_of_memory(out_of_memory);
+	json_set_alloc_funcs(bg_xmalloc, free); /* jansson's exhaustion too: exit 4, said */
 	rc = run_main(argc, argv);
 	if (fflush(stdout) != 0)
 		e = errno;

@@ -571,13 +571,16 @@ static int query_error(struct sqlite_store *s, struct bg_ctx *ctx, const char *w
 /*
  * One result row as an object: JSON text columns (command, key,
  * decision_document) parsed, git_dirty a boolean. NULL when a JSON column
- * does not parse, with *bad naming it and *err saying why.
+ * does not parse, with *bad naming it and *err saying why; NULL with *bad
+ * left NULL when jansson could not allocate the row.
  */
 static json_t *row_object(sqlite3_stmt *st, const char **bad, json_error_t *err)
 {
 	json_t *row = json_object();
 	int n = sym_sqlite3_column_count(st);
 
+	if (!row)
+		return NULL; /* out of memory: *bad stays NULL */
 	for (int c = 0; c < n; c++) {
 		const char *name = sym_sqlite3_column_name(st, c);
 		json_t *v = column_json(st, c);
@@ -623,7 +626,9 @@ static int each_row(struct sqlite_store *s, sqlite3_stmt *st, const char *what, 
 		if (!row) {
 			/* every query selects id first; bad names a column of st, so report before finalizing */
 			rc = changed_under(s, ctx);
-			if (!rc)
+			if (!rc && !bad)
+				rc = bg_error(ctx, BG_EIO, "%s: out of memory while reading the store", s->display);
+			else if (!rc)
 				rc = corrupt(s, sym_sqlite3_column_int64(st, 0),
 					     strcmp(bad, "decision_document") == 0 ? "decision" : bad, &err, ctx);
 			sym_sqlite3_finalize(st);
