@@ -118,6 +118,21 @@ static const char *const migrations[] = {
  * A SQLite failure: what failed, SQLite's words, and what to do: a file
  * that is no database, or a damaged one, is not fixed by permissions.
  */
+/* Whether the failure (primary result code) is a file system without room:
+ * SQLite's own "database or disk is full", or an I/O error whose system
+ * call failed for want of space or quota (the -shm file growing, say). */
+static bool full_disk(struct sqlite_store *s, int code)
+{
+	int e;
+
+	if (code == SQLITE_FULL)
+		return true;
+	if (!s->db || (code != SQLITE_IOERR && code != SQLITE_CANTOPEN))
+		return false;
+	e = sym_sqlite3_system_errno(s->db);
+	return e == ENOSPC || e == EDQUOT;
+}
+
 static int db_error(struct sqlite_store *s, struct bg_ctx *ctx, const char *what)
 {
 	int code = s->db ? sym_sqlite3_errcode(s->db) & 0xff : SQLITE_CANTOPEN;
@@ -136,6 +151,10 @@ static int db_error(struct sqlite_store *s, struct bg_ctx *ctx, const char *what
 	if (code == SQLITE_CORRUPT)
 		return bg_error(ctx, BG_EIO, "%s: %s: %s; the store is corrupted (truncated or changed outside "
 				"benchgate): restore it from a backup", s->display, what, sym_sqlite3_errmsg(s->db));
+	if (full_disk(s, code))
+		return bg_error(ctx, BG_EIO, "%s: %s: %s (%s): the file system that holds the store is full; free "
+				"some space there and run it again", s->display, what, sym_sqlite3_errmsg(s->db),
+				strerror(code == SQLITE_FULL ? ENOSPC : sym_sqlite3_system_errno(s->db)));
 	return bg_error(ctx, BG_EIO, "%s: %s: %s; check that the store is %s and not "
 			"corrupted", s->display, what, sym_sqlite3_errmsg(s->db),
 			s->read_only ? "readable" : "writable");

@@ -37,7 +37,8 @@
 	X(sqlite3_open_v2) \
 	X(sqlite3_prepare_v2) \
 	X(sqlite3_reset) \
-	X(sqlite3_step)
+	X(sqlite3_step) \
+	X(sqlite3_system_errno)
 
 #define BG_SQLITE_DECLARE(name) extern __typeof__(name) *sym_##name;
 BG_SQLITE_SYMBOLS(BG_SQLITE_DECLARE)
