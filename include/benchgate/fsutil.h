@@ -40,6 +40,8 @@ struct bg_file_view {
 int bg_file_view_open(struct bg_file_view *view, const char *path, const char *display,
 		      struct bg_ctx *ctx);
 void bg_file_view_release(struct bg_file_view *view);
+/* Writes path whole or not at all (below). On BG_EIO errno is the failed
+ * call's (ENOSPC: the file system is full), for a caller's advice. */
 int bg_file_write_atomic(const char *path, const char *display, const char *data, size_t len,
 			 struct bg_ctx *ctx);
 /*

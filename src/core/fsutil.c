@@ -358,7 +358,9 @@ int bg_atomic_file_open(struct bg_atomic_file *f, const char *path, const char *
 		atomic_release();
 		bg_strbuf_release(&f->tmp);
 		bg_strbuf_release(&f->target);
-		return bg_error(ctx, BG_EIO, "%s: cannot write: %s", f->display, strerror(e));
+		bg_error(ctx, BG_EIO, "%s: cannot write: %s", f->display, strerror(e));
+		errno = e;
+		return BG_EIO;
 	}
 	return BG_OK;
 }
@@ -417,6 +419,8 @@ int bg_atomic_file_commit(struct bg_atomic_file *f, struct bg_ctx *ctx)
 	atomic_release();
 	bg_strbuf_release(&f->tmp);
 	bg_strbuf_release(&f->target);
+	if (rc)
+		errno = e;
 	return rc;
 }
 

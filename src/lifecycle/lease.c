@@ -540,7 +540,10 @@ int bg_lease_acquire(const struct bg_config *cfg, const char *slug, const char *
 	rc = bg_file_write_atomic(owner.buf, bg_config_relative(cfg, owner.buf), text, strlen(text), ctx);
 	free(text);
 	if (rc) {
-		bg_error(ctx, rc, "%s; let benchgate write its leases folder", bg_ctx_message(ctx));
+		int e = errno;
+		bg_error(ctx, rc, "%s; %s", bg_ctx_message(ctx),
+			 e == ENOSPC || e == EDQUOT ? "free some space on that file system"
+						    : "let benchgate write its leases folder");
 		lock_drop(fd);
 		close(fd);
 		goto fail;

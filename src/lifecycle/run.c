@@ -1080,8 +1080,10 @@ out:
 /* Marks the experiment failed with REASON, writing the note NOTE_NAME
  * (with the measured SESSION under "session" when given); BG_OK when the
  * note and the manifest were written. Its own errors are not reported: the
- * caller's error is the one to say. */
-static int record_failure(struct run *r, const char *reason, const char *note_name, json_t *session)
+ * caller's error is the one to say; not_recorded (not owned) then adds
+ * that the experiment stays running and what to do. */
+static int record_failure(struct run *r, const char *reason, const char *note_name, json_t *session,
+			  struct bg_ctx *ctx)
 {
 	struct bg_ctx c2;
 	struct bg_strbuf when = BG_STRBUF_INIT;
@@ -1095,6 +1097,11 @@ static int record_failure(struct run *r, const char *reason, const char *note_na
 	if (session) /* measured, then not stored: the figures stay with the experiment */
 		json_object_set(note, "session", session);
 	rc = bg_experiment_mark_failed(r->cfg, r->res->experiment_id, r->manifest, reason, note_name, note, &c2);
+	if (rc)
+		bg_error(ctx, ctx->status, "%s; experiment %s could not be marked failed either (%s)%s: it stays "
+			 "'running' until you abandon it ('benchgate experiments abandon %s --why TEXT')",
+			 bg_ctx_message(ctx), r->res->experiment_id, bg_ctx_message(&c2),
+			 session ? ", and what was measured is not kept" : "", r->res->experiment_id);
 	json_decref(note);
 	bg_strbuf_release(&when);
 	bg_ctx_release(&c2);
@@ -1153,8 +1160,15 @@ int bg_run_gate(const struct bg_run_request *req, struct bg_run_result *res, str
 	bg_lease_set_experiment(r.lease, res->experiment_id);
 	bg_strbuf_addf(&r.exp_rel, "%s/%s", r.cfg->experiments, id.buf);
 	r.manifest = new_manifest(&r);
-	if ((rc = bg_experiment_write_manifest(r.cfg, id.buf, r.manifest, ctx)))
+	if ((rc = bg_experiment_write_manifest(r.cfg, id.buf, r.manifest, ctx))) {
+		/* the folder reserved for it goes too (when nothing else is in it):
+		 * an experiment without a manifest is no record of anything */
+		struct bg_strbuf dir = BG_STRBUF_INIT;
+		bg_config_path(r.cfg, &dir, r.exp_rel.buf);
+		rmdir(dir.buf);
+		bg_strbuf_release(&dir);
 		goto out;
+	}
 	bg_strbuf_addf(&setup, "%s; gate %s; tier %s; %lld warmup(s), %ld run(s)", res->computer ? res->computer : "undetected computer",
 		       r.gate_id, req->tier, (long long)o.warmups, o.runs);
 	bg_strbuf_addf(&artifact, "[manifest](%s/manifest.json)", id.buf);
@@ -1165,7 +1179,7 @@ int bg_run_gate(const struct bg_run_request *req, struct bg_run_result *res, str
 	if ((rc = bg_runs_index_put(r.cfg, &row, ctx))) {
 		/* the manifest says running: it must not outlive this process so */
 		char *msg = bg_xstrdup(bg_ctx_message(ctx));
-		record_failure(&r, msg, "error.json", NULL);
+		record_failure(&r, msg, "error.json", NULL, ctx);
 		free(msg);
 		goto out;
 	}
@@ -1193,12 +1207,13 @@ int bg_run_gate(const struct bg_run_request *req, struct bg_run_result *res, str
 		rc = BG_EIO;
 	if (rc) {
 		if (req->interrupted && *req->interrupted) {
-			record_failure(&r, "interrupted", "interrupted.json", NULL);
-			rc = bg_error(ctx, BG_EIO, "interrupted: experiment %s recorded as failed (interrupted); the lease is released",
-				      id.buf);
+			rc = bg_error(ctx, BG_EIO, "interrupted; the lease is released");
+			if (record_failure(&r, "interrupted", "interrupted.json", NULL, ctx) == BG_OK)
+				bg_error(ctx, BG_EIO, "interrupted: experiment %s recorded as failed (interrupted); the lease is released",
+					 id.buf);
 		} else {
 			char *msg = bg_xstrdup(bg_ctx_message(ctx));
-			record_failure(&r, msg, "error.json", NULL);
+			record_failure(&r, msg, "error.json", NULL, ctx);
 			free(msg);
 		}
 		goto out;
@@ -1216,7 +1231,7 @@ int bg_run_gate(const struct bg_run_request *req, struct bg_run_result *res, str
 	if ((rc = bg_store_open(r.cfg->store, r.cfg->root, BG_STORE_CREATE, &store, ctx)) ||
 	    (rc = decide_and_store(&r, store, session, context, ctx))) {
 		char *msg = bg_xstrdup(bg_ctx_message(ctx));
-		if (record_failure(&r, msg, "error.json", session) == BG_OK)
+		if (record_failure(&r, msg, "error.json", session, ctx) == BG_OK)
 			bg_error(ctx, rc, "%s; what was measured is kept in %s/error.json (\"session\"), not stored",
 				 msg, r.exp_rel.buf);
 		free(msg);
