@@ -802,7 +802,8 @@ static int journal_write(const struct bg_config *cfg, const struct saved *sv, in
 		bg_strbuf_reset(&p);
 		bg_strbuf_addf(&p, "%s/%d", dir.buf, k);
 		if (sv[k].existed)
-			rc = bg_file_write_atomic(p.buf, NULL, sv[k].text.buf, sv[k].text.len, ctx);
+			rc = bg_file_write_atomic(p.buf, bg_config_relative(cfg, p.buf), sv[k].text.buf, sv[k].text.len,
+						  ctx);
 		json_array_append_new(files, json_pack("{s:s, s:b}", "path", sv[k].rel, "existed", sv[k].existed));
 	}
 	index = json_pack("{s:o}", "files", files);
@@ -810,7 +811,7 @@ static int journal_write(const struct bg_config *cfg, const struct saved *sv, in
 		bg_json_dump_py(&text, index, 2, false);
 		bg_strbuf_reset(&p);
 		bg_strbuf_addf(&p, "%s/index.json", dir.buf);
-		rc = bg_file_write_atomic(p.buf, NULL, text.buf, text.len, ctx);
+		rc = bg_file_write_atomic(p.buf, bg_config_relative(cfg, p.buf), text.buf, text.len, ctx);
 	}
 	json_decref(index);
 	bg_strbuf_release(&dir);

@@ -3,7 +3,9 @@
 # the file system is full and to free space (after printing what was
 # measured, without a session id), as is opening the store where SQLite's
 # -shm file cannot grow; neither says the store may be corrupted; once space
-# is freed, the store reads and stores as before. `run`: a device lease
+# is freed, the store reads and stores as before. `promote` with little
+# room: promoted, or exit 4 naming a project-relative file with no file of
+# the project changed. `run`: a device lease
 # that cannot be written says to free space (not to make the leases folder
 # writable); a manifest that cannot be written leaves no experiment folder
 # behind; a session that cannot be stored, on an experiment that cannot be
@@ -61,6 +63,28 @@ check "space freed: one session"      test "$(grep -c "^[0-9]" "$work/out")" = 1
 check "space freed: stores again"     test "$(rc_of "$B" measure -q -w 0 -r 2 -- true)" = 0
 rc_of "$B" sessions >/dev/null
 check "space freed: two sessions"     test "$(grep -c "^[0-9]" "$work/out")" = 2
+
+# promote, with less and less room: it promotes, or it is exit 4 naming a
+# project-relative file, with no file of the project changed
+for kib in 0 16 32 40 48 56 64 96; do
+	rm -rf "$work/fs/q" "$work/fs/filler"
+	cp -R "$BENCHGATE_SOURCE/tests/cli/trees/mini" "$work/fs/q"
+	sq=$("$SEED" seed "$work/fs/q" $G release-signoff 0.100 experiment=1 | cut -d' ' -f1)
+	(cd "$work/fs/q" && find . -path ./.benchgate -prune -o -type f -exec sha256sum {} + | sort) >"$work/before"
+	fill $kib
+	rc=$(rc_of "$B" -C "$work/fs/q" promote "$sq")
+	rm -f "$work/fs/filler"
+	(cd "$work/fs/q" && find . -path ./.benchgate -prune -o -type f -exec sha256sum {} + | sort) >"$work/after"
+	if [ "$rc" = 0 ]; then
+		check "promote leaving $kib KiB: promoted" grep -q "^promoted as measured" "$work/out"
+	else
+		check "promote leaving $kib KiB: exit 4" test "$rc" = 4
+		check "promote leaving $kib KiB: no space said" grep -q "No space left on device" "$work/err"
+		check "promote leaving $kib KiB: no absolute path" test "$(grep -c "$work" "$work/err")" = 0
+		check "promote leaving $kib KiB: nothing changed" cmp -s "$work/before" "$work/after"
+	fi
+	check "promote leaving $kib KiB: validates" test "$(rc_of "$B" -C "$work/fs/q" validate)" = 0
+done
 
 # run, on the lifecycle tree (a committed project)
 rm -f "$work/fs/filler"
