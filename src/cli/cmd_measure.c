@@ -82,8 +82,10 @@ static const char *count_arg(struct measure_args *a, const char *name, const cha
 	return NULL;
 }
 
+/* A number of seconds >= 0 (> 0 when positive) into *out; when max_text is
+ * not NULL, at most max (which max_text writes for the message). */
 static const char *seconds_arg(struct measure_args *a, const char *name, const char *v,
-			       bool positive, double *out)
+			       bool positive, double max, const char *max_text, double *out)
 {
 	char *end;
 	double d = strtod(v, &end);
@@ -91,6 +93,10 @@ static const char *seconds_arg(struct measure_args *a, const char *name, const c
 	if (end == v || *end || !isfinite(d) || d < 0 || (positive && d <= 0)) {
 		snprintf(a->msg, sizeof(a->msg), "%s must be a %s number of seconds, not '%s'", name,
 			 positive ? "positive" : "non-negative", v);
+		return a->msg;
+	}
+	if (max_text && d > max) {
+		snprintf(a->msg, sizeof(a->msg), "%s must be at most %s seconds, not '%s'", name, max_text, v);
 		return a->msg;
 	}
 	*out = d;
@@ -171,16 +177,10 @@ static const char *on_opt(int id, const char *v, void *data)
 		return count_arg(a, "--max-runs", v, 1, &a->o.max_runs);
 	case O_MIN_TIME:
 		a->o.adaptive = true;
-		return seconds_arg(a, "--min-time", v, false, &a->o.min_time);
+		return seconds_arg(a, "--min-time", v, false, 0, NULL, &a->o.min_time);
 	case O_TIMEOUT:
-		if (seconds_arg(a, "--timeout", v, true, &a->o.timeout))
-			return a->msg;
-		if (a->o.timeout > BG_TIMEOUT_MAX_SECONDS) {
-			snprintf(a->msg, sizeof(a->msg), "--timeout must be at most " BG_TIMEOUT_MAX_TEXT " seconds, not '%s'",
-				 v);
-			return a->msg;
-		}
-		return NULL;
+		return seconds_arg(a, "--timeout", v, true, BG_TIMEOUT_MAX_SECONDS, BG_TIMEOUT_MAX_TEXT,
+				   &a->o.timeout);
 	case O_PREPARE:
 		a->o.prepare = v;
 		return NULL;

@@ -81,6 +81,7 @@ static int read_fd(int fd, const struct stat *st, const char *display, struct bg
 static int open_regular(const char *path, const char *display, struct stat *st, bool *have_st,
 			int *fd, struct bg_ctx *ctx)
 {
+	*have_st = false;
 	*fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (*fd < 0)
 		return bg_error(ctx, BG_EIO, "%s: cannot read: %s", display, strerror(errno));

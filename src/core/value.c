@@ -252,7 +252,7 @@ void bg_value_append(struct bg_arena *a, struct bg_value *arr, struct bg_value *
  */
 static inline uint32_t idx_nslots(const struct bg_value *o)
 {
-	return (o->flags & F_IDX8) ? (uint32_t)1 << ((const uint8_t *)obj_hdr(o)->index)[0]
+	return (o->flags & F_IDX8) ? (uint32_t)1 << (((const uint8_t *)obj_hdr(o)->index)[0] & 31)
 				   : ((const uint32_t *)obj_hdr(o)->index)[0];
 }
 

@@ -174,8 +174,11 @@ static void token_text(const char *p, const char *end, char *buf, size_t size, c
 /* Records "DISPLAY:LINE:COL: invalid JSON: WHAT near TOKEN"; at is the
  * token's first byte; the position is that of its last byte. When near is
  * not NULL it replaces the token text (from the token's start to at). */
-static int perr(struct parser *ps, const char *at, const char *near_from, const char *fmt, ...)
+static void perr_record(struct parser *ps, const char *at, const char *near_from, const char *fmt, ...)
 	BG_PRINTF(4, 5);
+/* perr_record, then BG_ECHECK: a status every caller (and a static
+ * analyser, which does not follow a variadic call) sees is not BG_OK */
+#define perr(...) (perr_record(__VA_ARGS__), BG_ECHECK)
 /* The 1-based line and column (in code points) of the byte at in the text. */
 static void text_pos(const struct parser *ps, const char *at, long *line, long *col)
 {
@@ -192,7 +195,7 @@ static void text_pos(const struct parser *ps, const char *at, long *line, long *
 	++*col;
 }
 
-static int perr(struct parser *ps, const char *at, const char *near_from, const char *fmt, ...)
+static void perr_record(struct parser *ps, const char *at, const char *near_from, const char *fmt, ...)
 {
 	char what[160], tok[200];
 	const char *last;
@@ -200,7 +203,7 @@ static int perr(struct parser *ps, const char *at, const char *near_from, const 
 	va_list ap;
 
 	if (ps->failed)
-		return BG_ECHECK;
+		return;
 	ps->failed = true;
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
@@ -215,8 +218,7 @@ static int perr(struct parser *ps, const char *at, const char *near_from, const 
 		token_text(at, ps->end, tok, sizeof(tok), &last);
 	}
 	text_pos(ps, last, &line, &col);
-	return bg_error(ps->ctx, BG_ECHECK, "%s:%ld:%ld: invalid JSON: %s near %s", ps->display, line,
-			col, what, tok);
+	bg_error(ps->ctx, BG_ECHECK, "%s:%ld:%ld: invalid JSON: %s near %s", ps->display, line, col, what, tok);
 }
 
 /* Skips JSON whitespace (a value usually follows at once). */

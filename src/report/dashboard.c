@@ -249,8 +249,9 @@ void bg_report_svg_plot(struct bg_strbuf *out, const char *title, const char *un
 
 		fr.lo = k0 * step / scale;
 		fr.hi = k1 * step / scale;
-		for (double k = k0; k <= k1; k++) {
-			double gv = k * step / scale;
+		/* a handful of lines: nice_step is at least a quarter of the span */
+		for (int n = 0; n <= 16 && k0 + n <= k1; n++) {
+			double k = k0 + n, gv = k * step / scale;
 			bg_strbuf_addf(out, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>"
 					    "<text x=\"%d\" y=\"%.1f\" class=\"tick\" text-anchor=\"end\">%.*f</text>\n",
 				       L, W - R, py(&fr, gv), py(&fr, gv), L - 6, py(&fr, gv) + 4, decimals, k * step + 0.0);
