@@ -1,12 +1,13 @@
 # Thin wrapper around CMake. `make` builds build/benchgate; `make test` runs
 # every test (unit, CLI golden, conformance); `make asan` builds build-asan/
-# with AddressSanitizer + UBSan and runs the whole suite there.
+# with AddressSanitizer + UBSan and runs the whole suite there; `make
+# analyze` runs clang-tidy's static analyser (.clang-tidy) over src/.
 PREFIX ?= /usr/local
 WERROR ?= OFF
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CONFORMANCE ?= ../shared/conformance
 
-.PHONY: all build test asan install clean bench demo fuzz
+.PHONY: all build test asan analyze install clean bench demo fuzz
 
 all: build
 
@@ -23,6 +24,15 @@ asan:
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
 		tests/run-all build-asan $(CONFORMANCE)
 
+# Every finding of the analyser fails it; its whole log is build-analyze/tidy.log.
+analyze:
+	@cmake -S . -B build-analyze -DCMAKE_BUILD_TYPE=Release -DBENCHGATE_TESTS=OFF \
+		-DCMAKE_EXPORT_COMPILE_COMMANDS=ON >/dev/null
+	@run-clang-tidy -p build-analyze -j $(JOBS) -quiet "$(CURDIR)/src/" >build-analyze/tidy.log 2>&1 || \
+		{ grep -E -A3 "(warning|error):" build-analyze/tidy.log; \
+		  echo "analyze: clang-tidy found the above (build-analyze/tidy.log)"; exit 1; }
+	@echo "analyze: clang-tidy's static analyser found nothing in src/ ($$(ls src/*/*.c | wc -l) files)"
+
 install: build
 	cmake --install build --prefix $(PREFIX)
 
@@ -34,7 +44,7 @@ bench: build
 	bench/registry.sh
 
 clean:
-	rm -rf build build-asan build-fuzz
+	rm -rf build build-asan build-fuzz build-analyze
 
 # libFuzzer targets (clang), each run over its seeds in tests/fuzz/corpus/:
 #   fuzz_registry (registry/), fuzz_json (registry/, json/),
