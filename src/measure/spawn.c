@@ -666,6 +666,19 @@ static const char *start_hint(const char *name, int e)
 {
 	struct stat st;
 
+	/* a limit of this process or of the system, not the command's fault */
+	if (e == EMFILE)
+		return "benchgate has as many files open as its limit allows; raise the limit (ulimit -n) "
+		       "and run it again";
+	if (e == ENFILE)
+		return "the system has as many files open as it allows; close some programs and run it again";
+	if (e == EAGAIN)
+		return "the system refused another process (the limit of processes of this user, ulimit -u, "
+		       "or of the system); try again when fewer run";
+	if (e == ENOMEM)
+		return "there is not enough memory to start it";
+	if (e == E2BIG)
+		return "its arguments and environment are longer than the system allows";
 	if (e == ENOEXEC)
 		return "it is not a program this system can run (a script needs a #! line, or run it "
 		       "through its interpreter)";

@@ -48,6 +48,10 @@ for c in "c/tool:it is a folder, not a program" \
 done
 check "a non-executable file found on PATH: what to do" \
 	bash -c 'PATH="$1/a" "$2" measure -q -r 1 -- tool 2>&1 | grep -qF "a file of that name on PATH is a folder or not executable"' _ "$work" "$B"
+# a limit of benchgate's, not the command's: said as such (not "check the command name")
+check "too many open files: exit 4" test "$(rc_of sh -c 'ulimit -n 7; exec "$0" measure -q -r 1 -- true' "$B")" = 4
+check "too many open files: what to do" \
+	grep -qF "'true': cannot start: Too many open files; benchgate has as many files open as its limit allows; raise the limit (ulimit -n) and run it again" err
 stored=$("$B" sessions --json | jq length)
 PATH="$work/none" "$B" measure -q -r 1 -- tool >/dev/null 2>&1
 check "nothing stored for a program that cannot start" test "$("$B" sessions --json | jq length)" = "$stored"
