@@ -476,8 +476,13 @@ static int preflight(struct run *r, struct bg_ctx *ctx)
 			rc = refuse(ctx, "the source revision of the project at '%s' cannot be read: %s; install git, or put it on PATH",
 				    ".", gitsays.buf);
 		else
-			rc = refuse(ctx, "the project at '%s' is not in a git repository with a commit%s%s%s: a session needs its source revision",
-				    ".", gitsays.len ? " (git: " : "", gitsays.buf, gitsays.len ? ")" : "");
+			rc = refuse(ctx, "the project at '%s' is not in a git repository with a commit%s%s%s: a session needs its source revision%s",
+				    ".", gitsays.len ? " (git: " : "", gitsays.buf, gitsays.len ? ")" : "",
+				    /* no repository, or one without a commit; not one git refuses (its owner) */
+				    !gitsays.len || strstr(gitsays.buf, "not a git repository") ||
+					    strstr(gitsays.buf, "Needed a single revision")
+					    ? "; commit the project first (git init, git add, git commit)"
+					    : "");
 		bg_strbuf_release(&gitsays);
 		return rc;
 	}
