@@ -14,7 +14,8 @@
  * million or more of the largest unit is written "1.000e+06 s". What was not
  * measured (anything but a JSON number) is "n/a".
  *
- * It also owns the judgement of outside text (a reason, an id) as one line
+ * It also writes a signal's number with its name (bg_format_signal), and
+ * owns the judgement of outside text (a reason, an id) as one line
  * a person reads back (bg_format_line_problem), and which of its characters
  * no reader shows as they are (bg_format_control_at).
  */
@@ -60,6 +61,10 @@ const char *bg_format_line_problem(const char *s);
  * terminal verbs and the dashboard alike.
  */
 size_t bg_format_control_at(const char *s);
+/* Appends signal sig as a person reads it: its number, then its name and
+ * the system's description when the system has them ("11 (SIGSEGV:
+ * Segmentation fault)", "40" for a real-time signal). */
+void bg_format_signal(struct bg_strbuf *out, int sig);
 
 #ifdef __cplusplus
 }

@@ -15,6 +15,7 @@
  */
 #include "cli/cli.h"
 #include "cli/verdict_print.h"
+#include "benchgate/format.h"
 #include "benchgate/lifecycle.h"
 
 #include <errno.h>
@@ -75,7 +76,13 @@ static int run_child(char **argv)
 	}
 	if (WIFEXITED(status))
 		return WEXITSTATUS(status);
-	fprintf(stderr, "benchgate: 'run' was killed by signal %d\n", WTERMSIG(status));
+	{
+		struct bg_strbuf sig = BG_STRBUF_INIT;
+
+		bg_format_signal(&sig, WTERMSIG(status));
+		fprintf(stderr, "benchgate: 'run' was killed by signal %s\n", sig.buf);
+		bg_strbuf_release(&sig);
+	}
 	return BG_EIO;
 }
 

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+
 static const char *const duration_names[] = {"ns", "us", "ms", "s"};
 static const double duration_factors[] = {1, 1e3, 1e6, 1e9};
 static const int duration_decimals[] = {0, 1, 2, 3};
@@ -128,4 +129,13 @@ size_t bg_format_control_at(const char *s)
 	if (u[0] >= 0x80 && !bg_utf8_len(u)) /* a lone 0x9b is CSI to an 8-bit terminal */
 		return 1;
 	return 0;
+}
+
+void bg_format_signal(struct bg_strbuf *out, int sig)
+{
+	const char *abbrev = sigabbrev_np(sig), *descr = sigdescr_np(sig);
+
+	bg_strbuf_addf(out, "%d", sig);
+	if (abbrev && descr)
+		bg_strbuf_addf(out, " (SIG%s: %s)", abbrev, descr);
 }

@@ -3,6 +3,7 @@
  * warmups, timed runs, statistics, cleanup (see benchgate/measure.h and
  * docs/measure.md for the document it returns).
  */
+#include "benchgate/format.h"
 #include "benchgate/json.h"
 #include "benchgate/measure.h"
 #include "benchgate/provenance.h"
@@ -336,12 +337,18 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 	if (!ok && !s->interrupted) {
 		if (res.timed_out)
 			block(s, "%s timed out after %g s; %s", name, o->timeout, killed_text(left, in_cg, kt));
-		else if (res.stop_signal)
-			block(s, "%s was stopped by signal %d; %s", name, res.stop_signal, killed_text(left, in_cg, kt));
 		else if (res.exited)
 			block(s, "%s exited with status %d", name, res.exit_status);
-		else
-			block(s, "%s was killed by signal %d", name, res.term_signal);
+		else {
+			struct bg_strbuf sig = BG_STRBUF_INIT;
+
+			bg_format_signal(&sig, res.stop_signal ? res.stop_signal : res.term_signal);
+			if (res.stop_signal)
+				block(s, "%s was stopped by signal %s; %s", name, sig.buf, killed_text(left, in_cg, kt));
+			else
+				block(s, "%s was killed by signal %s", name, sig.buf);
+			bg_strbuf_release(&sig);
+		}
 	}
 	if (o->noutputs) {
 		rset(r, "outputs", bg_outputs_hash(o->outputs, o->noutputs, &s->stale, &outs, &out_err));

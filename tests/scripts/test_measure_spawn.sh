@@ -102,7 +102,7 @@ check "stderr inherited" grep -q '^to-stderr$' err
 # a run that stops (SIGSTOP: nobody would continue it) fails instead of
 # being waited for forever: its tree is killed and the session blocked
 check "stopped run: finishes, exit 1" test "$(rc_of timeout 20 "$B" measure -q -w 0 -r 1 --json -- sh -c 'kill -STOP $$')" = 1
-check "stopped run: reason" jqe '.reason == "smoke run 1 was stopped by signal 19; its process tree was killed"' out
+check "stopped run: reason" jqe '.reason == "smoke run 1 was stopped by signal 19 (SIGSTOP: Stopped (signal)); its process tree was killed"' out
 check "stopped run: recorded" jqe '.runs[0].stop_signal == 19 and .runs[0].signal == 9 and .runs[0].exit_status == null' out
 
 # on a terminal the run never gets the terminal's foreground: a program

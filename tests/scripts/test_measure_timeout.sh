@@ -113,7 +113,7 @@ pkill -f "bgsleep-$$"
 # a run killed by a signal (not benchgate's timeout) blocks and says which
 check "killed run: exit 1" test "$(rc_of "$B" measure -q -w 0 -r 1 --json --shell -- 'kill -KILL $$')" = 1
 check "killed run recorded" jqe '.runs[0].signal == 9 and .runs[0].timed_out == false and .counts.timed == 0' out
-check "killed run reason" jqe '.reason == "smoke run 1 was killed by signal 9"' out
+check "killed run reason" jqe '.reason == "smoke run 1 was killed by signal 9 (SIGKILL: Killed)"' out
 
 # SIGTSTP (Ctrl-Z, kill -TSTP) suspends the session: the run's process
 # group is stopped, then benchgate; SIGCONT goes on with both. The timed

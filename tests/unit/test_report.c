@@ -235,6 +235,27 @@ static void test_format_units(void **state)
 	}
 }
 
+/* A signal as a person reads it: number, name and description; only the
+ * number for one the system does not name. */
+static void test_format_signal(void **state)
+{
+	static const struct {
+		int sig;
+		const char *want;
+	} cases[] = {
+		{11, "11 (SIGSEGV: Segmentation fault)"}, {9, "9 (SIGKILL: Killed)"},
+		{19, "19 (SIGSTOP: Stopped (signal))"}, {40, "40"}, {0, "0"}, {-1, "-1"}, {1000, "1000"},
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct bg_strbuf sb = BG_STRBUF_INIT;
+
+		bg_format_signal(&sb, cases[i].sig);
+		assert_string_equal(sb.buf, cases[i].want);
+		bg_strbuf_release(&sb);
+	}
+}
+
 /* bg_report_envelope_fn of the test: counts the keys asked for; key "k0"
  * gets an envelope, "stop" fails the page. */
 static int count_envelope(const json_t *key, void *data, json_t **envelope, struct bg_ctx *ctx)
@@ -424,6 +445,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_format_units),
+		cmocka_unit_test(test_format_signal),
 		cmocka_unit_test(test_envelope_asked_for_full_keys),
 		cmocka_unit_test(test_keys_from_caller),
 		cmocka_unit_test(test_page),
