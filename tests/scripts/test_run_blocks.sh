@@ -109,6 +109,14 @@ check "a long gate id: a second run, a second id" test "$(rc_of "$bin" run -q --
 check "a long gate id: -2 after the hash" test "$(jq -r .experiment_id "$work/out")" = "$exp-2"
 with_registry '.'
 
+# a failed run's stderr is shown: its last 10 lines, control bytes as \xNN
+with_registry '.runbooks.fail.command = "seq 1 50 >&2; printf \"tab\\tbell\\a\\n\" >&2; exit 1"'
+check "failed run: blocked (exit 1)" test "$(rc_of "$bin" run -q --no-repeat life.fail)" = 1
+check "failed run: the last 10 lines" grep -q "^stderr of smoke run 1 (the last 10 lines of experiments/.*/runs/run-001.stderr):$" "$work/out"
+check "failed run: from line 42" test "$(grep "^  | " "$work/out" | head -n 1)" = "  | 42"
+check "failed run: the last line shown" grep -qxF '  | tab\x09bell\x07' "$work/out"
+with_registry '.'
+
 check "check passes after every experiment" "$bin" check
 [ "$fails" = 0 ] || { echo "$fails failed"; exit 1; }
 echo "run blocks: all checks passed"

@@ -159,6 +159,9 @@ id=$(ls -t experiments | grep fail | head -n 1)
 grep -q '"status": "failed"' "experiments/$id/manifest.json" || fail "fail: manifest not failed"
 grep -q "^| $id | .* | failed | blocked: " experiments/RUNS.md || fail "fail: RUNS.md row"
 grep -q "failing" "experiments/$id/runs/run-001.stderr" || fail "fail: stderr not captured"
+# ...and shown: why the command failed is on the screen
+mentions "fail: stderr shown" "stderr of smoke run 1 (1 line of experiments/$id/runs/run-001.stderr):"
+mentions "fail: its line" "  | failing"
 check_ok "a failed experiment"
 
 # the lease race: two runs on one device, exactly one proceeds
