@@ -186,7 +186,7 @@ static void failed_run_stderr(struct bg_strbuf *out, const json_t *session)
 	}
 }
 
-static void print_outcome(const struct bg_run_result *res, struct bg_strbuf *out)
+static void print_outcome(const struct bg_config *cfg, const struct bg_run_result *res, struct bg_strbuf *out)
 {
 	const json_t *s = res->session, *d = res->decision, *reasons = json_object_get(d, "reasons"), *x;
 	size_t i;
@@ -209,7 +209,9 @@ static void print_outcome(const struct bg_run_result *res, struct bg_strbuf *out
 	if (s && json_is_string(json_object_get(s, "status")) &&
 	    strcmp(json_string_value(json_object_get(s, "status")), "blocked") == 0)
 		failed_run_stderr(out, s);
-	bg_strbuf_addf(out, "key: %.16s  manifest: experiments/%s/manifest.json\n", res->key_id, res->experiment_id);
+	/* the experiments folder benchgate.json names (profile.experiments) */
+	bg_strbuf_addf(out, "key: %.16s  manifest: %s/%s/manifest.json\n", res->key_id, cfg->experiments,
+		       res->experiment_id);
 }
 
 static int run(struct bg_cli *cli, const struct bg_cmd *self)
@@ -353,7 +355,7 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 				bg_strbuf_addf(&out, "%ssession %d of %d:\n", i ? "\n" : "", i + 1, attempts);
 			else if (i > 0)
 				bg_strbuf_addf(&out, "\nrepeat %d of 2:\n", i);
-			print_outcome(&res, &out);
+			print_outcome(&cfg, &res, &out);
 			wrote = bg_cli_write(&out, false);
 			bg_strbuf_reset(&out);
 		}

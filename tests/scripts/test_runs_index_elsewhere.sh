@@ -3,7 +3,8 @@
 # "docs/RUNS.md", tracked by git): run writes its rows there, and that is
 # benchgate's own record, not the source under test, so the next session
 # is not taken for one of uncommitted source (which run stores pending,
-# never joining the baseline by itself). Measured with BENCHGATE_NO_CGROUP
+# never joining the baseline by itself). Then the experiments folder
+# elsewhere too (profile.experiments): run names the manifest there. Measured with BENCHGATE_NO_CGROUP
 # set (no run cgroup: nothing shared with other tests). Needs jq and git.
 set -u
 . "$(cd "$(dirname "$0")" && pwd)/checks.sh"
@@ -28,6 +29,15 @@ check "second: auto-accepted"   jqe '.[1].curation == "auto-accepted"' <("$B" hi
 echo "# changed" >>data/input.txt
 check "changed: exit 0"         test "$(rc_of "$B" run -q --no-repeat life.ok)" = 0
 check "changed: pending"        jqe '.[2].curation == "pending"' <("$B" history life.ok --json)
+
+# the experiments folder elsewhere too (profile.experiments): run names the
+# manifest where it is
+jq '.profile.experiments = "lab/exps"' benchgate.json >"$work/cfg" && cat "$work/cfg" >benchgate.json
+mkdir lab && mv experiments lab/exps && git add -A && git -c user.email=t@t -c user.name=t commit -qm moved || exit 1
+check "experiments elsewhere: exit 0" test "$(rc_of "$B" run -q --no-repeat life.ok)" = 0
+exp=$(grep -o "manifest: [^ ]*" "$work/out" | cut -d' ' -f2)
+check "experiments elsewhere: the manifest named" test -f "$exp"
+check "experiments elsewhere: under lab/exps" test "${exp#lab/exps/}" != "$exp"
 
 echo "$fails failure(s)"
 [ "$fails" = 0 ]
