@@ -124,68 +124,6 @@ static json_t *to_json(const struct bg_value *v)
 	return j;
 }
 
-/*
- * The end of what the first failed run of a blocked session wrote on
- * stderr (its captured file, kept in the experiment): the last lines of
- * its last 2 KiB, so that why the command failed is on the screen and not
- * only in experiments/. Nothing when no run failed or none was captured.
- */
-static void failed_run_stderr(struct bg_strbuf *out, const json_t *session)
-{
-	enum { TAIL_BYTES = 2048, TAIL_LINES = 10 };
-	const json_t *r;
-	size_t i;
-
-	json_array_foreach(json_object_get(session, "runs"), i, r) {
-		const json_t *st = json_object_get(r, "exit_status");
-		const char *path = json_string_value(json_object_get(r, "stderr"));
-		struct bg_strbuf text = BG_STRBUF_INIT;
-		const char *start, *p;
-		size_t nlines = 0;
-
-		if (!((json_is_integer(st) && json_integer_value(st) != 0) || json_is_integer(json_object_get(r, "signal")) ||
-		      json_is_integer(json_object_get(r, "stop_signal")) || json_is_true(json_object_get(r, "timed_out"))))
-			continue;
-		if (!path || bg_file_read(path, NULL, &text, NULL) != BG_OK) {
-			bg_strbuf_release(&text);
-			return;
-		}
-		while (text.len && text.buf[text.len - 1] == '\n')
-			bg_strbuf_setlen(&text, text.len - 1);
-		start = text.buf + (text.len > TAIL_BYTES ? text.len - TAIL_BYTES : 0);
-		if (start > text.buf && (p = strchr(start, '\n'))) /* from a whole line */
-			start = p + 1;
-		for (p = text.buf + text.len; p > start; p--) /* back to TAIL_LINES lines */
-			if (p[-1] == '\n' && ++nlines == TAIL_LINES)
-				break;
-		start = p;
-		nlines = *start ? 1 : 0;
-		for (p = start; *p; p++)
-			nlines += *p == '\n';
-		bg_strbuf_addf(out, "stderr of %s run %lld", json_string_value(json_object_get(r, "phase")),
-			       (long long)json_integer_value(json_object_get(r, "ordinal")));
-		if (!nlines) {
-			bg_strbuf_addf(out, ": empty (%s)\n", path);
-		} else {
-			bg_strbuf_addf(out, " (%s%zu line%s of %s):\n", start > text.buf ? "the last " : "", nlines,
-				       nlines == 1 ? "" : "s", path);
-			while (*start) {
-				const char *nl = strchr(start, '\n');
-				size_t n = nl ? (size_t)(nl - start) : strlen(start);
-				char *line = bg_xstrndup(start, n);
-
-				bg_strbuf_adds(out, "  | ");
-				bg_cli_add_shown(out, line);
-				bg_strbuf_adds(out, "\n");
-				free(line);
-				start += n + (nl ? 1 : 0);
-			}
-		}
-		bg_strbuf_release(&text);
-		return;
-	}
-}
-
 static void print_outcome(const struct bg_config *cfg, const struct bg_run_result *res, struct bg_strbuf *out)
 {
 	const json_t *s = res->session, *d = res->decision, *reasons = json_object_get(d, "reasons"), *x;
@@ -206,9 +144,7 @@ static void print_outcome(const struct bg_config *cfg, const struct bg_run_resul
 		bg_cli_add_shown(out, json_string_value(x));
 		bg_strbuf_adds(out, "\n");
 	}
-	if (s && json_is_string(json_object_get(s, "status")) &&
-	    strcmp(json_string_value(json_object_get(s, "status")), "blocked") == 0)
-		failed_run_stderr(out, s);
+	bg_mp_failed_stderr(out, s, NULL);
 	/* the experiments folder benchgate.json names (profile.experiments) */
 	bg_strbuf_addf(out, "key: %.16s  manifest: %s/%s/manifest.json\n", res->key_id, cfg->experiments,
 		       res->experiment_id);

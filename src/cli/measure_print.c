@@ -4,12 +4,14 @@
 #include "cli/measure_print.h"
 #include "cli/cli.h"
 #include "benchgate/format.h"
+#include "benchgate/fsutil.h"
 #include "benchgate/json.h"
 #include <time.h>
 #include <stdio.h>
 
 #include <math.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 void bg_mp_command(struct bg_strbuf *out, const json_t *command)
@@ -291,4 +293,77 @@ void bg_mp_progress(const struct bg_measure_progress *p, void *data)
 	fputs(line, stderr);
 	fflush(stderr);
 	ps->shown = true;
+}
+
+void bg_mp_failed_stderr(struct bg_strbuf *out, const json_t *session, const char *root)
+{
+	enum { TAIL_BYTES = 2048, TAIL_LINES = 10 };
+	const char *status = json_string_value(json_object_get(session, "status"));
+	const json_t *r;
+	size_t i;
+
+	if (!status || strcmp(status, "blocked") != 0)
+		return;
+	json_array_foreach(json_object_get(session, "runs"), i, r) {
+		const json_t *st = json_object_get(r, "exit_status");
+		const char *path = json_string_value(json_object_get(r, "stderr"));
+		struct bg_strbuf text = BG_STRBUF_INIT;
+		const char *start, *p;
+		size_t nlines = 0;
+		int rc;
+
+		if (!((json_is_integer(st) && json_integer_value(st) != 0) || json_is_integer(json_object_get(r, "signal")) ||
+		      json_is_integer(json_object_get(r, "stop_signal")) || json_is_true(json_object_get(r, "timed_out"))))
+			continue;
+		if (!path) {
+			bg_strbuf_release(&text);
+			return;
+		}
+		{
+			struct bg_strbuf abs = BG_STRBUF_INIT;
+
+			if (root && path[0] != '/')
+				bg_strbuf_addf(&abs, "%s/", root);
+			bg_strbuf_adds(&abs, path);
+			rc = bg_file_read(abs.buf, NULL, &text, NULL);
+			bg_strbuf_release(&abs);
+		}
+		if (rc != BG_OK) { /* gone since (a git clean): nothing to show */
+			bg_strbuf_release(&text);
+			return;
+		}
+		while (text.len && text.buf[text.len - 1] == '\n')
+			bg_strbuf_setlen(&text, text.len - 1);
+		start = text.buf + (text.len > TAIL_BYTES ? text.len - TAIL_BYTES : 0);
+		if (start > text.buf && (p = strchr(start, '\n'))) /* from a whole line */
+			start = p + 1;
+		for (p = text.buf + text.len; p > start; p--) /* back to TAIL_LINES lines */
+			if (p[-1] == '\n' && ++nlines == TAIL_LINES)
+				break;
+		start = p;
+		nlines = *start ? 1 : 0;
+		for (p = start; *p; p++)
+			nlines += *p == '\n';
+		bg_strbuf_addf(out, "stderr of %s run %lld", json_string_value(json_object_get(r, "phase")),
+			       (long long)json_integer_value(json_object_get(r, "ordinal")));
+		if (!nlines) {
+			bg_strbuf_addf(out, ": empty (%s)\n", path);
+		} else {
+			bg_strbuf_addf(out, " (%s%zu line%s of %s):\n", start > text.buf ? "the last " : "", nlines,
+				       nlines == 1 ? "" : "s", path);
+			while (*start) {
+				const char *nl = strchr(start, '\n');
+				size_t n = nl ? (size_t)(nl - start) : strlen(start);
+				char *line = bg_xstrndup(start, n);
+
+				bg_strbuf_adds(out, "  | ");
+				bg_cli_add_shown(out, line);
+				bg_strbuf_adds(out, "\n");
+				free(line);
+				start += n + (nl ? 1 : 0);
+			}
+		}
+		bg_strbuf_release(&text);
+		return;
+	}
 }

@@ -17,6 +17,16 @@
 void bg_mp_summary(struct bg_strbuf *out, const json_t *doc);
 /* One line per run. */
 void bg_mp_runs(struct bg_strbuf *out, const json_t *runs);
+/*
+ * For a blocked session, the end of what its first failed run (an exit
+ * status other than 0, a signal, a timeout) wrote on stderr, from the file
+ * `run` captured it in: up to its last 10 lines (of its last 2 KiB), each
+ * after "  | " as bg_cli_add_shown shows it, under a line naming the run
+ * and the file. root (NULL: the working directory) is the folder the
+ * capture's path is relative to. Nothing when no run failed, nothing was
+ * captured or the file is gone.
+ */
+void bg_mp_failed_stderr(struct bg_strbuf *out, const json_t *session, const char *root);
 /* The command words joined by spaces: a word with a space or quote in '...', one with a
  * control byte as the shell's $'...' with \xNN (bg_cli_add_shown). */
 void bg_mp_command(struct bg_strbuf *out, const json_t *command);

@@ -115,6 +115,12 @@ check "failed run: blocked (exit 1)" test "$(rc_of "$bin" run -q --no-repeat lif
 check "failed run: the last 10 lines" grep -q "^stderr of smoke run 1 (the last 10 lines of experiments/.*/runs/run-001.stderr):$" "$work/out"
 check "failed run: from line 42" test "$(grep "^  | " "$work/out" | head -n 1)" = "  | 42"
 check "failed run: the last line shown" grep -qxF '  | tab\x09bell\x07' "$work/out"
+sid=$(jq -r '.session_id' <("$bin" run -q --no-repeat --json life.fail))
+check "session of a failed run, from a subfolder: the same lines" \
+	bash -c 'cd docs && "$1" session "$2" | grep -c "^  | " | grep -qx 10' _ "$bin" "$sid"
+rm "$(jq -r '.runs[0].stderr' <("$bin" session "$sid" --json))"
+check "session whose capture is gone: exit 0" test "$(rc_of "$bin" session "$sid")" = 0
+check "session whose capture is gone: no stderr lines" test "$(grep -c "^stderr of\|^  | " "$work/out")" = 0
 with_registry '.'
 
 check "check passes after every experiment" "$bin" check
