@@ -347,10 +347,14 @@ void bg_mp_failed_stderr(struct bg_strbuf *out, const json_t *session, const cha
 		bg_strbuf_addf(out, "stderr of %s run %lld", json_string_value(json_object_get(r, "phase")),
 			       (long long)json_integer_value(json_object_get(r, "ordinal")));
 		if (!nlines) {
-			bg_strbuf_addf(out, ": empty (%s)\n", path);
+			bg_strbuf_adds(out, ": empty (");
+			bg_cli_add_shown(out, path);
+			bg_strbuf_adds(out, ")\n");
 		} else {
-			bg_strbuf_addf(out, " (%s%zu line%s of %s):\n", start > text.buf ? "the last " : "", nlines,
-				       nlines == 1 ? "" : "s", path);
+			bg_strbuf_addf(out, " (%s%zu line%s of ", start > text.buf ? "the last " : "", nlines,
+				       nlines == 1 ? "" : "s");
+			bg_cli_add_shown(out, path);
+			bg_strbuf_adds(out, "):\n");
 			while (*start) {
 				const char *nl = strchr(start, '\n');
 				size_t n = nl ? (size_t)(nl - start) : strlen(start);

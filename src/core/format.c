@@ -10,7 +10,6 @@
 #include <stdbool.h>
 #include <string.h>
 
-
 static const char *const duration_names[] = {"ns", "us", "ms", "s"};
 static const double duration_factors[] = {1, 1e3, 1e6, 1e9};
 static const int duration_decimals[] = {0, 1, 2, 3};

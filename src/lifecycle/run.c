@@ -1084,9 +1084,9 @@ out:
 
 /* Marks the experiment failed with REASON, writing the note NOTE_NAME
  * (with the measured SESSION under "session" when given); BG_OK when the
- * note and the manifest were written. Its own errors are not reported: the
- * caller's error is the one to say; not_recorded (not owned) then adds
- * that the experiment stays running and what to do. */
+ * note and the manifest were written. Its own error is not the one to say:
+ * when it fails, the caller's message on ctx gains that the experiment
+ * stays running and how to abandon it. */
 static int record_failure(struct run *r, const char *reason, const char *note_name, json_t *session,
 			  struct bg_ctx *ctx)
 {

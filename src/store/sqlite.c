@@ -114,10 +114,6 @@ static const char *const migrations[] = {
  */
 #define READER_VERSION 2
 
-/*
- * A SQLite failure: what failed, SQLite's words, and what to do: a file
- * that is no database, or a damaged one, is not fixed by permissions.
- */
 /* Whether the failure (primary result code) is a file system without room:
  * SQLite's own "database or disk is full", or an I/O error whose system
  * call failed for want of space or quota (the -shm file growing, say). */
@@ -133,6 +129,10 @@ static bool full_disk(struct sqlite_store *s, int code)
 	return e == ENOSPC || e == EDQUOT;
 }
 
+/*
+ * A SQLite failure: what failed, SQLite's words, and what to do: a file
+ * that is no database, or a damaged one, is not fixed by permissions.
+ */
 static int db_error(struct sqlite_store *s, struct bg_ctx *ctx, const char *what)
 {
 	int code = s->db ? sym_sqlite3_errcode(s->db) & 0xff : SQLITE_CANTOPEN;
