@@ -144,7 +144,7 @@ static void print_outcome(const struct bg_config *cfg, const struct bg_run_resul
 		bg_cli_add_shown(out, json_string_value(x));
 		bg_strbuf_adds(out, "\n");
 	}
-	bg_mp_failed_stderr(out, s, NULL);
+	bg_mp_failed_stderr(out, s, cfg);
 	/* the experiments folder benchgate.json names (profile.experiments) */
 	bg_strbuf_addf(out, "key: %.16s  manifest: %s/%s/manifest.json\n", res->key_id, cfg->experiments,
 		       res->experiment_id);

@@ -295,7 +295,7 @@ void bg_mp_progress(const struct bg_measure_progress *p, void *data)
 	ps->shown = true;
 }
 
-void bg_mp_failed_stderr(struct bg_strbuf *out, const json_t *session, const char *root)
+void bg_mp_failed_stderr(struct bg_strbuf *out, const json_t *session, const struct bg_config *cfg)
 {
 	enum { TAIL_BYTES = 2048, TAIL_LINES = 10 };
 	const char *status = json_string_value(json_object_get(session, "status"));
@@ -307,7 +307,7 @@ void bg_mp_failed_stderr(struct bg_strbuf *out, const json_t *session, const cha
 	json_array_foreach(json_object_get(session, "runs"), i, r) {
 		const json_t *st = json_object_get(r, "exit_status");
 		const char *path = json_string_value(json_object_get(r, "stderr"));
-		struct bg_strbuf text = BG_STRBUF_INIT;
+		struct bg_strbuf text = BG_STRBUF_INIT, abs = BG_STRBUF_INIT;
 		const char *start, *p;
 		size_t nlines = 0;
 		int rc;
@@ -315,19 +315,11 @@ void bg_mp_failed_stderr(struct bg_strbuf *out, const json_t *session, const cha
 		if (!((json_is_integer(st) && json_integer_value(st) != 0) || json_is_integer(json_object_get(r, "signal")) ||
 		      json_is_integer(json_object_get(r, "stop_signal")) || json_is_true(json_object_get(r, "timed_out"))))
 			continue;
-		if (!path) {
-			bg_strbuf_release(&text);
+		if (!path)
 			return;
-		}
-		{
-			struct bg_strbuf abs = BG_STRBUF_INIT;
-
-			if (root && path[0] != '/')
-				bg_strbuf_addf(&abs, "%s/", root);
-			bg_strbuf_adds(&abs, path);
-			rc = bg_file_read(abs.buf, NULL, &text, NULL);
-			bg_strbuf_release(&abs);
-		}
+		bg_config_path(cfg, &abs, path);
+		rc = bg_file_read(abs.buf, NULL, &text, NULL);
+		bg_strbuf_release(&abs);
 		if (rc != BG_OK) { /* gone since (a git clean): nothing to show */
 			bg_strbuf_release(&text);
 			return;

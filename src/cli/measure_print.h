@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 
+#include "benchgate/config.h"
 #include "benchgate/measure.h"
 #include "benchgate/strbuf.h"
 
@@ -22,11 +23,10 @@ void bg_mp_runs(struct bg_strbuf *out, const json_t *runs);
  * status other than 0, a signal, a timeout) wrote on stderr, from the file
  * `run` captured it in: up to its last 10 lines (of its last 2 KiB), each
  * after "  | " as bg_cli_add_shown shows it, under a line naming the run
- * and the file. root (NULL: the working directory) is the folder the
- * capture's path is relative to. Nothing when no run failed, nothing was
- * captured or the file is gone.
+ * and the file (relative to cfg's project root). Nothing when no run
+ * failed, nothing was captured or the file is gone.
  */
-void bg_mp_failed_stderr(struct bg_strbuf *out, const json_t *session, const char *root);
+void bg_mp_failed_stderr(struct bg_strbuf *out, const json_t *session, const struct bg_config *cfg);
 /* The command words joined by spaces: a word with a space or quote in '...', one with a
  * control byte as the shell's $'...' with \xNN (bg_cli_add_shown). */
 void bg_mp_command(struct bg_strbuf *out, const json_t *command);
