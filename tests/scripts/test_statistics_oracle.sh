@@ -10,7 +10,9 @@
 #   baseline sessions' figure, scale = max(1.4826 x MAD, floor x |centre|),
 #   outside when |value - centre| > k x scale; investigate when a metric is
 #   outside, else pass; the baseline ids are the most recent accepted
-#   sessions of the key.
+#   sessions of the key;
+# - the key id: the SHA-256 of the key's canonical text, which holds the fields
+#   `key` shows.
 # Needs jq.
 set -u
 . "$(cd "$(dirname "$0")" && pwd)/checks.sh"
@@ -133,6 +135,16 @@ for s in "${ids[@]}"; do
 	# the baseline: the accepted sessions before it, most recent first, at most 20
 	check "session $s: baseline ids" jqe --argjson s "$s" --argjson acc "$accepted" \
 		'.baseline == ([$acc[] | select(. < $s)] | reverse | .[:20])' "c$s.json"
+done
+# the key id: SHA-256 of the canonical text, which holds exactly the fields shown
+for s in "${ids[0]}" "${ids[15]}"; do
+	"$B" key --json "$s" >"k$s.json"
+	check "session $s: key id is the canonical text's SHA-256" \
+		test "$(jq -j .canonical "k$s.json" | sha256sum | cut -c1-64)" = "$(jq -r .key_id "k$s.json")"
+	check "session $s: canonical text holds the fields" \
+		jqe '(.canonical | fromjson) == (.fields | map({(.field): .value}) | add)' "k$s.json"
+	check "session $s: compare names the same key" \
+		test "$(jq -r .key_id "c$s.json")" = "$(jq -r .key_id "k$s.json")"
 done
 check "eleven sessions decided" test "$decided" = 11
 check "both outcomes were checked" test "$seen_investigate" -ge 2 -a "$seen_pass" -ge 2
