@@ -126,6 +126,13 @@ bool bg_is_dir(const char *path);
  * is there but is no file, and never waited on (a FIFO is not opened).
  */
 const char *bg_file_problem(const char *path);
+/*
+ * What to do when a file or pipe could not be opened for errno e, when the
+ * reason is a limit and not the file: EMFILE ("benchgate has as many files
+ * open as its limit allows; raise the limit (ulimit -n) and run it again")
+ * and ENFILE (the system's limit); NULL for any other errno. A static text.
+ */
+const char *bg_open_files_advice(int e);
 /* Joins dir and rel into out (rel returned as is when absolute). */
 void bg_path_join(struct bg_strbuf *out, const char *dir, const char *rel);
 /*

@@ -4,7 +4,10 @@
  */
 #include "core/dynlib.h"
 
+#include "benchgate/fsutil.h"
+
 #include <dlfcn.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -23,6 +26,17 @@ static int bind_all(struct bg_dynlib *lib, void *handle)
 	return BG_OK;
 }
 
+/* The errno, EMFILE or ENFILE, whose words dlopen's message holds (the
+ * process or the system may open no more files), or 0. */
+static int out_of_files(const char *why)
+{
+	if (strstr(why, strerror(EMFILE)))
+		return EMFILE;
+	if (strstr(why, strerror(ENFILE)))
+		return ENFILE;
+	return 0;
+}
+
 int bg_dynlib_load(struct bg_dynlib *lib, struct bg_ctx *ctx)
 {
 	int rc;
@@ -35,15 +49,23 @@ int bg_dynlib_load(struct bg_dynlib *lib, struct bg_ctx *ctx)
 			const char *why = dlerror();
 			snprintf(lib->error, sizeof(lib->error), "%s", why ? why : "not found");
 			lib->status = BG_EIO;
+			/* out of file descriptors is not the library's absence: a
+			 * later call, with some closed, tries again */
+			if (out_of_files(lib->error))
+				lib->tried = false;
 		} else if ((lib->status = bind_all(lib, handle)) != BG_OK) {
 			dlclose(handle);
 		}
 		/* a loaded library stays loaded for the life of the process */
 	}
 	rc = lib->status;
+	/* the message is made under the lock: a retry may rewrite lib->error */
+	if (rc != BG_OK && out_of_files(lib->error))
+		/* the library is there: the process may open no more files */
+		bg_error(ctx, rc, "cannot load %s: %s; %s", lib->soname, lib->error,
+			 bg_open_files_advice(out_of_files(lib->error)));
+	else if (rc != BG_OK)
+		bg_error(ctx, rc, "cannot load %s: %s; install Debian's %s", lib->soname, lib->error, lib->package);
 	pthread_mutex_unlock(&lib->lock);
-	if (rc != BG_OK)
-		return bg_error(ctx, rc, "cannot load %s: %s; install Debian's %s", lib->soname,
-				lib->error, lib->package);
-	return BG_OK;
+	return rc;
 }

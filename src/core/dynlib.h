@@ -8,7 +8,9 @@
  *
  * A library is described once, statically, with the function pointers its
  * symbols are bound into; bg_dynlib_load binds them all or fails, once per
- * process (thread-safe), and every later call returns the same result.
+ * process (thread-safe), and every later call returns the same result;
+ * but a process out of file descriptors (EMFILE, ENFILE) has not found the
+ * library missing, and the next call tries again.
  */
 #ifndef BENCHGATE_CORE_DYNLIB_H
 #define BENCHGATE_CORE_DYNLIB_H
@@ -39,7 +41,9 @@ struct bg_dynlib {
 /*
  * Loads lib and binds every symbol on the first call; BG_OK from then on,
  * or BG_EIO "cannot load SONAME: REASON; install Debian's PACKAGE" on every
- * call when it could not be loaded or a symbol is missing.
+ * call when it could not be loaded or a symbol is missing ("...; raise the
+ * limit on open files (ulimit -n) or close some" when REASON is running out
+ * of file descriptors, tried again on the next call).
  */
 int bg_dynlib_load(struct bg_dynlib *lib, struct bg_ctx *ctx);
 

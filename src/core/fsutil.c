@@ -570,6 +570,16 @@ bool bg_is_dir(const char *path)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+const char *bg_open_files_advice(int e)
+{
+	if (e == EMFILE)
+		return "benchgate has as many files open as its limit allows; raise the limit (ulimit -n) "
+		       "and run it again";
+	if (e == ENFILE)
+		return "the system has as many files open as it allows; close some programs and run it again";
+	return NULL;
+}
+
 const char *bg_file_problem(const char *path)
 {
 	struct stat st;

@@ -21,6 +21,7 @@
  * SIGTTOU, then killed, and blocks the session (docs/measure.md).
  */
 #include "measure/internal.h"
+#include "benchgate/fsutil.h"
 #include "benchgate/measure.h"
 #include "benchgate/strbuf.h"
 
@@ -667,11 +668,8 @@ static const char *start_hint(const char *name, int e)
 	struct stat st;
 
 	/* a limit of this process or of the system, not the command's fault */
-	if (e == EMFILE)
-		return "benchgate has as many files open as its limit allows; raise the limit (ulimit -n) "
-		       "and run it again";
-	if (e == ENFILE)
-		return "the system has as many files open as it allows; close some programs and run it again";
+	if (bg_open_files_advice(e))
+		return bg_open_files_advice(e);
 	if (e == EAGAIN)
 		return "the system refused another process (the limit of processes of this user, ulimit -u, "
 		       "or of the system); try again when fewer run";

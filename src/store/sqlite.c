@@ -114,19 +114,23 @@ static const char *const migrations[] = {
  */
 #define READER_VERSION 2
 
+/* The errno of the system call behind a failure to open or do I/O
+ * (primary result code), or 0: SQLite's words alone do not say it. */
+static int system_errno(struct sqlite_store *s, int code)
+{
+	if (!s->db || (code != SQLITE_IOERR && code != SQLITE_CANTOPEN))
+		return 0;
+	return sym_sqlite3_system_errno(s->db);
+}
+
 /* Whether the failure (primary result code) is a file system without room:
  * SQLite's own "database or disk is full", or an I/O error whose system
  * call failed for want of space or quota (the -shm file growing, say). */
 static bool full_disk(struct sqlite_store *s, int code)
 {
-	int e;
+	int e = system_errno(s, code);
 
-	if (code == SQLITE_FULL)
-		return true;
-	if (!s->db || (code != SQLITE_IOERR && code != SQLITE_CANTOPEN))
-		return false;
-	e = sym_sqlite3_system_errno(s->db);
-	return e == ENOSPC || e == EDQUOT;
+	return code == SQLITE_FULL || e == ENOSPC || e == EDQUOT;
 }
 
 /*
@@ -155,6 +159,9 @@ static int db_error(struct sqlite_store *s, struct bg_ctx *ctx, const char *what
 		return bg_error(ctx, BG_EIO, "%s: %s: %s (%s): the file system that holds the store is full; free "
 				"some space there and run it again", s->display, what, sym_sqlite3_errmsg(s->db),
 				strerror(code == SQLITE_FULL ? ENOSPC : sym_sqlite3_system_errno(s->db)));
+	if (bg_open_files_advice(system_errno(s, code)))
+		return bg_error(ctx, BG_EIO, "%s: %s: %s (%s): %s", s->display, what, sym_sqlite3_errmsg(s->db),
+				strerror(system_errno(s, code)), bg_open_files_advice(system_errno(s, code)));
 	return bg_error(ctx, BG_EIO, "%s: %s: %s; check that the store is %s and not "
 			"corrupted", s->display, what, sym_sqlite3_errmsg(s->db),
 			s->read_only ? "readable" : "writable");
