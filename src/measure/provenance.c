@@ -40,15 +40,17 @@ static void chomp(struct bg_strbuf *sb)
 		bg_strbuf_setlen(sb, sb->len - 1);
 }
 
-/* git A1 A2 A3 [-- . :(exclude)P...] in root; stdout in out; false when git fails. */
-static bool git(const char *root, const char *a1, const char *a2, const char *a3,
-		const char *const *exclude, struct bg_strbuf *out)
+/* git ARGS... [-- . :(exclude)P...] in root (args ends with NULL); stdout
+ * in out; false when git fails. */
+static bool git(const char *root, const char *const *args, const char *const *exclude, struct bg_strbuf *out)
 {
-	char *argv[40] = {(char *)"git", (char *)a1, (char *)a2, (char *)a3, NULL};
+	char *argv[48] = {(char *)"git"};
 	char *owned[32] = {NULL};
 	struct bg_ctx ctx;
-	int st = -1, rc, n = 4, k = 0;
+	int st = -1, rc, n = 1, k = 0;
 
+	for (size_t i = 0; args[i] && n < 12; i++)
+		argv[n++] = (char *)args[i];
 	if (exclude && exclude[0]) {
 		argv[n++] = (char *)"--";
 		argv[n++] = (char *)".";
@@ -58,8 +60,8 @@ static bool git(const char *root, const char *a1, const char *a2, const char *a3
 			owned[k] = bg_strbuf_detach(&spec, NULL);
 			argv[n++] = owned[k];
 		}
-		argv[n] = NULL;
 	}
+	argv[n] = NULL;
 	bg_ctx_init(&ctx);
 	rc = bg_spawn_capture(argv, root, out, &st, &ctx);
 	bg_ctx_release(&ctx);
@@ -118,6 +120,16 @@ static bool git_repository_possible(const char *root)
 	return possible;
 }
 
+static const char *const git_rev_parse[] = {"rev-parse", "--verify", "HEAD", NULL};
+static const char *const git_status[] = {"status", "--porcelain", "--untracked-files=no", NULL};
+/* `git diff`: every changed file by its full blob ids (a binary one by them alone,
+ * not a binary patch of its bytes: a modified 100 MB file took git 25 s
+ * and 580 MB each time); never the user's external diff program, text
+ * conversion or colours, which would run a program of theirs mid-session
+ * and hash its output instead of the source */
+static const char *const git_diff[] = {"diff", "HEAD", "--full-index", "--no-renames", "--no-ext-diff",
+				       "--no-textconv", "--no-color", NULL};
+
 json_t *bg_provenance_git(const char *root, const char *const *exclude)
 {
 	json_t *g = json_object();
@@ -132,19 +144,19 @@ json_t *bg_provenance_git(const char *root, const char *const *exclude)
 			json_array_append_new(ex, bg_json_text(exclude[i]));
 		json_object_set_new(g, "excluded", ex);
 	}
-	if (!git_repository_possible(root) || !git(root, "rev-parse", "--verify", "HEAD", NULL, &sb)) {
+	if (!git_repository_possible(root) || !git(root, git_rev_parse, NULL, &sb)) {
 		bg_strbuf_release(&sb);
 		return g;
 	}
 	chomp(&sb);
 	json_object_set_new(g, "revision", bg_json_text(sb.buf));
 	bg_strbuf_reset(&sb);
-	if (git(root, "status", "--porcelain", "--untracked-files=no", exclude, &sb)) {
+	if (git(root, git_status, exclude, &sb)) {
 		bool dirty = sb.len > 0;
 
 		json_object_set_new(g, "dirty", json_boolean(dirty));
 		bg_strbuf_reset(&sb);
-		if (dirty && git(root, "diff", "HEAD", "--binary", exclude, &sb)) {
+		if (dirty && git(root, git_diff, exclude, &sb)) {
 			struct bg_ctx ctx;
 			char hex[65];
 

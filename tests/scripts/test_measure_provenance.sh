@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Provenance: git HEAD (full SHA), the dirty flag and the SHA-256 of
-# `git diff HEAD --binary` when dirty, read in the project root; the working
-# directory relative to the project root; no absolute home paths. Needs git, jq.
+# `git diff HEAD --full-index --no-renames --no-ext-diff --no-textconv
+# --no-color` when dirty, read in the project root (never running the
+# user's external diff program or text conversion; a binary file by its
+# blob ids); the working directory relative to the project root; no
+# absolute home paths. Needs git, jq.
 set -u
 . "$(cd "$(dirname "$0")" && pwd)/checks.sh"
 B=${BENCHGATE:?}
@@ -26,10 +29,36 @@ check "cwd relative"       test "$(jq -r .provenance.cwd clean.json)" = sub
 check "store at the root"  test -f .benchgate/store.sqlite3
 
 printf 'two\n' >data.txt
-want=$(git diff HEAD --binary | sha256sum | cut -d' ' -f1)
+gitdiff() { git diff HEAD --full-index --no-renames --no-ext-diff --no-textconv --no-color; }
+want=$(gitdiff | sha256sum | cut -d' ' -f1)
+# the user's own diff program and a text conversion, which must not run
+printf '#!/bin/sh\necho ran >>"%s/ext.log"\necho other\n' "$work" >"$work/ext.sh"
+chmod +x "$work/ext.sh"
+git config diff.external "$work/ext.sh"
+git config diff.conv.textconv "$work/ext.sh"
+echo '*.txt diff=conv' >.git/info/attributes
 "$B" measure -q -r 1 --json -- true >dirty.json
 check "dirty"              jqe '.provenance.git.dirty == true' dirty.json
 check "diff sha256"        test "$(jq -r .provenance.git.diff_sha256 dirty.json)" = "$want"
+check "no external diff or textconv ran" test ! -e "$work/ext.log"
+git config --unset diff.external
+git config --unset diff.conv.textconv
+rm .git/info/attributes
+check "diff sha256 as git diff shows it" test "$(gitdiff | sha256sum | cut -d' ' -f1)" = "$want"
+
+# a binary file: hashed by its blob ids, so other bytes are another hash
+git checkout -q data.txt
+head -c 300000 /dev/zero >blob.bin && git add blob.bin && git commit -qm blob
+printf '\001' | dd of=blob.bin bs=1 seek=1000 conv=notrunc 2>/dev/null
+"$B" measure -q -r 1 --json -- true >bin1.json
+check "binary: diff sha256" test "$(jq -r .provenance.git.diff_sha256 bin1.json)" = "$(gitdiff | sha256sum | cut -d' ' -f1)"
+check "binary: by its blob id" bash -c "git diff HEAD --full-index | grep -q '^index [0-9a-f]\{40\}\.\.$(git hash-object blob.bin) '"
+printf '\002' | dd of=blob.bin bs=1 seek=1000 conv=notrunc 2>/dev/null
+"$B" measure -q -r 1 --json -- true >bin2.json
+check "binary: other bytes, another hash" \
+	test "$(jq -r .provenance.git.diff_sha256 bin1.json)" != "$(jq -r .provenance.git.diff_sha256 bin2.json)"
+git checkout -q blob.bin
+printf 'two\n' >data.txt
 check "no home paths"      bash -c "! grep -q '\"$HOME/' dirty.json"
 check "version recorded"   jqe '.provenance.benchgate_version | length > 0' dirty.json
 check "argv recorded"      jqe '.provenance.argv == ["measure","-q","-r","1","--json","--","true"]' dirty.json
