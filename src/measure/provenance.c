@@ -40,16 +40,19 @@ static void chomp(struct bg_strbuf *sb)
 		bg_strbuf_setlen(sb, sb->len - 1);
 }
 
-/* git ARGS... [-- . :(exclude)P...] in root (args ends with NULL); stdout
- * in out; false when git fails. */
+/* git --no-optional-locks ARGS... [-- . :(exclude)P...] in root (args ends
+ * with NULL); stdout in out; false when git fails. Without optional locks
+ * `git status` reads the index without refreshing it into .git/index: an
+ * observer that never writes the user's repository, nor holds the
+ * index.lock that would make their own `git commit` fail meanwhile. */
 static bool git(const char *root, const char *const *args, const char *const *exclude, struct bg_strbuf *out)
 {
-	char *argv[48] = {(char *)"git"};
+	char *argv[48] = {(char *)"git", (char *)"--no-optional-locks"};
 	char *owned[32] = {NULL};
 	struct bg_ctx ctx;
-	int st = -1, rc, n = 1, k = 0;
+	int st = -1, rc, n = 2, k = 0;
 
-	for (size_t i = 0; args[i] && n < 12; i++)
+	for (size_t i = 0; args[i] && n < 13; i++)
 		argv[n++] = (char *)args[i];
 	if (exclude && exclude[0]) {
 		argv[n++] = (char *)"--";
@@ -174,7 +177,8 @@ json_t *bg_provenance_git(const char *root, const char *const *exclude)
 
 bool bg_provenance_git_why(const char *root, struct bg_strbuf *why)
 {
-	char *argv[] = {(char *)"git", (char *)"rev-parse", (char *)"--verify", (char *)"HEAD", NULL};
+	char *argv[] = {(char *)"git", (char *)"--no-optional-locks", (char *)"rev-parse", (char *)"--verify",
+			(char *)"HEAD", NULL};
 	struct bg_strbuf out = BG_STRBUF_INIT;
 	struct bg_ctx ctx;
 	int st = -1;

@@ -3,8 +3,9 @@
 # `git diff HEAD --full-index --no-renames --no-ext-diff --no-textconv
 # --no-color` when dirty, read in the project root (never running the
 # user's external diff program or text conversion; a binary file by its
-# blob ids); the working directory relative to the project root; no
-# absolute home paths. Needs git, jq.
+# blob ids), without optional locks (the index is never rewritten); the
+# working directory relative to the project root; no absolute home paths.
+# Needs git, jq.
 set -u
 . "$(cd "$(dirname "$0")" && pwd)/checks.sh"
 B=${BENCHGATE:?}
@@ -62,6 +63,23 @@ printf 'two\n' >data.txt
 check "no home paths"      bash -c "! grep -q '\"$HOME/' dirty.json"
 check "version recorded"   jqe '.provenance.benchgate_version | length > 0' dirty.json
 check "argv recorded"      jqe '.provenance.argv == ["measure","-q","-r","1","--json","--","true"]' dirty.json
+
+# an observer: the repository's index is never rewritten (git status would
+# refresh it for a file touched since, taking .git/index.lock from the
+# user's own git commands meanwhile), and another git's lock stops nothing
+git checkout -q data.txt
+touch -d "2020-01-02 03:04:05" data.txt
+index=$(sha256sum .git/index)
+"$B" measure -q -r 1 --json -- true >touched.json
+check "touched, same content: clean" jqe '.provenance.git.dirty == false' touched.json
+check "the index is not rewritten" test "$(sha256sum .git/index)" = "$index"
+printf 'three\n' >data.txt
+: >.git/index.lock
+"$B" measure -q -r 1 --json -- true >locked.json
+check "while another git holds the index: dirty, hashed" \
+	test "$(jq -r .provenance.git.diff_sha256 locked.json)" = "$(gitdiff | sha256sum | cut -d' ' -f1)"
+check "its lock left alone" test -e .git/index.lock -a ! -s .git/index.lock
+rm .git/index.lock
 
 # outside any repository: nulls, not guesses
 cd "$work" && mkdir plain && cd plain || exit 1
