@@ -54,6 +54,14 @@ json_t *bg_provenance_git(const char *root, const char *const *exclude);
  */
 bool bg_provenance_git_why(const char *root, struct bg_strbuf *why);
 /*
+ * Why bg_provenance_git (root and exclude as there) gave no dirty flag, or
+ * no diff hash for a dirty tree: appends to why the command that failed
+ * and what git said ("git diff HEAD: fatal: data.bin: clean filter 'lfs'
+ * failed": its last fatal line, else its last error line, else its first
+ * line), or that git cannot be started. Nothing when both now succeed.
+ */
+void bg_provenance_git_state_why(const char *root, const char *const *exclude, struct bg_strbuf *why);
+/*
  * Whether the source moved between two "git" objects: another (or no)
  * revision, another dirty flag or diff SHA-256, or an after that git could
  * not fill (a null dirty flag, or a dirty tree without its diff hash: it

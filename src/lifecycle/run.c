@@ -489,6 +489,27 @@ static int preflight(struct run *r, struct bg_ctx *ctx)
 	if (strlen(jstr(json_object_get(r->provenance, "git"), "revision")) != 40)
 		return refuse(ctx, "the repository names its commits with SHA-256 ('%s'); a manifest's revision must be a 40-digit SHA-1, which 'benchgate check' requires as the reference does",
 			      jstr(json_object_get(r->provenance, "git"), "revision"));
+	{
+		/* the dirty flag and the diff hash are provenance too: a tree git
+		 * cannot diff (a filter of .gitattributes it cannot run) would run
+		 * the whole session only to block it for want of them */
+		const json_t *git = json_object_get(r->provenance, "git");
+		const json_t *dirty = json_object_get(git, "dirty");
+
+		if (!json_is_boolean(dirty) || (json_is_true(dirty) && !jstr(git, "diff_sha256"))) {
+			struct bg_strbuf gitsays = BG_STRBUF_INIT;
+
+			bg_provenance_git_state_why(r->cfg->root, r->git_exclude, &gitsays);
+			if (!json_is_boolean(dirty))
+				rc = refuse(ctx, "whether the project at '.' has uncommitted changes cannot be read (%s): a session needs it as provenance; make 'git status' work there",
+					    gitsays.len ? gitsays.buf : "git status failed, and now succeeds: run it again");
+			else
+				rc = refuse(ctx, "the uncommitted changes of the project at '.' cannot be hashed (%s): a session needs their SHA-256 as provenance; make 'git diff HEAD' work there (install the program a filter it names runs), or commit them",
+					    gitsays.len ? gitsays.buf : "git diff failed, and now succeeds: run it again");
+			bg_strbuf_release(&gitsays);
+			return rc;
+		}
+	}
 	bg_run_detect_computer(r->cfg, r->provenance, &label, &why);
 	r->res->computer = label;
 	if (strcmp(q->tier, "diagnostic") != 0) {

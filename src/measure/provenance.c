@@ -40,17 +40,20 @@ static void chomp(struct bg_strbuf *sb)
 		bg_strbuf_setlen(sb, sb->len - 1);
 }
 
-/* git --no-optional-locks ARGS... [-- . :(exclude)P...] in root (args ends
- * with NULL); stdout in out; false when git fails. Without optional locks
- * `git status` reads the index without refreshing it into .git/index: an
+/*
+ * git --no-optional-locks ARGS... [-- . :(exclude)P...] in root (args ends
+ * with NULL); stdout (with_stderr: and stderr) in out, the exit status in
+ * *st; BG_EIO when git cannot be started. Without optional locks `git
+ * status` reads the index without refreshing it into .git/index: an
  * observer that never writes the user's repository, nor holds the
- * index.lock that would make their own `git commit` fail meanwhile. */
-static bool git(const char *root, const char *const *args, const char *const *exclude, struct bg_strbuf *out)
+ * index.lock that would make their own `git commit` fail meanwhile.
+ */
+static int git_run(const char *root, const char *const *args, const char *const *exclude, bool with_stderr,
+		   struct bg_strbuf *out, int *st, struct bg_ctx *ctx)
 {
 	char *argv[48] = {(char *)"git", (char *)"--no-optional-locks"};
 	char *owned[32] = {NULL};
-	struct bg_ctx ctx;
-	int st = -1, rc, n = 2, k = 0;
+	int rc, n = 2, k = 0;
 
 	for (size_t i = 0; args[i] && n < 13; i++)
 		argv[n++] = (char *)args[i];
@@ -65,12 +68,46 @@ static bool git(const char *root, const char *const *args, const char *const *ex
 		}
 	}
 	argv[n] = NULL;
-	bg_ctx_init(&ctx);
-	rc = bg_spawn_capture(argv, root, out, &st, &ctx);
-	bg_ctx_release(&ctx);
+	rc = with_stderr ? bg_spawn_capture_all(argv, root, out, st, ctx) : bg_spawn_capture(argv, root, out, st, ctx);
 	for (int i = 0; i < k; i++)
 		free(owned[i]);
+	return rc;
+}
+
+/* git_run's stdout in out; false when git fails or cannot be started. */
+static bool git(const char *root, const char *const *args, const char *const *exclude, struct bg_strbuf *out)
+{
+	struct bg_ctx ctx;
+	int st = -1, rc;
+
+	bg_ctx_init(&ctx);
+	rc = git_run(root, args, exclude, false, out, &st, &ctx);
+	bg_ctx_release(&ctx);
 	return rc == BG_OK && st == 0;
+}
+
+/* Appends what git said when it failed (out: its stdout and stderr): its
+ * last "fatal: " line, else its last "error: " line, else its first line,
+ * else its exit status. */
+static void git_said(const struct bg_strbuf *out, int st, struct bg_strbuf *why)
+{
+	const char *pick = NULL, *p = out->buf;
+	bool fatal = false;
+
+	while (*p) {
+		size_t n = strcspn(p, "\n");
+		if (strncmp(p, "fatal: ", 7) == 0 || (!fatal && strncmp(p, "error: ", 7) == 0)) {
+			fatal = strncmp(p, "fatal: ", 7) == 0;
+			pick = p;
+		}
+		p += n + (p[n] == '\n');
+	}
+	if (!pick && out->len && out->buf[0] != '\n')
+		pick = out->buf;
+	if (pick)
+		bg_strbuf_addn(why, pick, strcspn(pick, "\n"));
+	else
+		bg_strbuf_addf(why, "it exited with status %d", st);
 }
 
 /* Whether dir/name exists (any type); with want_dir, only a directory. */
@@ -199,6 +236,33 @@ bool bg_provenance_git_why(const char *root, struct bg_strbuf *why)
 	bg_ctx_release(&ctx);
 	bg_strbuf_release(&out);
 	return started;
+}
+
+void bg_provenance_git_state_why(const char *root, const char *const *exclude, struct bg_strbuf *why)
+{
+	const char *const *cmds[] = {git_status, git_diff};
+	const char *names[] = {"git status", "git diff HEAD"};
+	struct bg_strbuf out = BG_STRBUF_INIT;
+
+	for (int k = 0; k < 2; k++) {
+		struct bg_ctx ctx;
+		int st = -1;
+
+		bg_ctx_init(&ctx);
+		bg_strbuf_reset(&out);
+		if (git_run(root, cmds[k], exclude, true, &out, &st, &ctx) != BG_OK) {
+			bg_strbuf_addf(why, "%s: %s", names[k], bg_ctx_message(&ctx));
+			bg_ctx_release(&ctx);
+			break;
+		}
+		bg_ctx_release(&ctx);
+		if (st != 0) {
+			bg_strbuf_addf(why, "%s: ", names[k]);
+			git_said(&out, st, why);
+			break;
+		}
+	}
+	bg_strbuf_release(&out);
 }
 
 static json_t *file_field(const char *path, const char *prefix, char sep)

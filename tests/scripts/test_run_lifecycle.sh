@@ -424,6 +424,25 @@ before=$(ls experiments | wc -l)
 expect_rc 3 "git missing" env PATH="$work/nogit" "$bin" run life.ok
 mentions "git missing" "the source revision of the project at '.' cannot be read: 'git': cannot start: No such file or directory; install git, or put it on PATH"
 [ "$(ls experiments | wc -l)" = "$before" ] || fail "git missing: an experiment was written"
+# uncommitted changes that git cannot diff (a clean filter it cannot run, as
+# git-lfs's where git-lfs is not installed): refused before anything runs,
+# with git's words, not a session blocked at its end for want of the hash
+printf 'one\n' >blob.bin
+git add blob.bin && git -c user.email=t@t -c user.name=t commit -qm blob || exit 1
+echo '*.bin filter=broken' >.git/info/attributes
+git config filter.broken.clean false && git config filter.broken.required true
+# the same size: git status must read the content, through the filter
+printf 'two\n' >blob.bin
+expect_rc 3 "a status git cannot make" "$bin" run life.ok
+mentions "a status git cannot make" "whether the project at '.' has uncommitted changes cannot be read (git status: fatal: blob.bin: clean filter 'broken' failed): a session needs it as provenance; make 'git status' work there"
+# another size: git status sees the change alone; git diff fails
+printf 'three\n' >blob.bin
+expect_rc 3 "a diff git cannot make" "$bin" run life.ok
+mentions "a diff git cannot make" "the uncommitted changes of the project at '.' cannot be hashed (git diff HEAD: fatal: blob.bin: clean filter 'broken' failed): a session needs their SHA-256 as provenance; make 'git diff HEAD' work there"
+[ "$(ls experiments | wc -l)" = "$before" ] || fail "a diff git cannot make: an experiment was written"
+git config --unset filter.broken.clean && git config --unset filter.broken.required
+rm .git/info/attributes
+git checkout -q blob.bin
 if [ "$(id -u)" = 0 ]; then
 	cp -R "$work/p" "$work/owned" && chown -R nobody "$work/owned"
 	cd "$work/owned" || exit 1
