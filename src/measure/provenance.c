@@ -41,7 +41,7 @@ static void chomp(struct bg_strbuf *sb)
 }
 
 /*
- * git --no-optional-locks ARGS... [-- . :(exclude)P...] in root (args ends
+ * git --no-optional-locks ARGS... [-- :/ :(exclude)P...] in root (args ends
  * with NULL); stdout (with_stderr: and stderr) in out, the exit status in
  * *st; BG_EIO when git cannot be started. Without optional locks `git
  * status` reads the index without refreshing it into .git/index: an
@@ -58,8 +58,11 @@ static int git_run(const char *root, const char *const *args, const char *const 
 	for (size_t i = 0; args[i] && n < 13; i++)
 		argv[n++] = (char *)args[i];
 	if (exclude && exclude[0]) {
+		/* the whole repository (":/", its top), not only the project's
+		 * folder: in a repository that holds the project in a folder of
+		 * its own, the source under test is often beside that folder */
 		argv[n++] = (char *)"--";
-		argv[n++] = (char *)".";
+		argv[n++] = (char *)":/";
 		for (; k < 30 && exclude[k]; k++) {
 			struct bg_strbuf spec = BG_STRBUF_INIT;
 			bg_strbuf_addf(&spec, ":(exclude)%s", exclude[k]);

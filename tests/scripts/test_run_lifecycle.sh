@@ -452,5 +452,24 @@ if [ "$(id -u)" = 0 ]; then
 	fi
 	cd "$work" && rm -rf "$work/owned"
 fi
+# a repository that holds the project in a folder of its own: the source
+# beside that folder is part of the dirty flag and the diff hash, so a
+# session of modified source never joins the baseline as committed
+mkdir -p "$work/mono/src" && cd "$work/mono" || exit 1
+cp -R "$src/tests/cli/trees/lifecycle" bench
+sed -i "s/\"sleep_seconds\": 4.321/\"sleep_seconds\": $nap/" bench/benchmarks/benchmark_registry.json
+"$bin" -C bench render >/dev/null
+echo 'int x;' >src/kernel.c
+git init -q . && git add -A && git -c user.email=t@t -c user.name=t commit -qm init || exit 1
+echo 'int y;' >>src/kernel.c
+expect_rc 0 "monorepo: a session" "$bin" -C bench run -q --no-repeat --json -w 0 -r 1 life.ok
+jqe '.session.provenance.git.dirty == true' "$work/out" ||
+	fail "monorepo: source changed beside the project, but the session is clean"
+want=$(cd bench && git diff HEAD --full-index --no-renames --no-ext-diff --no-textconv --no-color -- :/ ':(exclude)experiments' |
+	sha256sum | cut -c1-64)
+[ "$(jq -r .session.provenance.git.diff_sha256 "$work/out")" = "$want" ] ||
+	fail "monorepo: the diff hash is not of the whole repository"
+"$bin" -C bench history --json life.ok >"$work/hist"
+jqe '.[-1].curation == "pending"' "$work/hist" || fail "monorepo: modified source counted toward the baseline"
 [ "$fails" = 0 ] && echo "run lifecycle: all checks passed"
 exit $((fails > 0))
