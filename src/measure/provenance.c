@@ -55,7 +55,7 @@ static int git_run(const char *root, const char *const *args, const char *const 
 	char *owned[32] = {NULL};
 	int rc, n = 2, k = 0;
 
-	for (size_t i = 0; args[i] && n < 13; i++)
+	for (size_t i = 0; args[i] && n < 14; i++) /* 14 + 2 + 30 excludes < 48 */
 		argv[n++] = (char *)args[i];
 	if (exclude && exclude[0]) {
 		/* the whole repository (":/", its top), not only the project's
@@ -164,14 +164,20 @@ static bool git_repository_possible(const char *root)
 }
 
 static const char *const git_rev_parse[] = {"rev-parse", "--verify", "HEAD", NULL};
-static const char *const git_status[] = {"status", "--porcelain", "--untracked-files=no", NULL};
-/* `git diff`: every changed file by its full blob ids (a binary one by them alone,
- * not a binary patch of its bytes: a modified 100 MB file took git 25 s
- * and 580 MB each time); never the user's external diff program, text
- * conversion or colours, which would run a program of theirs mid-session
- * and hash its output instead of the source */
+/* `git status`: tracked files only; a submodule counts as changed for
+ * what is tracked in it, not for untracked files it holds */
+static const char *const git_status[] = {"status", "--porcelain", "--untracked-files=no",
+					 "--ignore-submodules=untracked", NULL};
+/* `git diff`: every changed file by its full blob ids (a binary one by them
+ * alone, not a binary patch of its bytes: a modified 100 MB file took git
+ * 25 s and 580 MB each time), and a changed submodule by the diff of its
+ * content (not "Subproject commit X-dirty", the same for any edit in it);
+ * never the user's external diff program, text conversion or colours,
+ * which would run a program of theirs mid-session and hash its output
+ * instead of the source */
 static const char *const git_diff[] = {"diff", "HEAD", "--full-index", "--no-renames", "--no-ext-diff",
-				       "--no-textconv", "--no-color", NULL};
+				       "--no-textconv", "--no-color", "--submodule=diff",
+				       "--ignore-submodules=untracked", NULL};
 
 json_t *bg_provenance_git(const char *root, const char *const *exclude)
 {

@@ -3,7 +3,8 @@
 # `git diff HEAD --full-index --no-renames --no-ext-diff --no-textconv
 # --no-color` when dirty, read in the project root (never running the
 # user's external diff program or text conversion; a binary file by its
-# blob ids), without optional locks (the index is never rewritten); the
+# blob ids; a submodule by the diff of its content), over the whole
+# repository, without optional locks (the index is never rewritten); the
 # working directory relative to the project root; no absolute home paths.
 # Needs git, jq.
 set -u
@@ -80,6 +81,29 @@ check "while another git holds the index: dirty, hashed" \
 	test "$(jq -r .provenance.git.diff_sha256 locked.json)" = "$(gitdiff | sha256sum | cut -d' ' -f1)"
 check "its lock left alone" test -e .git/index.lock -a ! -s .git/index.lock
 rm .git/index.lock
+
+# a submodule (the library under test, often): an edit in it is part of the
+# diff hash, not the same "Subproject commit X-dirty" for any edit, so an
+# edit during the session is seen; files it does not track are not
+git checkout -q data.txt
+git init -q "$work/lib" && git -C "$work/lib" config user.email t@example.invalid &&
+	git -C "$work/lib" config user.name t
+echo 'int a;' >"$work/lib/a.c" && git -C "$work/lib" add a.c && git -C "$work/lib" commit -qm lib
+git -c protocol.file.allow=always submodule add -q "$work/lib" lib >/dev/null 2>&1 && git commit -qm lib
+echo 'int b;' >>lib/a.c
+"$B" measure -q -r 1 --json -- true >sub1.json
+echo 'int c;' >>lib/a.c
+"$B" measure -q -r 1 --json -- true >sub2.json
+check "submodule edited: dirty" jqe '.provenance.git.dirty == true' sub1.json
+check "submodule: another edit, another hash" \
+	test "$(jq -r .provenance.git.diff_sha256 sub1.json)" != "$(jq -r .provenance.git.diff_sha256 sub2.json)"
+check "submodule: an edit during the session blocks it" \
+	test "$(rc_of "$B" measure -q -r 1 --json -- sh -c 'echo "int d;" >>lib/a.c')" = 1
+check "submodule: said so" jqe '.status == "blocked" and (.reason | contains("changed during the session"))' "$work/out"
+git -C lib checkout -q a.c
+echo x >lib/untracked.txt
+"$B" measure -q -r 1 --json -- true >sub3.json
+check "submodule: a file it does not track leaves it clean" jqe '.provenance.git.dirty == false' sub3.json
 
 # outside any repository: nulls, not guesses
 cd "$work" && mkdir plain && cd plain || exit 1
