@@ -2,9 +2,10 @@
  * provenance.h - what a session was measured with, captured once per session.
  *
  * The document (a new JSON object owned by the caller) holds: git
- * {revision (full SHA or null), dirty, diff_sha256 (of `git diff HEAD
- * --full-index --no-renames --no-ext-diff --no-textconv --no-color
- * --submodule=diff --ignore-submodules=untracked` when dirty, else null), excluded (the paths left out of both)},
+ * {revision (full SHA or null), dirty, diff_sha256 (of `git -c
+ * core.abbrev=40 diff HEAD --full-index --no-renames --no-ext-diff
+ * --no-textconv --no-color --submodule=diff --ignore-submodules=untracked`
+ * when dirty, else null), excluded (the paths left out of both)},
  * benchgate_version, argv, cwd (relative
  * to the project root, or null outside it), environment {NAME: value or
  * null} (values only for the names asked for; names containing TOKEN,

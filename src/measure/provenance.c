@@ -51,11 +51,11 @@ static void chomp(struct bg_strbuf *sb)
 static int git_run(const char *root, const char *const *args, const char *const *exclude, bool with_stderr,
 		   struct bg_strbuf *out, int *st, struct bg_ctx *ctx)
 {
-	char *argv[48] = {(char *)"git", (char *)"--no-optional-locks"};
+	char *argv[52] = {(char *)"git", (char *)"--no-optional-locks"};
 	char *owned[32] = {NULL};
 	int rc, n = 2, k = 0;
 
-	for (size_t i = 0; args[i] && n < 14; i++) /* 14 + 2 + 30 excludes < 48 */
+	for (size_t i = 0; args[i] && n < 18; i++) /* 18 + 2 + 30 excludes < 52 */
 		argv[n++] = (char *)args[i];
 	if (exclude && exclude[0]) {
 		/* the whole repository (":/", its top), not only the project's
@@ -175,7 +175,8 @@ static const char *const git_status[] = {"status", "--porcelain", "--untracked-f
  * never the user's external diff program, text conversion or colours,
  * which would run a program of theirs mid-session and hash its output
  * instead of the source */
-static const char *const git_diff[] = {"diff", "HEAD", "--full-index", "--no-renames", "--no-ext-diff",
+static const char *const git_diff[] = {"-c", "core.abbrev=40", /* full ids in a submodule's diff too */
+				       "diff", "HEAD", "--full-index", "--no-renames", "--no-ext-diff",
 				       "--no-textconv", "--no-color", "--submodule=diff",
 				       "--ignore-submodules=untracked", NULL};
 

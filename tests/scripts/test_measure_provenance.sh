@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Provenance: git HEAD (full SHA), the dirty flag and the SHA-256 of
-# `git diff HEAD --full-index --no-renames --no-ext-diff --no-textconv
-# --no-color` when dirty, read in the project root (never running the
+# `git -c core.abbrev=40 diff HEAD --full-index --no-renames --no-ext-diff
+# --no-textconv --no-color --submodule=diff --ignore-submodules=untracked`
+# when dirty, read in the project root (never running the
 # user's external diff program or text conversion; a binary file by its
 # blob ids; a submodule by the diff of its content), over the whole
 # repository, without optional locks (the index is never rewritten); the
@@ -31,7 +32,10 @@ check "cwd relative"       test "$(jq -r .provenance.cwd clean.json)" = sub
 check "store at the root"  test -f .benchgate/store.sqlite3
 
 printf 'two\n' >data.txt
-gitdiff() { git diff HEAD --full-index --no-renames --no-ext-diff --no-textconv --no-color; }
+gitdiff() {
+	git -c core.abbrev=40 diff HEAD --full-index --no-renames --no-ext-diff --no-textconv --no-color \
+		--submodule=diff --ignore-submodules=untracked
+}
 want=$(gitdiff | sha256sum | cut -d' ' -f1)
 # the user's own diff program and a text conversion, which must not run
 printf '#!/bin/sh\necho ran >>"%s/ext.log"\necho other\n' "$work" >"$work/ext.sh"
@@ -95,6 +99,9 @@ echo 'int b;' >>lib/a.c
 echo 'int c;' >>lib/a.c
 "$B" measure -q -r 1 --json -- true >sub2.json
 check "submodule edited: dirty" jqe '.provenance.git.dirty == true' sub1.json
+check "submodule: the hash of its content's diff, full ids" \
+	test "$(jq -r .provenance.git.diff_sha256 sub2.json)" = "$(gitdiff | sha256sum | cut -d' ' -f1)"
+check "submodule: full ids in its diff" bash -c "$(declare -f gitdiff); gitdiff | grep -q '^index [0-9a-f]\{40\}\.\.[0-9a-f]\{40\} '"
 check "submodule: another edit, another hash" \
 	test "$(jq -r .provenance.git.diff_sha256 sub1.json)" != "$(jq -r .provenance.git.diff_sha256 sub2.json)"
 check "submodule: an edit during the session blocks it" \

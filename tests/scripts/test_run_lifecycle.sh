@@ -465,8 +465,8 @@ echo 'int y;' >>src/kernel.c
 expect_rc 0 "monorepo: a session" "$bin" -C bench run -q --no-repeat --json -w 0 -r 1 life.ok
 jqe '.session.provenance.git.dirty == true' "$work/out" ||
 	fail "monorepo: source changed beside the project, but the session is clean"
-want=$(cd bench && git diff HEAD --full-index --no-renames --no-ext-diff --no-textconv --no-color -- :/ ':(exclude)experiments' |
-	sha256sum | cut -c1-64)
+want=$(cd bench && git -c core.abbrev=40 diff HEAD --full-index --no-renames --no-ext-diff --no-textconv --no-color \
+	--submodule=diff --ignore-submodules=untracked -- :/ ':(exclude)experiments' | sha256sum | cut -c1-64)
 [ "$(jq -r .session.provenance.git.diff_sha256 "$work/out")" = "$want" ] ||
 	fail "monorepo: the diff hash is not of the whole repository"
 "$bin" -C bench history --json life.ok >"$work/hist"
