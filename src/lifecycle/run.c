@@ -14,6 +14,7 @@
 #include "benchgate/store.h"
 #include "core/fmath.h"
 #include "core/pyval.h"
+#include "lifecycle/inputs.h"
 #include "lifecycle/runbook.h"
 
 #include <ctype.h>
@@ -208,7 +209,7 @@ struct run {
 	json_t *manifest;
 	json_t *measure; /* the substituted measure object */
 	json_t *inputs;  /* [{dataset_id, path, sha256}] */
-	struct stat *input_st; /* each input as it was when hashed, in order */
+	struct bg_input_state *input_st; /* each input as it was when hashed, in order */
 	struct bg_strbuf command;
 	struct bg_strbuf exp_rel; /* experiments/ID */
 	char **outputs, **evict;
@@ -432,6 +433,7 @@ static int preflight(struct run *r, struct bg_ctx *ctx)
 		struct bg_strbuf path = BG_STRBUF_INIT; /* a string: bg_runbook_check_declared */
 		char hex[65];
 		struct bg_ctx c2;
+		bool there;
 
 		if ((rc = subst(jstr(x, "path"), q->gate, false, &path, ctx))) {
 			bg_strbuf_release(&path);
@@ -439,10 +441,13 @@ static int preflight(struct run *r, struct bg_ctx *ctx)
 		}
 		bg_ctx_init(&c2);
 		r->input_st = bg_xrealloc(r->input_st, (i + 1) * sizeof(*r->input_st));
-		if (stat(path.buf, &r->input_st[i]) != 0 ? bg_error(&c2, BG_EIO, "%s", strerror(errno))
-							  : bg_sha256_file(path.buf, NULL, hex, &c2)) {
-			rc = refuse(ctx, "declared input '%s' cannot be hashed (%s); create it first (see the runbook's preflight)",
-				    path.buf, bg_ctx_message(&c2));
+		there = stat(path.buf, &r->input_st[i].st) == 0;
+		if (!there)
+			bg_error(&c2, BG_EIO, "%s", strerror(errno));
+		if (!there || bg_input_hash(path.buf, path.buf, hex, &r->input_st[i], &c2)) {
+			rc = refuse(ctx, "declared input '%s' cannot be hashed (%s); %s", path.buf, bg_ctx_message(&c2),
+				    there ? "make all of it readable, or declare another path"
+					  : "create it first (see the runbook's preflight)");
 			bg_ctx_release(&c2);
 			bg_strbuf_release(&path);
 			return rc;
@@ -773,15 +778,6 @@ static int write_rel(const struct bg_config *cfg, const char *rel, const struct 
 	return rc;
 }
 
-/* Whether two stats are of the same file with the same contents as far as
- * the inode tells: device, inode, size, and modification and change times. */
-static bool same_stat(const struct stat *a, const struct stat *b)
-{
-	return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
-	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
-	       a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
-}
-
 static void collect_block_reasons(struct run *r, const json_t *session, json_t *reasons)
 {
 	const json_t *git = json_object_get(r->provenance, "git"), *m = r->measure;
@@ -803,15 +799,13 @@ static void collect_block_reasons(struct run *r, const json_t *session, json_t *
 		size_t i;
 		json_t *x;
 		json_array_foreach(r->inputs, i, x) {
-			struct stat now;
-
 			if (!jstr(x, "sha256")) {
 				json_array_append_new(reasons, json_string("missing provenance: an input's SHA-256"));
 				continue;
 			}
 			/* the SHA-256 (and the key) name the input as it was before
 			 * the first run: it must still be that file, unchanged */
-			if (stat(jstr(x, "path"), &now) != 0 || !same_stat(&now, &r->input_st[i])) {
+			if (!bg_input_unchanged(jstr(x, "path"), &r->input_st[i])) {
 				bg_strbuf_reset(&sb);
 				bg_strbuf_addf(&sb, "declared input '%s' changed during the session (its SHA-256 was taken before the first run); leave inputs alone while a gate runs",
 					       jstr(x, "path"));

@@ -403,6 +403,39 @@ mentions "input changed" "declared input 'data/input.txt' changed during the ses
 check_ok "an input changed mid-session"
 git checkout -q data/input.txt 2>/dev/null
 
+# a declared input that is a folder (a dataset of many files, as Zarr): its
+# SHA-256 is that of the sha256sum listing of its files, and a file changed
+# or added in it during the session blocks the session
+mkdir -p "$work/dirin" && cd "$work/dirin" || exit 1
+cp -R "$src/tests/cli/trees/lifecycle/." .
+rm data/input.txt && mkdir -p data/input.txt/sub
+printf 'a\n' >data/input.txt/c0 && printf 'b\n' >data/input.txt/sub/c1 && printf 'x' >'data/input.txt/a b'
+"$bin" render >/dev/null
+git init -q . && git add -A && git -c user.email=t@t -c user.name=t commit -qm init || exit 1
+expect_rc 0 "folder input: a session" "$bin" run -q --no-repeat --json -w 0 -r 1 life.ok
+want=$(cd data/input.txt && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sed 's|  ./|  |' |
+	sha256sum | cut -c1-64)
+id=$(jq -r .experiment_id "$work/out")
+jqe --arg want "$want" '.inputs[0].sha256 == $want' "experiments/$id/manifest.json" ||
+	fail "folder input: the SHA-256 is not that of its files' listing"
+jqe --arg want "$want" '.session.context.source_identity == [$want]' "$work/out" ||
+	fail "folder input: the key does not name it"
+for change in "echo more >>data/input.txt/sub/c1" "touch data/input.txt/sub/new"; do
+	jq --arg c "printf hello > out/{id}.txt; $change" '.runbooks.ok.command = $c' \
+		"$src/tests/cli/trees/lifecycle/benchmarks/benchmark_registry.json" >benchmarks/benchmark_registry.json &&
+		"$bin" render >/dev/null
+	git add benchmarks docs && git -c user.email=t@t -c user.name=t commit -qm change || exit 1
+	expect_rc 1 "folder input, $change" "$bin" run -q --no-repeat -w 0 -r 1 life.ok
+	mentions "folder input, $change" "declared input 'data/input.txt' changed during the session"
+done
+# what a listing of files cannot name: refused before anything runs
+before=$(ls experiments | wc -l)
+ln -s ../../data data/input.txt/loop
+expect_rc 3 "folder input: a link to a folder" "$bin" run -q -w 0 -r 1 life.ok
+mentions "folder input: a link to a folder" "declared input 'data/input.txt' cannot be hashed (data/input.txt/loop: cannot read: a link to a folder (declare the folder it leads to instead)); make all of it readable, or declare another path"
+[ "$(ls experiments | wc -l)" = "$before" ] || fail "folder input: a refused run wrote an experiment"
+cd "$work/p" || exit 1
+
 # nothing written holds the scratch folder or the home directory
 if grep -rqF -e "$work" -e "$HOME/" experiments; then fail "an absolute path was written: $(grep -rlF -e "$work" -e "$HOME/" experiments | head -3)"; fi
 # a repository that names commits with SHA-256: check needs a 40-digit

@@ -1,0 +1,219 @@
+/*
+ * inputs.c - a declared input's SHA-256 and state (see inputs.h). A
+ * folder's files are listed first (sorted by relative path), then each is
+ * stat-ed and hashed in that order; the listing, the paths and the digest
+ * of their stats are this file's own memory, freed before returning.
+ */
+#include "lifecycle/inputs.h"
+
+#include "benchgate/sha256.h"
+#include "benchgate/strbuf.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Folders nested deeper than this are refused (a loop the walk cannot see). */
+#define MAX_DEPTH 128
+
+struct file_list {
+	char **rel; /* relative paths, malloc'd */
+	size_t n, cap;
+};
+
+static void list_release(struct file_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->rel[i]);
+	free(l->rel);
+	memset(l, 0, sizeof(*l));
+}
+
+static int cmp_rel(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * Adds to l the relative path (under rel, "" at the top) of every regular
+ * file in root/rel, through links to files. BG_EIO "DISPLAY/REL: cannot
+ * read: REASON" for what cannot be listed or is not a file or a folder.
+ */
+static int walk(const char *root, const char *display, const char *rel, int depth, struct file_list *l,
+		struct bg_ctx *ctx)
+{
+	struct bg_strbuf dir = BG_STRBUF_INIT, full = BG_STRBUF_INIT, sub = BG_STRBUF_INIT;
+	struct dirent *e;
+	DIR *d;
+	int rc = BG_OK;
+
+	bg_strbuf_adds(&dir, root);
+	if (*rel)
+		bg_strbuf_addf(&dir, "/%s", rel);
+	if (depth > MAX_DEPTH) {
+		rc = bg_error(ctx, BG_EIO, "%s/%s: cannot read: folders nested more than %d deep", display, rel,
+			      MAX_DEPTH);
+		goto out;
+	}
+	if (!(d = opendir(dir.buf))) {
+		rc = bg_error(ctx, BG_EIO, "%s%s%s: cannot read: %s", display, *rel ? "/" : "", rel, strerror(errno));
+		goto out;
+	}
+	while (rc == BG_OK && (errno = 0, e = readdir(d))) {
+		struct stat lst, st;
+		const char *why = NULL;
+
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		bg_strbuf_reset(&sub);
+		if (*rel)
+			bg_strbuf_addf(&sub, "%s/", rel);
+		bg_strbuf_adds(&sub, e->d_name);
+		bg_strbuf_reset(&full);
+		bg_strbuf_addf(&full, "%s/%s", root, sub.buf);
+		if (strchr(e->d_name, '\n'))
+			why = "its name holds a line break, which a listing of SHA-256 sums cannot hold";
+		else if (lstat(full.buf, &lst) != 0)
+			why = strerror(errno);
+		else if (S_ISLNK(lst.st_mode) && stat(full.buf, &st) != 0)
+			why = "a link to nothing";
+		else if (S_ISLNK(lst.st_mode) && S_ISDIR(st.st_mode))
+			why = "a link to a folder (declare the folder it leads to instead)";
+		else if (S_ISDIR(lst.st_mode))
+			rc = walk(root, display, sub.buf, depth + 1, l, ctx);
+		else if (!S_ISREG(S_ISLNK(lst.st_mode) ? st.st_mode : lst.st_mode))
+			why = "not a regular file or a folder";
+		else {
+			if (l->n == l->cap) {
+				l->cap = l->cap ? 2 * l->cap : 64;
+				l->rel = bg_xrealloc(l->rel, l->cap * sizeof(*l->rel));
+			}
+			l->rel[l->n++] = bg_xstrdup(sub.buf);
+		}
+		if (why)
+			rc = bg_error(ctx, BG_EIO, "%s/%s: cannot read: %s", display, sub.buf, why);
+	}
+	if (rc == BG_OK && errno != 0)
+		rc = bg_error(ctx, BG_EIO, "%s%s%s: cannot read: %s", display, *rel ? "/" : "", rel, strerror(errno));
+	closedir(d);
+out:
+	bg_strbuf_release(&dir);
+	bg_strbuf_release(&full);
+	bg_strbuf_release(&sub);
+	return rc;
+}
+
+/* FNV-1a over n bytes, continuing h. */
+static uint64_t fold(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+/* h folded with a file's path and the stat fields that tell a change. */
+static uint64_t fold_file(uint64_t h, const char *rel, const struct stat *st)
+{
+	int64_t f[8] = {(int64_t)st->st_dev, (int64_t)st->st_ino, (int64_t)st->st_size,
+			(int64_t)st->st_mtim.tv_sec, (int64_t)st->st_mtim.tv_nsec, (int64_t)st->st_ctim.tv_sec,
+			(int64_t)st->st_ctim.tv_nsec, 0};
+
+	h = fold(h, rel, strlen(rel) + 1);
+	return fold(h, f, sizeof(f));
+}
+
+/* The sorted files under path and the digest of their stats (*files),
+ * each file stat-ed as it is now. */
+static int folder_files(const char *path, const char *display, struct file_list *l, uint64_t *files,
+			struct bg_ctx *ctx)
+{
+	struct bg_strbuf full = BG_STRBUF_INIT;
+	uint64_t h = 0xcbf29ce484222325ULL;
+	int rc;
+
+	if ((rc = walk(path, display, "", 0, l, ctx)))
+		return rc;
+	qsort(l->rel, l->n, sizeof(*l->rel), cmp_rel);
+	for (size_t i = 0; i < l->n && rc == BG_OK; i++) {
+		struct stat st;
+
+		bg_strbuf_reset(&full);
+		bg_strbuf_addf(&full, "%s/%s", path, l->rel[i]);
+		if (stat(full.buf, &st) != 0)
+			rc = bg_error(ctx, BG_EIO, "%s/%s: cannot read: %s", display, l->rel[i], strerror(errno));
+		else
+			h = fold_file(h, l->rel[i], &st);
+	}
+	bg_strbuf_release(&full);
+	*files = h;
+	return rc;
+}
+
+int bg_input_hash(const char *path, const char *display, char hex[65], struct bg_input_state *state,
+		  struct bg_ctx *ctx)
+{
+	struct bg_strbuf listing = BG_STRBUF_INIT, full = BG_STRBUF_INIT, shown = BG_STRBUF_INIT;
+	struct file_list l = {0};
+	int rc;
+
+	memset(state, 0, sizeof(*state));
+	if (stat(path, &state->st) != 0)
+		return bg_error(ctx, BG_EIO, "%s: cannot read: %s", display, strerror(errno));
+	if (!S_ISDIR(state->st.st_mode))
+		return bg_sha256_file(path, display, hex, ctx);
+	state->folder = true;
+	rc = folder_files(path, display, &l, &state->files, ctx);
+	for (size_t i = 0; i < l.n && rc == BG_OK; i++) {
+		char one[65];
+
+		bg_strbuf_reset(&full);
+		bg_strbuf_addf(&full, "%s/%s", path, l.rel[i]);
+		bg_strbuf_reset(&shown);
+		bg_strbuf_addf(&shown, "%s/%s", display, l.rel[i]);
+		if ((rc = bg_sha256_file(full.buf, shown.buf, one, ctx)) == BG_OK)
+			bg_strbuf_addf(&listing, "%s  %s\n", one, l.rel[i]);
+	}
+	if (rc == BG_OK)
+		rc = bg_sha256_hex(listing.buf, listing.len, hex, ctx);
+	list_release(&l);
+	bg_strbuf_release(&listing);
+	bg_strbuf_release(&full);
+	bg_strbuf_release(&shown);
+	return rc;
+}
+
+/* Whether two stats are of the same file with the same contents as far as
+ * the inode tells: device, inode, size, and modification and change times. */
+static bool same_stat(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+	       a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
+bool bg_input_unchanged(const char *path, const struct bg_input_state *state)
+{
+	struct file_list l = {0};
+	struct stat st;
+	struct bg_ctx ctx;
+	uint64_t files = 0;
+	bool same;
+
+	if (stat(path, &st) != 0)
+		return false;
+	if (!state->folder)
+		return !S_ISDIR(st.st_mode) && same_stat(&st, &state->st);
+	/* a folder: the same one, holding the same files, each unchanged (its
+	 * own times are not compared: its files are) */
+	same = S_ISDIR(st.st_mode) && st.st_dev == state->st.st_dev && st.st_ino == state->st.st_ino;
+	if (same) {
+		bg_ctx_init(&ctx);
+		same = folder_files(path, path, &l, &files, &ctx) == BG_OK && files == state->files;
+		bg_ctx_release(&ctx);
+		list_release(&l);
+	}
+	return same;
+}
