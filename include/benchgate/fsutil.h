@@ -133,6 +133,17 @@ const char *bg_file_problem(const char *path);
  * and ENFILE (the system's limit); NULL for any other errno. A static text.
  */
 const char *bg_open_files_advice(int e);
+/*
+ * Every regular file under the folder path (a link to a file counting as
+ * that file), as paths relative to it sorted by their bytes: *rel a new
+ * array of *n new strings, for bg_tree_files_free. BG_EIO "DISPLAY/REL:
+ * cannot read: REASON" (display names path) for a folder that cannot be
+ * listed, a link to a folder or to nothing, what is neither a file nor a
+ * folder, a name with a line break, or folders nested more than 128 deep;
+ * *rel is then NULL.
+ */
+int bg_tree_files(const char *path, const char *display, char ***rel, size_t *n, struct bg_ctx *ctx);
+void bg_tree_files_free(char **rel, size_t n);
 /* Joins dir and rel into out (rel returned as is when absolute). */
 void bg_path_join(struct bg_strbuf *out, const char *dir, const char *rel);
 /*

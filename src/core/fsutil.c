@@ -8,6 +8,7 @@
 #include "benchgate/fsutil.h"
 #include "core/stops.h"
 
+#include <dirent.h>
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -568,6 +569,112 @@ bool bg_is_dir(const char *path)
 {
 	struct stat st;
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Folders nested deeper than this are refused (a loop the walk cannot see). */
+#define TREE_MAX_DEPTH 128
+
+struct tree_list {
+	char **rel; /* relative paths, malloc'd */
+	size_t n, cap;
+};
+
+static int cmp_tree_rel(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * Adds to l the relative path (under rel, "" at the top) of every regular
+ * file in root/rel, through links to files. BG_EIO "DISPLAY/REL: cannot
+ * read: REASON" for what cannot be listed or is not a file or a folder.
+ */
+static int tree_walk(const char *root, const char *display, const char *rel, int depth, struct tree_list *l,
+		struct bg_ctx *ctx)
+{
+	struct bg_strbuf dir = BG_STRBUF_INIT, full = BG_STRBUF_INIT, sub = BG_STRBUF_INIT;
+	struct dirent *e;
+	DIR *d;
+	int rc = BG_OK;
+
+	bg_strbuf_adds(&dir, root);
+	if (*rel)
+		bg_strbuf_addf(&dir, "/%s", rel);
+	if (depth > TREE_MAX_DEPTH) {
+		rc = bg_error(ctx, BG_EIO, "%s/%s: cannot read: folders nested more than %d deep", display, rel,
+			      TREE_MAX_DEPTH);
+		goto out;
+	}
+	if (!(d = opendir(dir.buf))) {
+		rc = bg_error(ctx, BG_EIO, "%s%s%s: cannot read: %s", display, *rel ? "/" : "", rel, strerror(errno));
+		goto out;
+	}
+	while (rc == BG_OK && (errno = 0, e = readdir(d))) {
+		struct stat lst, st;
+		const char *why = NULL;
+
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		bg_strbuf_reset(&sub);
+		if (*rel)
+			bg_strbuf_addf(&sub, "%s/", rel);
+		bg_strbuf_adds(&sub, e->d_name);
+		bg_strbuf_reset(&full);
+		bg_strbuf_addf(&full, "%s/%s", root, sub.buf);
+		if (strchr(e->d_name, '\n'))
+			why = "its name holds a line break, which a listing of SHA-256 sums cannot hold";
+		else if (lstat(full.buf, &lst) != 0)
+			why = strerror(errno);
+		else if (S_ISLNK(lst.st_mode) && stat(full.buf, &st) != 0)
+			why = "a link to nothing";
+		else if (S_ISLNK(lst.st_mode) && S_ISDIR(st.st_mode))
+			why = "a link to a folder (declare the folder it leads to instead)";
+		else if (S_ISDIR(lst.st_mode))
+			rc = tree_walk(root, display, sub.buf, depth + 1, l, ctx);
+		else if (!S_ISREG(S_ISLNK(lst.st_mode) ? st.st_mode : lst.st_mode))
+			why = "not a regular file or a folder";
+		else {
+			if (l->n == l->cap) {
+				l->cap = l->cap ? 2 * l->cap : 64;
+				l->rel = bg_xrealloc(l->rel, l->cap * sizeof(*l->rel));
+			}
+			l->rel[l->n++] = bg_xstrdup(sub.buf);
+		}
+		if (why)
+			rc = bg_error(ctx, BG_EIO, "%s/%s: cannot read: %s", display, sub.buf, why);
+	}
+	if (rc == BG_OK && errno != 0)
+		rc = bg_error(ctx, BG_EIO, "%s%s%s: cannot read: %s", display, *rel ? "/" : "", rel, strerror(errno));
+	closedir(d);
+out:
+	bg_strbuf_release(&dir);
+	bg_strbuf_release(&full);
+	bg_strbuf_release(&sub);
+	return rc;
+}
+
+void bg_tree_files_free(char **rel, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(rel[i]);
+	free(rel);
+}
+
+int bg_tree_files(const char *path, const char *display, char ***rel, size_t *n, struct bg_ctx *ctx)
+{
+	struct tree_list l = {0};
+	int rc = tree_walk(path, display, "", 0, &l, ctx);
+
+	if (rc) {
+		bg_tree_files_free(l.rel, l.n);
+		*rel = NULL;
+		*n = 0;
+		return rc;
+	}
+	qsort(l.rel, l.n, sizeof(*l.rel), cmp_tree_rel);
+	*rel = l.rel;
+	*n = l.n;
+	return BG_OK;
 }
 
 const char *bg_open_files_advice(int e)

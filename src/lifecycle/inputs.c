@@ -6,102 +6,24 @@
  */
 #include "lifecycle/inputs.h"
 
+#include "benchgate/fsutil.h"
 #include "benchgate/sha256.h"
 #include "benchgate/strbuf.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Folders nested deeper than this are refused (a loop the walk cannot see). */
-#define MAX_DEPTH 128
-
+/* A folder's files, relative to it, sorted (bg_tree_files). */
 struct file_list {
-	char **rel; /* relative paths, malloc'd */
-	size_t n, cap;
+	char **rel;
+	size_t n;
 };
 
 static void list_release(struct file_list *l)
 {
-	for (size_t i = 0; i < l->n; i++)
-		free(l->rel[i]);
-	free(l->rel);
+	bg_tree_files_free(l->rel, l->n);
 	memset(l, 0, sizeof(*l));
-}
-
-static int cmp_rel(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/*
- * Adds to l the relative path (under rel, "" at the top) of every regular
- * file in root/rel, through links to files. BG_EIO "DISPLAY/REL: cannot
- * read: REASON" for what cannot be listed or is not a file or a folder.
- */
-static int walk(const char *root, const char *display, const char *rel, int depth, struct file_list *l,
-		struct bg_ctx *ctx)
-{
-	struct bg_strbuf dir = BG_STRBUF_INIT, full = BG_STRBUF_INIT, sub = BG_STRBUF_INIT;
-	struct dirent *e;
-	DIR *d;
-	int rc = BG_OK;
-
-	bg_strbuf_adds(&dir, root);
-	if (*rel)
-		bg_strbuf_addf(&dir, "/%s", rel);
-	if (depth > MAX_DEPTH) {
-		rc = bg_error(ctx, BG_EIO, "%s/%s: cannot read: folders nested more than %d deep", display, rel,
-			      MAX_DEPTH);
-		goto out;
-	}
-	if (!(d = opendir(dir.buf))) {
-		rc = bg_error(ctx, BG_EIO, "%s%s%s: cannot read: %s", display, *rel ? "/" : "", rel, strerror(errno));
-		goto out;
-	}
-	while (rc == BG_OK && (errno = 0, e = readdir(d))) {
-		struct stat lst, st;
-		const char *why = NULL;
-
-		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-			continue;
-		bg_strbuf_reset(&sub);
-		if (*rel)
-			bg_strbuf_addf(&sub, "%s/", rel);
-		bg_strbuf_adds(&sub, e->d_name);
-		bg_strbuf_reset(&full);
-		bg_strbuf_addf(&full, "%s/%s", root, sub.buf);
-		if (strchr(e->d_name, '\n'))
-			why = "its name holds a line break, which a listing of SHA-256 sums cannot hold";
-		else if (lstat(full.buf, &lst) != 0)
-			why = strerror(errno);
-		else if (S_ISLNK(lst.st_mode) && stat(full.buf, &st) != 0)
-			why = "a link to nothing";
-		else if (S_ISLNK(lst.st_mode) && S_ISDIR(st.st_mode))
-			why = "a link to a folder (declare the folder it leads to instead)";
-		else if (S_ISDIR(lst.st_mode))
-			rc = walk(root, display, sub.buf, depth + 1, l, ctx);
-		else if (!S_ISREG(S_ISLNK(lst.st_mode) ? st.st_mode : lst.st_mode))
-			why = "not a regular file or a folder";
-		else {
-			if (l->n == l->cap) {
-				l->cap = l->cap ? 2 * l->cap : 64;
-				l->rel = bg_xrealloc(l->rel, l->cap * sizeof(*l->rel));
-			}
-			l->rel[l->n++] = bg_xstrdup(sub.buf);
-		}
-		if (why)
-			rc = bg_error(ctx, BG_EIO, "%s/%s: cannot read: %s", display, sub.buf, why);
-	}
-	if (rc == BG_OK && errno != 0)
-		rc = bg_error(ctx, BG_EIO, "%s%s%s: cannot read: %s", display, *rel ? "/" : "", rel, strerror(errno));
-	closedir(d);
-out:
-	bg_strbuf_release(&dir);
-	bg_strbuf_release(&full);
-	bg_strbuf_release(&sub);
-	return rc;
 }
 
 /* FNV-1a over n bytes, continuing h. */
@@ -134,9 +56,8 @@ static int folder_files(const char *path, const char *display, struct file_list 
 	uint64_t h = 0xcbf29ce484222325ULL;
 	int rc;
 
-	if ((rc = walk(path, display, "", 0, l, ctx)))
+	if ((rc = bg_tree_files(path, display, &l->rel, &l->n, ctx)))
 		return rc;
-	qsort(l->rel, l->n, sizeof(*l->rel), cmp_rel);
 	for (size_t i = 0; i < l->n && rc == BG_OK; i++) {
 		struct stat st;
 

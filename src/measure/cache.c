@@ -1,9 +1,12 @@
 /*
- * cache.c - making a file cold honestly: write back and drop its pages
- * (fdatasync, posix_fadvise DONTNEED) and measure what stays resident with
- * mincore on a private mapping. Nothing machine-wide is touched.
+ * cache.c - making a file, or every file of a folder, cold honestly: write
+ * back and drop its pages (fdatasync, posix_fadvise DONTNEED) and measure
+ * what stays resident with mincore on a private mapping. Nothing
+ * machine-wide is touched.
  */
 #include "measure/internal.h"
+#include "benchgate/fsutil.h"
+#include "benchgate/strbuf.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,28 +16,29 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int resident_fd(int fd, const char *path, double *fraction, struct bg_ctx *ctx)
+/* The pages of the regular file open on fd and how many are resident
+ * (mincore on a private mapping). */
+static int resident_fd(int fd, const char *path, size_t *pages, size_t *resident, struct bg_ctx *ctx)
 {
 	struct stat st;
 	long page = sysconf(_SC_PAGESIZE);
-	size_t pages, resident = 0;
 	unsigned char *vec;
 	void *map;
 
+	*pages = *resident = 0;
 	if (fstat(fd, &st) != 0)
 		return bg_error(ctx, BG_EIO, "'%s': cannot stat: %s", path, strerror(errno));
 	if (!S_ISREG(st.st_mode))
-		return bg_error(ctx, BG_EIO, "'%s': not a regular file: only a file's cached pages can be evicted", path);
-	if (st.st_size == 0) {
-		*fraction = 0;
+		return bg_error(ctx, BG_EIO, "'%s': not a regular file or a folder: only files' cached pages can be evicted",
+				path);
+	if (st.st_size == 0)
 		return BG_OK;
-	}
 	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
 	if (map == MAP_FAILED)
 		return bg_error(ctx, BG_EIO, "'%s': cannot map to measure residency: %s", path,
 				strerror(errno));
-	pages = ((size_t)st.st_size + (size_t)page - 1) / (size_t)page;
-	vec = bg_xmalloc(pages);
+	*pages = ((size_t)st.st_size + (size_t)page - 1) / (size_t)page;
+	vec = bg_xmalloc(*pages);
 	if (mincore(map, (size_t)st.st_size, vec) != 0) {
 		int e = errno;
 
@@ -42,48 +46,87 @@ static int resident_fd(int fd, const char *path, double *fraction, struct bg_ctx
 		munmap(map, (size_t)st.st_size);
 		return bg_error(ctx, BG_EIO, "'%s': mincore failed: %s", path, strerror(e));
 	}
-	for (size_t i = 0; i < pages; i++)
-		resident += vec[i] & 1;
+	for (size_t i = 0; i < *pages; i++)
+		*resident += vec[i] & 1;
 	free(vec);
 	munmap(map, (size_t)st.st_size);
-	*fraction = (double)resident / (double)pages;
 	return BG_OK;
 }
 
-int bg_cache_resident(const char *path, double *fraction, struct bg_ctx *ctx)
+/* One file: with evict, its pages written back and dropped first; then
+ * its pages and resident pages added to *pages and *resident. */
+static int file_pages(const char *path, bool evict, size_t *pages, size_t *resident, struct bg_ctx *ctx)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	int rc;
-
-	if (fd < 0)
-		return bg_error(ctx, BG_EIO, "'%s': cannot open the file to evict: %s", path,
-				strerror(errno));
-	rc = resident_fd(fd, path, fraction, ctx);
-	close(fd);
-	return rc;
-}
-
-int bg_cache_evict(const char *path, double *fraction, struct bg_ctx *ctx)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	struct stat st;
+	size_t p, r;
 	int rc, e;
 
 	if (fd < 0)
 		return bg_error(ctx, BG_EIO, "'%s': cannot open the file to evict: %s", path,
 				strerror(errno));
-	/* dirty pages cannot be dropped: write them back first */
-	if (fdatasync(fd) != 0 && errno != EINVAL && errno != EROFS) {
-		e = errno;
+	if (fstat(fd, &st) == 0 && !S_ISREG(st.st_mode)) {
 		close(fd);
-		return bg_error(ctx, BG_EIO, "'%s': fdatasync failed: %s", path, strerror(e));
+		return bg_error(ctx, BG_EIO, "'%s': not a regular file or a folder: only files' cached pages can be evicted",
+				path);
 	}
-	e = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-	if (e != 0) {
-		close(fd);
-		return bg_error(ctx, BG_EIO, "'%s': posix_fadvise(DONTNEED) failed: %s", path,
-				strerror(e));
+	if (evict) {
+		/* dirty pages cannot be dropped: write them back first */
+		if (fdatasync(fd) != 0 && errno != EINVAL && errno != EROFS) {
+			e = errno;
+			close(fd);
+			return bg_error(ctx, BG_EIO, "'%s': fdatasync failed: %s", path, strerror(e));
+		}
+		e = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+		if (e != 0) {
+			close(fd);
+			return bg_error(ctx, BG_EIO, "'%s': posix_fadvise(DONTNEED) failed: %s", path,
+					strerror(e));
+		}
 	}
-	rc = resident_fd(fd, path, fraction, ctx);
+	rc = resident_fd(fd, path, &p, &r, ctx);
 	close(fd);
+	*pages += p;
+	*resident += r;
 	return rc;
+}
+
+/* A file, or every file under a folder (bg_tree_files): evicted first
+ * with evict; *fraction their resident pages over all their pages (0 for
+ * none). */
+static int path_pages(const char *path, bool evict, double *fraction, struct bg_ctx *ctx)
+{
+	struct stat st;
+	size_t pages = 0, resident = 0;
+	int rc;
+
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		struct bg_strbuf file = BG_STRBUF_INIT;
+		char **rel;
+		size_t n;
+
+		if ((rc = bg_tree_files(path, path, &rel, &n, ctx)))
+			return rc;
+		for (size_t i = 0; i < n && rc == BG_OK; i++) {
+			bg_strbuf_reset(&file);
+			bg_strbuf_addf(&file, "%s/%s", path, rel[i]);
+			rc = file_pages(file.buf, evict, &pages, &resident, ctx);
+		}
+		bg_strbuf_release(&file);
+		bg_tree_files_free(rel, n);
+	} else {
+		rc = file_pages(path, evict, &pages, &resident, ctx);
+	}
+	*fraction = pages ? (double)resident / (double)pages : 0;
+	return rc;
+}
+
+int bg_cache_resident(const char *path, double *fraction, struct bg_ctx *ctx)
+{
+	return path_pages(path, false, fraction, ctx);
+}
+
+int bg_cache_evict(const char *path, double *fraction, struct bg_ctx *ctx)
+{
+	return path_pages(path, true, fraction, ctx);
 }

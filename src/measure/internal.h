@@ -281,9 +281,11 @@ int bg_spawn_capture_all(char *const *argv, const char *dir, struct bg_strbuf *o
 void bg_spawn_reap_orphans(void);
 
 /* ---- cache.c ---- */
-/* Writes back and drops the file's cached pages, then measures residency. */
+/* Writes back and drops the cached pages of the file, or of every file under
+ * the folder (bg_tree_files), then measures residency. */
 int bg_cache_evict(const char *path, double *resident_fraction, struct bg_ctx *ctx);
-/* Fraction of the file's pages resident in the page cache (mincore). */
+/* Fraction of the pages of the file (or of the folder's files) resident in
+ * the page cache (mincore); 0 for no page at all. */
 int bg_cache_resident(const char *path, double *resident_fraction, struct bg_ctx *ctx);
 
 /* ---- sysinfo.c ---- */

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # --evict makes a file cold honestly and says so per run: a 64 MiB file read
-# by the command is below 1% resident before every run; a file whose pages
+# by the command is below 1% resident before every run, and so are the files
+# of a folder named to --evict; a file whose pages
 # cannot be dropped (tmpfs) makes the runs "first-process" and blocks the
 # session. Needs jq.
 set -u
@@ -25,9 +26,23 @@ check "file named"       jqe '.runs[0].cache.files[0].path == "source.bin"' out
 check "session cold"     jqe '.cache == {"requested":"cold","state":"cold"}' out
 check "missing evict file: exit 4" test "$(rc_of "$B" measure -q --evict nope.bin -- true)" = 4
 check "missing file named" grep -q "nope.bin" err
-mkdir -p adir
-check "a folder to evict: exit 4" test "$(rc_of "$B" measure -q --evict adir -- true)" = 4
-check "a folder: said plainly" grep -q "'adir': not a regular file" err
+# a folder (a dataset of many files): every file under it, one fraction
+mkdir -p adir/sub
+head -c $((16 * 1024 * 1024)) /dev/urandom >adir/a.bin
+head -c $((8 * 1024 * 1024)) /dev/urandom >adir/sub/b.bin
+cat adir/a.bin adir/sub/b.bin >/dev/null # warm
+check "a folder: cold session" \
+	test "$(rc_of "$B" measure -q -w 0 -r 2 --json --evict adir -- sh -c 'cat adir/a.bin adir/sub/b.bin >/dev/null')" = 0
+check "a folder: cold every run" jqe '[.runs[].cache.state] == ["cold","cold","cold"] and .cache.state == "cold"' out
+check "a folder: named, below 1% resident" \
+	jqe '[.runs[].cache.files[0]] | all(.path == "adir" and .resident_fraction < 0.01)' out
+mkfifo adir/pipe
+check "a FIFO in it: exit 4, not a wait" test "$(rc_of timeout 20 "$B" measure -q --evict adir -- true)" = 4
+check "a FIFO in it: said plainly" grep -q "adir/pipe: cannot read: not a regular file or a folder" err
+rm adir/pipe
+mkfifo fifo
+check "a FIFO to evict: exit 4, not a wait" test "$(rc_of timeout 20 "$B" measure -q --evict fifo -- true)" = 4
+check "a FIFO: said plainly" grep -q "'fifo': not a regular file or a folder" err
 
 if [ -d /dev/shm ] && [ "$(stat -f -c %T /dev/shm)" = tmpfs ]; then
 	shm=$(mktemp /dev/shm/benchgate-test-XXXXXX)
