@@ -8,8 +8,8 @@
 #include "benchgate/fsutil.h"
 #include "core/stops.h"
 
-#include <dirent.h>
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -590,7 +590,7 @@ static int cmp_tree_rel(const void *a, const void *b)
  * read: REASON" for what cannot be listed or is not a file or a folder.
  */
 static int tree_walk(const char *root, const char *display, const char *rel, int depth, struct tree_list *l,
-		struct bg_ctx *ctx)
+		     struct bg_ctx *ctx)
 {
 	struct bg_strbuf dir = BG_STRBUF_INIT, full = BG_STRBUF_INIT, sub = BG_STRBUF_INIT;
 	struct dirent *e;
@@ -622,7 +622,7 @@ static int tree_walk(const char *root, const char *display, const char *rel, int
 		bg_strbuf_reset(&full);
 		bg_strbuf_addf(&full, "%s/%s", root, sub.buf);
 		if (strchr(e->d_name, '\n'))
-			why = "its name holds a line break, which a listing of SHA-256 sums cannot hold";
+			why = "its name holds a line break";
 		else if (lstat(full.buf, &lst) != 0)
 			why = strerror(errno);
 		else if (S_ISLNK(lst.st_mode) && stat(full.buf, &st) != 0)
