@@ -671,7 +671,8 @@ int bg_tree_files(const char *path, const char *display, char ***rel, size_t *n,
 		*n = 0;
 		return rc;
 	}
-	qsort(l.rel, l.n, sizeof(*l.rel), cmp_tree_rel);
+	if (l.n > 1) /* an empty folder has no array to sort */
+		qsort(l.rel, l.n, sizeof(*l.rel), cmp_tree_rel);
 	*rel = l.rel;
 	*n = l.n;
 	return BG_OK;

@@ -26,25 +26,32 @@ static void list_release(struct file_list *l)
 	memset(l, 0, sizeof(*l));
 }
 
-/* FNV-1a over n bytes, continuing h. */
-static uint64_t fold(uint64_t h, const void *p, size_t n)
-{
-	const unsigned char *b = p;
+#define FNV_PRIME 0x100000001b3ULL
 
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ b[i]) * 0x100000001b3ULL;
+/* FNV-1a over the 8 bytes of v, continuing h. */
+static uint64_t fold_u64(uint64_t h, uint64_t v)
+{
+	for (int k = 0; k < 8; k++, v >>= 8)
+		h = (h ^ (v & 0xff)) * FNV_PRIME;
 	return h;
 }
 
-/* h folded with a file's path and the stat fields that tell a change. */
+/* h folded (FNV-1a) with a file's path, with its NUL, and the stat fields
+ * that tell a change. */
 static uint64_t fold_file(uint64_t h, const char *rel, const struct stat *st)
 {
-	int64_t f[8] = {(int64_t)st->st_dev, (int64_t)st->st_ino, (int64_t)st->st_size,
-			(int64_t)st->st_mtim.tv_sec, (int64_t)st->st_mtim.tv_nsec, (int64_t)st->st_ctim.tv_sec,
-			(int64_t)st->st_ctim.tv_nsec, 0};
-
-	h = fold(h, rel, strlen(rel) + 1);
-	return fold(h, f, sizeof(f));
+	for (const char *c = rel;; c++) {
+		h = (h ^ (unsigned char)*c) * FNV_PRIME;
+		if (!*c)
+			break;
+	}
+	h = fold_u64(h, (uint64_t)st->st_dev);
+	h = fold_u64(h, (uint64_t)st->st_ino);
+	h = fold_u64(h, (uint64_t)st->st_size);
+	h = fold_u64(h, (uint64_t)st->st_mtim.tv_sec);
+	h = fold_u64(h, (uint64_t)st->st_mtim.tv_nsec);
+	h = fold_u64(h, (uint64_t)st->st_ctim.tv_sec);
+	return fold_u64(h, (uint64_t)st->st_ctim.tv_nsec);
 }
 
 /* The sorted files under path and the digest of their stats (*files),
