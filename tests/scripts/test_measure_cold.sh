@@ -36,6 +36,9 @@ check "a folder: cold session" \
 check "a folder: cold every run" jqe '[.runs[].cache.state] == ["cold","cold","cold"] and .cache.state == "cold"' out
 check "a folder: named, below 1% resident" \
 	jqe '[.runs[].cache.files[0]] | all(.path == "adir" and .resident_fraction < 0.01)' out
+mkdir empty
+check "an empty folder: nothing to evict, cold" test "$(rc_of "$B" measure -q -w 0 -r 1 --json --evict empty -- true)" = 0
+check "an empty folder: fraction 0" jqe '.runs[0].cache.files[0].resident_fraction == 0' out
 mkfifo adir/pipe
 check "a FIFO in it: exit 4, not a wait" test "$(rc_of timeout 20 "$B" measure -q --evict adir -- true)" = 4
 check "a FIFO in it: said plainly" grep -q "adir/pipe: cannot read: not a regular file or a folder" err
