@@ -16,40 +16,34 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* The pages of the regular file open on fd and how many are resident
- * (mincore on a private mapping). */
-static int resident_fd(int fd, const char *path, size_t *pages, size_t *resident, struct bg_ctx *ctx)
+/* The pages of the regular file of size bytes open on fd and how many are
+ * resident (mincore on a private mapping). */
+static int resident_fd(int fd, const char *path, off_t size, size_t *pages, size_t *resident, struct bg_ctx *ctx)
 {
-	struct stat st;
 	long page = sysconf(_SC_PAGESIZE);
 	unsigned char *vec;
 	void *map;
 
 	*pages = *resident = 0;
-	if (fstat(fd, &st) != 0)
-		return bg_error(ctx, BG_EIO, "'%s': cannot stat: %s", path, strerror(errno));
-	if (!S_ISREG(st.st_mode))
-		return bg_error(ctx, BG_EIO, "'%s': not a regular file or a folder: only files' cached pages can be evicted",
-				path);
-	if (st.st_size == 0)
+	if (size == 0)
 		return BG_OK;
-	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	map = mmap(NULL, (size_t)size, PROT_READ, MAP_SHARED, fd, 0);
 	if (map == MAP_FAILED)
 		return bg_error(ctx, BG_EIO, "'%s': cannot map to measure residency: %s", path,
 				strerror(errno));
-	*pages = ((size_t)st.st_size + (size_t)page - 1) / (size_t)page;
+	*pages = ((size_t)size + (size_t)page - 1) / (size_t)page;
 	vec = bg_xmalloc(*pages);
-	if (mincore(map, (size_t)st.st_size, vec) != 0) {
+	if (mincore(map, (size_t)size, vec) != 0) {
 		int e = errno;
 
 		free(vec);
-		munmap(map, (size_t)st.st_size);
+		munmap(map, (size_t)size);
 		return bg_error(ctx, BG_EIO, "'%s': mincore failed: %s", path, strerror(e));
 	}
 	for (size_t i = 0; i < *pages; i++)
 		*resident += vec[i] & 1;
 	free(vec);
-	munmap(map, (size_t)st.st_size);
+	munmap(map, (size_t)size);
 	return BG_OK;
 }
 
@@ -65,10 +59,15 @@ static int file_pages(const char *path, bool evict, size_t *pages, size_t *resid
 	if (fd < 0)
 		return bg_error(ctx, BG_EIO, "'%s': cannot open the file to evict: %s", path,
 				strerror(errno));
-	if (fstat(fd, &st) == 0 && !S_ISREG(st.st_mode)) {
+	if (fstat(fd, &st) != 0) {
+		e = errno;
 		close(fd);
-		return bg_error(ctx, BG_EIO, "'%s': not a regular file or a folder: only files' cached pages can be evicted",
-				path);
+		return bg_error(ctx, BG_EIO, "'%s': cannot stat: %s", path, strerror(e));
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return bg_error(ctx, BG_EIO, "'%s': not a regular file or a folder: only files' cached pages can be "
+				"evicted", path);
 	}
 	if (evict) {
 		/* dirty pages cannot be dropped: write them back first */
@@ -84,7 +83,7 @@ static int file_pages(const char *path, bool evict, size_t *pages, size_t *resid
 					strerror(e));
 		}
 	}
-	rc = resident_fd(fd, path, &p, &r, ctx);
+	rc = resident_fd(fd, path, st.st_size, &p, &r, ctx);
 	close(fd);
 	*pages += p;
 	*resident += r;
