@@ -224,15 +224,13 @@ json_t *bg_provenance_git(const char *root, const char *const *exclude)
 
 bool bg_provenance_git_why(const char *root, struct bg_strbuf *why)
 {
-	char *argv[] = {(char *)"git", (char *)"--no-optional-locks", (char *)"rev-parse", (char *)"--verify",
-			(char *)"HEAD", NULL};
 	struct bg_strbuf out = BG_STRBUF_INIT;
 	struct bg_ctx ctx;
 	int st = -1;
 	bool started;
 
 	bg_ctx_init(&ctx);
-	started = bg_spawn_capture_all(argv, root, &out, &st, &ctx) == BG_OK;
+	started = git_run(root, git_rev_parse, NULL, true, &out, &st, &ctx) == BG_OK;
 
 	if (!started) {
 		bg_strbuf_adds(why, bg_ctx_message(&ctx)); /* "'git': cannot start: ..." */
