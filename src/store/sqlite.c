@@ -123,16 +123,6 @@ static int system_errno(struct sqlite_store *s, int code)
 	return sym_sqlite3_system_errno(s->db);
 }
 
-/* Whether the failure (primary result code) is a file system without room:
- * SQLite's own "database or disk is full", or an I/O error whose system
- * call failed for want of space or quota (the -shm file growing, say). */
-static bool full_disk(struct sqlite_store *s, int code)
-{
-	int e = system_errno(s, code);
-
-	return code == SQLITE_FULL || e == ENOSPC || e == EDQUOT;
-}
-
 /*
  * A SQLite failure: what failed, SQLite's words, and what to do: a file
  * that is no database, or a damaged one, is not fixed by permissions.
@@ -140,6 +130,7 @@ static bool full_disk(struct sqlite_store *s, int code)
 static int db_error(struct sqlite_store *s, struct bg_ctx *ctx, const char *what)
 {
 	int code = s->db ? sym_sqlite3_errcode(s->db) & 0xff : SQLITE_CANTOPEN;
+	int e = code == SQLITE_FULL ? ENOSPC : system_errno(s, code);
 
 	if (changed_under(s, ctx)) /* the error is the owner's write, not damage */
 		return BG_EIO;
@@ -155,13 +146,16 @@ static int db_error(struct sqlite_store *s, struct bg_ctx *ctx, const char *what
 	if (code == SQLITE_CORRUPT)
 		return bg_error(ctx, BG_EIO, "%s: %s: %s; the store is corrupted (truncated or changed outside "
 				"benchgate): restore it from a backup", s->display, what, sym_sqlite3_errmsg(s->db));
-	if (full_disk(s, code))
+	/* a file system without room: SQLite's own "database or disk is full",
+	 * or an I/O error whose system call failed for want of space or quota
+	 * (the -shm file growing, say) */
+	if (e == ENOSPC || e == EDQUOT)
 		return bg_error(ctx, BG_EIO, "%s: %s: %s (%s): the file system that holds the store is full; free "
 				"some space there and run it again", s->display, what, sym_sqlite3_errmsg(s->db),
-				strerror(code == SQLITE_FULL ? ENOSPC : sym_sqlite3_system_errno(s->db)));
-	if (bg_open_files_advice(system_errno(s, code)))
+				strerror(e));
+	if (bg_open_files_advice(e))
 		return bg_error(ctx, BG_EIO, "%s: %s: %s (%s): %s", s->display, what, sym_sqlite3_errmsg(s->db),
-				strerror(system_errno(s, code)), bg_open_files_advice(system_errno(s, code)));
+				strerror(e), bg_open_files_advice(e));
 	return bg_error(ctx, BG_EIO, "%s: %s: %s; check that the store is %s and not "
 			"corrupted", s->display, what, sym_sqlite3_errmsg(s->db),
 			s->read_only ? "readable" : "writable");
