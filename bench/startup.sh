@@ -55,8 +55,14 @@ names=(/bin/true "static, empty" "libc, empty" "libc + libm, empty" "libc + stat
 cmds=(/bin/true \; "$work/empty-static" \; "$work/empty-libc" \; "$work/empty-libm" \;
 	"$work/empty-libcrypto" \; "$build/benchgate" --version \; "$build/benchgate" validate \;
 	"$work/floor" "${floor_args[@]}")
-objs=("$build"/CMakeFiles/benchgate_cli.dir/src/cli/*.o)
-if [ -f "${objs[0]}" ] && [ -f "$lib/libjansson.a" ]; then
+# the CLI's objects whose source still exists (a build folder keeps the
+# objects of files since removed, which would define symbols twice)
+objs=()
+for o in "$build"/CMakeFiles/benchgate_cli.dir/src/cli/*.c.o; do
+	src=${o#"$build"/CMakeFiles/benchgate_cli.dir/}
+	[ -f "$root/${src%.o}" ] && objs+=("$o")
+done
+if [ ${#objs[@]} -gt 0 ] && [ -f "$lib/libjansson.a" ]; then
 	cc -static -no-pie -Wl,--gc-sections -o "$work/benchgate-static" "${objs[@]}" \
 		"$build/libbenchgate.a" "$lib/libjansson.a" \
 		-lm -lpthread -ldl 2>"$work/static-link.txt"
