@@ -46,20 +46,24 @@ struct bg_lease {
 	char *slug;  /* owned */
 	char *lock_path;
 	char *owner_path;
+	int machine_fd;     /* the machine lease, taken with the device's (valid while fd >= 0) */
+	char *machine_path; /* owned */
 	bool replaced_stale; /* an owner record of a dead holder was found and replaced */
 	json_t *stale_owner; /* that record, or NULL */
 	bool replaced_unreadable; /* a file that is not an owner record was found and replaced */
 };
 
 /*
- * Takes the lease of device slug for experiment_id; once it holds the lock,
+ * Takes the lease of device slug for experiment_id, and with it the
+ * machine lease (bg_machine_lease_take); once it holds the lock,
  * removes SLUG.json.tmp.PID files of writers that are gone and replaces an
  * owner record of a dead holder (replaced_stale) or an unreadable one
  * (replaced_unreadable). BG_EPRECOND when another
  * live process holds it: "device 'SLUG' is leased by experiment ID (pid P on
  * HOST, user U, since T); wait for it or run 'benchgate lease status'", and
  * also when the lock is free but the owner record names a process that still
- * runs on this host (its lock file was removed while it ran). BG_EIO when
+ * runs on this host (its lock file was removed while it ran), or when a run
+ * of any project holds the machine lease. BG_EIO when
  * a lease file is not a regular file ("PATH: is a link, not a regular
  * file; remove it"; links are never followed, FIFOs never waited on) or
  * the leases folder cannot be made or written; messages name paths from
@@ -79,6 +83,49 @@ void bg_lease_release(struct bg_lease *lease);
  * STATE/leases/SLUG.lock still names: false once that file was removed or
  * replaced, since another process could then lock the device too. */
 bool bg_lease_held(const struct bg_lease *lease);
+/* The same for the machine lease taken with it. */
+bool bg_lease_machine_held(const struct bg_lease *lease);
+
+/*
+ * The machine lease: one lock for the whole machine, which every run takes
+ * beside its device lease, so that runs of different projects (two
+ * checkouts, two users, two CI runners on one host) never measure at once.
+ * The lock file is $BENCHGATE_MACHINE_LOCK (an absolute path), else
+ * /run/lock/benchgate-machine.lock where /run/lock is a folder every user
+ * may write (mode 1777), else /tmp/benchgate-machine.lock; made writable by
+ * every user, never removed or replaced. Its content is the holder's
+ * record: {"project": the project root, "device", "experiment_id", "pid",
+ * "host", "user", "started"}, emptied at release. The lock is an OFD lock
+ * as a device lease's.
+ */
+/* Its path, into out; BG_EPRECOND for a relative BENCHGATE_MACHINE_LOCK. */
+int bg_machine_lease_path(struct bg_strbuf *out, struct bg_ctx *ctx);
+/*
+ * Takes it for a run of device slug of the project cfg: *fd the locked
+ * file, *path its path (the caller frees it). BG_EPRECOND when another
+ * open file holds it: "this machine is leased by experiment ID of the
+ * project at ROOT (pid P on HOST, user U, since T): ...". BG_EIO when the
+ * file is not a regular one (never followed through a link, never waited
+ * on), cannot be opened read-write (another user made it without the
+ * others' write bit: the message names them and the remedy), locked or
+ * written.
+ */
+int bg_machine_lease_take(const struct bg_config *cfg, const char *slug, const char *experiment_id,
+			  int *fd, char **path, struct bg_ctx *ctx);
+/* Rewrites the record with the experiment id (once it is known). */
+void bg_machine_lease_set_experiment(int fd, const char *path, const char *experiment_id);
+/* Empties the record, drops the lock and closes fd (nothing for -1). */
+void bg_machine_lease_drop(int fd);
+/* "experiment ID of the project at ROOT (pid P on HOST, user U, since T)". */
+void bg_machine_lease_describe(struct bg_strbuf *out, const json_t *rec);
+/*
+ * The machine lease as `lease status` shows it: {"scope": "machine",
+ * "device": null, "lock": PATH, "state": "free"|"held"|"unusable", "owner":
+ * the holder's record|null, "reason": TEXT|null}. Tested, never taken, and
+ * never made: an absent file is "free". BG_EPRECOND only for a relative
+ * BENCHGATE_MACHINE_LOCK.
+ */
+int bg_machine_lease_status(json_t **out, struct bg_ctx *ctx);
 /*
  * Every device with a lease file: [{"device", "state":
  * "free"|"held"|"stale"|"unusable", "owner": {...}|null, "reason":

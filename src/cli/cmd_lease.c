@@ -2,8 +2,8 @@
  * cmd_lease.c - `benchgate lease status [--json]`: every device that has a
  * lease file, whether it is free, held, left by a dead holder, or unusable
  * (a lease file that is not a regular file: why, and what to do), and who
- * owns it. Exit 0 whatever the states; 4 when the leases folder cannot be
- * listed.
+ * owns it; first the machine lease, which a run of any project takes. Exit
+ * 0 whatever the states; 4 when the leases folder cannot be listed.
  */
 #include "cli/cli.h"
 #include "benchgate/json.h"
@@ -19,6 +19,32 @@ static const char *on_opt(int id, const char *value, void *data)
 	return NULL;
 }
 
+/* The machine lease's line: who holds it, and its lock file. */
+static void add_machine(struct bg_strbuf *out, const json_t *m, bool as_json)
+{
+	const char *state = json_string_value(json_object_get(m, "state"));
+	const json_t *o = json_object_get(m, "owner");
+
+	if (as_json)
+		return;
+	bg_strbuf_addf(out, "%-28s %-8s ", "machine", state);
+	if (json_is_string(json_object_get(m, "reason"))) {
+		bg_cli_add_shown(out, json_string_value(json_object_get(m, "reason")));
+	} else {
+		if (json_is_object(o)) {
+			struct bg_strbuf who = BG_STRBUF_INIT;
+			bg_machine_lease_describe(&who, o);
+			bg_cli_add_shown(out, who.buf);
+			bg_strbuf_release(&who);
+			bg_strbuf_addch(out, ' ');
+		}
+		bg_strbuf_adds(out, "(lock ");
+		bg_cli_add_shown(out, json_string_value(json_object_get(m, "lock")));
+		bg_strbuf_addch(out, ')');
+	}
+	bg_cli_end_line(out);
+}
+
 static int run(struct bg_cli *cli, const struct bg_cmd *self)
 {
 	static const struct bg_opt opts[] = {{"json", 0, BG_OPT_FLAG, 1, false}, {0}};
@@ -27,7 +53,7 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 	struct bg_strbuf out = BG_STRBUF_INIT;
 	struct bg_ctx ctx;
 	bool as_json = false;
-	json_t *st = NULL, *item;
+	json_t *st = NULL, *machine = NULL, *item;
 	size_t i;
 	int rc;
 
@@ -40,11 +66,15 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 	if ((rc = bg_cli_load_config(cli, &cfg)))
 		return rc;
 	bg_ctx_init(&ctx);
-	if ((rc = bg_lease_status(&cfg, &st, &ctx))) {
+	if ((rc = bg_machine_lease_status(&machine, &ctx)) || (rc = bg_lease_status(&cfg, &st, &ctx))) {
 		bg_cli_fail_ctx(rc, &ctx);
 		goto out;
 	}
+	json_array_foreach(st, i, item)
+		json_object_set_new(item, "scope", json_string("project"));
+	add_machine(&out, machine, as_json);
 	if (as_json) {
+		json_array_insert(st, 0, machine);
 		bg_json_dump_py(&out, st, 2, true);
 		bg_strbuf_addch(&out, '\n');
 	} else if (json_array_size(st) == 0) {
@@ -79,6 +109,7 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 	if (bg_cli_write(&out, false))
 		rc = BG_EIO;
 out:
+	json_decref(machine);
 	json_decref(st);
 	bg_strbuf_release(&out);
 	bg_ctx_release(&ctx);
@@ -88,7 +119,7 @@ out:
 
 const struct bg_cmd bg_cmd_lease = {
 	"lease",
-	"show device leases: free, held (and by whom), left by a dead holder, or unusable",
+	"show the machine and device leases: free, held (and by whom), left by a dead holder, or unusable",
 	"benchgate lease status [--json]",
 	"  --json             print the leases as JSON\n",
 	run,

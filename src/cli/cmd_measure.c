@@ -7,6 +7,7 @@
  * but not stored is still printed, without an id).
  */
 #include "cli/cli.h"
+#include "benchgate/lifecycle.h"
 #include "cli/measure_print.h"
 #include "benchgate/fsutil.h"
 #include "benchgate/json.h"
@@ -347,6 +348,33 @@ static int export_jsonl(const char *path, const json_t *doc, long long id)
 	return rc;
 }
 
+/*
+ * A diagnostic session takes no lease, but one measured while a run holds
+ * the machine lease disturbs that run's timings and its own: said on
+ * stderr, not refused. Nothing when the lease cannot be looked at.
+ */
+static void warn_machine_leased(void)
+{
+	struct bg_strbuf msg = BG_STRBUF_INIT;
+	struct bg_ctx ctx;
+	json_t *m = NULL;
+
+	bg_ctx_init(&ctx);
+	if (bg_machine_lease_status(&m, &ctx) == BG_OK &&
+	    strcmp(json_string_value(json_object_get(m, "state")), "held") == 0) {
+		bg_strbuf_adds(&msg, "benchgate: this machine is leased by ");
+		if (json_is_object(json_object_get(m, "owner")))
+			bg_machine_lease_describe(&msg, json_object_get(m, "owner"));
+		else
+			bg_strbuf_adds(&msg, "another process");
+		bg_strbuf_adds(&msg, ": a run measures meanwhile, and this session and that run disturb each other's timings\n");
+		bg_cli_write(&msg, true);
+	}
+	json_decref(m);
+	bg_ctx_release(&ctx);
+	bg_strbuf_release(&msg);
+}
+
 static int run_measure(struct bg_cli *cli, const struct bg_cmd *self)
 {
 	struct measure_args a;
@@ -426,6 +454,7 @@ static int run_measure(struct bg_cli *cli, const struct bg_cmd *self)
 		bg_cli_fail(rc, bg_ctx_message(&ctx));
 		goto out;
 	}
+	warn_machine_leased();
 	bg_cli_catch_stop(&interrupted, &stop);
 	bg_cli_catch_suspend(&stop);
 	rc = bg_measure_session(&a.o, &doc, &ctx);

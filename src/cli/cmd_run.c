@@ -185,6 +185,7 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 
 	memset(&lease, 0, sizeof(lease));
 	lease.fd = -1;
+	lease.machine_fd = -1;
 
 	if ((rc = bg_cli_parse(cli, self, opts, 1, false, on_opt, &a, &parsed)))
 		return rc;

@@ -16,6 +16,7 @@
 #include "benchgate/lifecycle.h"
 #include "benchgate/fsutil.h"
 #include "benchgate/json.h"
+#include "lifecycle/lock_internal.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -202,21 +203,15 @@ static void describe_owner(struct bg_strbuf *out, const json_t *o)
 		       field(o, "user"), field(o, "started"));
 }
 
-/* Whether fd and path name the same file (the lock file was not removed or
- * replaced since fd was opened). */
-static bool same_file(int fd, const char *path)
+bool bg_same_file(int fd, const char *path)
 {
 	struct stat a, b;
 
 	return fstat(fd, &a) == 0 && lstat(path, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
-/*
- * The lease lock: an open-file-description write lock on the whole lock
- * file (fcntl F_OFD_SETLK; see the contract above). Takes it without
- * waiting: 1 taken, 0 held by another open file, -1 failed (errno).
- */
-static int lock_take(int fd)
+/* The lease lock (see the contract above and lock_internal.h). */
+int bg_ofd_lock_take(int fd)
 {
 	struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
 
@@ -225,17 +220,15 @@ static int lock_take(int fd)
 	return errno == EAGAIN || errno == EACCES ? 0 : -1;
 }
 
-static void lock_drop(int fd)
+void bg_ofd_lock_drop(int fd)
 {
 	struct flock fl = {.l_type = F_UNLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
 
 	fcntl(fd, F_OFD_SETLK, &fl);
 }
 
-/* Whether another open file holds the lease lock of fd's file: 1 yes, 0 no,
- * -1 cannot tell. F_OFD_GETLK only reports a lock that would conflict; it
- * takes none, so asking never makes a run's lock_take fail. */
-static int lock_test(int fd)
+/* F_OFD_GETLK only reports a lock that would conflict; it takes none. */
+int bg_ofd_lock_test(int fd)
 {
 	struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
 
@@ -440,6 +433,7 @@ int bg_lease_acquire(const struct bg_config *cfg, const char *slug, const char *
 
 	memset(lease, 0, sizeof(*lease));
 	lease->fd = -1;
+	lease->machine_fd = -1;
 	if ((rc = lease_paths(cfg, slug, &dir, ctx))) {
 		bg_strbuf_release(&dir);
 		return rc;
@@ -449,7 +443,7 @@ int bg_lease_acquire(const struct bg_config *cfg, const char *slug, const char *
 	for (int tries = 0;; tries++) {
 		if ((rc = open_lease_file(cfg, lock.buf, O_RDWR | O_CREAT, &fd, ctx)))
 			goto fail;
-		if ((locked = lock_take(fd)) < 0) {
+		if ((locked = bg_ofd_lock_take(fd)) < 0) {
 			rc = bg_error(ctx, BG_EIO, "%s: cannot lock: %s; keep benchgate's state folder on a file system with file locks",
 				      bg_config_relative(cfg, lock.buf), strerror(errno));
 			close(fd);
@@ -457,7 +451,7 @@ int bg_lease_acquire(const struct bg_config *cfg, const char *slug, const char *
 		}
 		/* a lock taken on a file that was removed or replaced meanwhile
 		 * excludes nobody: take the one the path names now */
-		if (!locked || same_file(fd, lock.buf))
+		if (!locked || bg_same_file(fd, lock.buf))
 			break;
 		close(fd);
 		if (tries == 10) {
@@ -502,7 +496,7 @@ int bg_lease_acquire(const struct bg_config *cfg, const char *slug, const char *
 	}
 	/* under the lock: the record must be one benchgate can read and replace */
 	if ((rc = read_owner(cfg, owner.buf, &old, &unreadable, ctx))) {
-		lock_drop(fd);
+		bg_ofd_lock_drop(fd);
 		close(fd);
 		goto fail;
 	}
@@ -517,13 +511,20 @@ int bg_lease_acquire(const struct bg_config *cfg, const char *slug, const char *
 			      slug, who.buf);
 		bg_strbuf_release(&who);
 		json_decref(old);
-		lock_drop(fd);
+		bg_ofd_lock_drop(fd);
 		close(fd);
 		goto fail;
 	}
 	if (old) { /* the lock was free, so its writer died without releasing */
 		lease->replaced_stale = true;
 		lease->stale_owner = old;
+	}
+	/* the device is free; the machine must be too (a run of another
+	 * project, or of another checkout of this one) */
+	if ((rc = bg_machine_lease_take(cfg, slug, experiment_id, &lease->machine_fd, &lease->machine_path, ctx))) {
+		bg_ofd_lock_drop(fd);
+		close(fd);
+		goto fail;
 	}
 	/* a record that is not one names no holder: with the lock free, it is replaced */
 	lease->replaced_unreadable = unreadable;
@@ -544,7 +545,7 @@ int bg_lease_acquire(const struct bg_config *cfg, const char *slug, const char *
 		bg_error(ctx, rc, "%s; %s", bg_ctx_message(ctx),
 			 e == ENOSPC || e == EDQUOT ? "free some space on that file system"
 						    : "let benchgate write its leases folder");
-		lock_drop(fd);
+		bg_ofd_lock_drop(fd);
 		close(fd);
 		goto fail;
 	}
@@ -556,6 +557,10 @@ int bg_lease_acquire(const struct bg_config *cfg, const char *slug, const char *
 	bg_strbuf_release(&dir);
 	return BG_OK;
 fail:
+	bg_machine_lease_drop(lease->machine_fd);
+	lease->machine_fd = -1;
+	free(lease->machine_path);
+	lease->machine_path = NULL;
 	bg_strbuf_release(&dir);
 	bg_strbuf_release(&lock);
 	bg_strbuf_release(&owner);
@@ -571,6 +576,8 @@ void bg_lease_set_experiment(struct bg_lease *lease, const char *experiment_id)
 	json_t *rec;
 	char *text;
 
+	if (lease->fd >= 0)
+		bg_machine_lease_set_experiment(lease->machine_fd, lease->machine_path, experiment_id);
 	if (lease->fd < 0 || read_owner(NULL, lease->owner_path, &rec, &unreadable, NULL) || !rec)
 		return;
 	json_object_set_new(rec, "experiment_id", json_string(experiment_id));
@@ -582,7 +589,12 @@ void bg_lease_set_experiment(struct bg_lease *lease, const char *experiment_id)
 
 bool bg_lease_held(const struct bg_lease *lease)
 {
-	return lease->fd >= 0 && same_file(lease->fd, lease->lock_path);
+	return lease->fd >= 0 && bg_same_file(lease->fd, lease->lock_path);
+}
+
+bool bg_lease_machine_held(const struct bg_lease *lease)
+{
+	return lease->fd >= 0 && lease->machine_fd >= 0 && bg_same_file(lease->machine_fd, lease->machine_path);
 }
 
 void bg_lease_release(struct bg_lease *lease)
@@ -598,15 +610,18 @@ void bg_lease_release(struct bg_lease *lease)
 		    (!rec || json_integer_value(json_object_get(rec, "pid")) == (json_int_t)getpid()))
 			unlink(lease->owner_path);
 		json_decref(rec);
-		lock_drop(lease->fd);
+		bg_ofd_lock_drop(lease->fd);
 		close(lease->fd);
+		bg_machine_lease_drop(lease->machine_fd);
 	}
+	free(lease->machine_path);
 	free(lease->slug);
 	free(lease->lock_path);
 	free(lease->owner_path);
 	json_decref(lease->stale_owner);
 	memset(lease, 0, sizeof(*lease));
 	lease->fd = -1;
+	lease->machine_fd = -1;
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -665,7 +680,7 @@ int bg_lease_status(const struct bg_config *cfg, json_t **out, struct bg_ctx *ct
 		/* asked, never taken: a status must not make a run refuse */
 		if (!(bad = open_lease_file(cfg, lock.buf, O_RDONLY, &fd, &c2)) && fd >= 0) {
 			/* a lock that cannot be tested cannot be taken either */
-			if ((held = lock_test(fd)) < 0)
+			if ((held = bg_ofd_lock_test(fd)) < 0)
 				bad = bg_error(&c2, BG_EIO, "%s: cannot test the lock: %s; keep benchgate's state folder on a file system with file locks",
 					       bg_config_relative(cfg, lock.buf), strerror(errno));
 			close(fd);

@@ -835,6 +835,8 @@ static void collect_block_reasons(struct run *r, const json_t *session, json_t *
 	}
 	if (!bg_lease_held(r->lease))
 		json_array_append_new(reasons, json_string("the device lease was not held for the whole session"));
+	if (!bg_lease_machine_held(r->lease))
+		json_array_append_new(reasons, json_string("the machine lease was not held for the whole session"));
 	bg_strbuf_release(&sb);
 }
 
@@ -1146,6 +1148,7 @@ int bg_run_gate(const struct bg_run_request *req, struct bg_run_result *res, str
 	r.res = res;
 	r.cfg = req->cfg;
 	r.own_lease.fd = -1;
+	r.own_lease.machine_fd = -1;
 	r.lease = req->keep_lease ? req->keep_lease : &r.own_lease;
 	r.gate_id = jstr(req->gate, "id");
 	if (!r.gate_id)
@@ -1246,8 +1249,10 @@ int bg_run_gate(const struct bg_run_request *req, struct bg_run_result *res, str
 	json_object_set_new(session, "computer", res->computer ? json_string(res->computer) : json_null());
 	json_object_set(session, "context", context);
 	json_object_set_new(session, "question", json_string(r.question));
-	json_object_set_new(session, "lease", json_pack("{s:s, s:b}", "device", r.computer_slug,
-							"held_throughout", bg_lease_held(r.lease)));
+	/* held throughout: the device's lease and the machine's */
+	json_object_set_new(session, "lease", json_pack("{s:s, s:b, s:b}", "device", r.computer_slug, "held_throughout",
+							bg_lease_held(r.lease) && bg_lease_machine_held(r.lease),
+							"machine_held_throughout", bg_lease_machine_held(r.lease)));
 	if ((rc = bg_store_open(r.cfg->store, r.cfg->root, BG_STORE_CREATE, &store, ctx)) ||
 	    (rc = decide_and_store(&r, store, session, context, ctx))) {
 		char *msg = bg_xstrdup(bg_ctx_message(ctx));

@@ -9,6 +9,8 @@
 #   expect.stderr optional: stderr exactly
 #   expect.mention optional: lines that must each appear in stdout+stderr
 #   expect.files/ optional: files that must equal those in the copy
+# Outputs show the scratch folder as SCRATCH (the machine lease's lock,
+# $BENCHGATE_MACHINE_LOCK, is SCRATCH/machine.lock).
 # Adding a case needs no code. Ends with "N passed, N failed".
 #   tests/cli/run.sh BENCHGATE [CASE-GLOB]
 set -u
@@ -18,6 +20,8 @@ case "$bin" in /*) ;; *) bin="$(pwd)/$bin" ;; esac
 glob=${2:-*}
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
+# the machine lease of the cases' runs; outputs show it as SCRATCH/machine.lock
+export BENCHGATE_MACHINE_LOCK="$scratch/machine.lock"
 passed=0
 failed=0
 fail() { failed=$((failed + 1)); echo "FAIL $1: $2"; [ -n "${3:-}" ] && [ -s "$3" ] && head -n 30 "$3" | sed 's/^/    /'; }
@@ -25,7 +29,7 @@ for dir in "$here"/cases/$glob; do
 	[ -d "$dir" ] || continue
 	name=$(basename "$dir")
 	root="$scratch/root"
-	rm -rf "$root"
+	rm -rf "$root" "$BENCHGATE_MACHINE_LOCK"
 	if [ -f "$dir/tree" ]; then
 		cp -R "$here/trees/$(cat "$dir/tree")" "$root"
 	else
@@ -38,6 +42,7 @@ for dir in "$here"/cases/$glob; do
 	[ -f "$dir/args" ] && mapfile -t args <"$dir/args"
 	(cd "$root" && timeout 60 "$bin" "${args[@]}" >"$scratch/out" 2>"$scratch/err" </dev/null)
 	rc=$?
+	sed -i "s|$scratch/|SCRATCH/|g" "$scratch/out" "$scratch/err"
 	want=$(cat "$dir/expect.rc")
 	if grep -qE 'AddressSanitizer|LeakSanitizer|runtime error:' "$scratch/err"; then
 		fail "$name" "sanitizer report" "$scratch/err"; continue

@@ -19,6 +19,7 @@
 #include "benchgate/lifecycle.h"
 
 static char root[64];
+static char machine_lock[96];
 static struct bg_config cfg;
 
 static int setup(void **state)
@@ -29,6 +30,9 @@ static int setup(void **state)
 	snprintf(root, sizeof(root), "/tmp/benchgate-lifecycle-XXXXXX");
 	if (!mkdtemp(root))
 		return -1;
+	/* the machine lease of these tests: their own, in the scratch folder */
+	snprintf(machine_lock, sizeof(machine_lock), "%s/machine.lock", root);
+	setenv("BENCHGATE_MACHINE_LOCK", machine_lock, 1);
 	bg_ctx_init(&ctx);
 	if (bg_config_load(&cfg, root, NULL, &ctx) != BG_OK)
 		return -1;
@@ -99,6 +103,167 @@ static void test_lease_dead_owner_replaced(void **state)
 	assert_int_equal(bg_lease_acquire(&cfg, "box-2", "20261130-new", &a, &ctx), BG_OK);
 	assert_true(a.replaced_stale);
 	assert_string_equal(json_string_value(json_object_get(a.stale_owner, "experiment_id")), "20261130-dead");
+	bg_lease_release(&a);
+	bg_ctx_release(&ctx);
+}
+
+/* A second project on the machine: its own root and device leases. */
+static void other_project(struct bg_config *other, char *dir, size_t size)
+{
+	struct bg_ctx ctx;
+
+	snprintf(dir, size, "%s/other", root);
+	assert_int_equal(mkdir(dir, 0755) == 0 || errno == EEXIST, 1);
+	bg_ctx_init(&ctx);
+	assert_int_equal(bg_config_load(other, dir, NULL, &ctx), BG_OK);
+	bg_ctx_release(&ctx);
+}
+
+static const char *machine_state(json_t **st)
+{
+	struct bg_ctx ctx;
+
+	bg_ctx_init(&ctx);
+	assert_int_equal(bg_machine_lease_status(st, &ctx), BG_OK);
+	bg_ctx_release(&ctx);
+	return json_string_value(json_object_get(*st, "state"));
+}
+
+/* Two projects, each with a free device lease: one run at a time on the machine. */
+static void test_machine_lease_between_projects(void **state)
+{
+	struct bg_config other;
+	struct bg_lease a, b;
+	struct bg_strbuf want = BG_STRBUF_INIT;
+	struct bg_ctx ctx;
+	struct stat st_file;
+	char dir[128];
+	json_t *st;
+	mode_t old_mask;
+
+	(void)state;
+	other_project(&other, dir, sizeof(dir));
+	bg_ctx_init(&ctx);
+	unlink(machine_lock); /* made by the tests before */
+	assert_string_equal(machine_state(&st), "free"); /* never taken: not made either */
+	json_decref(st);
+	assert_int_equal(access(machine_lock, F_OK), -1);
+	old_mask = umask(077);
+	assert_int_equal(bg_lease_acquire(&cfg, "box-m", "20261202-first", &a, &ctx), BG_OK);
+	umask(old_mask);
+	assert_true(bg_lease_machine_held(&a));
+	/* any user's run must be able to lock it, whatever this one's umask */
+	assert_int_equal(stat(machine_lock, &st_file), 0);
+	assert_int_equal(st_file.st_mode & 0777, 0666);
+	/* the other project's device is free; the machine is not */
+	assert_int_equal(bg_lease_acquire(&other, "box-m", "20261202-second", &b, &ctx), BG_EPRECOND);
+	bg_strbuf_addf(&want, "this machine is leased by experiment 20261202-first of the project at %s (pid %ld",
+		       root, (long)getpid());
+	assert_non_null(strstr(bg_ctx_message(&ctx), want.buf));
+	assert_non_null(strstr(bg_ctx_message(&ctx), machine_lock));
+	assert_false(b.fd >= 0);
+	/* its device lease was not kept: it is free */
+	assert_int_equal(bg_lease_status(&other, &st, &ctx), BG_OK);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(st, 0), "state")), "free");
+	json_decref(st);
+	bg_lease_set_experiment(&a, "20261202-first-2");
+	assert_string_equal(machine_state(&st), "held");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(st, "owner"), "experiment_id")),
+			    "20261202-first-2");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(st, "owner"), "project")), root);
+	assert_string_equal(json_string_value(json_object_get(st, "lock")), machine_lock);
+	json_decref(st);
+	bg_lease_release(&a);
+	assert_string_equal(machine_state(&st), "free");
+	json_decref(st);
+	assert_int_equal(stat(machine_lock, &st_file), 0);
+	assert_int_equal(st_file.st_size, 0); /* the record goes with the holder */
+	assert_int_equal(bg_lease_acquire(&other, "box-m", "20261202-second", &b, &ctx), BG_OK);
+	bg_lease_release(&b);
+	bg_strbuf_release(&want);
+	bg_config_release(&other);
+	bg_ctx_release(&ctx);
+}
+
+/* A holder that dies leaves its record, not its lock; a lock file removed
+ * while held lets another run in, and the holder knows it lost it. */
+static void test_machine_lease_dead_and_removed(void **state)
+{
+	struct bg_config other;
+	struct bg_lease a, b;
+	struct bg_ctx ctx;
+	char dir[128];
+	json_t *st;
+	pid_t pid;
+	int status;
+
+	(void)state;
+	other_project(&other, dir, sizeof(dir));
+	bg_ctx_init(&ctx);
+	pid = fork();
+	if (pid == 0) {
+		struct bg_lease l;
+		struct bg_ctx c;
+		bg_ctx_init(&c);
+		_exit(bg_lease_acquire(&other, "box-d", "20261202-dead", &l, &c) == BG_OK ? 0 : 1);
+	}
+	waitpid(pid, &status, 0);
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_string_equal(machine_state(&st), "free");
+	assert_true(json_is_null(json_object_get(st, "owner")));
+	json_decref(st);
+	assert_int_equal(bg_lease_acquire(&cfg, "box-d", "20261202-alive", &a, &ctx), BG_OK);
+	assert_string_equal(machine_state(&st), "held"); /* the dead holder's record replaced */
+	assert_string_equal(json_string_value(json_object_get(json_object_get(st, "owner"), "experiment_id")),
+			    "20261202-alive");
+	json_decref(st);
+	assert_int_equal(unlink(machine_lock), 0);
+	assert_false(bg_lease_machine_held(&a));
+	assert_true(bg_lease_held(&a)); /* the device's own lock is intact */
+	assert_int_equal(bg_lease_acquire(&other, "box-d", "20261202-in", &b, &ctx), BG_OK);
+	bg_lease_release(&b);
+	bg_lease_release(&a);
+	bg_config_release(&other);
+	bg_ctx_release(&ctx);
+}
+
+/* What the lock file must be, and BENCHGATE_MACHINE_LOCK. */
+static void test_machine_lease_bad_files(void **state)
+{
+	struct bg_lease a;
+	struct bg_ctx ctx;
+	char target[128];
+	json_t *st;
+
+	(void)state;
+	bg_ctx_init(&ctx);
+	/* a link is never followed, a FIFO never waited on */
+	snprintf(target, sizeof(target), "%s/target", root);
+	unlink(machine_lock);
+	assert_int_equal(symlink(target, machine_lock), 0);
+	assert_int_equal(bg_lease_acquire(&cfg, "box-b", "x", &a, &ctx), BG_EIO);
+	assert_non_null(strstr(bg_ctx_message(&ctx), "is a link, not a regular file; remove it"));
+	assert_int_equal(access(target, F_OK), -1);
+	assert_false(a.fd >= 0);
+	assert_string_equal(machine_state(&st), "unusable");
+	json_decref(st);
+	unlink(machine_lock);
+	assert_int_equal(mkfifo(machine_lock, 0666), 0);
+	assert_int_equal(bg_lease_acquire(&cfg, "box-b", "x", &a, &ctx), BG_EIO);
+	assert_non_null(strstr(bg_ctx_message(&ctx), "is a FIFO, not a regular file"));
+	unlink(machine_lock);
+	/* the device lease a refused machine lease leaves is free again */
+	assert_int_equal(bg_lease_status(&cfg, &st, &ctx), BG_OK);
+	for (size_t i = 0; i < json_array_size(st); i++)
+		if (strcmp(json_string_value(json_object_get(json_array_get(st, i), "device")), "box-b") == 0)
+			assert_string_equal(json_string_value(json_object_get(json_array_get(st, i), "state")), "free");
+	json_decref(st);
+	setenv("BENCHGATE_MACHINE_LOCK", "relative.lock", 1);
+	assert_int_equal(bg_lease_acquire(&cfg, "box-b", "x", &a, &ctx), BG_EPRECOND);
+	assert_non_null(strstr(bg_ctx_message(&ctx), "BENCHGATE_MACHINE_LOCK ('relative.lock') must be an absolute path"));
+	assert_int_equal(bg_machine_lease_status(&st, &ctx), BG_EPRECOND);
+	setenv("BENCHGATE_MACHINE_LOCK", machine_lock, 1);
+	assert_int_equal(bg_lease_acquire(&cfg, "box-b", "x", &a, &ctx), BG_OK);
 	bg_lease_release(&a);
 	bg_ctx_release(&ctx);
 }
@@ -267,6 +432,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lease_exclusive),
 		cmocka_unit_test(test_lease_dead_owner_replaced),
+		cmocka_unit_test(test_machine_lease_between_projects),
+		cmocka_unit_test(test_machine_lease_dead_and_removed),
+		cmocka_unit_test(test_machine_lease_bad_files),
 		cmocka_unit_test(test_experiment_ids),
 		cmocka_unit_test(test_experiment_ids_exhausted),
 		cmocka_unit_test(test_manifest_and_runs),

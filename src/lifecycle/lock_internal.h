@@ -1,0 +1,22 @@
+/*
+ * lock_internal.h - the open-file-description lock that device leases and
+ * the machine lease share (lease.c defines them). Not installed.
+ */
+#ifndef BENCHGATE_LOCK_INTERNAL_H
+#define BENCHGATE_LOCK_INTERNAL_H
+
+#include <stdbool.h>
+
+/* A write lock on the whole file (fcntl F_OFD_SETLK), without waiting:
+ * 1 taken, 0 held by another open file, -1 failed (errno). */
+int bg_ofd_lock_take(int fd);
+/* Drops it. */
+void bg_ofd_lock_drop(int fd);
+/* Whether another open file holds it: 1 yes, 0 no, -1 cannot tell. Takes
+ * nothing (F_OFD_GETLK), so asking never makes a bg_ofd_lock_take fail. */
+int bg_ofd_lock_test(int fd);
+/* Whether fd and path name the same file: path was not removed or
+ * replaced since fd was opened (a link at path is not followed). */
+bool bg_same_file(int fd, const char *path);
+
+#endif

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# The machine lease: runs of two projects on one machine (two checkouts, two
+# users, two CI runners) never measure at once. A run of one project is
+# refused while another project's run measures, naming it and writing
+# nothing; `lease status` shows who holds the machine; any user's run can
+# take the lock file another user's run made; a lock file others cannot
+# write is named with the remedy; a session whose machine lock file was
+# removed meanwhile is blocked; `measure` (no lease) says when it measures
+# beside a run. The lock is this test's own
+# (BENCHGATE_MACHINE_LOCK), never the machine's /run/lock one.
+# Needs git and jq; the other-user checks need root and setpriv.
+set -u
+. "$(cd "$(dirname "$0")" && pwd)/checks.sh"
+B=${BENCHGATE:?}
+command -v jq >/dev/null || { echo "this test needs jq"; exit 1; }
+work=$(mktemp -d)
+chmod 755 "$work" # another user's run reads its project and the lock here
+# a sleep duration of our own (see test_run_lifecycle.sh)
+nap=$(printf '4.%05d1' $(( ($$ * 7919 + RANDOM) % 100000 )))
+holder=
+trap '[ -z "$holder" ] || kill "$holder" 2>/dev/null; pkill -f "sleep $nap" 2>/dev/null; rm -rf "$work"' EXIT
+export BENCHGATE_MACHINE_LOCK="$work/machine.lock"
+wait_for() { for _ in $(seq 200); do "$@" && return 0; sleep 0.05; done; return 1; }
+napping() { pgrep -f "sleep $nap" >/dev/null; }
+
+project() { # DIR: a committed copy of the lifecycle tree
+	cp -R "${BENCHGATE_SOURCE:?}/tests/cli/trees/lifecycle" "$1"
+	(cd "$1" && sed -i "s/\"sleep_seconds\": 4.321/\"sleep_seconds\": $nap/" benchmarks/benchmark_registry.json &&
+		printf '.benchgate/\nout/\n' >.gitignore && "$B" render >/dev/null &&
+		git init -q . && git add -A && git -c user.email=t@t -c user.name=t commit -qm init)
+}
+project "$work/p" && project "$work/q" || exit 1
+
+# p measures; q, a project of its own with its own device lease, must wait
+(cd "$work/p" && exec "$B" run -q life.slow >"$work/p.out" 2>"$work/p.err") &
+holder=$!
+check "p's run is measuring"       wait_for napping
+p_id=$(ls "$work/p/experiments" | grep slow)
+cd "$work/q" || exit 1
+check "q's run is refused (exit 3)" test "$(rc_of "$B" run -q life.ok)" = 3
+check "the refusal names p's run and project" \
+	grep -qF "this machine is leased by experiment $p_id of the project at $work/p (pid $holder on " "$work/err"
+check "the refusal says why and what to do" \
+	grep -qF "one run measures at a time on a machine, whatever its project; wait for it to finish or see 'benchgate lease status' (the lock: $work/machine.lock)" "$work/err"
+check "q's refused run wrote no experiment" sh -c "! ls experiments | grep -q life-ok"
+check "q's refused run left q's device lease free" sh -c "'$B' lease status | grep -q '^test-host *free'"
+check "q's refused run stored no session" sh -c "'$B' sessions --json | jq -e 'length == 0'"
+check "lease status in q shows p holding the machine" \
+	sh -c "'$B' lease status | grep -qF 'machine                      held     experiment $p_id of the project at $work/p'"
+"$B" lease status --json >"$work/status.json"
+check "lease status --json: the machine first, then q's devices" \
+	jqe --arg p "$work/p" --arg lock "$work/machine.lock" --arg id "$p_id" \
+	'.[0].scope == "machine" and .[0].device == null and .[0].state == "held" and .[0].lock == $lock
+	 and .[0].owner.project == $p and .[0].owner.experiment_id == $id and .[0].owner.device == "test-host"
+	 and (.[1:] | all(.scope == "project"))' "$work/status.json"
+# a diagnostic session takes no lease: it measures, and says it disturbs p's run
+check "measure meanwhile in q: measured (exit 0)" test "$(rc_of "$B" measure -q -w 0 -r 1 -- true)" = 0
+check "... saying that it and p's run disturb each other" \
+	grep -qF "benchgate: this machine is leased by experiment $p_id of the project at $work/p (pid $holder on " "$work/err"
+check "... and why it matters" grep -qF "a run measures meanwhile, and this session and that run disturb each other's timings" "$work/err"
+wait "$holder"
+check "p's run finished (exit 0)"  test $? = 0
+holder=
+cd "$work/p" || exit 1
+check "p's session held the machine throughout" \
+	sh -c "'$B' session \$('$B' sessions --json | jq '.[0].id') --json | jq -e '.lease.held_throughout == true and .lease.machine_held_throughout == true'"
+cd "$work/q" || exit 1
+check "once p is done, q runs"     test "$(rc_of "$B" run -q life.ok)" = 0
+check "and measure says nothing of a lease" test "$(rc_of "$B" measure -q -w 0 -r 1 -- true)$(cat "$work/err")" = 0
+check "lease status: the machine is free" sh -c "'$B' lease status | grep -q '^machine *free *(lock $work/machine.lock)'"
+check "the lock file is empty once released" test ! -s "$work/machine.lock"
+check "any user may lock it"       test "$(stat -c %a "$work/machine.lock")" = 666
+
+# another user's run takes the lock file this user's run made
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	as=(setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$work/nohome")
+	cp -R "$work/q" "$work/r" && rm -rf "$work/r/.benchgate" "$work/r/experiments"/2* &&
+		sed -i '/^| 2/d' "$work/r/experiments/RUNS.md" && chown -R 65534:65534 "$work/r"
+	cd "$work/r" || exit 1
+	check "another user's run takes the same lock" test "$(rc_of "${as[@]}" "$B" run -q life.ok)" = 0
+	chmod 644 "$work/machine.lock"
+	check "a lock file others cannot write: exit 4" test "$(rc_of "${as[@]}" "$B" run -q life.ok)" = 4
+	check "... naming its maker and the remedy" \
+		grep -qF "$work/machine.lock: cannot open the machine lease: Permission denied; user root made it and it must be a file every user of benchgate on this machine can write: ask them (or root) to run 'chmod 666 $work/machine.lock'" "$work/err"
+	chmod 666 "$work/machine.lock"
+else
+	echo "skipped: the other-user checks need root and setpriv"
+fi
+
+# the lock file removed while held: another run can take a new one, so the
+# holder's session is blocked
+cd "$work/p" || exit 1
+(exec "$B" run -q life.slow >"$work/p.out" 2>"$work/p.err") &
+holder=$!
+check "p measures again"           wait_for napping
+rm -f "$work/machine.lock"
+wait "$holder"
+check "a session whose machine lock was removed is blocked (exit 1)" test $? = 1
+holder=
+check "... saying why"             grep -qF "the machine lease was not held for the whole session" "$work/p.out" "$work/p.err"
+
+# BENCHGATE_MACHINE_LOCK must be one path for every run: not a relative one
+check "a relative BENCHGATE_MACHINE_LOCK: exit 3" \
+	test "$(BENCHGATE_MACHINE_LOCK=m.lock rc_of "$B" run -q life.ok)" = 3
+check "... said so"                grep -qF "BENCHGATE_MACHINE_LOCK ('m.lock') must be an absolute path" "$work/err"
+check "lease status too"           test "$(BENCHGATE_MACHINE_LOCK=m.lock rc_of "$B" lease status)" = 3
+check "check passes in p"          test "$(rc_of "$B" check)" = 0
+[ "$fails" = 0 ]
