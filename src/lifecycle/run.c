@@ -477,10 +477,19 @@ static int preflight(struct run *r, struct bg_ctx *ctx)
 
 		/* git missing or refusing the repository (its owner is another
 		 * user) is not "no repository": say what git says */
+		const char *dubious = NULL;
+
 		if (!bg_provenance_git_why(r->cfg->root, &gitsays))
 			rc = refuse(ctx, "the source revision of the project at '%s' cannot be read: %s; install git, or put it on PATH",
 				    ".", gitsays.buf);
-		else
+		else if ((dubious = strstr(gitsays.buf, "dubious ownership in repository at '")) &&
+			 gitsays.buf[gitsays.len - 1] == '\'') {
+			/* git refuses a repository another user owns: say how to
+			 * trust it, for the folder git names */
+			const char *repo = dubious + strlen("dubious ownership in repository at '");
+			rc = refuse(ctx, "git refuses the repository of the project at '.' (git: %s): a session needs its source revision; run benchgate as the user who owns the repository or, if you trust it, tell git so: git config --global --add safe.directory '%.*s'",
+				    gitsays.buf, (int)(gitsays.buf + gitsays.len - 1 - repo), repo);
+		} else
 			rc = refuse(ctx, "the project at '%s' is not in a git repository with a commit%s%s%s: a session needs its source revision%s",
 				    ".", gitsays.len ? " (git: " : "", gitsays.buf, gitsays.len ? ")" : "",
 				    /* no repository, or one without a commit; not one git refuses (its owner) */

@@ -5,6 +5,9 @@
 #   rc_of CMD...               prints CMD's exit status; its output goes to
 #                              $work/out and $work/err ($work: the script's scratch folder)
 #   jqe ARGS...                jq -e, failing on empty input too
+# the machine lease of the tests' runs is their own (tests/run-all sets it),
+# never this machine's /run/lock/benchgate-machine.lock
+: "${BENCHGATE_MACHINE_LOCK:?run the tests through tests/run-all, or set BENCHGATE_MACHINE_LOCK to a file of your own}"
 fails=0
 check() {
 	local what=$1; shift

@@ -7,6 +7,9 @@
 # release-signoff session is promoted (the registry names it, validate and
 # check pass), and the dashboard is written.
 set -u
+# the machine lease of the tests' runs is their own (tests/run-all sets it),
+# never this machine's /run/lock/benchgate-machine.lock
+: "${BENCHGATE_MACHINE_LOCK:?run the tests through tests/run-all, or set BENCHGATE_MACHINE_LOCK to a file of your own}"
 bin=${BENCHGATE:?}
 src=${BENCHGATE_SOURCE:?}
 build=${BENCHGATE_BUILD:?}

@@ -4,6 +4,9 @@
 # then abandon; `check` passes after each, and nothing written holds the
 # scratch path or $HOME.
 set -u
+# the machine lease of the tests' runs is their own (tests/run-all sets it),
+# never this machine's /run/lock/benchgate-machine.lock
+: "${BENCHGATE_MACHINE_LOCK:?run the tests through tests/run-all, or set BENCHGATE_MACHINE_LOCK to a file of your own}"
 bin=${BENCHGATE:?}
 src=${BENCHGATE_SOURCE:?}
 command -v jq >/dev/null || { echo "this test needs jq (apt-get install jq)"; exit 1; }
@@ -481,7 +484,9 @@ if [ "$(id -u)" = 0 ]; then
 	cd "$work/owned" || exit 1
 	if ! says=$(GIT_CONFIG_GLOBAL=/dev/null git rev-parse --verify HEAD 2>&1); then
 		expect_rc 3 "a repository git refuses" env GIT_CONFIG_GLOBAL=/dev/null "$bin" run life.ok
-		mentions "a repository git refuses" "is not in a git repository with a commit (git: $(printf '%s\n' "$says" | head -n 1)): a session needs its source revision"
+		mentions "a repository git refuses" "git refuses the repository of the project at '.' (git: $(printf '%s\n' "$says" | head -n 1)): a session needs its source revision"
+		# git's own advice, for the folder git names
+		mentions "a repository git refuses: what to do" "run benchgate as the user who owns the repository or, if you trust it, tell git so: git config --global --add safe.directory '$work/owned'"
 	fi
 	cd "$work" && rm -rf "$work/owned"
 fi
