@@ -13,7 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 /* The pages of the regular file of size bytes open on fd and how many are
@@ -47,6 +49,29 @@ static int resident_fd(int fd, const char *path, off_t size, size_t *pages, size
 	return BG_OK;
 }
 
+/*
+ * BG_EPRECOND for a file whose pages are its only storage (tmpfs, ramfs:
+ * /dev/shm, often /tmp): dropping them would lose the file, so the kernel
+ * keeps them, and no run of it can be cold.
+ */
+static int evictable(int fd, const char *path, struct bg_ctx *ctx)
+{
+	struct statfs fs;
+	const char *kind;
+
+	if (fstatfs(fd, &fs) != 0)
+		return BG_OK; /* cannot tell: the residency measured says */
+	if ((unsigned long)fs.f_type == (unsigned long)TMPFS_MAGIC)
+		kind = "tmpfs";
+	else if ((unsigned long)fs.f_type == (unsigned long)RAMFS_MAGIC)
+		kind = "ramfs";
+	else
+		return BG_OK;
+	return bg_error(ctx, BG_EPRECOND,
+			"'%s': is on a memory file system (%s), whose pages are the file itself: they cannot be evicted, so no run of it can be cold; keep it on a disk to measure it cold, or measure it warm (no eviction)",
+			path, kind);
+}
+
 /* One file: with evict, its pages written back and dropped first; then
  * its pages and resident pages added to *pages and *resident. */
 static int file_pages(const char *path, bool evict, size_t *pages, size_t *resident, struct bg_ctx *ctx)
@@ -68,6 +93,10 @@ static int file_pages(const char *path, bool evict, size_t *pages, size_t *resid
 		close(fd);
 		return bg_error(ctx, BG_EIO, "'%s': not a regular file or a folder: only files' cached pages can be "
 				"evicted", path);
+	}
+	if (evict && (rc = evictable(fd, path, ctx))) {
+		close(fd);
+		return rc;
 	}
 	if (evict) {
 		/* dirty pages cannot be dropped: write them back first */

@@ -2,8 +2,8 @@
 # --evict makes a file cold honestly and says so per run: a 64 MiB file read
 # by the command is below 1% resident before every run, and so are the files
 # of a folder named to --evict; a file whose pages
-# cannot be dropped (tmpfs) makes the runs "first-process" and blocks the
-# session. Needs jq.
+# cannot be dropped (tmpfs: the pages are the file) is refused before any
+# run. Needs jq.
 set -u
 . "$(cd "$(dirname "$0")" && pwd)/checks.sh"
 B=${BENCHGATE:?}
@@ -50,9 +50,13 @@ check "a FIFO: said plainly" grep -q "'fifo': not a regular file or a folder" er
 if [ -d /dev/shm ] && [ "$(stat -f -c %T /dev/shm)" = tmpfs ]; then
 	shm=$(mktemp /dev/shm/benchgate-test-XXXXXX)
 	head -c $((1024 * 1024)) /dev/zero >"$shm"
-	check "tmpfs stays resident: exit 1" test "$(rc_of "$B" measure -q -w 0 -r 2 --json --evict "$shm" -- true)" = 1
-	check "first-process recorded" jqe '.runs[0].cache.state == "first-process" and .cache.state == "first-process" and .counts.timed == 0' out
-	check "reason says not cold" jqe '.reason | test("run 1 was not cold")' out
+	# its pages are the file: refused before any run, not measured to be blocked
+	before=$("$B" sessions --json | jq length)
+	check "tmpfs: refused (exit 3)" test "$(rc_of "$B" measure -q -w 0 -r 2 --json --evict "$shm" -- true)" = 3
+	check "tmpfs: said why and what to do" grep -qF "'$shm': is on a memory file system (tmpfs), whose pages are the file itself: they cannot be evicted, so no run of it can be cold; keep it on a disk to measure it cold, or measure it warm (no eviction)" err
+	check "tmpfs: nothing stored" test "$("$B" sessions --json | jq length)" = "$before"
+	ln -s "$shm" shm-link
+	check "tmpfs through a link: refused too" test "$(rc_of "$B" measure -q -w 0 -r 2 --evict shm-link -- true)" = 3
 else
 	echo "skip: no tmpfs /dev/shm for the first-process case"
 fi
