@@ -131,6 +131,14 @@ void bg_measure_suspend(void);
 void bg_measure_opts_init(struct bg_measure_opts *opts);
 /* Runs the session; *out receives the session document (caller decrefs). */
 int bg_measure_session(const struct bg_measure_opts *opts, json_t **out, struct bg_ctx *ctx);
+/*
+ * BG_EPRECOND, saying so, when path (a file, or a folder, followed through
+ * a link) is on a memory file system (tmpfs, ramfs), whose pages are the
+ * file itself: nothing there can be evicted, so no run of it can be cold.
+ * BG_OK otherwise, also when it is not there (yet) or cannot be examined
+ * (the eviction before each run says so then).
+ */
+int bg_measure_evictable(const char *path, struct bg_ctx *ctx);
 
 /*
  * The timing's name ("process", "reported"); the timing a name means

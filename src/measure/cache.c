@@ -5,6 +5,7 @@
  * machine-wide is touched.
  */
 #include "measure/internal.h"
+#include "benchgate/measure.h"
 #include "benchgate/fsutil.h"
 #include "benchgate/strbuf.h"
 
@@ -50,26 +51,30 @@ static int resident_fd(int fd, const char *path, off_t size, size_t *pages, size
 }
 
 /*
- * BG_EPRECOND for a file whose pages are its only storage (tmpfs, ramfs:
- * /dev/shm, often /tmp): dropping them would lose the file, so the kernel
- * keeps them, and no run of it can be cold.
+ * BG_EPRECOND for a file on fs whose pages are its only storage (tmpfs,
+ * ramfs: /dev/shm, often /tmp): dropping them would lose the file, so the
+ * kernel keeps them, and no run of it can be cold.
  */
-static int evictable(int fd, const char *path, struct bg_ctx *ctx)
+static int evictable_fs(const struct statfs *fs, const char *path, struct bg_ctx *ctx)
 {
-	struct statfs fs;
 	const char *kind;
 
-	if (fstatfs(fd, &fs) != 0)
-		return BG_OK; /* cannot tell: the residency measured says */
-	if ((unsigned long)fs.f_type == (unsigned long)TMPFS_MAGIC)
+	if ((unsigned long)fs->f_type == (unsigned long)TMPFS_MAGIC)
 		kind = "tmpfs";
-	else if ((unsigned long)fs.f_type == (unsigned long)RAMFS_MAGIC)
+	else if ((unsigned long)fs->f_type == (unsigned long)RAMFS_MAGIC)
 		kind = "ramfs";
 	else
 		return BG_OK;
 	return bg_error(ctx, BG_EPRECOND,
 			"'%s': is on a memory file system (%s), whose pages are the file itself: they cannot be evicted, so no run of it can be cold; keep it on a disk to measure it cold, or measure it warm (no eviction)",
 			path, kind);
+}
+
+int bg_measure_evictable(const char *path, struct bg_ctx *ctx)
+{
+	struct statfs fs;
+
+	return statfs(path, &fs) == 0 ? evictable_fs(&fs, path, ctx) : BG_OK;
 }
 
 /* One file: with evict, its pages written back and dropped first; then
@@ -94,9 +99,13 @@ static int file_pages(const char *path, bool evict, size_t *pages, size_t *resid
 		return bg_error(ctx, BG_EIO, "'%s': not a regular file or a folder: only files' cached pages can be "
 				"evicted", path);
 	}
-	if (evict && (rc = evictable(fd, path, ctx))) {
-		close(fd);
-		return rc;
+	if (evict) {
+		struct statfs fs;
+
+		if (fstatfs(fd, &fs) == 0 && (rc = evictable_fs(&fs, path, ctx))) {
+			close(fd);
+			return rc;
+		}
 	}
 	if (evict) {
 		/* dirty pages cannot be dropped: write them back first */

@@ -15,7 +15,8 @@ work=$(mktemp -d)
 # it ends in 1, because the command gets the gate's number as Python prints it
 # (4.100000 becomes "sleep 4.1", which "pgrep -f 'sleep 4.100000'" never finds)
 nap=$(printf '4.%05d1' $(( ($$ * 7919 + RANDOM) % 100000 )))
-trap 'pkill -f "sleep $nap" 2>/dev/null; rm -rf "$work"' EXIT
+shm=""
+trap 'pkill -f "sleep $nap" 2>/dev/null; rm -rf "$work"; [ -z "$shm" ] || rm -f "$shm"' EXIT
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 jqe() { local out; out=$(jq -e "$@") || return 1; [ -n "$out" ]; } # as in checks.sh
@@ -116,6 +117,18 @@ bad_measure "inputs: unknown field" '.runbooks.ok.inputs[0].path = "data/{datase
 bad_measure "thresholds: a typo" '.thresholds = [{"gate": "life.ok", "K": 3}]' "thresholds[0] has no field 'K'"
 bad_measure "thresholds: k 0" '.thresholds = [{"key": "x", "k": 0}]' "thresholds[0].k must be a number > 0"
 bad_measure "thresholds: a window below the minimum" '.thresholds = [{"gate": "life.ok", "window": 3}]' "thresholds[0].window 3 is below the comparison contract's minimum of 5 accepted sessions"
+# a file to make cold on a memory file system (through a link, as a dataset
+# moved to /dev/shm): refused before anything is written, not measured only
+# to be blocked
+if [ -d /dev/shm ] && [ "$(stat -f -c %T /dev/shm)" = tmpfs ]; then
+	shm=$(mktemp /dev/shm/benchgate-test-XXXXXX)
+	printf 'data\n' >"$shm" && ln -s "$shm" data/in-memory.bin
+	before=$(ls experiments | wc -l)
+	bad_measure "cache: evict a tmpfs file" '.runbooks.ok.measure.cache = {"state": "cold", "evict": ["data/in-memory.bin"]}' \
+		"runbook 'ok', measure.cache.evict 'data/in-memory.bin': is on a memory file system (tmpfs), whose pages are the file itself: they cannot be evicted, so no run of it can be cold"
+	[ "$(ls experiments | wc -l)" = "$before" ] || fail "cache: evict a tmpfs file: an experiment was written"
+	rm -f "$shm" data/in-memory.bin
+fi
 cp "$work/registry.json" benchmarks/benchmark_registry.json && "$bin" render >/dev/null
 # the comparison key comes from the profile matrix: a broken one is refused,
 # never replaced by the default key fields
