@@ -9,14 +9,17 @@
 #include "benchgate/fsutil.h"
 #include "benchgate/strbuf.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <linux/magic.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 /* The pages of the regular file of size bytes open on fd and how many are
@@ -166,4 +169,62 @@ int bg_cache_resident(const char *path, double *fraction, struct bg_ctx *ctx)
 int bg_cache_evict(const char *path, double *fraction, struct bg_ctx *ctx)
 {
 	return path_pages(path, true, fraction, ctx);
+}
+
+/* Whether a /proc/PID/maps line maps the file of device major:minor, inode ino. */
+static bool maps_file(const char *line, unsigned maj, unsigned mnr, unsigned long long ino)
+{
+	unsigned a, b;
+	unsigned long long i;
+
+	/* ADDR PERMS OFFSET MAJ:MIN INODE PATH */
+	line = strchr(line, ' ');
+	for (int k = 0; k < 2 && line; k++)
+		line = strchr(line + 1, ' ');
+	return line && sscanf(line + 1, "%x:%x %llu", &a, &b, &i) == 3 && a == maj && b == mnr && i == ino && ino;
+}
+
+size_t bg_cache_mappers(const char *path, struct bg_strbuf *out)
+{
+	struct stat st;
+	struct dirent *e;
+	size_t found = 0;
+	DIR *d;
+
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || !(d = opendir("/proc")))
+		return 0;
+	while ((e = readdir(d))) {
+		char file[64], line[1024], comm[64] = "";
+		long pid = strtol(e->d_name, NULL, 10);
+		bool maps = false;
+		FILE *f;
+
+		if (pid <= 0 || pid == (long)getpid())
+			continue;
+		snprintf(file, sizeof(file), "/proc/%ld/maps", pid);
+		if (!(f = fopen(file, "re")))
+			continue; /* gone, or another user's */
+		while (!maps && fgets(line, sizeof(line), f))
+			maps = maps_file(line, major(st.st_dev), minor(st.st_dev), (unsigned long long)st.st_ino);
+		fclose(f);
+		if (!maps)
+			continue;
+		if (found < 3) {
+			snprintf(file, sizeof(file), "/proc/%ld/comm", pid);
+			if ((f = fopen(file, "re"))) {
+				if (fgets(comm, sizeof(comm), f))
+					comm[strcspn(comm, "\n")] = '\0';
+				fclose(f);
+			}
+			for (char *c = comm; *c; c++) /* a name the process chose: one line of text */
+				if ((unsigned char)*c < 0x20 || *c == 0x7f)
+					*c = '?';
+			bg_strbuf_addf(out, "%s%ld (%s)", found ? ", " : "", pid, comm[0] ? comm : "?");
+		}
+		found++;
+	}
+	closedir(d);
+	if (found > 3)
+		bg_strbuf_addf(out, " and %zu more", found - 3);
+	return found;
 }

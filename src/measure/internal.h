@@ -287,6 +287,11 @@ int bg_cache_evict(const char *path, double *resident_fraction, struct bg_ctx *c
 /* Fraction of the pages of the file (or of the folder's files) resident in
  * the page cache (mincore); 0 for no page at all. */
 int bg_cache_resident(const char *path, double *resident_fraction, struct bg_ctx *ctx);
+/* The processes (other than this one) that map the regular file at path,
+ * appended to out as "PID (NAME)", the first three and "and N more"; how
+ * many. Those of other users are not seen unless this process may read
+ * their /proc/PID/maps. 0 for a folder or what cannot be examined. */
+size_t bg_cache_mappers(const char *path, struct bg_strbuf *out);
 
 /* ---- sysinfo.c ---- */
 /* Swap in use in bytes; false when /proc/meminfo lacks it. */

@@ -207,6 +207,8 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 	if (o->nevict) {
 		json_t *files = json_array();
 		bool cold = true;
+		size_t warm = 0; /* the first file that stayed resident */
+		double warm_frac = 0;
 
 		for (size_t i = 0; i < o->nevict; i++) {
 			double frac;
@@ -219,8 +221,11 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 				json_decref(r);
 				return rc;
 			}
-			if (frac > COLD_LIMIT)
+			if (frac > COLD_LIMIT && cold) {
 				cold = false;
+				warm = i;
+				warm_frac = frac;
+			}
 			json_object_set_new(f, "path", bg_json_text(o->evict[i]));
 			json_object_set_new(f, "resident_fraction", json_real(frac));
 			json_array_append_new(files, f);
@@ -229,8 +234,18 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 		json_object_set_new(cache, "state", json_string(cold ? "cold" : "first-process"));
 		json_object_set_new(cache, "files", files);
 		if (!cold) {
+			struct bg_strbuf who = BG_STRBUF_INIT;
+
 			s->any_first_process = true;
-			block(s, "%s was not cold: more than 1%% of an evicted file stayed resident", name);
+			/* why pages stay: a process that maps the file is the usual
+			 * reason, and one a person can act on */
+			if (!s->block && bg_cache_mappers(o->evict[warm], &who))
+				block(s, "%s was not cold: '%s' stayed %.1f%% resident after its eviction; process %s maps it, and pages a process maps cannot be dropped: close the file there (or end that process), or measure warm",
+				      name, o->evict[warm], 100 * warm_frac, who.buf);
+			else
+				block(s, "%s was not cold: '%s' stayed %.1f%% resident after its eviction (more than 1%%): pages another process maps or locks, or that its file system keeps (a network or FUSE one), cannot be dropped; close the file there, or measure warm",
+				      name, o->evict[warm], 100 * warm_frac);
+			bg_strbuf_release(&who);
 		}
 	}
 	if (s->after_valid && !o->prepare && !o->nevict && o->parity != BG_PARITY_COMMAND) {

@@ -3,14 +3,16 @@
 # by the command is below 1% resident before every run, and so are the files
 # of a folder named to --evict; a file whose pages
 # cannot be dropped (tmpfs: the pages are the file) is refused before any
-# run. Needs jq.
+# run; one another process maps blocks the session, naming that process.
+# Needs jq.
 set -u
 . "$(cd "$(dirname "$0")" && pwd)/checks.sh"
 B=${BENCHGATE:?}
 command -v jq >/dev/null || { echo "this test needs jq (apt-get install jq)"; exit 1; }
 work=$(mktemp -d)
 shm=""
-trap 'rm -rf "$work"; [ -n "$shm" ] && rm -f "$shm"' EXIT
+mapper=""
+trap '[ -z "$mapper" ] || kill "$mapper" 2>/dev/null; rm -rf "$work"; [ -n "$shm" ] && rm -f "$shm"' EXIT
 cd "$work" || exit 1
 
 if [ "$(stat -f -c %T .)" = tmpfs ]; then
@@ -46,6 +48,18 @@ rm adir/pipe
 mkfifo fifo
 check "a FIFO to evict: exit 4, not a wait" test "$(rc_of timeout 20 "$B" measure -q --evict fifo -- true)" = 4
 check "a FIFO: said plainly" grep -q "'fifo': not a regular file or a folder" err
+
+# a file another process maps (a notebook holding the dataset): its pages
+# stay; the session is blocked, naming the process, not just "not cold"
+"${BENCHGATE_BUILD:?}/tests/programs/mapfile" source.bin 60 >mapped.txt &
+mapper=$!
+for _ in $(seq 100); do [ -s mapped.txt ] && break; sleep 0.05; done
+check "a mapped file: blocked (exit 1)" test "$(rc_of "$B" measure -q -w 0 -r 1 --json --evict source.bin -- true)" = 1
+check "a mapped file: the reason names it and the process that maps it" \
+	jqe --arg pid "$mapper" '.reason | startswith("smoke run 1 was not cold: '"'source.bin'"' stayed ") and contains("% resident after its eviction; process \($pid) (mapfile) maps it, and pages a process maps cannot be dropped: close the file there (or end that process), or measure warm")' out
+kill "$mapper" && wait "$mapper" 2>/dev/null
+mapper=
+check "unmapped again: cold"       test "$(rc_of "$B" measure -q -w 0 -r 1 --evict source.bin -- true)" = 0
 
 if [ -d /dev/shm ] && [ "$(stat -f -c %T /dev/shm)" = tmpfs ]; then
 	shm=$(mktemp /dev/shm/benchgate-test-XXXXXX)
