@@ -11,7 +11,8 @@
  * null} (values only for the names asked for; names containing TOKEN,
  * SECRET, PASSWORD, KEY or CREDENTIAL always "<redacted>"), host {cpu_model,
  * logical_cores, memory_total_bytes, kernel_release, os_release,
- * cpu_governor, load_average [1, 5, 15]} and gpu (NVML facts, or null).
+ * cpu_governor, load_average [1, 5, 15], and bg_host_conditions' fields}
+ * and gpu (NVML facts, or null).
  * What cannot be read is null; capture itself does not fail.
  */
 #ifndef BENCHGATE_PROVENANCE_H
@@ -43,6 +44,29 @@ struct bg_provenance_opts {
 };
 
 json_t *bg_provenance_capture(const struct bg_provenance_opts *opts);
+/*
+ * The machine state that changes how fast the same code runs, read from
+ * /sys and /proc under root ("" for this machine; a test passes a folder
+ * laid out like one), set in host: power_source "ac" (a mains or USB
+ * supply online) | "battery" (one discharging) | null; cpu_boost (cpufreq
+ * boost, or not intel_pstate no_turbo) bool | null; cpu_energy_preference
+ * (cpu0's energy_performance_preference) | null; smt (smt/control: "on",
+ * "off", ...) | null; virtualized (the cpuinfo flag "hypervisor") bool |
+ * null where the flags are not listed; cpu_quota_cores, the smallest CPU
+ * limit of this process's cgroup and those above it (v2 cpu.max, v1 cfs
+ * quota / period), null when none applies or none can be read.
+ */
+void bg_host_conditions(const char *root, json_t *host);
+/*
+ * Where a session's host conditions (those above, and cpu_governor) differ
+ * from its baseline's: a new array of one line each, "power_source battery
+ * here, ac in 5 of the 5 baseline sessions that record it" (booleans as
+ * on/off, null as "not reported"), the commonest other value named; empty
+ * when none differs. A field the session lacks (stored before it was
+ * recorded) is not compared; baseline sessions that lack it are not
+ * counted. base holds the baseline sessions' host objects.
+ */
+json_t *bg_host_conditions_differ(const json_t *host, const json_t *const *base, size_t n);
 /* The "git" object of the document alone, for root and exclude as above
  * (a new object owned by the caller). */
 json_t *bg_provenance_git(const char *root, const char *const *exclude);

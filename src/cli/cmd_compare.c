@@ -81,6 +81,7 @@ static void text(struct bg_strbuf *sb, long long id, const json_t *v, const json
 		bg_cli_add_shown(sb, json_string_value(x));
 		bg_strbuf_addch(sb, '\n');
 	}
+	bg_vp_conditions(sb, d);
 	bg_strbuf_adds(sb, "curation: ");
 	bg_vp_curation(sb, v);
 	if (curation && strcmp(curation, "pending") == 0)

@@ -15,6 +15,7 @@
  */
 #include "cli/cli.h"
 #include "cli/measure_print.h"
+#include "cli/verdict_print.h"
 #include "benchgate/format.h"
 #include "benchgate/fsutil.h"
 #include "benchgate/json.h"
@@ -144,6 +145,7 @@ static void print_outcome(const struct bg_config *cfg, const struct bg_run_resul
 		bg_cli_add_shown(out, json_string_value(x));
 		bg_strbuf_adds(out, "\n");
 	}
+	bg_vp_conditions(out, d);
 	bg_mp_failed_stderr(out, s, cfg);
 	/* the experiments folder benchgate.json names (profile.experiments) */
 	bg_strbuf_addf(out, "key: %.16s  manifest: %s/%s/manifest.json\n", res->key_id, cfg->experiments,

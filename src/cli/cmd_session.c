@@ -26,6 +26,22 @@ static const char *on_opt(int id, const char *v, void *data)
 	return NULL;
 }
 
+/* What of the machine's state changes timings, when it was recorded and is
+ * not the usual: ", on battery, boost off, CPU quota 1.5 cores, virtual machine". */
+static void conditions(struct bg_strbuf *out, const json_t *host)
+{
+	const json_t *power = json_object_get(host, "power_source"), *quota = json_object_get(host, "cpu_quota_cores");
+
+	if (json_is_string(power))
+		bg_strbuf_adds(out, strcmp(json_string_value(power), "battery") == 0 ? ", on battery" : ", on mains power");
+	if (json_is_false(json_object_get(host, "cpu_boost")))
+		bg_strbuf_adds(out, ", boost off");
+	if (json_is_number(quota))
+		bg_strbuf_addf(out, ", CPU quota %g cores", json_number_value(quota));
+	if (json_is_true(json_object_get(host, "virtualized")))
+		bg_strbuf_adds(out, ", virtual machine");
+}
+
 static void provenance(struct bg_strbuf *out, const json_t *doc)
 {
 	const json_t *p = json_object_get(doc, "provenance"), *git = json_object_get(p, "git");
@@ -40,9 +56,11 @@ static void provenance(struct bg_strbuf *out, const json_t *doc)
 		bg_strbuf_addf(out, " (dirty, diff %s)",
 			       bg_cli_shown(&t[0], json_string_value(json_object_get(git, "diff_sha256"))));
 	bg_strbuf_addch(out, '\n');
-	bg_strbuf_addf(out, "  %-12s%s, %lld cores, kernel %s\n", "host", bg_cli_shown(&t[0], cpu),
+	bg_strbuf_addf(out, "  %-12s%s, %lld cores, kernel %s", "host", bg_cli_shown(&t[0], cpu),
 		       (long long)json_integer_value(json_object_get(host, "logical_cores")),
 		       bg_cli_shown(&t[1], json_string_value(json_object_get(host, "kernel_release"))));
+	conditions(out, host);
+	bg_strbuf_addch(out, '\n');
 	bg_strbuf_addf(out, "  %-12s%s .. %s\n", "when",
 		       bg_cli_shown(&t[1], json_string_value(json_object_get(doc, "started_at"))),
 		       bg_cli_shown(&t[2], json_string_value(json_object_get(doc, "finished_at"))));

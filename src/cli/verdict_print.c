@@ -85,6 +85,20 @@ void bg_vp_curation(struct bg_strbuf *out, const json_t *v)
 	}
 }
 
+void bg_vp_conditions(struct bg_strbuf *out, const json_t *decision)
+{
+	const json_t *x;
+	size_t i;
+
+	json_array_foreach(json_object_get(decision, "conditions"), i, x) {
+		if (!json_is_string(x)) /* a store changed outside benchgate */
+			continue;
+		bg_strbuf_adds(out, "  note: the machine differs from the baseline's: ");
+		bg_cli_add_shown(out, json_string_value(x));
+		bg_strbuf_addch(out, '\n');
+	}
+}
+
 const char *bg_vp_pending_source(const json_t *summary)
 {
 	const json_t *dirty = json_object_get(summary, "git_dirty");

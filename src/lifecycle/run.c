@@ -912,6 +912,37 @@ static const char *note_unclean_source(const struct run *r, json_t *decision)
 	return "pending";
 }
 
+/*
+ * Where the machine's conditions in this session (power source, boost,
+ * quota...) differ from those of the baseline sessions its decision used:
+ * a note for the person reading the decision, which it does not change. A
+ * baseline session that cannot be read is left out.
+ */
+static json_t *conditions_differ(struct bg_store *store, const json_t *session, const json_t *decision)
+{
+	const json_t *ids = json_object_get(decision, "baseline"), *x;
+	size_t n = 0, i;
+	json_t **docs = bg_xcalloc(json_array_size(ids) + 1, sizeof(*docs)), *notes;
+	const json_t **hosts = bg_xcalloc(json_array_size(ids) + 1, sizeof(*hosts));
+
+	json_array_foreach(ids, i, x) {
+		struct bg_ctx c2;
+
+		bg_ctx_init(&c2);
+		if (bg_store_get_session(store, (long long)json_integer_value(x), &docs[n], &c2) == BG_OK) {
+			hosts[n] = json_object_get(json_object_get(docs[n], "provenance"), "host");
+			n++;
+		}
+		bg_ctx_release(&c2);
+	}
+	notes = bg_host_conditions_differ(json_object_get(json_object_get(session, "provenance"), "host"), hosts, n);
+	for (i = 0; i < n; i++)
+		json_decref(docs[i]);
+	free(docs);
+	free(hosts);
+	return notes;
+}
+
 /* Decides against the key's baseline, then stores the session with its key
  * and decision in one transaction (res->session_id set). */
 static int decide_and_store(struct run *r, struct bg_store *store, json_t *session, json_t *context,
@@ -974,6 +1005,7 @@ static int decide_and_store(struct run *r, struct bg_store *store, json_t *sessi
 		me.block_reasons = why;
 	}
 	d = bg_decide(&me, facts, n, &o, &r->res->decision);
+	json_object_set_new(r->res->decision, "conditions", conditions_differ(store, session, r->res->decision));
 	json_object_set_new(r->res->decision, "key_id", json_string(r->res->key_id));
 	json_object_set_new(r->res->decision, "tier", json_string(q->tier));
 	curation = d == BG_DECISION_BLOCK ? "rejected" : d == BG_DECISION_INVESTIGATE ? "pending" : "auto-accepted";

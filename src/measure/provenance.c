@@ -339,6 +339,7 @@ static json_t *capture_host(void)
 	} else {
 		json_object_set_new(h, "load_average", json_null());
 	}
+	bg_host_conditions("", h);
 	return h;
 }
 

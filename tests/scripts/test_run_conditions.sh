@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# The machine's conditions in a session's provenance, and a decision's note
+# when they differ from its baseline's: five sessions of a gate form the
+# baseline (six, with a sixth like them), then one runs in a CPU cgroup of this test's own with a quota of
+# 1.5 cores (a container's --cpus=1.5): its provenance records
+# cpu_quota_cores 1.5, and `run` and `compare` note that the baseline's
+# sessions ran without one. The decision itself is not changed by the note.
+# The cgroup is made under the cpu hierarchy and removed at the end; without
+# root or a cpu hierarchy this test only checks the fields are recorded.
+# Needs git and jq.
+set -u
+. "$(cd "$(dirname "$0")" && pwd)/checks.sh"
+B=${BENCHGATE:?}
+command -v jq >/dev/null || { echo "this test needs jq"; exit 1; }
+work=$(mktemp -d)
+cg=""
+trap '[ -z "$cg" ] || rmdir "$cg" 2>/dev/null; rm -rf "$work"' EXIT
+
+cp -R "${BENCHGATE_SOURCE:?}/tests/cli/trees/lifecycle" "$work/p"
+cd "$work/p" || exit 1
+printf '.benchgate/\nout/\n' >.gitignore
+"$B" render >/dev/null
+git init -q . && git add -A && git -c user.email=t@t -c user.name=t commit -qm init || exit 1
+
+check "five sessions for a baseline" test "$(rc_of "$B" run -q --times 5 life.ok)" = 0
+sid=$("$B" sessions --json | jq 'max_by(.id).id')
+"$B" session "$sid" --json >"$work/s.json"
+check "the host's conditions are recorded" \
+	jqe '.provenance.host | has("power_source") and has("cpu_boost") and has("cpu_energy_preference")
+	     and has("smt") and has("virtualized") and has("cpu_quota_cores")' "$work/s.json"
+check "no quota recorded outside a limited cgroup" \
+	jqe '.provenance.host.cpu_quota_cores == null' "$work/s.json"
+check "a sixth session like them: no note" test "$(rc_of "$B" run -q life.ok)" = 0
+check "... none printed" sh -c "! grep -q 'note: the machine differs' '$work/out'"
+sid=$("$B" sessions --json | jq 'max_by(.id).id')
+check "... its decision records none" sh -c "'$B' compare $sid --json | jq -e '.conditions == []'"
+
+# a cgroup of this test's own with a CPU quota: v1's cpu hierarchy, or v2's
+# with the cpu controller
+if [ "$(id -u)" = 0 ]; then
+	v1=$(awk -F: '$2 ~ /(^|,)cpu(,|$)/ {print $3}' /proc/self/cgroup)
+	for m in /sys/fs/cgroup/cpu,cpuacct /sys/fs/cgroup/cpu; do
+		if [ -n "$v1" ] && [ -d "$m" ] && mkdir "$m${v1%/}/bgtest-cond-$$" 2>/dev/null; then
+			cg="$m${v1%/}/bgtest-cond-$$"
+			echo 150000 >"$cg/cpu.cfs_quota_us" && echo 100000 >"$cg/cpu.cfs_period_us" || { rmdir "$cg"; cg=""; }
+			break
+		fi
+	done
+	if [ -z "$cg" ] && [ -f /sys/fs/cgroup/cgroup.controllers ] && grep -qw cpu /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null; then
+		v2=$(awk -F: '$1 == 0 {print $3}' /proc/self/cgroup)
+		if mkdir "/sys/fs/cgroup${v2%/}/bgtest-cond-$$" 2>/dev/null; then
+			cg="/sys/fs/cgroup${v2%/}/bgtest-cond-$$"
+			echo "150000 100000" >"$cg/cpu.max" || { rmdir "$cg"; cg=""; }
+		fi
+	fi
+fi
+if [ -n "$cg" ]; then
+	check "a session under a quota of 1.5 cores" \
+		test "$(rc_of sh -c 'echo $$ >"$1/cgroup.procs" && exec "$2" run -q --no-repeat life.ok' sh "$cg" "$B")" != 4
+	sid=$("$B" sessions --json | jq 'max_by(.id).id')
+	"$B" session "$sid" --json >"$work/s.json"
+	check "its quota is recorded" jqe '.provenance.host.cpu_quota_cores == 1.5' "$work/s.json"
+	note="note: the machine differs from the baseline's: cpu_quota_cores 1.5 here, not reported in 6 of the 6 baseline sessions that record it"
+	cp "$work/out" "$work/run.out"
+	check "run notes it"           grep -qF "$note" "$work/run.out"
+	"$B" compare "$sid" >"$work/compare.out"
+	check "compare notes it"       grep -qF "$note" "$work/compare.out"
+	"$B" compare "$sid" --json >"$work/compare.json"
+	check "the decision records it" \
+		jqe '.conditions == ["cpu_quota_cores 1.5 here, not reported in 6 of the 6 baseline sessions that record it"]' "$work/compare.json"
+	rmdir "$cg" && cg=""
+	check "the test's cgroup is removed" test -z "$cg"
+else
+	echo "skipped: the quota checks need root and a cpu cgroup hierarchy this test may write"
+fi
+check "check passes"                test "$(rc_of "$B" check)" = 0
+[ "$fails" = 0 ]

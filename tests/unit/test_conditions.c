@@ -1,0 +1,187 @@
+/*
+ * test_conditions.c - bg_host_conditions on machines laid out in a scratch
+ * folder: a laptop on battery and on mains, an Intel and an AMD boost
+ * switch, a container's CPU quota under cgroup v2 and v1, and a machine
+ * that reports nothing.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "benchgate/provenance.h"
+
+static char root[64];
+
+/* Writes root/rel (making its folders) with text. */
+static void put(const char *rel, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	for (char *p = path + strlen(root) + 1; (p = strchr(p, '/')); p++) {
+		*p = '\0';
+		assert_true(mkdir(path, 0755) == 0 || errno == EEXIST);
+		*p = '/';
+	}
+	assert_non_null(f = fopen(path, "w"));
+	fputs(text, f);
+	fclose(f);
+}
+
+static int fresh(void **state)
+{
+	(void)state;
+	snprintf(root, sizeof(root), "/tmp/benchgate-conditions-XXXXXX");
+	return mkdtemp(root) ? 0 : -1;
+}
+
+static int gone(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static json_t *conditions(void)
+{
+	json_t *h = json_object();
+
+	bg_host_conditions(root, h);
+	return h;
+}
+
+static bool is_null(const json_t *h, const char *key)
+{
+	return json_is_null(json_object_get(h, key));
+}
+
+/* A machine without /sys or /proc: every field there, every one null. */
+static void test_nothing_reported(void **state)
+{
+	static const char *const keys[] = {"power_source", "cpu_boost", "cpu_energy_preference", "smt",
+					   "virtualized", "cpu_quota_cores"};
+	json_t *h;
+
+	(void)state;
+	h = conditions();
+	assert_int_equal(json_object_size(h), 6);
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		assert_true(is_null(h, keys[i]));
+	json_decref(h);
+}
+
+/* A laptop: its battery discharging, then the charger plugged in (a USB-C
+ * supply counts as one); Intel's no_turbo; a virtual machine's flags. */
+static void test_laptop(void **state)
+{
+	json_t *h;
+
+	(void)state;
+	put("sys/class/power_supply/BAT0/type", "Battery\n");
+	put("sys/class/power_supply/BAT0/status", "Discharging\n");
+	put("sys/class/power_supply/AC/type", "Mains\n");
+	put("sys/class/power_supply/AC/online", "0\n");
+	put("sys/devices/system/cpu/intel_pstate/no_turbo", "1\n");
+	put("sys/devices/system/cpu/cpu0/cpufreq/energy_performance_preference", "balance_power\n");
+	put("sys/devices/system/cpu/smt/control", "on\n");
+	put("proc/cpuinfo", "processor\t: 0\nflags\t\t: fpu vme sse2\n\nprocessor\t: 1\nflags\t\t: fpu vme sse2\n");
+	h = conditions();
+	assert_string_equal(json_string_value(json_object_get(h, "power_source")), "battery");
+	assert_true(json_is_false(json_object_get(h, "cpu_boost")));
+	assert_string_equal(json_string_value(json_object_get(h, "cpu_energy_preference")), "balance_power");
+	assert_string_equal(json_string_value(json_object_get(h, "smt")), "on");
+	assert_true(json_is_false(json_object_get(h, "virtualized")));
+	json_decref(h);
+
+	put("sys/class/power_supply/AC/online", "1\n");
+	put("sys/class/power_supply/BAT0/status", "Charging\n");
+	put("sys/devices/system/cpu/intel_pstate/no_turbo", "0\n");
+	put("proc/cpuinfo", "processor\t: 0\nflags\t\t: fpu vme sse2 hypervisor lahf_lm\n");
+	h = conditions();
+	assert_string_equal(json_string_value(json_object_get(h, "power_source")), "ac");
+	assert_true(json_is_true(json_object_get(h, "cpu_boost")));
+	assert_true(json_is_true(json_object_get(h, "virtualized")));
+	json_decref(h);
+
+	put("sys/class/power_supply/AC/online", "0\n");
+	put("sys/class/power_supply/ucsi-source-psy-USBC000:001/type", "USB\n");
+	put("sys/class/power_supply/ucsi-source-psy-USBC000:001/online", "1\n");
+	/* cpufreq's boost switch (acpi-cpufreq, amd-pstate) comes first */
+	put("sys/devices/system/cpu/cpufreq/boost", "0\n");
+	h = conditions();
+	assert_string_equal(json_string_value(json_object_get(h, "power_source")), "ac");
+	assert_true(json_is_false(json_object_get(h, "cpu_boost")));
+	json_decref(h);
+}
+
+/* A container with --cpus=2 under cgroup v2: the smallest limit of its
+ * cgroup and those above it; "max" is no limit. */
+static void test_quota_v2(void **state)
+{
+	json_t *h;
+
+	(void)state;
+	put("proc/self/cgroup", "0::/ci/job7\n");
+	put("sys/fs/cgroup/cgroup.controllers", "cpu memory\n");
+	put("sys/fs/cgroup/cpu.max", "max 100000\n");
+	put("sys/fs/cgroup/ci/cpu.max", "400000 100000\n");
+	put("sys/fs/cgroup/ci/job7/cpu.max", "max 100000\n");
+	h = conditions();
+	assert_true(json_real_value(json_object_get(h, "cpu_quota_cores")) == 4.0);
+	json_decref(h);
+	put("sys/fs/cgroup/ci/job7/cpu.max", "200000 100000\n");
+	h = conditions();
+	assert_true(json_real_value(json_object_get(h, "cpu_quota_cores")) == 2.0);
+	json_decref(h);
+	put("sys/fs/cgroup/ci/cpu.max", "max 100000\n");
+	put("sys/fs/cgroup/ci/job7/cpu.max", "max 100000\n");
+	h = conditions();
+	assert_true(is_null(h, "cpu_quota_cores"));
+	json_decref(h);
+}
+
+/* cgroup v1 (with the v2 hierarchy beside it, as systemd's hybrid mode):
+ * the cpu controller's cfs quota over its period; -1 is no limit. */
+static void test_quota_v1(void **state)
+{
+	json_t *h;
+
+	(void)state;
+	put("proc/self/cgroup", "4:memory:/x\n2:cpu,cpuacct:/slurm/job1\n0::/\n");
+	put("sys/fs/cgroup/unified/cgroup.procs", "");
+	put("sys/fs/cgroup/cpu,cpuacct/cpu.cfs_quota_us", "-1\n");
+	put("sys/fs/cgroup/cpu,cpuacct/cpu.cfs_period_us", "100000\n");
+	put("sys/fs/cgroup/cpu,cpuacct/slurm/cpu.cfs_quota_us", "-1\n");
+	put("sys/fs/cgroup/cpu,cpuacct/slurm/cpu.cfs_period_us", "100000\n");
+	put("sys/fs/cgroup/cpu,cpuacct/slurm/job1/cpu.cfs_quota_us", "150000\n");
+	put("sys/fs/cgroup/cpu,cpuacct/slurm/job1/cpu.cfs_period_us", "100000\n");
+	h = conditions();
+	assert_true(json_real_value(json_object_get(h, "cpu_quota_cores")) == 1.5);
+	json_decref(h);
+	put("sys/fs/cgroup/cpu,cpuacct/slurm/job1/cpu.cfs_quota_us", "-1\n");
+	h = conditions();
+	assert_true(is_null(h, "cpu_quota_cores"));
+	json_decref(h);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_nothing_reported, fresh, gone),
+		cmocka_unit_test_setup_teardown(test_laptop, fresh, gone),
+		cmocka_unit_test_setup_teardown(test_quota_v2, fresh, gone),
+		cmocka_unit_test_setup_teardown(test_quota_v1, fresh, gone),
+	};
+	return cmocka_run_group_tests_name("conditions", tests, NULL, NULL);
+}
