@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # benchgate run: the decision's Block reasons that come from the runbook (a
-# memory peak over the floor, a cold claim whose eviction failed), a verified
-# cold claim that does not block, and the computer detection rules
+# memory peak over the floor, a cold claim whose eviction failed: another
+# process maps the file), a verified cold claim that does not block, a cold
+# claim no eviction could meet (a file on tmpfs: refused), and the computer detection rules
 # device_contains (CPU model) and computer_equals_ignoring_case (host name).
 # Needs jq and git.
 set -u
@@ -11,7 +12,8 @@ src=${BENCHGATE_SOURCE:?}
 command -v jq >/dev/null || { echo "this test needs jq (apt-get install jq)"; exit 1; }
 work=$(mktemp -d)
 shm=""
-trap 'rm -rf "$work"; [ -n "$shm" ] && rm -f "$shm"' EXIT
+mapper=""
+trap '[ -z "$mapper" ] || kill "$mapper" 2>/dev/null; rm -rf "$work"; [ -n "$shm" ] && rm -f "$shm"' EXIT
 cp -R "$src/tests/cli/trees/lifecycle" "$work/p"
 cd "$work/p" || exit 1
 "$bin" render >/dev/null
@@ -40,10 +42,23 @@ if [ -d /dev/shm ] && [ "$(stat -f -c %T /dev/shm)" = tmpfs ]; then
 	shm=$(mktemp /dev/shm/benchgate-test-XXXXXX)
 	echo data >"$shm"
 	with_registry ".runbooks.ok.measure.cache = {\"state\": \"cold\", \"evict\": [\"$shm\"]}"
-	check "cold on tmpfs: blocks" test "$(rc_of "$bin" run -q --no-repeat --json life.ok)" = 1
-	check "cold on tmpfs: the session's reason" reasons "the session is blocked: smoke run 1 was not cold"
+	# no run there can be cold: refused before the experiment is written
+	before=$(ls experiments | wc -l)
+	check "cold on tmpfs: refused (exit 3)" test "$(rc_of "$bin" run -q --no-repeat --json life.ok)" = 3
+	check "cold on tmpfs: nothing written" test "$(ls experiments | wc -l)" = "$before"
 else
-	echo "skip: no tmpfs /dev/shm for the unverified cold claim"
+	echo "skip: no tmpfs /dev/shm for the impossible cold claim"
+fi
+# a cold claim the eviction cannot verify: a process keeps the input mapped
+if [ "$(stat -f -c %T .)" != tmpfs ]; then
+	with_registry '.runbooks.ok.measure.cache = {"state": "cold", "evict": ["data/input.txt"]}'
+	"${BENCHGATE_BUILD:?}/tests/programs/mapfile" data/input.txt 60 >"$work/mapped" &
+	mapper=$!
+	for _ in $(seq 100); do [ -s "$work/mapped" ] && break; sleep 0.05; done
+	check "cold, but mapped elsewhere: blocks" test "$(rc_of "$bin" run -q --no-repeat --json life.ok)" = 1
+	check "cold, but mapped elsewhere: the session's reason" reasons "the session is blocked: smoke run 1 was not cold: 'data/input.txt' stayed 100.0% resident after its eviction; process $mapper (mapfile) maps it"
+	kill "$mapper" && wait "$mapper" 2>/dev/null
+	mapper=
 fi
 cp "$work/registry.json" benchmarks/benchmark_registry.json && "$bin" render >/dev/null
 
