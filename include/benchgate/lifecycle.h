@@ -202,6 +202,14 @@ struct bg_runs_row {
  */
 int bg_runs_index_put(const struct bg_config *cfg, const struct bg_runs_row *row, struct bg_ctx *ctx);
 /*
+ * The 1-based line of the first merge-conflict marker in text[0..len) (a
+ * line that is "<<<<<<<", "|||||||", "=======" or ">>>>>>>", or begins
+ * with one of those but "=======" and a space), or 0. git leaves them in
+ * RUNS.md when two branches added rows; bg_runs_index_put refuses such a
+ * file (BG_EPRECOND, naming the line) rather than rewrite it with them.
+ */
+size_t bg_runs_index_conflict(const char *text, size_t len);
+/*
  * Writes an experiment's terminal manifest and then its RUNS.md row, with
  * SIGINT, SIGTERM, SIGHUP and SIGQUIT held back meanwhile, so that a signal
  * does not leave the two disagreeing (which 'check' would report).

@@ -318,6 +318,26 @@ static size_t table_end(const char *text, size_t len)
 	return in_table ? end_of_table : len;
 }
 
+size_t bg_runs_index_conflict(const char *text, size_t len)
+{
+	size_t line = 1;
+
+	for (size_t i = 0; i < len; line++) {
+		const char *l = text + i, *nl = memchr(l, '\n', len - i);
+		size_t whole = nl ? (size_t)(nl - l) + 1 : len - i; /* with its line end */
+		size_t n = nl ? (size_t)(nl - l) : len - i;
+
+		if (n && l[n - 1] == '\r')
+			n--;
+		if (n >= 7 && (memcmp(l, "<<<<<<<", 7) == 0 || memcmp(l, "|||||||", 7) == 0 ||
+			       memcmp(l, "=======", 7) == 0 || memcmp(l, ">>>>>>>", 7) == 0) &&
+		    (n == 7 || (l[7] == ' ' && l[0] != '=')))
+			return line;
+		i += whole;
+	}
+	return 0;
+}
+
 int bg_runs_index_put(const struct bg_config *cfg, const struct bg_runs_row *row, struct bg_ctx *ctx)
 {
 	struct bg_strbuf path = BG_STRBUF_INIT, old = BG_STRBUF_INIT;
@@ -341,8 +361,17 @@ int bg_runs_index_put(const struct bg_config *cfg, const struct bg_runs_row *row
 	if ((rc = bg_lifecycle_lock(cfg, "runs-index.lock", cfg->runs_index, &fd, ctx)))
 		goto out0;
 	if (bg_is_file(path.buf)) {
+		size_t marker;
+
 		if ((rc = bg_file_read(path.buf, cfg->runs_index, &old, ctx)))
 			goto out;
+		/* rewritten whole: never with a conflict left in it */
+		if ((marker = bg_runs_index_conflict(old.buf, old.len))) {
+			rc = bg_error(ctx, BG_EPRECOND,
+				      "%s:%zu: a merge conflict marker: resolve the conflict (keep both sides' rows, one experiment a row) and commit it, then run again",
+				      cfg->runs_index, marker);
+			goto out;
+		}
 	} else {
 		bg_strbuf_adds(&old, runs_header);
 	}

@@ -341,9 +341,20 @@ static int runs_index_writable(const struct bg_config *cfg, struct bg_ctx *ctx)
 	} else if (lstat(path.buf, &st) == 0) {
 		why = "it is a symbolic link to nothing";
 	}
-	if (why)
+	if (why) {
 		rc = refuse(ctx, "%s cannot be updated (%s); fix it before running, since every experiment gets its row there",
 			    cfg->runs_index, why);
+	} else if (real) { /* there, and writable: is it whole? */
+		struct bg_strbuf text = BG_STRBUF_INIT;
+		size_t line;
+
+		if (bg_file_read(path.buf, cfg->runs_index, &text, ctx) != BG_OK)
+			rc = refuse(ctx, "%s", bg_ctx_message(ctx));
+		else if ((line = bg_runs_index_conflict(text.buf, text.len)))
+			rc = refuse(ctx, "%s:%zu: a merge conflict marker: resolve the conflict (keep both sides' rows, one experiment a row) and commit it before running, since every experiment gets its row there",
+				    cfg->runs_index, line);
+		bg_strbuf_release(&text);
+	}
 	free(real);
 	bg_strbuf_release(&path);
 	bg_strbuf_release(&role);

@@ -154,6 +154,16 @@ cp "$work/profile.json" benchmarks/profile_matrix.json
 git diff --quiet || fail "the registry or the document was not restored"
 [ "$(ls experiments)" = "RUNS.md" ] || fail "a refused preflight wrote an experiment: $(ls experiments)"
 git diff --quiet experiments/RUNS.md || fail "a refused preflight changed RUNS.md"
+# a merge left its conflict in RUNS.md: refused, the file kept as it is
+cp experiments/RUNS.md "$work/runs.md"
+printf '<<<<<<< HEAD\n| a | b | c | d | e | f |\n=======\n| g | h | i | j | k | l |\n>>>>>>> topic\n' >>experiments/RUNS.md
+line=$(grep -n '^<<<<<<< HEAD$' experiments/RUNS.md | cut -d: -f1)
+cp experiments/RUNS.md "$work/conflicted.md"
+expect_rc 3 "RUNS.md with a merge conflict" run life.ok
+mentions "RUNS.md with a merge conflict" "experiments/RUNS.md:$line: a merge conflict marker: resolve the conflict (keep both sides' rows, one experiment a row) and commit it before running"
+cmp -s experiments/RUNS.md "$work/conflicted.md" || fail "RUNS.md with a merge conflict: it was changed"
+[ "$(ls experiments)" = "RUNS.md" ] || fail "RUNS.md with a merge conflict: an experiment was written"
+cp "$work/runs.md" experiments/RUNS.md
 # a '|' in a cell must not shift the columns `check` reads (it splits at every '|')
 LIFECYCLE_TEST_NEEDED=1 expect_rc 0 "environment set" run life.env --question "Does true|false stay true?"
 grep -q "| Does true&#124;false stay true? |" experiments/RUNS.md || fail "a '|' in the question is not written as &#124;"

@@ -427,6 +427,43 @@ static void test_runs_table_then_notes(void **state)
 	bg_ctx_release(&ctx);
 }
 
+static size_t conflict(const char *text)
+{
+	return bg_runs_index_conflict(text, strlen(text));
+}
+
+/* Merge-conflict markers: found with their line; RUNS.md holding one is
+ * refused, never rewritten with it. */
+static void test_runs_conflict(void **state)
+{
+	struct bg_strbuf path = BG_STRBUF_INIT, text = BG_STRBUF_INIT;
+	struct bg_runs_row row = {"20261202-new", "Q?", "box", "running", "", "[manifest](x)"};
+	const char *doc = "# Runs\n\n| id | hypothesis | setup | status | result | artifact |\n"
+			  "|---|---|---|---|---|---|\n<<<<<<< HEAD\n| 20261130-a | Q | box | ok | fine | [m](y) |\n"
+			  "=======\n| 20261130-b | Q | box | ok | fine | [m](y) |\n>>>>>>> topic\n";
+	struct bg_ctx ctx;
+
+	(void)state;
+	assert_int_equal(bg_runs_index_conflict(doc, strlen(doc)), 5);
+	assert_int_equal(conflict("a\r\n=======\r\nb\n"), 2);
+	assert_int_equal(conflict("a\n>>>>>>>"), 2);   /* at the end, no line end */
+	assert_int_equal(conflict("|||||||| x\n"), 0); /* eight: not one */
+	assert_int_equal(conflict("======= x\n"), 0);  /* a heading rule, say */
+	assert_int_equal(conflict("x <<<<<<< y\n"), 0);
+	assert_int_equal(bg_runs_index_conflict("", 0), 0);
+	bg_ctx_init(&ctx);
+	bg_config_path(&cfg, &path, "experiments/RUNS.md");
+	assert_int_equal(bg_file_write_atomic(path.buf, NULL, doc, strlen(doc), &ctx), BG_OK);
+	assert_int_equal(bg_runs_index_put(&cfg, &row, &ctx), BG_EPRECOND);
+	assert_string_equal(bg_ctx_message(&ctx),
+			    "experiments/RUNS.md:5: a merge conflict marker: resolve the conflict (keep both sides' rows, one experiment a row) and commit it, then run again");
+	assert_int_equal(bg_file_read(path.buf, NULL, &text, &ctx), BG_OK);
+	assert_string_equal(text.buf, doc);
+	bg_strbuf_release(&path);
+	bg_strbuf_release(&text);
+	bg_ctx_release(&ctx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -440,6 +477,7 @@ int main(void)
 		cmocka_unit_test(test_manifest_and_runs),
 		cmocka_unit_test(test_failed_reason_not_utf8),
 		cmocka_unit_test(test_runs_table_then_notes),
+		cmocka_unit_test(test_runs_conflict),
 	};
 	return cmocka_run_group_tests_name("lifecycle", tests, setup, teardown);
 }
