@@ -23,6 +23,8 @@
 #define BENCHGATE_FORMAT_H
 
 #include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
 
 #include "benchgate/strbuf.h"
 
@@ -65,6 +67,13 @@ size_t bg_format_control_at(const char *s);
  * the system's description when the system has them ("11 (SIGSEGV:
  * Segmentation fault)", "40" for a real-time signal). */
 void bg_format_signal(struct bg_strbuf *out, int sig);
+/*
+ * Whether line[0..n) (its line end left out; a trailing CR is ignored) is
+ * a merge-conflict marker as git writes them: "<<<<<<<", "|||||||",
+ * "=======" or ">>>>>>>", alone or (but "=======") followed by a space and
+ * a label. What a merge leaves in a file two branches changed.
+ */
+bool bg_format_conflict_marker(const char *line, size_t n);
 
 #ifdef __cplusplus
 }

@@ -138,3 +138,13 @@ void bg_format_signal(struct bg_strbuf *out, int sig)
 	if (abbrev && descr)
 		bg_strbuf_addf(out, " (SIG%s: %s)", abbrev, descr);
 }
+
+bool bg_format_conflict_marker(const char *l, size_t n)
+{
+	if (n && l[n - 1] == '\r')
+		n--;
+	return n >= 7 &&
+	       (memcmp(l, "<<<<<<<", 7) == 0 || memcmp(l, "|||||||", 7) == 0 || memcmp(l, "=======", 7) == 0 ||
+		memcmp(l, ">>>>>>>", 7) == 0) &&
+	       (n == 7 || (l[7] == ' ' && l[0] != '='));
+}

@@ -325,13 +325,8 @@ size_t bg_runs_index_conflict(const char *text, size_t len)
 	for (size_t i = 0; i < len; line++) {
 		const char *l = text + i, *nl = memchr(l, '\n', len - i);
 		size_t whole = nl ? (size_t)(nl - l) + 1 : len - i; /* with its line end */
-		size_t n = nl ? (size_t)(nl - l) : len - i;
 
-		if (n && l[n - 1] == '\r')
-			n--;
-		if (n >= 7 && (memcmp(l, "<<<<<<<", 7) == 0 || memcmp(l, "|||||||", 7) == 0 ||
-			       memcmp(l, "=======", 7) == 0 || memcmp(l, ">>>>>>>", 7) == 0) &&
-		    (n == 7 || (l[7] == ' ' && l[0] != '=')))
+		if (bg_format_conflict_marker(l, nl ? (size_t)(nl - l) : len - i))
 			return line;
 		i += whole;
 	}
