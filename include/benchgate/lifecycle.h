@@ -112,6 +112,16 @@ int bg_machine_lease_path(struct bg_strbuf *out, struct bg_ctx *ctx);
  */
 int bg_machine_lease_take(const struct bg_config *cfg, const char *slug, const char *experiment_id,
 			  int *fd, char **path, struct bg_ctx *ctx);
+/*
+ * Holds it shared, for a diagnostic session (measure): diagnostic sessions
+ * share the machine with each other, not with a run, which
+ * bg_machine_lease_take refuses meanwhile ("this machine is measuring a
+ * diagnostic session ..."). *fd the file read-locked (release with
+ * bg_machine_lease_unshare). BG_EPRECOND while a run holds it; BG_EIO as
+ * bg_machine_lease_take.
+ */
+int bg_machine_lease_share(int *fd, struct bg_ctx *ctx);
+void bg_machine_lease_unshare(int fd);
 /* Rewrites the record with the experiment id (once it is known). */
 void bg_machine_lease_set_experiment(int fd, const char *path, const char *experiment_id);
 /* Empties the record, drops the lock and closes fd (nothing for -1). */
@@ -120,8 +130,9 @@ void bg_machine_lease_drop(int fd);
 void bg_machine_lease_describe(struct bg_strbuf *out, const json_t *rec);
 /*
  * The machine lease as `lease status` shows it: {"scope": "machine",
- * "device": null, "lock": PATH, "state": "free"|"held"|"unusable", "owner":
- * the holder's record|null, "reason": TEXT|null}. Tested, never taken, and
+ * "device": null, "lock": PATH, "state": "free"|"held"|"shared" (diagnostic
+ * sessions)|"unusable", "owner": the holder's record|null, "reason":
+ * TEXT|null}. Tested, never taken, and
  * never made: an absent file is "free". BG_EPRECOND only for a relative
  * BENCHGATE_MACHINE_LOCK.
  */

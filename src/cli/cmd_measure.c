@@ -349,30 +349,40 @@ static int export_jsonl(const char *path, const json_t *doc, long long id)
 }
 
 /*
- * A diagnostic session takes no lease, but one measured while a run holds
- * the machine lease disturbs that run's timings and its own: said on
- * stderr, not refused. Nothing when the lease cannot be looked at.
+ * A diagnostic session holds the machine lease shared: diagnostic sessions
+ * measure beside each other, and a run waits for them (it is refused
+ * meanwhile). One started while a run holds the lease measures anyway, but
+ * says that it and that run disturb each other's timings; so does one that
+ * cannot take the lease (said, not fatal: nothing it records depends on
+ * it). The locked file, or -1.
  */
-static void warn_machine_leased(void)
+static int share_machine(void)
 {
 	struct bg_strbuf msg = BG_STRBUF_INIT;
 	struct bg_ctx ctx;
 	json_t *m = NULL;
+	int fd = -1, rc;
 
 	bg_ctx_init(&ctx);
-	if (bg_machine_lease_status(&m, &ctx) == BG_OK &&
-	    strcmp(json_string_value(json_object_get(m, "state")), "held") == 0) {
+	if ((rc = bg_machine_lease_share(&fd, &ctx)) == BG_EPRECOND) {
 		bg_strbuf_adds(&msg, "benchgate: this machine is leased by ");
-		if (json_is_object(json_object_get(m, "owner")))
+		bg_ctx_release(&ctx);
+		bg_ctx_init(&ctx);
+		if (bg_machine_lease_status(&m, &ctx) == BG_OK && json_is_object(json_object_get(m, "owner")))
 			bg_machine_lease_describe(&msg, json_object_get(m, "owner"));
 		else
-			bg_strbuf_adds(&msg, "another process");
+			bg_strbuf_adds(&msg, "a run");
 		bg_strbuf_adds(&msg, ": a run measures meanwhile, and this session and that run disturb each other's timings\n");
-		bg_cli_write(&msg, true);
+	} else if (rc) {
+		bg_strbuf_addf(&msg, "benchgate: %s; this session measures without it, so a run may start beside it\n",
+			       bg_ctx_message(&ctx));
 	}
+	if (msg.len)
+		bg_cli_write(&msg, true);
 	json_decref(m);
 	bg_ctx_release(&ctx);
 	bg_strbuf_release(&msg);
+	return fd;
 }
 
 static int run_measure(struct bg_cli *cli, const struct bg_cmd *self)
@@ -388,7 +398,7 @@ static int run_measure(struct bg_cli *cli, const struct bg_cmd *self)
 	const char *what;
 	long long id = 0;
 	int stored_rc = BG_OK;
-	int rc;
+	int rc, machine = -1;
 
 	memset(&a, 0, sizeof(a));
 	bg_measure_opts_init(&a.o);
@@ -454,11 +464,12 @@ static int run_measure(struct bg_cli *cli, const struct bg_cmd *self)
 		bg_cli_fail(rc, bg_ctx_message(&ctx));
 		goto out;
 	}
-	warn_machine_leased();
+	machine = share_machine();
 	bg_cli_catch_stop(&interrupted, &stop);
 	bg_cli_catch_suspend(&stop);
 	rc = bg_measure_session(&a.o, &doc, &ctx);
 	bg_cli_release_stop(&stop);
+	bg_machine_lease_unshare(machine);
 	if (rc == BG_EUSAGE) {
 		rc = bg_cli_usage_error(self, "%s", bg_ctx_message(&ctx));
 		goto out;

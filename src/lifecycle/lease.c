@@ -227,6 +227,15 @@ void bg_ofd_lock_drop(int fd)
 	fcntl(fd, F_OFD_SETLK, &fl);
 }
 
+int bg_ofd_lock_share(int fd)
+{
+	struct flock fl = {.l_type = F_RDLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
+
+	if (fcntl(fd, F_OFD_SETLK, &fl) == 0)
+		return 1;
+	return errno == EAGAIN || errno == EACCES ? 0 : -1;
+}
+
 /* F_OFD_GETLK only reports a lock that would conflict; it takes none. */
 int bg_ofd_lock_test(int fd)
 {
@@ -234,7 +243,7 @@ int bg_ofd_lock_test(int fd)
 
 	if (fcntl(fd, F_OFD_GETLK, &fl) != 0)
 		return -1;
-	return fl.l_type != F_UNLCK;
+	return fl.l_type == F_UNLCK ? 0 : fl.l_type == F_RDLCK ? 2 : 1;
 }
 
 /* The start of process pid in seconds since the epoch, or -1 when unknown

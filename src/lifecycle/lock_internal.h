@@ -10,10 +10,14 @@
 /* A write lock on the whole file (fcntl F_OFD_SETLK), without waiting:
  * 1 taken, 0 held by another open file, -1 failed (errno). */
 int bg_ofd_lock_take(int fd);
-/* Drops it. */
+/* A shared (read) lock on the whole file, without waiting: 1 taken, 0 a
+ * write lock is held by another open file, -1 failed (errno). */
+int bg_ofd_lock_share(int fd);
+/* Drops either. */
 void bg_ofd_lock_drop(int fd);
-/* Whether another open file holds it: 1 yes, 0 no, -1 cannot tell. Takes
- * nothing (F_OFD_GETLK), so asking never makes a bg_ofd_lock_take fail. */
+/* Whether another open file holds a lock on it: 1 a write lock, 2 only
+ * shared ones, 0 none, -1 cannot tell. Takes nothing (F_OFD_GETLK), so
+ * asking never makes a bg_ofd_lock_take fail. */
 int bg_ofd_lock_test(int fd);
 /* Whether fd and path name the same file: path was not removed or
  * replaced since fd was opened (a link at path is not followed). */

@@ -11,6 +11,8 @@
  * O_CREAT open of another user's file there (fs.protected_regular). The
  * holder's record is the file's own content, written under the lock and
  * emptied at release; the lock alone says whether the machine is held.
+ * Diagnostic sessions (measure) hold it shared (a read lock): they measure
+ * beside each other, never beside a run.
  */
 #include "benchgate/lifecycle.h"
 #include "benchgate/fsutil.h"
@@ -204,6 +206,7 @@ int bg_machine_lease_take(const struct bg_config *cfg, const char *slug, const c
 			 user = BG_STRBUF_INIT;
 	json_t *rec;
 	int fd = -1, rc, locked = 0;
+	bool shared = false;
 
 	*fd_out = -1;
 	*path_out = NULL;
@@ -217,16 +220,30 @@ int bg_machine_lease_take(const struct bg_config *cfg, const char *slug, const c
 				      path.buf, strerror(errno));
 			goto out;
 		}
-		/* a lock on a file that was removed meanwhile excludes nobody */
-		if (!locked || bg_same_file(fd, path.buf))
+		if (!locked) {
+			int held = bg_ofd_lock_test(fd);
+
+			/* diagnostic sessions share it (none of them a run); a lock
+			 * released between the attempt and the test is tried again */
+			shared = held == 2;
+			if (held != 0)
+				break;
+		} else if (bg_same_file(fd, path.buf)) { /* not a file removed meanwhile */
 			break;
+		}
 		close(fd);
 		fd = -1;
 		if (tries == 10) {
-			rc = bg_error(ctx, BG_EIO, "%s: the machine lease keeps being removed or replaced; leave it alone while benchgate runs",
+			rc = bg_error(ctx, BG_EIO, "%s: the machine lease keeps being removed, replaced or taken and released; leave it alone while benchgate runs",
 				      path.buf);
 			goto out;
 		}
+	}
+	if (shared) {
+		rc = bg_error(ctx, BG_EPRECOND,
+			      "this machine is measuring a diagnostic session ('benchgate measure'), which shares the machine lease with other diagnostic sessions but not with a run, so that neither disturbs the other's timings; wait for it to finish or see 'benchgate lease status' (the lock: %s)",
+			      path.buf);
+		goto out;
 	}
 	if (!locked) {
 		struct bg_strbuf who = BG_STRBUF_INIT;
@@ -279,6 +296,38 @@ out:
 	return rc;
 }
 
+int bg_machine_lease_share(int *fd_out, struct bg_ctx *ctx)
+{
+	struct bg_strbuf path = BG_STRBUF_INIT;
+	int fd = -1, rc, got;
+
+	*fd_out = -1;
+	if ((rc = bg_machine_lease_path(&path, ctx)) || (rc = open_lock(path.buf, true, &fd, ctx)))
+		goto out;
+	if ((got = bg_ofd_lock_share(fd)) < 0)
+		rc = bg_error(ctx, BG_EIO, "%s: cannot lock the machine lease: %s; set BENCHGATE_MACHINE_LOCK to a file on a local file system with file locks",
+			      path.buf, strerror(errno));
+	else if (!got)
+		rc = bg_error(ctx, BG_EPRECOND, "%s: a run holds the machine lease", path.buf);
+	if (rc == BG_OK) {
+		*fd_out = fd;
+		fd = -1;
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	bg_strbuf_release(&path);
+	return rc;
+}
+
+void bg_machine_lease_unshare(int fd)
+{
+	if (fd < 0)
+		return;
+	bg_ofd_lock_drop(fd);
+	close(fd);
+}
+
 void bg_machine_lease_set_experiment(int fd, const char *path, const char *experiment_id)
 {
 	json_t *rec = read_record(fd);
@@ -323,6 +372,9 @@ int bg_machine_lease_status(json_t **out, struct bg_ctx *ctx)
 				 path.buf, strerror(errno));
 			state = "unusable";
 			reason = bg_ctx_message(&c2);
+		} else if (held == 2) {
+			state = "shared";
+			reason = "diagnostic sessions ('benchgate measure') are measuring; a run waits for them";
 		} else if (held) {
 			state = "held";
 			if (!(rec = read_record(fd)))

@@ -5,8 +5,9 @@
 # nothing; `lease status` shows who holds the machine; any user's run can
 # take the lock file another user's run made; a lock file others cannot
 # write is named with the remedy; a session whose machine lock file was
-# removed meanwhile is blocked; `measure` (no lease) says when it measures
-# beside a run. The lock is this test's own
+# removed meanwhile is blocked; `measure` holds the machine shared: diagnostic
+# sessions measure beside each other, a run waits for them, and one that
+# starts beside a run says so. The lock is this test's own
 # (BENCHGATE_MACHINE_LOCK), never the machine's /run/lock one.
 # Needs git and jq; the other-user checks need root and setpriv.
 set -u
@@ -86,6 +87,25 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 else
 	echo "skipped: the other-user checks need root and setpriv"
 fi
+
+# a diagnostic session holds the machine shared: another measures beside
+# it, a run waits (refused, nothing written), and runs once it is done
+cd "$work/q" || exit 1
+(exec "$B" measure -q -w 0 -r 1 -- sleep "$nap" >/dev/null 2>"$work/m.err") &
+holder=$!
+check "a diagnostic session measures" wait_for napping
+check "lease status: the machine is shared" \
+	sh -c "'$B' lease status | grep -qF \"machine                      shared   diagnostic sessions ('benchgate measure') are measuring; a run waits for them\""
+check "another diagnostic session measures beside it" test "$(rc_of "$B" measure -q -w 0 -r 1 -- true)" = 0
+check "... and says nothing of a lease" test ! -s "$work/err"
+before=$(ls experiments | wc -l)
+check "a run waits for it: refused (exit 3)" test "$(rc_of "$B" run -q life.ok)" = 3
+check "... saying why" grep -qF "this machine is measuring a diagnostic session ('benchgate measure'), which shares the machine lease with other diagnostic sessions but not with a run, so that neither disturbs the other's timings" "$work/err"
+check "... nothing written" test "$(ls experiments | wc -l)" = "$before"
+pkill -f "sleep $nap"
+wait "$holder"
+holder=
+check "once it is done, the run runs" test "$(rc_of "$B" run -q life.ok)" = 0
 
 # the lock file removed while held: another run can take a new one, so the
 # holder's session is blocked

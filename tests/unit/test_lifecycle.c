@@ -227,6 +227,37 @@ static void test_machine_lease_dead_and_removed(void **state)
 	bg_ctx_release(&ctx);
 }
 
+/* Diagnostic sessions share the machine lease: with each other, not with a run. */
+static void test_machine_lease_shared(void **state)
+{
+	struct bg_lease a;
+	struct bg_ctx ctx;
+	json_t *st;
+	int m1, m2;
+
+	(void)state;
+	bg_ctx_init(&ctx);
+	assert_int_equal(bg_machine_lease_share(&m1, &ctx), BG_OK);
+	assert_int_equal(bg_machine_lease_share(&m2, &ctx), BG_OK);
+	assert_string_equal(machine_state(&st), "shared");
+	assert_true(json_is_null(json_object_get(st, "owner")));
+	json_decref(st);
+	assert_int_equal(bg_lease_acquire(&cfg, "box-s", "20261202-wait", &a, &ctx), BG_EPRECOND);
+	assert_non_null(strstr(bg_ctx_message(&ctx), "this machine is measuring a diagnostic session ('benchgate measure')"));
+	assert_false(a.fd >= 0);
+	bg_machine_lease_unshare(m1);
+	assert_int_equal(bg_lease_acquire(&cfg, "box-s", "20261202-wait", &a, &ctx), BG_EPRECOND);
+	bg_machine_lease_unshare(m2);
+	assert_string_equal(machine_state(&st), "free");
+	json_decref(st);
+	assert_int_equal(bg_lease_acquire(&cfg, "box-s", "20261202-now", &a, &ctx), BG_OK);
+	/* and a diagnostic session cannot share it with a run */
+	assert_int_equal(bg_machine_lease_share(&m1, &ctx), BG_EPRECOND);
+	assert_int_equal(m1, -1);
+	bg_lease_release(&a);
+	bg_ctx_release(&ctx);
+}
+
 /* What the lock file must be, and BENCHGATE_MACHINE_LOCK. */
 static void test_machine_lease_bad_files(void **state)
 {
@@ -471,6 +502,7 @@ int main(void)
 		cmocka_unit_test(test_lease_dead_owner_replaced),
 		cmocka_unit_test(test_machine_lease_between_projects),
 		cmocka_unit_test(test_machine_lease_dead_and_removed),
+		cmocka_unit_test(test_machine_lease_shared),
 		cmocka_unit_test(test_machine_lease_bad_files),
 		cmocka_unit_test(test_experiment_ids),
 		cmocka_unit_test(test_experiment_ids_exhausted),
