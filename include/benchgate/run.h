@@ -58,6 +58,17 @@ struct bg_run_request {
 	 * bg_lease_release after its last run.
 	 */
 	struct bg_lease *keep_lease;
+	/*
+	 * > 0: when the device or the machine is leased (another run, or
+	 * diagnostic sessions), try again every quarter second for up to this
+	 * many seconds instead of refusing at once; waiting(why, data) is told
+	 * once, with the refusal that made it wait. An interruption meanwhile
+	 * returns BG_EIO with nothing started; at the end of the wait the
+	 * refusal is returned, saying how long it waited.
+	 */
+	double wait;
+	void (*waiting)(const char *why, void *data);
+	void *waiting_data;
 };
 
 struct bg_run_result {

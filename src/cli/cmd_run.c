@@ -29,7 +29,7 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { O_TIER = 1, O_QUESTION, O_WARMUPS, O_RUNS, O_TIMEOUT, O_QUIET, O_JSON, O_NO_REPEAT, O_TIMES };
+enum { O_TIER = 1, O_QUESTION, O_WARMUPS, O_RUNS, O_TIMEOUT, O_QUIET, O_JSON, O_NO_REPEAT, O_TIMES, O_WAIT };
 
 /* The most sessions one --times asks for. */
 #define MAX_TIMES 1000
@@ -37,7 +37,7 @@ enum { O_TIER = 1, O_QUESTION, O_WARMUPS, O_RUNS, O_TIMEOUT, O_QUIET, O_JSON, O_
 struct run_args {
 	const char *tier, *question;
 	long long warmups, runs, times;
-	double timeout;
+	double timeout, wait;
 	bool quiet, json, no_repeat;
 };
 
@@ -106,6 +106,11 @@ static const char *on_opt(int id, const char *value, void *data)
 		return bg_cli_parse_int(value, &a->times) && a->times >= 1 && a->times <= MAX_TIMES
 			       ? NULL
 			       : "--times needs a count from 1 to 1000";
+	case O_WAIT:
+		a->wait = strtod(value, &end);
+		return *value && !*end && a->wait > 0 && a->wait <= BG_TIMEOUT_MAX_SECONDS
+			       ? NULL
+			       : "--wait needs a positive number of seconds, at most " BG_TIMEOUT_MAX_TEXT;
 	}
 	return "unknown option";
 }
@@ -123,6 +128,18 @@ static json_t *to_json(const struct bg_value *v)
 	j = json_loadb(sb.buf, sb.len, JSON_DECODE_ANY, &err);
 	bg_strbuf_release(&sb);
 	return j;
+}
+
+/* Said once when run starts to wait for a leased device or machine. */
+static void say_waiting(const char *why, void *data)
+{
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+
+	bg_strbuf_addf(&sb, "benchgate: waiting up to %g s (--wait): ", *(const double *)data);
+	bg_cli_add_shown(&sb, why);
+	bg_strbuf_addch(&sb, '\n');
+	bg_cli_write(&sb, true);
+	bg_strbuf_release(&sb);
 }
 
 static void print_outcome(const struct bg_config *cfg, const struct bg_run_result *res, struct bg_strbuf *out)
@@ -164,6 +181,7 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 		{"json", 0, BG_OPT_FLAG, O_JSON, false},
 		{"no-repeat", 0, BG_OPT_FLAG, O_NO_REPEAT, false},
 		{"times", 0, BG_OPT_VALUE, O_TIMES, false},
+		{"wait", 0, BG_OPT_VALUE, O_WAIT, false},
 		{0},
 	};
 	struct run_args a = {.tier = "scheduled-profile", .warmups = -1, .runs = -1, .times = 1, .timeout = -1};
@@ -250,6 +268,9 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 	q.bg_argc = cli->argc;
 	q.interrupted = &interrupted;
 	q.keep_lease = &lease;
+	q.wait = a.wait;
+	q.waiting = say_waiting;
+	q.waiting_data = &a.wait;
 	if (!a.quiet && !a.json && isatty(2)) {
 		const char *nc = getenv("NO_COLOR"), *term = getenv("TERM");
 		ps.color = !(nc && *nc) && !(term && strcmp(term, "dumb") == 0);
@@ -349,7 +370,7 @@ out:
 const struct bg_cmd bg_cmd_run = {
 	"run",
 	"run one gate's experiment: preflight, lease, measured session, decision, records",
-	"benchgate run GATE [--tier TIER] [--question TEXT] [-w N] [-r N] [--timeout S] [--no-repeat] [--times N] [--json] [-q]",
+	"benchgate run GATE [--tier TIER] [--question TEXT] [-w N] [-r N] [--timeout S] [--no-repeat] [--times N] [--wait S] [--json] [-q]",
 	"  --tier TIER        scheduled-profile (default), release-signoff, diagnostic, pr-smoke\n"
 	"  --question TEXT    the falsifiable question (default: the runbook's \"question\")\n"
 	"  -w, --warmups N    override the runbook's warmups\n"
@@ -358,6 +379,9 @@ const struct bg_cmd bg_cmd_run = {
 	"  --no-repeat        do not repeat an investigate decision twice\n"
 	"  --times N          N sessions in a row, the device held throughout (1 to 1000;\n"
 	"                     none of them is repeated)\n"
+	"  --wait S           while the device or the machine is leased (another run,\n"
+	"                     diagnostic sessions), wait up to S seconds for it\n"
+	"                     instead of refusing (exit 3 after S)\n"
 	"  --json             print the outcome as JSON\n"
 	"  -q, --quiet        no progress line\n",
 	run,

@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <math.h>
 #include <pwd.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1182,6 +1183,43 @@ static int record_failure(struct run *r, const char *reason, const char *note_na
 	return rc;
 }
 
+static double now_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The device and machine leases, waited for up to req->wait seconds while
+ * another run (or diagnostic sessions) holds them. */
+static int lease_waiting(struct run *r, struct bg_ctx *ctx)
+{
+	const struct bg_run_request *req = r->req;
+	double start = now_seconds();
+	bool said = false;
+	int rc;
+
+	for (;;) {
+		rc = bg_lease_acquire(r->cfg, r->computer_slug, "(starting)", r->lease, ctx);
+		if (rc != BG_EPRECOND || req->wait <= 0)
+			return rc;
+		if (req->interrupted && *req->interrupted)
+			return bg_error(ctx, BG_EIO, "interrupted while waiting for the lease; nothing was started");
+		if (now_seconds() - start >= req->wait) {
+			char *msg = bg_xstrdup(bg_ctx_message(ctx));
+			bg_error(ctx, rc, "%s; gave up after waiting %g s (--wait)", msg, req->wait);
+			free(msg);
+			return rc;
+		}
+		if (!said && req->waiting) {
+			req->waiting(bg_ctx_message(ctx), req->waiting_data);
+			said = true;
+		}
+		usleep(250000); /* a signal ends it early: the flag is looked at first */
+	}
+}
+
 int bg_run_gate(const struct bg_run_request *req, struct bg_run_result *res, struct bg_ctx *ctx)
 {
 	struct run r;
@@ -1235,7 +1273,7 @@ int bg_run_gate(const struct bg_run_request *req, struct bg_run_result *res, str
 	if (r.lease->fd >= 0 && (strcmp(r.lease->slug, r.computer_slug) != 0 || !bg_lease_held(r.lease)))
 		bg_lease_release(r.lease);
 	if (r.lease->fd < 0) {
-		if ((rc = bg_lease_acquire(r.cfg, r.computer_slug, "(starting)", r.lease, ctx)))
+		if ((rc = lease_waiting(&r, ctx)))
 			goto out;
 		res->replaced_stale_lease = r.lease->replaced_stale;
 		res->replaced_unreadable_lease = r.lease->replaced_unreadable;

@@ -7,7 +7,7 @@
 # write is named with the remedy; a session whose machine lock file was
 # removed meanwhile is blocked; `measure` holds the machine shared: diagnostic
 # sessions measure beside each other, a run waits for them, and one that
-# starts beside a run says so. The lock is this test's own
+# starts beside a run says so; `run --wait S` waits for the machine. The lock is this test's own
 # (BENCHGATE_MACHINE_LOCK), never the machine's /run/lock one.
 # Needs git and jq; the other-user checks need root and setpriv.
 set -u
@@ -87,6 +87,34 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 else
 	echo "skipped: the other-user checks need root and setpriv"
 fi
+
+# --wait: a run waits for the machine instead of refusing; gives up after
+# the time it was given; an interruption meanwhile starts nothing
+cd "$work/p" || exit 1
+(exec "$B" run -q life.slow >/dev/null 2>&1) &
+holder=$!
+check "p measures once more"       wait_for napping
+p_id=$(ls -t experiments | grep slow | head -n 1)
+cd "$work/q" || exit 1
+before=$(ls experiments | wc -l)
+check "--wait 0.5: refused after it (exit 3)" test "$(rc_of "$B" run -q --wait 0.5 life.ok)" = 3
+check "... saying it waited" grep -qF "this machine is leased by experiment $p_id of the project at $work/p" "$work/err"
+check "... and how long" grep -qF "; gave up after waiting 0.5 s (--wait)" "$work/err"
+"$B" run -q --wait 60 life.ok >"$work/w.out" 2>"$work/w.err" &
+waiter=$!
+check "--wait 60: says it waits" wait_for grep -qF "benchgate: waiting up to 60 s (--wait): this machine is leased by experiment $p_id" "$work/w.err"
+kill -INT "$waiter"
+wait "$waiter"
+check "--wait interrupted: exit 4" test $? = 4
+check "... nothing was started" grep -qF "interrupted while waiting for the lease; nothing was started" "$work/w.err"
+check "... nothing written" test "$(ls experiments | wc -l)" = "$before"
+"$B" run -q --wait 60 life.ok >"$work/w.out" 2>"$work/w.err" &
+waiter=$!
+wait "$holder"
+holder=
+wait "$waiter"
+check "--wait 60: runs once p's run is done (exit 0)" test $? = 0
+check "... its session recorded" grep -q "^key: .* manifest: experiments/" "$work/w.out"
 
 # a diagnostic session holds the machine shared: another measures beside
 # it, a run waits (refused, nothing written), and runs once it is done
