@@ -117,10 +117,11 @@ int bg_machine_lease_take(const struct bg_config *cfg, const char *slug, const c
  * share the machine with each other, not with a run, which
  * bg_machine_lease_take refuses meanwhile ("this machine is measuring a
  * diagnostic session ..."). *fd the file read-locked (release with
- * bg_machine_lease_unshare). BG_EPRECOND while a run holds it; BG_EIO as
- * bg_machine_lease_take.
+ * bg_machine_lease_unshare), or -1 with *run_holds true while a run holds
+ * it (BG_OK: the caller decides). BG_EPRECOND for a relative
+ * BENCHGATE_MACHINE_LOCK, BG_EIO as bg_machine_lease_take.
  */
-int bg_machine_lease_share(int *fd, struct bg_ctx *ctx);
+int bg_machine_lease_share(int *fd, bool *run_holds, struct bg_ctx *ctx);
 void bg_machine_lease_unshare(int fd);
 /* Rewrites the record with the experiment id (once it is known). */
 void bg_machine_lease_set_experiment(int fd, const char *path, const char *experiment_id);

@@ -361,10 +361,11 @@ static int share_machine(void)
 	struct bg_strbuf msg = BG_STRBUF_INIT;
 	struct bg_ctx ctx;
 	json_t *m = NULL;
+	bool run_holds;
 	int fd = -1, rc;
 
 	bg_ctx_init(&ctx);
-	if ((rc = bg_machine_lease_share(&fd, &ctx)) == BG_EPRECOND) {
+	if ((rc = bg_machine_lease_share(&fd, &run_holds, &ctx)) == BG_OK && run_holds) {
 		bg_strbuf_adds(&msg, "benchgate: this machine is leased by ");
 		bg_ctx_release(&ctx);
 		bg_ctx_init(&ctx);

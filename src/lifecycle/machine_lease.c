@@ -296,20 +296,21 @@ out:
 	return rc;
 }
 
-int bg_machine_lease_share(int *fd_out, struct bg_ctx *ctx)
+int bg_machine_lease_share(int *fd_out, bool *run_holds, struct bg_ctx *ctx)
 {
 	struct bg_strbuf path = BG_STRBUF_INIT;
 	int fd = -1, rc, got;
 
 	*fd_out = -1;
+	*run_holds = false;
 	if ((rc = bg_machine_lease_path(&path, ctx)) || (rc = open_lock(path.buf, true, &fd, ctx)))
 		goto out;
 	if ((got = bg_ofd_lock_share(fd)) < 0)
 		rc = bg_error(ctx, BG_EIO, "%s: cannot lock the machine lease: %s; set BENCHGATE_MACHINE_LOCK to a file on a local file system with file locks",
 			      path.buf, strerror(errno));
 	else if (!got)
-		rc = bg_error(ctx, BG_EPRECOND, "%s: a run holds the machine lease", path.buf);
-	if (rc == BG_OK) {
+		*run_holds = true;
+	if (rc == BG_OK && got > 0) {
 		*fd_out = fd;
 		fd = -1;
 	}

@@ -152,5 +152,8 @@ check "a relative BENCHGATE_MACHINE_LOCK: exit 3" \
 	test "$(BENCHGATE_MACHINE_LOCK=m.lock rc_of "$B" run -q life.ok)" = 3
 check "... said so"                grep -qF "BENCHGATE_MACHINE_LOCK ('m.lock') must be an absolute path" "$work/err"
 check "lease status too"           test "$(BENCHGATE_MACHINE_LOCK=m.lock rc_of "$B" lease status)" = 3
+check "measure, a diagnostic, measures without it" test "$(BENCHGATE_MACHINE_LOCK=m.lock rc_of "$B" measure -q -w 0 -r 1 -- true)" = 0
+check "... and says so, not that a run holds it" \
+	grep -qxF "benchgate: BENCHGATE_MACHINE_LOCK ('m.lock') must be an absolute path: every run on this machine must name the same file; this session measures without it, so a run may start beside it" "$work/err"
 check "check passes in p"          test "$(rc_of "$B" check)" = 0
 [ "$fails" = 0 ]

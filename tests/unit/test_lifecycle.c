@@ -233,12 +233,15 @@ static void test_machine_lease_shared(void **state)
 	struct bg_lease a;
 	struct bg_ctx ctx;
 	json_t *st;
+	bool run_holds;
 	int m1, m2;
 
 	(void)state;
 	bg_ctx_init(&ctx);
-	assert_int_equal(bg_machine_lease_share(&m1, &ctx), BG_OK);
-	assert_int_equal(bg_machine_lease_share(&m2, &ctx), BG_OK);
+	assert_int_equal(bg_machine_lease_share(&m1, &run_holds, &ctx), BG_OK);
+	assert_false(run_holds);
+	assert_int_equal(bg_machine_lease_share(&m2, &run_holds, &ctx), BG_OK);
+	assert_true(m1 >= 0 && m2 >= 0);
 	assert_string_equal(machine_state(&st), "shared");
 	assert_true(json_is_null(json_object_get(st, "owner")));
 	json_decref(st);
@@ -252,7 +255,8 @@ static void test_machine_lease_shared(void **state)
 	json_decref(st);
 	assert_int_equal(bg_lease_acquire(&cfg, "box-s", "20261202-now", &a, &ctx), BG_OK);
 	/* and a diagnostic session cannot share it with a run */
-	assert_int_equal(bg_machine_lease_share(&m1, &ctx), BG_EPRECOND);
+	assert_int_equal(bg_machine_lease_share(&m1, &run_holds, &ctx), BG_OK);
+	assert_true(run_holds);
 	assert_int_equal(m1, -1);
 	bg_lease_release(&a);
 	bg_ctx_release(&ctx);
@@ -293,6 +297,12 @@ static void test_machine_lease_bad_files(void **state)
 	assert_int_equal(bg_lease_acquire(&cfg, "box-b", "x", &a, &ctx), BG_EPRECOND);
 	assert_non_null(strstr(bg_ctx_message(&ctx), "BENCHGATE_MACHINE_LOCK ('relative.lock') must be an absolute path"));
 	assert_int_equal(bg_machine_lease_status(&st, &ctx), BG_EPRECOND);
+	{
+		bool run_holds;
+		int fd;
+		assert_int_equal(bg_machine_lease_share(&fd, &run_holds, &ctx), BG_EPRECOND);
+		assert_false(run_holds);
+	}
 	setenv("BENCHGATE_MACHINE_LOCK", machine_lock, 1);
 	assert_int_equal(bg_lease_acquire(&cfg, "box-b", "x", &a, &ctx), BG_OK);
 	bg_lease_release(&a);
