@@ -59,7 +59,8 @@ json_t *bg_provenance_capture(const struct bg_provenance_opts *opts);
 void bg_host_conditions(const char *root, json_t *host);
 /*
  * Where a session's host conditions (those above, and cpu_governor) differ
- * from its baseline's: a new array of one line each, "power_source battery
+ * from those of most of its baseline (more than half of the sessions that
+ * record the field ran otherwise): a new array of one line each, "power_source battery
  * here, ac in 5 of the 5 baseline sessions that record it" (booleans as
  * on/off, null as "not reported"), the commonest other value named; empty
  * when none differs. A field the session lacks (stored before it was

@@ -926,7 +926,8 @@ static const char *note_unclean_source(const struct run *r, json_t *decision)
 
 /*
  * Where the machine's conditions in this session (power source, boost,
- * quota...) differ from those of the baseline sessions its decision used:
+ * quota...) differ from those of most of the baseline sessions its
+ * decision used:
  * a note for the person reading the decision, which it does not change. A
  * baseline session that cannot be read is left out.
  */

@@ -292,7 +292,9 @@ json_t *bg_host_conditions_differ(const json_t *host, const json_t *const *base,
 				other_count = count;
 			}
 		}
-		if (!recorded || same == recorded)
+		/* a note when most of the baseline ran otherwise, not for one odd
+		 * session of it */
+		if (!recorded || 2 * same >= recorded)
 			continue;
 		bg_strbuf_addf(&sb, "%s ", *f);
 		add_value(&sb, mine);
