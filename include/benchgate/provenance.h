@@ -12,7 +12,7 @@
  * SECRET, PASSWORD, KEY or CREDENTIAL always "<redacted>"), host {cpu_model,
  * logical_cores, memory_total_bytes, kernel_release, os_release,
  * cpu_governor, load_average [1, 5, 15], and bg_host_conditions' fields}
- * and gpu (NVML facts, or null).
+ * and gpu (NVML facts with each device's settings, or null).
  * What cannot be read is null; capture itself does not fail.
  */
 #ifndef BENCHGATE_PROVENANCE_H
@@ -58,16 +58,20 @@ json_t *bg_provenance_capture(const struct bg_provenance_opts *opts);
  */
 void bg_host_conditions(const char *root, json_t *host);
 /*
- * Where a session's host conditions (those above, and cpu_governor) differ
- * from those of most of its baseline (more than half of the sessions that
- * record the field ran otherwise): a new array of one line each, "power_source battery
- * here, ac in 5 of the 5 baseline sessions that record it" (booleans as
- * on/off, null as "not reported"), the commonest other value named; empty
- * when none differs. A field the session lacks (stored before it was
- * recorded) is not compared; baseline sessions that lack it are not
- * counted. base holds the baseline sessions' host objects.
+ * Where a session's conditions differ from those of most of its baseline
+ * (more than half of the sessions that record a field ran otherwise):
+ * the host's (those above, and cpu_governor) and each GPU's settings
+ * (provenance gpu.devices[N]: persistence_mode, power_limit_watts,
+ * compute_mode, ecc, applications_sm_clock_mhz, max_sm_clock_mhz, compared
+ * device by device). A new array of one line each, "power_source battery
+ * here, ac in 5 of the 5 baseline sessions that record it", "gpu 0
+ * power_limit_watts 250 here, 300 in 5 of the 5 ..." (booleans as on/off,
+ * null as "not reported"), the commonest other value named; empty when
+ * none differs. A field the session lacks (stored before it was recorded)
+ * is not compared; baseline sessions that lack it are not counted. prov
+ * and base are provenance documents.
  */
-json_t *bg_host_conditions_differ(const json_t *host, const json_t *const *base, size_t n);
+json_t *bg_conditions_differ(const json_t *prov, const json_t *const *base, size_t n);
 /* The "git" object of the document alone, for root and exclude as above
  * (a new object owned by the caller). */
 json_t *bg_provenance_git(const char *root, const char *const *exclude);

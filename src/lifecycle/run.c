@@ -926,7 +926,7 @@ static const char *note_unclean_source(const struct run *r, json_t *decision)
 
 /*
  * Where the machine's conditions in this session (power source, boost,
- * quota...) differ from those of most of the baseline sessions its
+ * quota, a GPU's power limit or clocks...) differ from those of most of the baseline sessions its
  * decision used:
  * a note for the person reading the decision, which it does not change. A
  * baseline session that cannot be read is left out.
@@ -936,23 +936,23 @@ static json_t *conditions_differ(struct bg_store *store, const json_t *session, 
 	const json_t *ids = json_object_get(decision, "baseline"), *x;
 	size_t n = 0, i;
 	json_t **docs = bg_xcalloc(json_array_size(ids) + 1, sizeof(*docs)), *notes;
-	const json_t **hosts = bg_xcalloc(json_array_size(ids) + 1, sizeof(*hosts));
+	const json_t **provs = bg_xcalloc(json_array_size(ids) + 1, sizeof(*provs));
 
 	json_array_foreach(ids, i, x) {
 		struct bg_ctx c2;
 
 		bg_ctx_init(&c2);
 		if (bg_store_get_session(store, (long long)json_integer_value(x), &docs[n], &c2) == BG_OK) {
-			hosts[n] = json_object_get(json_object_get(docs[n], "provenance"), "host");
+			provs[n] = json_object_get(docs[n], "provenance");
 			n++;
 		}
 		bg_ctx_release(&c2);
 	}
-	notes = bg_host_conditions_differ(json_object_get(json_object_get(session, "provenance"), "host"), hosts, n);
+	notes = bg_conditions_differ(json_object_get(session, "provenance"), provs, n);
 	for (i = 0; i < n; i++)
 		json_decref(docs[i]);
 	free(docs);
-	free(hosts);
+	free(provs);
 	return notes;
 }
 

@@ -245,9 +245,12 @@ void bg_host_conditions(const char *root, json_t *host)
 	json_object_set_new(host, "cpu_quota_cores", cpu_quota(root));
 }
 
-/* The conditions a baseline is compared on (the governor is the older field). */
-static const char *const compared[] = {"power_source", "cpu_boost", "cpu_energy_preference", "smt",
-				       "virtualized", "cpu_quota_cores", "cpu_governor", NULL};
+/* The conditions a baseline is compared on: the host's (the governor is
+ * the older field) and each GPU's (bg_nvml_describe). */
+static const char *const host_fields[] = {"power_source", "cpu_boost", "cpu_energy_preference", "smt",
+					  "virtualized", "cpu_quota_cores", "cpu_governor", NULL};
+static const char *const gpu_fields[] = {"persistence_mode", "power_limit_watts", "compute_mode", "ecc",
+					 "applications_sm_clock_mhz", "max_sm_clock_mhz", NULL};
 
 static void add_value(struct bg_strbuf *out, const json_t *v)
 {
@@ -261,49 +264,71 @@ static void add_value(struct bg_strbuf *out, const json_t *v)
 		bg_strbuf_adds(out, "not reported");
 }
 
-json_t *bg_host_conditions_differ(const json_t *host, const json_t *const *base, size_t n)
+/* The object a field is read from: the host, or GPU gpu's description. */
+static const json_t *part(const json_t *prov, long gpu)
+{
+	if (gpu < 0)
+		return json_object_get(prov, "host");
+	return json_array_get(json_object_get(json_object_get(prov, "gpu"), "devices"), (size_t)gpu);
+}
+
+/* One field: a note into notes when most of the baseline ran otherwise. */
+static void differ_one(const json_t *prov, const json_t *const *base, size_t n, long gpu, const char *f,
+		       json_t *notes)
+{
+	const json_t *mine = json_object_get(part(prov, gpu), f), *other = NULL;
+	size_t recorded = 0, same = 0, other_count = 0;
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+
+	if (!mine) /* a session from before the field */
+		return;
+	for (size_t i = 0; i < n; i++) {
+		const json_t *v = json_object_get(part(base[i], gpu), f);
+		size_t count = 0;
+
+		if (!v)
+			continue;
+		recorded++;
+		if (json_equal((json_t *)v, (json_t *)mine)) {
+			same++;
+			continue;
+		}
+		/* the commonest other value, first met on a tie */
+		for (size_t j = 0; j < n; j++) {
+			const json_t *w = json_object_get(part(base[j], gpu), f);
+			if (w && json_equal((json_t *)v, (json_t *)w))
+				count++;
+		}
+		if (count > other_count) {
+			other = v;
+			other_count = count;
+		}
+	}
+	/* a note when most of the baseline ran otherwise, not for one odd
+	 * session of it */
+	if (!recorded || 2 * same >= recorded)
+		return;
+	if (gpu >= 0)
+		bg_strbuf_addf(&sb, "gpu %ld ", gpu);
+	bg_strbuf_addf(&sb, "%s ", f);
+	add_value(&sb, mine);
+	bg_strbuf_adds(&sb, " here, ");
+	add_value(&sb, other);
+	bg_strbuf_addf(&sb, " in %zu of the %zu baseline session%s that record it", other_count, recorded,
+		       recorded == 1 ? "" : "s");
+	json_array_append_new(notes, bg_json_text(sb.buf));
+	bg_strbuf_release(&sb);
+}
+
+json_t *bg_conditions_differ(const json_t *prov, const json_t *const *base, size_t n)
 {
 	json_t *notes = json_array();
+	size_t ngpu = json_array_size(json_object_get(json_object_get(prov, "gpu"), "devices"));
 
-	for (const char *const *f = compared; *f; f++) {
-		const json_t *mine = json_object_get(host, *f), *other = NULL;
-		size_t recorded = 0, same = 0, other_count = 0;
-		struct bg_strbuf sb = BG_STRBUF_INIT;
-
-		if (!mine) /* a session from before the field */
-			continue;
-		for (size_t i = 0; i < n; i++) {
-			const json_t *v = json_object_get(base[i], *f);
-			size_t count = 0;
-
-			if (!v)
-				continue;
-			recorded++;
-			if (json_equal((json_t *)v, (json_t *)mine)) {
-				same++;
-				continue;
-			}
-			/* the commonest other value, first met on a tie */
-			for (size_t j = 0; j < n; j++)
-				if (json_object_get(base[j], *f) && json_equal((json_t *)v, json_object_get(base[j], *f)))
-					count++;
-			if (count > other_count) {
-				other = v;
-				other_count = count;
-			}
-		}
-		/* a note when most of the baseline ran otherwise, not for one odd
-		 * session of it */
-		if (!recorded || 2 * same >= recorded)
-			continue;
-		bg_strbuf_addf(&sb, "%s ", *f);
-		add_value(&sb, mine);
-		bg_strbuf_adds(&sb, " here, ");
-		add_value(&sb, other);
-		bg_strbuf_addf(&sb, " in %zu of the %zu baseline session%s that record it", other_count, recorded,
-			       recorded == 1 ? "" : "s");
-		json_array_append_new(notes, bg_json_text(sb.buf));
-		bg_strbuf_release(&sb);
-	}
+	for (const char *const *f = host_fields; *f; f++)
+		differ_one(prov, base, n, -1, *f, notes);
+	for (size_t g = 0; g < ngpu && g < 64; g++)
+		for (const char *const *f = gpu_fields; *f; f++)
+			differ_one(prov, base, n, (long)g, *f, notes);
 	return notes;
 }

@@ -87,7 +87,8 @@ struct bg_nvml;
 /* NULL when libnvidia-ml.so.1 is absent or does not initialise. */
 struct bg_nvml *bg_nvml_open(void);
 void bg_nvml_close(struct bg_nvml *n);
-/* Per-device facts as a JSON array (name, uuid, memory_total_bytes) plus versions; new reference. */
+/* Per-device facts as a JSON array (name, uuid, memory_total_bytes and the
+ * settings of device_settings in nvml.c) plus versions; new reference. */
 json_t *bg_nvml_describe(struct bg_nvml *n);
 /* What a sample holds: BG_NVML_DEVICE when device_bytes is the used memory
  * of the devices that answered, BG_NVML_PROCESS when proc_bytes is known:

@@ -38,6 +38,13 @@ struct bg_nvml {
 	nvmlReturn_t (*driver)(char *, unsigned int);
 	nvmlReturn_t (*cuda)(int *);
 	nvmlReturn_t (*procs)(nvmlDevice_t, unsigned int *, nvmlProcessInfo_t *);
+	/* the device's settings that change timings (bg_nvml_describe) */
+	nvmlReturn_t (*persistence)(nvmlDevice_t, int *);
+	nvmlReturn_t (*power_limit)(nvmlDevice_t, unsigned int *);
+	nvmlReturn_t (*compute_mode)(nvmlDevice_t, int *);
+	nvmlReturn_t (*ecc)(nvmlDevice_t, int *, int *);
+	nvmlReturn_t (*app_clock)(nvmlDevice_t, int, unsigned int *);
+	nvmlReturn_t (*max_clock)(nvmlDevice_t, int, unsigned int *);
 	unsigned int ndev;
 	nvmlDevice_t dev[NVML_MAX_DEVICES];
 };
@@ -72,6 +79,12 @@ struct bg_nvml *bg_nvml_open(void)
 	nvml_bind(lib, "nvmlDeviceGetComputeRunningProcesses_v3", &n->procs);
 	if (!n->procs)
 		nvml_bind(lib, "nvmlDeviceGetComputeRunningProcesses_v2", &n->procs);
+	nvml_bind(lib, "nvmlDeviceGetPersistenceMode", &n->persistence);
+	nvml_bind(lib, "nvmlDeviceGetEnforcedPowerLimit", &n->power_limit);
+	nvml_bind(lib, "nvmlDeviceGetComputeMode", &n->compute_mode);
+	nvml_bind(lib, "nvmlDeviceGetEccMode", &n->ecc);
+	nvml_bind(lib, "nvmlDeviceGetApplicationsClock", &n->app_clock);
+	nvml_bind(lib, "nvmlDeviceGetMaxClockInfo", &n->max_clock);
 	if (!init || !n->count || !n->handle || init() != 0) {
 		dlclose(lib);
 		free(n);
@@ -95,6 +108,39 @@ void bg_nvml_close(struct bg_nvml *n)
 		n->shutdown();
 	dlclose(n->lib);
 	free(n);
+}
+
+#define NVML_CLOCK_SM 1
+
+/*
+ * What of a device's settings changes how fast the same kernel runs, each
+ * null where NVML cannot tell (or the driver lacks the call):
+ * persistence_mode (bool), power_limit_watts (the enforced limit),
+ * compute_mode ("default", "exclusive-thread", "prohibited",
+ * "exclusive-process"), ecc (bool, current), applications_sm_clock_mhz
+ * (the SM clock the applications clocks set) and max_sm_clock_mhz.
+ */
+static void device_settings(struct bg_nvml *n, nvmlDevice_t dev, json_t *d)
+{
+	static const char *const modes[] = {"default", "exclusive-thread", "prohibited", "exclusive-process"};
+	unsigned int u;
+	int v, pending;
+
+	json_object_set_new(d, "persistence_mode", dev && n->persistence && n->persistence(dev, &v) == 0
+							   ? json_boolean(v == 1) : json_null());
+	json_object_set_new(d, "power_limit_watts", dev && n->power_limit && n->power_limit(dev, &u) == 0
+							    ? json_real(u / 1000.0) : json_null());
+	json_object_set_new(d, "compute_mode", dev && n->compute_mode && n->compute_mode(dev, &v) == 0 && v >= 0 &&
+						       v < 4
+						       ? json_string(modes[v]) : json_null());
+	json_object_set_new(d, "ecc", dev && n->ecc && n->ecc(dev, &v, &pending) == 0 ? json_boolean(v == 1)
+										      : json_null());
+	json_object_set_new(d, "applications_sm_clock_mhz",
+			    dev && n->app_clock && n->app_clock(dev, NVML_CLOCK_SM, &u) == 0 ? json_integer(u)
+											      : json_null());
+	json_object_set_new(d, "max_sm_clock_mhz",
+			    dev && n->max_clock && n->max_clock(dev, NVML_CLOCK_SM, &u) == 0 ? json_integer(u)
+											      : json_null());
 }
 
 json_t *bg_nvml_describe(struct bg_nvml *n)
@@ -129,6 +175,7 @@ json_t *bg_nvml_describe(struct bg_nvml *n)
 			json_object_set_new(d, "memory_total_bytes", json_integer((json_int_t)mem.total));
 		else
 			json_object_set_new(d, "memory_total_bytes", json_null());
+		device_settings(n, n->dev[i], d);
 		json_array_append_new(devs, d);
 	}
 	json_object_set_new(o, "devices", devs);

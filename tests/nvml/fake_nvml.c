@@ -8,6 +8,10 @@
  *   unavailable  their memory is NVML_VALUE_NOT_AVAILABLE
  *   foreign      a process of another pid namespace is listed too (pid
  *                4194304, above Linux's largest pid: it exists nowhere here)
+ *   nosettings   the device's settings cannot be read (NVML_ERROR_NOT_SUPPORTED)
+ * Its settings: persistence mode on, ECC on, compute mode default, an
+ * enforced power limit of FAKE_NVML_POWER_MW milliwatts (300000 unless
+ * set), applications SM clock 1410 MHz, maximum SM clock 1980 MHz.
  * Only the entry points benchgate binds exist; the layouts are NVML's.
  */
 #include <dirent.h>
@@ -92,4 +96,63 @@ int nvmlDeviceGetComputeRunningProcesses_v3(void *device, unsigned int *count, f
 	}
 	*count = n;
 	return 0;
+}
+
+/* The device's settings (NVML_ERROR_NOT_SUPPORTED is 3). */
+static int no_settings(void)
+{
+	const char *mode = getenv("FAKE_NVML");
+
+	return mode && strcmp(mode, "nosettings") == 0;
+}
+
+int nvmlDeviceGetPersistenceMode(void *device, int *mode);
+int nvmlDeviceGetEnforcedPowerLimit(void *device, unsigned int *limit);
+int nvmlDeviceGetComputeMode(void *device, int *mode);
+int nvmlDeviceGetEccMode(void *device, int *current, int *pending);
+int nvmlDeviceGetApplicationsClock(void *device, int type, unsigned int *mhz);
+int nvmlDeviceGetMaxClockInfo(void *device, int type, unsigned int *mhz);
+
+int nvmlDeviceGetPersistenceMode(void *device, int *mode)
+{
+	(void)device;
+	*mode = 1;
+	return no_settings() ? 3 : 0;
+}
+
+int nvmlDeviceGetEnforcedPowerLimit(void *device, unsigned int *limit)
+{
+	const char *mw = getenv("FAKE_NVML_POWER_MW");
+
+	(void)device;
+	*limit = mw ? (unsigned int)strtoul(mw, NULL, 10) : 300000u;
+	return no_settings() ? 3 : 0;
+}
+
+int nvmlDeviceGetComputeMode(void *device, int *mode)
+{
+	(void)device;
+	*mode = 0;
+	return no_settings() ? 3 : 0;
+}
+
+int nvmlDeviceGetEccMode(void *device, int *current, int *pending)
+{
+	(void)device;
+	*current = *pending = 1;
+	return no_settings() ? 3 : 0;
+}
+
+int nvmlDeviceGetApplicationsClock(void *device, int type, unsigned int *mhz)
+{
+	(void)device;
+	*mhz = type == 1 ? 1410u : 1593u;
+	return no_settings() ? 3 : 0;
+}
+
+int nvmlDeviceGetMaxClockInfo(void *device, int type, unsigned int *mhz)
+{
+	(void)device;
+	*mhz = type == 1 ? 1980u : 1593u;
+	return no_settings() ? 3 : 0;
 }

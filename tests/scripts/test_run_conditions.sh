@@ -7,6 +7,8 @@
 # sessions ran without one. The decision itself is not changed by the note.
 # The cgroup is made under the cpu hierarchy and removed at the end; without
 # root or a cpu hierarchy this test only checks the fields are recorded.
+# A GPU's lowered power limit is noted the same way (the stand-in NVML
+# library, tests/nvml/fake_nvml.c).
 # Needs git and jq.
 set -u
 . "$(cd "$(dirname "$0")" && pwd)/checks.sh"
@@ -74,6 +76,24 @@ if [ -n "$cg" ]; then
 	check "the test's cgroup is removed" test -z "$cg"
 else
 	echo "skipped: the quota checks need root and a cpu cgroup hierarchy this test may write"
+fi
+# a GPU's power limit lowered (nvidia-smi -pl), through the stand-in NVML
+# library: five sessions at 300 W, then one at 250 W
+nvml=${BENCHGATE_BUILD:?}/tests/nvml
+if [ -f "$nvml/libnvidia-ml.so.1" ]; then
+	cp -R "${BENCHGATE_SOURCE:?}/tests/cli/trees/lifecycle" "$work/g" && cd "$work/g" || exit 1
+	printf '.benchgate/\nout/\n' >.gitignore
+	"$B" render >/dev/null
+	git init -q . && git add -A && git -c user.email=t@t -c user.name=t commit -qm init || exit 1
+	gpu_run() { FAKE_NVML=ok FAKE_NVML_POWER_MW=$1 LD_LIBRARY_PATH=$nvml rc_of "$B" run -q --no-repeat "${@:2}" life.ok; }
+	check "five sessions at 300 W"   test "$(gpu_run 300000 --times 5)" = 0
+	check "one at 250 W"             test "$(gpu_run 250000)" = 0
+	sid=$("$B" sessions --json | jq 'max_by(.id).id')
+	"$B" compare "$sid" --json >"$work/gpu.json"
+	n=$(jq '.baseline | length' "$work/gpu.json")
+	check "run notes the power limit" grep -qF "note: the machine differs from the baseline's: gpu 0 power_limit_watts 250 here, 300 in $n of the $n baseline sessions that record it" "$work/out"
+	check "the decision records it" jqe --arg n "$n" '.conditions == ["gpu 0 power_limit_watts 250 here, 300 in \($n) of the \($n) baseline sessions that record it"]' "$work/gpu.json"
+	cd "$work/p" || exit 1
 fi
 check "check passes"                test "$(rc_of "$B" check)" = 0
 [ "$fails" = 0 ]

@@ -175,21 +175,27 @@ static void test_quota_v1(void **state)
 	json_decref(h);
 }
 
+/* A provenance document holding host (taken). */
+static json_t *prov(json_t *host)
+{
+	return json_pack("{s:o}", "host", host);
+}
+
 /* The note a decision makes: only where most of the baseline ran otherwise. */
 static void test_differ(void **state)
 {
-	json_t *mine = json_pack("{s:s, s:b, s:n, s:f}", "power_source", "battery", "cpu_boost", 0, "smt",
-				 "cpu_quota_cores", 1.5);
+	json_t *mine = prov(json_pack("{s:s, s:b, s:n, s:f}", "power_source", "battery", "cpu_boost", 0, "smt",
+				      "cpu_quota_cores", 1.5));
 	const json_t *base[8];
 	json_t *notes;
 
 	(void)state;
 	/* five on mains with boost on, one without the fields (stored before them) */
 	for (int i = 0; i < 5; i++)
-		base[i] = json_pack("{s:s, s:b, s:n, s:n}", "power_source", "ac", "cpu_boost", 1, "smt",
-				    "cpu_quota_cores");
-	base[5] = json_pack("{s:s}", "cpu_model", "x");
-	notes = bg_host_conditions_differ(mine, base, 6);
+		base[i] = prov(json_pack("{s:s, s:b, s:n, s:n}", "power_source", "ac", "cpu_boost", 1, "smt",
+					 "cpu_quota_cores"));
+	base[5] = prov(json_pack("{s:s}", "cpu_model", "x"));
+	notes = bg_conditions_differ(mine, base, 6);
 	assert_int_equal(json_array_size(notes), 3);
 	assert_string_equal(json_string_value(json_array_get(notes, 0)),
 			    "power_source battery here, ac in 5 of the 5 baseline sessions that record it");
@@ -198,30 +204,51 @@ static void test_differ(void **state)
 	assert_string_equal(json_string_value(json_array_get(notes, 2)),
 			    "cpu_quota_cores 1.5 here, not reported in 5 of the 5 baseline sessions that record it");
 	json_decref(notes);
-	/* one odd session of eight is not this session's difference; three of
-	 * six are not most; the commonest other value is named */
-	for (int i = 0; i < 5; i++)
+	/* one odd session of eight is not this session's difference; four of
+	 * eight are not most; the commonest other value is named */
+	for (int i = 0; i < 6; i++)
 		json_decref((json_t *)base[i]);
-	json_decref((json_t *)base[5]);
 	for (int i = 0; i < 8; i++)
-		base[i] = json_pack("{s:s, s:b}", "power_source", i == 0 ? "ac" : "battery", "cpu_boost", i < 4);
-	notes = bg_host_conditions_differ(mine, base, 8);
+		base[i] = prov(json_pack("{s:s, s:b}", "power_source", i == 0 ? "ac" : "battery", "cpu_boost", i < 4));
+	notes = bg_conditions_differ(mine, base, 8);
 	assert_int_equal(json_array_size(notes), 0); /* boost: 4 of 8 off, as here */
 	json_decref(notes);
 	json_decref((json_t *)base[3]);
-	base[3] = json_pack("{s:s, s:b}", "power_source", "ac", "cpu_boost", 1);
+	base[3] = prov(json_pack("{s:s, s:b}", "power_source", "ac", "cpu_boost", 1));
 	json_decref((json_t *)base[4]);
-	base[4] = json_pack("{s:s, s:b}", "power_source", "usb", "cpu_boost", 1);
-	notes = bg_host_conditions_differ(mine, base, 8);
+	base[4] = prov(json_pack("{s:s, s:b}", "power_source", "usb", "cpu_boost", 1));
+	notes = bg_conditions_differ(mine, base, 8);
 	assert_int_equal(json_array_size(notes), 1);
 	assert_string_equal(json_string_value(json_array_get(notes, 0)),
 			    "cpu_boost off here, on in 5 of the 8 baseline sessions that record it");
 	json_decref(notes);
 	/* a session without the fields (stored before them) is compared on none */
-	notes = bg_host_conditions_differ(base[5], base, 0);
+	notes = bg_conditions_differ(base[5], base, 0);
 	assert_int_equal(json_array_size(notes), 0);
 	json_decref(notes);
 	for (int i = 0; i < 8; i++)
+		json_decref((json_t *)base[i]);
+	json_decref(mine);
+}
+
+/* A GPU's settings, device by device: a lower power limit is noted. */
+static void test_differ_gpu(void **state)
+{
+	json_t *mine = json_pack("{s:{}, s:{s:[{s:f, s:b}, {s:f}]}}", "host", "gpu", "devices", "power_limit_watts",
+				 250.0, "persistence_mode", 1, "power_limit_watts", 300.0);
+	const json_t *base[3];
+	json_t *notes;
+
+	(void)state;
+	for (int i = 0; i < 3; i++)
+		base[i] = json_pack("{s:{}, s:{s:[{s:f, s:b}, {s:f}]}}", "host", "gpu", "devices", "power_limit_watts",
+				    300.0, "persistence_mode", 1, "power_limit_watts", 300.0);
+	notes = bg_conditions_differ(mine, base, 3);
+	assert_int_equal(json_array_size(notes), 1);
+	assert_string_equal(json_string_value(json_array_get(notes, 0)),
+			    "gpu 0 power_limit_watts 250 here, 300 in 3 of the 3 baseline sessions that record it");
+	json_decref(notes);
+	for (int i = 0; i < 3; i++)
 		json_decref((json_t *)base[i]);
 	json_decref(mine);
 }
@@ -234,6 +261,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_quota_v2, fresh, gone),
 		cmocka_unit_test_setup_teardown(test_quota_v1, fresh, gone),
 		cmocka_unit_test(test_differ),
+		cmocka_unit_test(test_differ_gpu),
 	};
 	return cmocka_run_group_tests_name("conditions", tests, NULL, NULL);
 }
