@@ -72,6 +72,18 @@ void bg_host_conditions(const char *root, json_t *host);
  * and base are provenance documents.
  */
 json_t *bg_conditions_differ(const json_t *prov, const json_t *const *base, size_t n);
+/*
+ * What else ran while a session's runs did (its "machine_load", measured
+ * by the engine: other processes' CPU and a hypervisor's steal, in cores),
+ * when enough to matter: at least BG_LOAD_NOTABLE_CORES of other processes,
+ * or BG_STEAL_NOTABLE_CORES of steal. Appends to notes "other processes
+ * kept 1.02 of the 2 cores busy during the runs", "a hypervisor took 0.15
+ * cores (steal) during the runs"; nothing for a session without the field
+ * or with runs too short to tell (null).
+ */
+#define BG_LOAD_NOTABLE_CORES 0.25
+#define BG_STEAL_NOTABLE_CORES 0.10
+void bg_load_notes(const json_t *session, json_t *notes);
 /* The "git" object of the document alone, for root and exclude as above
  * (a new object owned by the caller). */
 json_t *bg_provenance_git(const char *root, const char *const *exclude);

@@ -6,6 +6,7 @@
 #include "benchgate/format.h"
 #include "benchgate/fsutil.h"
 #include "benchgate/json.h"
+#include "benchgate/provenance.h"
 #include <time.h>
 #include <stdio.h>
 
@@ -185,6 +186,17 @@ void bg_mp_summary(struct bg_strbuf *out, const json_t *doc)
 		bg_strbuf_adds(out, " requested, got ");
 		bg_cli_add_shown(out, json_string_value(json_object_get(cache, "state")));
 		bg_strbuf_addch(out, '\n');
+	}
+	/* what else ran meanwhile, when it was enough to matter: a build, a
+	 * second benchmark, a noisy neighbour of a virtual machine */
+	{
+		const json_t *load = json_object_get(doc, "machine_load");
+		double other = json_number_value(json_object_get(load, "other_cpu_cores"));
+		double steal = json_number_value(json_object_get(load, "steal_cpu_cores"));
+
+		if (json_is_object(load) && (other >= BG_LOAD_NOTABLE_CORES || steal >= BG_STEAL_NOTABLE_CORES))
+			bg_strbuf_addf(out, "  %-12sother processes kept %.2f cores busy, the hypervisor took %.2f (over %.2f s of runs)\n",
+				       "machine", other, steal, json_number_value(json_object_get(load, "seconds")));
 	}
 	if (json_array_size(outl)) {
 		size_t i;

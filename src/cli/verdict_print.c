@@ -93,7 +93,7 @@ void bg_vp_conditions(struct bg_strbuf *out, const json_t *decision)
 	json_array_foreach(json_object_get(decision, "conditions"), i, x) {
 		if (!json_is_string(x)) /* a store changed outside benchgate */
 			continue;
-		bg_strbuf_adds(out, "  note: the machine differs from the baseline's: ");
+		bg_strbuf_adds(out, "  note: ");
 		bg_cli_add_shown(out, json_string_value(x));
 		bg_strbuf_addch(out, '\n');
 	}

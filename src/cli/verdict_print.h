@@ -34,7 +34,8 @@ void bg_vp_metric_value(struct bg_strbuf *out, const char *metric, const json_t 
 /* The curation as a person reads it: "accepted by ana at T: why" or the bare word. */
 void bg_vp_curation(struct bg_strbuf *out, const json_t *verdict);
 /* The decision document's "conditions" (where the machine differed from
- * the baseline's), one "  note: ..." line each; nothing when none. */
+ * the baseline's, and what else ran meanwhile), one "  note: ..." line
+ * each; nothing when none. */
 void bg_vp_conditions(struct bg_strbuf *out, const json_t *decision);
 /*
  * Why a pending session (a summary with "curation" and "git_dirty") waits

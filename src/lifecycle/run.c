@@ -949,6 +949,7 @@ static json_t *conditions_differ(struct bg_store *store, const json_t *session, 
 		bg_ctx_release(&c2);
 	}
 	notes = bg_conditions_differ(json_object_get(session, "provenance"), provs, n);
+	bg_load_notes(session, notes);
 	for (i = 0; i < n; i++)
 		json_decref(docs[i]);
 	free(docs);

@@ -332,3 +332,29 @@ json_t *bg_conditions_differ(const json_t *prov, const json_t *const *base, size
 			differ_one(prov, base, n, (long)g, *f, notes);
 	return notes;
 }
+
+void bg_load_notes(const json_t *session, json_t *notes)
+{
+	const json_t *load = json_object_get(session, "machine_load");
+	const json_t *cores = json_object_get(json_object_get(json_object_get(session, "provenance"), "host"),
+					      "logical_cores");
+	double other = json_number_value(json_object_get(load, "other_cpu_cores"));
+	double steal = json_number_value(json_object_get(load, "steal_cpu_cores"));
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+
+	if (!json_is_object(load))
+		return;
+	if (other >= BG_LOAD_NOTABLE_CORES) {
+		bg_strbuf_addf(&sb, "other processes kept %.2f ", other);
+		if (json_is_integer(cores))
+			bg_strbuf_addf(&sb, "of the %lld ", (long long)json_integer_value(cores));
+		bg_strbuf_adds(&sb, "cores busy during the runs");
+		json_array_append_new(notes, json_string(sb.buf));
+		bg_strbuf_reset(&sb);
+	}
+	if (steal >= BG_STEAL_NOTABLE_CORES) {
+		bg_strbuf_addf(&sb, "a hypervisor took %.2f cores (steal) during the runs", steal);
+		json_array_append_new(notes, json_string(sb.buf));
+	}
+	bg_strbuf_release(&sb);
+}

@@ -295,6 +295,13 @@ int bg_cache_resident(const char *path, double *resident_fraction, struct bg_ctx
 size_t bg_cache_mappers(const char *path, struct bg_strbuf *out);
 
 /* ---- sysinfo.c ---- */
+/* The machine's CPU time so far over all CPUs, from /proc/stat, in seconds:
+ * busy (user, nice, system, irq, softirq) and steal (taken by a
+ * hypervisor). False when /proc/stat cannot be read. */
+bool bg_sys_cpu_times(double *busy, double *steal);
+/* The CPU time of this process (all its threads) and of its children it
+ * has waited for, in seconds. */
+double bg_sys_own_cpu(void);
 /* Swap in use in bytes; false when /proc/meminfo lacks it. */
 bool bg_sys_swap_used(uint64_t *bytes);
 /* An fd on /proc/pressure/memory, or -1 when the kernel lacks PSI; close() it. */

@@ -57,6 +57,10 @@ struct session {
 	bool any_parity_checked, all_parity_pass;
 	bool deterministic_ok;
 	double timed_wall_s; /* sum of timed wall times */
+	/* what else the machine ran while the runs did (run_phases): other
+	 * processes' CPU and a hypervisor's steal, in cores, over load_s
+	 * seconds; load_s 0 when it could not be told */
+	double load_s, other_cores, steal_cores;
 	double all_wall_s;
 	const char *last_phase; /* of the last progress report */
 	int64_t last_progress_ns;
@@ -801,14 +805,12 @@ static bool interrupted(struct session *s)
 	return s->interrupted;
 }
 
-static void run_phases(struct session *s, struct bg_ctx *ctx, int *rc)
+/* The runs of run_phases: smoke, warmups, timed runs. */
+static void run_all(struct session *s, struct bg_ctx *ctx, int *rc)
 {
 	const struct bg_measure_opts *o = s->o;
 	long planned;
 
-	*rc = BG_OK;
-	if (interrupted(s))
-		return;
 	progress(s, "smoke", 1, 1, 1 + o->warmups + (o->adaptive ? o->min_runs : o->runs));
 	*rc = do_run(s, "smoke", 1, ctx);
 	for (long i = 0; *rc == BG_OK && !s->block && !interrupted(s) && i < o->warmups; i++) {
@@ -840,6 +842,34 @@ static void run_phases(struct session *s, struct bg_ctx *ctx, int *rc)
 	}
 	progress(s, "done", 0, 0, 0);
 }
+
+/* Below this many seconds of runs, the kernel's CPU accounting (in 1/100 s
+ * ticks) cannot tell what else ran. */
+#define LOAD_MIN_SECONDS 0.5
+
+static void run_phases(struct session *s, struct bg_ctx *ctx, int *rc)
+{
+	double t0 = (double)bg_sys_monotonic_ns() / 1e9, busy0, steal0, own0 = bg_sys_own_cpu();
+	bool load = bg_sys_cpu_times(&busy0, &steal0);
+
+	*rc = BG_OK;
+	if (interrupted(s))
+		return;
+	run_all(s, ctx, rc);
+	if (load) {
+		double t1 = (double)bg_sys_monotonic_ns() / 1e9, busy1, steal1, own1 = bg_sys_own_cpu();
+
+		/* the machine's busy time less this process's and its runs' */
+		if (bg_sys_cpu_times(&busy1, &steal1) && t1 - t0 >= LOAD_MIN_SECONDS) {
+			double other = (busy1 - busy0) - (own1 - own0);
+
+			s->load_s = t1 - t0;
+			s->other_cores = other > 0 ? other / s->load_s : 0;
+			s->steal_cores = steal1 > steal0 ? (steal1 - steal0) / s->load_s : 0;
+		}
+	}
+}
+
 
 int bg_measure_session(const struct bg_measure_opts *o, json_t **out, struct bg_ctx *ctx)
 {
@@ -984,6 +1014,11 @@ int bg_measure_session(const struct bg_measure_opts *o, json_t **out, struct bg_
 	json_object_set_new(doc, "options", options_json(o));
 	json_object_set_new(doc, "memory_source", json_string("sampled"));
 	json_object_set_new(doc, "memory_source_note", bg_json_text(s.cg.note));
+	/* what else ran meanwhile: null for runs too short to tell */
+	json_object_set_new(doc, "machine_load",
+			    s.load_s > 0 ? json_pack("{s:f, s:f, s:f}", "seconds", s.load_s, "other_cpu_cores",
+						     s.other_cores, "steal_cpu_cores", s.steal_cores)
+					 : json_null());
 	counts = json_object();
 	json_object_set_new(counts, "smoke", json_integer(nsmoke));
 	json_object_set_new(counts, "warmup", json_integer(nwarm));

@@ -4,6 +4,7 @@
 #include "measure/internal.h"
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <sys/sysinfo.h>
 #include <unistd.h>
@@ -70,4 +71,40 @@ int64_t bg_sys_monotonic_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+bool bg_sys_cpu_times(double *busy, double *steal)
+{
+	unsigned long long user, nice, system, idle, iowait, irq, softirq, st = 0;
+	long hz = sysconf(_SC_CLK_TCK);
+	char buf[512];
+	FILE *f = fopen("/proc/stat", "re");
+	int n = 0;
+
+	if (!f)
+		return false;
+	if (fgets(buf, sizeof(buf), f))
+		n = sscanf(buf, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &user, &nice, &system, &idle, &iowait,
+			   &irq, &softirq, &st);
+	fclose(f);
+	if (n < 7 || hz <= 0)
+		return false;
+	/* guest time is counted in user already */
+	*busy = (double)(user + nice + system + irq + softirq) / (double)hz;
+	*steal = (double)st / (double)hz;
+	return true;
+}
+
+double bg_sys_own_cpu(void)
+{
+	struct rusage self, kids;
+	double t = 0;
+
+	if (getrusage(RUSAGE_SELF, &self) == 0)
+		t += (double)self.ru_utime.tv_sec + (double)self.ru_utime.tv_usec / 1e6 +
+		     (double)self.ru_stime.tv_sec + (double)self.ru_stime.tv_usec / 1e6;
+	if (getrusage(RUSAGE_CHILDREN, &kids) == 0)
+		t += (double)kids.ru_utime.tv_sec + (double)kids.ru_utime.tv_usec / 1e6 +
+		     (double)kids.ru_stime.tv_sec + (double)kids.ru_stime.tv_usec / 1e6;
+	return t;
 }

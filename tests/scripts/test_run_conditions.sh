@@ -8,7 +8,8 @@
 # The cgroup is made under the cpu hierarchy and removed at the end; without
 # root or a cpu hierarchy this test only checks the fields are recorded.
 # A GPU's lowered power limit is noted the same way (the stand-in NVML
-# library, tests/nvml/fake_nvml.c).
+# library, tests/nvml/fake_nvml.c), and so is a busy loop beside the runs
+# (the session's machine_load).
 # Needs git and jq.
 set -u
 . "$(cd "$(dirname "$0")" && pwd)/checks.sh"
@@ -65,7 +66,7 @@ if [ -n "$cg" ]; then
 	# the baseline: five or six sessions (the sixth joins unless it was an investigate)
 	"$B" compare "$sid" --json >"$work/compare.json"
 	n=$(jq '.baseline | length' "$work/compare.json")
-	note="note: the machine differs from the baseline's: cpu_quota_cores 1.5 here, not reported in $n of the $n baseline sessions that record it"
+	note="note: cpu_quota_cores 1.5 here, not reported in $n of the $n baseline sessions that record it"
 	cp "$work/out" "$work/run.out"
 	check "run notes it"           grep -qF "$note" "$work/run.out"
 	"$B" compare "$sid" >"$work/compare.out"
@@ -91,9 +92,29 @@ if [ -f "$nvml/libnvidia-ml.so.1" ]; then
 	sid=$("$B" sessions --json | jq 'max_by(.id).id')
 	"$B" compare "$sid" --json >"$work/gpu.json"
 	n=$(jq '.baseline | length' "$work/gpu.json")
-	check "run notes the power limit" grep -qF "note: the machine differs from the baseline's: gpu 0 power_limit_watts 250 here, 300 in $n of the $n baseline sessions that record it" "$work/out"
+	check "run notes the power limit" grep -qF "note: gpu 0 power_limit_watts 250 here, 300 in $n of the $n baseline sessions that record it" "$work/out"
 	check "the decision records it" jqe --arg n "$n" '.conditions == ["gpu 0 power_limit_watts 250 here, 300 in \($n) of the \($n) baseline sessions that record it"]' "$work/gpu.json"
 	cd "$work/p" || exit 1
 fi
+# what else ran: a busy loop beside the runs is another process's CPU,
+# measured and noted (never asserted absent: the machine is shared)
+sed -i 's/"sleep_seconds": 4.321/"sleep_seconds": 0.3/' benchmarks/benchmark_registry.json
+"$B" render >/dev/null && git -c user.email=t@t -c user.name=t commit -qam "a short sleep" || exit 1
+hog=""
+trap '[ -z "$hog" ] || kill "$hog" 2>/dev/null; [ -z "$cg" ] || rmdir "$cg" 2>/dev/null; rm -rf "$work"' EXIT
+timeout 60 sh -c 'while :; do :; done' &
+hog=$!
+check "a session beside a busy loop" test "$(rc_of "$B" run -q --no-repeat -w 0 -r 2 --json life.slow)" = 0
+check "its machine load: about a core of another's" \
+	jqe '.session.machine_load | .seconds >= 0.5 and .other_cpu_cores >= 0.5 and .steal_cpu_cores >= 0' "$work/out"
+check "the decision notes it" \
+	jqe '.decision.conditions | any(test("^other processes kept [0-9.]+ of the [0-9]+ cores busy during the runs$"))' "$work/out"
+check "measure beside it: the summary's machine line" \
+	test "$(rc_of "$B" measure -w 0 -r 2 -- sleep 0.3)" = 0
+check "... says what else ran" grep -qE "^  machine     other processes kept [0-9.]+ cores busy, the hypervisor took [0-9.]+ \(over [0-9.]+ s of runs\)$" "$work/out"
+kill "$hog" && wait "$hog" 2>/dev/null
+hog=""
+check "a run too short to tell: null" test "$(rc_of "$B" measure -q -w 0 -r 1 --json -- true)" = 0
+check "... null"                   jqe '.machine_load == null' "$work/out"
 check "check passes"                test "$(rc_of "$B" check)" = 0
 [ "$fails" = 0 ]

@@ -2,7 +2,8 @@
  * test_conditions.c - bg_host_conditions on machines laid out in a scratch
  * folder: a laptop on battery and on mains, an Intel and an AMD boost
  * switch, a container's CPU quota under cgroup v2 and v1, and a machine
- * that reports nothing.
+ * that reports nothing; the notes a decision makes of them and of what
+ * else ran.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -253,6 +254,35 @@ static void test_differ_gpu(void **state)
 	json_decref(mine);
 }
 
+/* What else ran: noted from 0.25 cores of other processes, 0.10 of steal. */
+static void test_load_notes(void **state)
+{
+	json_t *notes = json_array(), *quiet, *busy, *none, *older;
+
+	(void)state;
+	quiet = json_pack("{s:{s:f, s:f, s:f}, s:{s:{s:i}}}", "machine_load", "seconds", 2.0, "other_cpu_cores",
+			  0.24, "steal_cpu_cores", 0.09, "provenance", "host", "logical_cores", 2);
+	busy = json_pack("{s:{s:f, s:f, s:f}, s:{s:{s:i}}}", "machine_load", "seconds", 2.0, "other_cpu_cores",
+			 1.02, "steal_cpu_cores", 0.15, "provenance", "host", "logical_cores", 2);
+	none = json_pack("{s:n}", "machine_load");
+	older = json_object(); /* stored before the field */
+	bg_load_notes(quiet, notes);
+	bg_load_notes(none, notes);
+	bg_load_notes(older, notes);
+	assert_int_equal(json_array_size(notes), 0);
+	bg_load_notes(busy, notes);
+	assert_int_equal(json_array_size(notes), 2);
+	assert_string_equal(json_string_value(json_array_get(notes, 0)),
+			    "other processes kept 1.02 of the 2 cores busy during the runs");
+	assert_string_equal(json_string_value(json_array_get(notes, 1)),
+			    "a hypervisor took 0.15 cores (steal) during the runs");
+	json_decref(notes);
+	json_decref(quiet);
+	json_decref(busy);
+	json_decref(none);
+	json_decref(older);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -262,6 +292,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_quota_v1, fresh, gone),
 		cmocka_unit_test(test_differ),
 		cmocka_unit_test(test_differ_gpu),
+		cmocka_unit_test(test_load_notes),
 	};
 	return cmocka_run_group_tests_name("conditions", tests, NULL, NULL);
 }
