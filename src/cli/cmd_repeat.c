@@ -3,8 +3,8 @@
  * same gate, tier and question (what an investigate decision asks for) and
  * keeps all three. It executes this same program (/proc/self/exe) once as
  * `benchgate -C ROOT [--config FILE] run GATE --tier TIER --times 2
- * --question Q [-w N] [-r N] [--timeout S]` (the warmups, repetitions and
- * timeout the session ran with), so the two sessions take the device lease
+ * --question Q [-w N] [-r N] [--timeout S] [--wait S]` (the warmups,
+ * repetitions and timeout the session ran with; --wait as given), so the two sessions take the device lease
  * once and hold it from the first to the second, write their experiments
  * and store their sessions and decisions exactly as a run started by hand;
  * its output passes through. Then it lists the three sessions with their
@@ -17,22 +17,30 @@
 #include "cli/verdict_print.h"
 #include "benchgate/format.h"
 #include "benchgate/lifecycle.h"
+#include "benchgate/measure.h"
 
 #include <errno.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 extern char **environ;
 
+/* --wait S: passed on to the run, as given once it is a valid number */
 static const char *on_opt(int id, const char *v, void *data)
 {
+	char *end;
+	double s;
+
 	(void)id;
-	(void)v;
-	(void)data;
+	s = strtod(v, &end);
+	if (!*v || *end || !(s > 0 && s <= BG_TIMEOUT_MAX_SECONDS))
+		return "--wait needs a positive number of seconds, at most " BG_TIMEOUT_MAX_TEXT;
+	*(const char **)data = v;
 	return NULL;
 }
 
@@ -88,7 +96,8 @@ static int run_child(char **argv)
 
 static int run_repeat(struct bg_cli *cli, const struct bg_cmd *self)
 {
-	static const struct bg_opt opts[] = {{0}};
+	static const struct bg_opt opts[] = {{"wait", 0, BG_OPT_VALUE, 1, false}, {0}};
+	const char *wait = NULL;
 	struct bg_config cfg;
 	struct bg_store *store = NULL;
 	/* g, t: the gate and tier as a terminal shows them (cli.h) */
@@ -102,7 +111,7 @@ static int run_repeat(struct bg_cli *cli, const struct bg_cmd *self)
 	bool caught = false;
 	int rc, worst = 0;
 
-	if ((rc = bg_vp_parse_session(cli, self, opts, on_opt, NULL, &id)))
+	if ((rc = bg_vp_parse_session(cli, self, opts, on_opt, &wait, &id)))
 		return rc;
 	if ((rc = bg_vp_open(cli, &cfg, BG_STORE_READ, &store)))
 		return rc;
@@ -183,6 +192,10 @@ static int run_repeat(struct bg_cli *cli, const struct bg_cmd *self)
 			argv[n++] = (char *)"--timeout";
 			argv[n++] = timeout;
 		}
+		if (wait) {
+			argv[n++] = (char *)"--wait";
+			argv[n++] = (char *)wait;
+		}
 		argv[n] = NULL;
 		/* the gate's newest session now: the two after it are the repeats */
 		if ((rc = bg_store_open(cfg.store, cfg.root, BG_STORE_READ, &store, &ctx)) || !store ||
@@ -254,7 +267,8 @@ out:
 const struct bg_cmd bg_cmd_repeat = {
 	"repeat",
 	"run a gate session's gate twice more (same tier and question) and keep all three",
-	"benchgate repeat SESSION",
-	NULL,
+	"benchgate repeat SESSION [--wait S]",
+	"  --wait S           while the device or the machine is leased, wait up to S\n"
+	"                     seconds for it (run --wait) instead of refusing\n",
 	run_repeat,
 };

@@ -7,7 +7,8 @@
 # write is named with the remedy; a session whose machine lock file was
 # removed meanwhile is blocked; `measure` holds the machine shared: diagnostic
 # sessions measure beside each other, a run waits for them, and one that
-# starts beside a run says so; `run --wait S` waits for the machine. The lock is this test's own
+# starts beside a run says so; `run --wait S` (and `repeat --wait S`) waits
+# for the machine. The lock is this test's own
 # (BENCHGATE_MACHINE_LOCK), never the machine's /run/lock one.
 # Needs git and jq; the other-user checks need root and setpriv.
 set -u
@@ -115,6 +116,23 @@ holder=
 wait "$waiter"
 check "--wait 60: runs once p's run is done (exit 0)" test $? = 0
 check "... its session recorded" grep -q "^key: .* manifest: experiments/" "$work/w.out"
+
+# repeat --wait passes the wait on to its run: it waits for p's run too
+sid=$("$B" sessions --json | jq '[.[] | select(.gate_id == "life.ok")] | max_by(.id).id')
+cd "$work/p" || exit 1
+(exec "$B" run -q life.slow >/dev/null 2>&1) &
+holder=$!
+check "p measures a third time"    wait_for napping
+cd "$work/q" || exit 1
+check "repeat without --wait: refused (exit 3)" test "$(rc_of "$B" repeat "$sid")" = 3
+"$B" repeat "$sid" --wait 60 >"$work/w.out" 2>"$work/w.err" &
+waiter=$!
+check "repeat --wait 60: says it waits" wait_for grep -qF "benchgate: waiting up to 60 s (--wait): this machine is leased by" "$work/w.err"
+wait "$holder"
+holder=
+wait "$waiter"
+check "repeat --wait 60: runs once p's run is done" test $? -le 1
+check "... two more sessions" test "$("$B" sessions --json | jq "[.[] | select(.gate_id == \"life.ok\" and .id > $sid)] | length")" = 2
 
 # a diagnostic session holds the machine shared: another measures beside
 # it, a run waits (refused, nothing written), and runs once it is done
