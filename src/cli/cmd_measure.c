@@ -12,6 +12,7 @@
 #include "benchgate/fsutil.h"
 #include "benchgate/json.h"
 #include "benchgate/measure.h"
+#include "benchgate/provenance.h"
 #include "benchgate/store.h"
 
 #include <ctype.h>
@@ -386,6 +387,33 @@ static int share_machine(void)
 	return fd;
 }
 
+/*
+ * A source git cannot describe (a filter of .gitattributes whose program is
+ * missing, as git-lfs's): a diagnostic session is still stored, but its
+ * provenance lacks the dirty flag or the diff's hash. Said on stderr with
+ * git's words, as run's preflight refuses such a source; nothing outside a
+ * repository, where there is nothing to hash.
+ */
+static void warn_git_state(const json_t *doc, const struct bg_config *cfg)
+{
+	const json_t *git = json_object_get(json_object_get(doc, "provenance"), "git");
+	const json_t *dirty = json_object_get(git, "dirty");
+	struct bg_strbuf why = BG_STRBUF_INIT, msg = BG_STRBUF_INIT;
+
+	if (!json_is_string(json_object_get(git, "revision")) ||
+	    (json_is_boolean(dirty) && (json_is_false(dirty) || json_is_string(json_object_get(git, "diff_sha256")))))
+		return;
+	bg_provenance_git_state_why(cfg->root, NULL, &why);
+	bg_strbuf_addf(&msg, "benchgate: this session's provenance lacks %s (",
+		       json_is_boolean(dirty) ? "the SHA-256 of the uncommitted changes"
+					      : "whether the source has uncommitted changes");
+	bg_cli_add_shown(&msg, why.len ? why.buf : "git failed, and now succeeds");
+	bg_strbuf_adds(&msg, "); make 'git status' and 'git diff HEAD' work in the project (install the program a filter names), as 'benchgate run' requires\n");
+	bg_cli_write(&msg, true);
+	bg_strbuf_release(&why);
+	bg_strbuf_release(&msg);
+}
+
 static int run_measure(struct bg_cli *cli, const struct bg_cmd *self)
 {
 	struct measure_args a;
@@ -512,6 +540,7 @@ static int run_measure(struct bg_cli *cli, const struct bg_cmd *self)
 			rc = BG_EIO;
 		bg_strbuf_release(&sb);
 	}
+	warn_git_state(doc, &cfg);
 stored:
 	if (stored_rc) {
 		struct bg_strbuf msg = BG_STRBUF_INIT;

@@ -112,9 +112,22 @@ echo x >lib/untracked.txt
 "$B" measure -q -r 1 --json -- true >sub3.json
 check "submodule: a file it does not track leaves it clean" jqe '.provenance.git.dirty == false' sub3.json
 
-# outside any repository: nulls, not guesses
+# outside any repository: nulls, not guesses, and nothing to warn of
 cd "$work" && mkdir plain && cd plain || exit 1
-"$B" measure -q -r 1 --json -- true >plain.json
-check "no repository: nulls" jqe '.provenance.git == {"revision": null, "dirty": null, "diff_sha256": null, "excluded": []}' plain.json
+check "no repository: measured" test "$(rc_of "$B" measure -q -r 1 --json -- true)" = 0
+check "no repository: nulls" jqe '.provenance.git == {"revision": null, "dirty": null, "diff_sha256": null, "excluded": []}' "$work/out"
+check "no repository: no warning" test ! -s "$work/err"
+
+# a source git cannot read (a filter whose program is missing, as git-lfs
+# without git-lfs): measured and stored, but said, since its provenance
+# lacks the dirty flag or the diff's hash
+cd "$work" && mkdir filtered && cd filtered || exit 1
+git init -q . && printf 'one\n' >blob.bin && git add blob.bin && git -c user.email=t@t -c user.name=t commit -qm init || exit 1
+git config filter.broken.clean false && git config filter.broken.required true
+echo 'blob.bin filter=broken' >.git/info/attributes
+printf 'two\n' >blob.bin
+check "a status git cannot make: measured (exit 0)" test "$(rc_of "$B" measure -q -r 1 --json -- true)" = 0
+check "... the flag null"          jqe '.provenance.git.dirty == null' "$work/out"
+check "... said, in git's words" grep -qxF "benchgate: this session's provenance lacks whether the source has uncommitted changes (git status: fatal: blob.bin: clean filter 'broken' failed); make 'git status' and 'git diff HEAD' work in the project (install the program a filter names), as 'benchgate run' requires" "$work/err"
 
 [ "$fails" = 0 ] || { echo "$fails failed"; exit 1; }
