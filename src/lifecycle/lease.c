@@ -136,8 +136,7 @@ static int lease_paths(const struct bg_config *cfg, const char *slug, struct bg_
 	return rc;
 }
 
-/* What a file that is not a regular one is, for a message. */
-static const char *kind_of(mode_t mode)
+const char *bg_file_kind(mode_t mode)
 {
 	return S_ISDIR(mode)   ? "a directory"
 	       : S_ISLNK(mode)  ? "a link"
@@ -150,7 +149,7 @@ static const char *kind_of(mode_t mode)
 static int not_regular(const char *rel, mode_t mode, struct bg_ctx *ctx)
 {
 	return bg_error(ctx, BG_EIO, "%s: is %s, not a regular file; remove it (benchgate keeps a device's lease there)",
-			rel, kind_of(mode));
+			rel, bg_file_kind(mode));
 }
 
 /*
@@ -210,14 +209,21 @@ bool bg_same_file(int fd, const char *path)
 	return fstat(fd, &a) == 0 && lstat(path, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
-/* The lease lock (see the contract above and lock_internal.h). */
-int bg_ofd_lock_take(int fd)
+/* A lock of type on the whole file, without waiting: 1 taken, 0 a
+ * conflicting lock is held by another open file, -1 failed (errno). */
+static int ofd_lock(int fd, short type)
 {
-	struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
+	struct flock fl = {.l_type = type, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
 
 	if (fcntl(fd, F_OFD_SETLK, &fl) == 0)
 		return 1;
 	return errno == EAGAIN || errno == EACCES ? 0 : -1;
+}
+
+/* The lease lock (see the contract above and lock_internal.h). */
+int bg_ofd_lock_take(int fd)
+{
+	return ofd_lock(fd, F_WRLCK);
 }
 
 void bg_ofd_lock_drop(int fd)
@@ -229,11 +235,7 @@ void bg_ofd_lock_drop(int fd)
 
 int bg_ofd_lock_share(int fd)
 {
-	struct flock fl = {.l_type = F_RDLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
-
-	if (fcntl(fd, F_OFD_SETLK, &fl) == 0)
-		return 1;
-	return errno == EAGAIN || errno == EACCES ? 0 : -1;
+	return ofd_lock(fd, F_RDLCK);
 }
 
 /* F_OFD_GETLK only reports a lock that would conflict; it takes none. */

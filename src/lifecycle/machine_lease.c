@@ -69,15 +69,9 @@ static void file_owner(const char *path, struct bg_strbuf *out)
 /* BG_EIO: PATH is not a regular file. */
 static int not_regular(const char *path, mode_t mode, struct bg_ctx *ctx)
 {
-	const char *kind = S_ISDIR(mode)   ? "a directory"
-			   : S_ISLNK(mode)  ? "a link"
-			   : S_ISFIFO(mode) ? "a FIFO"
-			   : S_ISSOCK(mode) ? "a socket"
-			   : S_ISCHR(mode) || S_ISBLK(mode) ? "a device" : "not a regular file";
-
 	return bg_error(ctx, BG_EIO,
 			"%s: is %s, not a regular file; remove it (benchgate keeps the machine lease there)", path,
-			kind);
+			bg_file_kind(mode));
 }
 
 /*
