@@ -335,6 +335,14 @@ out:
 	return ok;
 }
 
+bool bg_cli_parse_seconds(const char *s, double *out)
+{
+	char *end;
+
+	*out = strtod(s, &end);
+	return *s && !*end && *out > 0 && *out <= BG_TIMEOUT_MAX_SECONDS;
+}
+
 bool bg_cli_parse_int(const char *s, long long *out)
 {
 	return parse_int(s, false, out);

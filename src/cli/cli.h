@@ -174,6 +174,9 @@ size_t bg_cli_control_at(const char *s);
  * well formed, else 1. Walks text one character at a time with the above. */
 size_t bg_cli_char_at(const char *s);
 
+/* A number of seconds for --timeout or --wait: the whole of s, above 0 and
+ * at most BG_TIMEOUT_MAX_SECONDS (measure.h); false otherwise, *out set anyway. */
+bool bg_cli_parse_seconds(const char *s, double *out);
 /* Parses a Python-style integer (argparse type=int); false beyond 64 bits. */
 bool bg_cli_parse_int(const char *s, long long *out);
 /* The same, but a value beyond 64 bits, which Python takes as it is, is

@@ -23,7 +23,6 @@
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -33,12 +32,10 @@ extern char **environ;
 /* --wait S: passed on to the run, as given once it is a valid number */
 static const char *on_opt(int id, const char *v, void *data)
 {
-	char *end;
 	double s;
 
 	(void)id;
-	s = strtod(v, &end);
-	if (!*v || *end || !(s > 0 && s <= BG_TIMEOUT_MAX_SECONDS))
+	if (!bg_cli_parse_seconds(v, &s))
 		return "--wait needs a positive number of seconds, at most " BG_TIMEOUT_MAX_TEXT;
 	*(const char **)data = v;
 	return NULL;

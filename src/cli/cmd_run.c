@@ -46,7 +46,6 @@ static volatile sig_atomic_t interrupted;
 static const char *on_opt(int id, const char *value, void *data)
 {
 	struct run_args *a = data;
-	char *end;
 
 	switch (id) {
 	case O_TIER:
@@ -89,8 +88,7 @@ static const char *on_opt(int id, const char *value, void *data)
 			       ? NULL
 			       : "--runs needs a count from 1 to " BG_COUNT_MAX_TEXT;
 	case O_TIMEOUT:
-		a->timeout = strtod(value, &end);
-		return *value && !*end && a->timeout > 0 && a->timeout <= BG_TIMEOUT_MAX_SECONDS
+		return bg_cli_parse_seconds(value, &a->timeout)
 			       ? NULL
 			       : "--timeout needs a positive number of seconds, at most " BG_TIMEOUT_MAX_TEXT;
 	case O_QUIET:
@@ -107,8 +105,7 @@ static const char *on_opt(int id, const char *value, void *data)
 			       ? NULL
 			       : "--times needs a count from 1 to 1000";
 	case O_WAIT:
-		a->wait = strtod(value, &end);
-		return *value && !*end && a->wait > 0 && a->wait <= BG_TIMEOUT_MAX_SECONDS
+		return bg_cli_parse_seconds(value, &a->wait)
 			       ? NULL
 			       : "--wait needs a positive number of seconds, at most " BG_TIMEOUT_MAX_TEXT;
 	}
