@@ -78,25 +78,32 @@ static void test_lease_exclusive(void **state)
 	bg_ctx_release(&ctx);
 }
 
+/* A process of the project c that takes the lease of slug for id and
+ * dies without releasing it. */
+static void die_holding(const struct bg_config *c, const char *slug, const char *id)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid == 0) {
+		struct bg_lease l;
+		struct bg_ctx ctx;
+		bg_ctx_init(&ctx);
+		_exit(bg_lease_acquire(c, slug, id, &l, &ctx) == BG_OK ? 0 : 1);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 static void test_lease_dead_owner_replaced(void **state)
 {
 	struct bg_lease a;
 	struct bg_ctx ctx;
 	json_t *st;
-	pid_t pid;
-	int status;
 
 	(void)state;
 	bg_ctx_init(&ctx);
-	pid = fork();
-	if (pid == 0) { /* takes the lease and dies without releasing it */
-		struct bg_lease l;
-		struct bg_ctx c;
-		bg_ctx_init(&c);
-		_exit(bg_lease_acquire(&cfg, "box-2", "20261130-dead", &l, &c) == BG_OK ? 0 : 1);
-	}
-	waitpid(pid, &status, 0);
-	assert_int_equal(WEXITSTATUS(status), 0);
+	die_holding(&cfg, "box-2", "20261130-dead");
 	assert_int_equal(bg_lease_status(&cfg, &st, &ctx), BG_OK);
 	assert_string_equal(json_string_value(json_object_get(json_array_get(st, 1), "state")), "stale");
 	json_decref(st);
@@ -194,21 +201,11 @@ static void test_machine_lease_dead_and_removed(void **state)
 	struct bg_ctx ctx;
 	char dir[128];
 	json_t *st;
-	pid_t pid;
-	int status;
 
 	(void)state;
 	other_project(&other, dir, sizeof(dir));
 	bg_ctx_init(&ctx);
-	pid = fork();
-	if (pid == 0) {
-		struct bg_lease l;
-		struct bg_ctx c;
-		bg_ctx_init(&c);
-		_exit(bg_lease_acquire(&other, "box-d", "20261202-dead", &l, &c) == BG_OK ? 0 : 1);
-	}
-	waitpid(pid, &status, 0);
-	assert_int_equal(WEXITSTATUS(status), 0);
+	die_holding(&other, "box-d", "20261202-dead");
 	assert_string_equal(machine_state(&st), "free");
 	assert_true(json_is_null(json_object_get(st, "owner")));
 	json_decref(st);
