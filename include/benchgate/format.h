@@ -74,6 +74,9 @@ void bg_format_signal(struct bg_strbuf *out, int sig);
  * a label. What a merge leaves in a file two branches changed.
  */
 bool bg_format_conflict_marker(const char *line, size_t n);
+/* Whether the 1-based line of text[0..len) is such a marker (false past
+ * the end): a JSON error there says so. */
+bool bg_format_conflict_line(const char *text, size_t len, long line);
 
 #ifdef __cplusplus
 }

@@ -148,3 +148,16 @@ bool bg_format_conflict_marker(const char *l, size_t n)
 		memcmp(l, ">>>>>>>", 7) == 0) &&
 	       (n == 7 || (l[7] == ' ' && l[0] != '='));
 }
+
+bool bg_format_conflict_line(const char *text, size_t len, long line)
+{
+	const char *b = text, *end = text + len, *e;
+
+	for (long k = 1; k < line; k++) {
+		if (!(e = memchr(b, '\n', (size_t)(end - b))))
+			return false;
+		b = e + 1;
+	}
+	e = memchr(b, '\n', (size_t)(end - b));
+	return bg_format_conflict_marker(b, e ? (size_t)(e - b) : (size_t)(end - b));
+}

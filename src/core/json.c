@@ -25,13 +25,9 @@ int bg_json_load_buffer(const char *data, size_t len, const char *display,
 	if (!v) {
 		int line = err.line > 0 ? err.line : 1;
 		int col = err.column > 0 ? err.column : 1;
-		const char *b = data, *end = data + len, *e;
 
 		/* the line of the error: a merge's conflict marker, say so */
-		for (int k = 1; k < line && b < end && (e = memchr(b, '\n', (size_t)(end - b))); k++)
-			b = e + 1;
-		e = memchr(b, '\n', (size_t)(end - b));
-		if (bg_format_conflict_marker(b, e ? (size_t)(e - b) : (size_t)(end - b)))
+		if (bg_format_conflict_line(data, len, line))
 			return bg_error(ctx, BG_ECHECK,
 					"%s:%d:%d: invalid JSON: %s; the line is a merge conflict marker: resolve the conflict, then run again",
 					display, line, col, err.text);

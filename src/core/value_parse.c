@@ -219,19 +219,12 @@ static void perr_record(struct parser *ps, const char *at, const char *near_from
 		token_text(at, ps->end, tok, sizeof(tok), &last);
 	}
 	text_pos(ps, last, &line, &col);
-	{
-		/* the line of the error: a merge's conflict marker, say so */
-		const char *b = last < ps->end ? last : ps->end, *e;
-
-		while (b > ps->start && b[-1] != '\n')
-			b--;
-		e = memchr(b, '\n', (size_t)(ps->end - b));
-		if (bg_format_conflict_marker(b, e ? (size_t)(e - b) : (size_t)(ps->end - b))) {
-			bg_error(ps->ctx, BG_ECHECK,
-				 "%s:%ld:%ld: invalid JSON: %s near %s; the line is a merge conflict marker: resolve the conflict, then run again",
-				 ps->display, line, col, what, tok);
-			return;
-		}
+	/* the line of the error: a merge's conflict marker, say so */
+	if (bg_format_conflict_line(ps->start, (size_t)(ps->end - ps->start), line)) {
+		bg_error(ps->ctx, BG_ECHECK,
+			 "%s:%ld:%ld: invalid JSON: %s near %s; the line is a merge conflict marker: resolve the conflict, then run again",
+			 ps->display, line, col, what, tok);
+		return;
 	}
 	bg_error(ps->ctx, BG_ECHECK, "%s:%ld:%ld: invalid JSON: %s near %s", ps->display, line, col, what, tok);
 }
