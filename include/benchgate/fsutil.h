@@ -144,6 +144,9 @@ const char *bg_open_files_advice(int e);
  */
 int bg_tree_files(const char *path, const char *display, char ***rel, size_t *n, struct bg_ctx *ctx);
 void bg_tree_files_free(char **rel, size_t n);
+/* Whether path is relative, not empty, and has no ".." component: it
+ * names a place inside the folder it is taken from. */
+bool bg_path_stays_below(const char *path);
 /* Joins dir and rel into out (rel returned as is when absolute). */
 void bg_path_join(struct bg_strbuf *out, const char *dir, const char *rel);
 /*

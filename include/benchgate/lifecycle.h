@@ -31,6 +31,21 @@ extern "C" {
 
 /* The folder that holds the store and leases (absolute), into out. */
 void bg_lifecycle_state_dir(const struct bg_config *cfg, struct bg_strbuf *out);
+/*
+ * benchgate's own state, which the git checks of a session leave out
+ * (provenance.h: git_exclude): at most max new strings (the caller frees
+ * them) into out; returns how many. Always BG_GIT_EXCLUDE_STATE_FOLDERS,
+ * every folder named .benchgate in the repository (the default folder of
+ * the store, leases and dashboard, of this project or of another in the
+ * same repository); then, for a store named elsewhere, the folder of the
+ * store (relative to the project root), or, for a store in the project's
+ * own folder, the store's file, SQLite's -journal, -wal and -shm beside
+ * it, "leases" and "dashboard"; nothing more for a store named by an
+ * absolute path or through "..", which may lie outside the repository.
+ * BG_STATE_EXCLUDES_MAX is the most there can be.
+ */
+#define BG_STATE_EXCLUDES_MAX 7
+size_t bg_lifecycle_state_excludes(const struct bg_config *cfg, char **out, size_t max);
 /* Its leases/ folder, where the device leases are kept (absolute), into out. */
 void bg_lifecycle_leases_dir(const struct bg_config *cfg, struct bg_strbuf *out);
 /*

@@ -2,10 +2,18 @@
  * provenance.h - what a session was measured with, captured once per session.
  *
  * The document (a new JSON object owned by the caller) holds: git
- * {revision (full SHA or null), dirty, diff_sha256 (of `git -c
- * core.abbrev=40 diff HEAD --full-index --no-renames --no-ext-diff
- * --no-textconv --no-color --submodule=diff --ignore-submodules=untracked`
- * when dirty, else null), excluded (the paths left out of both)},
+ * {revision (full SHA or null), dirty (a tracked file changed, or a file
+ * no .gitignore names is untracked), diff_sha256 (when dirty, else null:
+ * of `git -c core.abbrev=40 diff HEAD --full-index --no-renames
+ * --no-ext-diff --no-textconv --no-color --submodule=diff
+ * --ignore-submodules=untracked`, followed, when there are untracked
+ * files, by "\0untracked\0" and each one's path and identity, NUL-ended:
+ * "sha256:HEX" of its content, or "size:N mtime:S.NS" for a file over
+ * BG_UNTRACKED_READ_MAX bytes or once BG_UNTRACKED_READ_BUDGET bytes of
+ * them were read, "link:TARGET", "directory", "other"),
+ * untracked_files (their count), untracked (the first BG_UNTRACKED_LISTED
+ * of their paths, from the repository's top), excluded (the paths left
+ * out of all of it)},
  * benchgate_version, argv, cwd (relative
  * to the project root, or null outside it), environment {NAME: value or
  * null} (values only for the names asked for; names containing TOKEN,
@@ -37,11 +45,16 @@ struct bg_provenance_opts {
 	json_t *gpu;                  /* borrowed NVML description or NULL */
 	/*
 	 * Paths (relative to root) left out of the dirty check and the diff:
-	 * benchgate's own records (the experiments folder), which every run
-	 * writes. Recorded in git.excluded. NULL-terminated, or NULL.
+	 * benchgate's own records and state, which sessions write, and what
+	 * the runs write (declared outputs). Each is given to git as
+	 * ":(exclude)PATH", except BG_GIT_EXCLUDE_STATE_FOLDERS, a pathspec of
+	 * its own. Recorded in git.excluded. NULL-terminated, or NULL.
 	 */
 	const char *const *git_exclude;
 };
+
+/* every folder named .benchgate in the repository, from its top */
+#define BG_GIT_EXCLUDE_STATE_FOLDERS ":(top,glob)**/.benchgate/**"
 
 json_t *bg_provenance_capture(const struct bg_provenance_opts *opts);
 /*
@@ -84,9 +97,18 @@ json_t *bg_conditions_differ(const json_t *prov, const json_t *const *base, size
 #define BG_LOAD_NOTABLE_CORES 0.25
 #define BG_STEAL_NOTABLE_CORES 0.10
 void bg_load_notes(const json_t *session, json_t *notes);
-/* The "git" object of the document alone, for root and exclude as above
- * (a new object owned by the caller). */
-json_t *bg_provenance_git(const char *root, const char *const *exclude);
+/*
+ * The "git" object of the document alone, for root and exclude as above
+ * (a new object owned by the caller). since (or NULL) is the object taken
+ * at a session's start: when it lists every untracked file it found, only
+ * those files are covered now, in its order, one gone since as "missing"
+ * (a file the runs wrote is their output, not the source they ran); with
+ * more untracked files than it lists, every untracked file now is.
+ */
+#define BG_UNTRACKED_LISTED 100
+#define BG_UNTRACKED_READ_MAX (1 << 20)
+#define BG_UNTRACKED_READ_BUDGET (16LL << 20)
+json_t *bg_provenance_git(const char *root, const char *const *exclude, const json_t *since);
 /*
  * Why the source revision of root cannot be read (bg_provenance_git gave
  * none): appends to why what git says when asked for HEAD (its first line,
@@ -111,6 +133,13 @@ void bg_provenance_git_state_why(const char *root, const char *const *exclude, s
  * was claimed). On true, appends why to why.
  */
 bool bg_provenance_git_changed(const json_t *before, const json_t *after, struct bg_strbuf *why);
+/*
+ * Appends to out what a "git" object says of untracked files, for a
+ * message: "2 untracked files: 'new.py', 'notes.txt'" (at most three
+ * named, then ", ..."); nothing when it records none (or a session stored
+ * before they were recorded).
+ */
+void bg_provenance_untracked_text(const json_t *git, struct bg_strbuf *out);
 /* True when an environment variable name looks secret. */
 bool bg_provenance_secret_name(const char *name);
 

@@ -34,6 +34,10 @@ struct bg_run_request {
 	const struct bg_config *cfg;
 	const json_t *gate;          /* resolved gate (configuration applied) */
 	const json_t *runbook;       /* its runbook */
+	/* the registry's runbooks, or NULL: what each declares in
+	 * measure.outputs is left out of the git checks (any gate's outputs
+	 * are what runs write, not source) */
+	const json_t *runbooks;
 	const char *protocol_version; /* the registry's, or NULL */
 	const json_t *thresholds;    /* the registry's "thresholds" list, or NULL */
 	const json_t *profile;       /* the profile matrix (its contract is checked), or NULL: none */

@@ -66,9 +66,53 @@ struct measure_args {
 	const char *export_path;
 	char msg[256];
 	char *parity_ref;
+	/* left out of the git checks, NULL-terminated (git_excludes) */
+	char **exclude;
+	size_t nexclude;
 };
 
 static volatile sig_atomic_t interrupted;
+
+/* path (relative to the working directory cwd, or absolute) as a path
+ * relative to root, appended to a->exclude when it lies inside root */
+static void exclude_path(struct measure_args *a, const char *root, const char *cwd, const char *path)
+{
+	struct bg_strbuf abs = BG_STRBUF_INIT;
+	size_t n = strlen(root);
+
+	if (path[0] == '/')
+		bg_strbuf_adds(&abs, "");
+	else
+		bg_strbuf_adds(&abs, cwd);
+	bg_path_add_names(&abs, path);
+	if (strncmp(abs.buf, root, n) == 0 && abs.buf[n] == '/' && abs.buf[n + 1])
+		a->exclude[a->nexclude++] = bg_xstrdup(abs.buf + n + 1);
+	bg_strbuf_release(&abs);
+}
+
+/*
+ * What the git checks leave out (provenance.h), none of it the source under
+ * test: benchgate's state (the store's folder) and what the session itself
+ * writes, the --output files compared for parity and the --export-jsonl
+ * file, where they lie inside the project root.
+ */
+static void git_excludes(struct measure_args *a, const struct bg_config *cfg)
+{
+	char *cwd = getcwd(NULL, 0);
+	char *root = realpath(cfg->root, NULL);
+
+	a->exclude = bg_xcalloc(BG_STATE_EXCLUDES_MAX + a->noutputs + 2, sizeof(*a->exclude));
+	a->nexclude = bg_lifecycle_state_excludes(cfg, a->exclude, BG_STATE_EXCLUDES_MAX);
+	if (cwd && root && root[1]) { /* (a root of "/" holds everything) */
+		for (size_t i = 0; i < a->noutputs; i++)
+			exclude_path(a, root, cwd, a->outputs[i]);
+		if (a->export_path)
+			exclude_path(a, root, cwd, a->export_path);
+	}
+	a->o.git_exclude = (const char *const *)a->exclude;
+	free(cwd);
+	free(root);
+}
 
 static const char *count_arg(struct measure_args *a, const char *name, const char *v, long min,
 			     long *out)
@@ -394,7 +438,7 @@ static int share_machine(void)
  * git's words, as run's preflight refuses such a source; nothing outside a
  * repository, where there is nothing to hash.
  */
-static void warn_git_state(const json_t *doc, const struct bg_config *cfg)
+static void warn_git_state(const json_t *doc, const struct bg_config *cfg, const char *const *exclude)
 {
 	const json_t *git = json_object_get(json_object_get(doc, "provenance"), "git");
 	const json_t *dirty = json_object_get(git, "dirty");
@@ -403,7 +447,7 @@ static void warn_git_state(const json_t *doc, const struct bg_config *cfg)
 	if (!json_is_string(json_object_get(git, "revision")) ||
 	    (json_is_boolean(dirty) && (json_is_false(dirty) || json_is_string(json_object_get(git, "diff_sha256")))))
 		return;
-	bg_provenance_git_state_why(cfg->root, NULL, &why);
+	bg_provenance_git_state_why(cfg->root, exclude, &why);
 	bg_strbuf_addf(&msg, "benchgate: this session's provenance lacks %s (",
 		       json_is_boolean(dirty) ? "the SHA-256 of the uncommitted changes"
 					      : "whether the source has uncommitted changes");
@@ -466,6 +510,7 @@ static int run_measure(struct bg_cli *cli, const struct bg_cmd *self)
 	a.o.env_names = a.env;
 	a.o.nenv = a.nenv;
 	a.o.root = cfg.root;
+	git_excludes(&a, &cfg);
 	a.o.bg_argv = cli->argv;
 	a.o.bg_argc = cli->argc;
 	a.o.interrupted = &interrupted;
@@ -540,7 +585,7 @@ static int run_measure(struct bg_cli *cli, const struct bg_cmd *self)
 			rc = BG_EIO;
 		bg_strbuf_release(&sb);
 	}
-	warn_git_state(doc, &cfg);
+	warn_git_state(doc, &cfg, a.o.git_exclude);
 stored:
 	if (stored_rc) {
 		struct bg_strbuf msg = BG_STRBUF_INIT;
@@ -567,6 +612,9 @@ out:
 	bg_ctx_release(&ctx);
 	bg_config_release(&cfg);
 out_args:
+	for (size_t k = 0; k < a.nexclude; k++)
+		free(a.exclude[k]);
+	free(a.exclude);
 	free(a.outputs);
 	free(a.evict);
 	free(a.env);

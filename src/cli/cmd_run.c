@@ -192,7 +192,7 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 	struct bg_cli_stop stop;
 	struct bg_strbuf out = BG_STRBUF_INIT, profile_path = BG_STRBUF_INIT;
 	struct bg_value *gate_v, *rb_v;
-	json_t *gate = NULL, *runbook = NULL, *thresholds = NULL, *profile = NULL, *key_fields = NULL;
+	json_t *gate = NULL, *runbook = NULL, *runbooks = NULL, *thresholds = NULL, *profile = NULL, *key_fields = NULL;
 	json_t *all;
 	struct bg_ctx ctx;
 	struct bg_lease lease; /* held from the first session to the last repeat */
@@ -236,6 +236,7 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 	if (!runbook)
 		runbook = json_object();
 	thresholds = to_json(bg_value_get(reg.root, "thresholds"));
+	runbooks = to_json(reg.runbooks);
 	key_fields = to_json(bg_value_get(cfg.raw, "key_fields"));
 	bg_config_path(&cfg, &profile_path, cfg.profile_path);
 	/* the comparison key comes from it: a file that does not parse is refused, never skipped */
@@ -251,6 +252,7 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 	q.cfg = &cfg;
 	q.gate = gate;
 	q.runbook = runbook;
+	q.runbooks = runbooks;
 	q.protocol_version = bg_value_str(bg_value_get(reg.root, "protocol_version"));
 	q.thresholds = thresholds;
 	q.profile = profile;
@@ -353,6 +355,7 @@ out:
 	json_decref(gate);
 	json_decref(runbook);
 	json_decref(thresholds);
+	json_decref(runbooks);
 	json_decref(profile);
 	json_decref(key_fields);
 	bg_strbuf_release(&out);

@@ -52,9 +52,14 @@ static void provenance(struct bg_strbuf *out, const json_t *doc)
 	struct bg_strbuf t[3] = {BG_STRBUF_INIT, BG_STRBUF_INIT, BG_STRBUF_INIT};
 
 	bg_strbuf_addf(out, "  %-12s%s", "revision", bg_cli_shown(&t[0], rev));
-	if (json_is_true(json_object_get(git, "dirty")))
-		bg_strbuf_addf(out, " (dirty, diff %s)",
+	if (json_is_true(json_object_get(git, "dirty"))) {
+		json_int_t untracked = json_integer_value(json_object_get(git, "untracked_files"));
+		bg_strbuf_addf(out, " (dirty, diff %s",
 			       bg_cli_shown(&t[0], json_string_value(json_object_get(git, "diff_sha256"))));
+		if (untracked > 0)
+			bg_strbuf_addf(out, ", %lld untracked file%s", (long long)untracked, untracked == 1 ? "" : "s");
+		bg_strbuf_addch(out, ')');
+	}
 	bg_strbuf_addch(out, '\n');
 	bg_strbuf_addf(out, "  %-12s%s, %lld cores, kernel %s", "host", bg_cli_shown(&t[0], cpu),
 		       (long long)json_integer_value(json_object_get(host, "logical_cores")),

@@ -701,6 +701,14 @@ const char *bg_file_problem(const char *path)
 	return strerror(errno);
 }
 
+bool bg_path_stays_below(const char *path)
+{
+	size_t n = strlen(path);
+
+	return n && path[0] != '/' && strcmp(path, "..") != 0 && strncmp(path, "../", 3) != 0 &&
+	       !strstr(path, "/../") && !(n >= 3 && strcmp(path + n - 3, "/..") == 0);
+}
+
 void bg_path_join(struct bg_strbuf *out, const char *dir, const char *rel)
 {
 	if (rel[0] == '/' || !dir || !dir[0] || strcmp(dir, ".") == 0) {

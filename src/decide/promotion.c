@@ -10,6 +10,7 @@
 #include "benchgate/lifecycle.h"
 #include "benchgate/measure.h"
 #include "benchgate/promote.h"
+#include "benchgate/provenance.h"
 #include "benchgate/registry.h"
 #include "benchgate/sha256.h"
 #include "core/stops.h"
@@ -340,9 +341,14 @@ int bg_promotion_check(const struct bg_config *cfg, const json_t *gate, const js
 			add(crit[C_REVISIONS], "the source revision was not recorded (not a Git checkout?)");
 		else if (!full_hex(rev, 40))
 			add(crit[C_REVISIONS], "source revision '%s' is not a full Git SHA", rev);
-		if (!json_is_false(json_object_get(git, "dirty")) && !manifest_clean(cfg, session, rev))
-			add(crit[C_REVISIONS], "the working tree was %s: promote a session of a clean, committed revision",
-			    json_is_true(json_object_get(git, "dirty")) ? "dirty" : "of unknown cleanliness");
+		if (!json_is_false(json_object_get(git, "dirty")) && !manifest_clean(cfg, session, rev)) {
+			struct bg_strbuf u = BG_STRBUF_INIT;
+			bg_provenance_untracked_text(git, &u);
+			add(crit[C_REVISIONS], "the working tree was %s%s%s%s: promote a session of a clean, committed revision",
+			    json_is_true(json_object_get(git, "dirty")) ? "dirty" : "of unknown cleanliness",
+			    u.len ? " (" : "", u.buf, u.len ? ")" : "");
+			bg_strbuf_release(&u);
+		}
 		if (impl && !full_hex(impl, 40))
 			add(crit[C_REVISIONS], "implementation revision '%s' is not a full Git SHA", impl);
 	}

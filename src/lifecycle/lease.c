@@ -16,6 +16,7 @@
 #include "benchgate/lifecycle.h"
 #include "benchgate/fsutil.h"
 #include "benchgate/json.h"
+#include "benchgate/provenance.h"
 #include "lifecycle/lock_internal.h"
 
 #include <dirent.h>
@@ -48,6 +49,46 @@ void bg_lifecycle_state_dir(const struct bg_config *cfg, struct bg_strbuf *out)
 		bg_config_path(cfg, out, ".benchgate");
 	}
 	bg_strbuf_release(&file);
+}
+
+size_t bg_lifecycle_state_excludes(const struct bg_config *cfg, char **out, size_t max)
+{
+	const char *spec = cfg->store, *path, *slash;
+	static const char *const beside[] = {"", "-journal", "-wal", "-shm"};
+	size_t n = 0;
+
+	/* every .benchgate folder of the repository: this project's state by
+	 * default, and any other project's beside or above it */
+	if (n < max)
+		out[n++] = bg_xstrdup(BG_GIT_EXCLUDE_STATE_FOLDERS);
+	if (strncmp(spec, "sqlite:", 7) != 0)
+		return n;
+	path = spec + 7;
+	/* a folder that may lie outside the project cannot be named to git
+	 * from it (git refuses a pathspec outside the repository) */
+	if (!bg_path_stays_below(path))
+		return n;
+	slash = strrchr(path, '/');
+	if (slash && !(slash - path == 1 && path[0] == '.')) {
+		char *dir = bg_xstrndup(path, (size_t)(slash - path));
+		const char *base = strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir;
+		if (strcmp(base, ".benchgate") != 0 && n < max)
+			out[n++] = dir;
+		else
+			free(dir);
+		return n;
+	}
+	/* the store in the project's own folder: its files, not the folder */
+	for (size_t k = 0; k < 4 && n < max; k++) {
+		struct bg_strbuf sb = BG_STRBUF_INIT;
+		bg_strbuf_addf(&sb, "%s%s", path, beside[k]);
+		out[n++] = bg_strbuf_detach(&sb, NULL);
+	}
+	if (n < max)
+		out[n++] = bg_xstrdup("leases");
+	if (n < max)
+		out[n++] = bg_xstrdup("dashboard");
+	return n;
 }
 
 void bg_lifecycle_leases_dir(const struct bg_config *cfg, struct bg_strbuf *out)

@@ -217,7 +217,11 @@ struct run {
 	size_t noutputs, nevict;
 	const char *question;
 	struct bg_strbuf question_text;
-	const char *git_exclude[3]; /* benchgate's records are not the source under test */
+	/* left out of the git checks, NULL-terminated (build_git_exclude):
+	 * benchgate's records and state, the declared inputs and outputs */
+	const char **git_exclude;
+	char **owned_exclude; /* the strings of git_exclude that are the run's */
+	size_t nowned_exclude;
 	const char *computer_slug;
 	char slug_buf[300];
 };
@@ -299,10 +303,80 @@ static bool runs_index_apart(const struct bg_config *cfg)
 	const char *ri = cfg->runs_index, *ex = cfg->experiments;
 	size_t n = ex ? strlen(ex) : 0;
 
-	if (!ri || !*ri || ri[0] == '/' || strcmp(ri, "..") == 0 || strncmp(ri, "../", 3) == 0 ||
-	    strstr(ri, "/../") || (strlen(ri) >= 3 && strcmp(ri + strlen(ri) - 3, "/..") == 0))
+	if (!ri || !bg_path_stays_below(ri))
 		return false;
 	return !(n && strncmp(ri, ex, n) == 0 && ri[n] == '/');
+}
+
+/*
+ * A declared output as a pathspec of every file a gate of the runbook
+ * could write there: each "{field}" a '*', so that "out/{id}.npy" matches
+ * "out/g1.npy" and every other gate's; "{{" and "}}" a brace; NULL for one
+ * not inside the project. New string.
+ */
+static char *outputs_pattern(const char *tmpl)
+{
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+
+	if (!bg_path_stays_below(tmpl))
+		return NULL;
+	for (const char *p = tmpl; *p; p++) {
+		if ((p[0] == '{' && p[1] == '{') || (p[0] == '}' && p[1] == '}')) {
+			bg_strbuf_addch(&sb, *p++);
+		} else if (*p == '{' && strchr(p, '}')) {
+			bg_strbuf_addch(&sb, '*');
+			p = strchr(p, '}');
+		} else {
+			bg_strbuf_addch(&sb, *p);
+		}
+	}
+	return bg_strbuf_detach(&sb, NULL);
+}
+
+/*
+ * What the session's git checks leave out (provenance.h), none of it the
+ * source under test: benchgate's records (the experiments folder, RUNS.md
+ * kept apart from it), its state (bg_lifecycle_state_excludes) and what
+ * runs write: this gate's declared outputs, and those any runbook of the
+ * registry declares (another gate's output, left in the project by an
+ * earlier run, is no change to the source), each where it is named inside
+ * the project. Declared inputs are not left out: a changed dataset the
+ * repository tracks is a change to what the revision names.
+ */
+static void build_git_exclude(struct run *r)
+{
+	const json_t *outputs = json_object_get(r->measure, "outputs"), *x, *rb;
+	const char *name;
+	size_t n = 0, i, cap = 3 + BG_STATE_EXCLUDES_MAX + json_array_size(outputs);
+
+	json_object_foreach((json_t *)r->req->runbooks, name, rb)
+		cap += json_array_size(json_object_get(json_object_get(rb, "measure"), "outputs"));
+	r->git_exclude = bg_xcalloc(cap, sizeof(*r->git_exclude));
+	r->owned_exclude = bg_xcalloc(cap, sizeof(*r->owned_exclude));
+	r->git_exclude[n++] = r->cfg->experiments;
+	if (runs_index_apart(r->cfg))
+		r->git_exclude[n++] = r->cfg->runs_index;
+	r->nowned_exclude = bg_lifecycle_state_excludes(r->cfg, r->owned_exclude, BG_STATE_EXCLUDES_MAX);
+	for (i = 0; i < r->nowned_exclude; i++)
+		r->git_exclude[n++] = r->owned_exclude[i];
+	json_array_foreach(outputs, i, x)
+		if (json_is_string(x) && bg_path_stays_below(json_string_value(x)))
+			r->git_exclude[n++] = json_string_value(x);
+	json_object_foreach((json_t *)r->req->runbooks, name, rb) {
+		json_array_foreach(json_object_get(json_object_get(rb, "measure"), "outputs"), i, x) {
+			char *pat = json_is_string(x) ? outputs_pattern(json_string_value(x)) : NULL;
+			bool have = false;
+			for (size_t k = 0; pat && k < n && !have; k++)
+				have = strcmp(r->git_exclude[k], pat) == 0;
+			if (!pat || have) {
+				free(pat);
+				continue;
+			}
+			r->owned_exclude[r->nowned_exclude++] = pat;
+			r->git_exclude[n++] = pat;
+		}
+	}
+	r->git_exclude[n] = NULL;
 }
 
 /*
@@ -475,9 +549,7 @@ static int preflight(struct run *r, struct bg_ctx *ctx)
 	/* provenance and the computer */
 	{
 		struct bg_provenance_opts po = {0};
-		r->git_exclude[0] = r->cfg->experiments;
-		r->git_exclude[1] = runs_index_apart(r->cfg) ? r->cfg->runs_index : NULL;
-		r->git_exclude[2] = NULL;
+		build_git_exclude(r);
 		po.git_exclude = r->git_exclude;
 		po.root = r->cfg->root;
 		po.argv = q->bg_argv;
@@ -913,12 +985,20 @@ static const char *note_unclean_source(const struct run *r, json_t *decision)
 	const char *diff = jstr(git, "diff_sha256");
 	struct bg_strbuf sb = BG_STRBUF_INIT;
 
-	if (json_is_true(json_object_get(git, "dirty")))
-		bg_strbuf_addf(&sb, "the source has uncommitted changes (diff SHA-256 %.12s)", diff ? diff : "n/a");
-	else
+	if (json_is_true(json_object_get(git, "dirty"))) {
+		bg_strbuf_addf(&sb, "the source has uncommitted changes (diff SHA-256 %.12s", diff ? diff : "n/a");
+		if (json_integer_value(json_object_get(git, "untracked_files")) > 0) {
+			bg_strbuf_adds(&sb, "; ");
+			bg_provenance_untracked_text(git, &sb);
+		}
+		bg_strbuf_addch(&sb, ')');
+	} else {
 		bg_strbuf_adds(&sb, "whether the source has uncommitted changes is unknown (git status failed)");
+	}
 	bg_strbuf_adds(&sb, ": not counted toward the baseline unless a person accepts it"
 			    " (benchgate accept SESSION --why TEXT); commit to run sessions that count");
+	if (json_integer_value(json_object_get(git, "untracked_files")) > 0)
+		bg_strbuf_adds(&sb, ", and name in .gitignore the untracked files that are not source");
 	json_array_append_new(json_object_get(decision, "reasons"), json_string(sb.buf));
 	bg_strbuf_release(&sb);
 	return "pending";
@@ -1384,6 +1464,10 @@ out:
 	free(r.input_st);
 	free(r.outputs);
 	free(r.evict);
+	free(r.git_exclude);
+	for (size_t k = 0; k < r.nowned_exclude; k++)
+		free(r.owned_exclude[k]);
+	free(r.owned_exclude);
 	bg_strbuf_release(&r.command);
 	bg_strbuf_release(&r.question_text);
 	bg_strbuf_release(&r.exp_rel);

@@ -8,6 +8,8 @@
 #include "measure/internal.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,29 +53,39 @@ static void chomp(struct bg_strbuf *sb)
 static int git_run(const char *root, const char *const *args, const char *const *exclude, bool with_stderr,
 		   struct bg_strbuf *out, int *st, struct bg_ctx *ctx)
 {
-	char *argv[52] = {(char *)"git", (char *)"--no-optional-locks"};
-	char *owned[32] = {NULL};
-	int rc, n = 2, k = 0;
+	size_t na = 0, nx = 0, n = 0;
+	char **argv;
+	int rc;
 
-	for (size_t i = 0; args[i] && n < 18; i++) /* 18 + 2 + 30 excludes < 52 */
-		argv[n++] = (char *)args[i];
-	if (exclude && exclude[0]) {
+	while (args[na])
+		na++;
+	while (exclude && exclude[nx])
+		nx++;
+	argv = bg_xcalloc(2 + na + 2 + nx + 1, sizeof(*argv));
+	argv[n++] = bg_xstrdup("git");
+	argv[n++] = bg_xstrdup("--no-optional-locks");
+	for (size_t i = 0; i < na; i++)
+		argv[n++] = bg_xstrdup(args[i]);
+	if (nx) {
 		/* the whole repository (":/", its top), not only the project's
 		 * folder: in a repository that holds the project in a folder of
 		 * its own, the source under test is often beside that folder */
-		argv[n++] = (char *)"--";
-		argv[n++] = (char *)":/";
-		for (; k < 30 && exclude[k]; k++) {
+		argv[n++] = bg_xstrdup("--");
+		argv[n++] = bg_xstrdup(":/");
+		for (size_t k = 0; k < nx; k++) {
 			struct bg_strbuf spec = BG_STRBUF_INIT;
-			bg_strbuf_addf(&spec, ":(exclude)%s", exclude[k]);
-			owned[k] = bg_strbuf_detach(&spec, NULL);
-			argv[n++] = owned[k];
+			if (strcmp(exclude[k], BG_GIT_EXCLUDE_STATE_FOLDERS) == 0)
+				bg_strbuf_addf(&spec, ":(exclude,%s", BG_GIT_EXCLUDE_STATE_FOLDERS + 2);
+			else
+				bg_strbuf_addf(&spec, ":(exclude)%s", exclude[k]);
+			argv[n++] = bg_strbuf_detach(&spec, NULL);
 		}
 	}
 	argv[n] = NULL;
 	rc = with_stderr ? bg_spawn_capture_all(argv, root, out, st, ctx) : bg_spawn_capture(argv, root, out, st, ctx);
-	for (int i = 0; i < k; i++)
-		free(owned[i]);
+	for (size_t i = 0; i < n; i++)
+		free(argv[i]);
+	free(argv);
 	return rc;
 }
 
@@ -164,10 +176,13 @@ static bool git_repository_possible(const char *root)
 }
 
 static const char *const git_rev_parse[] = {"rev-parse", "--verify", "HEAD", NULL};
-/* `git status`: tracked files only; a submodule counts as changed for
- * what is tracked in it, not for untracked files it holds */
-static const char *const git_status[] = {"status", "--porcelain", "--untracked-files=no",
-					 "--ignore-submodules=untracked", NULL};
+/* `git status`: tracked changes and untracked files (those no .gitignore
+ * names), each entry "XY PATH" ended by NUL, the path from the repository's
+ * top; a submodule counts as changed for what is tracked in it, not for
+ * untracked files it holds */
+static const char *const git_status[] = {"status", "--porcelain", "-z", "--no-renames",
+					 "--untracked-files=all", "--ignore-submodules=untracked", NULL};
+static const char *const git_toplevel[] = {"rev-parse", "--show-toplevel", NULL};
 /* `git diff`: every changed file by its full blob ids (a binary one by them
  * alone, not a binary patch of its bytes: a modified 100 MB file took git
  * 25 s and 580 MB each time), and a changed submodule by the diff of its
@@ -180,14 +195,163 @@ static const char *const git_diff[] = {"-c", "core.abbrev=40", /* full ids in a 
 				       "--no-textconv", "--no-color", "--submodule=diff",
 				       "--ignore-submodules=untracked", NULL};
 
-json_t *bg_provenance_git(const char *root, const char *const *exclude)
+/* The untracked files of `git status -z` output (entries "?? PATH"), in
+ * its order (by path); *tracked tells whether any other entry was there. */
+static size_t untracked_of(const struct bg_strbuf *st, const char ***paths, bool *tracked)
+{
+	const char *p = st->buf, *end = st->buf + st->len;
+	size_t n = 0, cap = 0;
+
+	*paths = NULL;
+	*tracked = false;
+	while (p < end) {
+		size_t len = strnlen(p, (size_t)(end - p));
+		if (len >= 4 && p[0] == '?' && p[1] == '?' && p[2] == ' ') {
+			if (n == cap) {
+				cap = cap ? 2 * cap : 16;
+				*paths = bg_xrealloc(*paths, cap * sizeof(**paths));
+			}
+			(*paths)[n++] = p + 3;
+		} else if (len) {
+			*tracked = true;
+			if ((p[0] == 'R' || p[0] == 'C') && p + len + 1 < end) {
+				/* (not with --no-renames) the source path follows */
+				p += len + 1;
+				len = strnlen(p, (size_t)(end - p));
+			}
+		}
+		p += len + 1;
+	}
+	return n;
+}
+
+/*
+ * Appends the identity of the untracked file top/path to sb, NUL-ended:
+ * "sha256:HEX" of its content up to BG_UNTRACKED_READ_MAX bytes while
+ * *budget (bytes, BG_UNTRACKED_READ_BUDGET per state) lasts, else
+ * "size:N mtime:S.NS" (a large untracked dataset, or a virtual environment
+ * kept in the repository, is not read each session), "link:TARGET",
+ * "directory" (a repository nested in this one), "other" (a FIFO, a
+ * socket, a device: never opened) or "missing".
+ */
+static void untracked_identity(const char *top, const char *path, long long *budget, struct bg_strbuf *sb)
+{
+	struct bg_strbuf full = BG_STRBUF_INIT;
+	struct stat st;
+
+	bg_strbuf_addf(&full, "%s/%s", top, path);
+	if (lstat(full.buf, &st) != 0) {
+		bg_strbuf_adds(sb, "missing");
+	} else if (S_ISLNK(st.st_mode)) {
+		char target[PATH_MAX];
+		ssize_t n = readlink(full.buf, target, sizeof(target) - 1);
+		target[n > 0 ? n : 0] = '\0';
+		bg_strbuf_addf(sb, "link:%s", target);
+	} else if (S_ISDIR(st.st_mode)) {
+		bg_strbuf_adds(sb, "directory");
+	} else if (!S_ISREG(st.st_mode)) {
+		bg_strbuf_adds(sb, "other");
+	} else if (st.st_size > BG_UNTRACKED_READ_MAX || st.st_size > *budget) {
+		bg_strbuf_addf(sb, "size:%lld mtime:%lld.%09ld", (long long)st.st_size, (long long)st.st_mtim.tv_sec,
+			       (long)st.st_mtim.tv_nsec);
+	} else {
+		struct bg_strbuf content = BG_STRBUF_INIT;
+		struct bg_ctx ctx;
+		char hex[65];
+		int fd = open(full.buf, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		bool read_ok = false;
+
+		bg_ctx_init(&ctx);
+		if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= BG_UNTRACKED_READ_MAX) {
+			read_ok = true;
+			for (;;) {
+				ssize_t got;
+				bg_strbuf_grow(&content, 65536);
+				got = read(fd, content.buf + content.len, 65536);
+				if (got < 0 && errno == EINTR)
+					continue;
+				if (got <= 0) {
+					read_ok = got == 0;
+					break;
+				}
+				bg_strbuf_setlen(&content, content.len + (size_t)got);
+			}
+		}
+		if (fd >= 0)
+			close(fd);
+		*budget -= (long long)st.st_size;
+		if (read_ok && bg_sha256_hex(content.buf, content.len, hex, &ctx) == BG_OK)
+			bg_strbuf_addf(sb, "sha256:%s", hex);
+		else /* unreadable now: its state as far as it can be told */
+			bg_strbuf_addf(sb, "unreadable:%lld mtime:%lld.%09ld", (long long)st.st_size,
+				       (long long)st.st_mtim.tv_sec, (long)st.st_mtim.tv_nsec);
+		bg_ctx_release(&ctx);
+		bg_strbuf_release(&content);
+	}
+	bg_strbuf_addch(sb, '\0');
+	bg_strbuf_release(&full);
+}
+
+/*
+ * The untracked files the state covers: all of them, or, after a session's
+ * start (since: its git object listing every untracked file it found),
+ * those that were untracked then, in that order (a file the runs created
+ * is an output, not the source they ran); a file listed then and gone
+ * since is NULL ("missing"). *n receives the count; the array is the
+ * caller's, its paths point into status or are NULL.
+ */
+static const char **untracked_covered(const char **now, size_t nnow, const json_t *since, size_t *n)
+{
+	const json_t *listed = json_object_get(since, "untracked");
+	const json_t *count = json_object_get(since, "untracked_files");
+	const char **out;
+
+	if (!json_is_array(listed) || !json_is_integer(count) ||
+	    json_array_size(listed) != (size_t)json_integer_value(count)) {
+		/* no start, or more files then than it lists: every one now */
+		*n = nnow;
+		out = bg_xcalloc(nnow ? nnow : 1, sizeof(*out));
+		if (nnow)
+			memcpy(out, now, nnow * sizeof(*out));
+		return out;
+	}
+	*n = json_array_size(listed);
+	out = bg_xcalloc(*n ? *n : 1, sizeof(*out));
+	for (size_t i = 0; i < *n; i++) {
+		const char *want = json_string_value(json_array_get(listed, i));
+		/* a name that is not UTF-8 was recorded with \xNN for its bytes */
+		bool shown = want && strstr(want, "\\x");
+		for (size_t j = 0; want && j < nnow; j++) {
+			bool same;
+			if (shown) {
+				json_t *t = bg_json_text(now[j]);
+				same = strcmp(json_string_value(t), want) == 0;
+				json_decref(t);
+			} else {
+				same = strcmp(now[j], want) == 0;
+			}
+			if (same) {
+				out[i] = now[j];
+				break;
+			}
+		}
+	}
+	return out;
+}
+
+json_t *bg_provenance_git(const char *root, const char *const *exclude, const json_t *since)
 {
 	json_t *g = json_object();
-	struct bg_strbuf sb = BG_STRBUF_INIT;
+	struct bg_strbuf sb = BG_STRBUF_INIT, status = BG_STRBUF_INIT, top = BG_STRBUF_INIT;
+	const char **now = NULL, **covered = NULL;
+	size_t nnow, ncovered = 0;
+	bool tracked;
 
 	json_object_set_new(g, "revision", json_null());
 	json_object_set_new(g, "dirty", json_null());
 	json_object_set_new(g, "diff_sha256", json_null());
+	json_object_set_new(g, "untracked_files", json_null());
+	json_object_set_new(g, "untracked", json_null());
 	{
 		json_t *ex = json_array();
 		for (size_t i = 0; exclude && exclude[i]; i++)
@@ -201,15 +365,46 @@ json_t *bg_provenance_git(const char *root, const char *const *exclude)
 	chomp(&sb);
 	json_object_set_new(g, "revision", bg_json_text(sb.buf));
 	bg_strbuf_reset(&sb);
-	if (git(root, git_status, exclude, &sb)) {
-		bool dirty = sb.len > 0;
+	if (!git(root, git_status, exclude, &status))
+		goto done;
+	nnow = untracked_of(&status, &now, &tracked);
+	covered = untracked_covered(now, nnow, since, &ncovered);
+	if (ncovered && !git(root, git_toplevel, NULL, &top))
+		goto done; /* the untracked files cannot be found: the state is unknown */
+	chomp(&top);
+	{
+		bool dirty = tracked || ncovered;
+		json_t *listed = json_array();
 
 		json_object_set_new(g, "dirty", json_boolean(dirty));
-		bg_strbuf_reset(&sb);
+		json_object_set_new(g, "untracked_files", json_integer((json_int_t)ncovered));
+		for (size_t i = 0; i < ncovered && i < BG_UNTRACKED_LISTED; i++) {
+			if (covered[i])
+				json_array_append_new(listed, bg_json_text(covered[i]));
+			else
+				json_array_append(listed, json_array_get(json_object_get(since, "untracked"), i));
+		}
+		json_object_set_new(g, "untracked", listed);
 		if (dirty && git(root, git_diff, exclude, &sb)) {
 			struct bg_ctx ctx;
 			char hex[65];
 
+			long long budget = BG_UNTRACKED_READ_BUDGET;
+
+			/* the untracked files after the diff, each by its path and
+			 * identity: with none, the hash is the diff's alone */
+			if (ncovered)
+				bg_strbuf_addn(&sb, "\0untracked\0", 11);
+			for (size_t i = 0; i < ncovered; i++) {
+				const json_t *was = json_array_get(json_object_get(since, "untracked"), i);
+				if (covered[i]) {
+					bg_strbuf_addn(&sb, covered[i], strlen(covered[i]) + 1);
+					untracked_identity(top.buf, covered[i], &budget, &sb);
+				} else {
+					bg_strbuf_adds(&sb, json_string_value(was));
+					bg_strbuf_addn(&sb, "\0missing\0", 9);
+				}
+			}
 			/* like a failed `git diff`, a digest that cannot be computed
 			 * (libcrypto missing) leaves diff_sha256 null */
 			bg_ctx_init(&ctx);
@@ -218,6 +413,11 @@ json_t *bg_provenance_git(const char *root, const char *const *exclude)
 			bg_ctx_release(&ctx);
 		}
 	}
+done:
+	free(now);
+	free(covered);
+	bg_strbuf_release(&top);
+	bg_strbuf_release(&status);
 	bg_strbuf_release(&sb);
 	return g;
 }
@@ -365,7 +565,7 @@ json_t *bg_provenance_capture(const struct bg_provenance_opts *opts)
 {
 	json_t *p = json_object(), *argv = json_array(), *env = json_object();
 
-	json_object_set_new(p, "git", bg_provenance_git(opts->root ? opts->root : ".", opts->git_exclude));
+	json_object_set_new(p, "git", bg_provenance_git(opts->root ? opts->root : ".", opts->git_exclude, NULL));
 	json_object_set_new(p, "benchgate_version", json_string(BENCHGATE_VERSION));
 	for (int i = 0; i < opts->argc; i++)
 		json_array_append_new(argv, bg_json_text(opts->argv[i]));
@@ -400,6 +600,21 @@ json_t *bg_provenance_capture(const struct bg_provenance_opts *opts)
 	return p;
 }
 
+void bg_provenance_untracked_text(const json_t *git, struct bg_strbuf *out)
+{
+	const json_t *count = json_object_get(git, "untracked_files"), *listed = json_object_get(git, "untracked");
+	json_int_t n = json_integer_value(count);
+	size_t shown = json_array_size(listed) < 3 ? json_array_size(listed) : 3;
+
+	if (!json_is_integer(count) || n <= 0)
+		return;
+	bg_strbuf_addf(out, "%lld untracked file%s", (long long)n, n == 1 ? "" : "s");
+	for (size_t i = 0; i < shown; i++)
+		bg_strbuf_addf(out, "%s'%s'", i ? ", " : ": ", json_string_value(json_array_get(listed, i)));
+	if ((json_int_t)shown < n)
+		bg_strbuf_adds(out, ", ...");
+}
+
 bool bg_provenance_git_changed(const json_t *before, const json_t *after, struct bg_strbuf *why)
 {
 	const char *r0 = json_string_value(json_object_get(before, "revision"));
@@ -420,9 +635,13 @@ bool bg_provenance_git_changed(const json_t *before, const json_t *after, struct
 	}
 	if (!json_equal(json_object_get(before, "dirty"), json_object_get(after, "dirty")) ||
 	    !json_equal(json_object_get(before, "diff_sha256"), json_object_get(after, "diff_sha256"))) {
-		bg_strbuf_adds(why, json_is_true(json_object_get(after, "dirty"))
-					    ? "the uncommitted changes to the source changed"
-					    : "the uncommitted changes to the source were committed or undone");
+		bg_strbuf_adds(why, "the uncommitted changes to the source");
+		if (json_integer_value(json_object_get(before, "untracked_files")) > 0) {
+			bg_strbuf_adds(why, " (including ");
+			bg_provenance_untracked_text(before, why);
+			bg_strbuf_addch(why, ')');
+		}
+		bg_strbuf_adds(why, json_is_true(json_object_get(after, "dirty")) ? " changed" : " were committed or undone");
 		return true;
 	}
 	return false;

@@ -953,7 +953,7 @@ int bg_measure_session(const struct bg_measure_opts *o, json_t **out, struct bg_
 		/* the revision and diff claimed are those of every run only if the
 		 * source stayed as it was (an edit mid-session, a checkout) */
 		struct bg_strbuf why = BG_STRBUF_INIT;
-		json_t *now = bg_provenance_git(po.root ? po.root : ".", po.git_exclude);
+		json_t *now = bg_provenance_git(po.root ? po.root : ".", po.git_exclude, json_object_get(prov, "git"));
 
 		if (bg_provenance_git_changed(json_object_get(prov, "git"), now, &why))
 			block(&s, "%s during the session, so its provenance does not describe every run; measure again on a source left alone",

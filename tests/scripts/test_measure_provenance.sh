@@ -25,10 +25,10 @@ git add . && git commit -qm one
 head=$(git rev-parse HEAD)
 mkdir -p sub
 
-(cd sub && "$B" measure -q -r 1 --json -- true) >clean.json
-check "revision is HEAD"   test "$(jq -r .provenance.git.revision clean.json)" = "$head"
-check "clean"              jqe '.provenance.git.dirty == false and .provenance.git.diff_sha256 == null' clean.json
-check "cwd relative"       test "$(jq -r .provenance.cwd clean.json)" = sub
+(cd sub && "$B" measure -q -r 1 --json -- true) >"$work/clean.json"
+check "revision is HEAD"   test "$(jq -r .provenance.git.revision "$work/clean.json")" = "$head"
+check "clean"              jqe '.provenance.git.dirty == false and .provenance.git.diff_sha256 == null' "$work/clean.json"
+check "cwd relative"       test "$(jq -r .provenance.cwd "$work/clean.json")" = sub
 check "store at the root"  test -f .benchgate/store.sqlite3
 
 printf 'two\n' >data.txt
@@ -43,9 +43,9 @@ chmod +x "$work/ext.sh"
 git config diff.external "$work/ext.sh"
 git config diff.conv.textconv "$work/ext.sh"
 echo '*.txt diff=conv' >.git/info/attributes
-"$B" measure -q -r 1 --json -- true >dirty.json
-check "dirty"              jqe '.provenance.git.dirty == true' dirty.json
-check "diff sha256"        test "$(jq -r .provenance.git.diff_sha256 dirty.json)" = "$want"
+"$B" measure -q -r 1 --json -- true >"$work/dirty.json"
+check "dirty"              jqe '.provenance.git.dirty == true' "$work/dirty.json"
+check "diff sha256"        test "$(jq -r .provenance.git.diff_sha256 "$work/dirty.json")" = "$want"
 check "no external diff or textconv ran" test ! -e "$work/ext.log"
 git config --unset diff.external
 git config --unset diff.conv.textconv
@@ -56,18 +56,18 @@ check "diff sha256 as git diff shows it" test "$(gitdiff | sha256sum | cut -d' '
 git checkout -q data.txt
 head -c 300000 /dev/zero >blob.bin && git add blob.bin && git commit -qm blob
 printf '\001' | dd of=blob.bin bs=1 seek=1000 conv=notrunc 2>/dev/null
-"$B" measure -q -r 1 --json -- true >bin1.json
-check "binary: diff sha256" test "$(jq -r .provenance.git.diff_sha256 bin1.json)" = "$(gitdiff | sha256sum | cut -d' ' -f1)"
+"$B" measure -q -r 1 --json -- true >"$work/bin1.json"
+check "binary: diff sha256" test "$(jq -r .provenance.git.diff_sha256 "$work/bin1.json")" = "$(gitdiff | sha256sum | cut -d' ' -f1)"
 check "binary: by its blob id" bash -c "git diff HEAD --full-index | grep -q '^index [0-9a-f]\{40\}\.\.$(git hash-object blob.bin) '"
 printf '\002' | dd of=blob.bin bs=1 seek=1000 conv=notrunc 2>/dev/null
-"$B" measure -q -r 1 --json -- true >bin2.json
+"$B" measure -q -r 1 --json -- true >"$work/bin2.json"
 check "binary: other bytes, another hash" \
-	test "$(jq -r .provenance.git.diff_sha256 bin1.json)" != "$(jq -r .provenance.git.diff_sha256 bin2.json)"
+	test "$(jq -r .provenance.git.diff_sha256 "$work/bin1.json")" != "$(jq -r .provenance.git.diff_sha256 "$work/bin2.json")"
 git checkout -q blob.bin
 printf 'two\n' >data.txt
-check "no home paths"      bash -c "! grep -q '\"$HOME/' dirty.json"
-check "version recorded"   jqe '.provenance.benchgate_version | length > 0' dirty.json
-check "argv recorded"      jqe '.provenance.argv == ["measure","-q","-r","1","--json","--","true"]' dirty.json
+check "no home paths"      bash -c "! grep -q '\"$HOME/' '$work/dirty.json'"
+check "version recorded"   jqe '.provenance.benchgate_version | length > 0' "$work/dirty.json"
+check "argv recorded"      jqe '.provenance.argv == ["measure","-q","-r","1","--json","--","true"]' "$work/dirty.json"
 
 # an observer: the repository's index is never rewritten (git status would
 # refresh it for a file touched since, taking .git/index.lock from the
@@ -75,14 +75,14 @@ check "argv recorded"      jqe '.provenance.argv == ["measure","-q","-r","1","--
 git checkout -q data.txt
 touch -d "2020-01-02 03:04:05" data.txt
 index=$(sha256sum .git/index)
-"$B" measure -q -r 1 --json -- true >touched.json
-check "touched, same content: clean" jqe '.provenance.git.dirty == false' touched.json
+"$B" measure -q -r 1 --json -- true >"$work/touched.json"
+check "touched, same content: clean" jqe '.provenance.git.dirty == false' "$work/touched.json"
 check "the index is not rewritten" test "$(sha256sum .git/index)" = "$index"
 printf 'three\n' >data.txt
 : >.git/index.lock
-"$B" measure -q -r 1 --json -- true >locked.json
+"$B" measure -q -r 1 --json -- true >"$work/locked.json"
 check "while another git holds the index: dirty, hashed" \
-	test "$(jq -r .provenance.git.diff_sha256 locked.json)" = "$(gitdiff | sha256sum | cut -d' ' -f1)"
+	test "$(jq -r .provenance.git.diff_sha256 "$work/locked.json")" = "$(gitdiff | sha256sum | cut -d' ' -f1)"
 check "its lock left alone" test -e .git/index.lock -a ! -s .git/index.lock
 rm .git/index.lock
 
@@ -95,27 +95,27 @@ git init -q "$work/lib" && git -C "$work/lib" config user.email t@example.invali
 echo 'int a;' >"$work/lib/a.c" && git -C "$work/lib" add a.c && git -C "$work/lib" commit -qm lib
 git -c protocol.file.allow=always submodule add -q "$work/lib" lib >/dev/null 2>&1 && git commit -qm lib
 echo 'int b;' >>lib/a.c
-"$B" measure -q -r 1 --json -- true >sub1.json
+"$B" measure -q -r 1 --json -- true >"$work/sub1.json"
 echo 'int c;' >>lib/a.c
-"$B" measure -q -r 1 --json -- true >sub2.json
-check "submodule edited: dirty" jqe '.provenance.git.dirty == true' sub1.json
+"$B" measure -q -r 1 --json -- true >"$work/sub2.json"
+check "submodule edited: dirty" jqe '.provenance.git.dirty == true' "$work/sub1.json"
 check "submodule: the hash of its content's diff, full ids" \
-	test "$(jq -r .provenance.git.diff_sha256 sub2.json)" = "$(gitdiff | sha256sum | cut -d' ' -f1)"
+	test "$(jq -r .provenance.git.diff_sha256 "$work/sub2.json")" = "$(gitdiff | sha256sum | cut -d' ' -f1)"
 check "submodule: full ids in its diff" bash -c "$(declare -f gitdiff); gitdiff | grep -q '^index [0-9a-f]\{40\}\.\.[0-9a-f]\{40\} '"
 check "submodule: another edit, another hash" \
-	test "$(jq -r .provenance.git.diff_sha256 sub1.json)" != "$(jq -r .provenance.git.diff_sha256 sub2.json)"
+	test "$(jq -r .provenance.git.diff_sha256 "$work/sub1.json")" != "$(jq -r .provenance.git.diff_sha256 "$work/sub2.json")"
 check "submodule: an edit during the session blocks it" \
 	test "$(rc_of "$B" measure -q -r 1 --json -- sh -c 'echo "int d;" >>lib/a.c')" = 1
 check "submodule: said so" jqe '.status == "blocked" and (.reason | contains("changed during the session"))' "$work/out"
 git -C lib checkout -q a.c
 echo x >lib/untracked.txt
-"$B" measure -q -r 1 --json -- true >sub3.json
-check "submodule: a file it does not track leaves it clean" jqe '.provenance.git.dirty == false' sub3.json
+"$B" measure -q -r 1 --json -- true >"$work/sub3.json"
+check "submodule: a file it does not track leaves it clean" jqe '.provenance.git.dirty == false' "$work/sub3.json"
 
 # outside any repository: nulls, not guesses, and nothing to warn of
 cd "$work" && mkdir plain && cd plain || exit 1
 check "no repository: measured" test "$(rc_of "$B" measure -q -r 1 --json -- true)" = 0
-check "no repository: nulls" jqe '.provenance.git == {"revision": null, "dirty": null, "diff_sha256": null, "excluded": []}' "$work/out"
+check "no repository: nulls" jqe '.provenance.git == {"revision": null, "dirty": null, "diff_sha256": null, "untracked_files": null, "untracked": null, "excluded": [":(top,glob)**/.benchgate/**"]}' "$work/out"
 check "no repository: no warning" test ! -s "$work/err"
 
 # a source git cannot read (a filter whose program is missing, as git-lfs

@@ -61,7 +61,8 @@ check "check after runs"           "$B" check
 # (experiments/ID/, the RUNS.md row) were written: benchgate's own records
 # are left out of the dirty check, so their source is still clean
 check "repeat session: clean"      grep -q '"dirty": false' "$(ls -d experiments/*-life-full* | sort | tail -n 1)/manifest.json"
-check "repeat session: git excludes experiments" test "$("$B" session 3 --json | jq -r '.provenance.git.excluded | join(",")')" = experiments
+check "repeat session: git excludes experiments, state and outputs" \
+	test "$("$B" session 3 --json | jq -r '.provenance.git.excluded | join(",")')" = 'experiments,:(top,glob)**/.benchgate/**,out/life.full.txt,out/*.txt'
 # the first session started on the committed tree (its manifest: dirty false)
 s=1
 check "session 1 has a tree peak"  test "$("$B" history life.full --json | jq '.[0].tree_peak_bytes != null')" = true
