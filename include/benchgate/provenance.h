@@ -98,6 +98,15 @@ json_t *bg_conditions_differ(const json_t *prov, const json_t *const *base, size
 #define BG_STEAL_NOTABLE_CORES 0.10
 void bg_load_notes(const json_t *session, json_t *notes);
 /*
+ * Whether NVML saw the GPU's clocks held down during a session's timed
+ * runs (each run's "gpu_slowdown": a power cap, thermal slowdown, a power
+ * brake): appends to notes "the GPU's clocks were slowed
+ * (hw_thermal_slowdown, sw_power_cap) during 3 of the 10 timed runs: their
+ * times are of a device held below its clocks"; nothing when none was,
+ * or NVML did not sample the runs.
+ */
+void bg_slowdown_notes(const json_t *session, json_t *notes);
+/*
  * The "git" object of the document alone, for root and exclude as above
  * (a new object owned by the caller). since (or NULL) is the object taken
  * at a session's start: when it lists every untracked file it found, only

@@ -215,6 +215,19 @@ void bg_mp_summary(struct bg_strbuf *out, const json_t *doc)
 	runs_flagged(out, doc, "suspended", "suspended",
 		     " spanned a suspension (SIGTSTP): their time holds it, so they are not in the statistics "
 		     "(another timed run took each timed one's place)\n");
+	/* nor a device whose clocks were held down (heat, a power cap) */
+	{
+		json_t *notes = json_array();
+		struct bg_strbuf text = BG_STRBUF_INIT;
+
+		bg_slowdown_notes(doc, notes);
+		if (json_array_size(notes)) {
+			bg_strbuf_addf(&text, ": %s\n", json_string_value(json_array_get(notes, 0)));
+			runs_flagged(out, doc, "gpu_slowed", "gpu slowed", text.buf);
+		}
+		bg_strbuf_release(&text);
+		json_decref(notes);
+	}
 	/* a failed cleanup does not change the timings, but it must not pass unseen */
 	if (json_integer_value(json_object_get(doc, "cleanup_exit_status")) != 0)
 		bg_strbuf_addf(out, "  %-12sthe cleanup command exited %lld\n", "cleanup",

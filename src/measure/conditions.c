@@ -10,6 +10,7 @@
 #include "benchgate/provenance.h"
 #include "benchgate/json.h"
 #include "benchgate/strbuf.h"
+#include "measure/internal.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -354,6 +355,42 @@ void bg_load_notes(const json_t *session, json_t *notes)
 	}
 	if (steal >= BG_STEAL_NOTABLE_CORES) {
 		bg_strbuf_addf(&sb, "a hypervisor took %.2f cores (steal) during the runs", steal);
+		json_array_append_new(notes, json_string(sb.buf));
+	}
+	bg_strbuf_release(&sb);
+}
+
+void bg_slowdown_notes(const json_t *session, json_t *notes)
+{
+	const json_t *r, *why;
+	size_t i, k, timed = 0, slowed = 0;
+	bool seen[BG_GPU_SLOWDOWN_BITS] = {false};
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+
+	json_array_foreach(json_object_get(session, "runs"), i, r) {
+		const char *phase = json_string_value(json_object_get(r, "phase"));
+		bool counted = false;
+
+		if (!phase || strcmp(phase, "timed") != 0)
+			continue;
+		timed++;
+		json_array_foreach(json_object_get(r, "gpu_slowdown"), k, why)
+			for (int b = 0; b < BG_GPU_SLOWDOWN_BITS; b++)
+				if (bg_gpu_slowdown_names[b] && json_is_string(why) &&
+				    strcmp(json_string_value(why), bg_gpu_slowdown_names[b]) == 0)
+					counted = seen[b] = true;
+		slowed += counted;
+	}
+	if (slowed) {
+		const char *sep = "";
+		bg_strbuf_adds(&sb, "the GPU's clocks were slowed (");
+		for (int b = 0; b < BG_GPU_SLOWDOWN_BITS; b++)
+			if (seen[b]) {
+				bg_strbuf_addf(&sb, "%s%s", sep, bg_gpu_slowdown_names[b]);
+				sep = ", ";
+			}
+		bg_strbuf_addf(&sb, ") during %zu of the %zu timed runs: their times are of a device held below its clocks",
+			       slowed, timed);
 		json_array_append_new(notes, json_string(sb.buf));
 	}
 	bg_strbuf_release(&sb);

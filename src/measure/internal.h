@@ -93,10 +93,26 @@ json_t *bg_nvml_describe(struct bg_nvml *n);
 /* What a sample holds: BG_NVML_DEVICE when device_bytes is the used memory
  * of the devices that answered, BG_NVML_PROCESS when proc_bytes is known:
  * every device listed its processes and the memory of each of pids[0..npids)
- * (0 is then measured: the tree held no GPU memory). */
+ * (0 is then measured: the tree held no GPU memory). *slowdown receives
+ * the reasons NVML gives now for clocks below what the device allows
+ * (its "clocks event reasons"), those of BG_GPU_SLOWDOWN_MASK, of the
+ * devices that run one of pids, or of every device when that cannot be
+ * told; 0 where NVML cannot say. */
 enum { BG_NVML_DEVICE = 1u, BG_NVML_PROCESS = 2u };
 unsigned bg_nvml_sample(struct bg_nvml *n, const pid_t *pids, size_t npids, uint64_t *proc_bytes,
-			uint64_t *device_bytes);
+			uint64_t *device_bytes, uint64_t *slowdown);
+/*
+ * The reasons that slow a device down, NVML's bits: software power cap
+ * (0x4), hardware slowdown (0x8: thermal or power brake), software thermal
+ * slowdown (0x20), hardware thermal slowdown (0x40), power brake (0x80).
+ * Not among them: idle (0x1), the applications clocks setting (0x2), sync
+ * boost (0x10) and the display clock (0x100), which a busy device at its
+ * configured clocks also shows. bg_gpu_slowdown_names[bit] names each of
+ * them (NULL for the others).
+ */
+#define BG_GPU_SLOWDOWN_MASK 0xecull
+#define BG_GPU_SLOWDOWN_BITS 8
+extern const char *const bg_gpu_slowdown_names[BG_GPU_SLOWDOWN_BITS];
 
 /* ---- watch.c ---- */
 struct bg_watch;
@@ -107,6 +123,7 @@ struct bg_watch_result {
 	long gpu_proc_samples;   /* samples where it gave the tree's processes' memory too */
 	uint64_t gpu_proc_peak;  /* max summed per-process GPU memory of the tree (those samples) */
 	uint64_t gpu_device_peak; /* max total used GPU memory */
+	uint64_t gpu_slowdown;   /* the slowdown reasons any sample saw (bg_nvml_sample) */
 };
 /* Starts the thread; nvml may be NULL. BG_EIO when the thread cannot start. */
 int bg_watch_start(struct bg_watch **out, long interval_ms, struct bg_nvml *nvml,

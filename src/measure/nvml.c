@@ -45,6 +45,8 @@ struct bg_nvml {
 	nvmlReturn_t (*ecc)(nvmlDevice_t, int *, int *);
 	nvmlReturn_t (*app_clock)(nvmlDevice_t, int, unsigned int *);
 	nvmlReturn_t (*max_clock)(nvmlDevice_t, int, unsigned int *);
+	/* why the clocks are below what they could be, now (bg_nvml_sample) */
+	nvmlReturn_t (*throttle)(nvmlDevice_t, unsigned long long *);
 	unsigned int ndev;
 	nvmlDevice_t dev[NVML_MAX_DEVICES];
 };
@@ -85,6 +87,9 @@ struct bg_nvml *bg_nvml_open(void)
 	nvml_bind(lib, "nvmlDeviceGetEccMode", &n->ecc);
 	nvml_bind(lib, "nvmlDeviceGetApplicationsClock", &n->app_clock);
 	nvml_bind(lib, "nvmlDeviceGetMaxClockInfo", &n->max_clock);
+	nvml_bind(lib, "nvmlDeviceGetCurrentClocksEventReasons", &n->throttle); /* driver 535 and later */
+	if (!n->throttle)
+		nvml_bind(lib, "nvmlDeviceGetCurrentClocksThrottleReasons", &n->throttle);
 	if (!init || !n->count || !n->handle || init() != 0) {
 		dlclose(lib);
 		free(n);
@@ -182,17 +187,26 @@ json_t *bg_nvml_describe(struct bg_nvml *n)
 	return o;
 }
 
+const char *const bg_gpu_slowdown_names[BG_GPU_SLOWDOWN_BITS] = {
+	NULL, NULL, "sw_power_cap", "hw_slowdown", NULL, "sw_thermal_slowdown", "hw_thermal_slowdown",
+	"hw_power_brake_slowdown",
+};
+
 unsigned bg_nvml_sample(struct bg_nvml *n, const pid_t *pids, size_t npids, uint64_t *proc_bytes,
-			uint64_t *device_bytes)
+			uint64_t *device_bytes, uint64_t *slowdown)
 {
 	static nvmlProcessInfo_t info[NVML_MAX_PROCS];
 	bool any = false, procs_known = n->procs != NULL && n->ndev > 0;
+	uint64_t slow_ours = 0, slow_all = 0;
 
 	*proc_bytes = 0;
 	*device_bytes = 0;
 	for (unsigned int i = 0; i < n->ndev; i++) {
 		nvmlMemory_t mem;
 		unsigned int count = NVML_MAX_PROCS;
+		unsigned long long reasons = 0;
+		uint64_t slow;
+		bool on_device = false;
 
 		if (!n->dev[i]) {
 			procs_known = false;
@@ -202,6 +216,10 @@ unsigned bg_nvml_sample(struct bg_nvml *n, const pid_t *pids, size_t npids, uint
 			*device_bytes += mem.used;
 			any = true;
 		}
+		if (!n->throttle || n->throttle(n->dev[i], &reasons) != 0)
+			reasons = 0;
+		slow = (uint64_t)reasons & BG_GPU_SLOWDOWN_MASK;
+		slow_all |= slow;
 		/* a device that cannot list its processes (no permission, too
 		 * many) leaves the tree's share unknown, never 0 */
 		if (!n->procs || n->procs(n->dev[i], &count, info) != 0) {
@@ -213,6 +231,7 @@ unsigned bg_nvml_sample(struct bg_nvml *n, const pid_t *pids, size_t npids, uint
 
 			for (size_t j = 0; j < npids && !ours; j++)
 				ours = (pid_t)info[k].pid == pids[j];
+			on_device = on_device || ours;
 			if (!ours) {
 				/* a pid that does not exist here: NVML speaks of
 				 * another pid namespace (a container's host), so
@@ -225,6 +244,10 @@ unsigned bg_nvml_sample(struct bg_nvml *n, const pid_t *pids, size_t npids, uint
 				*proc_bytes += info[k].usedGpuMemory;
 			}
 		}
+		if (on_device)
+			slow_ours |= slow;
 	}
+	/* the devices the tree runs on, where they can be told; else any */
+	*slowdown = procs_known ? slow_ours : slow_all;
 	return (any ? BG_NVML_DEVICE : 0u) | (procs_known ? BG_NVML_PROCESS : 0u);
 }

@@ -350,6 +350,16 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 	rset(r, "gpu_device_used_peak_bytes",
 		jint_or_null(wr.gpu_samples > 0, (long long)wr.gpu_device_peak));
 	rset(r, "gpu_samples", jint_or_null(s->nvml != NULL, wr.gpu_samples));
+	/* what slowed the device's clocks, where NVML sampled the run */
+	if (s->nvml && wr.gpu_samples > 0) {
+		json_t *why = json_array();
+		for (int b = 0; b < BG_GPU_SLOWDOWN_BITS; b++)
+			if ((wr.gpu_slowdown >> b) & 1u)
+				json_array_append_new(why, json_string(bg_gpu_slowdown_names[b]));
+		rset(r, "gpu_slowdown", why);
+	} else {
+		rset(r, "gpu_slowdown", json_null());
+	}
 	rset(r, "cache", cache ? cache : json_null());
 
 	ok = res.exited && res.exit_status == 0 && !res.timed_out;
@@ -413,6 +423,8 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 		json_array_append_new(json_object_get(r, "flags"), json_string("left_running"));
 	if (res.suspended)
 		json_array_append_new(json_object_get(r, "flags"), json_string("suspended"));
+	if (wr.gpu_samples > 0 && wr.gpu_slowdown)
+		json_array_append_new(json_object_get(r, "flags"), json_string("gpu_slowed"));
 	if (timed && res.suspended && ok)
 		s->suspended_timed++;
 	free(out_err);

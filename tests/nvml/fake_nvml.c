@@ -9,6 +9,9 @@
  *   foreign      a process of another pid namespace is listed too (pid
  *                4194304, above Linux's largest pid: it exists nowhere here)
  *   nosettings   the device's settings cannot be read (NVML_ERROR_NOT_SUPPORTED)
+ * Its clocks are slowed for the reasons FAKE_NVML_SLOWDOWN gives (NVML's
+ * bit mask, as strtoull reads it: 0x40 is hardware thermal slowdown)
+ * while a process named "sleep" runs, and for none otherwise.
  * Its settings: persistence mode on, ECC on, compute mode default, an
  * enforced power limit of FAKE_NVML_POWER_MW milliwatts (300000 unless
  * set), applications SM clock 1410 MHz, maximum SM clock 1980 MHz.
@@ -154,5 +157,38 @@ int nvmlDeviceGetMaxClockInfo(void *device, int type, unsigned int *mhz)
 {
 	(void)device;
 	*mhz = type == 1 ? 1980u : 1593u;
+	return no_settings() ? 3 : 0;
+}
+
+int nvmlDeviceGetCurrentClocksEventReasons(void *device, unsigned long long *reasons);
+
+/* Whether a process named "sleep" runs (the tests' stand-in for a kernel). */
+static int sleep_runs(void)
+{
+	struct dirent *e;
+	DIR *dir = opendir("/proc");
+	int found = 0;
+
+	while (dir && !found && (e = readdir(dir))) {
+		char path[300], comm[64] = "";
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%s/comm", e->d_name);
+		if (!(f = fopen(path, "r")))
+			continue;
+		found = fgets(comm, sizeof(comm), f) && strcmp(comm, "sleep\n") == 0;
+		fclose(f);
+	}
+	if (dir)
+		closedir(dir);
+	return found;
+}
+
+int nvmlDeviceGetCurrentClocksEventReasons(void *device, unsigned long long *reasons)
+{
+	const char *mask = getenv("FAKE_NVML_SLOWDOWN");
+
+	(void)device;
+	*reasons = mask && sleep_runs() ? strtoull(mask, NULL, 0) : 0x1ull; /* idle */
 	return no_settings() ? 3 : 0;
 }

@@ -6,7 +6,8 @@
 # memory not available, or pids of another pid namespace, as a container
 # sees its host's); the device's used memory either way; the device's
 # settings (persistence, power limit, clocks...) in the provenance, null
-# when NVML cannot read them. Needs jq.
+# when NVML cannot read them; the reasons its clocks were held down during
+# each run. Needs jq.
 set -u
 . "$(cd "$(dirname "$0")" && pwd)/checks.sh"
 B=${BENCHGATE:?}
@@ -41,6 +42,33 @@ check "settings: recorded" jqe '.provenance.gpu.devices[0] | .persistence_mode =
 check "settings unreadable: session ok" test "$(measure nosettings)" = 0
 check "settings unreadable: null, not guessed" jqe '.provenance.gpu.devices[0] | [.persistence_mode, .power_limit_watts,
 	.compute_mode, .ecc, .applications_sm_clock_mhz, .max_sm_clock_mhz] == [null, null, null, null, null, null]' out
+# the device's clocks held down while the runs ran (NVML's clocks event
+# reasons, sampled with the memory): the slowing reasons of the devices
+# the tree runs on, never idle, the applications clocks or sync boost
+slowed() { # mask mode [measure options]
+	FAKE_NVML_SLOWDOWN=$1 FAKE_NVML=$2 LD_LIBRARY_PATH=$lib rc_of "$B" measure -w 0 -r 2 "${@:3}" -- sleep 0.3
+}
+check "not slowed: session ok"     test "$(measure ok)" = 0
+check "not slowed: no reason"      jqe '[.runs[].gpu_slowdown] == [[], [], []] and ([.runs[].flags[]] | index("gpu_slowed") | not)' out
+check "slowed: session ok"         test "$(slowed 0x47 ok --json)" = 0
+check "slowed: the reasons, not idle or the applications clocks" \
+	jqe '[.runs[].gpu_slowdown] == [["sw_power_cap", "hw_thermal_slowdown"], ["sw_power_cap", "hw_thermal_slowdown"], ["sw_power_cap", "hw_thermal_slowdown"]]' out
+check "slowed: each run flagged"   jqe '[.runs[] | .flags | index("gpu_slowed") != null] == [true, true, true]' out
+check "slowed: the summary says so" test "$(slowed 0x47 ok)" = 0
+check "... with the timed runs"    grep -qF "  gpu slowed  runs 1, 2, 3: the GPU's clocks were slowed (sw_power_cap, hw_thermal_slowdown) during 2 of the 2 timed runs: their times are of a device held below its clocks" out
+check "sync boost, the display clock: not slowdowns" test "$(slowed 0x113 ok --json)" = 0
+check "... no reason"              jqe '[.runs[].gpu_slowdown] == [[], [], []]' out
+check "processes not listed: every device's reasons" test "$(slowed 0x8 noperm --json)" = 0
+check "... hw_slowdown"            jqe '[.runs[].gpu_slowdown] == [["hw_slowdown"], ["hw_slowdown"], ["hw_slowdown"]]' out
+# a device slowed while another process (a sleep outside the tree) uses it,
+# and the tree, which NVML does not list, runs elsewhere: not its slowdown
+sleep 30 &
+other=$!
+check "another's device slowed: session ok" \
+	test "$(FAKE_NVML_SLOWDOWN=0x40 FAKE_NVML=ok LD_LIBRARY_PATH=$lib rc_of "$B" measure -w 0 -r 1 --json -- sh -c 'i=0; while [ $i -lt 40000 ]; do i=$((i+1)); done')" = 0
+check "... not the tree's"         jqe '[.runs[] | select(.gpu_samples > 0) | .gpu_slowdown] | length > 0 and all(. == [])' out
+kill "$other" 2>/dev/null
+wait "$other" 2>/dev/null
 check "noperm: the summary says n/a" test "$(FAKE_NVML=noperm LD_LIBRARY_PATH=$lib rc_of "$B" measure -w 0 -r 1 -- sleep 0.3)" = 0
 check "noperm: accelerator n/a"    grep -q "^  accelerator n/a$" out
 

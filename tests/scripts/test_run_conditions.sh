@@ -84,6 +84,7 @@ nvml=${BENCHGATE_BUILD:?}/tests/nvml
 if [ -f "$nvml/libnvidia-ml.so.1" ]; then
 	cp -R "${BENCHGATE_SOURCE:?}/tests/cli/trees/lifecycle" "$work/g" && cd "$work/g" || exit 1
 	printf '.benchgate/\nout/\n' >.gitignore
+	sed -i 's/"sleep_seconds": 4.321/"sleep_seconds": 0.4/' benchmarks/benchmark_registry.json
 	"$B" render >/dev/null
 	git init -q . && git add -A && git -c user.email=t@t -c user.name=t commit -qm init || exit 1
 	gpu_run() { FAKE_NVML=ok FAKE_NVML_POWER_MW=$1 LD_LIBRARY_PATH=$nvml rc_of "$B" run -q --no-repeat "${@:2}" life.ok; }
@@ -94,6 +95,12 @@ if [ -f "$nvml/libnvidia-ml.so.1" ]; then
 	n=$(jq '.baseline | length' "$work/gpu.json")
 	check "run notes the power limit" grep -qF "note: gpu 0 power_limit_watts 250 here, 300 in $n of the $n baseline sessions that record it" "$work/out"
 	check "the decision records it" jqe --arg n "$n" '.conditions == ["gpu 0 power_limit_watts 250 here, 300 in \($n) of the \($n) baseline sessions that record it"]' "$work/gpu.json"
+	# the GPU's clocks held down (heat) while the timed run ran
+	check "a run with the GPU's clocks slowed: exit 0" \
+		test "$(FAKE_NVML=ok FAKE_NVML_SLOWDOWN=0x40 LD_LIBRARY_PATH=$nvml rc_of "$B" run -q --no-repeat life.slow)" = 0
+	check "... noted" grep -qF "note: the GPU's clocks were slowed (hw_thermal_slowdown) during 1 of the 1 timed runs: their times are of a device held below its clocks" "$work/out"
+	sid=$("$B" sessions --json | jq 'max_by(.id).id')
+	check "... in the decision" jqe '.conditions | index("the GPU'"'"'s clocks were slowed (hw_thermal_slowdown) during 1 of the 1 timed runs: their times are of a device held below its clocks") != null' <("$B" compare "$sid" --json)
 	cd "$work/p" || exit 1
 fi
 # what else ran: a busy loop beside the runs is another process's CPU,

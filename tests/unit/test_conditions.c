@@ -283,6 +283,43 @@ static void test_load_notes(void **state)
 	json_decref(older);
 }
 
+/* the GPU's clocks held down in timed runs: one note, the reasons in
+ * NVML's bit order, warmups not counted; nothing without a slowed timed
+ * run, NVML or samples */
+static void test_slowdown_notes(void **state)
+{
+	json_t *notes = json_array();
+	json_t *slowed = json_loads("{\"runs\": ["
+				    "{\"phase\": \"smoke\", \"gpu_slowdown\": [\"hw_slowdown\"]},"
+				    "{\"phase\": \"warmup\", \"gpu_slowdown\": [\"hw_slowdown\"]},"
+				    "{\"phase\": \"timed\", \"gpu_slowdown\": [\"hw_thermal_slowdown\"]},"
+				    "{\"phase\": \"timed\", \"gpu_slowdown\": []},"
+				    "{\"phase\": \"timed\", \"gpu_slowdown\": [\"sw_power_cap\", \"hw_thermal_slowdown\"]},"
+				    "{\"phase\": \"timed\", \"gpu_slowdown\": null}]}",
+				    0, NULL);
+	json_t *warmup_only = json_loads("{\"runs\": [{\"phase\": \"warmup\", \"gpu_slowdown\": [\"hw_slowdown\"]},"
+					 "{\"phase\": \"timed\", \"gpu_slowdown\": []}]}",
+					 0, NULL);
+	json_t *no_nvml = json_loads("{\"runs\": [{\"phase\": \"timed\", \"gpu_slowdown\": null}]}", 0, NULL);
+	json_t *older = json_loads("{\"runs\": [{\"phase\": \"timed\"}]}", 0, NULL);
+
+	(void)state;
+	bg_slowdown_notes(warmup_only, notes);
+	bg_slowdown_notes(no_nvml, notes);
+	bg_slowdown_notes(older, notes);
+	assert_int_equal(json_array_size(notes), 0);
+	bg_slowdown_notes(slowed, notes);
+	assert_int_equal(json_array_size(notes), 1);
+	assert_string_equal(json_string_value(json_array_get(notes, 0)),
+			    "the GPU's clocks were slowed (sw_power_cap, hw_thermal_slowdown) during 2 of the 4 timed "
+			    "runs: their times are of a device held below its clocks");
+	json_decref(notes);
+	json_decref(slowed);
+	json_decref(warmup_only);
+	json_decref(no_nvml);
+	json_decref(older);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -293,6 +330,7 @@ int main(void)
 		cmocka_unit_test(test_differ),
 		cmocka_unit_test(test_differ_gpu),
 		cmocka_unit_test(test_load_notes),
+		cmocka_unit_test(test_slowdown_notes),
 	};
 	return cmocka_run_group_tests_name("conditions", tests, NULL, NULL);
 }
