@@ -215,6 +215,10 @@ void bg_mp_summary(struct bg_strbuf *out, const json_t *doc)
 	runs_flagged(out, doc, "suspended", "suspended",
 		     " spanned a suspension (SIGTSTP): their time holds it, so they are not in the statistics "
 		     "(another timed run took each timed one's place)\n");
+	/* nor one the machine slept through */
+	runs_flagged(out, doc, "slept", "slept",
+		     " spanned a system sleep (suspend): they ran partly on a machine coming back, with cold caches "
+		     "and clocks, so they are not in the statistics (another timed run took each timed one's place)\n");
 	/* nor a device whose clocks were held down (heat, a power cap) */
 	{
 		json_t *notes = json_array();

@@ -222,7 +222,12 @@ struct bg_spawn_result {
 	/* the session was suspended (bg_measure_suspend) while it ran: its wall
 	 * time holds the time it was stopped */
 	bool suspended;
+	/* how long the machine slept (suspend to RAM or disk) while it ran:
+	 * the boot clock's advance beyond the monotonic clock's, which stops
+	 * during a system sleep; 0 below BG_SLEPT_MIN_NS */
+	int64_t slept_ns;
 };
+#define BG_SLEPT_MIN_NS 100000000LL /* 0.1 s: far above either clock's resolution */
 /*
  * What a session spawns, prepared once: argv, the program found on PATH
  * (as execvp would find it, without its fallback to /bin/sh), and the
@@ -329,5 +334,7 @@ bool bg_sys_psi_memory_some10(int fd, double *avg10);
 void bg_sys_rfc3339(double epoch_seconds, char buf[64]);
 double bg_sys_realtime(void);
 int64_t bg_sys_monotonic_ns(void);
+/* CLOCK_BOOTTIME: the monotonic clock that also counts a system sleep. */
+int64_t bg_sys_boottime_ns(void);
 
 #endif

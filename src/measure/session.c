@@ -52,7 +52,7 @@ struct session {
 	bool *in_stats;         /* by ordinal: the timed runs the statistics count */
 	size_t in_stats_cap;
 	bool interrupted;
-	long suspended_timed;   /* timed runs that spanned a suspension: each is run again */
+	long suspended_timed;   /* timed runs that spanned a suspension or a system sleep: each is run again */
 	bool any_first_process; /* a run was not cold although cold was asked for */
 	bool any_parity_checked, all_parity_pass;
 	bool deterministic_ok;
@@ -326,6 +326,7 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 	rset(r, "stop_signal", jint_or_null(res.stop_signal != 0, res.stop_signal));
 	rset(r, "timed_out", json_boolean(res.timed_out));
 	rset(r, "suspended", json_boolean(res.suspended));
+	rset(r, "slept_seconds", json_real((double)res.slept_ns / 1e9));
 	rset(r, "max_rss_bytes", json_integer(res.maxrss_bytes));
 	rset(r, "tree_peak_bytes",
 		jint_or_null(wr.samples > 0, (long long)wr.tree_peak));
@@ -423,9 +424,11 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 		json_array_append_new(json_object_get(r, "flags"), json_string("left_running"));
 	if (res.suspended)
 		json_array_append_new(json_object_get(r, "flags"), json_string("suspended"));
+	if (res.slept_ns)
+		json_array_append_new(json_object_get(r, "flags"), json_string("slept"));
 	if (wr.gpu_samples > 0 && wr.gpu_slowdown)
 		json_array_append_new(json_object_get(r, "flags"), json_string("gpu_slowed"));
-	if (timed && res.suspended && ok)
+	if (timed && (res.suspended || res.slept_ns) && ok)
 		s->suspended_timed++;
 	free(out_err);
 	bg_outputs_release(&outs);
@@ -434,9 +437,11 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 	/* the statistics count a timed run only when it fully succeeded: exit 0
 	 * in time, and every check of it (outputs, parity, determinism, cold,
 	 * its result file) passed; a run that failed one blocked the session.
-	 * One that spanned a suspension holds the time benchgate was stopped:
-	 * another timed run takes its place */
-	if (timed && ok && !res.suspended && !s->interrupted && s->failures == failures) {
+	 * One that spanned a suspension holds the time benchgate was stopped,
+	 * and one the machine slept through ran partly on a machine coming
+	 * back (cold caches, clocks, devices reinitialised): another timed run
+	 * takes its place */
+	if (timed && ok && !res.suspended && !res.slept_ns && !s->interrupted && s->failures == failures) {
 		json_t *samples = json_object_get(json_object_get(r, "reported"), "samples_seconds"), *x;
 		size_t i;
 

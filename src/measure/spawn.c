@@ -759,7 +759,7 @@ int bg_spawn_run_captured(const struct bg_spawn_prog *prog, double timeout,
 {
 	struct capture capture[2];
 	struct waiter wt;
-	int64_t t0, t1, own_ns = 0;
+	int64_t t0, t1, b0, b1, own_ns = 0;
 	pid_t pid = -1;
 	int e, wr[2] = {-1, -1};
 	sig_atomic_t stops0;
@@ -790,6 +790,7 @@ int bg_spawn_run_captured(const struct bg_spawn_prog *prog, double timeout,
 	wt.stopped0 = atomic_load(&job_stopped_ns);
 	res->start_realtime = bg_sys_realtime();
 	t0 = bg_sys_monotonic_ns();
+	b0 = bg_sys_boottime_ns();
 	e = start_child(prog, wr[0], wr[1], &pid, &res->cgroup_errno, &own_ns);
 	if (wt.cap) { /* the child has its copies (or failed); the pipes end when the run's do */
 		close(wr[0]);
@@ -820,6 +821,9 @@ int bg_spawn_run_captured(const struct bg_spawn_prog *prog, double timeout,
 				strerror(e));
 	}
 	t1 = bg_sys_monotonic_ns();
+	b1 = bg_sys_boottime_ns();
+	/* a system sleep stops the monotonic clock, not the boot clock */
+	res->slept_ns = (b1 - b0) - (t1 - t0) >= BG_SLEPT_MIN_NS ? (b1 - b0) - (t1 - t0) : 0;
 	res->pid = pid;
 	res->wall_ns = t1 - t0 - own_ns; /* joining the cgroup: benchgate's work */
 	res->user_ns = tv_ns(&wt.ru.ru_utime);

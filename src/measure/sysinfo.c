@@ -73,6 +73,14 @@ int64_t bg_sys_monotonic_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+int64_t bg_sys_boottime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
 bool bg_sys_cpu_times(double *busy, double *steal)
 {
 	unsigned long long user, nice, system, idle, iowait, irq, softirq, st = 0;
