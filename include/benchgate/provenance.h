@@ -107,6 +107,14 @@ void bg_load_notes(const json_t *session, json_t *notes);
  */
 void bg_slowdown_notes(const json_t *session, json_t *notes);
 /*
+ * For each file a session evicted on a network, cluster or user-space file
+ * system (its "cache.remote"), appends to notes "'data.h5' is on nfs:
+ * evicting it dropped this machine's copy only, and a file server's cache
+ * (or the file system's daemon) may still hold it, so the cold runs may
+ * not have read it from disk"; nothing for local files.
+ */
+void bg_cache_notes(const json_t *session, json_t *notes);
+/*
  * The "git" object of the document alone, for root and exclude as above
  * (a new object owned by the caller). since (or NULL) is the object taken
  * at a session's start: when it lists every untracked file it found, only

@@ -187,6 +187,19 @@ void bg_mp_summary(struct bg_strbuf *out, const json_t *doc)
 		bg_cli_add_shown(out, json_string_value(json_object_get(cache, "state")));
 		bg_strbuf_addch(out, '\n');
 	}
+	/* an eviction that could not reach a file server's cache */
+	{
+		json_t *notes = json_array(), *n;
+		size_t i;
+
+		bg_cache_notes(doc, notes);
+		json_array_foreach(notes, i, n) {
+			bg_strbuf_addf(out, "  %-12s", "remote");
+			bg_cli_add_shown(out, json_string_value(n));
+			bg_strbuf_addch(out, '\n');
+		}
+		json_decref(notes);
+	}
 	/* what else ran meanwhile, when it was enough to matter: a build, a
 	 * second benchmark, a noisy neighbour of a virtual machine */
 	{

@@ -73,6 +73,30 @@ static int evictable_fs(const struct statfs *fs, const char *path, struct bg_ctx
 			path, kind);
 }
 
+const char *bg_cache_remote_fs(const char *path)
+{
+	/* f_type magic numbers (linux/magic.h, and the file systems' own) */
+	static const struct {
+		unsigned long type;
+		const char *name;
+	} remote[] = {
+		{0x6969, "nfs"},          {0x517b, "smb"},        {0xff534d42, "cifs"},
+		{0xfe534d42, "smb2"},     {0x00c36400, "ceph"},   {0x5346414f, "afs"},
+		{0x6b414653, "afs"},      {0x01021997, "9p"},     {0x73757245, "coda"},
+		{0x7461636f, "ocfs2"},    {0x01161970, "gfs2"},   {0x0bd00bd0, "lustre"},
+		{0x47504653, "gpfs"},     {0x19830326, "beegfs"}, {0x13661366, "orangefs"},
+		{0xaad7aaea, "panfs"},    {0x65735546, "fuse"},
+	};
+	struct statfs fs;
+
+	if (statfs(path, &fs) != 0)
+		return NULL;
+	for (size_t i = 0; i < sizeof(remote) / sizeof(remote[0]); i++)
+		if ((unsigned long)(unsigned int)fs.f_type == remote[i].type)
+			return remote[i].name;
+	return NULL;
+}
+
 int bg_measure_evictable(const char *path, struct bg_ctx *ctx)
 {
 	struct statfs fs;

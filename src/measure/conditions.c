@@ -395,3 +395,21 @@ void bg_slowdown_notes(const json_t *session, json_t *notes)
 	}
 	bg_strbuf_release(&sb);
 }
+
+void bg_cache_notes(const json_t *session, json_t *notes)
+{
+	const json_t *f;
+	size_t i;
+
+	json_array_foreach(json_object_get(json_object_get(session, "cache"), "remote"), i, f) {
+		struct bg_strbuf sb = BG_STRBUF_INIT;
+		bg_strbuf_addf(&sb,
+			       "'%s' is on %s: evicting it dropped this machine's copy only, and a file server's cache "
+			       "(or the file system's daemon) may still hold it, so the cold runs may not have read it "
+			       "from disk",
+			       json_string_value(json_object_get(f, "path")),
+			       json_string_value(json_object_get(f, "filesystem")));
+		json_array_append_new(notes, json_string(sb.buf));
+		bg_strbuf_release(&sb);
+	}
+}

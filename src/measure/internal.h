@@ -315,6 +315,14 @@ int bg_cache_resident(const char *path, double *resident_fraction, struct bg_ctx
  * many. Those of other users are not seen unless this process may read
  * their /proc/PID/maps. 0 for a folder or what cannot be examined. */
 size_t bg_cache_mappers(const char *path, struct bg_strbuf *out);
+/*
+ * The network, cluster or user-space file system path lies on ("nfs",
+ * "cifs", "lustre", "gpfs", "ceph", "9p", "fuse", ...; a static string),
+ * or NULL for a local one (or one statfs cannot read): there, evicting a
+ * file drops this machine's copy of its pages only, and a server's cache
+ * (or a FUSE daemon's) may still hold them.
+ */
+const char *bg_cache_remote_fs(const char *path);
 
 /* ---- sysinfo.c ---- */
 /* The machine's CPU time so far over all CPUs, from /proc/stat, in seconds:

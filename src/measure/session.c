@@ -1045,6 +1045,19 @@ int bg_measure_session(const struct bg_measure_opts *o, json_t **out, struct bg_
 	json_object_set_new(cache, "requested", o->nevict ? json_string("cold") : json_null());
 	json_object_set_new(cache, "state", !o->nevict ? json_null()
 					    : json_string(s.any_first_process ? "first-process" : "cold"));
+	/* evicted files whose eviction only reached this machine's copy */
+	if (o->nevict) {
+		json_t *remote = json_array();
+		for (size_t k = 0; k < o->nevict; k++) {
+			const char *fs = bg_cache_remote_fs(o->evict[k]);
+			if (fs)
+				json_array_append_new(remote, json_pack("{s:o, s:s}", "path", bg_json_text(o->evict[k]),
+									"filesystem", fs));
+		}
+		json_object_set_new(cache, "remote", remote);
+	} else {
+		json_object_set_new(cache, "remote", json_null());
+	}
 	json_object_set_new(doc, "cache", cache);
 	parity = json_object();
 	json_object_set_new(parity, "kind",

@@ -25,7 +25,7 @@ check "cold session ok"  test "$(rc_of "$B" measure -q -w 1 -r 3 --json --evict 
 check "cold every run"   jqe '[.runs[].cache.state] == ["cold","cold","cold","cold","cold"]' out
 check "below 1% resident" jqe '[.runs[].cache.files[0].resident_fraction] | all(. < 0.01)' out
 check "file named"       jqe '.runs[0].cache.files[0].path == "source.bin"' out
-check "session cold"     jqe '.cache == {"requested":"cold","state":"cold"}' out
+check "session cold"     jqe '.cache == {"requested":"cold","state":"cold","remote":[]}' out
 check "missing evict file: exit 4" test "$(rc_of "$B" measure -q --evict nope.bin -- true)" = 4
 check "missing file named" grep -q "nope.bin" err
 # a folder (a dataset of many files): every file under it, one fraction

@@ -34,7 +34,14 @@ check "a floor above the peak: no baseline yet" jqe '.decision.decision == "no-b
 if [ "$(stat -f -c %T .)" != tmpfs ]; then
 	with_registry '.runbooks.ok.measure.cache = {"state": "cold", "evict": ["data/input.txt"]}'
 	check "cold, evicted: not blocked" test "$(rc_of "$bin" run -q --no-repeat --json life.ok)" = 0
-	check "cold, evicted: the session is cold" jqe '.session.cache == {"requested": "cold", "state": "cold"}' "$work/out"
+	check "cold, evicted: the session is cold" jqe '.session.cache == {"requested": "cold", "state": "cold", "remote": []}' "$work/out"
+	# the same file on a network file system (statfs says NFS, through a
+	# preloaded stand-in): cold here, and the decision says what that means
+	check "cold on NFS: not blocked" test "$(ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 \
+		FAKE_FS_PATH=input.txt FAKE_FS_TYPE=0x6969 LD_PRELOAD="${BENCHGATE_BUILD:?}/tests/preload/libfake_statfs.so" \
+		rc_of "$bin" run -q --no-repeat --json life.ok)" = 0
+	check "cold on NFS: recorded" jqe '.session.cache.remote == [{"path": "data/input.txt", "filesystem": "nfs"}]' "$work/out"
+	check "cold on NFS: the decision notes it" jqe '.decision.conditions | index("'"'"'data/input.txt'"'"' is on nfs: evicting it dropped this machine'"'"'s copy only, and a file server'"'"'s cache (or the file system'"'"'s daemon) may still hold it, so the cold runs may not have read it from disk") != null' "$work/out"
 else
 	echo "skip: $work is on tmpfs, where pages cannot be dropped"
 fi
