@@ -138,6 +138,17 @@ check "... the name listed as it is" jqe '.provenance.git.untracked[2] == "sp ac
 rm -rf 'sp ace
 line.py' link.txt pipe nested
 
+# a name that is not UTF-8: listed with \xNN for its byte, and found again
+# at the session's end (a file the runs create does not block it; an edit
+# of that file does)
+bad=$(printf 'bad\377name')
+printf 'x' >"$bad"
+check "a name that is not UTF-8: measured beside a file the runs create" test "$(rc_of m -- sh -c 'echo y >made2')" = 0
+check "... listed with \\xff"     jqe '.status == "ok" and .provenance.git.untracked == ["bad\\xffname"]' "$work/out"
+rm -f made2
+check "... an edit of it blocks"   test "$(rc_of m -- sh -c 'printf y >>"$(printf "bad\377name")"')" = 1
+rm -f "$bad"
+
 # more untracked files than the provenance lists: every file counts, and a
 # file the runs create is then a change (there is no full list to tell)
 mkdir many && for i in $(seq 1 120); do echo "$i" >"many/f$i"; done
