@@ -18,7 +18,8 @@
  * to the project root, or null outside it), environment {NAME: value or
  * null} (values only for the names asked for; names containing TOKEN,
  * SECRET, PASSWORD, KEY or CREDENTIAL always "<redacted>"), host {cpu_model,
- * logical_cores, memory_total_bytes, kernel_release, os_release,
+ * logical_cores, cpus_allowed (the CPUs this process's affinity allows),
+ * memory_total_bytes, kernel_release, os_release,
  * cpu_governor, load_average [1, 5, 15], and bg_host_conditions' fields}
  * and gpu (NVML facts with each device's settings, or null).
  * What cannot be read is null; capture itself does not fail.
@@ -73,7 +74,7 @@ void bg_host_conditions(const char *root, json_t *host);
 /*
  * Where a session's conditions differ from those of most of its baseline
  * (more than half of the sessions that record a field ran otherwise):
- * the host's (those above, and cpu_governor) and each GPU's settings
+ * the host's (those above, cpus_allowed and cpu_governor) and each GPU's settings
  * (provenance gpu.devices[N]: persistence_mode, power_limit_watts,
  * compute_mode, ecc, applications_sm_clock_mhz, max_sm_clock_mhz, compared
  * device by device). A new array of one line each, "power_source battery

@@ -38,6 +38,11 @@ static void conditions(struct bg_strbuf *out, const json_t *host)
 		bg_strbuf_adds(out, ", boost off");
 	if (json_is_number(quota))
 		bg_strbuf_addf(out, ", CPU quota %g cores", json_number_value(quota));
+	if (json_is_integer(json_object_get(host, "cpus_allowed")) &&
+	    json_integer_value(json_object_get(host, "cpus_allowed")) <
+		    json_integer_value(json_object_get(host, "logical_cores")))
+		bg_strbuf_addf(out, ", %lld CPU(s) allowed (affinity)",
+			       (long long)json_integer_value(json_object_get(host, "cpus_allowed")));
 	if (json_is_true(json_object_get(host, "virtualized")))
 		bg_strbuf_adds(out, ", virtual machine");
 }

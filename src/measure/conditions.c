@@ -249,7 +249,7 @@ void bg_host_conditions(const char *root, json_t *host)
 /* The conditions a baseline is compared on: the host's (the governor is
  * the older field) and each GPU's (bg_nvml_describe). */
 static const char *const host_fields[] = {"power_source", "cpu_boost", "cpu_energy_preference", "smt",
-					  "virtualized", "cpu_quota_cores", "cpu_governor", NULL};
+					  "virtualized", "cpu_quota_cores", "cpus_allowed", "cpu_governor", NULL};
 static const char *const gpu_fields[] = {"persistence_mode", "power_limit_watts", "compute_mode", "ecc",
 					 "applications_sm_clock_mhz", "max_sm_clock_mhz", NULL};
 

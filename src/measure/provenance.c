@@ -8,6 +8,7 @@
 #include "measure/internal.h"
 
 #include <ctype.h>
+#include <sched.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -508,6 +509,30 @@ static json_t *file_field(const char *path, const char *prefix, char sep)
 	return v;
 }
 
+/* How many CPUs this process (and so every run, which inherits it) may run
+ * on: its affinity mask, which `taskset`, a container's --cpuset-cpus or a
+ * batch scheduler's binding narrow; null when it cannot be read. */
+static json_t *cpus_allowed(void)
+{
+	for (int n = 1024; n <= 1 << 20; n *= 4) {
+		cpu_set_t *set = CPU_ALLOC((size_t)n);
+		size_t size = CPU_ALLOC_SIZE((size_t)n);
+		int count;
+
+		if (!set)
+			return json_null();
+		if (sched_getaffinity(0, size, set) == 0) {
+			count = CPU_COUNT_S(size, set);
+			CPU_FREE(set);
+			return json_integer(count);
+		}
+		CPU_FREE(set);
+		if (errno != EINVAL) /* EINVAL: a mask too small for this machine */
+			break;
+	}
+	return json_null();
+}
+
 static json_t *capture_host(void)
 {
 	json_t *h = json_object(), *mem;
@@ -517,6 +542,7 @@ static json_t *capture_host(void)
 
 	json_object_set_new(h, "cpu_model", file_field("/proc/cpuinfo", "model name", ':'));
 	json_object_set_new(h, "logical_cores", cores > 0 ? json_integer(cores) : json_null());
+	json_object_set_new(h, "cpus_allowed", cpus_allowed());
 	mem = file_field("/proc/meminfo", "MemTotal:", 0);
 	if (json_is_string(mem)) {
 		long long kb = atoll(json_string_value(mem));

@@ -38,6 +38,24 @@ check "... none printed" sh -c "! grep -q 'note: the machine differs' '$work/out
 sid=$("$B" sessions --json | jq 'max_by(.id).id')
 check "... its decision records none" sh -c "'$B' compare $sid --json | jq -e '.conditions == []'"
 
+check "the CPUs it may run on are recorded" \
+	jqe --argjson n "$(nproc)" '.provenance.host.cpus_allowed == $n' "$work/s.json"
+
+# bound to one CPU (taskset, a container's --cpuset-cpus, a batch
+# scheduler's binding): recorded and noted against a baseline of all
+if command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then
+	check "a session bound to one CPU" test "$(rc_of taskset -c 0 "$B" run -q --no-repeat life.ok)" = 0
+	cp "$work/out" "$work/bound.out"
+	sid=$("$B" sessions --json | jq 'max_by(.id).id')
+	"$B" session "$sid" --json >"$work/s.json"
+	check "... one CPU recorded"    jqe '.provenance.host.cpus_allowed == 1' "$work/s.json"
+	n=$("$B" compare "$sid" --json | jq '.baseline | length')
+	check "... run notes it" grep -qF "note: cpus_allowed 1 here, $(nproc) in $n of the $n baseline sessions that record it" "$work/bound.out"
+	check "... session shows it"    sh -c "'$B' session $sid | grep -q ', 1 CPU(s) allowed (affinity)'"
+else
+	echo "skipped: binding to one CPU needs taskset and two CPUs"
+fi
+
 # a cgroup of this test's own with a CPU quota: v1's cpu hierarchy, or v2's
 # with the cpu controller
 if [ "$(id -u)" = 0 ]; then
