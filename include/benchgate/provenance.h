@@ -108,6 +108,14 @@ void bg_load_notes(const json_t *session, json_t *notes);
  */
 void bg_slowdown_notes(const json_t *session, json_t *notes);
 /*
+ * Whether NVML listed other processes (another user's job) on the GPU a
+ * session's timed runs used (each run's "gpu_other_processes"): appends to
+ * notes "other processes used the GPU the runs used during 2 of the 3
+ * timed runs (4242 (python3)): their work competed with the runs'" (at
+ * most three named); nothing when none did, or NVML could not tell.
+ */
+void bg_gpu_shared_notes(const json_t *session, json_t *notes);
+/*
  * For each file a session evicted on a network, cluster or user-space file
  * system (its "cache.remote"), appends to notes "'data.h5' is on nfs:
  * evicting it dropped this machine's copy only, and a file server's cache

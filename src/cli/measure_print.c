@@ -242,6 +242,16 @@ void bg_mp_summary(struct bg_strbuf *out, const json_t *doc)
 			bg_strbuf_addf(&text, ": %s\n", json_string_value(json_array_get(notes, 0)));
 			runs_flagged(out, doc, "gpu_slowed", "gpu slowed", text.buf);
 		}
+		json_array_clear(notes);
+		bg_strbuf_reset(&text);
+		/* nor another's work on the same GPU */
+		bg_gpu_shared_notes(doc, notes);
+		if (json_array_size(notes)) {
+			bg_strbuf_adds(&text, ": ");
+			bg_cli_add_shown(&text, json_string_value(json_array_get(notes, 0)));
+			bg_strbuf_addch(&text, '\n');
+			runs_flagged(out, doc, "gpu_shared", "gpu shared", text.buf);
+		}
 		bg_strbuf_release(&text);
 		json_decref(notes);
 	}

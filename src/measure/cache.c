@@ -234,15 +234,7 @@ size_t bg_cache_mappers(const char *path, struct bg_strbuf *out)
 		if (!maps)
 			continue;
 		if (found < 3) {
-			snprintf(file, sizeof(file), "/proc/%ld/comm", pid);
-			if ((f = fopen(file, "re"))) {
-				if (fgets(comm, sizeof(comm), f))
-					comm[strcspn(comm, "\n")] = '\0';
-				fclose(f);
-			}
-			for (char *c = comm; *c; c++) /* a name the process chose: one line of text */
-				if ((unsigned char)*c < 0x20 || *c == 0x7f)
-					*c = '?';
+			bg_proc_comm((pid_t)pid, comm);
 			bg_strbuf_addf(out, "%s%ld (%s)", found ? ", " : "", pid, comm[0] ? comm : "?");
 		}
 		found++;

@@ -413,3 +413,44 @@ void bg_cache_notes(const json_t *session, json_t *notes)
 		bg_strbuf_release(&sb);
 	}
 }
+
+void bg_gpu_shared_notes(const json_t *session, json_t *notes)
+{
+	const json_t *r, *p;
+	size_t i, k, timed = 0, shared = 0, named = 0;
+	json_int_t seen[3];
+	struct bg_strbuf who = BG_STRBUF_INIT, sb = BG_STRBUF_INIT;
+
+	json_array_foreach(json_object_get(session, "runs"), i, r) {
+		const char *phase = json_string_value(json_object_get(r, "phase"));
+		const json_t *others = json_object_get(r, "gpu_other_processes");
+
+		if (!phase || strcmp(phase, "timed") != 0)
+			continue;
+		timed++;
+		if (!json_array_size(others))
+			continue;
+		shared++;
+		json_array_foreach(others, k, p) {
+			json_int_t pid = json_integer_value(json_object_get(p, "pid"));
+			const char *cmd = json_string_value(json_object_get(p, "command"));
+			bool again = false;
+			for (size_t j = 0; j < named && !again; j++)
+				again = seen[j] == pid;
+			if (again || named == 3)
+				continue;
+			seen[named++] = pid;
+			bg_strbuf_addf(&who, "%s%lld", who.len ? ", " : "", (long long)pid);
+			if (cmd)
+				bg_strbuf_addf(&who, " (%s)", cmd);
+		}
+	}
+	if (shared) {
+		bg_strbuf_addf(&sb, "other processes used the GPU the runs used during %zu of the %zu timed runs (%s): "
+				    "their work competed with the runs'",
+			       shared, timed, who.buf);
+		json_array_append_new(notes, json_string(sb.buf));
+	}
+	bg_strbuf_release(&who);
+	bg_strbuf_release(&sb);
+}

@@ -97,10 +97,14 @@ json_t *bg_nvml_describe(struct bg_nvml *n);
  * the reasons NVML gives now for clocks below what the device allows
  * (its "clocks event reasons"), those of BG_GPU_SLOWDOWN_MASK, of the
  * devices that run one of pids, or of every device when that cannot be
- * told; 0 where NVML cannot say. */
+ * told; 0 where NVML cannot say. others[0..*nothers) receives up to
+ * BG_GPU_OTHERS_MAX processes outside pids that NVML lists on a device one
+ * of pids uses (another user's job sharing the GPU), none where that
+ * cannot be told. */
 enum { BG_NVML_DEVICE = 1u, BG_NVML_PROCESS = 2u };
+#define BG_GPU_OTHERS_MAX 4
 unsigned bg_nvml_sample(struct bg_nvml *n, const pid_t *pids, size_t npids, uint64_t *proc_bytes,
-			uint64_t *device_bytes, uint64_t *slowdown);
+			uint64_t *device_bytes, uint64_t *slowdown, pid_t *others, size_t *nothers);
 /*
  * The reasons that slow a device down, NVML's bits: software power cap
  * (0x4), hardware slowdown (0x8: thermal or power brake), software thermal
@@ -124,6 +128,8 @@ struct bg_watch_result {
 	uint64_t gpu_proc_peak;  /* max summed per-process GPU memory of the tree (those samples) */
 	uint64_t gpu_device_peak; /* max total used GPU memory */
 	uint64_t gpu_slowdown;   /* the slowdown reasons any sample saw (bg_nvml_sample) */
+	pid_t gpu_others[BG_GPU_OTHERS_MAX]; /* other processes any sample saw on the tree's devices */
+	size_t ngpu_others;
 };
 /* Starts the thread; nvml may be NULL. BG_EIO when the thread cannot start. */
 int bg_watch_start(struct bg_watch **out, long interval_ms, struct bg_nvml *nvml,
@@ -342,6 +348,9 @@ bool bg_sys_psi_memory_some10(int fd, double *avg10);
 void bg_sys_rfc3339(double epoch_seconds, char buf[64]);
 double bg_sys_realtime(void);
 int64_t bg_sys_monotonic_ns(void);
+/* The name of process pid (/proc/PID/comm) into comm, its control bytes
+ * as '?'; false (comm "") when it is gone or cannot be read. */
+bool bg_proc_comm(pid_t pid, char comm[64]);
 /* CLOCK_BOOTTIME: the monotonic clock that also counts a system sleep. */
 int64_t bg_sys_boottime_ns(void);
 

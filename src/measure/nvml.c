@@ -192,8 +192,18 @@ const char *const bg_gpu_slowdown_names[BG_GPU_SLOWDOWN_BITS] = {
 	"hw_power_brake_slowdown",
 };
 
+/* Adds pid to the set others[0..*n) (at most BG_GPU_OTHERS_MAX). */
+static void add_other(pid_t *others, size_t *n, pid_t pid)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (others[i] == pid)
+			return;
+	if (*n < BG_GPU_OTHERS_MAX)
+		others[(*n)++] = pid;
+}
+
 unsigned bg_nvml_sample(struct bg_nvml *n, const pid_t *pids, size_t npids, uint64_t *proc_bytes,
-			uint64_t *device_bytes, uint64_t *slowdown)
+			uint64_t *device_bytes, uint64_t *slowdown, pid_t *others, size_t *nothers)
 {
 	static nvmlProcessInfo_t info[NVML_MAX_PROCS];
 	bool any = false, procs_known = n->procs != NULL && n->ndev > 0;
@@ -201,12 +211,15 @@ unsigned bg_nvml_sample(struct bg_nvml *n, const pid_t *pids, size_t npids, uint
 
 	*proc_bytes = 0;
 	*device_bytes = 0;
+	*nothers = 0;
 	for (unsigned int i = 0; i < n->ndev; i++) {
 		nvmlMemory_t mem;
 		unsigned int count = NVML_MAX_PROCS;
 		unsigned long long reasons = 0;
 		uint64_t slow;
-		bool on_device = false;
+		bool on_device = false, others_known = true;
+		pid_t dev_others[BG_GPU_OTHERS_MAX];
+		size_t ndev_others = 0;
 
 		if (!n->dev[i]) {
 			procs_known = false;
@@ -237,7 +250,9 @@ unsigned bg_nvml_sample(struct bg_nvml *n, const pid_t *pids, size_t npids, uint
 				 * another pid namespace (a container's host), so
 				 * the tree's pids cannot be matched at all */
 				if (kill((pid_t)info[k].pid, 0) != 0 && errno == ESRCH)
-					procs_known = false;
+					procs_known = others_known = false;
+				else
+					add_other(dev_others, &ndev_others, (pid_t)info[k].pid);
 			} else if (info[k].usedGpuMemory == ~0ULL) { /* NVML_VALUE_NOT_AVAILABLE */
 				procs_known = false;
 			} else {
@@ -246,6 +261,9 @@ unsigned bg_nvml_sample(struct bg_nvml *n, const pid_t *pids, size_t npids, uint
 		}
 		if (on_device)
 			slow_ours |= slow;
+		/* another's processes on a device the tree uses compete with it */
+		for (size_t k = 0; on_device && others_known && k < ndev_others; k++)
+			add_other(others, nothers, dev_others[k]);
 	}
 	/* the devices the tree runs on, where they can be told; else any */
 	*slowdown = procs_known ? slow_ours : slow_all;

@@ -361,6 +361,19 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 	} else {
 		rset(r, "gpu_slowdown", json_null());
 	}
+	/* another's processes on the GPU the run used: their kernels competed */
+	if (s->nvml && wr.gpu_samples > 0) {
+		json_t *others = json_array();
+		for (size_t k = 0; k < wr.ngpu_others; k++) {
+			char comm[64];
+			json_array_append_new(others, json_pack("{s:i, s:o}", "pid", (int)wr.gpu_others[k], "command",
+								bg_proc_comm(wr.gpu_others[k], comm) ? bg_json_text(comm)
+												    : json_null()));
+		}
+		rset(r, "gpu_other_processes", others);
+	} else {
+		rset(r, "gpu_other_processes", json_null());
+	}
 	rset(r, "cache", cache ? cache : json_null());
 
 	ok = res.exited && res.exit_status == 0 && !res.timed_out;
@@ -428,6 +441,8 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 		json_array_append_new(json_object_get(r, "flags"), json_string("slept"));
 	if (wr.gpu_samples > 0 && wr.gpu_slowdown)
 		json_array_append_new(json_object_get(r, "flags"), json_string("gpu_slowed"));
+	if (wr.gpu_samples > 0 && wr.ngpu_others)
+		json_array_append_new(json_object_get(r, "flags"), json_string("gpu_shared"));
 	if (timed && (res.suspended || res.slept_ns) && ok)
 		s->suspended_timed++;
 	free(out_err);

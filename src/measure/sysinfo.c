@@ -73,6 +73,25 @@ int64_t bg_sys_monotonic_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+bool bg_proc_comm(pid_t pid, char comm[64])
+{
+	char file[64];
+	FILE *f;
+	bool got = false;
+
+	comm[0] = '\0';
+	snprintf(file, sizeof(file), "/proc/%ld/comm", (long)pid);
+	if ((f = fopen(file, "re"))) {
+		got = fgets(comm, 64, f) != NULL;
+		fclose(f);
+	}
+	comm[strcspn(comm, "\n")] = '\0';
+	for (char *c = comm; *c; c++) /* a name the process chose: one line of text */
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
+	return got && comm[0];
+}
+
 int64_t bg_sys_boottime_ns(void)
 {
 	struct timespec ts;

@@ -229,7 +229,8 @@ size_t bg_proc_tree_live(pid_t root)
 /* The GPU part of a sample: what NVML could tell (bg_nvml_sample). */
 static void gpu_sample(struct bg_watch *w, const pid_t *pids, size_t np, struct bg_watch_result *s)
 {
-	unsigned got = bg_nvml_sample(w->nvml, pids, np, &s->gpu_proc_peak, &s->gpu_device_peak, &s->gpu_slowdown);
+	unsigned got = bg_nvml_sample(w->nvml, pids, np, &s->gpu_proc_peak, &s->gpu_device_peak, &s->gpu_slowdown,
+				      s->gpu_others, &s->ngpu_others);
 
 	s->gpu_samples = (got & BG_NVML_DEVICE) != 0;
 	s->gpu_proc_samples = (got & BG_NVML_PROCESS) != 0;
@@ -396,6 +397,13 @@ static void *watch_main(void *arg)
 				if (s.tree_peak > w->res.tree_peak)
 					w->res.tree_peak = s.tree_peak;
 				w->res.gpu_slowdown |= s.gpu_slowdown;
+				for (size_t k = 0; k < s.ngpu_others; k++) {
+					size_t j = 0;
+					while (j < w->res.ngpu_others && w->res.gpu_others[j] != s.gpu_others[k])
+						j++;
+					if (j == w->res.ngpu_others && j < BG_GPU_OTHERS_MAX)
+						w->res.gpu_others[w->res.ngpu_others++] = s.gpu_others[k];
+				}
 				if (s.gpu_samples) {
 					w->res.gpu_samples++;
 					if (s.gpu_device_peak > w->res.gpu_device_peak)

@@ -69,6 +69,24 @@ check "another's device slowed: session ok" \
 check "... not the tree's"         jqe '[.runs[] | select(.gpu_samples > 0) | .gpu_slowdown] | length > 0 and all(. == [])' out
 kill "$other" 2>/dev/null
 wait "$other" 2>/dev/null
+# another process on the GPU the runs use (another user's job): listed
+# with its name on each run, flagged, said; not once it is gone; and not
+# where NVML speaks of another pid namespace (nothing can be told there)
+sleep 30 &
+other=$!
+check "another process on the GPU: session ok" \
+	test "$(FAKE_NVML=ok LD_LIBRARY_PATH=$lib rc_of "$B" measure -w 0 -r 2 --json -- sleep 0.3)" = 0
+check "... listed with its name on every run" \
+	jqe --argjson p "$other" '[.runs[] | .gpu_other_processes | any(.pid == $p and .command == "sleep")] == [true, true, true]' out
+check "... each run flagged"       jqe '[.runs[] | .flags | index("gpu_shared") != null] == [true, true, true]' out
+check "... the summary says so" test "$(FAKE_NVML=ok LD_LIBRARY_PATH=$lib rc_of "$B" measure -w 0 -r 2 -- sleep 0.3)" = 0
+check "... naming it" grep -qE "^  gpu shared  runs 1, 2, 3: other processes used the GPU the runs used during 2 of the 2 timed runs \(.*$other \(sleep\).*\): their work competed with the runs'$" out
+check "another namespace: session ok" test "$(measure foreign)" = 0
+check "... nothing listed"         jqe '[.runs[].gpu_other_processes] == [[], [], []]' out
+kill "$other" 2>/dev/null
+wait "$other" 2>/dev/null
+check "gone: session ok"           test "$(measure ok)" = 0
+check "... not listed"             jqe --argjson p "$other" '[.runs[].gpu_other_processes[] | select(.pid == $p)] == []' out
 check "noperm: the summary says n/a" test "$(FAKE_NVML=noperm LD_LIBRARY_PATH=$lib rc_of "$B" measure -w 0 -r 1 -- sleep 0.3)" = 0
 check "noperm: accelerator n/a"    grep -q "^  accelerator n/a$" out
 

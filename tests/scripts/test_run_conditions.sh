@@ -119,6 +119,14 @@ if [ -f "$nvml/libnvidia-ml.so.1" ]; then
 	check "... noted" grep -qF "note: the GPU's clocks were slowed (hw_thermal_slowdown) during 1 of the 1 timed runs: their times are of a device held below its clocks" "$work/out"
 	sid=$("$B" sessions --json | jq 'max_by(.id).id')
 	check "... in the decision" jqe '.conditions | index("the GPU'"'"'s clocks were slowed (hw_thermal_slowdown) during 1 of the 1 timed runs: their times are of a device held below its clocks") != null' <("$B" compare "$sid" --json)
+	# another process on the GPU while the timed run ran
+	sleep 30 &
+	other=$!
+	check "a run beside another process on the GPU: exit 0" \
+		test "$(FAKE_NVML=ok LD_LIBRARY_PATH=$nvml rc_of "$B" run -q --no-repeat life.slow)" = 0
+	check "... noted" grep -qE "^  note: other processes used the GPU the runs used during 1 of the 1 timed runs \(.*$other \(sleep\).*\): their work competed with the runs'$" "$work/out"
+	kill "$other" 2>/dev/null
+	wait "$other" 2>/dev/null
 	cd "$work/p" || exit 1
 fi
 # what else ran: a busy loop beside the runs is another process's CPU,

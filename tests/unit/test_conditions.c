@@ -320,6 +320,37 @@ static void test_slowdown_notes(void **state)
 	json_decref(older);
 }
 
+/* another's processes on the GPU during timed runs: one note, each process
+ * named once, at most three; warmups not counted; nothing without one */
+static void test_gpu_shared_notes(void **state)
+{
+	json_t *notes = json_array();
+	json_t *shared = json_loads(
+		"{\"runs\": ["
+		"{\"phase\": \"warmup\", \"gpu_other_processes\": [{\"pid\": 7, \"command\": \"w\"}]},"
+		"{\"phase\": \"timed\", \"gpu_other_processes\": [{\"pid\": 42, \"command\": \"python3\"}]},"
+		"{\"phase\": \"timed\", \"gpu_other_processes\": []},"
+		"{\"phase\": \"timed\", \"gpu_other_processes\": [{\"pid\": 42, \"command\": \"python3\"},"
+		" {\"pid\": 43, \"command\": null}, {\"pid\": 44, \"command\": \"a\"}, {\"pid\": 45, \"command\": \"b\"}]},"
+		"{\"phase\": \"timed\", \"gpu_other_processes\": null}]}",
+		0, NULL);
+	json_t *alone = json_loads("{\"runs\": [{\"phase\": \"warmup\", \"gpu_other_processes\": [{\"pid\": 7}]},"
+				   "{\"phase\": \"timed\", \"gpu_other_processes\": []}, {\"phase\": \"timed\"}]}",
+				   0, NULL);
+
+	(void)state;
+	bg_gpu_shared_notes(alone, notes);
+	assert_int_equal(json_array_size(notes), 0);
+	bg_gpu_shared_notes(shared, notes);
+	assert_int_equal(json_array_size(notes), 1);
+	assert_string_equal(json_string_value(json_array_get(notes, 0)),
+			    "other processes used the GPU the runs used during 2 of the 4 timed runs (42 (python3), 43, "
+			    "44 (a)): their work competed with the runs'");
+	json_decref(notes);
+	json_decref(shared);
+	json_decref(alone);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -331,6 +362,7 @@ int main(void)
 		cmocka_unit_test(test_differ_gpu),
 		cmocka_unit_test(test_load_notes),
 		cmocka_unit_test(test_slowdown_notes),
+		cmocka_unit_test(test_gpu_shared_notes),
 	};
 	return cmocka_run_group_tests_name("conditions", tests, NULL, NULL);
 }
