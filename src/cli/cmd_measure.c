@@ -80,9 +80,7 @@ static void exclude_path(struct measure_args *a, const char *root, const char *c
 	struct bg_strbuf abs = BG_STRBUF_INIT;
 	size_t n = strlen(root);
 
-	if (path[0] == '/')
-		bg_strbuf_adds(&abs, "");
-	else
+	if (path[0] != '/' && strcmp(cwd, "/") != 0) /* bg_path_add_names: "" is the root */
 		bg_strbuf_adds(&abs, cwd);
 	bg_path_add_names(&abs, path);
 	if (strncmp(abs.buf, root, n) == 0 && abs.buf[n] == '/' && abs.buf[n + 1])

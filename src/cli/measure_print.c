@@ -111,6 +111,25 @@ static void runs_flagged(struct bg_strbuf *out, const json_t *doc, const char *f
 		bg_strbuf_adds(out, text);
 }
 
+/* The runs flagged flag (runs_flagged), followed by the note note_of
+ * gives the session; nothing when it gives none (only warmups flagged). */
+static void runs_noted(struct bg_strbuf *out, const json_t *doc, const char *flag, const char *label,
+		       void (*note_of)(const json_t *, json_t *))
+{
+	json_t *notes = json_array();
+	struct bg_strbuf text = BG_STRBUF_INIT;
+
+	note_of(doc, notes);
+	if (json_is_string(json_array_get(notes, 0))) {
+		bg_strbuf_adds(&text, ": ");
+		bg_cli_add_shown(&text, json_string_value(json_array_get(notes, 0)));
+		bg_strbuf_addch(&text, '\n');
+		runs_flagged(out, doc, flag, label, text.buf);
+	}
+	bg_strbuf_release(&text);
+	json_decref(notes);
+}
+
 void bg_mp_summary(struct bg_strbuf *out, const json_t *doc)
 {
 	const json_t *stats = json_object_get(doc, "statistics"), *counts = json_object_get(doc, "counts");
@@ -232,29 +251,10 @@ void bg_mp_summary(struct bg_strbuf *out, const json_t *doc)
 	runs_flagged(out, doc, "slept", "slept",
 		     " spanned a system sleep (suspend): they ran partly on a machine coming back, with cold caches "
 		     "and clocks, so they are not in the statistics (another timed run took each timed one's place)\n");
-	/* nor a device whose clocks were held down (heat, a power cap) */
-	{
-		json_t *notes = json_array();
-		struct bg_strbuf text = BG_STRBUF_INIT;
-
-		bg_slowdown_notes(doc, notes);
-		if (json_array_size(notes)) {
-			bg_strbuf_addf(&text, ": %s\n", json_string_value(json_array_get(notes, 0)));
-			runs_flagged(out, doc, "gpu_slowed", "gpu slowed", text.buf);
-		}
-		json_array_clear(notes);
-		bg_strbuf_reset(&text);
-		/* nor another's work on the same GPU */
-		bg_gpu_shared_notes(doc, notes);
-		if (json_array_size(notes)) {
-			bg_strbuf_adds(&text, ": ");
-			bg_cli_add_shown(&text, json_string_value(json_array_get(notes, 0)));
-			bg_strbuf_addch(&text, '\n');
-			runs_flagged(out, doc, "gpu_shared", "gpu shared", text.buf);
-		}
-		bg_strbuf_release(&text);
-		json_decref(notes);
-	}
+	/* nor a device whose clocks were held down (heat, a power cap), nor
+	 * another's work on the same GPU */
+	runs_noted(out, doc, "gpu_slowed", "gpu slowed", bg_slowdown_notes);
+	runs_noted(out, doc, "gpu_shared", "gpu shared", bg_gpu_shared_notes);
 	/* a failed cleanup does not change the timings, but it must not pass unseen */
 	if (json_integer_value(json_object_get(doc, "cleanup_exit_status")) != 0)
 		bg_strbuf_addf(out, "  %-12sthe cleanup command exited %lld\n", "cleanup",

@@ -5,7 +5,9 @@
  * and the CPU quota of the container or cgroup benchgate runs in. Read from
  * /sys and /proc under a root folder ("" for this machine), so that a test
  * can lay out a machine of its own. Nothing fails: what cannot be read is
- * null.
+ * null. Also the notes a decision carries about them, and about what a
+ * session's runs met (other processes' CPU, a GPU slowed or shared, an
+ * eviction that reached this machine's copy only).
  */
 #include "benchgate/provenance.h"
 #include "benchgate/json.h"
@@ -403,6 +405,8 @@ void bg_cache_notes(const json_t *session, json_t *notes)
 
 	json_array_foreach(json_object_get(json_object_get(session, "cache"), "remote"), i, f) {
 		struct bg_strbuf sb = BG_STRBUF_INIT;
+		if (!json_is_string(json_object_get(f, "path")) || !json_is_string(json_object_get(f, "filesystem")))
+			continue; /* a store changed outside benchgate */
 		bg_strbuf_addf(&sb,
 			       "'%s' is on %s: evicting it dropped this machine's copy only, and a file server's cache "
 			       "(or the file system's daemon) may still hold it, so the cold runs may not have read it "

@@ -351,27 +351,23 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 	rset(r, "gpu_device_used_peak_bytes",
 		jint_or_null(wr.gpu_samples > 0, (long long)wr.gpu_device_peak));
 	rset(r, "gpu_samples", jint_or_null(s->nvml != NULL, wr.gpu_samples));
-	/* what slowed the device's clocks, where NVML sampled the run */
+	/* where NVML sampled the run: what slowed the device's clocks, and
+	 * another's processes on the GPU it used (their kernels competed) */
 	if (s->nvml && wr.gpu_samples > 0) {
-		json_t *why = json_array();
+		json_t *why = json_array(), *others = json_array();
 		for (int b = 0; b < BG_GPU_SLOWDOWN_BITS; b++)
 			if ((wr.gpu_slowdown >> b) & 1u)
 				json_array_append_new(why, json_string(bg_gpu_slowdown_names[b]));
-		rset(r, "gpu_slowdown", why);
-	} else {
-		rset(r, "gpu_slowdown", json_null());
-	}
-	/* another's processes on the GPU the run used: their kernels competed */
-	if (s->nvml && wr.gpu_samples > 0) {
-		json_t *others = json_array();
 		for (size_t k = 0; k < wr.ngpu_others; k++) {
 			char comm[64];
 			json_array_append_new(others, json_pack("{s:i, s:o}", "pid", (int)wr.gpu_others[k], "command",
 								bg_proc_comm(wr.gpu_others[k], comm) ? bg_json_text(comm)
 												    : json_null()));
 		}
+		rset(r, "gpu_slowdown", why);
 		rset(r, "gpu_other_processes", others);
 	} else {
+		rset(r, "gpu_slowdown", json_null());
 		rset(r, "gpu_other_processes", json_null());
 	}
 	rset(r, "cache", cache ? cache : json_null());
