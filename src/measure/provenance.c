@@ -264,8 +264,7 @@ static void untracked_identity(const char *top, const char *path, long long *bud
 
 		bg_ctx_init(&ctx);
 		if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= BG_UNTRACKED_READ_MAX) {
-			read_ok = true;
-			for (;;) {
+			for (;;) { /* to the end (read_ok), or an error */
 				ssize_t got;
 				bg_strbuf_grow(&content, 65536);
 				got = read(fd, content.buf + content.len, 65536);
