@@ -99,6 +99,31 @@ json_t *bg_conditions_differ(const json_t *prov, const json_t *const *base, size
 #define BG_STEAL_NOTABLE_CORES 0.10
 void bg_load_notes(const json_t *session, json_t *notes);
 /*
+ * Intel's per-CPU thermal throttle counters (thermal_throttle/
+ * core_throttle_count + package_throttle_count under
+ * /sys/devices/system/cpu/cpuN, read under root as bg_host_conditions
+ * does): bg_cpu_throttle_read fills t (release it with
+ * bg_cpu_throttle_release) and is false where no CPU has them (other
+ * vendors, most virtual machines); bg_cpu_throttle_rose counts the CPUs
+ * whose counters rose from before to after.
+ */
+struct bg_cpu_throttle {
+	size_t n;
+	long *cpu;                 /* the N of cpuN */
+	unsigned long long *count; /* its two counters' sum */
+};
+bool bg_cpu_throttle_read(const char *root, struct bg_cpu_throttle *t);
+size_t bg_cpu_throttle_rose(const struct bg_cpu_throttle *before, const struct bg_cpu_throttle *after);
+void bg_cpu_throttle_release(struct bg_cpu_throttle *t);
+/*
+ * Whether the CPU throttled for heat during a session's runs (its
+ * "cpu_throttle" {cpus, throttled}): appends "the CPU throttled for heat
+ * during the runs (its thermal throttle counters rose on 3 of the 8 CPUs):
+ * their times are of a slowed processor"; nothing when none rose, or the
+ * machine has no such counters (null).
+ */
+void bg_thermal_notes(const json_t *session, json_t *notes);
+/*
  * Whether NVML saw the GPU's clocks held down during a session's timed
  * runs (each run's "gpu_slowdown": a power cap, thermal slowdown, a power
  * brake): appends to notes "the GPU's clocks were slowed

@@ -111,6 +111,22 @@ static void runs_flagged(struct bg_strbuf *out, const json_t *doc, const char *f
 		bg_strbuf_adds(out, text);
 }
 
+/* Each note note_of gives the session, on a line of its own under label. */
+static void noted(struct bg_strbuf *out, const json_t *doc, const char *label,
+		  void (*note_of)(const json_t *, json_t *))
+{
+	json_t *notes = json_array(), *n;
+	size_t i;
+
+	note_of(doc, notes);
+	json_array_foreach(notes, i, n) {
+		bg_strbuf_addf(out, "  %-12s", label);
+		bg_cli_add_shown(out, json_string_value(n));
+		bg_strbuf_addch(out, '\n');
+	}
+	json_decref(notes);
+}
+
 /* The runs flagged flag (runs_flagged), followed by the note note_of
  * gives the session; nothing when it gives none (only warmups flagged). */
 static void runs_noted(struct bg_strbuf *out, const json_t *doc, const char *flag, const char *label,
@@ -206,19 +222,10 @@ void bg_mp_summary(struct bg_strbuf *out, const json_t *doc)
 		bg_cli_add_shown(out, json_string_value(json_object_get(cache, "state")));
 		bg_strbuf_addch(out, '\n');
 	}
-	/* an eviction that could not reach a file server's cache */
-	{
-		json_t *notes = json_array(), *n;
-		size_t i;
-
-		bg_cache_notes(doc, notes);
-		json_array_foreach(notes, i, n) {
-			bg_strbuf_addf(out, "  %-12s", "remote");
-			bg_cli_add_shown(out, json_string_value(n));
-			bg_strbuf_addch(out, '\n');
-		}
-		json_decref(notes);
-	}
+	/* an eviction that could not reach a file server's cache; a CPU that
+	 * throttled for heat */
+	noted(out, doc, "remote", bg_cache_notes);
+	noted(out, doc, "thermal", bg_thermal_notes);
 	/* what else ran meanwhile, when it was enough to matter: a build, a
 	 * second benchmark, a noisy neighbour of a virtual machine */
 	{

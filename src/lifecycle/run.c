@@ -1030,6 +1030,7 @@ static json_t *conditions_differ(struct bg_store *store, const json_t *session, 
 	}
 	notes = bg_conditions_differ(json_object_get(session, "provenance"), provs, n);
 	bg_load_notes(session, notes);
+	bg_thermal_notes(session, notes);
 	bg_slowdown_notes(session, notes);
 	bg_gpu_shared_notes(session, notes);
 	bg_cache_notes(session, notes);

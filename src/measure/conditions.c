@@ -248,6 +248,67 @@ void bg_host_conditions(const char *root, json_t *host)
 	json_object_set_new(host, "cpu_quota_cores", cpu_quota(root));
 }
 
+bool bg_cpu_throttle_read(const char *root, struct bg_cpu_throttle *t)
+{
+	static const char *const counters[] = {"core_throttle_count", "package_throttle_count"};
+	struct bg_strbuf dir = BG_STRBUF_INIT, rel = BG_STRBUF_INIT, v = BG_STRBUF_INIT;
+	struct dirent *e;
+	DIR *d;
+
+	memset(t, 0, sizeof(*t));
+	bg_strbuf_addf(&dir, "%s/sys/devices/system/cpu", root);
+	d = opendir(dir.buf);
+	while (d && (e = readdir(d))) {
+		char *end = NULL;
+		long cpu = strncmp(e->d_name, "cpu", 3) == 0 ? strtol(e->d_name + 3, &end, 10) : -1;
+		unsigned long long sum = 0;
+		bool any = false;
+
+		if (cpu < 0 || end == e->d_name + 3 || *end)
+			continue;
+		for (int k = 0; k < 2; k++) {
+			bg_strbuf_reset(&rel);
+			bg_strbuf_addf(&rel, "/sys/devices/system/cpu/%s/thermal_throttle/%s", e->d_name, counters[k]);
+			if (read_line(root, rel.buf, &v)) {
+				sum += strtoull(v.buf, NULL, 10);
+				any = true;
+			}
+		}
+		if (!any)
+			continue;
+		t->cpu = bg_xrealloc(t->cpu, (t->n + 1) * sizeof(*t->cpu));
+		t->count = bg_xrealloc(t->count, (t->n + 1) * sizeof(*t->count));
+		t->cpu[t->n] = cpu;
+		t->count[t->n++] = sum;
+	}
+	if (d)
+		closedir(d);
+	bg_strbuf_release(&dir);
+	bg_strbuf_release(&rel);
+	bg_strbuf_release(&v);
+	return t->n > 0;
+}
+
+size_t bg_cpu_throttle_rose(const struct bg_cpu_throttle *before, const struct bg_cpu_throttle *after)
+{
+	size_t rose = 0;
+
+	for (size_t i = 0; i < after->n; i++)
+		for (size_t j = 0; j < before->n; j++)
+			if (before->cpu[j] == after->cpu[i]) {
+				rose += after->count[i] > before->count[j];
+				break;
+			}
+	return rose;
+}
+
+void bg_cpu_throttle_release(struct bg_cpu_throttle *t)
+{
+	free(t->cpu);
+	free(t->count);
+	memset(t, 0, sizeof(*t));
+}
+
 /* The conditions a baseline is compared on: the host's (the governor is
  * the older field) and each GPU's (bg_nvml_describe). */
 static const char *const host_fields[] = {"power_source", "cpu_boost", "cpu_energy_preference", "smt",
@@ -359,6 +420,20 @@ void bg_load_notes(const json_t *session, json_t *notes)
 		bg_strbuf_addf(&sb, "a hypervisor took %.2f cores (steal) during the runs", steal);
 		json_array_append_new(notes, json_string(sb.buf));
 	}
+	bg_strbuf_release(&sb);
+}
+
+void bg_thermal_notes(const json_t *session, json_t *notes)
+{
+	const json_t *t = json_object_get(session, "cpu_throttle");
+	json_int_t rose = json_integer_value(json_object_get(t, "throttled"));
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+
+	if (rose <= 0)
+		return;
+	bg_strbuf_addf(&sb, "the CPU throttled for heat during the runs (its thermal throttle counters rose on %lld of the %lld CPUs): their times are of a slowed processor",
+		       (long long)rose, (long long)json_integer_value(json_object_get(t, "cpus")));
+	json_array_append_new(notes, json_string(sb.buf));
 	bg_strbuf_release(&sb);
 }
 

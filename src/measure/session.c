@@ -61,6 +61,9 @@ struct session {
 	 * processes' CPU and a hypervisor's steal, in cores, over load_s
 	 * seconds; load_s 0 when it could not be told */
 	double load_s, other_cores, steal_cores;
+	/* Intel's thermal throttle counters over the runs: how many CPUs have
+	 * them (0: none) and on how many they rose */
+	size_t throttle_cpus, throttled_cpus;
 	double all_wall_s;
 	const char *last_phase; /* of the last progress report */
 	int64_t last_progress_ns;
@@ -879,11 +882,21 @@ static void run_phases(struct session *s, struct bg_ctx *ctx, int *rc)
 {
 	double t0 = (double)bg_sys_monotonic_ns() / 1e9, busy0, steal0, own0 = bg_sys_own_cpu();
 	bool load = bg_sys_cpu_times(&busy0, &steal0);
+	struct bg_cpu_throttle heat0, heat1;
+	bool heat = bg_cpu_throttle_read("", &heat0);
 
 	*rc = BG_OK;
-	if (interrupted(s))
+	if (interrupted(s)) {
+		bg_cpu_throttle_release(&heat0);
 		return;
+	}
 	run_all(s, ctx, rc);
+	if (heat && bg_cpu_throttle_read("", &heat1)) {
+		s->throttle_cpus = heat1.n;
+		s->throttled_cpus = bg_cpu_throttle_rose(&heat0, &heat1);
+		bg_cpu_throttle_release(&heat1);
+	}
+	bg_cpu_throttle_release(&heat0);
 	if (load) {
 		double t1 = (double)bg_sys_monotonic_ns() / 1e9, busy1, steal1, own1 = bg_sys_own_cpu();
 
@@ -1047,6 +1060,11 @@ int bg_measure_session(const struct bg_measure_opts *o, json_t **out, struct bg_
 			    s.load_s > 0 ? json_pack("{s:f, s:f, s:f}", "seconds", s.load_s, "other_cpu_cores",
 						     s.other_cores, "steal_cpu_cores", s.steal_cores)
 					 : json_null());
+	/* the CPU throttled for heat: null where it keeps no counters */
+	json_object_set_new(doc, "cpu_throttle",
+			    s.throttle_cpus ? json_pack("{s:I, s:I}", "cpus", (json_int_t)s.throttle_cpus, "throttled",
+							(json_int_t)s.throttled_cpus)
+					    : json_null());
 	counts = json_object();
 	json_object_set_new(counts, "smoke", json_integer(nsmoke));
 	json_object_set_new(counts, "warmup", json_integer(nwarm));

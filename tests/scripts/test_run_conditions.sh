@@ -40,6 +40,15 @@ check "... its decision records none" sh -c "'$B' compare $sid --json | jq -e '.
 
 check "the CPUs it may run on are recorded" \
 	jqe --argjson n "$(nproc)" '.provenance.host.cpus_allowed == $n' "$work/s.json"
+# Intel's thermal throttle counters over the runs: null where the machine
+# keeps none (other vendors, most virtual machines), else how many CPUs
+# have them and on how many they rose
+if ls /sys/devices/system/cpu/cpu*/thermal_throttle/core_throttle_count >/dev/null 2>&1; then
+	check "the CPU's thermal throttling is recorded" \
+		jqe '.cpu_throttle.cpus > 0 and .cpu_throttle.throttled >= 0 and .cpu_throttle.throttled <= .cpu_throttle.cpus' "$work/s.json"
+else
+	check "no thermal throttle counters here: null" jqe 'has("cpu_throttle") and .cpu_throttle == null' "$work/s.json"
+fi
 
 # bound to one CPU (taskset, a container's --cpuset-cpus, a batch
 # scheduler's binding): recorded and noted against a baseline of all

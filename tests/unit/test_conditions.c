@@ -351,6 +351,48 @@ static void test_gpu_shared_notes(void **state)
 	json_decref(alone);
 }
 
+/* Intel's thermal throttle counters: read per CPU (cpufreq and a CPU
+ * without them left out), a rise on one CPU counted once, none where no
+ * CPU has them; and the note */
+static void test_cpu_throttle(void **state)
+{
+	struct bg_cpu_throttle before, after;
+	json_t *notes = json_array();
+	json_t *hot = json_pack("{s:{s:i, s:i}}", "cpu_throttle", "cpus", 2, "throttled", 1);
+	json_t *cool = json_pack("{s:{s:i, s:i}}", "cpu_throttle", "cpus", 2, "throttled", 0);
+	json_t *none = json_pack("{s:n}", "cpu_throttle");
+
+	(void)state;
+	assert_false(bg_cpu_throttle_read(root, &before)); /* a machine without them */
+	bg_cpu_throttle_release(&before);
+	put("/sys/devices/system/cpu/cpu0/thermal_throttle/core_throttle_count", "5\n");
+	put("/sys/devices/system/cpu/cpu0/thermal_throttle/package_throttle_count", "2\n");
+	put("/sys/devices/system/cpu/cpu12/thermal_throttle/core_throttle_count", "0\n");
+	put("/sys/devices/system/cpu/cpu12/thermal_throttle/package_throttle_count", "2\n");
+	put("/sys/devices/system/cpu/cpu3/online", "1\n");
+	put("/sys/devices/system/cpu/cpufreq/boost", "1\n");
+	assert_true(bg_cpu_throttle_read(root, &before));
+	assert_int_equal(before.n, 2);
+	put("/sys/devices/system/cpu/cpu12/thermal_throttle/core_throttle_count", "3\n");
+	assert_true(bg_cpu_throttle_read(root, &after));
+	assert_int_equal(bg_cpu_throttle_rose(&before, &after), 1);
+	assert_int_equal(bg_cpu_throttle_rose(&after, &after), 0);
+	bg_cpu_throttle_release(&before);
+	bg_cpu_throttle_release(&after);
+
+	bg_thermal_notes(cool, notes);
+	bg_thermal_notes(none, notes);
+	assert_int_equal(json_array_size(notes), 0);
+	bg_thermal_notes(hot, notes);
+	assert_string_equal(json_string_value(json_array_get(notes, 0)),
+			    "the CPU throttled for heat during the runs (its thermal throttle counters rose on 1 of the "
+			    "2 CPUs): their times are of a slowed processor");
+	json_decref(notes);
+	json_decref(hot);
+	json_decref(cool);
+	json_decref(none);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -363,6 +405,7 @@ int main(void)
 		cmocka_unit_test(test_load_notes),
 		cmocka_unit_test(test_slowdown_notes),
 		cmocka_unit_test(test_gpu_shared_notes),
+		cmocka_unit_test_setup_teardown(test_cpu_throttle, fresh, gone),
 	};
 	return cmocka_run_group_tests_name("conditions", tests, NULL, NULL);
 }
