@@ -16,7 +16,7 @@
  *              "sessions": [{"id", "gate", "computer", "timing", "started", "tier", "p50", "p95", "max",
  *                            "tree_peak", "gpu_peak", "decision", "curation",
  *                            "parity": "pass"|"fail"|"not declared"|"not checked",
- *                            "counts": bool, "why_not": str|null}]}]}
+ *                            "counts": bool, "why_not": str|null, "notes": [str]|null}]}]}
  * A key's gates, computers and timings are those of its sessions, each once:
  * a key whose fields leave one out holds several, and then its heading
  * lists them, the plot is titled for both timings and the table gains a
@@ -30,6 +30,11 @@
  * (bg_store_not_in_baseline; absent: it does), "why_not" why not, in words.
  * Sessions that do not count are drawn hollow, off the lines, and the axis
  * spans those that do.
+ * "notes" are the lines of the session's decision that say where the
+ * machine ran otherwise than its baseline (a decision's "conditions"):
+ * a key with any gains a paragraph counting them, the notes in a row
+ * under each such session's, and rings round those sessions in the plots,
+ * whose titles hold them.
  * Times are nanoseconds and memory bytes, written as benchgate/format.h
  * writes them (as history does); null is drawn as a gap and shown as
  * "n/a". The caller owns the model; the page is appended to out.

@@ -155,8 +155,12 @@ int bg_store_curate(struct bg_store *st, long long id, const char *curation, con
 /*
  * The sessions of a gate (gate_id) or of a key (key_id), oldest first, as
  * summaries (as bg_store_list_sessions, plus "key_id", "decision",
- * "curation", "curated_by", "curated_at", "curation_why"). With both NULL:
- * every session that has a key. An empty array when none.
+ * "curation", "curated_by", "curated_at", "curation_why" and
+ * "conditions": the decision's notes, an array of lines where the machine
+ * ran otherwise than the baseline, or null for a session without a
+ * decision, a decision stored without them, or a decision document that
+ * is not valid JSON). With both NULL: every session that has a key. An
+ * empty array when none.
  */
 int bg_store_history(struct bg_store *st, const char *gate_id, const char *key_id, json_t **out,
 		     struct bg_ctx *ctx);

@@ -285,7 +285,7 @@ static int key_row(const json_t *r, void *data, struct bg_ctx *ctx)
 	    note_once(key, "timings", json_object_get(r, "timing")))
 		return unplaced(r, "its gate, computer or timing could not be added to the page", ctx);
 	/* every text as the store gives it (bytes that are not UTF-8 as \xNN, as history shows them) */
-	row = json_pack("{s:O, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:o, s:b, s:o}",
+	row = json_pack("{s:O, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:o, s:b, s:o, s:O?}",
 			"id", json_object_get(r, "id"), "gate", json_object_get(r, "gate_id"), "computer",
 			json_object_get(r, "computer"), "timing", json_object_get(r, "timing"),
 			"started", json_object_get(r, "started_at"), "tier",
@@ -294,7 +294,7 @@ static int key_row(const json_t *r, void *data, struct bg_ctx *ctx)
 			"tree_peak", json_object_get(r, "tree_peak_bytes"), "gpu_peak",
 			json_object_get(r, "gpu_peak_bytes"), "decision", json_object_get(r, "decision"),
 			"curation", json_object_get(r, "curation"), "parity", parity_text(r), "counts",
-			!bg_store_not_in_baseline(r), "why_not", why_not(r));
+			!bg_store_not_in_baseline(r), "why_not", why_not(r), "notes", json_object_get(r, "conditions"));
 	ss = json_object_get(key, "sessions");
 	if (!row || json_array_append_new(ss, row))
 		return unplaced(r, "its row could not be added to the page", ctx);

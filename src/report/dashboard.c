@@ -112,6 +112,32 @@ static void range(const json_t *sessions, const char *const *fields, int nfields
 				}
 }
 
+/* How many notes the session's decision has (its "notes": the lines where
+ * the machine ran otherwise than the baseline's sessions). */
+static size_t note_count(const json_t *s)
+{
+	const json_t *x;
+	size_t i, n = 0;
+
+	json_array_foreach(json_object_get(s, "notes"), i, x)
+		n += json_is_string(x);
+	return n;
+}
+
+/* Each of the session's notes after "; note: " (a plot point's title). */
+static void title_notes(struct bg_strbuf *out, const json_t *s)
+{
+	const json_t *x;
+	size_t i;
+
+	json_array_foreach(json_object_get(s, "notes"), i, x) {
+		if (!json_is_string(x))
+			continue;
+		bg_strbuf_adds(out, "; note: ");
+		bg_report_escape(out, json_string_value(x));
+	}
+}
+
 struct frame {
 	double lo, hi; /* the axis, padded */
 	size_t n;      /* sessions along x */
@@ -132,7 +158,8 @@ static double py(const struct frame *fr, double v)
  * a value off the axis (only a session that does not count can be: the
  * axis spans those that do) is a hollow triangle at the edge, pointing
  * where it lies. The title names the session, the figure and, for one
- * that does not count, why.
+ * that does not count, why. A session marker (the first series) whose
+ * decision has notes is ringed, and its title holds them.
  */
 static void point(struct bg_strbuf *out, const struct frame *fr, size_t i, const json_t *s, double v, bool duration,
 		  const json_t *figure_v, const char *label, const char *colour, double r, bool marker)
@@ -142,6 +169,9 @@ static void point(struct bg_strbuf *out, const struct frame *fr, size_t i, const
 	int off = v > fr->hi ? 1 : v < fr->lo ? -1 : 0;
 
 	y = py(fr, off > 0 ? fr->hi : off < 0 ? fr->lo : v);
+	if (marker && note_count(s))
+		bg_strbuf_addf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" class=\"noted\"/>", x,
+			       off ? y + off * 0.9 * r : y, r + 3.5);
 	if (off)
 		bg_strbuf_addf(out, "<path d=\"M%.1f %.1fL%.1f %.1fL%.1f %.1fZ\"", x, y, x - r, y + off * 1.8 * r, x + r,
 			       y + off * 1.8 * r);
@@ -165,6 +195,8 @@ static void point(struct bg_strbuf *out, const struct frame *fr, size_t i, const
 	}
 	if (off)
 		bg_strbuf_adds(out, off > 0 ? " (above the axis)" : " (below the axis)");
+	if (marker)
+		title_notes(out, s);
 	bg_strbuf_adds(out, "</title>");
 	bg_strbuf_adds(out, off ? "</path>\n" : "</circle>\n");
 }
@@ -322,14 +354,17 @@ static const char css[] =
 	".state{white-space:nowrap;font-weight:600}.measured{color:#1a7f37}.partial,.blocked{color:#bf8700}\n"
 	".refuted{color:#cf222e}.pending,.unsupported,.superseded{color:#57606a}\n"
 	".key{border:1px solid #d0d7de;border-radius:6px;padding:.6rem;margin:1rem 0;break-inside:avoid}\n"
-	".plots{display:grid;grid-template-columns:repeat(auto-fit,minmax(420px,1fr));gap:.5rem}\n"
+	".plots{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(420px,100%),1fr));gap:.5rem}\n"
+	/* a table wider than a narrow window scrolls inside its box; the page does not widen */
+	".tw{overflow-x:auto}\n"
 	"svg.plot{width:100%;height:auto;background:#fff}\n"
 	".grid{stroke:#eaeef2}.tick{font-size:11px;fill:#57606a}.ptitle{font-size:13px;font-weight:600}\n"
 	".legend{font-size:12px}.band{fill:#1a7f37;fill-opacity:.10}.centre{stroke:#1a7f37;stroke-dasharray:4 3}\n"
 	".series{fill:none;stroke-width:1.8}.empty{font-size:13px;fill:#57606a}.hollow{stroke-width:1.6}\n"
+	".noted{fill:none;stroke:#bf8700;stroke-width:1.4}tr.notes td{font-size:.8rem;border-top:0}\n"
 	"tr.out td{color:#57606a}\n"
 	".muted{color:#57606a;font-size:.85rem}code{font-size:.85rem}\n"
-	"@media print{body{max-width:none;font-size:11px}.key{page-break-inside:avoid}a{color:inherit}}\n";
+	"@media print{body{max-width:none;font-size:11px}.key{page-break-inside:avoid}a{color:inherit}.tw{overflow:visible}}\n";
 
 /* A table cell holding s (escaped; "n/a" for none), of class cls or none. */
 static void cell_class_text(struct bg_strbuf *out, const char *cls, const char *s)
@@ -368,6 +403,24 @@ static void cell_time(struct bg_strbuf *out, const char *s)
 }
 
 /* A table cell holding a duration (nanoseconds) or a size (bytes). */
+/* The session's notes in a row under its own, one a line, spanning the
+ * span columns after the session's id (a column of its own would squeeze
+ * them into a narrow one, or widen the page). */
+static void row_notes(struct bg_strbuf *out, const json_t *s, int span)
+{
+	const json_t *x;
+	size_t i, n = 0;
+
+	bg_strbuf_addf(out, "<tr class=\"notes%s\"><td></td><td colspan=\"%d\">", counts(s) ? "" : " out", span);
+	json_array_foreach(json_object_get(s, "notes"), i, x) {
+		if (!json_is_string(x))
+			continue;
+		bg_strbuf_adds(out, n++ ? "<br>note: " : "note: ");
+		bg_report_escape(out, json_string_value(x));
+	}
+	bg_strbuf_adds(out, "</td></tr>\n");
+}
+
 static void cell_figure(struct bg_strbuf *out, bool duration, const json_t *o, const char *k)
 {
 	bg_strbuf_adds(out, "<td class=\"n\">");
@@ -440,7 +493,10 @@ static void key_section(struct bg_strbuf *out, const json_t *x, const json_t *en
 	json_int_t total = json_integer_value(json_object_get(x, "total"));
 	json_t *kgates = json_object_get(x, "gates"), *kcomputers = json_object_get(x, "computers");
 	enum timing timing = timing_of(json_object_get(x, "timings"));
-	size_t k;
+	size_t k, noted = 0;
+
+	json_array_foreach(ss, k, s)
+		noted += note_count(s) > 0;
 
 	bg_strbuf_adds(out, "<section class=\"key\">\n<h3>");
 	if (json_array_size(kgates) <= 1) {
@@ -491,6 +547,11 @@ static void key_section(struct bg_strbuf *out, const json_t *x, const json_t *en
 		bg_report_escape(out, str(x, "id"));
 		bg_strbuf_adds(out, "</code></p>\n");
 	}
+	if (noted)
+		bg_strbuf_addf(out, "<p class=\"muted\">%zu of these sessions ran otherwise than their baseline "
+				    "(the machine's conditions their decisions noted: under their rows, and ringed in "
+				    "the plots). The notes change no decision; they say where to look first.</p>\n",
+			       noted);
 	/* a plot with nothing to draw is left out */
 	if (has_values(ss, tfields, 3) || has_values(ss, mfields, 2)) {
 		bg_strbuf_adds(out, "<div class=\"plots\">\n");
@@ -505,7 +566,7 @@ static void key_section(struct bg_strbuf *out, const json_t *x, const json_t *en
 					   2, NULL);
 		bg_strbuf_adds(out, "</div>\n");
 	}
-	bg_strbuf_adds(out, "<table>\n<tr><th>Session</th>");
+	bg_strbuf_adds(out, "<div class=\"tw\"><table>\n<tr><th>Session</th>");
 	if (json_array_size(kgates) > 1)
 		bg_strbuf_adds(out, "<th>Gate</th>");
 	if (json_array_size(kcomputers) > 1)
@@ -546,8 +607,11 @@ static void key_section(struct bg_strbuf *out, const json_t *x, const json_t *en
 			bg_strbuf_adds(out, "</td>");
 		}
 		bg_strbuf_adds(out, "</tr>\n");
+		if (note_count(s))
+			row_notes(out, s, 10 + (json_array_size(kgates) > 1) + (json_array_size(kcomputers) > 1) +
+						  (timing == TIMING_MIXED));
 	}
-	bg_strbuf_adds(out, "</table>\n</section>\n");
+	bg_strbuf_adds(out, "</table></div>\n</section>\n");
 }
 
 /* A key in one line: its id, gates, computers, number of sessions, and its latest session. */
@@ -618,7 +682,7 @@ int bg_report_dashboard_keys(const json_t *model, const struct bg_report_keys *k
 			    "comparison key; which of them count is said under <a href=\"#keys\">Sessions by "
 			    "comparison key</a>.</p>\n");
 
-	bg_strbuf_adds(out, "<h2 id=\"coverage\">Coverage</h2>\n<table>\n<tr><th>Platform</th>");
+	bg_strbuf_adds(out, "<h2 id=\"coverage\">Coverage</h2>\n<div class=\"tw\"><table>\n<tr><th>Platform</th>");
 	json_array_foreach(states, i, x) {
 		bg_strbuf_adds(out, "<th>");
 		bg_report_escape(out, str(x, "label"));
@@ -639,9 +703,9 @@ int bg_report_dashboard_keys(const json_t *model, const struct bg_report_keys *k
 	bg_strbuf_adds(out, "<tr><th>All</th>");
 	json_array_foreach(states, i, x)
 		bg_strbuf_addf(out, "<th class=\"n\">%lld</th>", (long long)json_integer_value(json_object_get(x, "count")));
-	bg_strbuf_addf(out, "<th class=\"n\">%zu</th></tr>\n</table>\n", json_array_size(gates));
+	bg_strbuf_addf(out, "<th class=\"n\">%zu</th></tr>\n</table></div>\n", json_array_size(gates));
 
-	bg_strbuf_adds(out, "<h2 id=\"gates\">Gates</h2>\n<table>\n<tr><th>Gate</th><th>State</th><th>Platform</th>"
+	bg_strbuf_adds(out, "<h2 id=\"gates\">Gates</h2>\n<div class=\"tw\"><table>\n<tr><th>Gate</th><th>State</th><th>Platform</th>"
 			    "<th>Computer</th><th>Next step</th></tr>\n");
 	json_array_foreach(gates, i, x) {
 		bg_strbuf_adds(out, "<tr><td><code>");
@@ -656,7 +720,7 @@ int bg_report_dashboard_keys(const json_t *model, const struct bg_report_keys *k
 		cell_text(out, str(x, "next"));
 		bg_strbuf_adds(out, "</tr>\n");
 	}
-	bg_strbuf_adds(out, "</table>\n");
+	bg_strbuf_adds(out, "</table></div>\n");
 
 	bg_strbuf_adds(out, "<h2 id=\"keys\">Sessions by comparison key</h2>\n");
 	window = json_integer_value(json_object_get(model, "window"));
@@ -708,14 +772,14 @@ int bg_report_dashboard_keys(const json_t *model, const struct bg_report_keys *k
 					    "The keys above fill this page's budget for keys in full (4 MiB); these "
 					    "keys, measured less recently, are listed one line each: "
 					    "<code>benchgate history --key ID</code> shows every session of one.</p>\n"
-					    "<table>\n<tr><th>Key</th><th>Gate</th><th>Computer</th><th>Sessions</th>"
+					    "<div class=\"tw\"><table>\n<tr><th>Key</th><th>Gate</th><th>Computer</th><th>Sessions</th>"
 					    "<th>Latest</th><th>p50</th><th>Decision</th><th>Counts</th></tr>\n");
 		key_line(out, x);
 		listed++;
 		json_decref(x);
 	}
 	if (listed)
-		bg_strbuf_adds(out, "</table>\n");
+		bg_strbuf_adds(out, "</table></div>\n");
 	if (unlisted)
 		bg_strbuf_addf(out, "<p class=\"muted\">%zu more keys, the least recently measured, are not listed: "
 				    "<code>benchgate history GATE</code> lists a gate's sessions with their keys.</p>\n",

@@ -105,13 +105,27 @@ static const char *const migrations[] = {
 	"CREATE INDEX sessions_gate_id ON sessions(gate_id, id);"
 	"CREATE INDEX sessions_baseline ON sessions(key_id, id) WHERE curation IN ('accepted', 'auto-accepted')"
 	" AND tier IN ('scheduled-profile', 'release-signoff') AND status = 'ok';",
+	/* 4: a decision's notes (its document's "conditions": where the machine
+	 * ran otherwise than the baseline) in a table of their own, a row only
+	 * for a decision that has any, so that a history of many sessions reads
+	 * them at the cost of an index probe instead of every decision document;
+	 * those already stored are copied in */
+	"CREATE TABLE decision_notes ("
+	" session_id INTEGER PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,"
+	" conditions TEXT NOT NULL);" /* a JSON array of lines */
+	"INSERT INTO decision_notes (session_id, conditions)"
+	" SELECT id, json_extract(decision_doc, '$.conditions') FROM sessions"
+	" WHERE CASE WHEN json_valid(decision_doc) AND json_type(decision_doc, '$.conditions') = 'array'"
+	" THEN json_array_length(decision_doc, '$.conditions') > 0 ELSE 0 END;",
 };
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
 /*
- * The schema a reader needs: the migrations after it add indexes only, so
- * a store at this version that the user may not write (and so cannot
- * upgrade) is still read, without them.
+ * The schema a reader needs: the migrations after it add indexes, and the
+ * table decision_notes, which a reader of an older store does without
+ * (HISTORY_COLUMNS), so a store at this version that the user may not
+ * write (and so cannot upgrade) is still read, without them.
  */
+#define NOTES_VERSION 4 /* the first with decision_notes */
 #define READER_VERSION 2
 
 /* The errno of the system call behind a failure to open or do I/O
@@ -550,6 +564,15 @@ static json_t *column_json(sqlite3_stmt *st, int i)
 /* ... and those a decision adds (migration 2); bg_store_not_in_baseline
  * (store.c) states the rule of baseline() below for one row. */
 #define VERDICT_COLUMNS SUMMARY_COLUMNS ", key_id, decision, curation, curated_by, curated_at, curation_why"
+/* ... and, for the history of a gate or a key, the decision's notes: from
+ * decision_notes (migration 4), or, in a store older than that which this
+ * user may not upgrade, from the decision document's text (notes_from_doc) */
+#define HISTORY_COLUMNS                                                                        \
+	VERDICT_COLUMNS ", CASE WHEN decision IS NOT NULL THEN"                                 \
+			" (SELECT conditions FROM decision_notes WHERE session_id = sessions.id) END" \
+			" AS conditions"
+#define HISTORY_COLUMNS_OLD VERDICT_COLUMNS ", decision_doc AS notes_source"
+#define HISTORY(s) ((s)->version >= NOTES_VERSION ? HISTORY_COLUMNS : HISTORY_COLUMNS_OLD)
 
 /*
  * A stored JSON text that does not parse, or not to what it must be: the
@@ -589,8 +612,40 @@ static int query_error(struct sqlite_store *s, struct bg_ctx *ctx, const char *w
 }
 
 /*
+ * A decision's notes from its document's text (a store older than
+ * decision_notes): its "conditions", or null where it has none, an empty
+ * list, or the text is not a JSON object (a damaged document is reported
+ * by what reads the decision, not by a listing). The text is searched
+ * before it is parsed: benchgate writes it compact and has no other member
+ * of that name, and outside a string (where every '"' is escaped)
+ * "conditions":[ is that member, "conditions":[] an empty one.
+ */
+static json_t *notes_from_doc(const char *doc)
+{
+	json_t *parsed, *notes;
+
+	if (!doc || !strstr(doc, "\"conditions\":[") || strstr(doc, "\"conditions\":[]"))
+		return json_null();
+	parsed = json_loads(doc, 0, NULL);
+	notes = json_object_get(parsed, "conditions");
+	notes = json_is_array(notes) ? json_incref(notes) : json_null();
+	json_decref(parsed);
+	return notes;
+}
+
+/* Whether column name is want: its first byte first, since a row asks
+ * this of every column. */
+static inline bool named(const char *name, const char *want)
+{
+	return name[0] == want[0] && strcmp(name, want) == 0;
+}
+
+/*
  * One result row as an object: JSON text columns (command, key,
- * decision_document) parsed, git_dirty a boolean. NULL when a JSON column
+ * decision_document) parsed, git_dirty a boolean, conditions (a decision's
+ * notes) parsed, or null where they do not parse to an array (a listing
+ * shows what it can), notes_source (a decision document's text) replaced by
+ * "conditions" (notes_from_doc). NULL when a JSON column
  * does not parse, with *bad naming it and *err saying why; NULL with *bad
  * left NULL when jansson could not allocate the row.
  */
@@ -603,10 +658,25 @@ static json_t *row_object(sqlite3_stmt *st, const char **bad, json_error_t *err)
 		return NULL; /* out of memory: *bad stays NULL */
 	for (int c = 0; c < n; c++) {
 		const char *name = sym_sqlite3_column_name(st, c);
-		json_t *v = column_json(st, c);
+		json_t *v;
 
-		if ((strcmp(name, "command") == 0 || strcmp(name, "key") == 0 ||
-		     strcmp(name, "decision_document") == 0) && json_is_string(v)) {
+		if (named(name, "notes_source")) {
+			json_object_set_new(row, "conditions",
+					    notes_from_doc(sym_sqlite3_column_type(st, c) == SQLITE_TEXT
+								   ? (const char *)sym_sqlite3_column_text(st, c)
+								   : NULL));
+			continue;
+		}
+		v = column_json(st, c);
+		if (named(name, "conditions") && json_is_string(v)) {
+			json_t *parsed = json_loads(json_string_value(v), 0, NULL);
+
+			json_decref(v);
+			v = json_is_array(parsed) ? parsed : json_null();
+			if (v != parsed)
+				json_decref(parsed);
+		} else if ((named(name, "command") || named(name, "key") ||
+		     named(name, "decision_document")) && json_is_string(v)) {
 			json_t *parsed = json_loads(json_string_value(v), JSON_DECODE_ANY, err);
 
 			json_decref(v);
@@ -616,7 +686,7 @@ static json_t *row_object(sqlite3_stmt *st, const char **bad, json_error_t *err)
 				return NULL;
 			}
 			v = parsed;
-		} else if (strcmp(name, "git_dirty") == 0 && json_is_integer(v)) {
+		} else if (named(name, "git_dirty") && json_is_integer(v)) {
 			json_t *b = json_boolean(json_integer_value(v) != 0);
 
 			json_decref(v);
@@ -786,6 +856,34 @@ static int log_curation(struct sqlite_store *s, long long id, const char *curati
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
+/* The notes of session id's decision (its "conditions") into
+ * decision_notes, replacing any it had; none for an empty list or none.
+ * Inside the caller's transaction: 0, or -1 (the connection holds the error). */
+static int write_notes(struct sqlite_store *s, long long id, const json_t *conditions)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (sym_sqlite3_prepare_v2(s->db, "DELETE FROM decision_notes WHERE session_id = ?", -1, &st, NULL) !=
+	    SQLITE_OK)
+		return -1;
+	sym_sqlite3_bind_int64(st, 1, id);
+	rc = sym_sqlite3_step(st);
+	sym_sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return -1;
+	if (!json_is_array(conditions) || json_array_size(conditions) == 0)
+		return 0;
+	if (sym_sqlite3_prepare_v2(s->db, "INSERT INTO decision_notes (session_id, conditions) VALUES (?, ?)", -1,
+				   &st, NULL) != SQLITE_OK)
+		return -1;
+	sym_sqlite3_bind_int64(st, 1, id);
+	bind_json(st, 2, conditions);
+	rc = sym_sqlite3_step(st);
+	sym_sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
 /* The key, decision and automatic curation of session id, inside the
  * caller's transaction: 0, 1 when no session has that id, -1 on a store
  * failure (the connection holds the error). */
@@ -818,6 +916,8 @@ static int write_decision(struct sqlite_store *s, long long id, const char *key_
 	sym_sqlite3_finalize(st);
 	if (sym_sqlite3_changes(s->db) == 0)
 		return 1;
+	if (write_notes(s, id, json_object_get(decision, "conditions")))
+		return -1;
 	return log_curation(s, id, curation, why, "benchgate") ? -1 : 0;
 }
 
@@ -1003,10 +1103,10 @@ static int history(struct bg_store *base, const char *gate_id, const char *key_i
 
 	/* the last ones: the newest taken through the index, then put back in order */
 	if (last > 0)
-		bg_strbuf_addf(&sql, "SELECT * FROM (SELECT " VERDICT_COLUMNS " FROM sessions WHERE %s"
-				     " ORDER BY id DESC LIMIT ?2) ORDER BY id", where);
+		bg_strbuf_addf(&sql, "SELECT * FROM (SELECT %s FROM sessions WHERE %s"
+				     " ORDER BY id DESC LIMIT ?2) ORDER BY id", HISTORY(s), where);
 	else
-		bg_strbuf_addf(&sql, "SELECT " VERDICT_COLUMNS " FROM sessions WHERE %s ORDER BY id", where);
+		bg_strbuf_addf(&sql, "SELECT %s FROM sessions WHERE %s ORDER BY id", HISTORY(s), where);
 	rc = sym_sqlite3_prepare_v2(s->db, sql.buf, -1, &st, NULL);
 	bg_strbuf_release(&sql);
 	if (rc != SQLITE_OK)
@@ -1083,12 +1183,15 @@ static int key_history(struct bg_store *base, long long session_id, bg_store_row
 		       struct bg_ctx *ctx)
 {
 	struct sqlite_store *s = (struct sqlite_store *)base;
+	struct bg_strbuf sql = BG_STRBUF_INIT;
 	sqlite3_stmt *st;
+	int rc;
 
-	if (sym_sqlite3_prepare_v2(s->db,
-				   "SELECT " VERDICT_COLUMNS " FROM sessions"
-				   " WHERE key_id = (SELECT key_id FROM sessions WHERE id = ?) ORDER BY id",
-				   -1, &st, NULL) != SQLITE_OK)
+	bg_strbuf_addf(&sql, "SELECT %s FROM sessions WHERE key_id = (SELECT key_id FROM sessions WHERE id = ?)"
+			     " ORDER BY id", HISTORY(s));
+	rc = sym_sqlite3_prepare_v2(s->db, sql.buf, -1, &st, NULL);
+	bg_strbuf_release(&sql);
+	if (rc != SQLITE_OK)
 		return db_error(s, ctx, "cannot read the history");
 	sym_sqlite3_bind_int64(st, 1, session_id);
 	return each_row(s, st, "cannot read the history", fn, data, ctx);

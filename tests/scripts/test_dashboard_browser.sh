@@ -5,8 +5,9 @@
 # console message (errors are logged as CONSOLE lines with
 # --enable-logging=stderr; a control page proves such lines are caught), hold
 # its plots (inline SVG, seen in the DOM chromium built), refer to nothing
-# outside itself, be no wider than the window however long a gate id or a
-# computer label is, and a screenshot is saved to
+# outside itself, be no wider than the window however long a gate id, a
+# computer label or a decision's note is (in a window of 1200 or of 640
+# pixels), and a screenshot is saved to
 # $BENCHGATE_BUILD/test-output/dashboard.png. Everything else lives in a
 # temporary folder that is removed.
 set -u
@@ -33,6 +34,10 @@ G=bin.cpu.test-box.bin2.warm
 for p in 0.100 0.101 0.099 0.100 0.100 0.1005 0.150; do "$SEED" seed "$work/p" $G scheduled-profile $p >/dev/null; done
 "$SEED" seed "$work/p" $G scheduled-profile 0.100 parity=fail >/dev/null
 "$SEED" seed "$work/p" bin.simd.test-box.bin2.cold release-signoff 0.030 gpu=2147483648 >/dev/null
+# the investigate session ran on battery: its decision's note
+# (its decision document and the store's table of notes, as run stores them)
+"$SEED" sql "$work/p" "UPDATE sessions SET decision_doc = json_set(decision_doc, '\$.conditions', json_array('power_source battery here, ac in 6 of the 6 baseline sessions that record it')) WHERE id = 7;
+	INSERT INTO decision_notes SELECT id, json_extract(decision_doc, '\$.conditions') FROM sessions WHERE id = 7" || exit 1
 check "dashboard written"    test "$("$B" -C "$work/p" dashboard --output site)" = site/index.html
 page="$work/p/site/index.html"
 check "default folder"       test "$("$B" -C "$work/p" dashboard)" = .benchgate/dashboard/index.html
@@ -54,6 +59,8 @@ check "envelope band"        grep -q 'class="band"' "$work/dom.html"
 check "decision markers"     grep -q 'class="marker"' "$work/dom.html"
 check "investigate shown"    grep -q "investigate" "$work/dom.html"
 check "block shown"          grep -q "block" "$work/dom.html"
+check "a decision's note under its row" grep -q '<tr class="notes out"><td></td><td colspan="10">note: power_source battery here' "$work/dom.html"
+check "its marker ringed"    grep -q 'class="noted"' "$work/dom.html"
 
 # a very long gate id and computer label (one word each, 321 characters)
 # break inside their cells: the page is no wider than the window
@@ -61,10 +68,14 @@ cp -R "$work/p" "$work/long"
 long=$(printf 'verylong%.0s' $(seq 40))
 "$SEED" seed "$work/long" $G scheduled-profile 0.100 computer="C$long" >/dev/null
 "$SEED" sql "$work/long" "UPDATE sessions SET gate_id = 'G$long' WHERE id = 2" || exit 1
+"$SEED" sql "$work/long" "UPDATE sessions SET decision_doc = json_set(decision_doc, '\$.conditions', json_array('gpu 0 power_limit_watts 250 here, 300 in 5 of the 5 baseline sessions that record it', 'N$long')) WHERE id = 3;
+	INSERT INTO decision_notes SELECT id, json_extract(decision_doc, '\$.conditions') FROM sessions WHERE id = 3" || exit 1
 "$B" -C "$work/long" dashboard --output site >/dev/null
-# the page has no script of its own: a page beside it measures it in a frame
-cat >"$work/long/site/probe.html" <<'EOF_PROBE'
-<!DOCTYPE html><html><body style="margin:0"><iframe id="f" src="index.html" style="width:1200px;height:800px;border:0"></iframe>
+# the page has no script of its own: a page beside it measures it in a
+# frame WIDTH pixels wide (1200: a laptop; 640: half of one, or a tablet;
+# a table wider than that scrolls inside its box)
+cat >"$work/long/site/probe.in" <<'EOF_PROBE'
+<!DOCTYPE html><html><body style="margin:0"><iframe id="f" src="index.html" style="width:WIDTHpx;height:800px;border:0"></iframe>
 <pre id="o">not measured</pre>
 <script>
 document.getElementById("f").onload = function () {
@@ -73,11 +84,14 @@ document.getElementById("f").onload = function () {
 };
 </script></body></html>
 EOF_PROBE
-chrome "$work/long.log" --allow-file-access-from-files --virtual-time-budget=5000 --dump-dom \
-	"file://$work/long/site/probe.html" >"$work/long.html"
-width=$(grep -o 'width [0-9]* of [0-9]*' "$work/long.html")
-check "long names: measured ($width)" test -n "$width"
-check "long names: no wider than the window" test "$(echo "$width" | awk '{print ($2 <= $4)}')" = 1
+for w in 1200 640; do
+	sed "s/WIDTH/$w/" "$work/long/site/probe.in" >"$work/long/site/probe.html"
+	chrome "$work/long.log" --allow-file-access-from-files --virtual-time-budget=5000 --dump-dom \
+		"file://$work/long/site/probe.html" >"$work/long.html"
+	width=$(grep -o 'width [0-9]* of [0-9]*' "$work/long.html")
+	check "long names and notes, $w px: measured ($width)" test -n "$width"
+	check "long names and notes, $w px: no wider than the window" test "$(echo "$width" | awk '{print ($2 <= $4)}')" = 1
+done
 
 rm -f "$outdir/dashboard.png"
 chrome "$work/shot.log" --window-size=1280,2400 --hide-scrollbars --screenshot="$outdir/dashboard.png" "file://$page"

@@ -302,6 +302,10 @@ check "key: C1 as \\xNN"          grep -qF '"box\xc2\x9b1m"' "$work/out"
 check "reject: user with a C1"    test "$(rc_of env USER=$'ana\xc2\x9b2J' "$B" reject "$sc" --why probe)" = 0
 check "history: no control byte"  test "$(rc_of "$B" history "$Gc"; has_ctl && echo ctl)" = 0
 check "history: user's C1 as ?"   grep -qF 'rejected by ana?2J at ' "$work/out"
+# a decision's note quotes what the machine reported (a process's name on the GPU)
+sql "INSERT INTO decision_notes VALUES ($sc, json_array('other processes used the GPU (4242 (' || char(27) || '[2J))'))" || exit 1
+check "history: note, no control byte" test "$(rc_of "$B" history "$Gc"; has_ctl && echo ctl)" = 0
+check "history: note's ESC as \\xNN"  grep -qF '      note: other processes used the GPU (4242 (\x1b[2J))' "$work/out"
 check "promote: no control byte"  test "$(rc_of "$B" promote "$sc"; has_ctl && echo ctl)" = 1
 check "promote: gate as \\xNN"   grep -qF 'gate bin.cpu\x1b[31m.bin1\x0awarm  tier' "$work/out"
 # and in a message: a gate session stored without its decision

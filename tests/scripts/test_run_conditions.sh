@@ -9,7 +9,9 @@
 # root or a cpu hierarchy this test only checks the fields are recorded.
 # A GPU's lowered power limit is noted the same way (the stand-in NVML
 # library, tests/nvml/fake_nvml.c), and so is a busy loop beside the runs
-# (the session's machine_load).
+# (the session's machine_load). The note is shown where sessions are
+# reviewed later too: history (under the session's row, and --json) and
+# the dashboard.
 # Needs git and jq.
 set -u
 . "$(cd "$(dirname "$0")" && pwd)/checks.sh"
@@ -61,6 +63,23 @@ if command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then
 	n=$("$B" compare "$sid" --json | jq '.baseline | length')
 	check "... run notes it" grep -qF "note: cpus_allowed 1 here, $(nproc) in $n of the $n baseline sessions that record it" "$work/bound.out"
 	check "... session shows it"    sh -c "'$B' session $sid | grep -q ', 1 CPU(s) allowed (affinity)'"
+	# the note where people review sessions later: under the session's
+	# row in history, in history --json, and in the dashboard
+	note="cpus_allowed 1 here, $(nproc) in $n of the $n baseline sessions that record it"
+	"$B" history life.ok >"$work/hist.out"
+	check "... history notes it under its row" \
+		awk -v id="$sid" -v note="      note: $note" '$1 == id {getline; if ($0 == note) ok = 1} END {exit !ok}' "$work/hist.out"
+	check "... history: only that session" test "$(grep -c '^      note: ' "$work/hist.out")" = 1
+	check "... history --json: conditions" \
+		sh -c "'$B' history --json life.ok | jq -e --argjson id $sid --arg note '$note' \
+			'(map(select(.id == \$id))[0].conditions == [\$note]) and (map(select(.id != \$id and (.conditions // [] | length) > 0)) == [])'"
+	"$B" dashboard --output site >/dev/null
+	check "... dashboard: the note under its row" \
+		grep -qF "<tr class=\"notes\"><td></td><td colspan=\"10\">note: $note</td></tr>" site/index.html
+	check "... dashboard: its marker ringed" grep -q 'class="noted"/>' site/index.html
+	check "... dashboard: the marker's title" grep -qF "<title>session $sid: p50 " site/index.html
+	check "... dashboard: the title holds it" grep -qF "; note: $note</title>" site/index.html
+	rm -rf site
 else
 	echo "skipped: binding to one CPU needs taskset and two CPUs"
 fi

@@ -103,19 +103,36 @@ if command -v sqlite3 >/dev/null; then
 	sqlite3 "$work/p/.benchgate/store.sqlite3" "DELETE FROM schema_migrations WHERE version >= 2"
 	lock $dir_ro $file_ro
 	check "old schema: exit 4"       test "$(bg sessions)" = 4
-	check "old schema: says so"      grep -q "store schema version 1 is older than this benchgate reads (2; it writes 3), and this user may not write the store to upgrade it" "$work/err"
+	check "old schema: says so"      grep -q "store schema version 1 is older than this benchgate reads (2; it writes 4), and this user may not write the store to upgrade it" "$work/err"
 	check "old schema: no -wal"      nothing_beside
 
 	# ---- version 2 (before migration 3, which adds indexes only): read
 	# as it is, without them, and left as it was
 	fresh
-	sqlite3 "$work/p/.benchgate/store.sqlite3" "DROP INDEX sessions_gate_id; DROP INDEX sessions_baseline;
-		DELETE FROM schema_migrations WHERE version = 3"
+	sqlite3 "$work/p/.benchgate/store.sqlite3" "DROP TABLE decision_notes; DROP INDEX sessions_gate_id;
+		DROP INDEX sessions_baseline; DELETE FROM schema_migrations WHERE version >= 3"
 	lock $dir_ro $file_ro
 	reads "version 2"
 	check "version 2: compare --last" test "$(bg compare --last $G)" = 0
 	check "version 2: not upgraded"  test "$(sqlite3 -readonly "file:$work/p/.benchgate/store.sqlite3?immutable=1" \
 		"SELECT max(version) FROM schema_migrations")" = 2
+
+	# ---- version 3 (before migration 4, the table of decisions' notes):
+	# the notes read from the decision documents instead, and left as it was
+	fresh
+	sqlite3 "$work/p/.benchgate/store.sqlite3" "DROP TABLE decision_notes; DELETE FROM schema_migrations WHERE version = 4;
+		UPDATE sessions SET decision_doc = json_set(decision_doc, '\$.conditions',
+			json_array('smt off here, on in 2 of the 2 baseline sessions that record it')) WHERE id = 3;
+		UPDATE sessions SET decision_doc = json_set(decision_doc, '\$.conditions', json('[]')) WHERE id = 2"
+	lock $dir_ro $file_ro
+	reads "version 3"
+	check "version 3: history notes"  test "$(bg history $G)" = 0
+	check "version 3: under session 3" test "$(grep -A1 '^3 ' "$work/out" | tail -1)" = \
+		"      note: smt off here, on in 2 of the 2 baseline sessions that record it"
+	check "version 3: no other"       test "$(grep -c 'note:' "$work/out")" = 1
+	check "version 3: dashboard notes" grep -q '<td colspan="10">note: smt off here' "$work/dash/index.html"
+	check "version 3: not upgraded"  test "$(sqlite3 -readonly "file:$work/p/.benchgate/store.sqlite3?immutable=1" \
+		"SELECT max(version) FROM schema_migrations")" = 3
 
 	# ---- the owner's last session still in the -wal (another connection
 	# kept it from being checkpointed): read through the -wal and -shm the

@@ -145,6 +145,49 @@ static void test_not_counting(void **state)
 }
 
 /*
+ * A decision's notes (where the machine ran otherwise than the baseline):
+ * counted above the plots, each under its session's row (escaped, spanning
+ * the other columns), a ring round the session's marker with the notes in
+ * its title; a key without notes has none of it.
+ */
+static void test_notes(void **state)
+{
+	struct bg_strbuf out = BG_STRBUF_INIT;
+	const char *row, *ring;
+
+	(void)state;
+	render("{\"title\": \"t\", \"generated_at\": \"now\", \"states\": [], \"platforms\": [], \"gates\": [],"
+	       " \"keys\": [{\"id\": \"k\", \"gates\": [\"g\"], \"computers\": [\"box\"], \"timings\": [\"process\"],"
+	       "  \"envelope\": null, \"sessions\": ["
+	       "   {\"id\": 1, \"p50\": 1000000, \"decision\": \"pass\", \"notes\": []},"
+	       "   {\"id\": 2, \"p50\": 1100000, \"decision\": \"investigate\", \"counts\": false,"
+	       "    \"why_not\": \"pending review\", \"notes\": [\"power_source battery here, ac in 5 of the 5\","
+	       "    \"gpu 0 <b>hot</b> & slow\", 7]},"
+	       "   {\"id\": 3, \"p50\": 1000000, \"decision\": \"pass\", \"notes\": null}]},"
+	       "  {\"id\": \"q\", \"gates\": [\"g2\"], \"computers\": [\"box\"], \"timings\": [\"process\"],"
+	       "   \"envelope\": null, \"sessions\": [{\"id\": 4, \"p50\": 1000000, \"decision\": \"pass\","
+	       "   \"notes\": []}]}]}",
+	       &out);
+	assert_non_null(strstr(out.buf, "<p class=\"muted\">1 of these sessions ran otherwise than their baseline"));
+	row = strstr(out.buf, "<tr class=\"notes out\"><td></td><td colspan=\"10\">note: power_source battery "
+			      "here, ac in 5 of the 5<br>note: gpu 0 &lt;b&gt;hot&lt;/b&gt; &amp; slow</td></tr>");
+	assert_non_null(row);
+	/* right under session 2's row, and the only such row */
+	assert_true(strstr(out.buf, "<td class=\"n\">2</td>") < row);
+	assert_true(strstr(out.buf, "<td class=\"n\">3</td>") > row);
+	assert_null(strstr(row + 1, "<tr class=\"notes"));
+	ring = strstr(out.buf, "class=\"noted\"/>");
+	assert_non_null(ring);
+	assert_null(strstr(ring + 1, "class=\"noted\"/>")); /* session 2's marker only */
+	assert_non_null(strstr(ring, "<title>session 2: p50 1.10 ms, investigate; does not count: pending review; "
+				     "note: power_source battery here, ac in 5 of the 5; note: gpu 0 &lt;b&gt;hot&lt;/b&gt; "
+				     "&amp; slow</title>"));
+	/* key q: no paragraph, no notes row (the page holds one of each) */
+	assert_null(strstr(strstr(out.buf, "ran otherwise than their baseline") + 1, "ran otherwise than their baseline"));
+	bg_strbuf_release(&out);
+}
+
+/*
  * The page of one key "k" on "box" whose two sessions are of gates g1 and
  * g2 (the same gate or two), the first timed by process wall time, the
  * second by the program's own samples.
@@ -452,6 +495,7 @@ int main(void)
 		cmocka_unit_test(test_gap_in_series),
 		cmocka_unit_test(test_axis_ticks),
 		cmocka_unit_test(test_not_counting),
+		cmocka_unit_test(test_notes),
 		cmocka_unit_test(test_mixed_key),
 		cmocka_unit_test(test_mixed_timing_only),
 	};

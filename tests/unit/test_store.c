@@ -79,7 +79,7 @@ static void test_round_trip(void **state)
 	assert_null(st);
 	assert_int_equal(bg_store_open(spec, dir, BG_STORE_CREATE, &st, &ctx), BG_OK);
 	assert_non_null(st);
-	assert_int_equal(bg_store_schema_version(st), 3);
+	assert_int_equal(bg_store_schema_version(st), 4);
 	doc = session_doc("ok", 5e7);
 	assert_int_equal(bg_store_put_session(st, doc, &id1, &ctx), BG_OK);
 	json_decref(doc);
@@ -270,7 +270,8 @@ static void test_upgrade(void **state)
 	bg_ctx_init(&ctx);
 	snprintf(path, sizeof(path), "%s/old.sqlite3", dir);
 	id = store_one(spec);
-	damage(path, "DROP INDEX sessions_gate_id; DROP INDEX sessions_baseline; DELETE FROM schema_migrations WHERE version = 3;"
+	damage(path, "DROP TABLE decision_notes; DELETE FROM schema_migrations WHERE version = 4;"
+		     "DROP INDEX sessions_gate_id; DROP INDEX sessions_baseline; DELETE FROM schema_migrations WHERE version = 3;"
 		     "DROP INDEX sessions_key; DROP INDEX curations_session; DROP TABLE curations;"
 		     "ALTER TABLE sessions DROP COLUMN key_id; ALTER TABLE sessions DROP COLUMN key;"
 		     "ALTER TABLE sessions DROP COLUMN decision; ALTER TABLE sessions DROP COLUMN decision_doc;"
@@ -281,7 +282,7 @@ static void test_upgrade(void **state)
 	st = NULL;
 	assert_int_equal(bg_store_open(spec, dir, BG_STORE_READ, &st, &ctx), BG_OK);
 	assert_non_null(st);
-	assert_int_equal(bg_store_schema_version(st), 3);
+	assert_int_equal(bg_store_schema_version(st), 4);
 	assert_int_equal(bg_store_get_session(st, id, &got, &ctx), BG_OK);
 	assert_int_equal(json_array_size(json_object_get(got, "runs")), 1);
 	json_decref(got);
@@ -309,21 +310,31 @@ static void test_upgrade(void **state)
 	bg_ctx_release(&ctx);
 }
 
-/* Whether the store at path holds an index of that name. */
-static bool has_index(const char *path, const char *name)
+/* The first column of the first row of sql (one text parameter: arg, or
+ * none when NULL) on the store at path, read-only; -1 when the query
+ * fails (no such table) or has no row. */
+static int query_int(const char *path, const char *sql, const char *arg)
 {
 	sqlite3 *db = NULL;
 	sqlite3_stmt *q = NULL;
-	bool found;
+	int n = -1;
 
 	assert_int_equal(sym_sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-	assert_int_equal(sym_sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?", -1,
-						&q, NULL), SQLITE_OK);
-	sym_sqlite3_bind_text(q, 1, name, -1, SQLITE_TRANSIENT);
-	found = sym_sqlite3_step(q) == SQLITE_ROW;
+	if (sym_sqlite3_prepare_v2(db, sql, -1, &q, NULL) == SQLITE_OK) {
+		if (arg)
+			sym_sqlite3_bind_text(q, 1, arg, -1, SQLITE_TRANSIENT);
+		if (sym_sqlite3_step(q) == SQLITE_ROW)
+			n = sym_sqlite3_column_int(q, 0);
+	}
 	sym_sqlite3_finalize(q);
 	sym_sqlite3_close(db);
-	return found;
+	return n;
+}
+
+/* Whether the store at path holds an index of that name. */
+static bool has_index(const char *path, const char *name)
+{
+	return query_int(path, "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?", name) == 1;
 }
 
 /*
@@ -343,18 +354,98 @@ static void test_upgrade_indexes(void **state)
 	snprintf(path, sizeof(path), "%s/v2.sqlite3", dir);
 	store_one(spec);
 	assert_true(has_index(path, "sessions_gate_id") && has_index(path, "sessions_baseline"));
-	damage(path, "DROP INDEX sessions_gate_id; DROP INDEX sessions_baseline; DELETE FROM schema_migrations WHERE version = 3");
+	damage(path, "DROP TABLE decision_notes; DROP INDEX sessions_gate_id; DROP INDEX sessions_baseline;"
+		     "DELETE FROM schema_migrations WHERE version >= 3");
 	assert_false(has_index(path, "sessions_gate_id") || has_index(path, "sessions_baseline"));
 
 	st = NULL;
 	assert_int_equal(bg_store_open(spec, dir, BG_STORE_READ, &st, &ctx), BG_OK);
 	assert_non_null(st);
-	assert_int_equal(bg_store_schema_version(st), 3);
+	assert_int_equal(bg_store_schema_version(st), 4);
 	assert_int_equal(bg_store_list_sessions(st, 0, &rows, &ctx), BG_OK);
 	assert_int_equal(json_array_size(rows), 1);
 	json_decref(rows);
 	bg_store_close(st);
 	assert_true(has_index(path, "sessions_gate_id") && has_index(path, "sessions_baseline"));
+	bg_ctx_release(&ctx);
+}
+
+/* How many rows the store at path has in decision_notes (-1: no such table). */
+static int note_rows(const char *path)
+{
+	return query_int(path, "SELECT count(*) FROM decision_notes", NULL);
+}
+
+/*
+ * A decision's notes: a row of decision_notes for a decision that has any
+ * (replaced when the decision is), none for an empty list or none. A
+ * version-3 store (before migration 4) gets the table on open by a writer,
+ * filled from the decision documents already stored (a document that is
+ * not valid JSON is left out, not an error).
+ */
+static void test_decision_notes(void **state)
+{
+	struct bg_store *st = NULL;
+	struct bg_ctx ctx;
+	json_t *rows, *key = json_pack("{s:s}", "id", "k1"), *d;
+	long long a, b, c;
+	char path[320];
+	const char *spec = "sqlite:notes.sqlite3";
+
+	(void)state;
+	bg_ctx_init(&ctx);
+	snprintf(path, sizeof(path), "%s/notes.sqlite3", dir);
+	a = store_one(spec);
+	b = store_one(spec);
+	c = store_one(spec);
+	assert_int_equal(bg_store_open(spec, dir, BG_STORE_CREATE, &st, &ctx), BG_OK);
+	d = json_pack("{s:s, s:[s]}", "decision", "pass", "conditions", "smt off here, on in 5 of the 5");
+	assert_int_equal(bg_store_set_decision(st, a, "k1", key, d, "auto-accepted", &ctx), BG_OK);
+	json_decref(d);
+	d = json_pack("{s:s, s:[]}", "decision", "pass", "conditions");
+	assert_int_equal(bg_store_set_decision(st, b, "k1", key, d, "auto-accepted", &ctx), BG_OK);
+	assert_int_equal(bg_store_set_decision(st, c, "k1", key, d, "auto-accepted", &ctx), BG_OK);
+	json_decref(d);
+	bg_store_close(st);
+	assert_int_equal(note_rows(path), 1);
+
+	/* a decision stored again replaces its notes: c gains two, a loses its one */
+	assert_int_equal(bg_store_open(spec, dir, BG_STORE_CREATE, &st, &ctx), BG_OK);
+	d = json_pack("{s:s, s:[s, s]}", "decision", "investigate", "conditions", "one", "two");
+	assert_int_equal(bg_store_set_decision(st, c, "k1", key, d, "pending", &ctx), BG_OK);
+	json_decref(d);
+	d = json_pack("{s:s, s:[]}", "decision", "pass", "conditions");
+	assert_int_equal(bg_store_set_decision(st, a, "k1", key, d, "auto-accepted", &ctx), BG_OK);
+	json_decref(d);
+	assert_int_equal(bg_store_history(st, NULL, "k1", &rows, &ctx), BG_OK);
+	assert_int_equal(json_array_size(rows), 3);
+	assert_true(json_is_null(json_object_get(json_array_get(rows, 0), "conditions")));
+	assert_true(json_is_null(json_object_get(json_array_get(rows, 1), "conditions")));
+	assert_int_equal(json_array_size(json_object_get(json_array_get(rows, 2), "conditions")), 2);
+	json_decref(rows);
+	d = json_pack("{s:s, s:[s]}", "decision", "pass", "conditions", "smt off here, on in 5 of the 5");
+	assert_int_equal(bg_store_set_decision(st, a, "k1", key, d, "auto-accepted", &ctx), BG_OK);
+	json_decref(d);
+	bg_store_close(st);
+	assert_int_equal(note_rows(path), 2);
+
+	/* back to version 3, with b's document damaged: migration 4 copies the notes in */
+	damage(path, "DROP TABLE decision_notes; DELETE FROM schema_migrations WHERE version = 4;"
+		     "UPDATE sessions SET decision_doc = '{\"conditions\": [' WHERE id = 2");
+	assert_int_equal(b, 2);
+	assert_int_equal(note_rows(path), -1);
+	assert_int_equal(bg_store_open(spec, dir, BG_STORE_READ, &st, &ctx), BG_OK);
+	assert_int_equal(bg_store_schema_version(st), 4);
+	assert_int_equal(bg_store_history(st, NULL, "k1", &rows, &ctx), BG_OK);
+	assert_string_equal(json_string_value(json_array_get(json_object_get(json_array_get(rows, 0), "conditions"), 0)),
+			    "smt off here, on in 5 of the 5");
+	assert_true(json_is_null(json_object_get(json_array_get(rows, 1), "conditions")));
+	assert_string_equal(json_string_value(json_array_get(json_object_get(json_array_get(rows, 2), "conditions"), 1)),
+			    "two");
+	json_decref(rows);
+	bg_store_close(st);
+	assert_int_equal(note_rows(path), 2);
+	json_decref(key);
 	bg_ctx_release(&ctx);
 }
 
@@ -566,6 +657,7 @@ int main(void)
 		cmocka_unit_test(test_newer_schema),
 		cmocka_unit_test(test_upgrade),
 		cmocka_unit_test(test_upgrade_indexes),
+		cmocka_unit_test(test_decision_notes),
 		cmocka_unit_test(test_decided_session),
 		cmocka_unit_test(test_foreign_database),
 		cmocka_unit_test(test_check_write),

@@ -162,7 +162,7 @@ static const char *why_not(const char *key_id, long long id)
 static void test_schema_version(void **state)
 {
 	(void)state;
-	assert_int_equal(bg_store_schema_version(st), 3);
+	assert_int_equal(bg_store_schema_version(st), 4);
 }
 
 /* The baseline of one timing: a session timed by the command ("timing":
@@ -504,6 +504,58 @@ static void test_history_and_last(void **state)
 	bg_ctx_release(&ctx);
 }
 
+/*
+ * A history row carries its decision's notes ("conditions" of the decision
+ * document): the array as stored, null for a decision without them, for
+ * one whose conditions are not an array, and for a session without a
+ * decision; the same through bg_store_each_of_key.
+ */
+static void test_history_notes(void **state)
+{
+	struct bg_ctx ctx;
+	json_t *rows = NULL, *key = json_pack("{s:[], s:{}, s:s}", "fields", "values", "id", "KN"), *doc;
+	long long a, b, c, d;
+
+	(void)state;
+	bg_ctx_init(&ctx);
+	a = put("gate.n", "scheduled-profile", "ok", 1e6);
+	doc = json_pack("{s:s, s:[], s:[], s:[], s:[s, s]}", "decision", "pass", "reasons", "baseline", "metrics",
+			"conditions", "power_source battery here, ac in 5 of the 5 baseline sessions that record it",
+			"cpus_allowed 1 here, 2 in 5 of the 5 baseline sessions that record it");
+	assert_int_equal(bg_store_set_decision(st, a, "KN", key, doc, "auto-accepted", &ctx), BG_OK);
+	json_decref(doc);
+	b = put("gate.n", "scheduled-profile", "ok", 1e6);
+	decide(b, "KN", "pass", "auto-accepted"); /* a decision stored without notes */
+	c = put("gate.n", "scheduled-profile", "ok", 1e6);
+	doc = json_pack("{s:s, s:[], s:[], s:[], s:s}", "decision", "pass", "reasons", "baseline", "metrics",
+			"conditions", "not a list");
+	assert_int_equal(bg_store_set_decision(st, c, "KN", key, doc, "auto-accepted", &ctx), BG_OK);
+	json_decref(doc);
+	d = put("gate.n", "diagnostic", "ok", 1e6);
+
+	assert_int_equal(bg_store_history(st, "gate.n", NULL, &rows, &ctx), BG_OK);
+	assert_int_equal(json_array_size(rows), 4);
+	assert_int_equal(id_at(rows, 0), a);
+	assert_int_equal(json_array_size(json_object_get(json_array_get(rows, 0), "conditions")), 2);
+	assert_string_equal(json_string_value(json_array_get(json_object_get(json_array_get(rows, 0), "conditions"), 1)),
+			    "cpus_allowed 1 here, 2 in 5 of the 5 baseline sessions that record it");
+	for (size_t i = 1; i < 4; i++) {
+		json_t *n = json_object_get(json_array_get(rows, i), "conditions");
+		assert_true(n && json_is_null(n)); /* present, and null */
+	}
+	assert_int_equal(id_at(rows, 3), d);
+	json_decref(rows);
+
+	rows = json_array();
+	assert_int_equal(bg_store_each_of_key(st, b, bg_store_append_row, rows, &ctx), BG_OK);
+	assert_int_equal(json_array_size(rows), 3);
+	assert_int_equal(json_array_size(json_object_get(json_array_get(rows, 0), "conditions")), 2);
+	assert_true(json_is_null(json_object_get(json_array_get(rows, 2), "conditions")));
+	json_decref(rows);
+	json_decref(key);
+	bg_ctx_release(&ctx);
+}
+
 /* The key ids that begin with a prefix: each once, in the order of their first session, at most two. */
 static void test_keys_with_prefix(void **state)
 {
@@ -642,6 +694,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_baseline_decision_rule, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_curation_rules, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_history_and_last, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_history_notes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_keys_with_prefix, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_each_key, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_snapshot, setup, teardown),
