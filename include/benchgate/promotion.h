@@ -24,7 +24,10 @@
  * scheduled-profile, whose gate's identity fields and runbook are still
  * what it ran with. Result: {"session", "gate", "tier", "preconditions":
  * [problems], "criteria": [{"number", "name", "title", "met", "problems"}],
- * "state": "measured"|"partial"|null, "refusals": [every unmet item as text]}.
+ * "state": "measured"|"partial"|null, "refusals": [every unmet item as text],
+ * "notes": [the lines of the session's decision that say where the machine
+ * ran otherwise than its baseline (its "conditions"): no criterion, said to
+ * whoever promotes it, and kept in the row's "benchgate" object when any]}.
  * All met and release-signoff: "measured"; all but memory (or a
  * scheduled-profile session): "partial"; else refused (state null).
  *

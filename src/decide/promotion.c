@@ -258,6 +258,23 @@ static void check_records(const struct bg_config *cfg, const json_t *session, js
 	bg_ctx_release(&ctx);
 }
 
+/*
+ * The notes of the session's decision (verdict's decision document's
+ * "conditions": where the machine ran otherwise than its baseline) that are
+ * text, as a new array, empty when none: no criterion, but the promoted
+ * figures are that session's, and whoever promotes it is told.
+ */
+static json_t *decision_notes(const json_t *verdict)
+{
+	json_t *notes = json_array(), *x;
+	size_t i;
+
+	json_array_foreach(json_object_get(json_object_get(verdict, "decision_document"), "conditions"), i, x)
+		if (json_is_string(x))
+			json_array_append(notes, x);
+	return notes;
+}
+
 int bg_promotion_check(const struct bg_config *cfg, const json_t *gate, const json_t *runbook,
 		       const json_t *session, const json_t *verdict, json_t **report, struct bg_ctx *ctx)
 {
@@ -518,10 +535,11 @@ int bg_promotion_check(const struct bg_config *cfg, const json_t *gate, const js
 			state = NULL;
 		}
 	}
-	*report = json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o}", "session", (json_int_t)id, "gate",
+	*report = json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "session", (json_int_t)id, "gate",
 			    str(session, "gate_id") ? json_string(str(session, "gate_id")) : json_null(), "tier",
 			    tier ? json_string(tier) : json_null(), "preconditions", pre, "criteria", criteria, "state",
-			    state ? json_string(state) : json_null(), "refusals", refusals);
+			    state ? json_string(state) : json_null(), "refusals", refusals, "notes",
+			    decision_notes(verdict));
 	return BG_OK;
 }
 
@@ -659,6 +677,14 @@ int bg_promotion_row(const struct bg_config *cfg, const json_t *gate, const json
 						     json_string(str(session, "tier")), "key_id",
 						     json_incref(json_object_get(verdict, "key_id")), "decision",
 						     json_incref(json_object_get(verdict, "decision")), "state", state));
+	{
+		/* the decision's notes travel with the figures (only when there are any) */
+		json_t *notes = decision_notes(verdict);
+
+		if (json_array_size(notes))
+			json_object_set(json_object_get(o, "benchgate"), "notes", notes);
+		json_decref(notes);
+	}
 	*row = o;
 	bg_strbuf_release(&aid);
 	bg_strbuf_release(&parity);

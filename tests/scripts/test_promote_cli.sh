@@ -5,7 +5,8 @@
 # missing; a scheduled-profile session), and one refusal per criterion and
 # precondition (also records changed after the session: a tampered raw
 # artifact, a manifest no longer completed, a missing RUNS.md row, a gate
-# superseded since), after which no file has changed. Sessions are stored the way
+# superseded since), after which no file has changed. A session whose
+# decision has notes is promoted saying them, and the row keeps them. Sessions are stored the way
 # `benchgate run` stores them (tests/unit/test_seedtool.c). Needs jq.
 set -u
 . "$(cd "$(dirname "$0")" && pwd)/checks.sh"
@@ -53,6 +54,8 @@ check "evidence: one row"           test "$(jq '.measurements | length' "$ev")" 
 check "evidence: one artifact"      test "$(jq '.artifacts | length' "$ev")" = 1
 check "evidence: p50 seconds"       test "$(jq '.measurements[0].wall_p50_seconds' "$ev")" = 0.1
 check "evidence: session link"      test "$(jq '.measurements[0].benchgate.session_id' "$ev")" = 1
+check "evidence: no notes, none kept" jq -e '.measurements[0].benchgate | has("notes") | not' "$ev"
+check "golden: no note printed"     bash -c "! grep -q '^note: ' '$work/out'"
 check "render lists the row"        grep -q "$mid" "$work/p/docs/_generated/benchmark_coverage.md"
 check "promote twice: refused"      test "$(rc_of "$B" -C "$work/p" promote "$s")" = 1
 check "promote twice: message"      grep -q "already promoted" "$work/err"
@@ -68,7 +71,16 @@ check "manifest changed: one row"   test "$(jq '.measurements | length' "$ev")" 
 cp "$work/manifest.kept" "$work/p/experiments/$eid/manifest.json"
 # a second promotion adds the import only once
 s2=$(seed bin.simd.test-box.bin2.cold release-signoff 0.100 experiment=1 ctx.cache_state='"cold source (evicted)"' cache=cold)
+# whose decision noted that the machine ran otherwise than its baseline: no
+# criterion, but said to whoever promotes it, and kept with the figures
+note='the GPU'"'"'s clocks were slowed (hw_thermal_slowdown) during 3 of the 7 timed runs'
+"$SEED" sql "$work/p" "UPDATE sessions SET decision_doc = json_set(decision_doc, '\$.conditions', json_array('$(printf '%s' "$note" | sed "s/'/''/g")')) WHERE id = $s2" || exit 1
 check "second gate: promoted"       test "$(rc_of "$B" -C "$work/p" promote "$s2")" = 0
+check "noted: said before the result" test "$(grep -A1 "^note: " "$work/out")" = "note: $note
+promoted as measured: measurement $(jq -r '.measurements[1].id // empty' "$ev")"
+check "noted: kept in the row"      jq -e --arg n "$note" '.measurements[1].benchgate.notes == [$n]' "$ev"
+"$B" -C "$work/p" promote --json "$s2" >"$work/noted.json" 2>/dev/null
+check "noted: --json's report lists it" jq -e --arg n "$note" '.notes == [$n]' "$work/noted.json"
 check "import added once"           test "$(grep -c benchgate-evidence.json "$work/p/benchmarks/benchmark_registry.json")" = 1
 check "two rows"                    test "$(jq '.measurements | length' "$ev")" = 2
 check "second: validate and check"  "$B" -C "$work/p" check
