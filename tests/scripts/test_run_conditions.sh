@@ -10,8 +10,8 @@
 # A GPU's lowered power limit is noted the same way (the stand-in NVML
 # library, tests/nvml/fake_nvml.c), and so is a busy loop beside the runs
 # (the session's machine_load). The note is shown where sessions are
-# reviewed later too: history (under the session's row, and --json) and
-# the dashboard.
+# reviewed later too: history (under the session's row, and --json), the
+# dashboard, and accept (which brings the session into the baseline).
 # Needs git and jq.
 set -u
 . "$(cd "$(dirname "$0")" && pwd)/checks.sh"
@@ -80,6 +80,13 @@ if command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then
 	check "... dashboard: the marker's title" grep -qF "<title>session $sid: p50 " site/index.html
 	check "... dashboard: the title holds it" grep -qF "; note: $note</title>" site/index.html
 	rm -rf site
+	# a person who accepts it is told what its decision noted, once more
+	check "... accept: exit 0" test "$(rc_of "$B" accept "$sid" --why "pinned on purpose")" = 0
+	check "... accept: says so" test "$(tail -n 2 "$work/out")" = "it now counts in the baseline of its key, with what its decision noted of the machine it ran on:
+note: $note"
+	first=$("$B" sessions --json | jq 'min_by(.id).id')
+	check "... accept of one without notes: none" test "$(rc_of "$B" accept "$first" --why ok; tail -n 1 "$work/out")" = \
+		"0it now counts in the baseline of its key"
 else
 	echo "skipped: binding to one CPU needs taskset and two CPUs"
 fi
