@@ -83,21 +83,14 @@ static void counts_line(struct bg_strbuf *sb, struct bg_store *store, long long 
 	if (bg_store_verdict(store, id, &v, &ctx) == BG_OK)
 		why = bg_store_not_in_baseline(v);
 	if (!why) {
-		const json_t *notes = json_object_get(json_object_get(v, "decision_document"), "conditions"), *x;
-		size_t i;
+		const json_t *notes = json_object_get(json_object_get(v, "decision_document"), "conditions");
 
 		/* a person's verdict brings the session's times into the baseline as
 		 * they are: what its decision noted is said again, not hidden */
 		bg_strbuf_adds(sb, json_array_size(notes) ? "it now counts in the baseline of its key, with what its "
 							    "decision noted of the machine it ran on:\n"
 							  : "it now counts in the baseline of its key\n");
-		json_array_foreach(notes, i, x) {
-			if (!json_is_string(x))
-				continue;
-			bg_strbuf_adds(sb, "note: ");
-			bg_cli_add_shown(sb, json_string_value(x));
-			bg_strbuf_addch(sb, '\n');
-		}
+		bg_vp_notes(sb, notes, "");
 	} else if (strcmp(why, "tier") == 0) {
 		bg_strbuf_adds(sb, "it does not count in a baseline even so: its tier is ");
 		bg_cli_add_shown(sb, json_string_value(json_object_get(v, "tier")));

@@ -47,23 +47,6 @@ static void table_header(struct bg_strbuf *out)
 		       "p50", "p95", "max", "tree peak", "accel peak", "decision", "key", "curation");
 }
 
-/* The decision's notes under its row, as `compare` prints them: where the
- * machine ran otherwise than the baseline (docs/decisions.md). */
-static void notes(struct bg_strbuf *out, const json_t *conditions)
-{
-	struct bg_strbuf shown = BG_STRBUF_INIT;
-	const json_t *x;
-	size_t i;
-
-	json_array_foreach(conditions, i, x) {
-		if (!json_is_string(x))
-			continue;
-		bg_strbuf_reset(&shown);
-		bg_strbuf_addf(out, "      note: %s\n", bg_cli_shown(&shown, json_string_value(x)));
-	}
-	bg_strbuf_release(&shown);
-}
-
 static void table_row(struct bg_strbuf *out, const json_t *r)
 {
 	struct bg_strbuf c[9] = {BG_STRBUF_INIT, BG_STRBUF_INIT, BG_STRBUF_INIT, BG_STRBUF_INIT,
@@ -90,7 +73,8 @@ static void table_row(struct bg_strbuf *out, const json_t *r)
 	if (pending) /* as the dashboard says why it does not count */
 		bg_strbuf_addf(out, " (%s)", pending);
 	bg_strbuf_addch(out, '\n');
-	notes(out, json_object_get(r, "conditions"));
+	/* the decision's notes under its row, as compare prints them */
+	bg_vp_notes(out, json_object_get(r, "conditions"), "      ");
 	for (int k = 0; k < 9; k++)
 		bg_strbuf_release(&c[k]);
 }

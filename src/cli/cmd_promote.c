@@ -48,21 +48,6 @@ static void criteria(struct bg_strbuf *sb, const json_t *report)
 	}
 }
 
-/* The session's decision notes (where the machine ran otherwise than its
- * baseline), as run and compare print them: no criterion, but the figures
- * promoted are that session's. */
-static void notes(struct bg_strbuf *sb, const json_t *report)
-{
-	const json_t *x;
-	size_t i;
-
-	json_array_foreach(json_object_get(report, "notes"), i, x) {
-		bg_strbuf_adds(sb, "note: ");
-		bg_cli_add_shown(sb, json_string_value(x));
-		bg_strbuf_addch(sb, '\n');
-	}
-}
-
 static int run_promote(struct bg_cli *cli, const struct bg_cmd *self)
 {
 	static const struct bg_opt opts[] = {{"json", 0, BG_OPT_FLAG, 1, false}, {0}};
@@ -99,7 +84,8 @@ static int run_promote(struct bg_cli *cli, const struct bg_cmd *self)
 		if (json_is_true(json_object_get(report, "undid_interrupted_promotion")))
 			bg_strbuf_adds(&sb, "an interrupted promotion (killed between its writes) was undone first\n");
 		criteria(&sb, report);
-		notes(&sb, report);
+		/* the decision's notes: no criterion, but the figures promoted are that session's */
+		bg_vp_notes(&sb, json_object_get(report, "notes"), "");
 		if (rc == BG_OK)
 			bg_strbuf_addf(&sb, "promoted as %s: measurement %s\n  appended to %s\n  %s: gate state %s, "
 				       "satisfied_by names it\n  %s re-rendered; the registry validates\n",

@@ -85,18 +85,24 @@ void bg_vp_curation(struct bg_strbuf *out, const json_t *v)
 	}
 }
 
-void bg_vp_conditions(struct bg_strbuf *out, const json_t *decision)
+void bg_vp_notes(struct bg_strbuf *out, const json_t *notes, const char *indent)
 {
 	const json_t *x;
 	size_t i;
 
-	json_array_foreach(json_object_get(decision, "conditions"), i, x) {
+	json_array_foreach(notes, i, x) {
 		if (!json_is_string(x)) /* a store changed outside benchgate */
 			continue;
-		bg_strbuf_adds(out, "  note: ");
+		bg_strbuf_adds(out, indent);
+		bg_strbuf_adds(out, "note: ");
 		bg_cli_add_shown(out, json_string_value(x));
 		bg_strbuf_addch(out, '\n');
 	}
+}
+
+void bg_vp_conditions(struct bg_strbuf *out, const json_t *decision)
+{
+	bg_vp_notes(out, json_object_get(decision, "conditions"), "  ");
 }
 
 const char *bg_vp_pending_source(const json_t *summary)

@@ -33,6 +33,9 @@ int bg_vp_parse_session(struct bg_cli *cli, const struct bg_cmd *self, const str
 void bg_vp_metric_value(struct bg_strbuf *out, const char *metric, const json_t *v);
 /* The curation as a person reads it: "accepted by ana at T: why" or the bare word. */
 void bg_vp_curation(struct bg_strbuf *out, const json_t *verdict);
+/* A decision's notes (an array of lines; what is not text is skipped),
+ * one "INDENT note: ..." line each, control bytes shown; nothing when none. */
+void bg_vp_notes(struct bg_strbuf *out, const json_t *notes, const char *indent);
 /* The decision document's "conditions" (where the machine differed from
  * the baseline's, and what else ran meanwhile), one "  note: ..." line
  * each; nothing when none. */
