@@ -9,6 +9,7 @@
  * cost (about 0.45 ms of 1.2 ms here), and SHA-256 is the same everywhere.
  */
 #include "benchgate/sha256.h"
+#include "benchgate/fsutil.h"
 #include "core/dynlib.h"
 
 #include <errno.h>
@@ -128,8 +129,15 @@ int bg_sha256_file(const char *path, const char *display, char hex[65], struct b
 		display = path;
 	/* O_NONBLOCK: a FIFO opens without waiting for a writer, to be refused */
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return bg_error(ctx, BG_EIO, "%s: cannot read: %s", display, strerror(errno));
+	if (fd < 0) {
+		int e = errno;
+
+		/* out of descriptors: benchgate's limit, not the file's condition */
+		if (bg_open_files_advice(e))
+			return bg_error(ctx, BG_EIO, "%s: cannot read: %s; %s", display, strerror(e),
+					bg_open_files_advice(e));
+		return bg_error(ctx, BG_EIO, "%s: cannot read: %s", display, strerror(e));
+	}
 	why = fstat(fd, &st) != 0 ? strerror(errno) : !S_ISREG(st.st_mode) ? "it is not a regular file" : NULL;
 	if (why) {
 		close(fd);

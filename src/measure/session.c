@@ -4,6 +4,7 @@
  * docs/measure.md for the document it returns).
  */
 #include "benchgate/format.h"
+#include "benchgate/fsutil.h"
 #include "benchgate/json.h"
 #include "benchgate/measure.h"
 #include "benchgate/provenance.h"
@@ -399,6 +400,16 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 	} else {
 		rset(r, "outputs", json_array());
 		rset(r, "outputs_error", json_null());
+	}
+	if (out_err && (strstr(out_err, bg_open_files_advice(EMFILE)) || strstr(out_err, bg_open_files_advice(ENFILE)))) {
+		/* out of descriptors reading the outputs: a limit of benchgate's
+		 * (exit 4, as for starting the command), never a parity failure
+		 * of the run's outputs */
+		rc = bg_error(ctx, BG_EIO, "%s: %s", name, out_err);
+		free(out_err);
+		bg_outputs_release(&outs);
+		json_decref(r);
+		return rc;
 	}
 	if (ok && o->parity != BG_PARITY_NONE && (smoke || timed)) {
 		json_t *p = bg_parity_check(o, &outs, out_err, &s->ref);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # benchgate with fewer file descriptors than it needs (ulimit -n from 3 up):
 # wherever it runs out (opening the store, loading libcrypto, starting the
-# command), the message names the limit and what to do, never "check that
+# command, reading its outputs), the message names the limit and what to do, never "check that
 # the store is writable and not corrupted", "install Debian's ..." or
 # "check the command name"; the exit status is 4, and a store it could not
 # open is left as it was. Needs jq.
@@ -54,6 +54,10 @@ check "the store: said as a limit" \
 check "libcrypto: said as a limit" \
 	grep -qF "cannot load libcrypto.so.3: libcrypto.so.3: cannot open shared object file: Too many open files; $advice" all.err
 check "the command: said as a limit" grep -qF "'sh': cannot start: Too many open files; $advice" all.err
+# out of descriptors reading the outputs to check their parity: a limit of
+# benchgate's, exit 4 (it was a parity failure of the run, exit 1)
+check "the outputs: said as a limit" grep -qF "smoke run 1: out.txt: cannot read: Too many open files; $advice" all.err
+check "the outputs: never a parity failure" bash -c '! grep -q "parity failed.*Too many open files" all.err'
 check "never the store's condition" bash -c '! grep -q "check that the store is" all.err'
 check "never a missing package" bash -c '! grep -q "install Debian" all.err'
 check "never the command's name" bash -c '! grep -q "check the command name" all.err'
