@@ -122,11 +122,11 @@ static const char *const migrations[] = {
 /*
  * The schema a reader needs: the migrations after it add indexes, and the
  * table decision_notes, which a reader of an older store does without
- * (HISTORY_COLUMNS), so a store at this version that the user may not
- * write (and so cannot upgrade) is still read, without them.
+ * (HISTORY), so a store at this version that the user may not write (and
+ * so cannot upgrade) is still read, without them.
  */
-#define NOTES_VERSION 4 /* the first with decision_notes */
 #define READER_VERSION 2
+#define NOTES_VERSION 4 /* the first with decision_notes */
 
 /* The errno of the system call behind a failure to open or do I/O
  * (primary result code), or 0: SQLite's words alone do not say it. */
