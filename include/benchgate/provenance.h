@@ -52,6 +52,13 @@ struct bg_provenance_opts {
 	 * its own. Recorded in git.excluded. NULL-terminated, or NULL.
 	 */
 	const char *const *git_exclude;
+	/*
+	 * When not NULL, receives every untracked path the capture covered
+	 * (a new array, the caller's; NULL where git could not tell), which
+	 * the provenance lists only the first BG_UNTRACKED_LISTED of: give it
+	 * to bg_provenance_git as since_all at the session's end.
+	 */
+	json_t **untracked_all;
 };
 
 /* every folder named .benchgate in the repository, from its top */
@@ -151,15 +158,18 @@ void bg_cache_notes(const json_t *session, json_t *notes);
 /*
  * The "git" object of the document alone, for root and exclude as above
  * (a new object owned by the caller). since (or NULL) is the object taken
- * at a session's start: when it lists every untracked file it found, only
- * those files are covered now, in its order, one gone since as "missing"
+ * at a session's start, since_all (or NULL) every untracked path it found
+ * (bg_provenance_opts.untracked_all): when either holds every one, only
+ * those files are covered now, in that order, one gone since as "missing"
  * (a file the runs wrote is their output, not the source they ran); with
- * more untracked files than it lists, every untracked file now is.
+ * more untracked files than since lists and no since_all, every untracked
+ * file now is. all (or NULL) receives the covered paths as untracked_all.
  */
 #define BG_UNTRACKED_LISTED 100
 #define BG_UNTRACKED_READ_MAX (1 << 20)
 #define BG_UNTRACKED_READ_BUDGET (16LL << 20)
-json_t *bg_provenance_git(const char *root, const char *const *exclude, const json_t *since);
+json_t *bg_provenance_git(const char *root, const char *const *exclude, const json_t *since,
+			  const json_t *since_all, json_t **all);
 /*
  * Why the source revision of root cannot be read (bg_provenance_git gave
  * none): appends to why what git says when asked for HEAD (its first line,

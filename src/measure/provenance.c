@@ -294,21 +294,29 @@ static void untracked_identity(const char *top, const char *path, long long *bud
 
 /*
  * The untracked files the state covers: all of them, or, after a session's
- * start (since: its git object listing every untracked file it found),
- * those that were untracked then, in that order (a file the runs created
- * is an output, not the source they ran); a file listed then and gone
- * since is NULL ("missing"). *n receives the count; the array is the
- * caller's, its paths point into status or are NULL.
+ * start, those that were untracked then, in that order (a file the runs
+ * created is an output, not the source they ran); a file untracked then and
+ * gone since is NULL ("missing"). The start's files are since_all (every
+ * one, kept in memory) or else since's "untracked" when it lists every one;
+ * *start receives that list (borrowed), or NULL when every file now is
+ * covered. *n receives the count; the array is the caller's, its paths
+ * point into status or are NULL.
  */
-static const char **untracked_covered(const char **now, size_t nnow, const json_t *since, size_t *n)
+static const char **untracked_covered(const char **now, size_t nnow, const json_t *since,
+				      const json_t *since_all, const json_t **start, size_t *n)
 {
 	const json_t *listed = json_object_get(since, "untracked");
 	const json_t *count = json_object_get(since, "untracked_files");
 	const char **out;
 
+	if (json_is_array(since_all) && json_is_integer(count) &&
+	    json_array_size(since_all) == (size_t)json_integer_value(count))
+		listed = since_all;
+	*start = listed;
 	if (!json_is_array(listed) || !json_is_integer(count) ||
 	    json_array_size(listed) != (size_t)json_integer_value(count)) {
-		/* no start, or more files then than it lists: every one now */
+		/* no start, or more files then than it kept: every one now */
+		*start = NULL;
 		*n = nnow;
 		out = bg_xcalloc(nnow ? nnow : 1, sizeof(*out));
 		if (nnow)
@@ -339,14 +347,18 @@ static const char **untracked_covered(const char **now, size_t nnow, const json_
 	return out;
 }
 
-json_t *bg_provenance_git(const char *root, const char *const *exclude, const json_t *since)
+json_t *bg_provenance_git(const char *root, const char *const *exclude, const json_t *since,
+			  const json_t *since_all, json_t **all)
 {
 	json_t *g = json_object();
+	const json_t *start = NULL;
 	struct bg_strbuf sb = BG_STRBUF_INIT, status = BG_STRBUF_INIT, top = BG_STRBUF_INIT;
 	const char **now = NULL, **covered = NULL;
 	size_t nnow, ncovered = 0;
 	bool tracked;
 
+	if (all)
+		*all = NULL;
 	json_object_set_new(g, "revision", json_null());
 	json_object_set_new(g, "dirty", json_null());
 	json_object_set_new(g, "diff_sha256", json_null());
@@ -368,7 +380,7 @@ json_t *bg_provenance_git(const char *root, const char *const *exclude, const js
 	if (!git(root, git_status, exclude, &status))
 		goto done;
 	nnow = untracked_of(&status, &now, &tracked);
-	covered = untracked_covered(now, nnow, since, &ncovered);
+	covered = untracked_covered(now, nnow, since, since_all, &start, &ncovered);
 	if (ncovered && !git(root, git_toplevel, NULL, &top))
 		goto done; /* the untracked files cannot be found: the state is unknown */
 	chomp(&top);
@@ -382,9 +394,15 @@ json_t *bg_provenance_git(const char *root, const char *const *exclude, const js
 			if (covered[i])
 				json_array_append_new(listed, bg_json_text(covered[i]));
 			else
-				json_array_append(listed, json_array_get(json_object_get(since, "untracked"), i));
+				json_array_append(listed, json_array_get(start, i));
 		}
 		json_object_set_new(g, "untracked", listed);
+		if (all) {
+			*all = json_array();
+			for (size_t i = 0; i < ncovered; i++)
+				json_array_append_new(*all, covered[i] ? bg_json_text(covered[i])
+								       : json_incref(json_array_get(start, i)));
+		}
 		if (dirty && git(root, git_diff, exclude, &sb)) {
 			struct bg_ctx ctx;
 			char hex[65];
@@ -396,7 +414,7 @@ json_t *bg_provenance_git(const char *root, const char *const *exclude, const js
 			if (ncovered)
 				bg_strbuf_addn(&sb, "\0untracked\0", 11);
 			for (size_t i = 0; i < ncovered; i++) {
-				const json_t *was = json_array_get(json_object_get(since, "untracked"), i);
+				const json_t *was = json_array_get(start, i);
 				if (covered[i]) {
 					bg_strbuf_addn(&sb, covered[i], strlen(covered[i]) + 1);
 					untracked_identity(top.buf, covered[i], &budget, &sb);
@@ -590,7 +608,8 @@ json_t *bg_provenance_capture(const struct bg_provenance_opts *opts)
 {
 	json_t *p = json_object(), *argv = json_array(), *env = json_object();
 
-	json_object_set_new(p, "git", bg_provenance_git(opts->root ? opts->root : ".", opts->git_exclude, NULL));
+	json_object_set_new(p, "git", bg_provenance_git(opts->root ? opts->root : ".", opts->git_exclude, NULL, NULL,
+							opts->untracked_all));
 	json_object_set_new(p, "benchgate_version", json_string(BENCHGATE_VERSION));
 	for (int i = 0; i < opts->argc; i++)
 		json_array_append_new(argv, bg_json_text(opts->argv[i]));

@@ -928,7 +928,7 @@ int bg_measure_session(const struct bg_measure_opts *o, json_t **out, struct bg_
 	struct session s;
 	struct bg_provenance_opts po = {0};
 	json_t *doc = NULL, *gpu = NULL, *stats, *counts, *cache, *parity, *prov = NULL, *outliers;
-	json_t *metric_stats = NULL, *metrics = NULL;
+	json_t *metric_stats = NULL, *metrics = NULL, *untracked_all = NULL;
 	char when[64], *joined = NULL;
 	const char *status;
 	size_t i;
@@ -978,6 +978,7 @@ int bg_measure_session(const struct bg_measure_opts *o, json_t **out, struct bg_
 	po.nenv = o->nenv;
 	po.gpu = gpu;
 	po.git_exclude = o->git_exclude;
+	po.untracked_all = &untracked_all;
 	doc = json_object();
 	json_object_set_new(doc, "schema_version", json_integer(BG_MEASURE_SCHEMA_VERSION));
 	json_object_set_new(doc, "kind", json_string("diagnostic"));
@@ -1005,7 +1006,8 @@ int bg_measure_session(const struct bg_measure_opts *o, json_t **out, struct bg_
 		/* the revision and diff claimed are those of every run only if the
 		 * source stayed as it was (an edit mid-session, a checkout) */
 		struct bg_strbuf why = BG_STRBUF_INIT;
-		json_t *now = bg_provenance_git(po.root ? po.root : ".", po.git_exclude, json_object_get(prov, "git"));
+		json_t *now = bg_provenance_git(po.root ? po.root : ".", po.git_exclude, json_object_get(prov, "git"),
+						untracked_all, NULL);
 
 		if (bg_provenance_git_changed(json_object_get(prov, "git"), now, &why))
 			block(&s, "%s during the session, so its provenance does not describe every run; measure again on a source left alone",
@@ -1142,6 +1144,7 @@ int bg_measure_session(const struct bg_measure_opts *o, json_t **out, struct bg_
 done:
 	json_decref(metric_stats);
 	json_decref(metrics);
+	json_decref(untracked_all);
 	json_decref(prov);
 	json_decref(doc);
 	reported_end(&s);

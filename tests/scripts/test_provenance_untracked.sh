@@ -149,13 +149,26 @@ rm -f made2
 check "... an edit of it blocks"   test "$(rc_of m -- sh -c 'printf y >>"$(printf "bad\377name")"')" = 1
 rm -f "$bad"
 
-# more untracked files than the provenance lists: every file counts, and a
-# file the runs create is then a change (there is no full list to tell)
+# more untracked files than the provenance lists: the session keeps every
+# one in memory, so a file the runs create is their output there too, and
+# an edit or a removal of a file beyond the listed 100 blocks the session
 mkdir many && for i in $(seq 1 120); do echo "$i" >"many/f$i"; done
 m -- true >"$work/many.json"
 check "120 untracked files: counted, 100 listed" \
 	jqe '.provenance.git.untracked_files == 120 and (.provenance.git.untracked | length) == 100' "$work/many.json"
-check "... a file the runs create: blocked" test "$(rc_of m -- sh -c 'echo r >many/new')" = 1
+check "... a file the runs create: not a change" test "$(rc_of m -- sh -c 'echo r >many/new')" = 0
+check "... the session ok, its provenance that of the start (120 files, the same hash)" \
+	jqe --slurpfile a "$work/many.json" \
+	'.status == "ok" and .provenance.git.untracked_files == 120 and .provenance.git.diff_sha256 == $a[0].provenance.git.diff_sha256' "$work/out"
+rm many/new
+# git lists by path: many/f99 last, beyond the 100 the provenance names
+check "many/f99 is not listed"     jqe '.provenance.git.untracked | index("many/f99") == null' "$work/many.json"
+check "... an edit of it: blocked" test "$(rc_of m -- sh -c 'echo x >>many/f99')" = 1
+check "... the reason: the uncommitted changes changed" \
+	jqe '.status == "blocked" and (.reason | test("the uncommitted changes to the source \\(including 120 untracked files: .*\\) changed during the session"))' "$work/out"
+check "... a removal of another: blocked" test "$(rc_of m -- rm -f many/f98)" = 1
+check "... the reason: the uncommitted changes changed" \
+	jqe '.status == "blocked" and (.reason | test("uncommitted changes .* changed during the session"))' "$work/out"
 rm -rf many
 
 # the project in a folder of the repository: a file beside that folder is
