@@ -614,7 +614,8 @@ static void key_section(struct bg_strbuf *out, const json_t *x, const json_t *en
 	bg_strbuf_adds(out, "</table></div>\n</section>\n");
 }
 
-/* A key in one line: its id, gates, computers, number of sessions, and its latest session. */
+/* A key in one line: its id, gates, computers, number of sessions, and its
+ * latest session; that session's notes, when it has any, in a row under it. */
 static void key_line(struct bg_strbuf *out, const json_t *x)
 {
 	const json_t *ss = json_object_get(x, "sessions");
@@ -637,6 +638,8 @@ static void key_line(struct bg_strbuf *out, const json_t *x)
 		bg_report_escape(out, str(last, "why_not"));
 		bg_strbuf_adds(out, "</td></tr>\n");
 	}
+	if (note_count(last))
+		row_notes(out, last, 7);
 }
 
 /* The keys of the model, as a source: key i a new reference to its entry. */

@@ -319,6 +319,7 @@ static int count_envelope(const json_t *key, void *data, json_t **envelope, stru
 struct made_keys {
 	size_t nkeys, asked, next;
 	int fail_at; /* a key whose asking fails, or -1 */
+	int noted;   /* a key whose latest session has notes, or -1 */
 };
 
 static int made_key(size_t i, void *data, json_t **entry, struct bg_ctx *ctx)
@@ -339,6 +340,9 @@ static int made_key(size_t i, void *data, json_t **entry, struct bg_ctx *ctx)
 		json_array_append_new(ss, json_pack("{s:I, s:s, s:s, s:i, s:s, s:s}", "id", (json_int_t)(i * 10 + (size_t)k),
 						     "started", "t", "tier", "scheduled-profile", "p50", 1000 + k,
 						     "decision", "pass", "curation", "auto-accepted"));
+	if ((int)i == m->noted)
+		json_object_set_new(json_array_get(ss, 2), "notes",
+				    json_pack("[s, s]", "cpus_allowed 1 here, 2 in 5 of the 5", "gpu 0 <b>hot</b>"));
 	snprintf(id, sizeof(id), "key%zu", i);
 	*entry = json_pack("{s:s, s:[s], s:[s], s:[s], s:i, s:o, s:n}", "id", id, "gates", "g", "computers", "box",
 			   "timings", "process", "total", 3, "sessions", ss, "envelope");
@@ -349,9 +353,11 @@ static int made_key(size_t i, void *data, json_t **entry, struct bg_ctx *ctx)
  * (in full, then 2,000 one line each); the rest are counted, never asked. */
 static void test_keys_from_caller(void **state)
 {
+	static const char noted_row[] = "<tr class=\"notes\"><td></td><td colspan=\"7\">note: cpus_allowed 1 here, "
+					"2 in 5 of the 5<br>note: gpu 0 &lt;b&gt;hot&lt;/b&gt;</td></tr>\n";
 	json_t *model = json_pack("{s:s, s:s, s:[], s:[], s:[]}", "title", "t", "generated_at", "now", "states",
 				  "platforms", "gates");
-	struct made_keys m = {50000, 0, 0, -1};
+	struct made_keys m = {50000, 0, 0, -1, -1};
 	struct bg_report_keys keys = {m.nkeys, made_key, &m, NULL, NULL};
 	struct bg_strbuf out = BG_STRBUF_INIT;
 	struct bg_ctx ctx;
@@ -373,6 +379,22 @@ static void test_keys_from_caller(void **state)
 	assert_non_null(strstr(out.buf, want)); /* the last one listed */
 	snprintf(want, sizeof(want), "<code>key%zu</code>", full + 2000);
 	assert_null(strstr(out.buf, want));
+	assert_null(strstr(out.buf, "<tr class=\"notes"));
+	/* a key listed in one line whose latest session has notes: they follow its line */
+	m.noted = (int)full + 5;
+	m.asked = m.next = 0;
+	bg_strbuf_reset(&out);
+	assert_int_equal(bg_report_dashboard_keys(model, &keys, &out, &ctx), BG_OK);
+	snprintf(want, sizeof(want), "<code>key%zu</code>", full + 5);
+	p = strstr(out.buf, want);
+	assert_non_null(p);
+	p = strstr(p, "</tr>\n");
+	assert_non_null(p);
+	/* right after its line, before the next key's */
+	assert_ptr_equal(strstr(p, noted_row), p + 6);
+	assert_true(strncmp(p + 6 + strlen(noted_row), "<tr><td><code>key", 17) == 0);
+	assert_null(strstr(p + 7, "<tr class=\"notes"));
+	m.noted = -1;
 	/* no keys: said so, nothing asked */
 	keys.n = 0;
 	m.asked = m.next = 0;
