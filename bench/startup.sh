@@ -41,7 +41,7 @@ cc -O2 -o "$work/empty-libc" "$work/empty.c"
 cc -O2 -o "$work/empty-libm" "$work/empty.c" -Wl,--no-as-needed -lm
 cc -O2 -no-pie -o "$work/empty-libcrypto" "$work/crypto.c" "$lib/libcrypto.a" -lpthread -ldl
 # the least any validate must do (bench/floor.c), linked as the program is
-cc -O2 -no-pie -I"$root/include" -o "$work/floor" "$here/floor.c" "$build/libbenchgate.a" -lm
+cc -O2 -no-pie -I"$root/include" -o "$work/floor" "$here/floor.c" "$build/libbenchgate.a" -ljansson -lm
 tree=$(ls -d "$conformance"/trees/*/ | head -n 1)
 cp -R "$tree" "$work/tree"
 chmod -R u+w "$work/tree"
