@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "benchgate/status.h"
+#include "benchgate/strbuf.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -23,6 +24,16 @@ int bg_sha256_hex(const void *data, size_t len, char hex[65], struct bg_ctx *ctx
 /* Also BG_EIO "PATH: cannot read: REASON" when the file cannot be read or is
  * not a regular file (a FIFO, a device, a folder: never waited on). */
 int bg_sha256_file(const char *path, const char *display, char hex[65], struct bg_ctx *ctx);
+/*
+ * Appends to out the line GNU sha256sum (coreutils 9) writes for a file
+ * name whose digest is hex: HEX, two spaces, NAME, a line feed. A name
+ * holding a backslash, a line feed or a carriage return is escaped as
+ * sha256sum escapes it: the line starts with a backslash, and the name has
+ * each backslash doubled and those two bytes written as backslash-n and
+ * backslash-r. A listing of such lines hashes as `sha256sum FILES |
+ * sha256sum` prints.
+ */
+void bg_sha256sum_line(struct bg_strbuf *out, const char hex[65], const char *name);
 
 #ifdef __cplusplus
 }

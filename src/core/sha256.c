@@ -117,6 +117,28 @@ int bg_sha256_hex(const void *data, size_t len, char hex[65], struct bg_ctx *ctx
 	return BG_OK;
 }
 
+void bg_sha256sum_line(struct bg_strbuf *out, const char hex[65], const char *name)
+{
+	size_t n = strcspn(name, "\\\n\r");
+
+	if (!name[n]) {
+		bg_strbuf_addf(out, "%s  %s\n", hex, name);
+		return;
+	}
+	bg_strbuf_addf(out, "\\%s  ", hex);
+	for (const char *c = name; *c; c++) {
+		if (*c == '\\')
+			bg_strbuf_addn(out, "\\\\", 2);
+		else if (*c == '\n')
+			bg_strbuf_addn(out, "\\n", 2);
+		else if (*c == '\r')
+			bg_strbuf_addn(out, "\\r", 2);
+		else
+			bg_strbuf_addch(out, *c);
+	}
+	bg_strbuf_addch(out, '\n');
+}
+
 int bg_sha256_file(const char *path, const char *display, char hex[65], struct bg_ctx *ctx)
 {
 	unsigned char buf[1 << 16];

@@ -102,7 +102,7 @@ int bg_input_hash(const char *path, const char *display, char hex[65], struct bg
 		bg_strbuf_reset(&shown);
 		bg_strbuf_addf(&shown, "%s/%s", display, l.rel[i]);
 		if ((rc = bg_sha256_file(full.buf, shown.buf, one, ctx)) == BG_OK)
-			bg_strbuf_addf(&listing, "%s  %s\n", one, l.rel[i]);
+			bg_sha256sum_line(&listing, one, l.rel[i]);
 	}
 	if (rc == BG_OK)
 		rc = bg_sha256_hex(listing.buf, listing.len, hex, ctx);

@@ -120,7 +120,7 @@ static int outputs_digest(const struct bg_outputs *outputs, char hex[65], struct
 		return BG_OK;
 	}
 	for (size_t i = 0; i < outputs->n; i++)
-		bg_strbuf_addf(&sb, "%s  %s\n", outputs->v[i].hex, outputs->v[i].path);
+		bg_sha256sum_line(&sb, outputs->v[i].hex, outputs->v[i].path);
 	rc = bg_sha256_hex(sb.buf, sb.len, hex, ctx);
 	bg_strbuf_release(&sb);
 	return rc;

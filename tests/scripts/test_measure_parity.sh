@@ -31,6 +31,16 @@ check "later failure reason" jqe '.reason | test("parity failed on timed run 2 \
 rm -f out.txt; printf 'a\n' >a.txt; printf 'b\n' >b.txt
 listing=$(sha256sum a.txt b.txt | sha256sum | cut -d' ' -f1)
 check "sha256 of listing" test "$(rc_of "${M[@]}" --output '*.txt' --parity "sha256:$listing" -- touch a.txt b.txt)" = 0
+# names that sha256sum escapes (a backslash, a carriage return, a line feed):
+# the listing is still `sha256sum FILES | sha256sum` (the first pattern
+# escapes the backslash, as a glob needs)
+cr=$(printf 'e\rf.dat') lf=$(printf 'g\nh.dat')
+printf 'c\n' >'c\d.dat'; printf 'e\n' >"$cr"; printf 'g\n' >"$lf"
+escaped=$(sha256sum 'c\d.dat' "$cr" "$lf" | sha256sum | cut -d' ' -f1)
+check "names sha256sum escapes: exit 0" \
+	test "$(rc_of "${M[@]}" --output 'c\\d.dat' --output "$cr" --output "$lf" --parity "sha256:$escaped" -- touch 'c\d.dat' "$cr" "$lf")" = 0
+check "... as sha256sum lists them"  jqe '.status == "ok"' out
+rm -f 'c\d.dat' "$cr" "$lf"
 
 # a file matched twice (listed twice, or by overlapping patterns) is one
 # output, where first matched

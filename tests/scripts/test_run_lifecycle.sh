@@ -436,6 +436,8 @@ mkdir -p "$work/dirin" && cd "$work/dirin" || exit 1
 cp -R "$src/tests/cli/trees/lifecycle/." .
 rm data/input.txt && mkdir -p data/input.txt/sub
 printf 'a\n' >data/input.txt/c0 && printf 'b\n' >data/input.txt/sub/c1 && printf 'x' >'data/input.txt/a b'
+# names sha256sum escapes (a backslash, a carriage return) are listed as it lists them
+printf 'y' >'data/input.txt/back\slash' && printf 'z' >"data/input.txt/$(printf 'car\rriage')"
 "$bin" render >/dev/null
 git init -q . && git add -A && git -c user.email=t@t -c user.name=t commit -qm init || exit 1
 expect_rc 0 "folder input: a session" "$bin" run -q --no-repeat --json -w 0 -r 1 life.ok
