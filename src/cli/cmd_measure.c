@@ -651,6 +651,6 @@ const struct bg_cmd bg_cmd_measure = {
 	"  --json                   print the session as JSON\n"
 	"  --export-jsonl FILE      write the runs as JSON Lines\n"
 	"  -q, --quiet              no progress line\n"
-	"  --sample-interval MS     memory sampling period (default 5; each run also every ms for its first 10 ms)\n",
+	"  --sample-interval MS     memory sampling period (default 5)\n",
 	run_measure,
 };

@@ -471,8 +471,9 @@ int bg_promotion_check(const struct bg_config *cfg, const json_t *gate, const js
 					sampled++;
 			if (ntimed > 0 && sampled == 0 && every > 0)
 				add(crit[C_MEMORY],
-				    "process-tree peak: not measured: every timed run ended before its first memory "
-				    "sample; give each run more work so that it lasts longer");
+				    "process-tree peak: not measured: every timed run ended before the first memory "
+				    "sample (one each %lld ms); give each run more work so that it lasts longer",
+				    (long long)every);
 			else
 				add(crit[C_MEMORY], "process-tree peak: not measured");
 		}

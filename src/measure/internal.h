@@ -134,12 +134,6 @@ struct bg_watch_result {
 /* Starts the thread; nvml may be NULL. BG_EIO when the thread cannot start. */
 int bg_watch_start(struct bg_watch **out, long interval_ms, struct bg_nvml *nvml,
 		   struct bg_ctx *ctx);
-/* A run is about to start (called before its clock starts): the thread
- * samples it every BG_WATCH_EARLY_NS for its first BG_WATCH_EARLY_SPAN_NS
- * (each at most the interval), then one each interval. */
-#define BG_WATCH_EARLY_NS 1000000LL
-#define BG_WATCH_EARLY_SPAN_NS 10000000LL
-void bg_watch_arm(struct bg_watch *w);
 /* Starts watching the tree rooted at pid (also orphans left in its process group). */
 void bg_watch_begin(struct bg_watch *w, pid_t pid);
 /* Stops watching and returns what was seen since bg_watch_begin. */

@@ -786,8 +786,6 @@ int bg_spawn_run_captured(const struct bg_spawn_prog *prog, double timeout,
 		}
 		wt.cap = capture;
 	}
-	if (w) /* before the clock starts: waking the watcher is benchgate's work */
-		bg_watch_arm(w);
 	stops0 = job_stops;
 	wt.stopped0 = atomic_load(&job_stopped_ns);
 	res->start_realtime = bg_sys_realtime();

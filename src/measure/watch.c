@@ -1,6 +1,5 @@
 /*
- * watch.c - the watcher thread: every interval (and every millisecond in
- * a run's first 10 ms) it sums the RSS of the live
+ * watch.c - the watcher thread: every interval it sums the RSS of the live
  * process tree of the current run and, with NVML, the GPU memory of those
  * pids. The tree is the run's child, its descendants, and orphans adopted
  * by benchgate (a child subreaper) that are still in the run's process
@@ -38,8 +37,6 @@ struct bg_watch {
 	pthread_cond_t cv;
 	long interval_ms;
 	bool quit, active;
-	bool armed;      /* a run is about to start (bg_watch_arm) */
-	bool early;      /* ticking every BG_WATCH_EARLY_NS, in a run's first BG_WATCH_EARLY_SPAN_NS */
 	unsigned gen;
 	pid_t pid;
 	struct bg_watch_result res;
@@ -367,67 +364,26 @@ static void take_sample(struct bg_watch *w, pid_t root, unsigned gen,
 		gpu_sample(w, pids, np, s);
 }
 
-/* until + ns, normalised */
-static void add_ns(struct timespec *t, long long ns)
-{
-	long long n = t->tv_nsec + ns;
-
-	t->tv_sec += (time_t)(n / 1000000000LL);
-	t->tv_nsec = (long)(n % 1000000000LL);
-}
-
 /*
- * The thread ticks every interval whether or not a run is live, and a run
- * is sampled on each tick while it is live. A run's start (bg_watch_arm,
- * before its clock starts) wakes it once: it then ticks every
- * BG_WATCH_EARLY_NS for the run's first BG_WATCH_EARLY_SPAN_NS (each at
- * most the interval) or until the run ends, so that a run shorter than the
- * interval is sampled too, and sampled densely; then every interval again.
- * Ending a run never wakes it.
+ * The thread ticks every interval whether or not a run is live, so that
+ * starting and ending a run never wakes it (a short run costs nothing);
+ * a run is sampled on each tick while it is live.
  */
 static void *watch_main(void *arg)
 {
 	struct bg_watch *w = arg;
-	long long interval_ns = (long long)w->interval_ms * 1000000LL;
-	long long early_ns = interval_ns < BG_WATCH_EARLY_NS ? interval_ns : BG_WATCH_EARLY_NS;
-	long long early_span = interval_ns < BG_WATCH_EARLY_SPAN_NS ? interval_ns : BG_WATCH_EARLY_SPAN_NS;
-	struct timespec until, early_end = {0, 0};
-	bool early_run = false; /* the early ticks have found the run live */
+	struct timespec until;
 
 	clock_gettime(CLOCK_MONOTONIC, &until);
 	pthread_mutex_lock(&w->mu);
 	while (!w->quit) {
-		add_ns(&until, w->early ? early_ns : interval_ns);
-		/* (armed is also seen when it was set before the thread waited) */
-		while (!w->quit) {
-			if (w->armed) { /* a run starts: tick early from now */
-				w->armed = false;
-				w->early = true;
-				early_run = false;
-				clock_gettime(CLOCK_MONOTONIC, &until);
-				/* (at most this long while the run is not live yet: a spawn that failed) */
-				early_end = until;
-				add_ns(&early_end, early_span + interval_ns);
-				add_ns(&until, early_ns);
-			}
-			if (pthread_cond_timedwait(&w->cv, &w->mu, &until) == ETIMEDOUT)
-				break;
-		}
+		until.tv_nsec += (w->interval_ms % 1000) * 1000000L;
+		until.tv_sec += w->interval_ms / 1000 + until.tv_nsec / 1000000000L;
+		until.tv_nsec %= 1000000000L;
+		while (!w->quit && pthread_cond_timedwait(&w->cv, &w->mu, &until) != ETIMEDOUT)
+			;
 		if (w->quit)
 			break;
-		if (w->early) {
-			struct timespec now;
-
-			clock_gettime(CLOCK_MONOTONIC, &now);
-			if (w->active && !early_run) { /* the span counts from the run's first tick */
-				early_run = true;
-				early_end = now;
-				add_ns(&early_end, early_span - early_ns);
-			}
-			if (now.tv_sec > early_end.tv_sec ||
-			    (now.tv_sec == early_end.tv_sec && now.tv_nsec >= early_end.tv_nsec))
-				w->early = false;
-		}
 		if (w->active) {
 			struct bg_watch_result s;
 			unsigned gen = w->gen;
@@ -508,14 +464,6 @@ int bg_watch_start(struct bg_watch **out, long interval_ms, struct bg_nvml *nvml
 	return BG_OK;
 }
 
-void bg_watch_arm(struct bg_watch *w)
-{
-	pthread_mutex_lock(&w->mu);
-	w->armed = true;
-	pthread_cond_signal(&w->cv);
-	pthread_mutex_unlock(&w->mu);
-}
-
 void bg_watch_begin(struct bg_watch *w, pid_t pid)
 {
 	pthread_mutex_lock(&w->mu);
@@ -530,8 +478,6 @@ void bg_watch_end(struct bg_watch *w, struct bg_watch_result *res)
 {
 	pthread_mutex_lock(&w->mu);
 	w->active = false;
-	w->armed = false;
-	w->early = false;
 	*res = w->res;
 	pthread_mutex_unlock(&w->mu);
 }

@@ -71,13 +71,12 @@ while kill -0 "$dead" 2>/dev/null; do dead=$((dead - 1)); done
 stale=$base/benchgate-$dead-3
 mkdir "$stale" || exit 1
 
-# two processes of 48 MiB each, held for no time: the sampler (one sample a
-# second after each run's first 10 ms) sees them only on their way up
+# two processes of 48 MiB each, held for no time: too short for the sampler
 "$B" measure -q -w 0 -r 3 --sample-interval 1000 --json -- "$P/memtree" 2 48 0 >cg.json
 check "session ok"                 test "$(jq -r .status cg.json)" = ok
 check "every run has a cgroup peak" jqe '[.runs[].cgroup_peak_bytes | numbers] | length == 4' cg.json
 check "peak holds both processes"  jqe "[.runs[].cgroup_peak_bytes] | all(. >= 96 * $MiB and . <= 128 * $MiB)" cg.json
-check "the sampler missed the peak" jqe "[.runs[] | select(.tree_samples == 0 or .tree_peak_bytes < 96 * $MiB)] | length >= 1" cg.json
+check "the sampler missed them"    jqe '[.runs[] | select(.tree_samples == 0)] | length >= 1' cg.json
 check "statistics over timed runs" jqe ".statistics.cgroup_peak_bytes.count == 3 and .statistics.cgroup_peak_bytes.p50 >= 96 * $MiB" cg.json
 check "note says what it is"       jqe '.memory_source_note | startswith("cgroup_peak_bytes: memory.max_usage_in_bytes")' cg.json
 check "summary line"               sh -c "'$B' session \$(jq .id cg.json) | grep -q '^  cgroup peak '"
