@@ -26,13 +26,11 @@ static int bind_all(struct bg_dynlib *lib, void *handle)
 	return BG_OK;
 }
 
-/* The errno, EMFILE or ENFILE, whose words dlopen's message holds (the
- * process or the system may open no more files), or 0. */
-static int out_of_files(const char *why)
+int bg_dynlib_out_of_files(const char *text)
 {
-	if (strstr(why, strerror(EMFILE)))
+	if (text && strstr(text, strerror(EMFILE)))
 		return EMFILE;
-	if (strstr(why, strerror(ENFILE)))
+	if (text && strstr(text, strerror(ENFILE)))
 		return ENFILE;
 	return 0;
 }
@@ -51,7 +49,7 @@ int bg_dynlib_load(struct bg_dynlib *lib, struct bg_ctx *ctx)
 			lib->status = BG_EIO;
 			/* out of file descriptors is not the library's absence: a
 			 * later call, with some closed, tries again */
-			if (out_of_files(lib->error))
+			if (bg_dynlib_out_of_files(lib->error))
 				lib->tried = false;
 		} else if ((lib->status = bind_all(lib, handle)) != BG_OK) {
 			dlclose(handle);
@@ -60,10 +58,10 @@ int bg_dynlib_load(struct bg_dynlib *lib, struct bg_ctx *ctx)
 	}
 	rc = lib->status;
 	/* the message is made under the lock: a retry may rewrite lib->error */
-	if (rc != BG_OK && out_of_files(lib->error))
+	if (rc != BG_OK && bg_dynlib_out_of_files(lib->error))
 		/* the library is there: the process may open no more files */
 		bg_error(ctx, rc, "cannot load %s: %s; %s", lib->soname, lib->error,
-			 bg_open_files_advice(out_of_files(lib->error)));
+			 bg_open_files_advice(bg_dynlib_out_of_files(lib->error)));
 	else if (rc != BG_OK)
 		bg_error(ctx, rc, "cannot load %s: %s; install Debian's %s", lib->soname, lib->error, lib->package);
 	pthread_mutex_unlock(&lib->lock);

@@ -46,5 +46,8 @@ struct bg_dynlib {
  * of file descriptors, tried again on the next call).
  */
 int bg_dynlib_load(struct bg_dynlib *lib, struct bg_ctx *ctx);
+/* EMFILE or ENFILE when text (a dlerror() message) says the process or the
+ * system may open no more files, else 0 (also for NULL). */
+int bg_dynlib_out_of_files(const char *text);
 
 #endif

@@ -84,8 +84,14 @@ json_t *bg_parity_check(const struct bg_measure_opts *o, const struct bg_outputs
 
 /* ---- nvml.c ---- */
 struct bg_nvml;
-/* NULL when libnvidia-ml.so.1 is absent or does not initialise. */
-struct bg_nvml *bg_nvml_open(void);
+/*
+ * Loads and starts NVML: *out NULL when libnvidia-ml.so.1 is absent or does
+ * not initialise (a machine without an NVIDIA GPU). BG_EIO, *out NULL,
+ * when it could not be loaded or started for want of file descriptors
+ * (EMFILE, ENFILE), the message saying the limit and what to do: such a
+ * machine may have a GPU, and a session must not record it as one without.
+ */
+int bg_nvml_load(struct bg_nvml **out, struct bg_ctx *ctx);
 void bg_nvml_close(struct bg_nvml *n);
 /* Per-device facts as a JSON array (name, uuid, memory_total_bytes and the
  * settings of device_settings in nvml.c) plus versions; new reference. */

@@ -3,7 +3,9 @@
  * dlopen at run time (no build dependency). Every failure means "no GPU
  * data": callers record null. Only the few entry points needed are bound.
  */
+#include "benchgate/fsutil.h"
 #include "benchgate/json.h"
+#include "core/dynlib.h"
 #include "measure/internal.h"
 
 #include <dlfcn.h>
@@ -59,14 +61,25 @@ static void nvml_bind(void *lib, const char *name, void *slot)
 	memcpy(slot, &sym, sizeof(sym));
 }
 
-struct bg_nvml *bg_nvml_open(void)
+int bg_nvml_load(struct bg_nvml **out, struct bg_ctx *ctx)
 {
 	void *lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
 	nvmlReturn_t (*init)(void) = NULL;
+	nvmlReturn_t st = 0;
 	struct bg_nvml *n;
+	int e;
 
-	if (!lib)
-		return NULL;
+	*out = NULL;
+	if (!lib) {
+		const char *why = dlerror();
+
+		/* out of descriptors is not the library's absence: a machine with
+		 * a GPU must not pass for one without */
+		if ((e = bg_dynlib_out_of_files(why)))
+			return bg_error(ctx, BG_EIO, "cannot load libnvidia-ml.so.1 to read the GPUs: %s; %s", why,
+					bg_open_files_advice(e));
+		return BG_OK;
+	}
 	n = bg_xcalloc(1, sizeof(*n));
 	n->lib = lib;
 	nvml_bind(lib, "nvmlInit_v2", &init);
@@ -90,10 +103,18 @@ struct bg_nvml *bg_nvml_open(void)
 	nvml_bind(lib, "nvmlDeviceGetCurrentClocksEventReasons", &n->throttle); /* driver 535 and later */
 	if (!n->throttle)
 		nvml_bind(lib, "nvmlDeviceGetCurrentClocksThrottleReasons", &n->throttle);
-	if (!init || !n->count || !n->handle || init() != 0) {
+	errno = 0;
+	if (init)
+		st = init();
+	e = errno;
+	if (!init || !n->count || !n->handle || st != 0) {
 		dlclose(lib);
 		free(n);
-		return NULL;
+		/* NVML opens the driver's device files as it starts */
+		if (init && st != 0 && (e == EMFILE || e == ENFILE))
+			return bg_error(ctx, BG_EIO, "NVML could not start to read the GPUs (error %d): %s; %s", (int)st,
+					strerror(e), bg_open_files_advice(e));
+		return BG_OK;
 	}
 	if (n->count(&n->ndev) != 0)
 		n->ndev = 0;
@@ -102,7 +123,8 @@ struct bg_nvml *bg_nvml_open(void)
 	for (unsigned int i = 0; i < n->ndev; i++)
 		if (n->handle(i, &n->dev[i]) != 0)
 			n->dev[i] = NULL;
-	return n;
+	*out = n;
+	return BG_OK;
 }
 
 void bg_nvml_close(struct bg_nvml *n)

@@ -968,7 +968,8 @@ int bg_measure_session(const struct bg_measure_opts *o, json_t **out, struct bg_
 		goto done;
 	/* adopt orphans of a run so that its whole tree stays visible and killable */
 	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
-	s.nvml = bg_nvml_open();
+	if ((rc = bg_nvml_load(&s.nvml, ctx)) != BG_OK)
+		goto done;
 	if (s.nvml)
 		gpu = bg_nvml_describe(s.nvml);
 	po.root = o->root;
@@ -1040,6 +1041,7 @@ int bg_measure_session(const struct bg_measure_opts *o, json_t **out, struct bg_
 	bg_nvml_close(s.nvml);
 	if (s.psi_fd >= 0)
 		close(s.psi_fd);
+	s.psi_fd = -1;
 	bg_spawn_reap_orphans();
 	if (rc != BG_OK)
 		goto done;
@@ -1142,6 +1144,8 @@ int bg_measure_session(const struct bg_measure_opts *o, json_t **out, struct bg_
 	*out = doc;
 	doc = NULL;
 done:
+	if (s.psi_fd >= 0) /* (a session that stopped before its runs) */
+		close(s.psi_fd);
 	json_decref(metric_stats);
 	json_decref(metrics);
 	json_decref(untracked_all);

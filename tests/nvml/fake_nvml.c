@@ -18,9 +18,11 @@
  * Only the entry points benchgate binds exist; the layouts are NVML's.
  */
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef struct {
 	unsigned long long total, free, used;
@@ -38,7 +40,17 @@ int nvmlDeviceGetHandleByIndex_v2(unsigned int i, void **device);
 int nvmlDeviceGetMemoryInfo(void *device, fake_memory *m);
 int nvmlDeviceGetComputeRunningProcesses_v3(void *device, unsigned int *count, fake_process *info);
 
-int nvmlInit_v2(void) { return 0; }
+/* as NVML does, opens a device file as it starts (and fails with errno
+ * left as open set it) */
+int nvmlInit_v2(void)
+{
+	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 999; /* NVML_ERROR_UNKNOWN */
+	close(fd);
+	return 0;
+}
 int nvmlShutdown(void) { return 0; }
 
 int nvmlDeviceGetCount_v2(unsigned int *n)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # benchgate with fewer file descriptors than it needs (ulimit -n from 3 up):
 # wherever it runs out (opening the store, loading libcrypto, starting the
-# command, reading its outputs), the message names the limit and what to do, never "check that
+# command, reading its outputs, loading NVML), the message names the limit and what to do, never "check that
 # the store is writable and not corrupted", "install Debian's ..." or
 # "check the command name"; the exit status is 4, and a store it could not
 # open is left as it was. Needs jq.
@@ -64,6 +64,27 @@ check "never the command's name" bash -c '! grep -q "check the command name" all
 check "the store still read and written" test "$(rc_of "$B" measure -q -r 1 -- true)" = 0
 check "sessions measured once the limit allowed" jqe 'length >= 3 and (map(select(.status == "ok")) | length) >= 3' \
 	<("$B" sessions --json)
+
+# a machine with a GPU (the stand-in NVML, which opens a device file as it
+# starts): wherever loading or starting NVML runs out of descriptors, it is
+# said as a limit (exit 4), and no session is stored as one without its GPU
+lib=${BENCHGATE_BUILD:?}/tests/nvml
+: >gpu.err
+for n in $(seq 4 14); do
+	FAKE_NVML=ok LD_LIBRARY_PATH=$lib limited "$n" "$B" measure -q -w 0 -r 1 --json -- true >gpu.json 2>one.err
+	rc=$?
+	printf '%s rc=%s\n' "$n" "$rc" >>gpu.err
+	cat one.err >>gpu.err
+	case $rc in
+	0) jqe '.provenance.gpu.devices | length == 1' gpu.json ||
+		{ echo "FAIL ulimit -n $n: a session without its GPU"; fails=$((fails + 1)); } ;;
+	4) ;;
+	*) echo "FAIL ulimit -n $n: GPU: exit $rc"; cat one.err; fails=$((fails + 1)) ;;
+	esac
+done
+check "NVML: said as a limit" \
+	grep -qF "cannot load libnvidia-ml.so.1 to read the GPUs: libnvidia-ml.so.1: cannot open shared object file: Too many open files; $advice" gpu.err
+check "NVML: a session once the limit allowed, with its GPU" grep -q "^14 rc=0" gpu.err
 
 echo "$fails failed"
 [ "$fails" = 0 ]
