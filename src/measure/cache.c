@@ -73,7 +73,8 @@ static int evictable_fs(const struct statfs *fs, const char *path, struct bg_ctx
 			path, kind);
 }
 
-const char *bg_cache_remote_fs(const char *path)
+/* The remote file system path lies on, or NULL (see bg_cache_remote_fs). */
+static const char *remote_fs_of(const char *path)
 {
 	/* f_type magic numbers (linux/magic.h, and the file systems' own) */
 	static const struct {
@@ -95,6 +96,36 @@ const char *bg_cache_remote_fs(const char *path)
 		if ((unsigned long)(unsigned int)fs.f_type == remote[i].type)
 			return remote[i].name;
 	return NULL;
+}
+
+const char *bg_cache_remote_fs(const char *path, struct bg_strbuf *where)
+{
+	const char *fs = remote_fs_of(path);
+	struct stat st;
+	struct bg_ctx ctx;
+	char **rel;
+	size_t n;
+
+	bg_strbuf_reset(where);
+	bg_strbuf_adds(where, path);
+	if (fs || stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+		return fs;
+	/* a local folder may hold a mount of another file system: each file's own */
+	bg_ctx_init(&ctx);
+	if (bg_tree_files(path, path, &rel, &n, &ctx) == BG_OK) {
+		for (size_t i = 0; i < n && !fs; i++) {
+			bg_strbuf_reset(where);
+			bg_strbuf_addf(where, "%s/%s", path, rel[i]);
+			fs = remote_fs_of(where->buf);
+		}
+		bg_tree_files_free(rel, n);
+	}
+	bg_ctx_release(&ctx);
+	if (!fs) {
+		bg_strbuf_reset(where);
+		bg_strbuf_adds(where, path);
+	}
+	return fs;
 }
 
 int bg_measure_evictable(const char *path, struct bg_ctx *ctx)

@@ -332,9 +332,12 @@ size_t bg_cache_mappers(const char *path, struct bg_strbuf *out);
  * "cifs", "lustre", "gpfs", "ceph", "9p", "fuse", ...; a static string),
  * or NULL for a local one (or one statfs cannot read): there, evicting a
  * file drops this machine's copy of its pages only, and a server's cache
- * (or a FUSE daemon's) may still hold them.
+ * (or a FUSE daemon's) may still hold them. For a local folder, the file
+ * system of the first of its files (bg_tree_files' order) that lies on
+ * such a one, a mount inside the folder. *where receives the path found
+ * remote (path itself, or that file's path under it), else path.
  */
-const char *bg_cache_remote_fs(const char *path);
+const char *bg_cache_remote_fs(const char *path, struct bg_strbuf *where);
 
 /* ---- sysinfo.c ---- */
 /* The machine's CPU time so far over all CPUs, from /proc/stat, in seconds:

@@ -1092,12 +1092,14 @@ int bg_measure_session(const struct bg_measure_opts *o, json_t **out, struct bg_
 	/* evicted files whose eviction only reached this machine's copy */
 	if (o->nevict) {
 		json_t *remote = json_array();
+		struct bg_strbuf where = BG_STRBUF_INIT;
 		for (size_t k = 0; k < o->nevict; k++) {
-			const char *fs = bg_cache_remote_fs(o->evict[k]);
+			const char *fs = bg_cache_remote_fs(o->evict[k], &where);
 			if (fs)
-				json_array_append_new(remote, json_pack("{s:o, s:s}", "path", bg_json_text(o->evict[k]),
+				json_array_append_new(remote, json_pack("{s:o, s:s}", "path", bg_json_text(where.buf),
 									"filesystem", fs));
 		}
+		bg_strbuf_release(&where);
 		json_object_set_new(cache, "remote", remote);
 	} else {
 		json_object_set_new(cache, "remote", json_null());

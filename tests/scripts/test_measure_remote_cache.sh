@@ -4,7 +4,7 @@
 # machine's copy only, and a file server's cache may still hold it, so a
 # "cold" run may read it from the server's memory. The session records
 # such files in cache.remote and the summary says so; a local file is not
-# listed. The file system type is played by a preloaded stand-in
+# listed, and a local folder is looked into for a mount of such a one. The file system type is played by a preloaded stand-in
 # (tests/preload/fake_statfs.c: statfs reports FAKE_FS_TYPE for paths
 # holding FAKE_FS_PATH). Needs jq.
 set -u
@@ -33,6 +33,20 @@ for t in 0x6969:nfs 0xff534d42:cifs 0x0bd00bd0:lustre 0x47504653:gpfs 0x00c36400
 done
 check "the summary says what it means" test "$(cold 0x6969)" = 0
 check "... one line" grep -qxF "  remote      'data/set.bin' is on nfs: evicting it dropped this machine's copy only, and a file server's cache (or the file system's daemon) may still hold it, so the cold runs may not have read it from disk" out
+# a local folder holding a mount of a network file system: the first file
+# found there is recorded, with its own file system
+mkdir -p set/mnt && head -c 1000 /dev/urandom >set/a.bin && head -c 1000 /dev/urandom >set/mnt/b.bin &&
+	head -c 1000 /dev/urandom >set/mnt/c.bin
+check "a folder with a remote mount inside: measured" \
+	test "$(FAKE_FS_PATH=set/mnt/ FAKE_FS_TYPE=0x6969 LD_PRELOAD=$shim rc_of "$B" measure -w 0 -r 1 --json --evict set -- cat set/a.bin)" = 0
+check "... the file on it recorded, with its file system" \
+	jqe '.cache.state == "cold" and .cache.remote == [{"path": "set/mnt/b.bin", "filesystem": "nfs"}]' out
+check "a folder wholly local: none remote" \
+	test "$(FAKE_FS_PATH=elsewhere/ FAKE_FS_TYPE=0x6969 LD_PRELOAD=$shim rc_of "$B" measure -w 0 -r 1 --json --evict set -- cat set/a.bin)" = 0
+check "... remote empty"            jqe '.cache.remote == []' out
+check "a remote folder: the folder recorded" \
+	test "$(FAKE_FS_PATH=set FAKE_FS_TYPE=0x6969 LD_PRELOAD=$shim rc_of "$B" measure -w 0 -r 1 --json --evict set -- cat set/a.bin)" = 0
+check "... as one entry"            jqe '.cache.remote == [{"path": "set", "filesystem": "nfs"}]' out
 check "no eviction: nothing to say" test "$(rc_of "$B" measure -w 0 -r 1 --json -- true)" = 0
 check "... remote null"            jqe '.cache.remote == null' out
 
