@@ -48,10 +48,13 @@ for c in "c/tool:it is a folder, not a program" \
 done
 check "a non-executable file found on PATH: what to do" \
 	bash -c 'PATH="$1/a" "$2" measure -q -r 1 -- tool 2>&1 | grep -qF "a file of that name on PATH is a folder or not executable"' _ "$work" "$B"
-# a limit of benchgate's, not the command's: said as such (not "check the command name")
+# a limit of benchgate's, not the command's: said as such (not "check the
+# command name"), where it ran out (starting the command, or before it,
+# looking for NVML: test_open_files.sh goes through the limits)
 check "too many open files: exit 4" test "$(rc_of sh -c 'ulimit -n 7; exec "$0" measure -q -r 1 -- true' "$B")" = 4
 check "too many open files: what to do" \
-	grep -qF "'true': cannot start: Too many open files; benchgate has as many files open as its limit allows; raise the limit (ulimit -n) and run it again" err
+	grep -qF ": Too many open files; benchgate has as many files open as its limit allows; raise the limit (ulimit -n) and run it again" err
+check "too many open files: never the command's fault" bash -c '! grep -q "check the command name" "$1"' _ "$work/err"
 stored=$("$B" sessions --json | jq length)
 PATH="$work/none" "$B" measure -q -r 1 -- tool >/dev/null 2>&1
 check "nothing stored for a program that cannot start" test "$("$B" sessions --json | jq length)" = "$stored"
