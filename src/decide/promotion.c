@@ -472,7 +472,9 @@ int bg_promotion_check(const struct bg_config *cfg, const json_t *gate, const js
 			if (ntimed > 0 && sampled == 0 && every > 0)
 				add(crit[C_MEMORY],
 				    "process-tree peak: not measured: every timed run ended before the first memory "
-				    "sample (one each %lld ms); give each run more work so that it lasts longer",
+				    "sample (one each %lld ms); give each run more work so that it lasts longer, or "
+				    "sample more often (the runbook's measure.sample_interval_ms; --sample-interval "
+				    "of measure)",
 				    (long long)every);
 			else
 				add(crit[C_MEMORY], "process-tree peak: not measured");

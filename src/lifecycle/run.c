@@ -685,6 +685,8 @@ static int session_opts(struct run *r, struct bg_measure_opts *o, char **argv, s
 		o->runs = (long)json_integer_value(json_object_get(m, "repetitions"));
 	if (json_is_number(json_object_get(m, "timeout_seconds")))
 		o->timeout = json_number_value(json_object_get(m, "timeout_seconds"));
+	if (json_is_integer(json_object_get(m, "sample_interval_ms")))
+		o->sample_interval_ms = (long)json_integer_value(json_object_get(m, "sample_interval_ms"));
 	add_strings(json_object_get(m, "outputs"), &r->outputs, &r->noutputs);
 	o->outputs = (const char *const *)r->outputs;
 	o->noutputs = r->noutputs;

@@ -183,7 +183,7 @@ int bg_runbook_check_measure(const json_t *m, const char *rb, struct bg_ctx *ctx
 {
 	static const char *const fields[] = {
 		"warmups", "repetitions", "timeout_seconds", "timing", "outputs", "parity",
-		"deterministic", "cache", "memory_floor_bytes", NULL,
+		"deterministic", "cache", "memory_floor_bytes", "sample_interval_ms", NULL,
 	};
 	static const char *const cache_fields[] = {"state", "evict", NULL};
 	const json_t *v, *cache = json_object_get(m, "cache");
@@ -211,6 +211,11 @@ int bg_runbook_check_measure(const json_t *m, const char *rb, struct bg_ctx *ctx
 		rc = bg_error(ctx, BG_EPRECOND, "runbook '%s': measure.deterministic must be true or false", rb);
 	else if ((v = json_object_get(m, "memory_floor_bytes")) && !(json_is_number(v) && json_number_value(v) > 0))
 		rc = bg_error(ctx, BG_EPRECOND, "runbook '%s': measure.memory_floor_bytes must be a number of bytes > 0", rb);
+	else if ((v = json_object_get(m, "sample_interval_ms")) &&
+		 !(json_is_integer(v) && json_integer_value(v) >= 1 && json_integer_value(v) <= BG_COUNT_MAX))
+		rc = bg_error(ctx, BG_EPRECOND,
+			      "runbook '%s': measure.sample_interval_ms must be an integer of milliseconds >= 1 and <= " BG_COUNT_MAX_TEXT,
+			      rb);
 	else if (cache && !json_is_object(cache))
 		rc = bg_error(ctx, BG_EPRECOND, "runbook '%s': measure.cache must be an object: {\"state\": ..., \"evict\": [paths]}", rb);
 	if (rc == BG_OK && (v = json_object_get(m, "parity")))

@@ -157,7 +157,7 @@ check "partial: row resolves partial" test "$(jq -r '.measurements[0].parity | t
 fresh
 s=$(seed $G release-signoff 0.100 experiment=1 tree=none)
 check "short runs: partial"         test "$(rc_of "$B" -C "$work/p" promote "$s")" = 0
-check "short runs: why unmeasured"  grep -qF "process-tree peak: not measured: every timed run ended before the first memory sample (one each 5 ms); give each run more work so that it lasts longer" "$work/out"
+check "short runs: why unmeasured"  grep -qF "process-tree peak: not measured: every timed run ended before the first memory sample (one each 5 ms); give each run more work so that it lasts longer, or sample more often (the runbook's measure.sample_interval_ms; --sample-interval of measure)" "$work/out"
 fresh
 s=$(seed $G scheduled-profile 0.100 experiment=1)
 check "scheduled: partial"          test "$(rc_of "$B" -C "$work/p" promote --json "$s")" = 0

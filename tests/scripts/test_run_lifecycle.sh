@@ -86,6 +86,8 @@ bad_measure "measure: no runs, -r given" '.runbooks.ok.measure.repetitions = 0' 
 bad_measure "measure: negative warmups, -w given" '.runbooks.ok.measure.warmups = -1' "measure.warmups must be an integer >= 0" -w 0
 bad_measure "measure: quoted timeout, --timeout given" '.runbooks.ok.measure.timeout_seconds = "60"' "measure.timeout_seconds must be a number of seconds > 0" --timeout 30
 bad_measure "measure: a timeout past 1e9 s" '.runbooks.ok.measure.timeout_seconds = 1e10' "measure.timeout_seconds must be a number of seconds > 0 and <= 1e9"
+bad_measure "measure: no sample interval" '.runbooks.ok.measure.sample_interval_ms = 0' "measure.sample_interval_ms must be an integer of milliseconds >= 1 and <= 100000000"
+bad_measure "measure: quoted sample interval" '.runbooks.ok.measure.sample_interval_ms = "5"' "measure.sample_interval_ms must be an integer of milliseconds >= 1"
 bad_measure "measure: quoted floor" '.runbooks.ok.measure.memory_floor_bytes = "6GiB"' "measure.memory_floor_bytes must be a number"
 bad_measure "measure: a number" '.runbooks.ok.measure = 5' "runbook 'ok': 'measure' must be an object"
 bad_measure "parity: no outputs" '.runbooks.ok.measure |= del(.outputs)' "runbook 'ok': parity needs measure.outputs"
@@ -376,6 +378,17 @@ expect_rc 0 "quoted value" run life.quote
 [ "$(cat out/quote.txt)" = "$note" ] || fail "quoted value: the command got '$(cat out/quote.txt)'"
 [ ! -e pwned1 ] && [ ! -e pwned2 ] || fail "quoted value: a gate's value was run as shell code"
 check_ok "a quoted value"
+
+# the runbook's memory sample interval is the session's (runs shorter than
+# the default 5 ms then get a process-tree peak)
+jq '.runbooks.ok.measure.sample_interval_ms = 2' "$work/registry.json" >benchmarks/benchmark_registry.json &&
+	"$bin" render >/dev/null
+git add benchmarks docs && git -c user.email=t@t -c user.name=t commit -qm interval || exit 1
+expect_rc 0 "sample interval" run life.ok -w 0 -r 1
+sid=$("$bin" sessions --json | jq 'max_by(.id).id')
+"$bin" session "$sid" --json >"$work/interval.json" || fail "sample interval: session $sid"
+jqe '.options.sample_interval_ms == 2' "$work/interval.json" >/dev/null || fail "sample interval: not the session's"
+check_ok "a sample interval"
 
 # a run's captured output is kept to 1 MiB, and the cut is marked
 jq '.runbooks.ok.command = "head -c 1500000 /dev/zero | tr \"\\\\0\" x; printf hello > out/{id}.txt"' "$work/registry.json" \
