@@ -1,7 +1,9 @@
 /*
  * nvml.c - NVIDIA GPU facts and memory through libnvidia-ml.so.1, opened with
  * dlopen at run time (no build dependency). Every failure means "no GPU
- * data": callers record null. Only the few entry points needed are bound.
+ * data": callers record null; except running out of file descriptors while
+ * loading or starting it, an error (bg_nvml_load), since the machine may
+ * have a GPU. Only the few entry points needed are bound.
  */
 #include "benchgate/fsutil.h"
 #include "benchgate/json.h"
