@@ -3,6 +3,7 @@
  * str.format_map substitution of runbook commands.
  */
 #include "benchgate/registry.h"
+#include "core/pyformat.h"
 #include "core/pyval.h"
 #include "registry/keysort.h"
 
@@ -356,8 +357,8 @@ static struct bg_value *py_getitem(struct bg_arena *a, struct bg_value *v, const
 static int format_field(struct bg_arena *a, const char *name, const char *end, const struct bg_value *values,
 			const struct bg_format_how *how, struct bg_strbuf *out, struct bg_ctx *ctx)
 {
-	const char *q = name, *arg_end, *fname_end, *why = NULL, *brace = NULL;
-	size_t flen = (size_t)(end - name);
+	const char *q = name, *arg_end, *fname_end, *why = NULL, *brace = NULL, *spec = NULL;
+	size_t flen = (size_t)(end - name), slen = 0;
 	char conv = 0;
 	char *key;
 	struct bg_value *v;
@@ -394,10 +395,15 @@ static int format_field(struct bg_arena *a, const char *name, const char *end, c
 		else
 			q = end;
 	}
-	if (q < end && *q == ':' && q + 1 < end)
-		return ferr(ctx, how,
-				"format specifications ('{%.*s}') are not supported; write '{%.*s}'",
-				(int)flen, name, (int)(q - name), name);
+	if (q < end && *q == ':' && q + 1 < end) {
+		spec = q + 1;
+		slen = (size_t)(end - spec);
+		if (memchr(spec, '{', slen))
+			return ferr(ctx, how,
+					"'{%.*s}': a replacement field inside a format specification is not "
+					"supported; write the width or precision as a number",
+					(int)flen, name);
+	}
 	flen = (size_t)(fname_end - name);
 	if (brace)
 		return ferr(ctx, how, "field '%.*s' must be a plain name; write '{{' for a literal brace",
@@ -449,22 +455,36 @@ static int format_field(struct bg_arena *a, const char *name, const char *end, c
 	}
 	bg_strbuf_reset(&tmp);
 	{
-		struct bg_strbuf text = BG_STRBUF_INIT, *to = how->quote ? &text : out;
+		struct bg_strbuf text = BG_STRBUF_INIT, conv_text = BG_STRBUF_INIT;
+		char fwhy[160];
+		int rc = BG_OK;
 
 		if (conv == 'r') {
-			bg_value_py_repr(to, v);
+			bg_value_py_repr(&conv_text, v);
 		} else if (conv == 'a') {
 			bg_value_py_repr(&tmp, v);
-			py_ascii(to, tmp.buf);
-		} else {
-			bg_value_py_str(to, v);
+			py_ascii(&conv_text, tmp.buf);
+		} else if (conv == 's') {
+			bg_value_py_str(&conv_text, v);
 		}
-		if (how->quote)
+		if (conv) /* format(repr(v), spec): a string */
+			v = bg_value_new_stringn(a, conv_text.buf ? conv_text.buf : "", conv_text.len);
+		if (spec)
+			rc = bg_py_format(&text, v, spec, slen, fwhy, sizeof(fwhy));
+		else
+			bg_value_py_str(&text, v);
+		if (rc)
+			rc = ferr(ctx, how, "'{%.*s}': %s; change the format specification after ':'",
+				  (int)(end - name), name, fwhy);
+		else if (how->quote)
 			shell_quote(out, text.buf ? text.buf : "", text.len);
+		else
+			bg_strbuf_addn(out, text.buf ? text.buf : "", text.len);
 		bg_strbuf_release(&text);
+		bg_strbuf_release(&conv_text);
+		bg_strbuf_release(&tmp);
+		return rc;
 	}
-	bg_strbuf_release(&tmp);
-	return BG_OK;
 }
 
 /* The '}' that closes the replacement field whose text starts at name (just

@@ -442,6 +442,24 @@ mentions "input changed" "declared input 'data/input.txt' changed during the ses
 check_ok "an input changed mid-session"
 git checkout -q data/input.txt 2>/dev/null
 
+# format specifications in the command and the outputs, as str.format_map
+# applies them (the padded text one shell word); one Python raises on is a
+# refusal before anything runs
+jq '.runbooks.ok.command = "printf hello > out/{id:*>9}-{priority:03d}.txt" |
+	.runbooks.ok.measure.outputs = ["out/{id:*>9}-{priority:03d}.txt"]' "$work/registry.json" \
+	>benchmarks/benchmark_registry.json && "$bin" render >/dev/null
+git add benchmarks docs && git -c user.email=t@t -c user.name=t commit -qm spec || exit 1
+expect_rc 0 "format specification" run life.ok -w 0 -r 1 --no-repeat
+[ -f "out/**life.ok-003.txt" ] || fail "format specification: the run did not write out/**life.ok-003.txt"
+jq '.runbooks.ok.command = "printf hello > out/{id:d}.txt"' "$work/registry.json" \
+	>benchmarks/benchmark_registry.json && "$bin" render >/dev/null
+git add benchmarks docs && git -c user.email=t@t -c user.name=t commit -qm spec-bad || exit 1
+expect_rc 3 "format specification refused" run life.ok -w 0 -r 1 --no-repeat
+mentions "format specification refused" "'{id:d}': unknown format code 'd' for a string"
+check_ok "format specifications"
+cp "$work/registry.json" benchmarks/benchmark_registry.json && "$bin" render >/dev/null
+git add benchmarks docs && git -c user.email=t@t -c user.name=t commit -qm restore || exit 1
+
 # a declared input that is a folder (a dataset of many files, as Zarr): its
 # SHA-256 is that of the sha256sum listing of its files, and a file changed
 # or added in it during the session blocks the session

@@ -47,6 +47,11 @@ static void test_format(void **state)
 	expect_format("{x[0]} {x[2]!r} {l[1]} {o[k]} {m[0]} {x:} {x!r:}",
 		      "{\"x\": \"ab\\u00e9\", \"l\": [1, \"z\"], \"o\": {\"k\": 2}}",
 		      "a '\xc3\xa9' z 2 { ab\xc3\xa9 'ab\xc3\xa9'");
+	/* format specifications, as python3 prints them; a missing name is
+	 * the text "{name}" formatted */
+	expect_format("--bin {b:02d} --w {w:>6} {f:.3f} {f:08.2e} {n:,} {s:*^7.2} {t!r:>6} {u:>5} {b:#06x}",
+		      "{\"b\": 4, \"w\": \"ab\", \"f\": 0.0125, \"n\": 1234567, \"s\": \"\u00e9tal\", \"t\": 1.5}",
+		      "--bin 04 --w     ab 0.013 1.25e-02 1,234,567 **\xc3\xa9t***    1.5   {u} 0x0004");
 	expect_format("{x!a} {l!a} {m!a}", "{\"x\": \"\\u00e9\\u2603\\ud834\\udd1e\", \"l\": [\"\\u00e9\"]}",
 		      "'\\xe9\\u2603\\U0001d11e' ['\\xe9'] '{m}'");
 }
@@ -70,6 +75,14 @@ static void test_format_for_run(void **state)
 	assert_string_equal(sb.buf, "run g.1 'it'\\''s a b' '' 'x;y' 2 '['\\''x;y'\\'', 2]' None "
 				    "''\\''g.1'\\''' {x}");
 	bg_strbuf_reset(&sb);
+	bg_strbuf_reset(&sb);
+	/* the formatted text is the shell word */
+	assert_int_equal(bg_registry_format_with("run {id:>6} {s:.4}", v, &run, &sb, &ctx), BG_OK);
+	assert_string_equal(sb.buf, "run '   g.1' 'it'\\''s'");
+	bg_strbuf_reset(&sb);
+	assert_int_equal(bg_registry_format_with("run {n:>4}", v, &run, &sb, &ctx), BG_EPRECOND);
+	assert_string_equal(bg_ctx_message(&ctx), "template 'T': '{n:>4}': null takes no format specification; "
+						  "change the format specification after ':'");
 	assert_int_equal(bg_registry_format_with("run {nope}", v, &run, &sb, &ctx), BG_EPRECOND);
 	assert_string_equal(bg_ctx_message(&ctx), "template 'T': gate 'g.1' has no field 'nope'; name one of the "
 						  "gate's fields, or write '{{' and '}}' for braces");
@@ -96,7 +109,10 @@ static void test_format_errors(void **state)
 	assert_non_null(strstr(bg_ctx_message(&ctx), "single '}'"));
 	assert_int_equal(bg_registry_format("a {b", v, &sb, &ctx), BG_ECHECK);
 	assert_non_null(strstr(bg_ctx_message(&ctx), "never closed"));
-	assert_int_equal(bg_registry_format("{b:>5}", v, &sb, &ctx), BG_ECHECK);
+	assert_int_equal(bg_registry_format("{b:d}", v, &sb, &ctx), BG_ECHECK); /* format('{b}', 'd') */
+	assert_non_null(strstr(bg_ctx_message(&ctx), "'{b:d}': unknown format code 'd' for a string"));
+	assert_int_equal(bg_registry_format("{b:{w}}", v, &sb, &ctx), BG_ECHECK);
+	assert_non_null(strstr(bg_ctx_message(&ctx), "inside a format specification is not supported"));
 	assert_int_equal(bg_registry_format("x {0} y", v, &sb, &ctx), BG_ECHECK);
 	assert_non_null(strstr(bg_ctx_message(&ctx), "positional"));
 	assert_int_equal(bg_registry_format("{}", v, &sb, &ctx), BG_ECHECK);
