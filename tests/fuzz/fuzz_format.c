@@ -19,7 +19,14 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
 static int valid_utf8(const char *s, size_t n)
 {
 	for (size_t i = 0; i < n;) {
-		size_t k = bg_utf8_len((const unsigned char *)s + i);
+		unsigned char q[5] = {0};
+		size_t k;
+		if ((unsigned char)s[i] < 0x80) {
+			i++;
+			continue;
+		}
+		memcpy(q, s + i, n - i < 4 ? n - i : 4); /* bg_utf8_len reads up to 4 bytes */
+		k = bg_utf8_len(q);
 		if (!k || i + k > n)
 			return 0;
 		i += k;
