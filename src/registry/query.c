@@ -352,10 +352,15 @@ static struct bg_value *py_getitem(struct bg_arena *a, struct bg_value *v, const
 	return NULL;
 }
 
+static int format_template(const char *tmpl, const struct bg_value *values, const struct bg_format_how *how,
+			   int depth, struct bg_strbuf *out, struct bg_ctx *ctx);
+
 /* One replacement field, name..end (the text between the braces), as
- * str.format_map with _SafeFormat does it (or as how says); appended to out. */
+ * str.format_map with _SafeFormat does it (or as how says); appended to out.
+ * depth is CPython's recursion_depth: 2 at the top, 1 inside a format
+ * specification, where one more field is "Max string recursion exceeded". */
 static int format_field(struct bg_arena *a, const char *name, const char *end, const struct bg_value *values,
-			const struct bg_format_how *how, struct bg_strbuf *out, struct bg_ctx *ctx)
+			const struct bg_format_how *how, int depth, struct bg_strbuf *out, struct bg_ctx *ctx)
 {
 	const char *q = name, *arg_end, *fname_end, *why = NULL, *brace = NULL, *spec = NULL;
 	size_t flen = (size_t)(end - name), slen = 0;
@@ -398,11 +403,6 @@ static int format_field(struct bg_arena *a, const char *name, const char *end, c
 	if (q < end && *q == ':' && q + 1 < end) {
 		spec = q + 1;
 		slen = (size_t)(end - spec);
-		if (memchr(spec, '{', slen))
-			return ferr(ctx, how,
-					"'{%.*s}': a replacement field inside a format specification is not "
-					"supported; write the width or precision as a number",
-					(int)flen, name);
 	}
 	flen = (size_t)(fname_end - name);
 	if (brace)
@@ -455,7 +455,7 @@ static int format_field(struct bg_arena *a, const char *name, const char *end, c
 	}
 	bg_strbuf_reset(&tmp);
 	{
-		struct bg_strbuf text = BG_STRBUF_INIT, conv_text = BG_STRBUF_INIT;
+		struct bg_strbuf text = BG_STRBUF_INIT, conv_text = BG_STRBUF_INIT, expanded = BG_STRBUF_INIT;
 		char fwhy[160];
 		int rc = BG_OK;
 
@@ -469,11 +469,29 @@ static int format_field(struct bg_arena *a, const char *name, const char *end, c
 		}
 		if (conv) /* format(repr(v), spec): a string */
 			v = bg_value_new_stringn(a, conv_text.buf ? conv_text.buf : "", conv_text.len);
-		if (spec)
-			rc = bg_py_format(&text, v, spec, slen, fwhy, sizeof(fwhy));
-		else
+		if (spec && memchr(spec, '{', slen)) {
+			/* fields inside the spec ("{x:>{width}}") are replaced first,
+			 * unquoted, as CPython's build_string does */
+			char *inner = bg_xstrndup(spec, slen);
+			struct bg_format_how plain = *how;
+
+			plain.quote = false;
+			if (depth <= 1)
+				rc = ferr(ctx, how,
+					  "'{%.*s}': a field inside a format specification may not hold another "
+					  "(Python: max string recursion exceeded)",
+					  (int)(end - name), name);
+			else
+				rc = format_template(inner, values, &plain, depth - 1, &expanded, ctx);
+			free(inner);
+			spec = expanded.buf ? expanded.buf : "";
+			slen = expanded.len;
+		}
+		if (!rc && spec && slen)
+			rc = bg_py_format(&text, v, spec, slen, fwhy, sizeof(fwhy)) ? -1 : BG_OK;
+		else if (!rc)
 			bg_value_py_str(&text, v);
-		if (rc)
+		if (rc == -1)
 			rc = ferr(ctx, how, "'{%.*s}': %s; change the format specification after ':'",
 				  (int)(end - name), name, fwhy);
 		else if (how->quote)
@@ -482,6 +500,7 @@ static int format_field(struct bg_arena *a, const char *name, const char *end, c
 			bg_strbuf_addn(out, text.buf ? text.buf : "", text.len);
 		bg_strbuf_release(&text);
 		bg_strbuf_release(&conv_text);
+		bg_strbuf_release(&expanded);
 		bg_strbuf_release(&tmp);
 		return rc;
 	}
@@ -527,6 +546,12 @@ int bg_registry_format(const char *tmpl, const struct bg_value *values, struct b
 int bg_registry_format_with(const char *tmpl, const struct bg_value *values, const struct bg_format_how *how,
 			    struct bg_strbuf *out, struct bg_ctx *ctx)
 {
+	return format_template(tmpl, values, how, 2, out, ctx);
+}
+
+static int format_template(const char *tmpl, const struct bg_value *values, const struct bg_format_how *how,
+			   int depth, struct bg_strbuf *out, struct bg_ctx *ctx)
+{
 	const char *p = tmpl;
 	struct bg_arena *a = bg_arena_new(); /* values made for one field: an index, a missing name */
 	int rc = BG_OK;
@@ -550,7 +575,7 @@ int bg_registry_format_with(const char *tmpl, const struct bg_value *values, con
 					      "'{' at character %zu is never closed; write '{{' for a literal brace",
 					      (size_t)(p - tmpl) + 1);
 			else {
-				rc = format_field(a, p + 1, end, values, how, out, ctx);
+				rc = format_field(a, p + 1, end, values, how, depth, out, ctx);
 				p = end + 1;
 			}
 		} else {

@@ -52,6 +52,9 @@ static void test_format(void **state)
 	expect_format("--bin {b:02d} --w {w:>6} {f:.3f} {f:08.2e} {n:,} {s:*^7.2} {t!r:>6} {u:>5} {b:#06x}",
 		      "{\"b\": 4, \"w\": \"ab\", \"f\": 0.0125, \"n\": 1234567, \"s\": \"\u00e9tal\", \"t\": 1.5}",
 		      "--bin 04 --w     ab 0.013 1.25e-02 1,234,567 **\xc3\xa9t***    1.5   {u} 0x0004");
+	expect_format("{x:>{w}} {f:{w}.{p}f} {s:{c}^{w}} {x:{w}}}}", /* fields in a spec, as python3 prints them */
+		      "{\"x\": 5, \"w\": 8, \"f\": 1.23456, \"p\": 3, \"s\": \"abc\", \"c\": \"<\"}",
+		      "       5    1.235 <<abc<<<        5}");
 	expect_format("{x!a} {l!a} {m!a}", "{\"x\": \"\\u00e9\\u2603\\ud834\\udd1e\", \"l\": [\"\\u00e9\"]}",
 		      "'\\xe9\\u2603\\U0001d11e' ['\\xe9'] '{m}'");
 }
@@ -111,8 +114,13 @@ static void test_format_errors(void **state)
 	assert_non_null(strstr(bg_ctx_message(&ctx), "never closed"));
 	assert_int_equal(bg_registry_format("{b:d}", v, &sb, &ctx), BG_ECHECK); /* format('{b}', 'd') */
 	assert_non_null(strstr(bg_ctx_message(&ctx), "'{b:d}': unknown format code 'd' for a string"));
+	/* fields inside a spec: replaced first, one level deep (Python's
+	 * recursion limit); missing, "{w}" is the spec, which Python refuses */
 	assert_int_equal(bg_registry_format("{b:{w}}", v, &sb, &ctx), BG_ECHECK);
-	assert_non_null(strstr(bg_ctx_message(&ctx), "inside a format specification is not supported"));
+	assert_non_null(strstr(bg_ctx_message(&ctx), "'{b:{w}}': invalid format specifier '{w}'"));
+	assert_int_equal(bg_registry_format("{b:{w:{p}}}", v, &sb, &ctx), BG_ECHECK);
+	assert_non_null(strstr(bg_ctx_message(&ctx), "'{w:{p}}': a field inside a format specification may not "
+						     "hold another"));
 	assert_int_equal(bg_registry_format("x {0} y", v, &sb, &ctx), BG_ECHECK);
 	assert_non_null(strstr(bg_ctx_message(&ctx), "positional"));
 	assert_int_equal(bg_registry_format("{}", v, &sb, &ctx), BG_ECHECK);
