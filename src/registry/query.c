@@ -467,7 +467,7 @@ static int format_field(struct bg_arena *a, const char *name, const char *end, c
 		} else if (conv == 's') {
 			bg_value_py_str(&conv_text, v);
 		}
-		if (conv) /* format(repr(v), spec): a string */
+		if (conv) /* the conversion's text is what is formatted: a string */
 			v = bg_value_new_stringn(a, conv_text.buf ? conv_text.buf : "", conv_text.len);
 		if (spec && memchr(spec, '{', slen)) {
 			/* fields inside the spec ("{x:>{width}}") are replaced first,
@@ -487,16 +487,14 @@ static int format_field(struct bg_arena *a, const char *name, const char *end, c
 			spec = expanded.buf ? expanded.buf : "";
 			slen = expanded.len;
 		}
-		if (!rc && spec && slen)
-			rc = bg_py_format(&text, v, spec, slen, fwhy, sizeof(fwhy)) ? -1 : BG_OK;
-		else if (!rc)
-			bg_value_py_str(&text, v);
-		if (rc == -1)
+		if (!rc && spec && slen && bg_py_format(&text, v, spec, slen, fwhy, sizeof(fwhy)) != BG_OK)
 			rc = ferr(ctx, how, "'{%.*s}': %s; change the format specification after ':'",
 				  (int)(end - name), name, fwhy);
-		else if (how->quote)
+		else if (!rc && !(spec && slen))
+			bg_value_py_str(&text, v);
+		if (!rc && how->quote)
 			shell_quote(out, text.buf ? text.buf : "", text.len);
-		else
+		else if (!rc)
 			bg_strbuf_addn(out, text.buf ? text.buf : "", text.len);
 		bg_strbuf_release(&text);
 		bg_strbuf_release(&conv_text);
