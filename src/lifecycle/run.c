@@ -56,7 +56,8 @@ static const char *jstr(const json_t *o, const char *k)
 /*
  * Substitutes the template's fields as str.format_map(gate) does, the way
  * `command` shows it (bg_registry_format_with: {name}, {name[KEY]},
- * {name[0]}, !r, !s, !a; {{ and }} are braces), with quote each field's
+ * {name[0]}, !r, !s, !a, format specifications; {{ and }} are braces),
+ * with quote each field's
  * text one shell word. BG_EPRECOND on what Python would raise and on a
  * field the gate does not have: a placeholder left in the command, a path
  * or the question would run or record the wrong thing. The message names
@@ -498,6 +499,16 @@ static int preflight(struct run *r, struct bg_ctx *ctx)
 		return refuse(ctx, "runbook '%s' has no command", jstr(q->gate, "runbook"));
 	if ((rc = subst(jstr(rb, "command"), q->gate, true, &r->command, ctx)))
 		return rc;
+	/* /bin/sh -c takes the command as one argument, which Linux caps at
+	 * MAX_ARG_STRLEN (32 pages, the NUL included): a longer one can never
+	 * start, so it is refused before anything is written */
+	if (r->command.len >= (size_t)sysconf(_SC_PAGESIZE) * 32)
+		return refuse(ctx,
+			      "runbook '%s': the command of gate '%s' is %zu bytes once its fields are replaced, and "
+			      "Linux passes at most %zu bytes in one argument to /bin/sh -c; shorten it (a long list "
+			      "belongs in a file the command reads)",
+			      jstr(q->gate, "runbook"), r->gate_id, r->command.len,
+			      (size_t)sysconf(_SC_PAGESIZE) * 32 - 1);
 	measure = json_object_get(rb, "measure");
 	if (measure && !json_is_object(measure))
 		return refuse(ctx, "runbook '%s': 'measure' must be an object", jstr(q->gate, "runbook"));

@@ -457,6 +457,15 @@ git add benchmarks docs && git -c user.email=t@t -c user.name=t commit -qm spec-
 expect_rc 3 "format specification refused" run life.ok -w 0 -r 1 --no-repeat
 mentions "format specification refused" "'{id:d}': unknown format code 'd' for a string"
 check_ok "format specifications"
+# a command longer than Linux passes in one argument to sh -c can never
+# start: refused before anything is written (exit 3), not a failed experiment
+before=$(ls experiments | wc -l)
+jq '.runbooks.ok.command = "printf hello > out/{id}.txt; : {id:>140000}"' "$work/registry.json" \
+	>benchmarks/benchmark_registry.json && "$bin" render >/dev/null
+git add benchmarks docs && git -c user.email=t@t -c user.name=t commit -qm long || exit 1
+expect_rc 3 "command too long" run life.ok -w 0 -r 1 --no-repeat
+mentions "command too long" "runbook 'ok': the command of gate 'life.ok' is 140036 bytes once its fields are replaced, and Linux passes at most $(( $(getconf PAGESIZE) * 32 - 1 )) bytes in one argument to /bin/sh -c"
+[ "$(ls experiments | wc -l)" = "$before" ] || fail "command too long: an experiment was written"
 cp "$work/registry.json" benchmarks/benchmark_registry.json && "$bin" render >/dev/null
 git add benchmarks docs && git -c user.email=t@t -c user.name=t commit -qm restore || exit 1
 
