@@ -183,4 +183,26 @@ static inline size_t bg_utf8_len(const unsigned char *p)
 	return 0;
 }
 
+/* Writes code point c (at most U+10FFFF) as UTF-8 at d (1 to 4 bytes, no
+ * NUL); returns the byte after it. */
+static inline char *bg_utf8_put(char *d, unsigned long c)
+{
+	if (c < 0x80) {
+		*d++ = (char)c;
+	} else if (c < 0x800) {
+		*d++ = (char)(0xc0 | (c >> 6));
+		*d++ = (char)(0x80 | (c & 0x3f));
+	} else if (c < 0x10000) {
+		*d++ = (char)(0xe0 | (c >> 12));
+		*d++ = (char)(0x80 | ((c >> 6) & 0x3f));
+		*d++ = (char)(0x80 | (c & 0x3f));
+	} else {
+		*d++ = (char)(0xf0 | (c >> 18));
+		*d++ = (char)(0x80 | ((c >> 12) & 0x3f));
+		*d++ = (char)(0x80 | ((c >> 6) & 0x3f));
+		*d++ = (char)(0x80 | (c & 0x3f));
+	}
+	return d;
+}
+
 #endif

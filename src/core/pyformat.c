@@ -8,6 +8,8 @@
  * See core/pyformat.h for the contract.
  */
 #include "core/pyformat.h"
+#include "core/bytes.h"
+#include "core/pyval.h"
 #include "benchgate/status.h"
 
 #include <inttypes.h>
@@ -60,27 +62,10 @@ static unsigned long next_cp(const char *s, size_t n, size_t *i)
 	return c;
 }
 
+/* c as UTF-8 in buf, NUL-terminated (buf holds 5 bytes). */
 static void put_cp(char *buf, unsigned long c)
 {
-	if (c < 0x80) {
-		buf[0] = (char)c;
-		buf[1] = 0;
-	} else if (c < 0x800) {
-		buf[0] = (char)(0xc0 | (c >> 6));
-		buf[1] = (char)(0x80 | (c & 0x3f));
-		buf[2] = 0;
-	} else if (c < 0x10000) {
-		buf[0] = (char)(0xe0 | (c >> 12));
-		buf[1] = (char)(0x80 | ((c >> 6) & 0x3f));
-		buf[2] = (char)(0x80 | (c & 0x3f));
-		buf[3] = 0;
-	} else {
-		buf[0] = (char)(0xf0 | (c >> 18));
-		buf[1] = (char)(0x80 | ((c >> 12) & 0x3f));
-		buf[2] = (char)(0x80 | ((c >> 6) & 0x3f));
-		buf[3] = (char)(0x80 | (c & 0x3f));
-		buf[4] = 0;
-	}
+	*bg_utf8_put(buf, c) = '\0';
 }
 
 /* The type code as it is quoted in a message. */
@@ -228,8 +213,9 @@ static int format_string(struct bg_strbuf *out, const char *s, size_t len, const
 			 size_t size)
 {
 	struct spec f;
+	struct bg_strbuf cut = BG_STRBUF_INIT;
 	char tbuf[5];
-	size_t take = len, count, i = 0;
+	size_t count;
 	long pad, left;
 	int rc;
 
@@ -245,17 +231,18 @@ static int format_string(struct bg_strbuf *out, const char *s, size_t len, const
 		return fail(why, size, "'#' is not allowed for a string");
 	if (f.align == '=')
 		return fail(why, size, "'=' alignment is not allowed for a string");
-	if (f.precision >= 0) {
-		for (long k = 0; k < f.precision && i < len; k++)
-			(void)next_cp(s, len, &i);
-		take = i;
+	if (f.precision >= 0) { /* the first precision code points */
+		bg_py_prefix(&cut, s, (size_t)f.precision);
+		s = cut.buf ? cut.buf : "";
+		len = cut.len;
 	}
-	count = cp_count(s, take);
+	count = cp_count(s, len);
 	pad = f.width > (long)count ? f.width - (long)count : 0;
 	left = f.align == '>' ? pad : f.align == '^' ? pad / 2 : 0;
 	add_fill(out, f.fill, left);
-	bg_strbuf_addn(out, s, take);
+	bg_strbuf_addn(out, s, len);
 	add_fill(out, f.fill, pad - left);
+	bg_strbuf_release(&cut);
 	return BG_OK;
 }
 
@@ -399,10 +386,8 @@ static void real_text(struct bg_strbuf *out, double x, char type, long precision
 		if (*q == 'e')
 			exp10 = strtol(q + 1, NULL, 10);
 		nd = (long)(d - digits);
-		while (nd > 1 && digits[nd - 1] == '0')
+		while (nd > 1 && digits[nd - 1] == '0') /* zero: "0" */
 			nd--;
-		if (x == 0)
-			nd = 1;
 		decpt = exp10 + 1;
 		vend = alt ? precision : nd;
 		if (vend < nd)
@@ -448,7 +433,7 @@ static void real_text(struct bg_strbuf *out, double x, char type, long precision
 }
 
 /* format_float_internal, for x (a real, or an integer's float()). */
-static int format_real(struct bg_strbuf *out, double x, const struct spec *f, char *why, size_t size)
+static void format_real(struct bg_strbuf *out, double x, const struct spec *f)
 {
 	struct bg_strbuf t = BG_STRBUF_INIT;
 	unsigned long type = f->type;
@@ -457,8 +442,6 @@ static int format_real(struct bg_strbuf *out, double x, const struct spec *f, ch
 	const char *s, *q;
 	char sign_char = 0, code;
 
-	(void)why;
-	(void)size;
 	if (type == 0) {
 		add_dot_0 = true;
 		type = 'r';
@@ -495,7 +478,6 @@ static int format_real(struct bg_strbuf *out, double x, const struct spec *f, ch
 		const char *d = s, *rem;
 		long nd;
 		bool has_decimal = false;
-		struct spec g = *f;
 		while (*d >= '0' && *d <= '9')
 			d++;
 		nd = (long)(d - s);
@@ -504,12 +486,9 @@ static int format_real(struct bg_strbuf *out, double x, const struct spec *f, ch
 			has_decimal = true;
 			rem++;
 		}
-		if (f->type == 'n')
-			g.group = 0;
-		lay_out_number(out, &g, sign_char, "", s, nd, has_decimal, rem, strlen(rem), (long)strlen(rem));
+		lay_out_number(out, f, sign_char, "", s, nd, has_decimal, rem, strlen(rem), (long)strlen(rem));
 	}
 	bg_strbuf_release(&t);
-	return BG_OK;
 }
 
 /* format_long_internal, for an integer (or a boolean's 0 or 1). */
@@ -527,7 +506,8 @@ static int format_int(struct bg_strbuf *out, int64_t v, const char *type_name, c
 		return rc;
 	switch (f.type) {
 	case 'e': case 'E': case 'f': case 'F': case 'g': case 'G': case '%':
-		return format_real(out, (double)v, &f, why, size);
+		format_real(out, (double)v, &f);
+		return BG_OK;
 	case 'b': case 'c': case 'd': case 'o': case 'x': case 'X': case 'n':
 		break;
 	default:
@@ -556,8 +536,6 @@ static int format_int(struct bg_strbuf *out, int64_t v, const char *type_name, c
 	case 'X': base = 16; prefix = f.alternate ? "0X" : ""; break;
 	default: break;
 	}
-	if (f.type == 'n')
-		f.group = 0;
 	do {
 		unsigned r = (unsigned)(mag % base);
 		*--d = (char)(r < 10 ? '0' + r : (f.type == 'X' ? 'A' : 'a') + r - 10);
@@ -589,7 +567,7 @@ int bg_py_format(struct bg_strbuf *out, const struct bg_value *v, const char *sp
 		if (!(rc = parse_spec(spec, n, 0, '>', &f, why, size))) {
 			switch (f.type) {
 			case 0: case 'e': case 'E': case 'f': case 'F': case 'g': case 'G': case 'n': case '%':
-				rc = format_real(&t, bg_value_real(v), &f, why, size);
+				format_real(&t, bg_value_real(v), &f);
 				break;
 			default:
 				rc = fail(why, size, "unknown format code '%s' for a real number",

@@ -264,25 +264,6 @@ static long read_hex4(const char *p)
 }
 
 
-static char *put_utf8(char *d, unsigned long c)
-{
-	if (c < 0x80) {
-		*d++ = (char)c;
-	} else if (c < 0x800) {
-		*d++ = (char)(0xc0 | (c >> 6));
-		*d++ = (char)(0x80 | (c & 0x3f));
-	} else if (c < 0x10000) {
-		*d++ = (char)(0xe0 | (c >> 12));
-		*d++ = (char)(0x80 | ((c >> 6) & 0x3f));
-		*d++ = (char)(0x80 | (c & 0x3f));
-	} else {
-		*d++ = (char)(0xf0 | (c >> 18));
-		*d++ = (char)(0x80 | ((c >> 12) & 0x3f));
-		*d++ = (char)(0x80 | ((c >> 6) & 0x3f));
-		*d++ = (char)(0x80 | (c & 0x3f));
-	}
-	return d;
-}
 
 /*
  * Parses the string at ps->p (on its opening quote). *out receives its text
@@ -342,7 +323,7 @@ static int parse_string(struct parser *ps, const char **out, uint32_t *len)
 					u = 0x10000 + ((u - 0xd800) << 10) + (lo - 0xdc00);
 					p += 6;
 				}
-				bg_strbuf_addn(sb, u8, (size_t)(put_utf8(u8, (unsigned long)u) - u8));
+				bg_strbuf_addn(sb, u8, (size_t)(bg_utf8_put(u8, (unsigned long)u) - u8));
 				p += 6;
 				continue;
 			}

@@ -57,11 +57,11 @@ static const char *jstr(const json_t *o, const char *k)
  * Substitutes the template's fields as str.format_map(gate) does, the way
  * `command` shows it (bg_registry_format_with: {name}, {name[KEY]},
  * {name[0]}, !r, !s, !a, format specifications; {{ and }} are braces),
- * with quote each field's
- * text one shell word. BG_EPRECOND on what Python would raise and on a
- * field the gate does not have: a placeholder left in the command, a path
- * or the question would run or record the wrong thing. The message names
- * the gate's runbook and the template, where it is written.
+ * with quote each field's text one shell word. BG_EPRECOND on what Python
+ * would raise and on a field the gate does not have: a placeholder left in
+ * the command, a path or the question would run or record the wrong thing.
+ * The message names the gate's runbook and the template, where it is
+ * written.
  */
 static int subst(const char *tmpl, const json_t *gate, bool quote, struct bg_strbuf *out, struct bg_ctx *ctx)
 {
