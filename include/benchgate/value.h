@@ -6,9 +6,13 @@
  * node, bg_arena_free releases a whole document (and every value built in the
  * same arena) at once. Values are borrowed pointers valid until then.
  *
- * Parsing (bg_value_parse*) is strict RFC 8259, as jansson and Python's
- * json.loads agree:
- *  - no trailing commas, comments, NaN/Infinity literals or leading zeros;
+ * Parsing (bg_value_parse*) is RFC 8259, as jansson and Python's json.loads
+ * agree, with Python's numbers:
+ *  - no trailing commas, comments or leading zeros;
+ *  - NaN, Infinity and -Infinity are reals, and a real beyond a double's
+ *    range is an infinity (Python reads 1e400 as inf), unless the caller
+ *    asks for BG_VALUE_FINITE (then "invalid token" and "real number
+ *    overflow", as jansson);
  *  - strings must be valid UTF-8 (no overlongs, no encoded surrogates, no
  *    code point above U+10FFFF) without raw control characters (< 0x20);
  *  - "\u0000" and lone surrogate escapes ("\ud800" without its pair) are
@@ -16,7 +20,7 @@
  *    holding UTF-8, as with jansson, which rejects both);
  *  - integers (no fraction, no exponent) are int64; one that does not fit is
  *    an error ("too big integer"), as jansson; reals are doubles rounded as
- *    strtod rounds; a real that overflows is an error ("real number overflow");
+ *    strtod rounds;
  *  - objects keep insertion order; a duplicate key keeps the first position
  *    and the last value (Python's dict semantics), unless the caller asks
  *    for BG_VALUE_REJECT_DUPLICATES (bg_value_parse_file_flags);
@@ -128,6 +132,12 @@ int bg_value_parse_file(struct bg_arena *arena, const char *path, const char *di
  * Python's semantics, which the reference tools rely on.
  */
 #define BG_VALUE_REJECT_DUPLICATES 1u
+/*
+ * BG_VALUE_FINITE: NaN, Infinity, -Infinity and reals beyond a double's
+ * range are errors, as in jansson (for benchgate's own files, where such a
+ * number is a mistake); by default they are read as Python's json reads them.
+ */
+#define BG_VALUE_FINITE 2u
 /* bg_value_parse_file with flags (BG_VALUE_*, or 0: the same). */
 int bg_value_parse_file_flags(struct bg_arena *arena, const char *path, const char *display,
 			      unsigned flags, struct bg_value **out, struct bg_ctx *ctx);
@@ -314,8 +324,18 @@ void bg_value_py_str(struct bg_strbuf *out, const struct bg_value *v);
 void bg_value_py_repr(struct bg_strbuf *out, const struct bg_value *v);
 /* Python truthiness (NULL: None, false). */
 bool bg_value_truthy(const struct bg_value *v);
-/* Python ==: integers, reals and booleans compare by value, containers deeply. */
+/* Python ==: integers, reals and booleans compare by value, containers
+ * deeply; a NaN is not equal to itself, except as an item of two containers
+ * (where Python sees one object: json reads every NaN as the same float). */
 bool bg_value_equal(const struct bg_value *a, const struct bg_value *b);
+/* Python's == where a container or a tuple compares its items
+ * (PyObject_RichCompareBool): bg_value_equal, and a NaN equals a NaN. */
+bool bg_value_py_same(const struct bg_value *a, const struct bg_value *b);
+/* Python's a < b: 1, 0, or -1 where Python raises TypeError (two kinds
+ * that never compare; None or objects among themselves). Lists compare at
+ * their first items that are not the same (bg_value_py_same), then by
+ * length; a NaN is below and above nothing. */
+int bg_value_py_lt(const struct bg_value *a, const struct bg_value *b);
 /* Appends a key that is the same for two values exactly when a Python set or
  * dict key sees one value (1, 1.0 and true alike; "1" apart; null one key);
  * false, sb unchanged, for a list or an object, which Python cannot hash. */

@@ -618,9 +618,10 @@ int bg_config_load(struct bg_config *cfg, const char *chdir_root, const char *co
 
 		cfg->arena = bg_arena_new();
 		/* a key written twice is a mistake here (the last one would win
-		 * unseen), unlike in the files the reference tools write */
-		rc = bg_value_parse_file_flags(cfg->arena, file, display, BG_VALUE_REJECT_DUPLICATES,
-					       &raw, ctx);
+		 * unseen), and so is a NaN, unlike in the files the reference
+		 * tools write */
+		rc = bg_value_parse_file_flags(cfg->arena, file, display,
+					       BG_VALUE_REJECT_DUPLICATES | BG_VALUE_FINITE, &raw, ctx);
 		free(file);
 		if (rc)
 			return rc;

@@ -458,7 +458,12 @@ static void format_real(struct bg_strbuf *out, double x, const struct spec *f)
 	else if (type == 'r')
 		type = 'g'; /* add_dot_0 stays: the empty type with a precision */
 	code = (char)type;
-	real_text(&t, x, code, precision, f->alternate, add_dot_0 && code == 'g');
+	if (isfinite(x))
+		real_text(&t, x, code, precision, f->alternate, add_dot_0 && code == 'g');
+	else /* Python: no digits, no sign for a NaN, upper case for E, F and G */
+		bg_strbuf_addf(&t, "%s%s", isinf(x) && x < 0 ? "-" : "",
+			       isnan(x) ? (code == 'E' || code == 'F' || code == 'G' ? "NAN" : "nan")
+					: (code == 'E' || code == 'F' || code == 'G' ? "INF" : "inf"));
 	if (pct)
 		bg_strbuf_addch(&t, '%');
 	s = t.buf;
@@ -466,7 +471,7 @@ static void format_real(struct bg_strbuf *out, double x, const struct spec *f)
 		sign_char = '-';
 		s++;
 	}
-	if (f->no_neg_0 && sign_char) { /* 'z': a zero after rounding loses its sign */
+	if (f->no_neg_0 && sign_char && isfinite(x)) { /* 'z': a zero after rounding loses its sign */
 		bool zero = true;
 		for (q = s; *q && *q != 'e' && *q != 'E' && *q != '%'; q++)
 			if (*q >= '1' && *q <= '9')

@@ -50,6 +50,7 @@ struct parser {
 	bool failed;
 	bool skip; /* checking a value that is not kept: no values are built */
 	bool reject_dups; /* BG_VALUE_REJECT_DUPLICATES */
+	bool finite; /* BG_VALUE_FINITE: no NaN, infinities or overflowing reals */
 };
 
 #define INTERN_MAX 8192 /* distinct keys interned per document; later ones are not */
@@ -468,7 +469,7 @@ static int parse_number(struct parser *ps, struct bg_value **out)
 			d = strtod(copy, NULL);
 			if (copy != small)
 				free(copy);
-			if (isinf(d))
+			if (isinf(d) && ps->finite)
 				return perr(ps, s, NULL, "real number overflow");
 		}
 		if (ps->skip) {
@@ -828,6 +829,34 @@ static int parse_literal(struct parser *ps, const char *word, size_t n, struct b
 	return perr(ps, p, NULL, "invalid token");
 }
 
+/*
+ * Python's json reads NaN, Infinity and -Infinity as floats (a Python
+ * script that wrote numpy.nan); BG_VALUE_FINITE refuses them as jansson does.
+ */
+/*
+ * NaN, Infinity or -Infinity at ps->p, which Python's json reads as floats
+ * (a Python script that wrote numpy.nan); "invalid token" under
+ * BG_VALUE_FINITE, as jansson.
+ */
+static int parse_nonfinite(struct parser *ps, struct bg_value **out)
+{
+	const char *p = ps->p;
+	bool neg = *p == '-';
+	const char *word = p[neg] == 'N' ? "NaN" : "Infinity";
+	size_t n = strlen(word);
+
+	if (ps->finite || strncmp(p + neg, word, n) != 0 || isalnum((unsigned char)p[neg + n]))
+		return neg ? parse_number(ps, out) : perr(ps, p, NULL, "invalid token");
+	ps->p = p + neg + n;
+	if (ps->skip) {
+		*out = NULL;
+		return BG_OK;
+	}
+	*out = new_value(ps->a, BG_VREAL);
+	(*out)->u.d = word[0] == 'N' ? NAN : neg ? -INFINITY : INFINITY;
+	return BG_OK;
+}
+
 static int parse_value(struct parser *ps, struct bg_value **out, int depth,
 		       const struct bg_value_keep *keep)
 {
@@ -859,9 +888,16 @@ static int parse_value(struct parser *ps, struct bg_value **out, int depth,
 		*out = v;
 		return BG_OK;
 	}
-	case '-': case '0': case '1': case '2': case '3': case '4':
+	case '-':
+		if (ps->p[1] == 'I')
+			return parse_nonfinite(ps, out);
+		return parse_number(ps, out);
+	case '0': case '1': case '2': case '3': case '4':
 	case '5': case '6': case '7': case '8': case '9':
 		return parse_number(ps, out);
+	case 'N':
+	case 'I':
+		return parse_nonfinite(ps, out);
 	case 't':
 		return parse_literal(ps, "true", 4, &bg_value_true_v, out);
 	case 'f':
@@ -901,6 +937,7 @@ static int parse_text(struct bg_arena *a, const char *text, size_t len, const ch
 	ps.display = display;
 	ps.ctx = ctx;
 	ps.reject_dups = (flags & BG_VALUE_REJECT_DUPLICATES) != 0;
+	ps.finite = (flags & BG_VALUE_FINITE) != 0;
 	bg_strbuf_init(&ps.scratch);
 	rc = parse_value(&ps, out, 0, keep);
 	if (!rc) {

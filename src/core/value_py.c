@@ -510,7 +510,7 @@ bool bg_value_equal(const struct bg_value *a, const struct bg_value *b)
 		if (a->n != b->n)
 			return false;
 		for (uint32_t i = 0; i < a->n; i++)
-			if (!bg_value_equal(a->u.items[i], b->u.items[i]))
+			if (!bg_value_py_same(a->u.items[i], b->u.items[i]))
 				return false;
 		return true;
 	case BG_VOBJECT:
@@ -519,13 +519,36 @@ bool bg_value_equal(const struct bg_value *a, const struct bg_value *b)
 		for (uint32_t i = 0; i < a->n; i++) {
 			const struct bg_member *m = &a->u.members[i];
 			const struct bg_value *o = bg_value_getn(b, m->key, m->klen);
-			if (!o || !bg_value_equal(m->value, o))
+			if (!o || !bg_value_py_same(m->value, o))
 				return false;
 		}
 		return true;
 	default:
 		return true; /* null */
 	}
+}
+
+bool bg_value_py_same(const struct bg_value *a, const struct bg_value *b)
+{
+	if (a && b && a->type == BG_VREAL && b->type == BG_VREAL && isnan(a->u.d) && isnan(b->u.d))
+		return true;
+	return bg_value_equal(a, b);
+}
+
+int bg_value_py_lt(const struct bg_value *a, const struct bg_value *b)
+{
+	int ra = bg_value_order_rank(a), rb = bg_value_order_rank(b);
+
+	if (ra != rb || ra == 0 || ra == 4)
+		return -1;
+	if (ra == 1)
+		return cmp_numbers(a, b) == -1;
+	if (ra == 2)
+		return strcmp(a->u.s, b->u.s) < 0;
+	for (uint32_t i = 0; i < a->n && i < b->n; i++)
+		if (!bg_value_py_same(a->u.items[i], b->u.items[i]))
+			return bg_value_py_lt(a->u.items[i], b->u.items[i]);
+	return a->n < b->n;
 }
 
 bool bg_value_py_key(struct bg_strbuf *sb, const struct bg_value *v)

@@ -5,43 +5,46 @@
  * objects that cannot be ordered when Python would raise. See keysort.h.
  */
 #include "registry/keysort.h"
+#include "core/pysort.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int g_nkeys;
-static bool g_type_error;
-/* the first pair the slow comparison could not order (qsort moves the items: their objects are kept) */
-static bool g_clash_met;
-static struct bg_keysort_clash g_clash;
+static int g_nkeys; /* cmp_fast's */
 
-static int cmp_items(const void *a, const void *b)
+/* The slow path's sort: the key count, and the pair whose comparison raised. */
+struct slow_sort {
+	int nkeys;
+	struct bg_keysort_clash clash;
+};
+
+/* Python's < on two key tuples (unsafe_tuple_compare): at the first key
+ * where the items are not the same, that key's <; -1 where it raises. */
+static int lt_items(const void *a, const void *b, void *arg)
 {
 	const struct bg_keysort_item *x = a, *y = b;
+	struct slow_sort *s = arg;
 
-	for (int i = 0; i < g_nkeys; i++) {
+	for (int i = 0; i < s->nkeys; i++) {
 		const struct bg_value *p = x->keys[i], *q = y->keys[i];
-		int c;
-		if (p && q && p->type == q->type && p->type == BG_VSTRING) /* the common case, inline */
-			c = strcmp(p->u.s, q->u.s);
-		else if (p && q && p->type == q->type && p->type == BG_VINT)
-			c = p->u.i < q->u.i ? -1 : p->u.i > q->u.i;
-		else {
-			bool err = false;
-			c = bg_value_cmp(p, q, &err);
-			if (err && !g_clash_met) {
-				g_clash_met = true;
-				g_clash.key = i;
-				g_clash.obj[0] = x->obj;
-				g_clash.obj[1] = y->obj;
-			}
-			g_type_error |= err;
+		int lt;
+		if (p && q && p->type == BG_VSTRING && q->type == BG_VSTRING) { /* the common case, inline */
+			int c = strcmp(p->u.s, q->u.s);
+			if (c)
+				return c < 0;
+			continue;
 		}
-		if (c)
-			return c;
+		if (bg_value_py_same(p, q))
+			continue;
+		if ((lt = bg_value_py_lt(p, q)) < 0) {
+			s->clash.key = i;
+			s->clash.obj[0] = x->obj;
+			s->clash.obj[1] = y->obj;
+		}
+		return lt;
 	}
-	return x->index < y->index ? -1 : x->index > y->index;
+	return 0;
 }
 
 /*
@@ -221,16 +224,16 @@ static bool find_clash(const struct bg_keysort_item *items, size_t n, int nkeys,
 
 bool bg_keysort(struct bg_keysort_item *items, size_t n, int nkeys, struct bg_keysort_clash *clash)
 {
+	struct slow_sort s = {nkeys, {0, {NULL, NULL}}};
+
 	if (sort_fast(items, n, nkeys))
 		return true;
-	g_nkeys = nkeys;
-	g_type_error = false;
-	g_clash_met = false;
-	qsort(items, n, sizeof(*items), cmp_items);
-	if (!g_type_error)
+	/* CPython's own sort: with a NaN among the keys the order is not
+	 * consistent, and only the same comparisons leave the same order */
+	if (bg_py_sort(items, n, sizeof(*items), lt_items, &s) == 0)
 		return true;
 	if (clash && !find_clash(items, n, nkeys, clash))
-		*clash = g_clash; /* the pair the sort met first */
+		*clash = s.clash; /* the pair whose comparison raised */
 	return false;
 }
 

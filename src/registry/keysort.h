@@ -2,7 +2,8 @@
  * keysort.h - sorting registry objects by a tuple of their fields as
  * Python's sorted(key=lambda x: (f1, f2, ...)) does (stable; strings by code
  * point; numbers of every kind together; a None, a dict, or two kinds that
- * do not compare raise there). Registry-internal: render (the coverage
+ * do not compare raise there; with a NaN among the keys, which is neither
+ * below nor above anything, the order CPython's own sort leaves). Registry-internal: render (the coverage
  * document's tables) and query (list, next) share it, so that they order
  * and refuse alike. Not thread-safe (qsort's comparator reads file state).
  */

@@ -115,11 +115,11 @@ static void check_edit(const struct bg_value *before, const char *id, const char
 	if (!imports_evidence(bg_value_get(after, "evidence_imports")))
 		violated("evidence_imports lacks the evidence path", text, len);
 	for (size_t i = 0; i < bg_value_size(gates_before); i++)
-		if ((long)i != at && !bg_value_equal(bg_value_at(gates_before, i), bg_value_at(gates_after, i)))
+		if ((long)i != at && !bg_value_py_same(bg_value_at(gates_before, i), bg_value_at(gates_after, i)))
 			violated("a gate that was not promoted changed", text, len);
 	BG_VALUE_OBJECT_FOREACH(before, k, v) {
 		if (strcmp(k, "gates") != 0 && strcmp(k, "evidence_imports") != 0 &&
-		    !bg_value_equal(v, bg_value_get(after, k)))
+		    !bg_value_py_same(v, bg_value_get(after, k)))
 			violated("a top-level member changed", text, len);
 	}
 	bg_ctx_release(&ctx);
