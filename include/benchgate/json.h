@@ -35,6 +35,18 @@ int bg_json_load_buffer(const char *data, size_t len, const char *display,
 /* BG_ECHECK with "DISPLAY: top level must be a JSON object" unless it is. */
 int bg_json_expect_object(const json_t *v, const char *display, struct bg_ctx *ctx);
 
+struct bg_value;
+/*
+ * A jansson copy of a registry value (a new reference the caller owns; NULL
+ * for v NULL). JSON has no NaN or infinity, which Python's json reads (and
+ * so the registry verbs do): a value holding one is refused with BG_EPRECOND
+ * "WHAT: 'PATH' is nan, which JSON cannot hold; write a number or null",
+ * PATH the member path within v ("measure.timeout", "outputs[1]"; v itself:
+ * WHAT alone). Strings are copied unchecked: they must be valid UTF-8, as
+ * the parser leaves them.
+ */
+int bg_value_to_json(const struct bg_value *v, const char *what, json_t **out, struct bg_ctx *ctx);
+
 /* indent < 0: compact with ", " and ": " separators (json.dumps default). */
 void bg_json_dump_py(struct bg_strbuf *out, const json_t *v, int indent, bool sort_keys);
 void bg_py_str(struct bg_strbuf *out, const json_t *v);

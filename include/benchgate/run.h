@@ -36,7 +36,7 @@ struct bg_run_request {
 	const json_t *runbook;       /* its runbook */
 	/* the registry's runbooks, or NULL: what each declares in
 	 * measure.outputs is left out of the git checks (any gate's outputs
-	 * are what runs write, not source) */
+	 * are what runs write, not source); run passes only that member */
 	const json_t *runbooks;
 	const char *protocol_version; /* the registry's, or NULL */
 	const json_t *thresholds;    /* the registry's "thresholds" list, or NULL */

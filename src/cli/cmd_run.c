@@ -112,19 +112,45 @@ static const char *on_opt(int id, const char *value, void *data)
 	return "unknown option";
 }
 
-/* A jansson copy of a DOM value (NULL for NULL). */
-static json_t *to_json(const struct bg_value *v)
+/*
+ * What run reads of the registry, as jansson values: the gate, its runbook,
+ * the thresholds, and of every runbook what it declares in measure.outputs
+ * (bg_run_request). A NaN or an infinity there (Python's json reads them)
+ * is refused, naming where it is: a session record cannot hold one.
+ */
+static int registry_json(const struct bg_registry *reg, const struct bg_value *gate_v, const struct bg_value *rb_v,
+			 json_t **gate, json_t **runbook, json_t **thresholds, json_t **runbooks, struct bg_ctx *ctx)
 {
-	struct bg_strbuf sb = BG_STRBUF_INIT;
-	json_error_t err;
-	json_t *j;
+	struct bg_strbuf what = BG_STRBUF_INIT;
+	const char *name;
+	struct bg_value *rb;
+	int rc;
 
-	if (!v)
-		return NULL;
-	bg_value_dump(&sb, v, -1, false);
-	j = json_loadb(sb.buf, sb.len, JSON_DECODE_ANY, &err);
-	bg_strbuf_release(&sb);
-	return j;
+	bg_strbuf_adds(&what, "gate '");
+	bg_value_py_str(&what, bg_value_get(gate_v, "id"));
+	bg_strbuf_addch(&what, '\'');
+	rc = bg_value_to_json(gate_v, what.buf, gate, ctx);
+	bg_strbuf_reset(&what);
+	bg_strbuf_adds(&what, "runbook '");
+	bg_value_py_str(&what, bg_value_get(gate_v, "runbook"));
+	bg_strbuf_addch(&what, '\'');
+	if (!rc)
+		rc = bg_value_to_json(rb_v, what.buf, runbook, ctx);
+	if (!rc)
+		rc = bg_value_to_json(bg_value_get(reg->root, "thresholds"), "the registry's thresholds", thresholds, ctx);
+	*runbooks = json_object();
+	BG_VALUE_OBJECT_FOREACH(reg->runbooks, name, rb) {
+		const struct bg_value *outputs = bg_value_get(bg_value_get(rb, "measure"), "outputs");
+		json_t *copy;
+		if (rc || !outputs)
+			continue;
+		bg_strbuf_reset(&what);
+		bg_strbuf_addf(&what, "runbook '%s': measure.outputs", name);
+		if (!(rc = bg_value_to_json(outputs, what.buf, &copy, ctx)))
+			json_object_set_new(*runbooks, name, json_pack("{s:{s:o}}", "measure", "outputs", copy));
+	}
+	bg_strbuf_release(&what);
+	return rc;
 }
 
 /* Said once when run starts to wait for a leased device or machine. */
@@ -231,13 +257,13 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 		goto out;
 	}
 	rb_v = bg_value_get(reg.runbooks, bg_value_str(bg_value_get(gate_v, "runbook")) ? bg_value_str(bg_value_get(gate_v, "runbook")) : "");
-	gate = to_json(gate_v);
-	runbook = to_json(rb_v);
+	if ((rc = registry_json(&reg, gate_v, rb_v, &gate, &runbook, &thresholds, &runbooks, &ctx)) ||
+	    (rc = bg_value_to_json(bg_value_get(cfg.raw, "key_fields"), "key_fields", &key_fields, &ctx))) {
+		bg_cli_fail_ctx(rc, &ctx);
+		goto out;
+	}
 	if (!runbook)
 		runbook = json_object();
-	thresholds = to_json(bg_value_get(reg.root, "thresholds"));
-	runbooks = to_json(reg.runbooks);
-	key_fields = to_json(bg_value_get(cfg.raw, "key_fields"));
 	bg_config_path(&cfg, &profile_path, cfg.profile_path);
 	/* the comparison key comes from it: a file that does not parse is refused, never skipped */
 	if (bg_is_file(profile_path.buf) &&

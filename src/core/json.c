@@ -8,6 +8,7 @@
 #include "benchgate/value.h"
 #include "core/bytes.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,6 +145,80 @@ static struct bg_value *to_value(struct bg_arena *a, const json_t *v)
 		break;
 	}
 	return bg_value_null();
+}
+
+/* jansson's copy of v, or NULL at the first non-finite real: its member
+ * path is then left in path and its value in *bad. */
+static json_t *from_value(const struct bg_value *v, struct bg_strbuf *path, double *bad)
+{
+	size_t at = path->len;
+
+	switch (v ? v->type : BG_VNULL) {
+	case BG_VOBJECT: {
+		json_t *obj = json_object(), *x;
+		const char *k;
+		struct bg_value *m;
+		BG_VALUE_OBJECT_FOREACH(v, k, m) {
+			bg_strbuf_addf(path, "%s%s", at ? "." : "", k);
+			if (!(x = from_value(m, path, bad))) {
+				json_decref(obj);
+				return NULL;
+			}
+			bg_strbuf_setlen(path, at);
+			json_object_set_new_nocheck(obj, k, x);
+		}
+		return obj;
+	}
+	case BG_VARRAY: {
+		json_t *arr = json_array(), *x;
+		struct bg_value *item;
+		size_t i;
+		BG_VALUE_ARRAY_FOREACH(v, i, item) {
+			bg_strbuf_addf(path, "[%zu]", i);
+			if (!(x = from_value(item, path, bad))) {
+				json_decref(arr);
+				return NULL;
+			}
+			bg_strbuf_setlen(path, at);
+			json_array_append_new(arr, x);
+		}
+		return arr;
+	}
+	case BG_VSTRING:
+		return json_stringn_nocheck(v->u.s, v->n);
+	case BG_VINT:
+		return json_integer((json_int_t)v->u.i);
+	case BG_VREAL:
+		*bad = v->u.d;
+		return isfinite(v->u.d) ? json_real(v->u.d) : NULL;
+	case BG_VTRUE:
+		return json_true();
+	case BG_VFALSE:
+		return json_false();
+	default:
+		return json_null();
+	}
+}
+
+int bg_value_to_json(const struct bg_value *v, const char *what, json_t **out, struct bg_ctx *ctx)
+{
+	struct bg_strbuf path = BG_STRBUF_INIT, shown = BG_STRBUF_INIT;
+	double bad = 0;
+	int rc = BG_OK;
+
+	*out = NULL;
+	if (v && !(*out = from_value(v, &path, &bad))) {
+		bg_value_float_repr(&shown, bad);
+		if (path.len)
+			rc = bg_error(ctx, BG_EPRECOND, "%s: '%s' is %s, which JSON cannot hold; write a number or null",
+				      what, path.buf, shown.buf);
+		else
+			rc = bg_error(ctx, BG_EPRECOND, "%s is %s, which JSON cannot hold; write a number or null", what,
+				      shown.buf);
+	}
+	bg_strbuf_release(&path);
+	bg_strbuf_release(&shown);
+	return rc;
 }
 
 void bg_json_dump_py(struct bg_strbuf *out, const json_t *v, int indent, bool sort_keys)

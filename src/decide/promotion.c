@@ -1,7 +1,7 @@
 /*
  * promotion.c - the eight promotion criteria, the evidence row, and the
  * whole promotion with roll-back (see benchgate/promotion.h). Registry
- * values are converted to jansson JSON once (bg_value_dump), so this file
+ * values are converted to jansson JSON once (bg_value_to_json), so this file
  * only depends on the registry's public calls.
  */
 #include "benchgate/promotion.h"
@@ -693,32 +693,29 @@ int bg_promotion_row(const struct bg_config *cfg, const json_t *gate, const json
 	return BG_OK;
 }
 
-/* The resolved gate as jansson JSON, or NULL. */
-/* A registry value as JSON (a new reference), or NULL for none. */
-static json_t *value_json(const struct bg_value *v)
+/*
+ * The session's gate as the registry resolves it, and its runbook, as
+ * jansson values (NULL where the registry has none); a NaN or an infinity
+ * in either is refused (bg_value_to_json): the promoted row copies them.
+ */
+static int gate_json(const struct bg_registry *reg, const char *id, json_t **gate, json_t **runbook,
+		     struct bg_ctx *ctx)
 {
-	struct bg_strbuf sb = BG_STRBUF_INIT;
-	json_t *out;
+	struct bg_strbuf what = BG_STRBUF_INIT;
+	const char *name;
+	int rc;
 
-	if (!v)
-		return NULL;
-	bg_value_dump(&sb, v, -1, false);
-	out = json_loadb(sb.buf, sb.len, JSON_DECODE_ANY, NULL);
-	bg_strbuf_release(&sb);
-	return out;
-}
-
-static json_t *gate_json(const struct bg_registry *reg, const char *id)
-{
-	return value_json(id ? bg_registry_find_gate(reg, id) : NULL);
-}
-
-/* The runbook gate names, as the registry has it (what run reads), or NULL. */
-static json_t *runbook_json(const struct bg_registry *reg, const json_t *gate)
-{
-	const char *name = str(gate, "runbook");
-
-	return name ? value_json(bg_value_get(reg->runbooks, name)) : NULL;
+	*runbook = NULL;
+	bg_strbuf_addf(&what, "gate '%s'", id ? id : "");
+	rc = bg_value_to_json(id ? bg_registry_find_gate(reg, id) : NULL, what.buf, gate, ctx);
+	name = str(*gate, "runbook");
+	if (!rc && name) {
+		bg_strbuf_reset(&what);
+		bg_strbuf_addf(&what, "runbook '%s'", name);
+		rc = bg_value_to_json(bg_value_get(reg->runbooks, name), what.buf, runbook, ctx);
+	}
+	bg_strbuf_release(&what);
+	return rc;
 }
 
 struct saved {
@@ -1006,9 +1003,10 @@ int bg_promotion_run(const struct bg_config *cfg, struct bg_store *store, long l
 		goto out;
 	if ((rc = bg_registry_load(&reg, cfg, ctx)))
 		goto out;
-	gate = gate_json(&reg, str(session, "gate_id"));
-	runbook = runbook_json(&reg, gate);
+	rc = gate_json(&reg, str(session, "gate_id"), &gate, &runbook, ctx);
 	bg_registry_release(&reg);
+	if (rc)
+		goto out;
 	if ((rc = bg_promotion_check(cfg, gate, runbook, session, verdict, report, ctx)))
 		goto out;
 	if (undone)
