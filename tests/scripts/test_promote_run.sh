@@ -89,6 +89,13 @@ jq '.runbooks.full.command += "; true"' "$work/reg1" >benchmarks/benchmark_regis
 "$B" render >/dev/null
 check "promote: a changed runbook refused" test "$(rc_of "$B" promote 1)" = 1
 check "promote: says the runbook changed" grep -q "runbook 'full' has changed since session 1 ran (its SHA-256 then [0-9a-f]\{12\}, now [0-9a-f]\{12\})" "$work/out"
+# a NaN in the session's runbook (the registry verbs read it, as Python's
+# json does): the promoted row is JSON, which cannot hold one
+jq '.runbooks.full.measure.budget_seconds = 12345' "$work/reg1" | sed 's/"budget_seconds": 12345/"budget_seconds": NaN/' \
+	>benchmarks/benchmark_registry.json
+"$B" render >/dev/null
+check "promote: a NaN in the runbook refused" test "$(rc_of "$B" promote 1)" = 3
+check "promote: names the member"  grep -q "runbook 'full': 'measure.budget_seconds' is nan, which JSON cannot hold" "$work/err"
 jq '(.runbooks.full |= (to_entries | reverse | from_entries)) | (.gates[] | select(.id == "life.full")) |= (.module = "Other")' \
 	"$work/reg1" >benchmarks/benchmark_registry.json
 "$B" render >/dev/null
