@@ -1,7 +1,8 @@
 /*
  * value_parse.c - the strict recursive-descent JSON parser of the arena
  * DOM: jansson's grammar and messages, Python's duplicate keys (first
- * position, last value), keep lists that build only what a caller reads.
+ * position, last value) and non-finite numbers (NaN, Infinity, 1e400),
+ * keep lists that build only what a caller reads.
  * See benchgate/value.h for the contract.
  */
 #include "core/value_internal.h"
@@ -829,10 +830,6 @@ static int parse_literal(struct parser *ps, const char *word, size_t n, struct b
 	return perr(ps, p, NULL, "invalid token");
 }
 
-/*
- * Python's json reads NaN, Infinity and -Infinity as floats (a Python
- * script that wrote numpy.nan); BG_VALUE_FINITE refuses them as jansson does.
- */
 /*
  * NaN, Infinity or -Infinity at ps->p, which Python's json reads as floats
  * (a Python script that wrote numpy.nan); "invalid token" under
