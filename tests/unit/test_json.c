@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "benchgate/json.h"
+#include "benchgate/value.h"
 
 static char *dump(const char *json, int indent, bool sort)
 {
@@ -144,6 +145,54 @@ static void test_truthy_equal(void **state)
 	json_decref(empty);
 }
 
+/* A registry value copied into jansson: the same document, or the first
+ * NaN or infinity refused by its member path. */
+static void test_value_to_json(void **state)
+{
+	static const struct {
+		const char *text, *want;
+	} cases[] = {
+		{"{\"b\": [1, 2.5, \"x\", null, true, false, {}], \"a\": {\"\u00e9\": -3}}", NULL},
+		{"{\"measure\": {\"timeout\": NaN}}", "gate 'g': 'measure.timeout' is nan, which JSON cannot hold; write a number or null"},
+		{"{\"outputs\": [\"a\", [1, -Infinity]]}", "gate 'g': 'outputs[1][1]' is -inf, which JSON cannot hold; write a number or null"},
+		{"[1e400]", "gate 'g': '[0]' is inf, which JSON cannot hold; write a number or null"},
+		{"NaN", "gate 'g' is nan, which JSON cannot hold; write a number or null"},
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct bg_arena *a = bg_arena_new();
+		struct bg_value *v;
+		struct bg_ctx ctx;
+		json_t *j = (json_t *)1;
+		int rc;
+
+		bg_ctx_init(&ctx);
+		assert_int_equal(bg_value_parse(a, cases[i].text, strlen(cases[i].text), "t.json", &v, &ctx), BG_OK);
+		rc = bg_value_to_json(v, "gate 'g'", &j, &ctx);
+		if (cases[i].want) {
+			assert_int_equal(rc, BG_EPRECOND);
+			assert_null(j);
+			assert_string_equal(bg_ctx_message(&ctx), cases[i].want);
+		} else {
+			struct bg_strbuf x = BG_STRBUF_INIT, y = BG_STRBUF_INIT;
+			assert_int_equal(rc, BG_OK);
+			bg_value_dump(&x, v, 2, false);
+			bg_json_dump_py(&y, j, 2, false);
+			assert_string_equal(x.buf, y.buf); /* member order, types and values kept */
+			json_decref(j);
+			bg_strbuf_release(&x);
+			bg_strbuf_release(&y);
+		}
+		bg_ctx_release(&ctx);
+		bg_arena_free(a);
+	}
+	{
+		json_t *j = (json_t *)1;
+		assert_int_equal(bg_value_to_json(NULL, "x", &j, NULL), BG_OK);
+		assert_null(j);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -154,6 +203,7 @@ int main(void)
 		cmocka_unit_test(test_py_str_repr),
 		cmocka_unit_test(test_load_errors),
 		cmocka_unit_test(test_truthy_equal),
+		cmocka_unit_test(test_value_to_json),
 	};
 	return cmocka_run_group_tests_name("json", tests, NULL, NULL);
 }
