@@ -96,6 +96,19 @@ static void test_stable(void **state)
 	}
 }
 
+/* e[0..n) holds each position 0..n-1 once: nothing lost or repeated. */
+static void assert_permutation(const struct elem *e, size_t n)
+{
+	unsigned char *mark = calloc(n + 1, 1);
+	size_t seen = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (e[i].pos < n && !mark[e[i].pos]++)
+			seen++;
+	assert_int_equal(seen, n);
+	free(mark);
+}
+
 static int lt_raises_at(const void *a, const void *b, void *arg)
 {
 	int *left = arg;
@@ -110,9 +123,8 @@ static void test_raises(void **state)
 	int comparisons = 1; /* counted by the first round, which never raises */
 	(void)state;
 	for (int at = -1; at < comparisons; at += 37) {
-		size_t n = 500, seen = 0;
+		size_t n = 500;
 		struct elem *e = calloc(n, sizeof(*e));
-		unsigned char *mark = calloc(n, 1);
 		int left = at < 0 ? INT32_MAX : at;
 		for (size_t i = 0; i < n; i++) {
 			e[i].v = (double)((i * 7919) % 101);
@@ -121,11 +133,7 @@ static void test_raises(void **state)
 		assert_int_equal(bg_py_sort(e, n, sizeof(*e), lt_raises_at, &left), at < 0 ? 0 : -1);
 		if (at < 0)
 			comparisons = INT32_MAX - left;
-		for (size_t i = 0; i < n; i++)
-			if (!mark[e[i].pos]++)
-				seen++;
-		assert_int_equal(seen, n);
-		free(mark);
+		assert_permutation(e, n);
 		free(e);
 	}
 	assert_true(comparisons > 1000);
@@ -146,18 +154,13 @@ static void test_random_order(void **state)
 {
 	(void)state;
 	for (unsigned round = 0; round < 300; round++) {
-		size_t n = round < 100 ? round : 64 + (size_t)(round * 37) % 3000, seen = 0;
+		size_t n = round < 100 ? round : 64 + (size_t)(round * 37) % 3000;
 		struct elem *e = calloc(n + 1, sizeof(*e));
-		unsigned char *mark = calloc(n + 1, 1);
 		unsigned seed = round;
 		for (size_t i = 0; i < n; i++)
 			e[i].pos = i;
 		assert_int_equal(bg_py_sort(e, n, sizeof(*e), lt_random, &seed), 0);
-		for (size_t i = 0; i < n; i++)
-			if (!mark[e[i].pos]++)
-				seen++;
-		assert_int_equal(seen, n);
-		free(mark);
+		assert_permutation(e, n);
 		free(e);
 	}
 }
