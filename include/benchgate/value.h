@@ -11,8 +11,8 @@
  *  - no trailing commas, comments or leading zeros;
  *  - NaN, Infinity and -Infinity are reals, and a real beyond a double's
  *    range is an infinity (Python reads 1e400 as inf), unless the caller
- *    asks for BG_VALUE_FINITE (then "invalid token" and "real number
- *    overflow", as jansson);
+ *    asks for BG_VALUE_FINITE (then "NaN is not a number this file takes;
+ *    write a finite number" and, as jansson, "real number overflow");
  *  - strings must be valid UTF-8 (no overlongs, no encoded surrogates, no
  *    code point above U+10FFFF) without raw control characters (< 0x20);
  *  - "\u0000" and lone surrogate escapes ("\ud800" without its pair) are

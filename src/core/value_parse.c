@@ -832,8 +832,8 @@ static int parse_literal(struct parser *ps, const char *word, size_t n, struct b
 
 /*
  * NaN, Infinity or -Infinity at ps->p, which Python's json reads as floats
- * (a Python script that wrote numpy.nan); "invalid token" under
- * BG_VALUE_FINITE, as jansson.
+ * (a Python script that wrote numpy.nan); refused under BG_VALUE_FINITE,
+ * saying so (jansson says "invalid token").
  */
 static int parse_nonfinite(struct parser *ps, struct bg_value **out)
 {
@@ -842,8 +842,11 @@ static int parse_nonfinite(struct parser *ps, struct bg_value **out)
 	const char *word = p[neg] == 'N' ? "NaN" : "Infinity";
 	size_t n = strlen(word);
 
-	if (ps->finite || strncmp(p + neg, word, n) != 0 || isalnum((unsigned char)p[neg + n]))
+	if (strncmp(p + neg, word, n) != 0 || isalnum((unsigned char)p[neg + n]))
 		return neg ? parse_number(ps, out) : perr(ps, p, NULL, "invalid token");
+	if (ps->finite)
+		return perr(ps, p, NULL, "%s%s is not a number this file takes; write a finite number", neg ? "-" : "",
+			    word);
 	ps->p = p + neg + n;
 	if (ps->skip) {
 		*out = NULL;

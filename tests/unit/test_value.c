@@ -879,9 +879,9 @@ static void test_nonfinite(void **state)
 
 	/* benchgate.json's flag */
 	assert_int_equal(parse_file_flags("{\"a\": NaN}", BG_VALUE_FINITE, msg, sizeof(msg)), BG_ECHECK);
-	assert_string_equal(msg, "c.json:1:9: invalid JSON: invalid token near 'NaN'");
+	assert_string_equal(msg, "c.json:1:9: invalid JSON: NaN is not a number this file takes; write a finite number near 'NaN'");
 	assert_int_equal(parse_file_flags("{\n \"a\": -Infinity}", BG_VALUE_FINITE, msg, sizeof(msg)), BG_ECHECK);
-	assert_string_equal(msg, "c.json:2:15: invalid JSON: invalid token near '-Infinity'");
+	assert_string_equal(msg, "c.json:2:15: invalid JSON: -Infinity is not a number this file takes; write a finite number near '-Infinity'");
 	assert_int_equal(parse_file_flags("[1e400]", BG_VALUE_FINITE, msg, sizeof(msg)), BG_ECHECK);
 	assert_string_equal(msg, "c.json:1:6: invalid JSON: real number overflow near '1e400'");
 	assert_int_equal(parse_file_flags("[-1e400]", BG_VALUE_FINITE | BG_VALUE_REJECT_DUPLICATES, msg,
