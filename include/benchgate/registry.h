@@ -112,6 +112,16 @@ int bg_registry_render_matches(struct bg_registry *reg, const char *path, bool *
 int bg_registry_runbooks_ok(const struct bg_registry *reg, struct bg_ctx *ctx);
 /* The resolved gate with that id (borrowed), or NULL. */
 struct bg_value *bg_registry_find_gate(const struct bg_registry *reg, const char *id);
+struct json_t;
+/*
+ * A resolved gate (NULL: none) and the runbook it names, as jansson values
+ * the caller owns (json_decref; NULL where there is none), for what run and
+ * promote record. A NaN or an infinity in either is refused with
+ * BG_EPRECOND naming "gate 'ID'" or "runbook 'NAME'" and the member
+ * (bg_value_to_json); then both are NULL.
+ */
+int bg_registry_gate_json(const struct bg_registry *reg, const struct bg_value *gate, struct json_t **gate_out,
+			  struct json_t **runbook_out, struct bg_ctx *ctx);
 /*
  * The gate `show` and `command` look up, as the reference's _find_gate does:
  * gates are tried in order and *out is the first whose id is that text, or

@@ -118,24 +118,14 @@ static const char *on_opt(int id, const char *value, void *data)
  * (bg_run_request). A NaN or an infinity there (Python's json reads them)
  * is refused, naming where it is: a session record cannot hold one.
  */
-static int registry_json(const struct bg_registry *reg, const struct bg_value *gate_v, const struct bg_value *rb_v,
-			 json_t **gate, json_t **runbook, json_t **thresholds, json_t **runbooks, struct bg_ctx *ctx)
+static int registry_json(const struct bg_registry *reg, const struct bg_value *gate_v, json_t **gate,
+			 json_t **runbook, json_t **thresholds, json_t **runbooks, struct bg_ctx *ctx)
 {
 	struct bg_strbuf what = BG_STRBUF_INIT;
 	const char *name;
 	struct bg_value *rb;
-	int rc;
+	int rc = bg_registry_gate_json(reg, gate_v, gate, runbook, ctx);
 
-	bg_strbuf_adds(&what, "gate '");
-	bg_value_py_str(&what, bg_value_get(gate_v, "id"));
-	bg_strbuf_addch(&what, '\'');
-	rc = bg_value_to_json(gate_v, what.buf, gate, ctx);
-	bg_strbuf_reset(&what);
-	bg_strbuf_adds(&what, "runbook '");
-	bg_value_py_str(&what, bg_value_get(gate_v, "runbook"));
-	bg_strbuf_addch(&what, '\'');
-	if (!rc)
-		rc = bg_value_to_json(rb_v, what.buf, runbook, ctx);
 	if (!rc)
 		rc = bg_value_to_json(bg_value_get(reg->root, "thresholds"), "the registry's thresholds", thresholds, ctx);
 	*runbooks = json_object();
@@ -217,7 +207,7 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 	struct bg_mp_progress_state ps = {false, false, NULL, 0};
 	struct bg_cli_stop stop;
 	struct bg_strbuf out = BG_STRBUF_INIT, profile_path = BG_STRBUF_INIT;
-	struct bg_value *gate_v, *rb_v;
+	struct bg_value *gate_v;
 	json_t *gate = NULL, *runbook = NULL, *runbooks = NULL, *thresholds = NULL, *profile = NULL, *key_fields = NULL;
 	json_t *all;
 	struct bg_ctx ctx;
@@ -256,8 +246,7 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 		bg_cli_fail_ctx(rc, &ctx);
 		goto out;
 	}
-	rb_v = bg_value_get(reg.runbooks, bg_value_str(bg_value_get(gate_v, "runbook")) ? bg_value_str(bg_value_get(gate_v, "runbook")) : "");
-	if ((rc = registry_json(&reg, gate_v, rb_v, &gate, &runbook, &thresholds, &runbooks, &ctx)) ||
+	if ((rc = registry_json(&reg, gate_v, &gate, &runbook, &thresholds, &runbooks, &ctx)) ||
 	    (rc = bg_value_to_json(bg_value_get(cfg.raw, "key_fields"), "key_fields", &key_fields, &ctx))) {
 		bg_cli_fail_ctx(rc, &ctx);
 		goto out;

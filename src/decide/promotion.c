@@ -693,31 +693,6 @@ int bg_promotion_row(const struct bg_config *cfg, const json_t *gate, const json
 	return BG_OK;
 }
 
-/*
- * The session's gate as the registry resolves it, and its runbook, as
- * jansson values (NULL where the registry has none); a NaN or an infinity
- * in either is refused (bg_value_to_json): the promoted row copies them.
- */
-static int gate_json(const struct bg_registry *reg, const char *id, json_t **gate, json_t **runbook,
-		     struct bg_ctx *ctx)
-{
-	struct bg_strbuf what = BG_STRBUF_INIT;
-	const char *name;
-	int rc;
-
-	*runbook = NULL;
-	bg_strbuf_addf(&what, "gate '%s'", id ? id : "");
-	rc = bg_value_to_json(id ? bg_registry_find_gate(reg, id) : NULL, what.buf, gate, ctx);
-	name = str(*gate, "runbook");
-	if (!rc && name) {
-		bg_strbuf_reset(&what);
-		bg_strbuf_addf(&what, "runbook '%s'", name);
-		rc = bg_value_to_json(bg_value_get(reg->runbooks, name), what.buf, runbook, ctx);
-	}
-	bg_strbuf_release(&what);
-	return rc;
-}
-
 struct saved {
 	const char *rel;
 	struct bg_strbuf abs, text;
@@ -971,7 +946,7 @@ int bg_promotion_run(const struct bg_config *cfg, struct bg_store *store, long l
 	struct bg_strbuf ev_rel = BG_STRBUF_INIT, mid = BG_STRBUF_INIT, text = BG_STRBUF_INIT, edited = BG_STRBUF_INIT;
 	json_t *session = NULL, *verdict = NULL, *gate = NULL, *runbook = NULL, *row = NULL, *artifact = NULL, *evidence = NULL;
 	struct saved sv[3];
-	const char *state;
+	const char *state, *gate_id;
 	char *gen_dir = NULL, *made = NULL, *slash;
 	bool saved = false, undone = false;
 	int rc, lock = -1;
@@ -1003,7 +978,9 @@ int bg_promotion_run(const struct bg_config *cfg, struct bg_store *store, long l
 		goto out;
 	if ((rc = bg_registry_load(&reg, cfg, ctx)))
 		goto out;
-	rc = gate_json(&reg, str(session, "gate_id"), &gate, &runbook, ctx);
+	gate_id = str(session, "gate_id");
+	/* a NaN in either is refused: the promoted row copies them */
+	rc = bg_registry_gate_json(&reg, gate_id ? bg_registry_find_gate(&reg, gate_id) : NULL, &gate, &runbook, ctx);
 	bg_registry_release(&reg);
 	if (rc)
 		goto out;

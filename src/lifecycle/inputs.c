@@ -180,7 +180,7 @@ static int hash_files(const char *path, const char *display, const struct file_l
 	j.failed_at = l->n;
 	pthread_mutex_init(&j.lock, NULL);
 	/* libcrypto is loaded here, before any thread needs it */
-	if (nthreads > 1 && bg_sha256_hex("", 0, hex[0], ctx) != BG_OK)
+	if (nthreads > 1 && bg_sha256_ready(ctx) != BG_OK)
 		nthreads = 1; /* the first file's hash reports why */
 	for (; started + 1 < nthreads; started++)
 		if (pthread_create(&tid[started], NULL, hash_worker, &j) != 0)

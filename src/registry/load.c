@@ -6,6 +6,7 @@
  */
 #include "benchgate/registry.h"
 #include "benchgate/fsutil.h"
+#include "benchgate/json.h"
 #include "core/bytes.h"
 #include "core/pyval.h"
 
@@ -785,6 +786,30 @@ struct bg_value *bg_registry_find_gate(const struct bg_registry *reg, const char
 			return gate;
 	}
 	return NULL;
+}
+
+int bg_registry_gate_json(const struct bg_registry *reg, const struct bg_value *gate, json_t **gate_out,
+			  json_t **runbook_out, struct bg_ctx *ctx)
+{
+	struct bg_strbuf what = BG_STRBUF_INIT;
+	const char *name = bg_value_str(bg_value_get(gate, "runbook"));
+	int rc;
+
+	*runbook_out = NULL;
+	bg_strbuf_adds(&what, "gate '");
+	bg_value_py_str(&what, bg_value_get(gate, "id"));
+	bg_strbuf_addch(&what, '\'');
+	rc = bg_value_to_json(gate, what.buf, gate_out, ctx);
+	if (!rc && name) {
+		bg_strbuf_reset(&what);
+		bg_strbuf_addf(&what, "runbook '%s'", name);
+		if ((rc = bg_value_to_json(bg_value_get(reg->runbooks, name), what.buf, runbook_out, ctx))) {
+			json_decref(*gate_out);
+			*gate_out = NULL;
+		}
+	}
+	bg_strbuf_release(&what);
+	return rc;
 }
 
 int bg_registry_lookup_gate(const struct bg_registry *reg, const char *id, struct bg_value **out,
