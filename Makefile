@@ -51,7 +51,8 @@ clean:
 #   fuzz_project (project/: a whole project), fuzz_npy (npy/),
 #   fuzz_promote (registry/, promote/), fuzz_reported (reported/),
 #   fuzz_scrub (scrub/: home paths and secrets in what a session writes),
-#   fuzz_format (format/: a format specification and a value)
+#   fuzz_format (format/: a format specification and a value),
+#   fuzz_bigint (bigint/: integers beyond 64 bits against OpenSSL's BIGNUM)
 # make fuzz [FUZZ_TARGET=fuzz_registry] [FUZZ_SECONDS=60]
 FUZZ_TARGET ?= fuzz_registry
 FUZZ_SEEDS_fuzz_registry = registry
@@ -62,6 +63,7 @@ FUZZ_SEEDS_fuzz_promote = registry promote
 FUZZ_SEEDS_fuzz_reported = reported
 FUZZ_SEEDS_fuzz_scrub = scrub
 FUZZ_SEEDS_fuzz_format = format
+FUZZ_SEEDS_fuzz_bigint = bigint
 FUZZ_MAX_LEN_fuzz_project = 65536
 FUZZ_DICT_fuzz_registry = tests/fuzz/fuzz_registry.dict
 FUZZ_DICT_fuzz_json = tests/fuzz/fuzz_registry.dict

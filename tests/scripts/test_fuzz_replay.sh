@@ -18,8 +18,9 @@ echo "$out"
 if echo "$out" | grep -qE 'AddressSanitizer|LeakSanitizer|runtime error'; then exit 1; fi
 # whole projects (tests/fuzz/fuzz_project.c), .npy files (fuzz_npy.c),
 # reported-timing files (fuzz_reported.c), the scrubbing of what a
-# session writes (fuzz_scrub.c) and format specifications (fuzz_format.c)
-for target in project npy reported scrub format; do
+# session writes (fuzz_scrub.c), format specifications (fuzz_format.c)
+# and integers beyond 64 bits against OpenSSL's BIGNUM (fuzz_bigint.c)
+for target in project npy reported scrub format bigint; do
 	out=$("$BENCHGATE_BUILD/fuzz_${target}_replay" "$BENCHGATE_SOURCE"/tests/fuzz/corpus/$target/* 2>&1) ||
 		{ echo "$out"; exit 1; }
 	echo "$out"
