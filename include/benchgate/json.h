@@ -42,8 +42,10 @@ struct bg_value;
  * so the registry verbs do): a value holding one is refused with BG_EPRECOND
  * "WHAT: 'PATH' is nan, which JSON cannot hold; write a number or null",
  * PATH the member path within v ("measure.timeout", "outputs[1]"; v itself:
- * WHAT alone). Strings are copied unchecked: they must be valid UTF-8, as
- * the parser leaves them.
+ * WHAT alone); so is an integer beyond 64 bits, which jansson cannot hold
+ * ("... is 18446744073709551616, beyond the 64 bits benchgate's records
+ * hold; write it as a string"). Strings are copied unchecked: they must be
+ * valid UTF-8, as the parser leaves them.
  */
 int bg_value_to_json(const struct bg_value *v, const char *what, json_t **out, struct bg_ctx *ctx);
 

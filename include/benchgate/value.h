@@ -18,9 +18,12 @@
  *  - "\u0000" and lone surrogate escapes ("\ud800" without its pair) are
  *    rejected cleanly (Python would accept them; strings here are C strings
  *    holding UTF-8, as with jansson, which rejects both);
- *  - integers (no fraction, no exponent) are int64; one that does not fit is
- *    an error ("too big integer"), as jansson; reals are doubles rounded as
- *    strtod rounds;
+ *  - integers (no fraction, no exponent) are int64 (BG_VINT); one beyond
+ *    64 bits is kept as its decimal text (BG_VBIGINT), as Python's int
+ *    keeps it, up to Python's 4,300 digits ("too big integer: more than
+ *    4300 digits, which Python's json refuses"); BG_VALUE_FINITE refuses
+ *    any beyond 64 bits ("too big integer", as jansson); reals are doubles
+ *    rounded as strtod rounds;
  *  - objects keep insertion order; a duplicate key keeps the first position
  *    and the last value (Python's dict semantics), unless the caller asks
  *    for BG_VALUE_REJECT_DUPLICATES (bg_value_parse_file_flags);
@@ -77,6 +80,7 @@ enum bg_vtype {
 	BG_VSTRING,
 	BG_VARRAY,
 	BG_VOBJECT,
+	BG_VBIGINT, /* an integer beyond 64 bits: u.s its decimal text, n its length */
 };
 
 struct bg_value;
@@ -97,7 +101,7 @@ struct bg_value {
 	union {
 		int64_t i;
 		double d;
-		const char *s;              /* NUL-terminated */
+		const char *s;              /* NUL-terminated (a string, or a big integer's digits) */
 		struct bg_value **items;    /* array */
 		struct bg_member *members;  /* object, insertion order (internal header before it) */
 	} u;
@@ -133,9 +137,10 @@ int bg_value_parse_file(struct bg_arena *arena, const char *path, const char *di
  */
 #define BG_VALUE_REJECT_DUPLICATES 1u
 /*
- * BG_VALUE_FINITE: NaN, Infinity, -Infinity and reals beyond a double's
- * range are errors, as in jansson (for benchgate's own files, where such a
- * number is a mistake); by default they are read as Python's json reads them.
+ * BG_VALUE_FINITE: NaN, Infinity, -Infinity, reals beyond a double's range
+ * and integers beyond 64 bits are errors, as in jansson (for benchgate's own
+ * files, where such a number is a mistake); by default they are read as
+ * Python's json reads them.
  */
 #define BG_VALUE_FINITE 2u
 /* bg_value_parse_file with flags (BG_VALUE_*, or 0: the same). */
@@ -179,9 +184,11 @@ static inline bool bg_value_is_array(const struct bg_value *v) { return v && v->
 static inline bool bg_value_is_string(const struct bg_value *v) { return v && v->type == BG_VSTRING; }
 static inline bool bg_value_is_integer(const struct bg_value *v) { return v && v->type == BG_VINT; }
 static inline bool bg_value_is_real(const struct bg_value *v) { return v && v->type == BG_VREAL; }
+/* An integer beyond 64 bits (bg_value_is_integer is false for it). */
+static inline bool bg_value_is_bigint(const struct bg_value *v) { return v && v->type == BG_VBIGINT; }
 static inline bool bg_value_is_number(const struct bg_value *v)
 {
-	return v && (v->type == BG_VINT || v->type == BG_VREAL);
+	return v && (v->type == BG_VINT || v->type == BG_VREAL || v->type == BG_VBIGINT);
 }
 static inline bool bg_value_is_null(const struct bg_value *v) { return v && v->type == BG_VNULL; }
 static inline bool bg_value_is_true(const struct bg_value *v) { return v && v->type == BG_VTRUE; }
@@ -269,6 +276,10 @@ struct bg_value *bg_value_true(void);
 struct bg_value *bg_value_false(void);
 struct bg_value *bg_value_new_int(struct bg_arena *a, int64_t i);
 struct bg_value *bg_value_new_real(struct bg_arena *a, double d);
+/* The integer whose decimal text (bg_bigint form: '-', then digits without
+ * leading zeros) is digits: a BG_VINT when it fits in 64 bits, else a
+ * BG_VBIGINT holding a copy of the text. */
+struct bg_value *bg_value_new_int_text(struct bg_arena *a, const char *digits);
 struct bg_value *bg_value_new_string(struct bg_arena *a, const char *s);
 struct bg_value *bg_value_new_stringn(struct bg_arena *a, const char *s, size_t n);
 /* A string value over s[0..n) without copying: s[n] must be '\0' and s must
@@ -349,11 +360,15 @@ int bg_value_order_rank(const struct bg_value *v);
 int bg_value_cmp(const struct bg_value *a, const struct bg_value *b, bool *type_error);
 /* isinstance(v, (int, float)): integers, reals and booleans. */
 bool bg_value_is_pynumber(const struct bg_value *v);
-/* isinstance(v, int): integers and booleans; the value in *out when out is not NULL. */
+/* isinstance(v, int): integers (big ones too) and booleans; the value in
+ * *out when out is not NULL, LLONG_MIN or LLONG_MAX for a big integer (its
+ * sign kept, so range checks such as `x > 0` still hold). */
 bool bg_value_is_pyint(const struct bg_value *v, long long *out);
-/* float(v): numbers, bools, numeric strings; false when Python raises. */
+/* float(v): numbers, bools, numeric strings; false when Python raises (a
+ * big integer beyond a double's range too). */
 bool bg_value_to_float(const struct bg_value *v, double *out);
-/* int(v): ints, bools, floats (truncated), integer strings; false when Python raises. */
+/* int(v): ints, bools, floats (truncated), integer strings; false when Python
+ * raises, and when the int is beyond 64 bits (bg_value_int_text has it). */
 bool bg_value_to_int(const struct bg_value *v, long long *out);
 /* int(v) of any size (up to CPython's 4300 digits for a text) as decimal
  * text appended to out: an optional '-', then digits without leading

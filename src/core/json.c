@@ -147,9 +147,9 @@ static struct bg_value *to_value(struct bg_arena *a, const json_t *v)
 	return bg_value_null();
 }
 
-/* jansson's copy of v, or NULL at the first non-finite real: its member
- * path is then left in path and its value in *bad. */
-static json_t *from_value(const struct bg_value *v, struct bg_strbuf *path, double *bad)
+/* jansson's copy of v, or NULL at the first non-finite real or integer
+ * beyond 64 bits: its member path is then left in path and it in *bad. */
+static json_t *from_value(const struct bg_value *v, struct bg_strbuf *path, const struct bg_value **bad)
 {
 	size_t at = path->len;
 
@@ -189,8 +189,11 @@ static json_t *from_value(const struct bg_value *v, struct bg_strbuf *path, doub
 	case BG_VINT:
 		return json_integer((json_int_t)v->u.i);
 	case BG_VREAL:
-		*bad = v->u.d;
+		*bad = v;
 		return isfinite(v->u.d) ? json_real(v->u.d) : NULL;
+	case BG_VBIGINT:
+		*bad = v;
+		return NULL;
 	case BG_VTRUE:
 		return json_true();
 	case BG_VFALSE:
@@ -203,18 +206,25 @@ static json_t *from_value(const struct bg_value *v, struct bg_strbuf *path, doub
 int bg_value_to_json(const struct bg_value *v, const char *what, json_t **out, struct bg_ctx *ctx)
 {
 	struct bg_strbuf path = BG_STRBUF_INIT, shown = BG_STRBUF_INIT;
-	double bad = 0;
+	const struct bg_value *bad = NULL;
+	const char *why = "which JSON cannot hold; write a number or null";
 	int rc = BG_OK;
 
 	*out = NULL;
 	if (v && !(*out = from_value(v, &path, &bad))) {
-		bg_value_float_repr(&shown, bad);
+		if (bg_value_is_bigint(bad)) {
+			if (bad->n <= 40)
+				bg_strbuf_addn(&shown, bad->u.s, bad->n);
+			else
+				bg_strbuf_addf(&shown, "an integer of %u digits", bad->n - (bad->u.s[0] == '-'));
+			why = "beyond the 64 bits benchgate's records hold; write it as a string";
+		} else {
+			bg_value_float_repr(&shown, bg_value_real(bad));
+		}
 		if (path.len)
-			rc = bg_error(ctx, BG_EPRECOND, "%s: '%s' is %s, which JSON cannot hold; write a number or null",
-				      what, path.buf, shown.buf);
+			rc = bg_error(ctx, BG_EPRECOND, "%s: '%s' is %s, %s", what, path.buf, shown.buf, why);
 		else
-			rc = bg_error(ctx, BG_EPRECOND, "%s is %s, which JSON cannot hold; write a number or null", what,
-				      shown.buf);
+			rc = bg_error(ctx, BG_EPRECOND, "%s is %s, %s", what, shown.buf, why);
 	}
 	bg_strbuf_release(&path);
 	bg_strbuf_release(&shown);

@@ -8,10 +8,12 @@
  * See core/pyformat.h for the contract.
  */
 #include "core/pyformat.h"
+#include "core/bigint.h"
 #include "core/bytes.h"
 #include "core/pyval.h"
 #include "benchgate/status.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -496,23 +498,34 @@ static void format_real(struct bg_strbuf *out, double x, const struct spec *f)
 	bg_strbuf_release(&t);
 }
 
-/* format_long_internal, for an integer (or a boolean's 0 or 1). */
-static int format_int(struct bg_strbuf *out, int64_t v, const char *type_name, const char *text, size_t n,
-		      char *why, size_t size)
+/* format_long_internal, for an integer (or a boolean's 0 or 1): text is its
+ * decimal text (bg_bigint form), beyond 64 bits too. */
+static int format_int(struct bg_strbuf *out, const char *text_of_v, const char *type_name, const char *text,
+		      size_t n, char *why, size_t size)
 {
 	struct spec f;
-	char tbuf[5], digits[72], *d = digits + sizeof(digits);
-	const char *prefix = "";
-	uint64_t mag = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+	struct bg_strbuf big = BG_STRBUF_INIT;
+	char tbuf[5], digits[72], *d = digits + sizeof(digits), *end;
+	const char *prefix = "", *mag_text = text_of_v + (text_of_v[0] == '-');
+	bool neg = text_of_v[0] == '-', wide;
+	unsigned long long mag;
 	unsigned base = 10;
 	int rc;
 
 	if ((rc = parse_spec(text, n, 'd', '>', &f, why, size)))
 		return rc;
+	errno = 0;
+	mag = strtoull(mag_text, &end, 10);
+	wide = errno == ERANGE; /* a magnitude of 2**64 or more */
 	switch (f.type) {
-	case 'e': case 'E': case 'f': case 'F': case 'g': case 'G': case '%':
-		format_real(out, (double)v, &f);
+	case 'e': case 'E': case 'f': case 'F': case 'g': case 'G': case '%': {
+		double x;
+		if (!bg_bigint_to_double(text_of_v, &x))
+			return fail(why, size, "an integer beyond a real number's range cannot be written with the type '%s'",
+				    type_text(f.type, tbuf));
+		format_real(out, x, &f);
 		return BG_OK;
+	}
 	case 'b': case 'c': case 'd': case 'o': case 'x': case 'X': case 'n':
 		break;
 	default:
@@ -528,9 +541,10 @@ static int format_int(struct bg_strbuf *out, int64_t v, const char *type_name, c
 			return fail(why, size, "a sign is not allowed with the type 'c'");
 		if (f.alternate)
 			return fail(why, size, "'#' is not allowed with the type 'c'");
-		if (v < 1 || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff))
-			return fail(why, size, "%" PRId64 " is not the code point of a character 'c' can write", v);
-		put_cp(ch, (unsigned long)v);
+		if (neg || wide || mag < 1 || mag > 0x10ffff || (mag >= 0xd800 && mag <= 0xdfff))
+			return fail(why, size, "%.40s%s is not the code point of a character 'c' can write", text_of_v,
+				    strlen(text_of_v) > 40 ? "..." : "");
+		put_cp(ch, (unsigned long)mag);
 		lay_out_number(out, &f, 0, "", "", 0, false, ch, strlen(ch), 1);
 		return BG_OK;
 	}
@@ -541,19 +555,29 @@ static int format_int(struct bg_strbuf *out, int64_t v, const char *type_name, c
 	case 'X': base = 16; prefix = f.alternate ? "0X" : ""; break;
 	default: break;
 	}
-	do {
-		unsigned r = (unsigned)(mag % base);
-		*--d = (char)(r < 10 ? '0' + r : (f.type == 'X' ? 'A' : 'a') + r - 10);
-		mag /= base;
-	} while (mag);
-	lay_out_number(out, &f, v < 0 ? '-' : 0, prefix, d, (long)(digits + sizeof(digits) - d), false, "", 0, 0);
+	if (!wide) {
+		do {
+			unsigned r = (unsigned)(mag % base);
+			*--d = (char)(r < 10 ? '0' + r : (f.type == 'X' ? 'A' : 'a') + r - 10);
+			mag /= base;
+		} while (mag);
+		lay_out_number(out, &f, neg ? '-' : 0, prefix, d, (long)(digits + sizeof(digits) - d), false, "", 0,
+			       0);
+		return BG_OK;
+	}
+	if (base == 10)
+		bg_strbuf_adds(&big, mag_text);
+	else
+		bg_bigint_to_base(&big, mag_text, base, f.type == 'X');
+	lay_out_number(out, &f, neg ? '-' : 0, prefix, big.buf, (long)big.len, false, "", 0, 0);
+	bg_strbuf_release(&big);
 	return BG_OK;
 }
 
 int bg_py_format(struct bg_strbuf *out, const struct bg_value *v, const char *spec, size_t n, char *why,
 		 size_t size)
 {
-	struct bg_strbuf t = BG_STRBUF_INIT;
+	struct bg_strbuf t = BG_STRBUF_INIT, digits = BG_STRBUF_INIT;
 	struct spec f;
 	int rc = BG_OK;
 
@@ -563,10 +587,11 @@ int bg_py_format(struct bg_strbuf *out, const struct bg_value *v, const char *sp
 	}
 	if (bg_value_is_string(v)) {
 		rc = format_string(&t, bg_value_str(v), bg_value_len(v), spec, n, why, size);
-	} else if (bg_value_is_integer(v)) {
-		rc = format_int(&t, bg_value_int(v), "an integer", spec, n, why, size);
+	} else if (bg_value_is_integer(v) || bg_value_is_bigint(v)) {
+		bg_value_int_text(v, &digits);
+		rc = format_int(&t, digits.buf, "an integer", spec, n, why, size);
 	} else if (bg_value_is_boolean(v)) {
-		rc = format_int(&t, bg_value_is_true(v), "a boolean", spec, n, why, size);
+		rc = format_int(&t, bg_value_is_true(v) ? "1" : "0", "a boolean", spec, n, why, size);
 	} else if (bg_value_is_real(v)) {
 		char tbuf[5];
 		if (!(rc = parse_spec(spec, n, 0, '>', &f, why, size))) {
@@ -586,5 +611,6 @@ int bg_py_format(struct bg_strbuf *out, const struct bg_value *v, const char *sp
 	if (!rc)
 		bg_strbuf_addn(out, t.buf ? t.buf : "", t.len);
 	bg_strbuf_release(&t);
+	bg_strbuf_release(&digits);
 	return rc;
 }

@@ -155,6 +155,22 @@ struct bg_value *bg_value_new_real(struct bg_arena *a, double d)
 	return v;
 }
 
+struct bg_value *bg_value_new_int_text(struct bg_arena *a, const char *digits)
+{
+	struct bg_value *v;
+	long long i;
+	char *end;
+
+	errno = 0;
+	i = strtoll(digits, &end, 10);
+	if (errno == 0 && !*end)
+		return bg_value_new_int(a, i);
+	v = new_value(a, BG_VBIGINT);
+	v->n = (uint32_t)strlen(digits);
+	v->u.s = bg_arena_strndup(a, digits, v->n);
+	return v;
+}
+
 struct bg_value *bg_value_new_stringn(struct bg_arena *a, const char *s, size_t n)
 {
 	struct bg_value *v = new_value(a, BG_VSTRING);

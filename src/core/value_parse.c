@@ -51,7 +51,7 @@ struct parser {
 	bool failed;
 	bool skip; /* checking a value that is not kept: no values are built */
 	bool reject_dups; /* BG_VALUE_REJECT_DUPLICATES */
-	bool finite; /* BG_VALUE_FINITE: no NaN, infinities or overflowing reals */
+	bool finite; /* BG_VALUE_FINITE: no NaN, infinities, overflowing reals or big integers */
 };
 
 #define INTERN_MAX 8192 /* distinct keys interned per document; later ones are not */
@@ -362,6 +362,10 @@ static const double pow10_exact[] = {
 	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
 };
 
+/* The most digits Python's int() reads from a text (sys.int_info's
+ * default_max_str_digits), so json.loads reads from an integer literal. */
+#define BIG_INT_DIGITS 4300
+
 static int parse_number(struct parser *ps, struct bg_value **out)
 {
 	const char *s = ps->p, *p = s;
@@ -428,8 +432,24 @@ static int parse_number(struct parser *ps, struct bg_value **out)
 	if (!real) {
 		struct bg_value *v;
 		if (overflow || (!neg && mant > (uint64_t)INT64_MAX) ||
-		    (neg && mant > (uint64_t)INT64_MAX + 1))
-			return perr(ps, s, NULL, neg ? "too big negative integer" : "too big integer");
+		    (neg && mant > (uint64_t)INT64_MAX + 1)) {
+			/* beyond 64 bits: Python's int keeps it, as its text does here */
+			if (ps->finite)
+				return perr(ps, s, NULL, neg ? "too big negative integer" : "too big integer");
+			if (ilen > BIG_INT_DIGITS)
+				return perr(ps, s, NULL,
+					    "too big integer: more than %d digits, which Python's json refuses",
+					    BIG_INT_DIGITS);
+			if (ps->skip) {
+				*out = NULL;
+				return BG_OK;
+			}
+			v = new_value(ps->a, BG_VBIGINT);
+			v->n = (uint32_t)(p - s);
+			v->u.s = bg_arena_strndup(ps->a, s, v->n);
+			*out = v;
+			return BG_OK;
+		}
 		if (ps->skip) {
 			*out = NULL;
 			return BG_OK;

@@ -5,11 +5,13 @@
  * the contract.
  */
 #include "core/value_internal.h"
+#include "core/bigint.h"
 #include "core/fmath.h"
 #include "core/pyval.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -327,6 +329,9 @@ static void dump_value(struct bg_strbuf *out, const struct bg_value *v, int inde
 	case BG_VINT:
 		add_int(out, v->u.i);
 		return;
+	case BG_VBIGINT:
+		bg_strbuf_addn(out, v->u.s, v->n);
+		return;
 	case BG_VREAL:
 		if (isnan(v->u.d))
 			bg_strbuf_adds(out, "NaN");
@@ -385,6 +390,9 @@ void bg_value_py_repr(struct bg_strbuf *out, const struct bg_value *v)
 	case BG_VINT:
 		add_int(out, v->u.i);
 		return;
+	case BG_VBIGINT:
+		bg_strbuf_addn(out, v->u.s, v->n);
+		return;
 	case BG_VREAL:
 		bg_value_float_repr(out, v->u.d);
 		return;
@@ -422,6 +430,7 @@ bool bg_value_truthy(const struct bg_value *v)
 	case BG_VREAL:
 		return v->u.d != 0.0;
 	case BG_VTRUE:
+	case BG_VBIGINT: /* never zero */
 		return true;
 	default:
 		return false;
@@ -430,8 +439,8 @@ bool bg_value_truthy(const struct bg_value *v)
 
 bool bg_value_is_pynumber(const struct bg_value *v)
 {
-	return v && (v->type == BG_VINT || v->type == BG_VREAL || v->type == BG_VTRUE ||
-		     v->type == BG_VFALSE);
+	/* BG_VFALSE to BG_VREAL: false, true, int, float (enum bg_vtype order) */
+	return v && ((v->type >= BG_VFALSE && v->type <= BG_VREAL) || v->type == BG_VBIGINT);
 }
 
 bool bg_value_is_pyint(const struct bg_value *v, long long *out)
@@ -443,15 +452,24 @@ bool bg_value_is_pyint(const struct bg_value *v, long long *out)
 			*out = v->type == BG_VINT ? (long long)v->u.i : v->type == BG_VTRUE;
 		return true;
 	}
+	if (v->type == BG_VBIGINT) {
+		if (out)
+			*out = v->u.s[0] == '-' ? LLONG_MIN : LLONG_MAX;
+		return true;
+	}
 	return false;
 }
 
+/* float(v) of a number; a big integer beyond a double's range is an
+ * infinity (where Python raises: bg_value_to_float tells). */
 static double num(const struct bg_value *v)
 {
 	if (v->type == BG_VINT)
 		return (double)v->u.i;
 	if (v->type == BG_VREAL)
 		return v->u.d;
+	if (v->type == BG_VBIGINT)
+		return strtod(v->u.s, NULL);
 	return v->type == BG_VTRUE ? 1.0 : 0.0;
 }
 
@@ -478,12 +496,50 @@ static int cmp_int_real(long long i, double d)
 	return frac > 0 ? -1 : frac < 0 ? 1 : 0;
 }
 
+/*
+ * The comparison of a big integer's text with a number (b not a big
+ * integer), exact as Python's: a big integer is beyond 64 bits, so any
+ * other int and any real of magnitude below 2**63 lies between the
+ * negative and the positive ones; a real beyond that is an integer, whose
+ * exact decimal text %.0f writes.
+ */
+static int cmp_big_number(const char *a, const struct bg_value *b)
+{
+	int above = a[0] == '-' ? -1 : 1;
+	char text[400];
+	double d;
+
+	if (b->type != BG_VREAL)
+		return above;
+	d = b->u.d;
+	if (d != d)
+		return 2;
+	if (isinf(d))
+		return d < 0 ? 1 : -1;
+	if (fabs(d) < 9223372036854775808.0)
+		return above;
+	snprintf(text, sizeof(text), "%.0f", d);
+	return bg_bigint_cmp(a, text);
+}
+
 /* Python's comparison of two numbers: -1, 0, 1, or 2 when unordered (NaN). */
 static int cmp_numbers(const struct bg_value *a, const struct bg_value *b)
 {
 	long long x, y;
-	bool ia = bg_value_is_pyint(a, &x), ib = bg_value_is_pyint(b, &y);
+	bool ia, ib;
 
+	if (a->type == BG_VINT && b->type == BG_VINT)
+		return a->u.i < b->u.i ? -1 : a->u.i > b->u.i;
+	if (a->type == BG_VBIGINT && b->type == BG_VBIGINT)
+		return bg_bigint_cmp(a->u.s, b->u.s);
+	if (a->type == BG_VBIGINT)
+		return cmp_big_number(a->u.s, b);
+	if (b->type == BG_VBIGINT) {
+		int c = cmp_big_number(b->u.s, a);
+		return c == 2 ? 2 : -c;
+	}
+	ia = bg_value_is_pyint(a, &x);
+	ib = bg_value_is_pyint(b, &y);
 	if (ia && ib)
 		return x < y ? -1 : x > y;
 	if (ia)
@@ -560,12 +616,17 @@ bool bg_value_py_key(struct bg_strbuf *sb, const struct bg_value *v)
 	if (bg_value_is_string(v)) {
 		bg_strbuf_addch(sb, 's');
 		bg_strbuf_addn(sb, v->u.s, v->n);
+	} else if (bg_value_is_bigint(v)) {
+		bg_strbuf_addch(sb, 'n');
+		bg_strbuf_addn(sb, v->u.s, v->n);
 	} else if (bg_value_is_pyint(v, &n)) {
 		bg_strbuf_addf(sb, "n%lld", n);
 	} else if (bg_value_is_real(v)) {
 		double d = v->u.d;
 		if (d == d && d >= -9223372036854775808.0 && d < 9223372036854775808.0 && d == (double)(long long)d)
 			bg_strbuf_addf(sb, "n%lld", (long long)d);
+		else if (isfinite(d) && fabs(d) >= 9223372036854775808.0)
+			bg_strbuf_addf(sb, "n%.0f", d); /* an integer: the key of the int it equals */
 		else
 			bg_strbuf_addf(sb, "r%.17g", d);
 	} else {
@@ -702,7 +763,7 @@ bool bg_value_to_float(const struct bg_value *v, double *out)
 		return false;
 	if (bg_value_is_pynumber(v)) {
 		*out = num(v);
-		return true;
+		return v->type != BG_VBIGINT || isfinite(*out);
 	}
 	if (v->type == BG_VSTRING)
 		return parse_py_float_string(v->u.s, v->n, out);
@@ -711,7 +772,7 @@ bool bg_value_to_float(const struct bg_value *v, double *out)
 
 bool bg_value_to_int(const struct bg_value *v, long long *out)
 {
-	if (!v)
+	if (!v || v->type == BG_VBIGINT)
 		return false;
 	if (bg_value_is_pyint(v, out))
 		return true;
@@ -768,6 +829,10 @@ bool bg_value_int_text(const struct bg_value *v, struct bg_strbuf *out)
 
 	if (bg_value_to_int(v, &i)) {
 		bg_strbuf_addf(out, "%lld", i);
+		return true;
+	}
+	if (v && v->type == BG_VBIGINT) {
+		bg_strbuf_addn(out, v->u.s, v->n);
 		return true;
 	}
 	if (v && v->type == BG_VREAL) { /* a finite float is an integer exactly, printed so */

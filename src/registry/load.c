@@ -9,6 +9,7 @@
 #include "benchgate/json.h"
 #include "core/bytes.h"
 #include "core/pyval.h"
+#include "core/bigint.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -295,36 +296,8 @@ static struct bg_value *measurement_state(struct bg_value *const *f, struct bg_s
 	return state;
 }
 
-/* Whether the magnitude x (decimal digits, no leading zeros) is less than y. */
-static bool mag_less(const char *x, size_t nx, const char *y, size_t ny)
-{
-	return nx != ny ? nx < ny : memcmp(x, y, nx) < 0;
-}
-
-/* The magnitude x + y (want_sum) or x - y (x not less than y), decimal
- * digits without leading zeros, appended to out. */
-static void mag_combine(struct bg_strbuf *out, const char *x, size_t nx, const char *y, size_t ny,
-			bool want_sum)
-{
-	size_t n = (nx > ny ? nx : ny) + 1, k;
-	char *d = bg_xcalloc(n, 1);
-	int carry = 0;
-
-	for (k = 0; k < n; k++) {
-		int dx = k < nx ? x[nx - 1 - k] - '0' : 0, dy = k < ny ? y[ny - 1 - k] - '0' : 0;
-		int r = want_sum ? dx + dy + carry : dx - dy + carry;
-		carry = want_sum ? r / 10 : r < 0 ? -1 : 0;
-		d[n - 1 - k] = (char)('0' + (r + 10) % 10);
-	}
-	for (k = 0; k + 1 < n && d[k] == '0'; k++)
-		;
-	bg_strbuf_addn(out, d + k, n - k);
-	free(d);
-}
-
-/* int(stop) - int(start) where one is beyond 64 bits, as Python's int:
- * a number when the result fits in 64 bits, else its decimal text (only
- * shown, as str() shows the int). False where int() raises. */
+/* int(stop) - int(start) where one is beyond 64 bits, as Python's int.
+ * False where int() raises. */
 static bool big_extent(struct bg_arena *arena, const struct bg_value *start, const struct bg_value *stop,
 		       struct bg_value **out)
 {
@@ -332,28 +305,8 @@ static bool big_extent(struct bg_arena *arena, const struct bg_value *start, con
 	bool ok = bg_value_int_text(start, &a) && bg_value_int_text(stop, &b);
 
 	if (ok) {
-		bool na = a.buf[0] == '-', nb = b.buf[0] == '-';
-		const char *ma = a.buf + na, *mb = b.buf + nb;
-		size_t la = a.len - na, lb = b.len - nb;
-		long long v;
-		char *end;
-
-		if (na != nb) { /* b - a = sign(b) * (|b| + |a|) */
-			if (nb)
-				bg_strbuf_addch(&r, '-');
-			mag_combine(&r, mb, lb, ma, la, true);
-		} else if (mag_less(mb, lb, ma, la)) { /* |b| < |a|: the sign flips */
-			if (!nb)
-				bg_strbuf_addch(&r, '-');
-			mag_combine(&r, ma, la, mb, lb, false);
-		} else {
-			if (nb && !(la == lb && memcmp(ma, mb, la) == 0))
-				bg_strbuf_addch(&r, '-');
-			mag_combine(&r, mb, lb, ma, la, false);
-		}
-		errno = 0;
-		v = strtoll(r.buf, &end, 10);
-		*out = errno == 0 && !*end ? bg_value_new_int(arena, v) : bg_value_new_string(arena, r.buf);
+		bg_bigint_sub(&r, b.buf, a.buf);
+		*out = bg_value_new_int_text(arena, r.buf);
 	}
 	bg_strbuf_release(&a);
 	bg_strbuf_release(&b);
@@ -373,8 +326,7 @@ static int selected_extent(struct bg_arena *arena, const struct bg_value *start,
 		if (!bg_value_to_int(start, &a) || !bg_value_to_int(stop, &b))
 			return big_extent(arena, start, stop, out) ? 0 : -1;
 		/* |b - a| < 2**64 is exact in unsigned arithmetic; beyond 64 bits
-		 * signed, Python's int goes on, so the row keeps its decimal text
-		 * (only shown, as str() shows the int) */
+		 * signed, Python's int goes on, and so does the row's */
 		mag = b >= a ? (unsigned long long)b - (unsigned long long)a : (unsigned long long)a - (unsigned long long)b;
 		if (b >= a ? mag <= (unsigned long long)LLONG_MAX : mag <= (unsigned long long)LLONG_MAX + 1) {
 			*out = bg_value_new_int(arena, b >= a ? (long long)mag
@@ -382,7 +334,7 @@ static int selected_extent(struct bg_arena *arena, const struct bg_value *start,
 							     : -(long long)mag);
 		} else {
 			snprintf(text, sizeof(text), "%s%llu", b >= a ? "" : "-", mag);
-			*out = bg_value_new_string(arena, text);
+			*out = bg_value_new_int_text(arena, text);
 		}
 		return 0;
 	}

@@ -279,7 +279,8 @@ static void cell_seconds(struct render *r, const struct bg_value *row, const cha
 		return;
 	}
 	if (!bg_value_to_float(v, &sec)) {
-		fail_value(r, "measurement", row, field, "which is not a number",
+		fail_value(r, "measurement", row, field,
+			   bg_value_is_bigint(v) ? "which is beyond a real number's range" : "which is not a number",
 			   "write a number of seconds, or null");
 		return;
 	}
@@ -288,17 +289,17 @@ static void cell_seconds(struct render *r, const struct bg_value *row, const cha
 	cell_text(r, r->tmp.buf, r->tmp.len);
 }
 
-/* int(text) / (1 << 30) for an integer text beyond 64 bits (int() reads
- * any size up to 4300 digits): strtod rounds the integer once, and the
- * division by a power of two is exact, so this is Python's correctly
- * rounded int / int. False for any other text, or a quotient beyond a
- * double (Python's OverflowError). */
+/* int(v) / (1 << 30) for an integer beyond 64 bits, or an integer text
+ * of one (int() reads any size up to 4300 digits): strtod rounds the
+ * integer once, and the division by a power of two is exact, so this is
+ * Python's correctly rounded int / int. False for any other text, or a
+ * quotient beyond a double (Python's OverflowError). */
 static bool big_int_gib(const struct bg_value *v, double *gib)
 {
 	struct bg_strbuf digits = BG_STRBUF_INIT;
 	bool ok = false;
 
-	if (bg_value_is_string(v) && bg_value_int_text(v, &digits)) {
+	if ((bg_value_is_string(v) || bg_value_is_bigint(v)) && bg_value_int_text(v, &digits)) {
 		*gib = strtod(digits.buf, NULL) / (double)(1 << 30);
 		ok = isfinite(*gib);
 	}

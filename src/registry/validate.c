@@ -6,6 +6,7 @@
 #include "benchgate/registry.h"
 #include "benchgate/fsutil.h"
 #include "core/pyval.h"
+#include "core/bigint.h"
 
 #include <limits.h>
 #include <math.h>
@@ -207,23 +208,31 @@ static bool floordiv(struct bg_arena *arena, const struct bg_value *a, const str
 
 	if (bg_value_is_pyint(a, &x) && bg_value_is_pyint(b, &y)) {
 		long long r;
+		if (bg_value_is_bigint(a) || bg_value_is_bigint(b) || (x == LLONG_MIN && y == -1)) {
+			/* beyond 64 bits, as Python's int goes on */
+			struct bg_strbuf ta = BG_STRBUF_INIT, tb = BG_STRBUF_INIT, tq = BG_STRBUF_INIT;
+			bool ok;
+			bg_value_int_text(a, &ta);
+			bg_value_int_text(b, &tb);
+			if ((ok = bg_bigint_floordiv(&tq, ta.buf, tb.buf)))
+				*out = bg_value_new_int_text(arena, tq.buf);
+			bg_strbuf_release(&ta);
+			bg_strbuf_release(&tb);
+			bg_strbuf_release(&tq);
+			return ok;
+		}
 		if (y == 0)
 			return false;
-		if (x == LLONG_MIN && y == -1) {
-			/* 2**63: no JSON integer here (int64) equals it, the float 2**63 does */
-			*out = bg_value_new_real(arena, 9223372036854775808.0);
-			return true;
-		}
 		r = x / y;
 		if ((x % y != 0) && ((x < 0) != (y < 0)))
 			r--;
 		*out = bg_value_new_int(arena, r);
 		return true;
 	}
-	if (!bg_value_is_pynumber(a) || !bg_value_is_pynumber(b))
+	/* a float and an int: the int is converted, which raises beyond a double */
+	if (!bg_value_is_pynumber(a) || !bg_value_is_pynumber(b) || !bg_value_to_float(a, &p) ||
+	    !bg_value_to_float(b, &q))
 		return false;
-	bg_value_to_float(a, &p);
-	bg_value_to_float(b, &q);
 	if (q == 0.0)
 		return false;
 	*out = bg_value_new_real(arena, bg_py_floordiv(p, q));

@@ -96,6 +96,13 @@ jq '.runbooks.full.measure.budget_seconds = 12345' "$work/reg1" | sed 's/"budget
 "$B" render >/dev/null
 check "promote: a NaN in the runbook refused" test "$(rc_of "$B" promote 1)" = 3
 check "promote: names the member"  grep -q "runbook 'full': 'measure.budget_seconds' is nan, which JSON cannot hold" "$work/err"
+# an integer beyond 64 bits in the session's gate: jansson, which writes
+# the promoted row, holds 64 bits
+jq '(.gates[] | select(.id == "life.full")).seed = 12345' "$work/reg1" | sed 's/"seed": 12345/"seed": 18446744073709551615/' \
+	>benchmarks/benchmark_registry.json
+"$B" render >/dev/null
+check "promote: a big integer in the gate refused" test "$(rc_of "$B" promote 1)" = 3
+check "promote: names the field" grep -q "gate 'life.full': 'seed' is 18446744073709551615, beyond the 64 bits benchgate's records hold" "$work/err"
 jq '(.runbooks.full |= (to_entries | reverse | from_entries)) | (.gates[] | select(.id == "life.full")) |= (.module = "Other")' \
 	"$work/reg1" >benchmarks/benchmark_registry.json
 "$B" render >/dev/null
