@@ -192,13 +192,32 @@ static void table_head(struct render *r, const char *const *headers)
 	bg_strbuf_adds(r->out, "|\n");
 }
 
-static void cell_shape(struct render *r, const struct bg_value *rows, const struct bg_value *cols)
+/* The most digits Python's str() writes of an int (sys.int_info's
+ * default_max_str_digits); only a measurement's computed extent
+ * (int(stop) - int(start) of two such integers) can have more. */
+#define STR_MAX_DIGITS 4300u
+
+/* f"{rows} × {cols}" of row (kind names it in a message). */
+static void cell_shape(struct render *r, const char *kind, const struct bg_value *row, const struct bg_value *rows,
+		       const struct bg_value *cols)
 {
 	struct bg_strbuf *sb = &r->tmp;
 
 	if (!rows || !cols || bg_value_is_null(rows) || bg_value_is_null(cols)) {
 		cell_cstr(r, "n/a");
 		return;
+	}
+	for (int k = 0; k < 2; k++) {
+		const struct bg_value *v = k ? cols : rows;
+		if (bg_value_is_bigint(v) && v->n - (v->u.s[0] == '-') > STR_MAX_DIGITS) {
+			struct bg_strbuf id = BG_STRBUF_INIT;
+			bg_value_py_str(&id, bg_value_get(row, "id"));
+			render_fail(r, "%s '%s' has a selected scan extent (stop - start) of %u digits, more than the %u "
+				       "Python's str() writes; check its selected scan bounds",
+				    kind, id.buf, v->n - (v->u.s[0] == '-'), STR_MAX_DIGITS);
+			bg_strbuf_release(&id);
+			return;
+		}
 	}
 	bg_strbuf_reset(sb);
 	bg_value_py_str(sb, rows);
@@ -470,17 +489,18 @@ static const char *const gate_row_fields[G_NFIELDS] = {
  * the common order (the first fields of gate_row_fields and
  * measurement_row_fields): state label, module ... timing boundary.
  */
-static void shared_cells(struct render *r, const char *label, struct bg_value *const *f)
+static void shared_cells(struct render *r, const char *kind, const struct bg_value *row, const char *label,
+			 struct bg_value *const *f)
 {
 	cell_cstr(r, label);
 	cell_value(r, f[G_MODULE]);
 	cell_value(r, f[G_OPERATION]);
 	cell_value(r, f[G_PLATFORM]);
 	cell_value(r, f[G_COMPUTER]);
-	cell_shape(r, f[G_SEL_ROWS], f[G_SEL_COLS]);
-	cell_shape(r, f[G_SRC_ROWS], f[G_SRC_COLS]);
+	cell_shape(r, kind, row, f[G_SEL_ROWS], f[G_SEL_COLS]);
+	cell_shape(r, kind, row, f[G_SRC_ROWS], f[G_SRC_COLS]);
 	cell_value(r, f[G_DET_BIN]);
-	cell_shape(r, f[G_OUT_ROWS], f[G_OUT_COLS]);
+	cell_shape(r, kind, row, f[G_OUT_ROWS], f[G_OUT_COLS]);
 	cell_value(r, f[G_SRC_DTYPE]);
 	cell_value(r, f[G_WORK_DTYPE]);
 	cell_value(r, f[G_CACHE]);
@@ -527,7 +547,7 @@ static void gate_table(struct render *r)
 		if (!label)
 			break;
 		row_begin(r);
-		shared_cells(r, label, f);
+		shared_cells(r, "gate", g, label, f);
 		cell_value(r, f[G_PRIORITY]);
 		bg_strbuf_reset(&r->tmp);
 		bg_strbuf_addch(&r->tmp, '`');
@@ -615,7 +635,7 @@ static void measurement_table(struct render *r)
 		if (!label)
 			break;
 		row_begin(r);
-		shared_cells(r, label, f);
+		shared_cells(r, "measurement", x, label, f);
 		cell_value(r, f[M_SAMPLES]);
 		for (int k = M_P50; k <= M_MAX; k++)
 			cell_seconds(r, x, measurement_row_fields[k], f[k]);
