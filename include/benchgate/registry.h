@@ -116,9 +116,9 @@ struct json_t;
 /*
  * A resolved gate (NULL: none) and the runbook it names, as jansson values
  * the caller owns (json_decref; NULL where there is none), for what run and
- * promote record. A NaN or an infinity in either is refused with
- * BG_EPRECOND naming "gate 'ID'" or "runbook 'NAME'" and the member
- * (bg_value_to_json); then both are NULL.
+ * promote record. A NaN, an infinity or an integer beyond 64 bits in
+ * either is refused with BG_EPRECOND naming "gate 'ID'" or "runbook
+ * 'NAME'" and the member (bg_value_to_json); then both are NULL.
  */
 int bg_registry_gate_json(const struct bg_registry *reg, const struct bg_value *gate, struct json_t **gate_out,
 			  struct json_t **runbook_out, struct bg_ctx *ctx);

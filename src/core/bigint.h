@@ -16,6 +16,10 @@
 
 #include "benchgate/strbuf.h"
 
+/* The most digits Python's int() reads from a text (so json.loads from an
+ * integer literal) and str() writes: sys.int_info's default_max_str_digits. */
+#define BG_BIGINT_MAX_DIGITS 4300u
+
 /* -1, 0 or 1 as a is below, equal to or above b. */
 int bg_bigint_cmp(const char *a, const char *b);
 /* a - b. */

@@ -6,6 +6,7 @@
  * See benchgate/value.h for the contract.
  */
 #include "core/value_internal.h"
+#include "core/bigint.h"
 #include "benchgate/fsutil.h"
 #include "benchgate/format.h"
 
@@ -362,10 +363,6 @@ static const double pow10_exact[] = {
 	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
 };
 
-/* The most digits Python's int() reads from a text (sys.int_info's
- * default_max_str_digits), so json.loads reads from an integer literal. */
-#define BIG_INT_DIGITS 4300
-
 static int parse_number(struct parser *ps, struct bg_value **out)
 {
 	const char *s = ps->p, *p = s;
@@ -436,10 +433,10 @@ static int parse_number(struct parser *ps, struct bg_value **out)
 			/* beyond 64 bits: Python's int keeps it, as its text does here */
 			if (ps->finite)
 				return perr(ps, s, NULL, neg ? "too big negative integer" : "too big integer");
-			if (ilen > BIG_INT_DIGITS)
+			if ((unsigned long)ilen > BG_BIGINT_MAX_DIGITS)
 				return perr(ps, s, NULL,
-					    "too big integer: more than %d digits, which Python's json refuses",
-					    BIG_INT_DIGITS);
+					    "too big integer: more than %u digits, which Python's json refuses",
+					    BG_BIGINT_MAX_DIGITS);
 			if (ps->skip) {
 				*out = NULL;
 				return BG_OK;

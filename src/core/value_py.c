@@ -850,7 +850,7 @@ bool bg_value_int_text(const struct bg_value *v, struct bg_strbuf *out)
 			neg = c == '-';
 		} else if (c == '_' && nd && k + 1 < start + n && isdigit((unsigned char)t.buf[k + 1])) {
 			continue;
-		} else if (!isdigit((unsigned char)c) || ++nd > 4300) {
+		} else if (!isdigit((unsigned char)c) || ++nd > BG_BIGINT_MAX_DIGITS) {
 			goto done;
 		} else if (c != '0' || out->len > at + neg) {
 			if (neg && out->len == at)

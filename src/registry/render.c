@@ -4,6 +4,7 @@
  */
 #include "benchgate/registry.h"
 #include "benchgate/fsutil.h"
+#include "core/bigint.h"
 #include "core/bytes.h"
 #include "core/fmath.h"
 #include "core/pyval.h"
@@ -192,12 +193,9 @@ static void table_head(struct render *r, const char *const *headers)
 	bg_strbuf_adds(r->out, "|\n");
 }
 
-/* The most digits Python's str() writes of an int (sys.int_info's
- * default_max_str_digits); only a measurement's computed extent
- * (int(stop) - int(start) of two such integers) can have more. */
-#define STR_MAX_DIGITS 4300u
-
-/* f"{rows} × {cols}" of row (kind names it in a message). */
+/* f"{rows} × {cols}" of row (kind names it in a message). Only a
+ * measurement's computed extent (int(stop) - int(start)) can have more
+ * digits than Python's str() writes. */
 static void cell_shape(struct render *r, const char *kind, const struct bg_value *row, const struct bg_value *rows,
 		       const struct bg_value *cols)
 {
@@ -209,12 +207,12 @@ static void cell_shape(struct render *r, const char *kind, const struct bg_value
 	}
 	for (int k = 0; k < 2; k++) {
 		const struct bg_value *v = k ? cols : rows;
-		if (bg_value_is_bigint(v) && v->n - (v->u.s[0] == '-') > STR_MAX_DIGITS) {
+		if (bg_value_is_bigint(v) && v->n - (v->u.s[0] == '-') > BG_BIGINT_MAX_DIGITS) {
 			struct bg_strbuf id = BG_STRBUF_INIT;
 			bg_value_py_str(&id, bg_value_get(row, "id"));
 			render_fail(r, "%s '%s' has a selected scan extent (stop - start) of %u digits, more than the %u "
 				       "Python's str() writes; check its selected scan bounds",
-				    kind, id.buf, v->n - (v->u.s[0] == '-'), STR_MAX_DIGITS);
+				    kind, id.buf, v->n - (v->u.s[0] == '-'), BG_BIGINT_MAX_DIGITS);
 			bg_strbuf_release(&id);
 			return;
 		}
