@@ -44,8 +44,11 @@ struct bg_value;
  * PATH the member path within v ("measure.timeout", "outputs[1]"; v itself:
  * WHAT alone); so is an integer beyond 64 bits, which jansson cannot hold
  * ("... is 18446744073709551616, beyond the 64 bits benchgate's records
- * hold; write it as a string"). Strings are copied unchecked: they must be
- * valid UTF-8, as the parser leaves them.
+ * hold; write it as a string"), and a text or key holding a lone surrogate
+ * (bg_value_surrogate_find), which UTF-8 cannot encode ("... is a text
+ * holding the lone surrogate '\ud800' (a JSON escape without its pair),
+ * which benchgate's records cannot hold ..."). Other strings are copied
+ * unchecked: the parser leaves them valid UTF-8.
  */
 int bg_value_to_json(const struct bg_value *v, const char *what, json_t **out, struct bg_ctx *ctx);
 

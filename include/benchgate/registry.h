@@ -77,7 +77,9 @@ int bg_registry_validate(struct bg_registry *reg, bool check_render, struct bg_p
 			 struct bg_registry_counts *counts, struct bg_ctx *ctx);
 
 /* The generated Markdown coverage document. BG_ECHECK when the registry
- * cannot be rendered (a missing field, an unknown state), naming why. */
+ * cannot be rendered (a missing field, an unknown state), naming why, and
+ * when the document would hold a lone surrogate (bg_value_surrogate_find:
+ * Python cannot write it as UTF-8), naming its line; out is then as it was. */
 int bg_registry_render(struct bg_registry *reg, struct bg_strbuf *out, struct bg_ctx *ctx);
 /*
  * The same document written to path atomically (bg_atomic_file: a
@@ -97,8 +99,10 @@ bool bg_registry_document_matches(const char *on_disk, size_t len, const char *r
  * Renders the document and compares it with the file at path as
  * bg_registry_document_matches does, while it is produced: the rendered
  * text is not held whole (when the bytes differ, whole texts decide, line
- * ends normalised). *matches is false when the file cannot be read. Errors: those of bg_registry_render
- * (*matches then false).
+ * ends normalised). *matches is false when the file cannot be read, and
+ * when the document holds a lone surrogate (no UTF-8 file can: the
+ * reference finds it stale). Errors: those of bg_registry_render but the
+ * surrogate (*matches then false).
  */
 int bg_registry_render_matches(struct bg_registry *reg, const char *path, bool *matches,
 			       struct bg_ctx *ctx);
@@ -116,9 +120,9 @@ struct json_t;
 /*
  * A resolved gate (NULL: none) and the runbook it names, as jansson values
  * the caller owns (json_decref; NULL where there is none), for what run and
- * promote record. A NaN, an infinity or an integer beyond 64 bits in
- * either is refused with BG_EPRECOND naming "gate 'ID'" or "runbook
- * 'NAME'" and the member (bg_value_to_json); then both are NULL.
+ * promote record. A NaN, an infinity, an integer beyond 64 bits or a
+ * lone surrogate in either is refused with BG_EPRECOND naming "gate 'ID'"
+ * or "runbook 'NAME'" and the member (bg_value_to_json); then both are NULL.
  */
 int bg_registry_gate_json(const struct bg_registry *reg, const struct bg_value *gate, struct json_t **gate_out,
 			  struct json_t **runbook_out, struct bg_ctx *ctx);

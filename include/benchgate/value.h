@@ -15,9 +15,12 @@
  *    write a finite number" and, as jansson, "real number overflow");
  *  - strings must be valid UTF-8 (no overlongs, no encoded surrogates, no
  *    code point above U+10FFFF) without raw control characters (< 0x20);
- *  - "\u0000" and lone surrogate escapes ("\ud800" without its pair) are
- *    rejected cleanly (Python would accept them; strings here are C strings
- *    holding UTF-8, as with jansson, which rejects both);
+ *  - "\u0000" is rejected cleanly (Python would accept it; strings here
+ *    are C strings, as with jansson, which rejects it too); a lone
+ *    surrogate escape ("\ud800" without its pair) is kept as the three
+ *    bytes UTF-8 would give its code point (bg_value_surrogate_find), as
+ *    Python keeps it in a str, unless the caller asks for BG_VALUE_FINITE
+ *    (then "invalid Unicode '\uD800'", as jansson);
  *  - integers (no fraction, no exponent) are int64 (BG_VINT); one beyond
  *    64 bits is kept as its decimal text (BG_VBIGINT), as Python's int
  *    keeps it, up to Python's 4,300 digits ("too big integer: more than
@@ -137,9 +140,10 @@ int bg_value_parse_file(struct bg_arena *arena, const char *path, const char *di
  */
 #define BG_VALUE_REJECT_DUPLICATES 1u
 /*
- * BG_VALUE_FINITE: NaN, Infinity, -Infinity, reals beyond a double's range
- * and integers beyond 64 bits are errors, as in jansson (for benchgate's own
- * files, where such a number is a mistake); by default they are read as
+ * BG_VALUE_FINITE: NaN, Infinity, -Infinity, reals beyond a double's range,
+ * integers beyond 64 bits and lone surrogate escapes are errors, as in
+ * jansson (for benchgate's own files, where such a value is a mistake, and
+ * whose texts go into records jansson writes); by default they are read as
  * Python's json reads them.
  */
 #define BG_VALUE_FINITE 2u
@@ -378,6 +382,20 @@ bool bg_value_int_text(const struct bg_value *v, struct bg_strbuf *out);
 bool bg_value_str_blank(const struct bg_value *v);
 /* repr(s) of a Python str holding the UTF-8 text s[0..len). */
 void bg_value_repr_string(struct bg_strbuf *out, const char *s, size_t len);
+/*
+ * The offset in s[0..len) of the first lone surrogate a parsed string
+ * keeps (a \ud800 escape without its pair, which Python's json keeps too),
+ * or len when there is none. UTF-8 cannot encode one: where Python would
+ * print it, or write it to a text file, it raises.
+ */
+size_t bg_value_surrogate_find(const char *s, size_t len);
+/*
+ * Appends why s[0..len) cannot be written as text, for a message:
+ * "line N, 'LINE', holds the lone surrogate '\udXXX' ...", at the offset
+ * bg_value_surrogate_find gave; first_line is the number of s's first
+ * line (1 for a whole text).
+ */
+void bg_value_surrogate_say(struct bg_strbuf *out, const char *s, size_t len, size_t at, size_t first_line);
 /*
  * Appends Python's repr of the list of names (NULL-terminated, in the order
  * given) that obj lacks, e.g. "['owner', 'tier']"; returns how many.

@@ -139,6 +139,21 @@ int bg_cli_write(const struct bg_strbuf *sb, bool to_stderr)
 	return rc;
 }
 
+int bg_cli_write_text(const struct bg_strbuf *sb)
+{
+	size_t at = bg_value_surrogate_find(sb->buf, sb->len);
+	struct bg_strbuf msg = BG_STRBUF_INIT;
+
+	if (at == sb->len)
+		return bg_cli_write(sb, false);
+	bg_strbuf_adds(&msg, "cannot print the output: its ");
+	bg_value_surrogate_say(&msg, sb->buf, sb->len, at, 1);
+	bg_strbuf_adds(&msg, " (Python's print fails on it too); replace the escape in the JSON it came from");
+	bg_cli_fail(BG_ECHECK, msg.buf);
+	bg_strbuf_release(&msg);
+	return BG_ECHECK;
+}
+
 bool bg_cli_stdout_reader_gone(void)
 {
 	struct stat st;

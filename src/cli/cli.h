@@ -75,6 +75,11 @@ int bg_cli_fail(int status, const char *msg);
  * terminal its control bytes but newlines and tabs are shown as
  * bg_cli_add_shown shows them; a pipe or a file gets the bytes unchanged. */
 int bg_cli_write(const struct bg_strbuf *sb, bool to_stderr);
+/* bg_cli_write to stdout of what a registry verb prints, as Python's print
+ * writes it: text holding a lone surrogate (bg_value_surrogate_find) is
+ * refused whole, as print raises on it: nothing is written, the line is
+ * named on stderr and BG_ECHECK returned; else bg_cli_write's status. */
+int bg_cli_write_text(const struct bg_strbuf *sb);
 /* Whether standard output is a pipe whose reader has gone (its writes would
  * fail with EPIPE): what a verb that stopped for that reason need not say. */
 bool bg_cli_stdout_reader_gone(void);

@@ -17,7 +17,7 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 	struct bg_strbuf out = BG_STRBUF_INIT;
 	struct bg_parsed parsed;
 	struct bg_ctx ctx;
-	int rc;
+	int rc, w;
 
 	if ((rc = bg_cli_parse(cli, self, NULL, 0, false, bg_cli_no_options, NULL, &parsed)))
 		return rc;
@@ -42,8 +42,8 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 			       "%zu exact benchmark gates, %zu measurements, and %zu runbooks\n",
 			       pc.cells, pc.experiments, rcounts.gates, rcounts.measurements, rcounts.runbooks);
 	}
-	if (bg_cli_write(&out, false) && !rc)
-		rc = BG_EIO;
+	if ((w = bg_cli_write_text(&out)) && !rc)
+		rc = w;
 	bg_ctx_release(&ctx);
 	bg_strbuf_release(&out);
 	bg_problems_release(&problems);

@@ -29,8 +29,8 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 		rc = BG_ECHECK;
 	} else if ((rc = bg_registry_command(&reg, gate, &out, &ctx))) {
 		bg_cli_fail_ctx(rc, &ctx);
-	} else if (bg_cli_write(&out, false)) {
-		rc = BG_EIO;
+	} else {
+		rc = bg_cli_write_text(&out);
 	}
 	bg_ctx_release(&ctx);
 	bg_strbuf_release(&out);

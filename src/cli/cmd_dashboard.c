@@ -45,9 +45,11 @@ static const char *on_opt(int id, const char *v, void *data)
 	return NULL;
 }
 
+/* A registry text for the page: bytes jansson cannot hold (a lone
+ * surrogate a JSON escape left, bg_value_surrogate_find) as \xNN. */
 static json_t *vstr(const struct bg_value *v)
 {
-	return bg_value_str(v) ? json_string(bg_value_str(v)) : json_null();
+	return bg_json_text(bg_value_str(v));
 }
 
 /*
@@ -105,8 +107,8 @@ static json_t *coverage(const struct bg_registry *reg, json_t *model)
 			pf = "n/a";
 		p = json_object_get(platforms, pf);
 		if (!p) {
-			p = json_pack("{s:s, s:{}, s:i}", "platform", pf, "counts", "total", 0);
-			json_object_set_new(platforms, pf, p);
+			p = json_pack("{s:o, s:{}, s:i}", "platform", bg_json_text(pf), "counts", "total", 0);
+			json_object_set_new_nocheck(platforms, pf, p); /* a lookup only: any bytes */
 			json_array_append(plist, p);
 		}
 		c = json_object_get(p, "counts");

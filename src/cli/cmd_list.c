@@ -27,9 +27,7 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 	rc = bg_registry_list(&reg, &filter, &out, &ctx);
 	if (rc)
 		bg_cli_fail_ctx(rc, &ctx);
-	else if (bg_cli_write(&out, false))
-		rc = BG_EIO;
-	else if (out.len == 0)
+	else if (!(rc = bg_cli_write_text(&out)) && out.len == 0)
 		bg_filter_say_unmatched(self->name, &reg, &filter);
 	bg_ctx_release(&ctx);
 	bg_strbuf_release(&out);

@@ -115,9 +115,9 @@ static const char *on_opt(int id, const char *value, void *data)
 /*
  * What run reads of the registry, as jansson values: the gate, its runbook,
  * the thresholds, and of every runbook what it declares in measure.outputs
- * (bg_run_request). A NaN, an infinity or an integer beyond 64 bits there
- * (Python's json reads them) is refused, naming where it is: a session
- * record cannot hold one.
+ * (bg_run_request). A NaN, an infinity, an integer beyond 64 bits or a
+ * lone surrogate there (Python's json reads them) is refused, naming where
+ * it is: a session record cannot hold one.
  */
 static int registry_json(const struct bg_registry *reg, const struct bg_value *gate_v, json_t **gate,
 			 json_t **runbook, json_t **thresholds, json_t **runbooks, struct bg_ctx *ctx)

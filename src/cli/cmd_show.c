@@ -28,8 +28,7 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 		rc = BG_ECHECK;
 	} else {
 		bg_registry_show(gate, &out);
-		if (bg_cli_write(&out, false))
-			rc = BG_EIO;
+		rc = bg_cli_write_text(&out);
 	}
 	bg_ctx_release(&ctx);
 	bg_strbuf_release(&out);

@@ -26,7 +26,7 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 	struct bg_parsed parsed;
 	struct bg_ctx ctx;
 	bool no_render = false;
-	int rc;
+	int rc, w;
 
 	if ((rc = bg_cli_parse(cli, self, opts, 0, false, on_opt, &no_render, &parsed)))
 		return rc;
@@ -44,8 +44,8 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 		bg_strbuf_addf(&out, "benchgate validate: OK -- %zu gates, %zu measurements, and %zu runbooks\n",
 			       counts.gates, counts.measurements, counts.runbooks);
 	}
-	if (bg_cli_write(&out, false) && !rc)
-		rc = BG_EIO;
+	if ((w = bg_cli_write_text(&out)) && !rc)
+		rc = w;
 	bg_ctx_release(&ctx);
 	bg_strbuf_release(&out);
 	bg_problems_release(&problems);

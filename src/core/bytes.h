@@ -7,6 +7,7 @@
 #ifndef BENCHGATE_BYTES_H
 #define BENCHGATE_BYTES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -181,6 +182,30 @@ static inline size_t bg_utf8_len(const unsigned char *p)
 		return p[1] >= lo && p[1] <= hi && (p[2] & 0xc0) == 0x80 && (p[3] & 0xc0) == 0x80 ? 4 : 0;
 	}
 	return 0;
+}
+
+/* Whether p starts a surrogate code point (U+D800..U+DFFF) encoded as
+ * UTF-8 would encode it (ED A0..BF 80..BF): how a parsed string keeps a
+ * lone surrogate escape (\ud800), as Python's json keeps one in a str. No
+ * other way makes one: raw bytes of that form in a file are refused as
+ * not UTF-8. Reads no byte past a NUL. */
+static inline bool bg_surrogate_at(const unsigned char *p)
+{
+	return p[0] == 0xed && p[1] >= 0xa0 && p[1] <= 0xbf && (p[2] & 0xc0) == 0x80;
+}
+
+/* The code point of the surrogate at p (bg_surrogate_at). */
+static inline unsigned bg_surrogate_value(const unsigned char *p)
+{
+	return ((p[0] & 0x0fu) << 12) | ((p[1] & 0x3fu) << 6) | (p[2] & 0x3fu);
+}
+
+/* bg_utf8_len, and 3 for a lone surrogate kept from a JSON escape. */
+static inline size_t bg_char_len(const unsigned char *p)
+{
+	size_t n = bg_utf8_len(p);
+
+	return n ? n : bg_surrogate_at(p) ? 3 : 0;
 }
 
 /* Writes code point c (at most U+10FFFF) as UTF-8 at d (1 to 4 bytes, no

@@ -147,8 +147,15 @@ static struct bg_value *to_value(struct bg_arena *a, const json_t *v)
 	return bg_value_null();
 }
 
-/* jansson's copy of v, or NULL at the first non-finite real or integer
- * beyond 64 bits: its member path is then left in path and it in *bad. */
+/* Whether s[0..len) holds a lone surrogate (bg_value_surrogate_find). */
+static bool has_surrogate(const char *s, size_t len)
+{
+	return bg_value_surrogate_find(s, len) < len;
+}
+
+/* jansson's copy of v, or NULL at the first non-finite real, integer
+ * beyond 64 bits or text holding a lone surrogate (a key's: *bad is the
+ * object): its member path is then left in path and it in *bad. */
 static json_t *from_value(const struct bg_value *v, struct bg_strbuf *path, const struct bg_value **bad)
 {
 	size_t at = path->len;
@@ -160,6 +167,11 @@ static json_t *from_value(const struct bg_value *v, struct bg_strbuf *path, cons
 		struct bg_value *m;
 		BG_VALUE_OBJECT_FOREACH(v, k, m) {
 			bg_strbuf_addf(path, "%s%s", at ? "." : "", k);
+			if (has_surrogate(k, strlen(k))) {
+				*bad = v;
+				json_decref(obj);
+				return NULL;
+			}
 			if (!(x = from_value(m, path, bad))) {
 				json_decref(obj);
 				return NULL;
@@ -185,7 +197,8 @@ static json_t *from_value(const struct bg_value *v, struct bg_strbuf *path, cons
 		return arr;
 	}
 	case BG_VSTRING:
-		return json_stringn_nocheck(v->u.s, v->n);
+		*bad = v;
+		return has_surrogate(v->u.s, v->n) ? NULL : json_stringn_nocheck(v->u.s, v->n);
 	case BG_VINT:
 		return json_integer((json_int_t)v->u.i);
 	case BG_VREAL:
@@ -212,7 +225,16 @@ int bg_value_to_json(const struct bg_value *v, const char *what, json_t **out, s
 
 	*out = NULL;
 	if (v && !(*out = from_value(v, &path, &bad))) {
-		if (bg_value_is_bigint(bad)) {
+		size_t at;
+		if (bg_value_is_object(bad)) {
+			bg_strbuf_adds(&shown, "a key holding a lone surrogate");
+			why = "which benchgate's records cannot hold (UTF-8 cannot encode it); replace the escape";
+		} else if (bg_value_is_string(bad)) {
+			at = bg_value_surrogate_find(bad->u.s, bad->n);
+			bg_strbuf_addf(&shown, "a text holding the lone surrogate '\\u%04x' (a JSON escape without its pair)",
+				       bg_surrogate_value((const unsigned char *)bad->u.s + at));
+			why = "which benchgate's records cannot hold (UTF-8 cannot encode it); replace the escape";
+		} else if (bg_value_is_bigint(bad)) {
 			if (bad->n <= 40)
 				bg_strbuf_addn(&shown, bad->u.s, bad->n);
 			else
@@ -220,6 +242,18 @@ int bg_value_to_json(const struct bg_value *v, const char *what, json_t **out, s
 			why = "beyond the 64 bits benchgate's records hold; write it as a string";
 		} else {
 			bg_value_float_repr(&shown, bg_value_real(bad));
+		}
+		/* a key's lone surrogate shown as its escape */
+		for (at = 0; (at = bg_value_surrogate_find(path.buf, path.len)) < path.len;) {
+			unsigned c = bg_surrogate_value((const unsigned char *)path.buf + at);
+			char esc[8];
+			struct bg_strbuf rest = BG_STRBUF_INIT;
+			snprintf(esc, sizeof(esc), "\\u%04x", c);
+			bg_strbuf_adds(&rest, path.buf + at + 3);
+			bg_strbuf_setlen(&path, at);
+			bg_strbuf_adds(&path, esc);
+			bg_strbuf_addn(&path, rest.buf, rest.len);
+			bg_strbuf_release(&rest);
 		}
 		if (path.len)
 			rc = bg_error(ctx, BG_EPRECOND, "%s: '%s' is %s, %s", what, path.buf, shown.buf, why);

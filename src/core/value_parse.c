@@ -52,7 +52,7 @@ struct parser {
 	bool failed;
 	bool skip; /* checking a value that is not kept: no values are built */
 	bool reject_dups; /* BG_VALUE_REJECT_DUPLICATES */
-	bool finite; /* BG_VALUE_FINITE: no NaN, infinities, overflowing reals or big integers */
+	bool finite; /* BG_VALUE_FINITE: no NaN, infinities, overflowing reals, big integers or lone surrogates */
 };
 
 #define INTERN_MAX 8192 /* distinct keys interned per document; later ones are not */
@@ -317,15 +317,18 @@ static int parse_string(struct parser *ps, const char **out, uint32_t *len)
 					return perr(ps, p + 1, open, "invalid escape");
 				if (u == 0)
 					return perr(ps, p + 5, open, "\\u0000 is not allowed");
-				if (u >= 0xdc00 && u <= 0xdfff)
-					return perr(ps, p + 5, open, "invalid Unicode '\\u%04lX'", u);
-				if (u >= 0xd800 && u <= 0xdbff) {
-					long lo = p[6] == '\\' && p[7] == 'u' ? read_hex4(p + 8) : -1;
-					if (lo < 0xdc00 || lo > 0xdfff)
-						return perr(ps, p + 5, open, "invalid Unicode '\\u%04lX'", u);
-					u = 0x10000 + ((u - 0xd800) << 10) + (lo - 0xdc00);
-					p += 6;
+				/* a high surrogate escape and a low one after it are one
+				 * character; any other surrogate escape stays alone, as
+				 * Python's json keeps it (bytes.h, bg_surrogate_at) */
+				if (u >= 0xd800 && u <= 0xdbff && p[6] == '\\' && p[7] == 'u') {
+					long lo = read_hex4(p + 8);
+					if (lo >= 0xdc00 && lo <= 0xdfff) {
+						u = 0x10000 + ((u - 0xd800) << 10) + (lo - 0xdc00);
+						p += 6;
+					}
 				}
+				if (u >= 0xd800 && u <= 0xdfff && ps->finite) /* as jansson */
+					return perr(ps, p + 5, open, "invalid Unicode '\\u%04lX'", u);
 				bg_strbuf_addn(sb, u8, (size_t)(bg_utf8_put(u8, (unsigned long)u) - u8));
 				p += 6;
 				continue;

@@ -237,6 +237,48 @@ void bg_value_repr_string(struct bg_strbuf *out, const char *s, size_t len)
 	bg_strbuf_addch(out, quote);
 }
 
+size_t bg_value_surrogate_find(const char *s, size_t len)
+{
+	const char *p = s, *end = s + len, *e;
+
+	if (!len)
+		return 0;
+	while ((e = memchr(p, 0xed, (size_t)(end - p)))) {
+		if (end - e >= 3 && bg_surrogate_at((const unsigned char *)e))
+			return (size_t)(e - s);
+		p = e + 1;
+	}
+	return len;
+}
+
+void bg_value_surrogate_say(struct bg_strbuf *out, const char *s, size_t len, size_t at, size_t first_line)
+{
+	size_t start = at, stop = at, line = first_line;
+	unsigned c = bg_surrogate_value((const unsigned char *)s + at);
+
+	for (size_t i = 0; i < at; i++)
+		line += s[i] == '\n';
+	while (start > 0 && s[start - 1] != '\n')
+		start--;
+	while (stop < len && s[stop] != '\n')
+		stop++;
+	bg_strbuf_addf(out, "line %zu, ", line);
+	if (stop - start > 120) { /* the part around it */
+		start = at > start + 60 ? at - 60 : start;
+		while (start > 0 && ((unsigned char)s[start] & 0xc0) == 0x80)
+			start--;
+		if (stop > start + 120)
+			stop = start + 120;
+		while (stop < len && ((unsigned char)s[stop] & 0xc0) == 0x80)
+			stop++;
+		bg_strbuf_adds(out, "near ");
+	}
+	bg_value_repr_string(out, s + start, stop - start);
+	bg_strbuf_addf(out, ", holds the lone surrogate '\\u%04x' (a JSON escape \\u%04x without its pair), "
+			    "which UTF-8 cannot encode",
+		       c, c);
+}
+
 static void add_int(struct bg_strbuf *out, int64_t i)
 {
 	char b[24], *p = b + sizeof(b);

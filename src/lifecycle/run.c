@@ -754,7 +754,7 @@ static json_t *context_of(struct run *r)
 	json_object_set_new(c, "computer", r->res->computer ? json_string(r->res->computer) : json_null());
 	json_object_set(c, "cell_id", json_object_get(g, "cell") ? json_object_get(g, "cell") : json_null());
 	json_object_set_new(c, "protocol_version",
-			    r->req->protocol_version ? json_string(r->req->protocol_version) : json_null());
+			    bg_json_text(r->req->protocol_version));
 	json_object_set(c, "source_revision", json_object_get(json_object_get(r->provenance, "git"), "revision"));
 	json_object_set(c, "revision", json_object_get(json_object_get(r->provenance, "git"), "revision"));
 	json_array_foreach(r->inputs, i, x)
@@ -1165,7 +1165,7 @@ static json_t *new_manifest(struct run *r)
 		      "inputs", r->inputs,
 		      "parameters", "gate", q->gate, "runbook", or_null(json_object_get(q->gate, "runbook")),
 		      "measure", r->measure, "tier", q->tier,
-		      "protocol_version", q->protocol_version ? json_string(q->protocol_version) : json_null(),
+		      "protocol_version", bg_json_text(q->protocol_version),
 		      "execution", "host", hostname.buf, "backend", or_null(json_object_get(q->gate, "platform")),
 		      "device", dev.buf, "computer", r->res->computer, "pid", (json_int_t)getpid(),
 		      "user", user.buf, "lease", r->computer_slug,

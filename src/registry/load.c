@@ -374,13 +374,13 @@ struct row_builder {
 	struct bg_value *last_computer;
 };
 
-/* The length of the character text starts with (valid UTF-8, as a parsed
- * string is); 0 at its end. */
+/* The length of the character text starts with (valid UTF-8, or a lone
+ * surrogate, as a parsed string is); 0 at its end. */
 static size_t char_len(const char *text)
 {
 	const unsigned char *p = (const unsigned char *)text;
 
-	return !*p ? 0 : *p < 0x80 ? 1 : bg_utf8_len(p);
+	return !*p ? 0 : *p < 0x80 ? 1 : bg_char_len(p);
 }
 
 /* Python's dict.update(src) on row: an object's members, or a list whose

@@ -52,6 +52,7 @@ struct render {
 	 * of it stays in out) */
 	struct doc_cmp *cmp;          /* compared with a file */
 	struct bg_atomic_file *file;  /* written to a file */
+	size_t lines_out;             /* lines handed over to file so far */
 };
 
 static void flush_out(struct render *r, bool last);
@@ -772,9 +773,27 @@ struct doc_cmp {
 	size_t pos;       /* the file's bytes compared so far */
 	bool started;     /* the rendered first line was left out */
 	bool differs;     /* the bytes differ */
+	bool surrogate;   /* the render holds a lone surrogate: no file can match */
 };
 
 static size_t body_start(const char *s, size_t len);
+
+/* Fails the render where s[0..len) (the document from its line first_line
+ * on) holds a lone surrogate: Python cannot write one to a UTF-8 file
+ * (its write_text raises), so neither the file nor standard output gets
+ * the document. */
+static bool refuse_surrogate(struct render *r, const char *s, size_t len, size_t first_line)
+{
+	size_t at = bg_value_surrogate_find(s, len);
+	struct bg_strbuf why = BG_STRBUF_INIT;
+
+	if (at == len)
+		return false;
+	bg_value_surrogate_say(&why, s, len, at, first_line);
+	render_fail(r, "its %s; replace the escape in the JSON it came from", why.buf);
+	bg_strbuf_release(&why);
+	return true;
+}
 
 /* Hands the rendered text over to the comparison or the file once there
  * is a chunk of it (or all of it, when last), and empties the buffer. */
@@ -787,10 +806,17 @@ static void flush_out(struct render *r, bool last)
 	if (!last && out->len < CMP_CHUNK)
 		return;
 	if (r->file) {
-		bg_atomic_file_write(r->file, out->buf, out->len);
+		if (!refuse_surrogate(r, out->buf, out->len, r->lines_out + 1))
+			bg_atomic_file_write(r->file, out->buf, out->len);
+		for (const char *p = out->buf, *e = p + out->len; (p = memchr(p, '\n', (size_t)(e - p))); p++)
+			r->lines_out++;
 		bg_strbuf_reset(out);
 		return;
 	}
+	/* Python's text holds the surrogate, which a file read as UTF-8 never
+	 * does: the document is stale (rendered whole, it would be refused) */
+	if (!c->surrogate && bg_value_surrogate_find(out->buf, out->len) < out->len)
+		c->surrogate = c->differs = true;
 	if (!c->started) {
 		c->started = true;
 		from = body_start(out->buf, out->len);
@@ -810,7 +836,7 @@ static void flush_out(struct render *r, bool last)
 static int render_doc(struct bg_registry *reg, struct bg_strbuf *out, struct doc_cmp *cmp,
 		      struct bg_atomic_file *file, struct bg_ctx *ctx)
 {
-	struct render r = {reg, out, BG_STRBUF_INIT, 0, false, ctx, NULL, BG_STRBUF_INIT, cmp, file};
+	struct render r = {reg, out, BG_STRBUF_INIT, 0, false, ctx, NULL, BG_STRBUF_INIT, cmp, file, 0};
 	int rc;
 
 	if ((rc = bg_registry_resolve_measurements(reg, ctx)))
@@ -840,16 +866,22 @@ static int render_doc(struct bg_registry *reg, struct bg_strbuf *out, struct doc
 	bg_strbuf_release(&r.row);
 	bg_strbuf_release(&r.tmp);
 	bg_arena_free(r.scratch);
-	if (r.failed)
-		return BG_ECHECK;
-	if (cmp || file)
-		flush_out(&r, true);
-	return BG_OK;
+	if (!r.failed && (cmp || file))
+		flush_out(&r, true); /* which may refuse the text (refuse_surrogate) */
+	return r.failed ? BG_ECHECK : BG_OK;
 }
 
 int bg_registry_render(struct bg_registry *reg, struct bg_strbuf *out, struct bg_ctx *ctx)
 {
-	return render_doc(reg, out, NULL, NULL, ctx);
+	struct render r = {.reg = reg, .ctx = ctx};
+	size_t from = out->len;
+	int rc = render_doc(reg, out, NULL, NULL, ctx);
+
+	if (rc == BG_OK && refuse_surrogate(&r, out->buf + from, out->len - from, 1)) {
+		bg_strbuf_setlen(out, from);
+		rc = BG_ECHECK;
+	}
+	return rc;
 }
 
 int bg_registry_render_to_file(struct bg_registry *reg, const char *path, const char *display,
@@ -885,7 +917,7 @@ int bg_registry_render_matches(struct bg_registry *reg, const char *path, bool *
 		c.pos = body_start(c.view.text, c.view.len);
 	bg_strbuf_grow(&doc, CMP_CHUNK + 4096);
 	rc = render_doc(reg, &doc, &c, NULL, ctx);
-	if (rc == BG_OK && c.open) {
+	if (rc == BG_OK && c.open && !c.surrogate) {
 		if (!c.differs) {
 			*matches = true;
 		} else {

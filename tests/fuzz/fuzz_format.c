@@ -3,8 +3,10 @@
  * of command templates (src/core/pyformat.c) and its field in a template
  * (bg_registry_format). The input is a spec, a newline, then a JSON value
  * (a text when it is not JSON). Properties, abort() when violated: a
- * refusal leaves the output unchanged and says why; a spec that is valid
- * UTF-8 gives valid UTF-8; the template's field gives what the call gives.
+ * refusal leaves the output unchanged and says why; a spec and a text that
+ * are valid UTF-8 (lone surrogates counted as characters, as a parsed
+ * text keeps them) give such text; the template's field gives what the
+ * call gives.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +18,9 @@
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
 
-static int valid_utf8(const char *s, size_t n)
+/* UTF-8, where a lone surrogate (what a \ud800 escape leaves in a parsed
+ * text, bg_surrogate_at) counts as a character */
+static int valid_text(const char *s, size_t n)
 {
 	for (size_t i = 0; i < n;) {
 		unsigned char q[5] = {0};
@@ -25,8 +29,8 @@ static int valid_utf8(const char *s, size_t n)
 			i++;
 			continue;
 		}
-		memcpy(q, s + i, n - i < 4 ? n - i : 4); /* bg_utf8_len reads up to 4 bytes */
-		k = bg_utf8_len(q);
+		memcpy(q, s + i, n - i < 4 ? n - i : 4); /* bg_char_len reads up to 4 bytes */
+		k = bg_char_len(q);
 		if (!k || i + k > n)
 			return 0;
 		i += k;
@@ -43,9 +47,9 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	struct bg_strbuf out = BG_STRBUF_INIT, tmpl = BG_STRBUF_INIT, field = BG_STRBUF_INIT;
 	struct bg_ctx ctx;
 	char why[160] = "";
-	int rc, spec_utf8 = valid_utf8(text, slen);
+	int rc, spec_text = valid_text(text, slen);
 
-	if (slen > 256 || !spec_utf8 || memchr(text, '\0', slen))
+	if (slen > 256 || !spec_text || memchr(text, '\0', slen))
 		return 0;
 	a = bg_arena_new();
 	bg_ctx_init(&ctx);
@@ -55,8 +59,8 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	rc = bg_py_format(&out, v, text, slen, why, sizeof(why));
 	if (rc != BG_OK && (out.len != 1 || !why[0]))
 		abort();
-	if (rc == BG_OK && bg_value_is_string(v) && valid_utf8(bg_value_str(v), bg_value_len(v)) &&
-	    !valid_utf8(out.buf, out.len))
+	if (rc == BG_OK && bg_value_is_string(v) && valid_text(bg_value_str(v), bg_value_len(v)) &&
+	    !valid_text(out.buf, out.len))
 		abort();
 	/* the same through a template, where the spec holds no brace */
 	if (slen && !memchr(text, '{', slen) && !memchr(text, '}', slen)) {

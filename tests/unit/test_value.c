@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "benchgate/json.h"
 #include "benchgate/value.h"
 #include "core/fmath.h"
 #include "core/value_internal.h" /* SMALL_OBJECT, obj_hdr: both sides of the index threshold */
@@ -142,9 +143,9 @@ static void test_bad_strings(void **state)
 	EXPECT_ERROR("\"\\x\"", "t.json:1:3: invalid JSON: invalid escape near '\"\\x'");
 	EXPECT_ERROR("\"\\u12\"", "t.json:1:3: invalid JSON: invalid escape near '\"\\u'");
 	EXPECT_ERROR("\"\\u12G4\"", NULL);
-	EXPECT_ERROR("\"\\ud800\"", "t.json:1:7: invalid JSON: invalid Unicode '\\uD800' near '\"\\ud800'");
-	EXPECT_ERROR("\"\\udc00\"", NULL);
-	EXPECT_ERROR("\"\\ud800\\u0041\"", NULL);
+	/* a lone surrogate escape is kept (test_lone_surrogates); the escape after
+	 * a high one must still be one */
+	EXPECT_ERROR("\"\\ud800\\u12G4\"", "t.json:1:9: invalid JSON: invalid escape near '\"\\ud800\\u'");
 	EXPECT_ERROR("\"\\u0000\"", "t.json:1:7: invalid JSON: \\u0000 is not allowed near '\"\\u0000'");
 	EXPECT_ERROR("\"a\tb\"", "t.json:1:3: invalid JSON: control character 0x9 near '\"a\\x09'");
 	EXPECT_ERROR("\"a\nb\"", NULL);
@@ -968,6 +969,81 @@ static void test_big_integers(void **state)
 	bg_strbuf_release(&big);
 }
 
+/* Python's json keeps a \\ud800 escape without its pair in the str; so does
+ * the parser, as the three bytes UTF-8 would give it, which every dump and
+ * repr writes back as the escape and which text output refuses. */
+static void test_lone_surrogates(void **state)
+{
+	struct bg_arena *a = bg_arena_new();
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+	const struct bg_value *v, *k;
+	static const char *const want[] = {"\xed\xa0\x80", "a\xed\xb0\x80" "b", "\xed\xa0\x80" "A",
+					   "\xf0\x9f\x98\x80", "\xed\xaf\xbf\xed\xaf\xbf", "\xed\xb8\x80\xed\xa0\xbd",
+					   "\xed\x9e\xa3", "\xee\x80\x80"};
+	json_t *j = NULL;
+	struct bg_ctx ctx;
+	const char *text = "ok\nx\xed\xa0\x80y\n";
+	char msg[300];
+
+	(void)state;
+	v = parse(a, "[\"\\ud800\", \"a\\udc00b\", \"\\ud800\\u0041\", \"\\ud83d\\ude00\", \"\\udbff\\udbff\", "
+		     "\"\\ude00\\ud83d\", \"\\ud7a3\", \"\\ue000\"]");
+	for (size_t i = 0; i < 8; i++)
+		assert_string_equal(bg_value_str(bg_value_at(v, i)), want[i]);
+	bg_value_dump(&sb, v, -1, false);
+	assert_string_equal(sb.buf, "[\"\\ud800\", \"a\\udc00b\", \"\\ud800A\", \"\\ud83d\\ude00\", \"\\udbff\\udbff\", "
+				    "\"\\ude00\\ud83d\", \"\\ud7a3\", \"\\ue000\"]");
+	bg_strbuf_reset(&sb);
+	bg_value_py_repr(&sb, v);
+	assert_string_equal(sb.buf, "['\\ud800', 'a\\udc00b', '\\ud800A', '\xf0\x9f\x98\x80', '\\udbff\\udbff', "
+				    "'\\ude00\\ud83d', '\xed\x9e\xa3', '\\ue000']");
+	/* ordered by code point, as Python orders str: U+D7A3 < U+D800 < U+E000 < U+1F600 */
+	assert_int_equal(bg_value_py_lt(bg_value_at(v, 6), bg_value_at(v, 0)), 1);
+	assert_int_equal(bg_value_py_lt(bg_value_at(v, 0), bg_value_at(v, 7)), 1);
+	assert_int_equal(bg_value_py_lt(bg_value_at(v, 7), bg_value_at(v, 3)), 1);
+	assert_int_equal(bg_value_py_lt(bg_value_at(v, 3), bg_value_at(v, 0)), 0);
+	/* str.lower() leaves it */
+	bg_strbuf_reset(&sb);
+	bg_py_lower(&sb, "A\xed\xa0\x80" "B");
+	assert_string_equal(sb.buf, "a\xed\xa0\x80" "b");
+	/* a key */
+	k = parse(a, "{\"\\udfff\": 1}");
+	assert_non_null(bg_value_get(k, "\xed\xbf\xbf"));
+	bg_strbuf_reset(&sb);
+	bg_value_dump(&sb, k, -1, true);
+	assert_string_equal(sb.buf, "{\"\\udfff\": 1}");
+	/* benchgate's own files (BG_VALUE_FINITE) refuse one, as jansson */
+	assert_int_equal(parse_file_flags("[\"a\\ud800\"]", 0, msg, sizeof(msg)), BG_OK);
+	assert_int_equal(parse_file_flags("[\"a\\ud800\"]", BG_VALUE_FINITE, msg, sizeof(msg)), BG_ECHECK);
+	assert_string_equal(msg, "c.json:1:9: invalid JSON: invalid Unicode '\\uD800' near '\"a\\ud800'");
+	assert_int_equal(parse_file_flags("[\"\\ud83d\\ude00 \\ude00\"]", BG_VALUE_FINITE, msg, sizeof(msg)), BG_ECHECK);
+	assert_string_equal(msg, "c.json:1:21: invalid JSON: invalid Unicode '\\uDE00' near '\"\\ud83d\\ude00 \\ude00'");
+	/* where text is written: found and said with its line */
+	assert_int_equal(bg_value_surrogate_find(text, strlen(text)), 4);
+	assert_int_equal(bg_value_surrogate_find("\xed\xa0", 2), 2); /* cut short: none */
+	assert_int_equal(bg_value_surrogate_find("\xed\x9f\xbf", 3), 3); /* U+D7FF, no surrogate */
+	bg_strbuf_reset(&sb);
+	bg_value_surrogate_say(&sb, text, strlen(text), 4, 1);
+	assert_string_equal(sb.buf, "line 2, 'x\\ud800y', holds the lone surrogate '\\ud800' (a JSON escape \\ud800 "
+				    "without its pair), which UTF-8 cannot encode");
+	/* jansson's records cannot hold one: refused, naming the member */
+	bg_ctx_init(&ctx);
+	assert_int_equal(bg_value_to_json(parse(a, "{\"a\": [1, \"x\\udc80\"]}"), "gate 'g'", &j, &ctx), BG_EPRECOND);
+	assert_null(j);
+	assert_string_equal(bg_ctx_message(&ctx), "gate 'g': 'a[1]' is a text holding the lone surrogate '\\udc80' (a "
+						  "JSON escape without its pair), which benchgate's records cannot "
+						  "hold (UTF-8 cannot encode it); replace the escape");
+	bg_ctx_release(&ctx);
+	bg_ctx_init(&ctx);
+	assert_int_equal(bg_value_to_json(parse(a, "{\"a\": {\"b\\ud800c\": 1}}"), "gate 'g'", &j, &ctx), BG_EPRECOND);
+	assert_string_equal(bg_ctx_message(&ctx), "gate 'g': 'a.b\\ud800c' is a key holding a lone surrogate, which "
+						  "benchgate's records cannot hold (UTF-8 cannot encode it); replace the "
+						  "escape");
+	bg_ctx_release(&ctx);
+	bg_strbuf_release(&sb);
+	bg_arena_free(a);
+}
+
 static void test_reject_duplicates(void **state)
 {
 	struct bg_strbuf big = BG_STRBUF_INIT;
@@ -1179,6 +1255,7 @@ int main(void)
 		cmocka_unit_test(test_numbers),
 		cmocka_unit_test(test_nonfinite),
 		cmocka_unit_test(test_big_integers),
+		cmocka_unit_test(test_lone_surrogates),
 		cmocka_unit_test(test_keep_numbers),
 		cmocka_unit_test(test_out_of_memory_handler),
 		cmocka_unit_test(test_reals_match_strtod),
