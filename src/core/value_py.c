@@ -170,31 +170,29 @@ void bg_value_float_repr(struct bg_strbuf *out, double x)
 	}
 }
 
+#include "core/pyprintable_table.h"
+
 /*
- * Python's str.isprintable (what repr leaves as it is): false for the
- * control (Cc), format (Cf), space and line separator (Zs, Zl, Zp; ASCII
- * space aside), surrogate and private-use (Cs, Co) code points, as
- * Unicode 14.0 (Python 3.11) assigns them. Unassigned code points (Cn),
- * which Python escapes too, are taken as printable: that needs the whole
- * Unicode table.
+ * Python's str.isprintable (what repr leaves as it is), as CPython 3.11
+ * (Unicode 14.0) has it: false for the control, format, surrogate,
+ * private-use and unassigned code points and the separators but the ASCII
+ * space (scripts/gen-pyprintable).
  */
 static bool py_printable(unsigned long c)
 {
-	static const unsigned long ranges[][2] = {
-		{0x0, 0x1f},	     {0x7f, 0xa0},	 {0xad, 0xad},	     {0x600, 0x605},
-		{0x61c, 0x61c},	     {0x6dd, 0x6dd},	 {0x70f, 0x70f},     {0x890, 0x891},
-		{0x8e2, 0x8e2},	     {0x1680, 0x1680},	 {0x180e, 0x180e},   {0x2000, 0x200f},
-		{0x2028, 0x202f},    {0x205f, 0x2064},	 {0x2066, 0x206f},   {0x3000, 0x3000},
-		{0xd800, 0xf8ff},    {0xfeff, 0xfeff},	 {0xfff9, 0xfffb},   {0x110bd, 0x110bd},
-		{0x110cd, 0x110cd},  {0x13430, 0x13438}, {0x1bca0, 0x1bca3}, {0x1d173, 0x1d17a},
-		{0xe0001, 0xe0001},  {0xe0020, 0xe007f}, {0xf0000, 0xffffd}, {0x100000, 0x10fffd},
-	};
+	size_t lo = 0, hi = sizeof(py_unprintable) / sizeof(py_unprintable[0]);
 
 	if (c >= 0x20 && c < 0x7f)
 		return true;
-	for (size_t i = 0; i < sizeof(ranges) / sizeof(ranges[0]) && c >= ranges[i][0]; i++)
-		if (c <= ranges[i][1])
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (c < py_unprintable[mid][0])
+			hi = mid;
+		else if (c > py_unprintable[mid][1])
+			lo = mid + 1;
+		else
 			return false;
+	}
 	return true;
 }
 
