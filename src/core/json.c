@@ -244,7 +244,7 @@ int bg_value_to_json(const struct bg_value *v, const char *what, json_t **out, s
 			bg_value_float_repr(&shown, bg_value_real(bad));
 		}
 		/* a key's lone surrogate shown as its escape */
-		for (at = 0; (at = bg_value_surrogate_find(path.buf, path.len)) < path.len;) {
+		while ((at = bg_value_surrogate_find(path.buf, path.len)) < path.len) {
 			unsigned c = bg_surrogate_value((const unsigned char *)path.buf + at);
 			char esc[8];
 			struct bg_strbuf rest = BG_STRBUF_INIT;
