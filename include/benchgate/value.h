@@ -397,6 +397,16 @@ size_t bg_value_surrogate_find(const char *s, size_t len);
  */
 void bg_value_surrogate_say(struct bg_strbuf *out, const char *s, size_t len, size_t at, size_t first_line);
 /*
+ * Whether Python's print() writes a lone surrogate from U+DC80 to U+DCFF
+ * as the byte 0x80 to 0xFF it stands for (its standard streams' error
+ * handler is then "surrogateescape") instead of raising: so it does in
+ * UTF-8 mode (pythonutf8 "1", the PYTHONUTF8 variable) and where its
+ * LC_CTYPE locale (ctype: what setlocale(LC_CTYPE, "") gave, NULL when it
+ * failed and C stayed) is C, POSIX or one it coerces C to (C.UTF-8,
+ * C.utf8, UTF-8), as in most containers; under any other locale it raises.
+ */
+bool bg_value_py_stdio_escapes(const char *ctype, const char *pythonutf8);
+/*
  * Appends Python's repr of the list of names (NULL-terminated, in the order
  * given) that obj lacks, e.g. "['owner', 'tier']"; returns how many.
  */

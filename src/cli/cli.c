@@ -12,6 +12,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <locale.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -139,13 +140,48 @@ int bg_cli_write(const struct bg_strbuf *sb, bool to_stderr)
 	return rc;
 }
 
+/* Whether the reference's Python, started in this environment, writes a
+ * lone surrogate from U+DC80 to U+DCFF as its byte (bg_value_py_stdio_escapes):
+ * its locale is read as Python sets it up, then this process's is put back. */
+static bool python_escapes(void)
+{
+	static int known = -1;
+
+	if (known < 0) {
+		const char *now = setlocale(LC_CTYPE, NULL);
+		char *was = bg_xstrdup(now ? now : "C");
+
+		known = bg_value_py_stdio_escapes(setlocale(LC_CTYPE, ""), getenv("PYTHONUTF8"));
+		setlocale(LC_CTYPE, was);
+		free(was);
+	}
+	return known;
+}
+
 int bg_cli_write_text(const struct bg_strbuf *sb)
 {
-	size_t at = bg_value_surrogate_find(sb->buf, sb->len);
-	struct bg_strbuf msg = BG_STRBUF_INIT;
+	size_t at = bg_value_surrogate_find(sb->buf, sb->len), from = 0;
+	struct bg_strbuf msg = BG_STRBUF_INIT, bytes = BG_STRBUF_INIT;
+	int rc;
 
 	if (at == sb->len)
 		return bg_cli_write(sb, false);
+	for (; at < sb->len; at = from + bg_value_surrogate_find(sb->buf + from, sb->len - from)) {
+		unsigned c = bg_surrogate_value((const unsigned char *)sb->buf + at);
+
+		if (c < 0xdc80 || c > 0xdcff || !python_escapes())
+			break;
+		bg_strbuf_addn(&bytes, sb->buf + from, at - from);
+		bg_strbuf_addch(&bytes, (char)(c - 0xdc00));
+		from = at + 3;
+	}
+	if (at == sb->len) { /* each one the byte it stands for, as Python writes it */
+		bg_strbuf_addn(&bytes, sb->buf + from, sb->len - from);
+		rc = bg_cli_write(&bytes, false);
+		bg_strbuf_release(&bytes);
+		return rc;
+	}
+	bg_strbuf_release(&bytes);
 	bg_strbuf_adds(&msg, "cannot print the output: its ");
 	bg_value_surrogate_say(&msg, sb->buf, sb->len, at, 1);
 	bg_strbuf_adds(&msg, " (Python's print fails on it too); replace the escape in the JSON it came from");

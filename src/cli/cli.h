@@ -78,7 +78,9 @@ int bg_cli_write(const struct bg_strbuf *sb, bool to_stderr);
 /* bg_cli_write to stdout of what a registry verb prints, as Python's print
  * writes it: text holding a lone surrogate (bg_value_surrogate_find) is
  * refused whole, as print raises on it: nothing is written, the line is
- * named on stderr and BG_ECHECK returned; else bg_cli_write's status. */
+ * named on stderr and BG_ECHECK returned; else bg_cli_write's status.
+ * Where Python's print would write U+DC80..U+DCFF as their bytes
+ * (bg_value_py_stdio_escapes, from the environment's locale) so are they. */
 int bg_cli_write_text(const struct bg_strbuf *sb);
 /* Whether standard output is a pipe whose reader has gone (its writes would
  * fail with EPIPE): what a verb that stopped for that reason need not say. */

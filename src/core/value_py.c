@@ -277,6 +277,20 @@ void bg_value_surrogate_say(struct bg_strbuf *out, const char *s, size_t len, si
 		       c, c);
 }
 
+bool bg_value_py_stdio_escapes(const char *ctype, const char *pythonutf8)
+{
+	static const char *const escaping[] = {"C", "POSIX", "C.UTF-8", "C.utf8", "UTF-8"};
+
+	if (pythonutf8 && strcmp(pythonutf8, "1") == 0)
+		return true;
+	if (!ctype)
+		return true;
+	for (size_t i = 0; i < sizeof(escaping) / sizeof(escaping[0]); i++)
+		if (strcmp(ctype, escaping[i]) == 0)
+			return true;
+	return false;
+}
+
 static void add_int(struct bg_strbuf *out, int64_t i)
 {
 	char b[24], *p = b + sizeof(b);

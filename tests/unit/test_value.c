@@ -1026,6 +1026,16 @@ static void test_lone_surrogates(void **state)
 	bg_value_surrogate_say(&sb, text, strlen(text), 4, 1);
 	assert_string_equal(sb.buf, "line 2, 'x\\ud800y', holds the lone surrogate '\\ud800' (a JSON escape \\ud800 "
 				    "without its pair), which UTF-8 cannot encode");
+	/* where Python's print() writes U+DC80..U+DCFF as bytes (surrogateescape) */
+	assert_true(bg_value_py_stdio_escapes(NULL, NULL)); /* setlocale failed: C stays */
+	assert_true(bg_value_py_stdio_escapes("C", NULL));
+	assert_true(bg_value_py_stdio_escapes("POSIX", "0"));
+	assert_true(bg_value_py_stdio_escapes("C.UTF-8", NULL));
+	assert_true(bg_value_py_stdio_escapes("C.utf8", NULL));
+	assert_true(bg_value_py_stdio_escapes("en_US.UTF-8", "1"));
+	assert_false(bg_value_py_stdio_escapes("en_US.UTF-8", NULL));
+	assert_false(bg_value_py_stdio_escapes("en_US.UTF-8", "0"));
+	assert_false(bg_value_py_stdio_escapes("de_DE.utf8", ""));
 	/* jansson's records cannot hold one: refused, naming the member */
 	bg_ctx_init(&ctx);
 	assert_int_equal(bg_value_to_json(parse(a, "{\"a\": [1, \"x\\udc80\"]}"), "gate 'g'", &j, &ctx), BG_EPRECOND);
