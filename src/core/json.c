@@ -147,6 +147,20 @@ static struct bg_value *to_value(struct bg_arena *a, const json_t *v)
 	return bg_value_null();
 }
 
+/* s[0..len) with each lone surrogate written as its escape (\udc80), for a message. */
+static void add_surrogates_escaped(struct bg_strbuf *out, const char *s, size_t len)
+{
+	size_t at;
+
+	while ((at = bg_value_surrogate_find(s, len)) < len) {
+		bg_strbuf_addn(out, s, at);
+		bg_strbuf_addf(out, "\\u%04x", bg_surrogate_value((const unsigned char *)s + at));
+		s += at + 3;
+		len -= at + 3;
+	}
+	bg_strbuf_addn(out, s, len);
+}
+
 /* Whether s[0..len) holds a lone surrogate (bg_value_surrogate_find). */
 static bool has_surrogate(const char *s, size_t len)
 {
@@ -218,22 +232,21 @@ static json_t *from_value(const struct bg_value *v, struct bg_strbuf *path, cons
 
 int bg_value_to_json(const struct bg_value *v, const char *what, json_t **out, struct bg_ctx *ctx)
 {
-	struct bg_strbuf path = BG_STRBUF_INIT, shown = BG_STRBUF_INIT;
+	struct bg_strbuf path = BG_STRBUF_INIT, shown = BG_STRBUF_INIT, where = BG_STRBUF_INIT;
 	const struct bg_value *bad = NULL;
 	const char *why = "which JSON cannot hold; write a number or null";
 	int rc = BG_OK;
 
 	*out = NULL;
 	if (v && !(*out = from_value(v, &path, &bad))) {
-		size_t at;
+		if (bg_value_is_object(bad) || bg_value_is_string(bad))
+			why = "which benchgate's records cannot hold (UTF-8 cannot encode it); replace the escape";
 		if (bg_value_is_object(bad)) {
 			bg_strbuf_adds(&shown, "a key holding a lone surrogate");
-			why = "which benchgate's records cannot hold (UTF-8 cannot encode it); replace the escape";
 		} else if (bg_value_is_string(bad)) {
-			at = bg_value_surrogate_find(bad->u.s, bad->n);
+			size_t at = bg_value_surrogate_find(bad->u.s, bad->n);
 			bg_strbuf_addf(&shown, "a text holding the lone surrogate '\\u%04x' (a JSON escape without its pair)",
 				       bg_surrogate_value((const unsigned char *)bad->u.s + at));
-			why = "which benchgate's records cannot hold (UTF-8 cannot encode it); replace the escape";
 		} else if (bg_value_is_bigint(bad)) {
 			if (bad->n <= 40)
 				bg_strbuf_addn(&shown, bad->u.s, bad->n);
@@ -243,24 +256,15 @@ int bg_value_to_json(const struct bg_value *v, const char *what, json_t **out, s
 		} else {
 			bg_value_float_repr(&shown, bg_value_real(bad));
 		}
-		/* a key's lone surrogate shown as its escape */
-		while ((at = bg_value_surrogate_find(path.buf, path.len)) < path.len) {
-			unsigned c = bg_surrogate_value((const unsigned char *)path.buf + at);
-			char esc[8];
-			struct bg_strbuf rest = BG_STRBUF_INIT;
-			snprintf(esc, sizeof(esc), "\\u%04x", c);
-			bg_strbuf_adds(&rest, path.buf + at + 3);
-			bg_strbuf_setlen(&path, at);
-			bg_strbuf_adds(&path, esc);
-			bg_strbuf_addn(&path, rest.buf, rest.len);
-			bg_strbuf_release(&rest);
-		}
-		if (path.len)
-			rc = bg_error(ctx, BG_EPRECOND, "%s: '%s' is %s, %s", what, path.buf, shown.buf, why);
-		else
+		if (path.len) {
+			add_surrogates_escaped(&where, path.buf, path.len); /* a key's, as its escape */
+			rc = bg_error(ctx, BG_EPRECOND, "%s: '%s' is %s, %s", what, where.buf, shown.buf, why);
+		} else {
 			rc = bg_error(ctx, BG_EPRECOND, "%s is %s, %s", what, shown.buf, why);
+		}
 	}
 	bg_strbuf_release(&path);
+	bg_strbuf_release(&where);
 	bg_strbuf_release(&shown);
 	return rc;
 }

@@ -837,6 +837,7 @@ static int render_doc(struct bg_registry *reg, struct bg_strbuf *out, struct doc
 		      struct bg_atomic_file *file, struct bg_ctx *ctx)
 {
 	struct render r = {reg, out, BG_STRBUF_INIT, 0, false, ctx, NULL, BG_STRBUF_INIT, cmp, file, 0};
+	size_t from = out->len;
 	int rc;
 
 	if ((rc = bg_registry_resolve_measurements(reg, ctx)))
@@ -868,20 +869,14 @@ static int render_doc(struct bg_registry *reg, struct bg_strbuf *out, struct doc
 	bg_arena_free(r.scratch);
 	if (!r.failed && (cmp || file))
 		flush_out(&r, true); /* which may refuse the text (refuse_surrogate) */
+	else if (!r.failed && refuse_surrogate(&r, out->buf + from, out->len - from, 1))
+		bg_strbuf_setlen(out, from);
 	return r.failed ? BG_ECHECK : BG_OK;
 }
 
 int bg_registry_render(struct bg_registry *reg, struct bg_strbuf *out, struct bg_ctx *ctx)
 {
-	struct render r = {.reg = reg, .ctx = ctx};
-	size_t from = out->len;
-	int rc = render_doc(reg, out, NULL, NULL, ctx);
-
-	if (rc == BG_OK && refuse_surrogate(&r, out->buf + from, out->len - from, 1)) {
-		bg_strbuf_setlen(out, from);
-		rc = BG_ECHECK;
-	}
-	return rc;
+	return render_doc(reg, out, NULL, NULL, ctx);
 }
 
 int bg_registry_render_to_file(struct bg_registry *reg, const char *path, const char *display,
