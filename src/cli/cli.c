@@ -470,6 +470,58 @@ static int unknown_long(const struct bg_cmd *cmd, const struct bg_opt *opts, con
 	return rc;
 }
 
+/* Python's re.match(r'^-\d+$|^-\d*\.\d+$', a): argparse's negative
+ * number, a value or positional even where it starts with '-' (\d takes
+ * any decimal digit; $ matches before one final newline). */
+static bool negative_number(const char *a)
+{
+	struct bg_strbuf t = BG_STRBUF_INIT;
+	const char *s;
+	size_t digits = 0, frac = 0;
+	bool dot = false, ok;
+
+	bg_py_number_ascii(&t, a, strlen(a));
+	s = t.buf + 1;
+	for (; *s; s++) {
+		if (isdigit((unsigned char)*s))
+			*(dot ? &frac : &digits) += 1;
+		else if (*s == '.' && !dot)
+			dot = true;
+		else
+			break;
+	}
+	if (*s == '\n' && s[1] == '\0' && a[strlen(a) - 1] == '\n')
+		s++;
+	ok = t.buf[0] == '-' && !*s && (dot ? frac > 0 : digits > 0);
+	bg_strbuf_release(&t);
+	return ok;
+}
+
+/*
+ * Whether argparse takes argument a for an option rather than a value or a
+ * positional (_parse_optional): it starts with '-' and is more than "-";
+ * not a negative number; and holds no space, unless it is an option of
+ * opts with its value joined (--name=a b, -xa b). "--" is one too.
+ */
+bool bg_cli_option_like(const struct bg_opt *opts, const char *a)
+{
+	if (a[0] != '-' || a[1] == '\0' || negative_number(a))
+		return false;
+	if (!strchr(a, ' '))
+		return true;
+	if (a[1] == '-') {
+		const char *eq = strchr(a + 2, '=');
+		size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+		const char *err = NULL;
+
+		return eq && !memchr(a + 2, ' ', len) && find_long(opts, a + 2, len, &err) != NULL;
+	}
+	for (const struct bg_opt *p = opts; p && p->long_name; p++)
+		if (p->short_name && p->short_name == a[1])
+			return true;
+	return false;
+}
+
 /* -C and --config given after the verb: where they go, not just "unknown". */
 static int global_after_verb(const struct bg_cmd *cmd, const char *option)
 {
@@ -498,7 +550,7 @@ int bg_cli_parse(struct bg_cli *cli, const struct bg_cmd *cmd, const struct bg_o
 			options_done = true;
 			continue;
 		}
-		if (options_done || a[0] != '-' || a[1] == '\0' || isdigit((unsigned char)a[1])) {
+		if (options_done || !bg_cli_option_like(opts, a)) {
 			if (out->npos >= max_pos || out->npos >= 8)
 				return bg_cli_usage_error(cmd, "unexpected argument '%s'", a);
 			out->pos[out->npos++] = a;
@@ -536,6 +588,13 @@ int bg_cli_parse(struct bg_cli *cli, const struct bg_cmd *cmd, const struct bg_o
 			if (i + 1 >= cli->argc)
 				return bg_cli_usage_error(cmd, "option '--%s' needs a value", o->long_name);
 			value = cli->argv[++i];
+			/* argparse: "expected one argument" */
+			if (bg_cli_option_like(opts, value))
+				return bg_cli_usage_error(cmd, "option '--%s' needs a value, but '%s' %s; a value "
+							  "that starts with '-' is written '--%s=VALUE'",
+							  o->long_name, value,
+							  strcmp(value, "--") == 0 ? "ends the options" : "reads as an option",
+							  o->long_name);
 		}
 		msg = on_opt(o->id, value, data);
 		if (msg)

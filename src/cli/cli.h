@@ -44,6 +44,14 @@ struct bg_opt {
 };
 
 /*
+ * Whether argparse takes argument a for an option rather than a value or a
+ * positional: it starts with '-', is more than "-" and is no negative
+ * number ("-3", "-.5"), and holds no space unless it is an option of opts
+ * (may be NULL) with its value joined ("--name=a b"). "--" is one too.
+ */
+bool bg_cli_option_like(const struct bg_opt *opts, const char *a);
+
+/*
  * Parses cli->argv[1..] the way argparse does: --name=value, --name value,
  * unique prefixes of long names, -x value, and "--" ending the options.
  * on_opt(id, value, data) returns 0 or a usage message (static or owned by

@@ -170,6 +170,26 @@ static void unknown_option(const char *word)
 
 static int run_main(int argc, char **argv);
 
+/*
+ * The global long option "--NAME[=VALUE]" a is, or begins as argparse
+ * allows ("--conf", "--vers"): "config", "help" or "version", else NULL.
+ * *value: the text after '=', or NULL.
+ */
+static const char *global_long(const char *a, const char **value)
+{
+	static const char *const globals[] = {"config", "help", "version"};
+	const char *eq = strchr(a + 2, '=');
+	size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+
+	*value = eq ? eq + 1 : NULL;
+	if (a[0] != '-' || a[1] != '-' || len == 0)
+		return NULL;
+	for (size_t k = 0; k < sizeof(globals) / sizeof(*globals); k++)
+		if (strncmp(globals[k], a + 2, len) == 0 && strlen(globals[k]) >= len)
+			return globals[k];
+	return NULL;
+}
+
 /* Memory exhausted: an I/O or system failure (exit 4) said on stderr, as
  * DESIGN.md's statuses have it, not an abort and a core dump. */
 static void out_of_memory(size_t n)
@@ -238,29 +258,43 @@ static int run_main(int argc, char **argv)
 		sigaction(SIGBUS, &sa, NULL);
 	}
 	while (i < argc && argv[i][0] == '-') {
-		const char *a = argv[i];
+		const char *a = argv[i], *joined;
+		const char *g = global_long(a, &joined);
 
-		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+		if (g && joined && strcmp(g, "config") != 0) {
+			fprintf(stderr, "benchgate: option '--%s' takes no value\n", g);
+			main_usage(stderr);
+			return BG_EUSAGE;
+		}
+		if (strcmp(a, "-h") == 0 || (g && strcmp(g, "help") == 0)) {
 			main_usage(stdout);
 			return 0;
-		} else if (strcmp(a, "--version") == 0) {
+		} else if (g && strcmp(g, "version") == 0) {
 			printf("benchgate %s\n", BENCHGATE_VERSION);
 			return 0;
-		} else if (strcmp(a, "-C") == 0 || strcmp(a, "--config") == 0) {
-			if (i + 1 >= argc) {
-				fprintf(stderr, "benchgate: option '%s' needs an argument\n", a);
+		} else if (strcmp(a, "-C") == 0 || (g && !joined)) {
+			const char *name = g ? "--config" : "-C";
+
+			if (i + 1 >= argc || bg_cli_option_like(NULL, argv[i + 1])) {
+				if (i + 1 >= argc)
+					fprintf(stderr, "benchgate: option '%s' needs an argument\n", name);
+				else
+					fprintf(stderr, "benchgate: option '%s' needs an argument, but '%s' %s; one that "
+						"starts with '-' is written '%s'\n", name, argv[i + 1],
+						strcmp(argv[i + 1], "--") == 0 ? "ends the options" : "reads as an option",
+						g ? "--config=FILE" : "-CDIR");
 				main_usage(stderr);
 				return BG_EUSAGE;
 			}
-			if (!global_value(a[1] == 'C' ? &cli.chdir_root : &cli.config_file, a, argv[i + 1]))
+			if (!global_value(g ? &cli.config_file : &cli.chdir_root, name, argv[i + 1]))
 				return BG_EUSAGE;
 			i += 2;
 		} else if (strncmp(a, "-C", 2) == 0) {
 			if (!global_value(&cli.chdir_root, "-C", a + 2))
 				return BG_EUSAGE;
 			i++;
-		} else if (strncmp(a, "--config=", 9) == 0) {
-			if (!global_value(&cli.config_file, "--config", a + 9))
+		} else if (g) { /* --config=FILE */
+			if (!global_value(&cli.config_file, "--config", joined))
 				return BG_EUSAGE;
 			i++;
 		} else {
