@@ -4,6 +4,7 @@
  */
 #include "benchgate/profile.h"
 #include "benchgate/fsutil.h"
+#include "core/bytes.h"
 #include "core/pyval.h"
 
 #include <dirent.h>
@@ -700,6 +701,37 @@ static size_t line_end(const char *s, size_t len, size_t i, size_t *next)
 	return len;
 }
 
+/*
+ * RUNS.md as Python's read_text(encoding="utf-8") takes it: strict UTF-8,
+ * else BG_ECHECK (the reference stops with a UnicodeDecodeError) naming
+ * the line and column of the first byte that is not, or saying that the
+ * file is UTF-16, as an editor on Windows may save it.
+ */
+static int runs_utf8(const struct bg_strbuf *text, const char *display, struct bg_ctx *ctx)
+{
+	const unsigned char *u = (const unsigned char *)text->buf;
+	size_t line = 1, col = 1;
+
+	if (text->len >= 2 && ((u[0] == 0xff && u[1] == 0xfe) || (u[0] == 0xfe && u[1] == 0xff)))
+		return bg_error(ctx, BG_ECHECK, "%s: cannot read: the file is UTF-16 (it starts with a UTF-16 "
+				"byte order mark); save it as UTF-8", display);
+	for (size_t i = 0; i < text->len;) {
+		size_t n = u[i] < 0x80 ? 1 : bg_utf8_len(u + i);
+
+		if (!n)
+			return bg_error(ctx, BG_ECHECK, "%s:%zu:%zu: cannot read: the byte 0x%02x is not UTF-8 "
+					"text; save the file as UTF-8", display, line, col, u[i]);
+		if (u[i] == '\n') {
+			line++;
+			col = 1;
+		} else {
+			col++;
+		}
+		i += n;
+	}
+	return BG_OK;
+}
+
 static int check_runs(struct bg_arena *ar, const struct bg_config *cfg, struct bg_problems *p, struct bg_value *ids,
 		      struct bg_value *statuses, struct bg_ctx *ctx)
 {
@@ -721,7 +753,8 @@ static int check_runs(struct bg_arena *ar, const struct bg_config *cfg, struct b
 		rc = bg_error(ctx, BG_EIO, "%s: cannot read: %s", cfg->runs_index, why);
 		goto out;
 	}
-	if ((rc = bg_file_read(path.buf, cfg->runs_index, &text, ctx)))
+	if ((rc = bg_file_read(path.buf, cfg->runs_index, &text, ctx)) ||
+	    (rc = runs_utf8(&text, cfg->runs_index, ctx)))
 		goto out;
 	while (i < text.len) {
 		size_t next, end = line_end(text.buf, text.len, i, &next);
