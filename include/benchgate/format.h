@@ -49,8 +49,10 @@ void bg_format_bytes(struct bg_strbuf *out, const json_t *bytes);
 /*
  * What keeps s from reading back as one line of text in a terminal and a
  * table, or NULL when nothing does: s must be valid UTF-8 without a control
- * character (C0, DEL, C1), a line or a paragraph separator, and not blank
- * by Python's str.strip (Unicode spaces included). The answer is a static
+ * character (C0, DEL, C1), a line or a paragraph separator or a
+ * bidirectional embedding, override or isolate, and some character of it
+ * must show: not only Unicode spaces (Python's str.isspace) and characters
+ * that show nothing (Default_Ignorable_Code_Point, U+2800). The answer is a static
  * phrase ("it is not valid UTF-8") for a message about s.
  */
 const char *bg_format_line_problem(const char *s);

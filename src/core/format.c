@@ -95,24 +95,69 @@ static size_t next_char(const unsigned char *p, bool *control)
 	return n;
 }
 
+/* The code point of the valid UTF-8 sequence of n bytes at p. */
+static unsigned long code_point(const unsigned char *p, size_t n)
+{
+	static const unsigned char lead_bits[5] = {0, 0x7f, 0x1f, 0x0f, 0x07};
+	unsigned long c = p[0] & lead_bits[n];
+
+	for (size_t i = 1; i < n; i++)
+		c = (c << 6) | (p[i] & 0x3f);
+	return c;
+}
+
+/* The bidirectional embeddings, overrides and isolates (U+202A..U+202E,
+ * U+2066..U+2069): they reorder the text shown after them. */
+static bool bidi_control(unsigned long c)
+{
+	return (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069);
+}
+
+/* A character that shows nothing: Unicode's Default_Ignorable_Code_Point
+ * (soft hyphen, zero-width space and joiners, word joiner, variation
+ * selectors, byte order mark, Hangul fillers, tags) and the blank braille
+ * pattern U+2800. */
+static bool invisible(unsigned long c)
+{
+	static const unsigned long ranges[][2] = {
+		{0x00ad, 0x00ad}, {0x034f, 0x034f}, {0x061c, 0x061c}, {0x115f, 0x1160}, {0x17b4, 0x17b5},
+		{0x180b, 0x180f}, {0x200b, 0x200f}, {0x202a, 0x202e}, {0x2060, 0x206f}, {0x2800, 0x2800},
+		{0x3164, 0x3164}, {0xfe00, 0xfe0f}, {0xfeff, 0xfeff}, {0xffa0, 0xffa0}, {0xfff0, 0xfff8},
+		{0x1bca0, 0x1bca3}, {0x1d173, 0x1d17a}, {0xe0000, 0xe0fff},
+	};
+
+	for (size_t i = 0; i < sizeof(ranges) / sizeof(*ranges); i++)
+		if (c >= ranges[i][0] && c <= ranges[i][1])
+			return true;
+	return false;
+}
+
 const char *bg_format_line_problem(const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
-	size_t start, len;
+	bool shows = false;
 
 	while (*p) {
 		bool control;
-		size_t n = next_char(p, &control);
+		size_t n = next_char(p, &control), start, len;
+		unsigned long c;
 
 		if (!n)
 			return "it is not valid UTF-8";
 		if (control)
 			return *p < 0x80 ? "it holds a control character (a newline, tab or escape)"
 					 : "it holds a control character or a line break";
+		c = code_point(p, n);
+		if (bidi_control(c))
+			return "it holds a bidirectional control character (U+202A..U+202E, U+2066..U+2069), "
+			       "which shows the text after it reordered";
+		if (!shows && !invisible(c)) {
+			bg_py_strip((const char *)p, n, &start, &len);
+			shows = len > 0;
+		}
 		p += n;
 	}
-	bg_py_strip(s, strlen(s), &start, &len);
-	return len ? NULL : "it is blank";
+	return shows ? NULL : "it is blank (nothing in it shows: only spaces or invisible characters such as U+200B)";
 }
 
 size_t bg_format_control_at(const char *s)

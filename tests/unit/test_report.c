@@ -299,6 +299,42 @@ static void test_format_signal(void **state)
 	}
 }
 
+/* bg_format_line_problem: a reason or an id reads back as one line that shows. */
+static void test_format_line_problem(void **state)
+{
+	static const struct {
+		const char *text;
+		const char *starts; /* NULL: accepted */
+	} cases[] = {
+		{"flaky runner", NULL},
+		{"\xe2\x80\x8b ok", NULL},				/* U+200B beside a word */
+		{"\xd7\xa9\xd7\x9c\xd7\x95\xd7\x9d \xe2\x80\x8f", NULL},	/* Hebrew with RLM */
+		{"", "it is blank"},
+		{" \t", "it holds a control character"},
+		{"\xe3\x80\x80 \xc2\xa0", "it is blank"},		/* U+3000, U+00A0 */
+		{"\xe2\x80\x8b", "it is blank"},			/* zero-width space */
+		{"\xef\xbb\xbf", "it is blank"},			/* byte order mark */
+		{"\xe3\x85\xa4 \xe2\xa0\x80", "it is blank"},		/* U+3164, U+2800 */
+		{"\xc2\xad\xe2\x81\xa0\xf3\xa0\x80\x81", "it is blank"},	/* U+00AD, U+2060, U+E0001 */
+		{"\xe2\x80\xae evil", "it holds a bidirectional control"},	/* U+202E */
+		{"ok \xe2\x81\xa6x", "it holds a bidirectional control"},	/* U+2066 */
+		{"a\nb", "it holds a control character"},
+		{"a\xc2\x85", "it holds a control character or a line break"},
+		{"\xff", "it is not valid UTF-8"},
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *got = bg_format_line_problem(cases[i].text);
+
+		if (!cases[i].starts) {
+			assert_null(got);
+			continue;
+		}
+		assert_non_null(got);
+		assert_memory_equal(got, cases[i].starts, strlen(cases[i].starts));
+	}
+}
+
 /* bg_report_envelope_fn of the test: counts the keys asked for; key "k0"
  * gets an envelope, "stop" fails the page. */
 static int count_envelope(const json_t *key, void *data, json_t **envelope, struct bg_ctx *ctx)
@@ -511,6 +547,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_format_units),
 		cmocka_unit_test(test_format_signal),
+		cmocka_unit_test(test_format_line_problem),
 		cmocka_unit_test(test_envelope_asked_for_full_keys),
 		cmocka_unit_test(test_keys_from_caller),
 		cmocka_unit_test(test_page),
