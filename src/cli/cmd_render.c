@@ -14,6 +14,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static const char *on_opt(int id, const char *value, void *data)
 {
@@ -46,6 +47,7 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 	struct bg_ctx ctx;
 	const char *output = NULL, *what;
 	char *dir = NULL, *made = NULL;
+	struct stat st;
 	int rc;
 
 	if ((rc = bg_cli_parse(cli, self, opts, 0, false, on_opt, &output, &parsed)))
@@ -66,6 +68,11 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 	if (!output)
 		output = cfg.generated_path;
 	bg_config_path(&cfg, &path, output);
+	if (output != cfg.generated_path && stat(path.buf, &st) == 0 && S_ISDIR(st.st_mode)) {
+		rc = bg_cli_usage_error(self, "argument --output: '%s' names a folder; name the file to write",
+					output);
+		goto out;
+	}
 	if ((what = bg_cli_input_at(path.buf, &reg, false))) {
 		if (output == cfg.generated_path)
 			rc = bg_error(&ctx, BG_ECHECK,

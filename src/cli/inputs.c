@@ -62,6 +62,45 @@ static char *named_later(const char *path)
 	return bg_strbuf_detach(&out, NULL);
 }
 
+/* Whether later, a path not there yet as named_later gives it, would lie
+ * inside folder (as it is, or as it will be named once made). */
+static bool inside_later(const char *later, const char *folder)
+{
+	char *top = realpath(folder, NULL);
+	size_t n;
+	bool in;
+
+	if (!top && !(top = named_later(folder)))
+		return false;
+	n = strlen(top);
+	in = strncmp(later, top, n) == 0 && (later[n] == '/' || (n == 1 && top[0] == '/'));
+	free(top);
+	return in;
+}
+
+/* What a new file at later (named_later) would be: one of the experiments
+ * folder or a device lease, where the verbs that read those would meet it;
+ * NULL for none. */
+static const char *new_file_role(const struct bg_config *cfg, const char *later)
+{
+	struct bg_strbuf p = BG_STRBUF_INIT;
+	const char *what = NULL;
+
+	if (cfg->experiments) {
+		bg_config_path(cfg, &p, cfg->experiments);
+		if (inside_later(later, p.buf))
+			what = "a file of the experiments folder";
+	}
+	if (!what) {
+		bg_strbuf_reset(&p);
+		bg_lifecycle_leases_dir(cfg, &p);
+		if (inside_later(later, p.buf))
+			what = "a device lease";
+	}
+	bg_strbuf_release(&p);
+	return what;
+}
+
 const char *bg_cli_input_at(const char *path, const struct bg_registry *reg, bool generated)
 {
 	const struct bg_config *cfg = reg->cfg;
@@ -76,9 +115,13 @@ const char *bg_cli_input_at(const char *path, const struct bg_registry *reg, boo
 	 * nothing, unless a folder made on the way leads back to one
 	 * ("new/../benchmarks/benchmark_registry.json") */
 	if (stat(path, &at) != 0) {
-		if (!(later = named_later(path)) || stat(later, &at) != 0) {
-			free(later);
+		if (!(later = named_later(path)))
 			return NULL;
+		if (stat(later, &at) != 0) {
+			/* a new file: only where a folder benchgate reads would hold it */
+			what = new_file_role(reg->cfg, later);
+			free(later);
+			return what;
 		}
 		path = later;
 	}

@@ -330,8 +330,10 @@ int bg_atomic_file_open(struct bg_atomic_file *f, const char *path, const char *
 	exists = stat(f->target.buf, &st) == 0;
 	if (exists && !S_ISREG(st.st_mode)) {
 		bg_strbuf_release(&f->target);
-		return bg_error(ctx, BG_EIO, "%s: cannot write: it exists and is not a regular file",
-				f->display);
+		return bg_error(ctx, BG_EIO, "%s: cannot write: it exists and is %s, not a regular file; "
+				"remove it, or write another file", f->display,
+				S_ISDIR(st.st_mode) ? "a folder" : S_ISFIFO(st.st_mode) ? "a pipe" :
+				S_ISSOCK(st.st_mode) ? "a socket" : "a device");
 	}
 	bg_strbuf_addf(&f->tmp, "%s" TEMP_MARK "%ld", f->target.buf, (long)getpid());
 	atomic_hold();

@@ -186,7 +186,7 @@ static void test_atomic_file(void **state)
 	assert_int_not_equal(stat(tmp, &st), 0);
 	/* a directory in the way */
 	assert_int_equal(bg_atomic_file_open(&f, tmpdir, "dir", &ctx), BG_EIO);
-	assert_string_equal(bg_ctx_message(&ctx), "dir: cannot write: it exists and is not a regular file");
+	assert_string_equal(bg_ctx_message(&ctx), "dir: cannot write: it exists and is a folder, not a regular file; remove it, or write another file");
 	bg_strbuf_release(&sb);
 	bg_ctx_release(&ctx);
 	unlink(path);
