@@ -78,23 +78,24 @@ static bool inside_later(const char *later, const char *folder)
 	return in;
 }
 
-/* What a new file at later (named_later) would be: one of the experiments
- * folder or a device lease, where the verbs that read those would meet it;
- * NULL for none. */
-static const char *new_file_role(const struct bg_config *cfg, const char *later)
+/* What the file at path is by the folder it lies in (in(path, folder)
+ * says whether it does): one of the experiments folder or a device lease,
+ * where the verbs that read those would meet it; NULL for neither. */
+static const char *folder_role(const struct bg_config *cfg, const char *path,
+			       bool (*in)(const char *path, const char *folder))
 {
 	struct bg_strbuf p = BG_STRBUF_INIT;
 	const char *what = NULL;
 
 	if (cfg->experiments) {
 		bg_config_path(cfg, &p, cfg->experiments);
-		if (inside_later(later, p.buf))
+		if (in(path, p.buf))
 			what = "a file of the experiments folder";
 	}
 	if (!what) {
 		bg_strbuf_reset(&p);
 		bg_lifecycle_leases_dir(cfg, &p);
-		if (inside_later(later, p.buf))
+		if (in(path, p.buf))
 			what = "a device lease";
 	}
 	bg_strbuf_release(&p);
@@ -119,7 +120,7 @@ const char *bg_cli_input_at(const char *path, const struct bg_registry *reg, boo
 			return NULL;
 		if (stat(later, &at) != 0) {
 			/* a new file: only where a folder benchgate reads would hold it */
-			what = new_file_role(reg->cfg, later);
+			what = folder_role(reg->cfg, later, inside_later);
 			free(later);
 			return what;
 		}
@@ -137,18 +138,8 @@ const char *bg_cli_input_at(const char *path, const struct bg_registry *reg, boo
 		if (stat(p.buf, &b) == 0 && at.st_dev == b.st_dev && at.st_ino == b.st_ino)
 			what = "an evidence import of the registry";
 	}
-	if (!what && cfg->experiments) {
-		bg_strbuf_reset(&p);
-		bg_config_path(cfg, &p, cfg->experiments);
-		if (inside(path, p.buf))
-			what = "a file of the experiments folder";
-	}
-	if (!what) {
-		bg_strbuf_reset(&p);
-		bg_lifecycle_leases_dir(cfg, &p);
-		if (inside(path, p.buf))
-			what = "a device lease";
-	}
+	if (!what)
+		what = folder_role(cfg, path, inside);
 	bg_strbuf_release(&p);
 	free(later);
 	return what;
