@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -66,6 +67,10 @@ static char *find_root(const char *start)
 	}
 }
 
+/* Said after "must be ..." of a field written null: a null is no default
+ * (a typo never leaves a default in force unseen), leaving it out is. */
+#define NULL_HINT(v) (bg_value_is_null(v) ? ", not null (leave the field out for its default)" : "")
+
 static int get_string(const struct bg_value *obj, const char *section, const char *key, const char *def,
 		      bool nullable, char **out, const char *display, struct bg_ctx *ctx)
 {
@@ -80,9 +85,9 @@ static int get_string(const struct bg_value *obj, const char *section, const cha
 		return BG_OK;
 	}
 	if (!bg_value_is_string(v) || bg_value_len(v) == 0)
-		return bg_error(ctx, BG_ECHECK, "%s: '%s%s%s' must be a non-empty string%s", display,
+		return bg_error(ctx, BG_ECHECK, "%s: '%s%s%s' must be a non-empty string%s%s", display,
 				section ? section : "", section ? "." : "", key,
-				nullable ? " or null" : "");
+				nullable ? " or null" : "", NULL_HINT(v));
 	*out = bg_xstrdup(bg_value_str(v));
 	return BG_OK;
 }
@@ -121,10 +126,10 @@ static int get_section(const struct bg_value *raw, const char *name, struct bg_v
 	struct bg_value *v = bg_value_get(raw, name);
 
 	*out = NULL;
-	if (!v || bg_value_is_null(v))
+	if (!v)
 		return BG_OK;
 	if (!bg_value_is_object(v))
-		return bg_error(ctx, BG_ECHECK, "%s: '%s' must be an object", display, name);
+		return bg_error(ctx, BG_ECHECK, "%s: '%s' must be an object%s", display, name, NULL_HINT(v));
 	*out = v;
 	return BG_OK;
 }
@@ -136,12 +141,13 @@ static int load_labels(const struct bg_value *raw, const char *name, struct bg_v
 	const char *k;
 	struct bg_value *x;
 
-	if (!v || bg_value_is_null(v)) {
+	if (!v) {
 		*out = NULL; /* no labels */
 		return BG_OK;
 	}
 	if (!bg_value_is_object(v))
-		return bg_error(ctx, BG_ECHECK, "%s: '%s' must be an object of strings", display, name);
+		return bg_error(ctx, BG_ECHECK, "%s: '%s' must be an object of strings%s", display, name,
+				NULL_HINT(v));
 	BG_VALUE_OBJECT_FOREACH(v, k, x) {
 		if (!bg_value_is_string(x))
 			return bg_error(ctx, BG_ECHECK, "%s: '%s.%s' must be a string", display, name, k);
@@ -164,7 +170,7 @@ static int check_key_fields(const struct bg_value *raw, const char *display, str
 	if (!v)
 		return BG_OK;
 	if (!bg_value_is_object(v))
-		return bg_error(ctx, BG_ECHECK, "%s: 'key_fields' must be an object", display);
+		return bg_error(ctx, BG_ECHECK, "%s: 'key_fields' must be an object%s", display, NULL_HINT(v));
 	BG_VALUE_OBJECT_FOREACH(v, k, x) {
 		/* an empty name names no context field: never present, it
 		 * would leave the key field resolved as if it were not mapped */
@@ -232,10 +238,10 @@ static int load_computers(struct bg_config *cfg, const char *display, struct bg_
 	size_t i;
 	struct bg_value *item;
 
-	if (!v || bg_value_is_null(v))
+	if (!v)
 		return BG_OK;
 	if (!bg_value_is_array(v))
-		return bg_error(ctx, BG_ECHECK, "%s: 'computers' must be a list", display);
+		return bg_error(ctx, BG_ECHECK, "%s: 'computers' must be a list%s", display, NULL_HINT(v));
 	cfg->computers = bg_xcalloc(bg_value_size(v) + 1, sizeof(*cfg->computers));
 	BG_VALUE_ARRAY_FOREACH(v, i, item) {
 		struct bg_value *label = bg_value_get(item, "label"), *slug = bg_value_get(item, "slug");
@@ -262,9 +268,17 @@ static int load_computers(struct bg_config *cfg, const char *display, struct bg_
 			if (strcmp(cfg->computers[j].label, bg_value_str(label)) == 0)
 				return bg_error(ctx, BG_ECHECK, "%s: computers[%zu]: label '%s' is also computers[%zu]'s",
 						display, i, bg_value_str(label), j);
+			/* slugs name lease files: "M5" and "m5" are one file where
+			 * file names ignore case (macOS, Windows) */
 			if (strcmp(cfg->computers[j].slug, bg_value_str(slug)) == 0)
 				return bg_error(ctx, BG_ECHECK, "%s: computers[%zu]: slug '%s' is also computers[%zu]'s",
 						display, i, bg_value_str(slug), j);
+			if (strcasecmp(cfg->computers[j].slug, bg_value_str(slug)) == 0)
+				return bg_error(ctx, BG_ECHECK,
+						"%s: computers[%zu]: slug '%s' differs from computers[%zu]'s '%s' only in case: "
+						"both would name one lease file where file names ignore case (macOS); "
+						"make them differ in more than case",
+						display, i, bg_value_str(slug), j, cfg->computers[j].slug);
 		}
 		cfg->computers[i].label = bg_xstrdup(bg_value_str(label));
 		cfg->computers[i].slug = bg_xstrdup(bg_value_str(slug));
@@ -292,10 +306,10 @@ static int load_rules(struct bg_config *cfg, const char *display, struct bg_ctx 
 	size_t i;
 	struct bg_value *item;
 
-	if (!v || bg_value_is_null(v))
+	if (!v)
 		return BG_OK;
 	if (!bg_value_is_array(v))
-		return bg_error(ctx, BG_ECHECK, "%s: 'computer_rules' must be a list", display);
+		return bg_error(ctx, BG_ECHECK, "%s: 'computer_rules' must be a list%s", display, NULL_HINT(v));
 	cfg->rules = bg_xcalloc(bg_value_size(v) + 1, sizeof(*cfg->rules));
 	BG_VALUE_ARRAY_FOREACH(v, i, item) {
 		struct bg_value *contains = bg_value_get(item, "device_contains");
