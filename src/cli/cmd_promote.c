@@ -94,7 +94,7 @@ static int run_promote(struct bg_cli *cli, const struct bg_cmd *self)
 				       json_string_value(json_object_get(report, "registry")), state,
 				       json_string_value(json_object_get(report, "generated")));
 		else if (!state)
-			bg_strbuf_adds(&sb, "not promoted: every unmet item is listed above\n");
+			bg_strbuf_adds(&sb, "not promoted: standard error says why\n");
 	}
 	if (sb.len)
 		bg_cli_write(&sb, false);

@@ -939,6 +939,53 @@ static int revalidate(const struct bg_config *cfg, bool render, const char *mid,
 	return rc;
 }
 
+/* path, joined to the project root, as an absolute path by name ("." and
+ * ".." applied, links not followed) into out. */
+static void path_by_name(const struct bg_config *cfg, const char *path, struct bg_strbuf *out)
+{
+	struct bg_strbuf joined = BG_STRBUF_INIT;
+	char cwd[4096];
+
+	bg_config_path(cfg, &joined, path);
+	bg_strbuf_reset(out);
+	if (joined.buf[0] != '/' && getcwd(cwd, sizeof(cwd)))
+		bg_path_add_names(out, cwd);
+	bg_path_add_names(out, joined.buf);
+	bg_strbuf_release(&joined);
+}
+
+/*
+ * The path the registry's evidence_imports already give the evidence file
+ * ev_rel, where it is written otherwise ("./experiments/x.json"): an
+ * import that is the same file, or the same path by name. The promotion
+ * then names it once, as it is written. NULL when none; the caller frees it.
+ */
+static char *imported_as(const struct bg_config *cfg, const struct bg_registry *reg, const char *ev_rel)
+{
+	const struct bg_value *imports = bg_value_get(reg->root, "evidence_imports"), *item;
+	struct bg_strbuf want = BG_STRBUF_INIT, have = BG_STRBUF_INIT;
+	struct stat a, b;
+	char *hit = NULL;
+	bool there;
+	size_t i;
+
+	path_by_name(cfg, ev_rel, &want);
+	there = stat(want.buf, &a) == 0;
+	BG_VALUE_ARRAY_FOREACH(imports, i, item) {
+		const char *p = bg_value_is_object(item) ? bg_value_str(bg_value_get(item, "path")) : NULL;
+
+		if (hit || !p || !*p || strcmp(p, ev_rel) == 0)
+			continue;
+		path_by_name(cfg, p, &have);
+		if (strcmp(have.buf, want.buf) == 0 ||
+		    (there && stat(have.buf, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino))
+			hit = bg_xstrdup(p);
+	}
+	bg_strbuf_release(&want);
+	bg_strbuf_release(&have);
+	return hit;
+}
+
 int bg_promotion_run(const struct bg_config *cfg, struct bg_store *store, long long id, json_t **report,
 		     struct bg_ctx *ctx)
 {
@@ -947,7 +994,7 @@ int bg_promotion_run(const struct bg_config *cfg, struct bg_store *store, long l
 	json_t *session = NULL, *verdict = NULL, *gate = NULL, *runbook = NULL, *row = NULL, *artifact = NULL, *evidence = NULL;
 	struct saved sv[3];
 	const char *state, *gate_id;
-	char *gen_dir = NULL, *made = NULL, *slash;
+	char *gen_dir = NULL, *made = NULL, *slash, *ev_import = NULL;
 	bool saved = false, undone = false;
 	int rc, lock = -1;
 
@@ -981,6 +1028,8 @@ int bg_promotion_run(const struct bg_config *cfg, struct bg_store *store, long l
 	gate_id = str(session, "gate_id");
 	/* a NaN in either is refused: the promoted row copies them */
 	rc = bg_registry_gate_json(&reg, gate_id ? bg_registry_find_gate(&reg, gate_id) : NULL, &gate, &runbook, ctx);
+	bg_promotion_evidence_path(cfg, &ev_rel);
+	ev_import = imported_as(cfg, &reg, ev_rel.buf);
 	bg_registry_release(&reg);
 	if (rc)
 		goto out;
@@ -990,12 +1039,19 @@ int bg_promotion_run(const struct bg_config *cfg, struct bg_store *store, long l
 		json_object_set_new(*report, "undid_interrupted_promotion", json_true());
 	state = str(*report, "state");
 	if (!state) {
-		rc = bg_error(ctx, BG_ECHECK, "session %lld cannot be promoted: %zu unmet", id,
-			      json_array_size(json_object_get(*report, "refusals")));
+		const json_t *refusals = json_object_get(*report, "refusals");
+		struct bg_strbuf why = BG_STRBUF_INIT;
+		size_t k;
+		json_t *x;
+
+		json_array_foreach(refusals, k, x)
+			bg_strbuf_addf(&why, "%s%s", k ? "; " : "", json_string_value(x));
+		rc = bg_error(ctx, BG_ECHECK, "session %lld cannot be promoted: %s", id,
+			      why.len ? why.buf : "no state it could take");
+		bg_strbuf_release(&why);
 		goto out;
 	}
 	bg_promotion_row(cfg, gate, session, verdict, state, &row, &artifact, &mid, ctx);
-	bg_promotion_evidence_path(cfg, &ev_rel);
 	memset(sv, 0, sizeof(sv));
 	saved = true;
 	if ((rc = save(cfg, &sv[0], ev_rel.buf, 0, ctx)) ||
@@ -1064,7 +1120,7 @@ int bg_promotion_run(const struct bg_config *cfg, struct bg_store *store, long l
 		goto out;
 	}
 	if ((rc = bg_promote_edit_registry(sv[1].text.buf, sv[1].text.len, str(session, "gate_id"), state, mid.buf,
-					   ev_rel.buf, &edited, ctx))) {
+					   ev_import ? ev_import : ev_rel.buf, &edited, ctx))) {
 		bg_error(ctx, rc, "%s: %s; nothing was changed", cfg->registry_path, bg_ctx_message(ctx));
 		goto out;
 	}
@@ -1113,6 +1169,7 @@ out:
 	json_decref(row);
 	json_decref(artifact);
 	json_decref(evidence);
+	free(ev_import);
 	bg_strbuf_release(&ev_rel);
 	bg_strbuf_release(&mid);
 	bg_strbuf_release(&text);

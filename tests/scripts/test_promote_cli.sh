@@ -274,6 +274,22 @@ check "evidence lists not lists: says so" grep -qxF \
 	"benchgate: experiments/benchgate-evidence.json: 'artifacts' and 'measurements' must be lists" "$work/err"
 snap >"$work/after"
 check "evidence lists not lists: nothing changed" cmp -s "$work/before" "$work/after"
+# the registry imports the evidence file already, written another way
+# ("./experiments/..."): the promotion names it once, as written (it added a
+# second import, and the promoted registry then failed validation on ids)
+fresh
+echo '{"schema": "benchgate-evidence/v1", "artifacts": [], "measurements": []}' >"$work/p/experiments/benchgate-evidence.json"
+(cd "$work/p" && jq '.evidence_imports += [{"path": "./experiments//benchgate-evidence.json"}]' \
+	benchmarks/benchmark_registry.json >r.tmp && mv r.tmp benchmarks/benchmark_registry.json && "$B" render >/dev/null)
+s=$(seed $G release-signoff 0.1 experiment=1)
+check "imported as ./: promoted"    test "$(rc_of "$B" -C "$work/p" promote "$s")" = 0
+check "imported as ./: one import"  test "$(grep -c benchgate-evidence.json "$work/p/benchmarks/benchmark_registry.json")" = 1
+check "imported as ./: one row"     test "$(jq '.measurements | length' "$work/p/experiments/benchgate-evidence.json")" = 1
+check "imported as ./: validates"   "$B" -C "$work/p" validate
+# a refusal that is no criterion says itself, not "1 unmet"
+s=$(seed $G scheduled-profile 0.1 experiment=1)
+check "measured, partial: refused"  test "$(rc_of "$B" -C "$work/p" promote "$s")" = 1
+check "measured, partial: says why" grep -q "cannot be promoted: gate '$G' is already measured; a partial promotion would lower it" "$work/err"
 # a diagnostic measure session is not a gate session
 fresh
 (cd "$work/p" && "$B" measure -q -r 1 -w 0 -- true >/dev/null 2>&1)
