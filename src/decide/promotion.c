@@ -887,9 +887,32 @@ out:
 	return rc;
 }
 
-/* Loads, validates (with the render check when render is false) and, with render, re-renders. */
+/* Whether the registry as it is now (the promotion put back) has problem
+ * among its validate problems: a registry invalid before the promotion. */
+static bool invalid_before(const struct bg_config *cfg, const char *problem)
+{
+	struct bg_registry reg;
+	struct bg_problems problems = {0};
+	struct bg_ctx ctx;
+	bool found = false;
+
+	memset(&reg, 0, sizeof(reg));
+	bg_ctx_init(&ctx);
+	if (bg_registry_load(&reg, cfg, &ctx) == BG_OK &&
+	    bg_registry_validate(&reg, true, &problems, NULL, &ctx) == BG_OK)
+		for (size_t i = 0; i < problems.n && !found; i++)
+			found = strcmp(problems.items[i], problem) == 0;
+	bg_problems_release(&problems);
+	bg_registry_release(&reg);
+	bg_ctx_release(&ctx);
+	return found;
+}
+
+/* Loads, validates (with the render check when render is false) and, with
+ * render, re-renders. *problem: the first validate problem (owned by the
+ * caller), when that is what failed. */
 static int revalidate(const struct bg_config *cfg, bool render, const char *mid, const char *state,
-		      struct bg_ctx *ctx)
+		      char **problem, struct bg_ctx *ctx)
 {
 	struct bg_registry reg;
 	struct bg_problems problems = {0};
@@ -908,9 +931,11 @@ static int revalidate(const struct bg_config *cfg, bool render, const char *mid,
 	}
 	if (rc == BG_OK && !render) {
 		rc = bg_registry_validate(&reg, true, &problems, &counts, ctx);
-		if (rc == BG_OK && problems.n)
+		if (rc == BG_OK && problems.n) {
 			rc = bg_error(ctx, BG_ECHECK, "the promoted registry does not validate: %s; nothing was "
 				      "changed", problems.items[0]);
+			*problem = bg_xstrdup(problems.items[0]);
+		}
 	}
 	if (rc == BG_OK && !render) {
 		size_t i;
@@ -994,7 +1019,7 @@ int bg_promotion_run(const struct bg_config *cfg, struct bg_store *store, long l
 	json_t *session = NULL, *verdict = NULL, *gate = NULL, *runbook = NULL, *row = NULL, *artifact = NULL, *evidence = NULL;
 	struct saved sv[3];
 	const char *state, *gate_id;
-	char *gen_dir = NULL, *made = NULL, *slash, *ev_import = NULL;
+	char *gen_dir = NULL, *made = NULL, *slash, *ev_import = NULL, *problem = NULL;
 	bool saved = false, undone = false;
 	int rc, lock = -1;
 
@@ -1139,14 +1164,19 @@ int bg_promotion_run(const struct bg_config *cfg, struct bg_store *store, long l
 		if ((rc = journal_write(cfg, sv, 3, ctx)) ||
 		    (rc = bg_file_write_atomic(sv[0].abs.buf, ev_rel.buf, text.buf, text.len, ctx)) ||
 		    (rc = bg_file_write_atomic(sv[1].abs.buf, cfg->registry_path, edited.buf, edited.len, ctx)) ||
-		    (rc = revalidate(cfg, true, mid.buf, state, ctx)) ||
-		    (rc = revalidate(cfg, false, mid.buf, state, ctx))) {
+		    (rc = revalidate(cfg, true, mid.buf, state, &problem, ctx)) ||
+		    (rc = revalidate(cfg, false, mid.buf, state, &problem, ctx))) {
 			for (int k = 0; k < 3; k++)
 				put_back &= restore(&sv[k]);
 		}
 		if (put_back) /* else the journal stays, and the next promotion puts them back */
 			journal_remove(cfg);
 		bg_stops_release(&old);
+		/* a registry that did not validate before: said so, not blamed on the promotion */
+		if (rc && problem && put_back && invalid_before(cfg, problem))
+			bg_error(ctx, rc, "%s does not validate, before the promotion too: %s; fix it ('benchgate "
+				 "validate' lists every problem), then promote again; nothing was changed",
+				 cfg->registry_path, problem);
 		if (rc)
 			goto out;
 	}
@@ -1170,6 +1200,7 @@ out:
 	json_decref(artifact);
 	json_decref(evidence);
 	free(ev_import);
+	free(problem);
 	bg_strbuf_release(&ev_rel);
 	bg_strbuf_release(&mid);
 	bg_strbuf_release(&text);

@@ -274,6 +274,16 @@ check "evidence lists not lists: says so" grep -qxF \
 	"benchgate: experiments/benchgate-evidence.json: 'artifacts' and 'measurements' must be lists" "$work/err"
 snap >"$work/after"
 check "evidence lists not lists: nothing changed" cmp -s "$work/before" "$work/after"
+# a registry that did not validate before: said so, not blamed on the promotion
+fresh
+(cd "$work/p" && jq '(.gates[] | select(.id != "'$G'")).priority = 9' benchmarks/benchmark_registry.json >r.tmp &&
+	mv r.tmp benchmarks/benchmark_registry.json && "$B" render >/dev/null)
+s=$(seed $G release-signoff 0.1 experiment=1)
+snap >"$work/before"
+check "invalid before: refused"     test "$(rc_of "$B" -C "$work/p" promote "$s")" = 1
+check "invalid before: says so"     grep -q "^benchgate: benchmarks/benchmark_registry.json does not validate, before the promotion too: " "$work/err"
+snap >"$work/after"
+check "invalid before: nothing changed" cmp -s "$work/before" "$work/after"
 # the registry imports the evidence file already, written another way
 # ("./experiments/..."): the promotion names it once, as written (it added a
 # second import, and the promoted registry then failed validation on ids)
