@@ -4,7 +4,7 @@
  * an id it names already is not added again), and add an evidence import
  * once. Everything outside the edited spans is left
  * byte for byte as it was; insertions copy the indentation of their
- * neighbours. The text must be valid JSON (validate it first). Keys and
+ * neighbours and the file's line ending (CRLF where its first line ends so). The text must be valid JSON (validate it first). Keys and
  * strings are compared as JSON reads them (escapes decoded), and of
  * duplicate keys the last one is the one edited, as it is the one a JSON
  * reader keeps.
@@ -22,6 +22,7 @@ struct scan {
 	size_t n;
 	size_t depth;
 	struct bg_arena *arena; /* decoded strings with escapes, made on demand */
+	const char *eol;	/* the text's line ending: "\r\n" or "\n" */
 };
 
 static size_t ws(const struct scan *sc, size_t i)
@@ -224,7 +225,7 @@ static void append_to_array(struct scan *sc, size_t a, size_t e, const char *val
 	} else if (has_newline(sc, a, close)) {
 		struct bg_strbuf ind = BG_STRBUF_INIT;
 		line_indent(sc, last - 1, &ind);
-		bg_strbuf_addf(&ed->text, ",\n%s%s", ind.buf, value);
+		bg_strbuf_addf(&ed->text, ",%s%s%s", sc->eol, ind.buf, value);
 		bg_strbuf_release(&ind);
 	} else {
 		bg_strbuf_addf(&ed->text, ", %s", value);
@@ -242,7 +243,7 @@ static void append_member(struct scan *sc, size_t obj, size_t last_end, const ch
 	if (last_end && has_newline(sc, obj, last_end)) {
 		/* the indentation of the line where the previous member ends */
 		line_indent(sc, last_end - 1, &ind);
-		bg_strbuf_addf(&ed->text, ",\n%s\"%s\": %s", ind.buf, key, value);
+		bg_strbuf_addf(&ed->text, ",%s%s\"%s\": %s", sc->eol, ind.buf, key, value);
 	} else if (last_end) {
 		bg_strbuf_addf(&ed->text, ", \"%s\": %s", key, value);
 	} else {
@@ -400,7 +401,8 @@ int bg_promote_edit_registry(const char *text, size_t len, const char *gate_id, 
 			     const char *measurement_id, const char *evidence_path, struct bg_strbuf *out,
 			     struct bg_ctx *ctx)
 {
-	struct scan sc = {text, len, 0, NULL};
+	const char *nl = memchr(text, '\n', len);
+	struct scan sc = {text, len, 0, NULL, nl && nl > text && nl[-1] == '\r' ? "\r\n" : "\n"};
 	int rc = edit_registry(&sc, gate_id, state, measurement_id, evidence_path, out, ctx);
 
 	bg_arena_free(sc.arena);

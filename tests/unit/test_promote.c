@@ -75,6 +75,37 @@ static void test_multiline(void **state)
 		    "}\n");
 }
 
+/* a registry written with CRLF line endings: the inserted lines end so too */
+static void test_crlf(void **state)
+{
+	(void)state;
+	expect_edit("{\r\n"
+		    "  \"evidence_imports\": [\r\n"
+		    "    {\"path\": \"experiments/old.json\"}\r\n"
+		    "  ],\r\n"
+		    "  \"gates\": [\r\n"
+		    "    {\r\n"
+		    "      \"id\": \"b\",\r\n"
+		    "      \"state\": \"partial\"\r\n"
+		    "    }\r\n"
+		    "  ]\r\n"
+		    "}\r\n",
+		    "b",
+		    "{\r\n"
+		    "  \"evidence_imports\": [\r\n"
+		    "    {\"path\": \"experiments/old.json\"},\r\n"
+		    "    {\"path\": \"experiments/benchgate-evidence.json\"}\r\n"
+		    "  ],\r\n"
+		    "  \"gates\": [\r\n"
+		    "    {\r\n"
+		    "      \"id\": \"b\",\r\n"
+		    "      \"state\": \"measured\",\r\n"
+		    "      \"satisfied_by\": [\"box-s7\"]\r\n"
+		    "    }\r\n"
+		    "  ]\r\n"
+		    "}\r\n");
+}
+
 static void test_existing_list_and_import(void **state)
 {
 	(void)state;
@@ -182,6 +213,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_multiline),
+		cmocka_unit_test(test_crlf),
 		cmocka_unit_test(test_existing_list_and_import),
 		cmocka_unit_test(test_json_reading),
 		cmocka_unit_test(test_written_strings),
