@@ -26,7 +26,10 @@ bool bg_cli_wants_help(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--") == 0)
 			return false;
-		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
+		/* "--help" or a beginning of it ("--he"), as argparse takes it: no
+		 * verb has another option that starts with 'h' */
+		if (strcmp(argv[i], "-h") == 0 ||
+		    (strncmp(argv[i], "--h", 3) == 0 && strncmp("help", argv[i] + 2, strlen(argv[i] + 2)) == 0))
 			return true;
 	}
 	return false;
@@ -563,6 +566,8 @@ int bg_cli_parse(struct bg_cli *cli, const struct bg_cmd *cmd, const struct bg_o
 			o = find_long(opts, a + 2, len, &err);
 			if (!o && len == 6 && strncmp(a + 2, "config", 6) == 0)
 				return global_after_verb(cmd, "--config FILE");
+			if (!o && eq && len && len <= 4 && strncmp(a + 2, "help", len) == 0)
+				return bg_cli_usage_error(cmd, "option '--help' takes no value");
 			if (!o)
 				return unknown_long(cmd, opts, a + 2, len, err != NULL);
 			if (eq) {
