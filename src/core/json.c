@@ -22,6 +22,8 @@ int bg_json_load_buffer(const char *data, size_t len, const char *display,
 	*out = NULL;
 	if (len == 0)
 		return bg_error(ctx, BG_ECHECK, "%s: file is empty; expected a JSON object", display);
+	if (bg_span_json_space(data, len) == len)
+		return bg_error(ctx, BG_ECHECK, "%s: file holds only whitespace; expected a JSON object", display);
 	v = json_loadb(data, len, JSON_DECODE_ANY, &err);
 	if (!v) {
 		int line = err.line > 0 ? err.line : 1;

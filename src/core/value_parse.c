@@ -943,6 +943,8 @@ static int parse_text(struct bg_arena *a, const char *text, size_t len, const ch
 	*out = NULL;
 	if (len == 0)
 		return bg_error(ctx, BG_ECHECK, "%s: file is empty; expected a JSON object", display);
+	if (len < UINT32_MAX && bg_span_json_space(text, len) == len)
+		return bg_error(ctx, BG_ECHECK, "%s: file holds only whitespace; expected a JSON object", display);
 	if (len >= UINT32_MAX) /* lengths and counts are 32-bit */
 		return bg_error(ctx, BG_ECHECK, "%s: too large to read (4 GiB or more)", display);
 	/* an editor's byte order mark: JSON has none, and Python refuses it too */

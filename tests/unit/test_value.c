@@ -94,7 +94,7 @@ static void test_truncated(void **state)
 {
 	(void)state;
 	EXPECT_ERROR("", "t.json: file is empty; expected a JSON object");
-	EXPECT_ERROR("   ", "t.json:1:4: invalid JSON: unexpected token near end of file");
+	EXPECT_ERROR("   ", "t.json: file holds only whitespace; expected a JSON object");
 	EXPECT_ERROR("{", "t.json:1:2: invalid JSON: string or '}' expected near end of file");
 	EXPECT_ERROR("{\"a\": [1, 2", "t.json:1:12: invalid JSON: ']' expected near end of file");
 	EXPECT_ERROR("[1,", "t.json:1:4: invalid JSON: ']' expected near end of file");
