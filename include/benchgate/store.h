@@ -145,8 +145,9 @@ const char *bg_store_not_in_baseline(const json_t *summary);
  * naming what is wrong. BG_ECHECK for an unknown id, for a session without
  * a decision (nothing to curate), and for accepting a blocked session
  * (the message says why); BG_EIO for a stored decision benchgate never
- * makes, or a session and its decision document that name two (as
- * bg_store_verdict). Every curation, the automatic one of
+ * makes, a session and its decision document that name two, or a damaged
+ * session document (as bg_store_verdict), before anything is written.
+ * Every curation, the automatic one of
  * bg_store_set_decision included, is also appended to a log (table
  * curations), so earlier verdicts stay readable.
  */
@@ -209,8 +210,9 @@ void bg_store_read_end(struct bg_store *st);
  * The verdict of one session: the history summary of it plus "key" and
  * "decision_document" (the stored documents, or null) and "curations"
  * ([{"curation", "why", "who", "at"}], oldest first). BG_ECHECK when unknown;
- * BG_EIO for a decision benchgate never makes, or a session and its
- * decision document that name two (a store changed outside benchgate).
+ * BG_EIO for a decision benchgate never makes, a session and its decision
+ * document that name two, or a session document that does not parse or is
+ * not a JSON object (a store changed outside benchgate).
  */
 int bg_store_verdict(struct bg_store *st, long long id, json_t **out, struct bg_ctx *ctx);
 /* The id of the latest session (highest id) of gate_id; BG_ECHECK when it has none. */

@@ -589,6 +589,41 @@ static int corrupt(struct sqlite_store *s, long long id, const char *what, const
 			" corrupted: restore it from a backup", s->display, id, what);
 }
 
+/* A session whose stored document does not parse (valid false), or not to an object. */
+static int damaged_document(struct sqlite_store *s, long long id, const char *what, bool valid, struct bg_ctx *ctx)
+{
+	return bg_error(ctx, BG_EIO, "%s: %s: session %lld: the stored document is %s; the store is corrupted:"
+			" restore it from a backup", s->display, what, id, valid ? "not a JSON object" : "not valid JSON");
+}
+
+/*
+ * BG_OK when session id's stored document is a JSON object (or there is no
+ * such session: the caller's query says so), else BG_EIO naming the
+ * session (damaged_document, after what): a verb that reads only some of
+ * its members (the verdict, a curation) still never takes a damaged
+ * session for a whole one.
+ */
+static int check_document(struct sqlite_store *s, long long id, const char *what, struct bg_ctx *ctx)
+{
+	sqlite3_stmt *st;
+	int rc, kind = 0;
+
+	if (sym_sqlite3_prepare_v2(s->db, "SELECT CASE WHEN NOT json_valid(document) THEN 0 WHEN"
+				   " json_type(document) = 'object' THEN 2 ELSE 1 END FROM sessions WHERE id = ?",
+				   -1, &st, NULL) != SQLITE_OK)
+		return db_error(s, ctx, what);
+	sym_sqlite3_bind_int64(st, 1, id);
+	rc = sym_sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		kind = sym_sqlite3_column_int(st, 0);
+	sym_sqlite3_finalize(st);
+	if (rc == SQLITE_DONE || (rc == SQLITE_ROW && kind == 2))
+		return changed_under(s, ctx);
+	if (rc != SQLITE_ROW)
+		return db_error(s, ctx, what);
+	return damaged_document(s, id, what, kind == 1, ctx);
+}
+
 /*
  * A query over the sessions failed: when SQLite's JSON functions met a
  * document that does not parse, the message names that session.
@@ -605,8 +640,7 @@ static int query_error(struct sqlite_store *s, struct bg_ctx *ctx, const char *w
 			id = sym_sqlite3_column_int64(st, 0);
 		sym_sqlite3_finalize(st);
 		if (id)
-			return bg_error(ctx, BG_EIO, "%s: %s: session %lld: the stored document is not valid JSON;"
-					" the store is corrupted: restore it from a backup", s->display, what, id);
+			return damaged_document(s, id, what, false, ctx);
 	}
 	return db_error(s, ctx, what);
 }
@@ -1029,6 +1063,8 @@ static int curate(struct bg_store *base, long long id, const char *curation, con
 		json_t *row = row_object(st, &bad, &err);
 
 		rc = row ? check_decision(s, id, row, ctx) : corrupt(s, id, "decision", &err, ctx);
+		if (!rc) /* a damaged session is refused as bg_store_verdict refuses it */
+			rc = check_document(s, id, "cannot read the decision", ctx);
 		if (rc) {
 			json_decref(row);
 			sym_sqlite3_finalize(st);
@@ -1265,7 +1301,8 @@ static int verdict(struct bg_store *base, long long id, json_t **out, struct bg_
 		return bg_error(ctx, BG_ECHECK, "%s: no session with id %lld; see 'benchgate sessions'",
 				s->display, id);
 	}
-	if ((rc = check_decision(s, id, json_array_get(rows, 0), ctx))) {
+	if ((rc = check_document(s, id, "cannot read the decision", ctx)) ||
+	    (rc = check_decision(s, id, json_array_get(rows, 0), ctx))) {
 		json_decref(rows);
 		return rc;
 	}

@@ -338,5 +338,30 @@ check "two decisions: accept 4"         test "$(rc_of "$B" accept "$sw" --why "l
 check "two decisions: accept said"      grep -qF "(the session says 'investigate' but its decision document 'block')" "$work/err"
 check "two decisions: still pending"    test "$("$B" history --json $G | jq -r ".[] | select(.id == $sw) | .curation")" = pending
 
+# a session whose document was damaged outside benchgate (not JSON, or JSON
+# that is not an object) is read by accept and reject as compare reads it,
+# before anything is written: exit 4 with compare's message, the curation
+# and its log unchanged (accept took it into the baseline, and every run of
+# the gate then failed reading the baseline)
+for bad in '{bad' '[1,2]'; do
+	sb=$(seed $G scheduled-profile 0.100)
+	sql "UPDATE sessions SET curation = 'pending', decision = 'investigate', decision_doc = json_set(decision_doc, '\$.decision', 'investigate') WHERE id = $sb" || exit 1
+	before=$("$B" compare --json "$sb" | jq -c '[.curation, .curated_by, .curation_why]')
+	# the document kept in reason meanwhile, to read the verdict after
+	sql "UPDATE sessions SET reason = document, document = '$bad' WHERE id = $sb" || exit 1
+	check "damaged document $bad: compare 4" test "$(rc_of "$B" compare "$sb")" = 4
+	cp "$work/err" "$work/compare.err"
+	for v in accept reject; do
+		check "damaged document $bad: $v 4"   test "$(rc_of "$B" $v "$sb" --why "looks fine")" = 4
+		check "damaged document $bad: $v says as compare" cmp -s "$work/err" "$work/compare.err"
+		check "damaged document $bad: $v prints nothing" test ! -s "$work/out"
+	done
+	sql "UPDATE sessions SET document = reason, reason = NULL WHERE id = $sb" || exit 1
+	check "damaged document $bad: nothing written" test "$("$B" compare --json "$sb" | jq -c '[.curation, .curated_by, .curation_why]')" = "$before"
+	check "damaged document $bad: pending" test "${before%%,*}" = '["pending"'
+	sql "DELETE FROM sessions WHERE id = $sb" || exit 1
+done
+check "damaged document: named" grep -qxF "benchgate: .benchgate/store.sqlite3: cannot read the decision: session $sb: the stored document is not a JSON object; the store is corrupted: restore it from a backup" "$work/compare.err"
+
 echo "$fails failed"
 [ "$fails" = 0 ]

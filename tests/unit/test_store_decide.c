@@ -2,7 +2,8 @@
  * test_store_decide.c - the store's decision and curation side (migration 2):
  * bg_store_set_decision, bg_store_baseline (tiers, curation, status,
  * exclusion, limit, order), bg_store_curate (who, when, why; a blocked
- * session cannot be accepted; a diagnostic session has nothing to curate),
+ * session cannot be accepted; a diagnostic session has nothing to curate,
+ * nor has a session whose document was damaged),
  * bg_store_history, bg_store_verdict, bg_store_last_of_gate and
  * bg_store_gate_sessions_after; the walks
  * bg_store_each_history and bg_store_each_session (a row at a time, a
@@ -387,6 +388,47 @@ static void test_curation_rules(void **state)
 	bg_ctx_release(&ctx);
 }
 
+/*
+ * A session whose document was damaged outside benchgate (not JSON, or
+ * JSON that is not an object) is never curated: bg_store_curate and
+ * bg_store_verdict refuse it with BG_EIO naming it, and nothing is written.
+ * Needs the sqlite3 program to damage it.
+ */
+static void test_curate_damaged_document(void **state)
+{
+	static const char *const damage[] = {"{bad", "[1,2]"};
+	struct bg_ctx ctx;
+	json_t *v;
+
+	(void)state;
+	if (system("command -v sqlite3 >/dev/null 2>&1") != 0)
+		skip();
+	bg_ctx_init(&ctx);
+	for (size_t i = 0; i < 2; i++) {
+		long long id = put("gate.d", "scheduled-profile", "ok", 1e6);
+		char cmd[512], want[160];
+
+		decide(id, "KD", "investigate", "pending");
+		snprintf(cmd, sizeof(cmd), "sqlite3 '%s/store.sqlite3' \"UPDATE sessions SET document = '%s' WHERE id = %lld\"",
+			 dir, damage[i], id);
+		assert_int_equal(system(cmd), 0);
+		snprintf(want, sizeof(want), "session %lld: the stored document is %s; the store is corrupted: restore it "
+			 "from a backup", id, i ? "not a JSON object" : "not valid JSON");
+		assert_int_equal(bg_store_curate(st, id, "accepted", "looks fine", "ana", &ctx), BG_EIO);
+		assert_non_null(strstr(bg_ctx_message(&ctx), want));
+		assert_int_equal(bg_store_curate(st, id, "rejected", "looks off", "ana", &ctx), BG_EIO);
+		assert_int_equal(bg_store_verdict(st, id, &v, &ctx), BG_EIO);
+		assert_non_null(strstr(bg_ctx_message(&ctx), want));
+		assert_null(v);
+		/* nothing written: still pending, and the log holds the automatic curation alone */
+		snprintf(cmd, sizeof(cmd), "test \"$(sqlite3 '%s/store.sqlite3' \"SELECT s.curation || count(c.seq) FROM "
+			 "sessions s LEFT JOIN curations c ON c.session_id = s.id WHERE s.id = %lld\")\" = pending1",
+			 dir, id);
+		assert_int_equal(system(cmd), 0);
+	}
+	bg_ctx_release(&ctx);
+}
+
 /* Counts the rows walked; stops the walk with BG_ECHECK at the row whose id is stop. */
 struct walk {
 	long long stop;
@@ -693,6 +735,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_baseline_timing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_baseline_decision_rule, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_curation_rules, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_curate_damaged_document, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_history_and_last, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_history_notes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_keys_with_prefix, setup, teardown),
