@@ -40,8 +40,13 @@ struct bg_store;
  *                    one), the file as it is (SQLite's immutable mode); a
  *                    -wal without its -shm, and a schema older than this
  *                    program's, are BG_EIO there.
- *   BG_STORE_CREATE  write it, making it (folders, schema) when not there.
+ *   BG_STORE_CREATE  write it, making it (folders, schema) when not there:
+ *                    whole in a temporary file beside it, then named, never
+ *                    over a store another process made meanwhile.
  *   BG_STORE_WRITE   write it when it exists (*out NULL when not).
+ * An empty store file (0 bytes: truncated, or left by an older benchgate
+ * stopped while it made the store) is BG_EIO in every mode, and in
+ * bg_store_check_write, saying what to do; nothing is written into it.
  * A writing mode on a store this user may not write (the file, or its
  * folder where SQLite keeps the -wal and -shm files) is BG_EIO before
  * anything is opened: "STORE: cannot write the store: REASON; ...".

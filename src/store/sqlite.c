@@ -6,7 +6,9 @@
  * come as new migrations appended to the list, never by editing old ones.
  * A reader that may not write the store opens it read-only, making nothing
  * beside it (open_read_only); a writer that may not is refused before
- * SQLite opens anything.
+ * SQLite opens anything. A new store is made whole in a temporary file and
+ * then named (create_store), so an empty store file is refused, never
+ * taken for a new store.
  */
 #include "store/store_impl.h"
 #include "store/sqlite_api.h"
@@ -17,6 +19,7 @@
 #include "benchgate/strbuf.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1468,6 +1471,14 @@ static int store_file(const char *path, const char *display, bool *exists, struc
 	if (stat(path, &st) == 0) {
 		if (!S_ISREG(st.st_mode))
 			return bg_error(ctx, BG_EIO, "%s: cannot open the store: not a regular file", display);
+		/* benchgate makes a store whole (create_store): an empty one was
+		 * cut short, never a new store to write a schema into */
+		if (st.st_size == 0)
+			return bg_error(ctx, BG_EIO, "%s: the store is an empty file (0 bytes): it was truncated, or "
+					"left by an older benchgate stopped while it created the store; if it never held "
+					"sessions, remove it with any -wal and -shm file beside it (the next 'benchgate "
+					"measure' or 'benchgate run' makes a new one), otherwise restore it from a backup",
+					display);
 		*exists = true;
 	} else if (errno != ENOENT) {
 		return bg_error(ctx, BG_EIO, "%s: cannot open the store: %s", display, strerror(errno));
@@ -1552,6 +1563,137 @@ static int open_read_only(struct sqlite_store *s, const char *path, struct bg_ct
 	return rc;
 }
 
+/* Removes a temporary store and what SQLite keeps beside it. */
+static void remove_temp(const char *tmp)
+{
+	static const char *const sides[] = {"", "-wal", "-shm", "-journal"};
+	struct bg_strbuf p = BG_STRBUF_INIT;
+
+	for (size_t i = 0; i < sizeof(sides) / sizeof(sides[0]); i++) {
+		bg_strbuf_reset(&p);
+		bg_strbuf_addf(&p, "%s%s", tmp, sides[i]);
+		unlink(p.buf);
+	}
+	bg_strbuf_release(&p);
+}
+
+/*
+ * Gives the finished store tmp the name path unless a store is there
+ * already (another process made one meanwhile: then tmp is left, and
+ * *taken set): renameat2 RENAME_NOREPLACE; where the file system lacks it,
+ * link(2) and unlink; where it lacks hard links too, the name claimed with
+ * O_EXCL and tmp renamed over the claim (an empty file for that instant
+ * only). 0, or the errno of what failed.
+ */
+static int name_store(const char *tmp, const char *path, bool *taken)
+{
+	int fd;
+
+	*taken = false;
+#ifdef RENAME_NOREPLACE
+	if (renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE) == 0)
+		return 0;
+	if (errno == EEXIST) {
+		*taken = true;
+		return 0;
+	}
+	if (errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP)
+		return errno;
+#endif
+	if (link(tmp, path) == 0) {
+		unlink(tmp);
+		return 0;
+	}
+	if (errno == EEXIST) {
+		*taken = true;
+		return 0;
+	}
+	if (errno != EPERM && errno != ENOSYS && errno != EOPNOTSUPP)
+		return errno;
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		*taken = errno == EEXIST;
+		return *taken ? 0 : errno;
+	}
+	close(fd);
+	return rename(tmp, path) == 0 ? 0 : errno;
+}
+
+/*
+ * Makes a new store at path whole or not at all, so that no reader ever
+ * finds it half made and no stopped benchgate leaves an empty file there:
+ * the schema is written into a temporary file beside it (PATH.tmp.PID, in
+ * WAL mode as every store, all migrations applied), its connection closed
+ * (SQLite then moves the -wal into the file and removes the -wal and
+ * -shm, which must be gone: they hold what the file lacks), the file
+ * synced, and then named path (name_store). A store another process made
+ * meanwhile is kept, the temporary one removed: BG_OK either way, and the
+ * caller opens what is there.
+ */
+static int create_store(const char *path, const char *display, struct bg_ctx *ctx)
+{
+	struct sqlite_store t = {0};
+	struct bg_strbuf tmp = BG_STRBUF_INIT;
+	bool taken = false;
+	int rc = BG_OK, fd, e;
+	off_t wal_size;
+
+	/* SQLite would read a -wal left by a store removed without it as the new one's */
+	if (beside(path, "-wal", &wal_size) && wal_size > 0)
+		return bg_error(ctx, BG_EIO, "%s: cannot create the store: the -wal file of a store no longer there "
+				"is beside it; restore that store from a backup, or remove its -wal and -shm files if "
+				"it is gone for good", display);
+	bg_strbuf_addf(&tmp, "%s.tmp.%ld", path, (long)getpid());
+	remove_temp(tmp.buf); /* one left by a killed benchgate of this pid */
+	fd = open(tmp.buf, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		rc = bg_error(ctx, BG_EIO, "%s: cannot create the store: %s", display, strerror(errno));
+		goto out;
+	}
+	close(fd);
+	t.display = bg_xstrdup(display);
+	if (sym_sqlite3_open_v2(tmp.buf, &t.db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+		rc = db_error(&t, ctx, "cannot create the store");
+	} else {
+		sym_sqlite3_busy_timeout(t.db, 10000);
+		rc = exec(&t, "PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON; PRAGMA synchronous=FULL;",
+			  "cannot create the store", ctx);
+		if (rc == BG_OK)
+			rc = migrate(&t, ctx);
+	}
+	if (t.db && sym_sqlite3_close(t.db) != SQLITE_OK && rc == BG_OK)
+		rc = bg_error(ctx, BG_EIO, "%s: cannot create the store: %s", display, sym_sqlite3_errmsg(t.db));
+	if (rc == BG_OK && (beside(tmp.buf, "-wal", NULL) || beside(tmp.buf, "-shm", NULL)))
+		rc = bg_error(ctx, BG_EIO, "%s: cannot create the store: SQLite left the -wal or -shm file of the new "
+			      "store when it closed it; check the file system of the store's folder", display);
+	if (rc == BG_OK) {
+		fd = open(tmp.buf, O_RDONLY | O_CLOEXEC);
+		if (fd < 0 || fsync(fd) != 0)
+			rc = bg_error(ctx, BG_EIO, "%s: cannot create the store: %s", display, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+	}
+	if (rc == BG_OK && (e = name_store(tmp.buf, path, &taken)) != 0)
+		rc = bg_error(ctx, BG_EIO, "%s: cannot create the store: %s", display, strerror(e));
+	if (rc == BG_OK && !taken) {
+		char *dir = folder_of(path);
+
+		/* the new name survives a crash too */
+		fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd >= 0) {
+			(void)fsync(fd);
+			close(fd);
+		}
+		free(dir);
+	}
+	if (rc != BG_OK || taken)
+		remove_temp(tmp.buf);
+out:
+	free(t.display);
+	bg_strbuf_release(&tmp);
+	return rc;
+}
+
 int bg_store_sqlite_open(const char *path, const char *display, enum bg_store_mode mode,
 			 struct bg_store **out, struct bg_ctx *ctx)
 {
@@ -1582,6 +1724,9 @@ int bg_store_sqlite_open(const char *path, const char *display, enum bg_store_mo
 	bg_strbuf_release(&what);
 	if ((rc = bg_sqlite_api_load(ctx)) != BG_OK)
 		return rc;
+	/* made whole beside it, then named: opened below as any store */
+	if (!exists && (rc = create_store(path, display, ctx)) != BG_OK)
+		return rc;
 	s = bg_xcalloc(1, sizeof(*s));
 	s->base.ops = &sqlite_ops;
 	s->display = bg_xstrdup(display);
@@ -1601,7 +1746,7 @@ int bg_store_sqlite_open(const char *path, const char *display, enum bg_store_mo
 		if (rc == BG_OK)
 			rc = schema_known(s, ctx);
 		if (rc == BG_OK && s->version == 0) {
-			/* an empty file: no session stored yet */
+			/* a database without benchgate's schema yet: no session stored */
 			close_store(&s->base);
 			return BG_OK;
 		}

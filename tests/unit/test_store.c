@@ -1,5 +1,6 @@
 /*
- * test_store.c - the SQLite store: creation on first use, migrations,
+ * test_store.c - the SQLite store: creation on first use (whole or not at
+ * all; an empty store file refused), migrations,
  * put/list/get round trip, unknown ids, unsupported stores, and stored
  * JSON damaged outside benchgate (refused with the session named), and a
  * gate session stored with its decision in one transaction; what a writer
@@ -565,6 +566,79 @@ static void test_check_write(void **state)
 	bg_ctx_release(&ctx);
 }
 
+/* The names in the folder dir/sub, sorted and joined by spaces, into out. */
+static void folder_names(const char *sub, char *out, size_t n)
+{
+	char cmd[400];
+	FILE *f;
+	size_t len;
+
+	snprintf(cmd, sizeof(cmd), "ls -A '%s/%s' | sort | tr '\\n' ' '", dir, sub);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	len = fread(out, 1, n - 1, f);
+	out[len] = '\0';
+	pclose(f);
+}
+
+/*
+ * A store is made whole or not at all: its schema written into a
+ * temporary file beside it, named only when complete, nothing left beside
+ * it. An empty store file (truncated, or left by an older benchgate
+ * stopped while it made one) is never taken for a new store: every mode
+ * refuses it, saying what to do, and writes nothing into it; so is a -wal
+ * without its store, which SQLite would read as the new store's.
+ */
+static void test_create_whole(void **state)
+{
+	static const enum bg_store_mode modes[] = {BG_STORE_READ, BG_STORE_WRITE, BG_STORE_CREATE};
+	struct bg_store *st = NULL;
+	struct bg_ctx ctx;
+	struct stat sb;
+	char path[320], names[256];
+	FILE *f;
+
+	(void)state;
+	bg_ctx_init(&ctx);
+	assert_int_equal(bg_store_open("sqlite:made/store.sqlite3", dir, BG_STORE_CREATE, &st, &ctx), BG_OK);
+	assert_non_null(st);
+	assert_int_equal(bg_store_schema_version(st), 4);
+	bg_store_close(st);
+	folder_names("made", names, sizeof(names));
+	assert_string_equal(names, "store.sqlite3 ");
+
+	snprintf(path, sizeof(path), "%s/empty.sqlite3", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fclose(f);
+	for (size_t i = 0; i < 3; i++) {
+		st = NULL;
+		assert_int_equal(bg_store_open("sqlite:empty.sqlite3", dir, modes[i], &st, &ctx), BG_EIO);
+		assert_null(st);
+		assert_string_equal(bg_ctx_message(&ctx),
+				    "empty.sqlite3: the store is an empty file (0 bytes): it was truncated, or left by "
+				    "an older benchgate stopped while it created the store; if it never held sessions, "
+				    "remove it with any -wal and -shm file beside it (the next 'benchgate measure' or "
+				    "'benchgate run' makes a new one), otherwise restore it from a backup");
+		assert_int_equal(stat(path, &sb), 0);
+		assert_int_equal(sb.st_size, 0);
+	}
+	assert_int_equal(bg_store_check_write("sqlite:empty.sqlite3", dir, &ctx), BG_EIO);
+	assert_non_null(strstr(bg_ctx_message(&ctx), "the store is an empty file (0 bytes)"));
+
+	assert_int_equal(mkdir(strcat(strcpy(path, dir), "/walonly"), 0755), 0);
+	f = fopen(strcat(path, "/store.sqlite3-wal"), "w");
+	assert_non_null(f);
+	fputs("frames of a store removed without its -wal", f);
+	fclose(f);
+	assert_int_equal(bg_store_open("sqlite:walonly/store.sqlite3", dir, BG_STORE_CREATE, &st, &ctx), BG_EIO);
+	assert_non_null(strstr(bg_ctx_message(&ctx), "cannot create the store: the -wal file of a store no longer "
+					   "there is beside it"));
+	folder_names("walonly", names, sizeof(names));
+	assert_string_equal(names, "store.sqlite3-wal ");
+	bg_ctx_release(&ctx);
+}
+
 /*
  * A store read by a user who may not write its folder is read without
  * SQLite's locks (immutable, as the file was when opened): a session its
@@ -661,6 +735,7 @@ int main(void)
 		cmocka_unit_test(test_decided_session),
 		cmocka_unit_test(test_foreign_database),
 		cmocka_unit_test(test_check_write),
+		cmocka_unit_test(test_create_whole),
 		cmocka_unit_test(test_read_while_owner_writes),
 	};
 
