@@ -223,12 +223,15 @@ size_t bg_cli_add_near_gate(struct bg_strbuf *out, const struct bg_registry *reg
 /* The reference's line for a gate show and command do not find, "Unknown
  * benchmark gate: ID", with " (did you mean ...?)" after it when a gate is near. */
 void bg_cli_add_unknown_gate(struct bg_strbuf *out, const struct bg_registry *reg, const char *id);
-/* Whether the registry cfg names can be read and has no gate id (a gate
- * without sessions that is no gate either); msg then receives "unknown gate
- * 'ID': no session is stored for it and the registry has no such gate (did
- * you mean ...?); see 'benchgate list'". An unreadable registry: false (the
- * store's verbs work without one). */
-bool bg_cli_unknown_stored_gate(const struct bg_config *cfg, const char *id, struct bg_strbuf *msg);
+/* For a gate id without stored sessions: BG_OK when the registry cfg names
+ * has it (a gate never run). When it has not (a mistyped id, not a gate
+ * never run), unknown, with msg receiving "unknown gate 'ID': no session is
+ * stored for it and the registry has no such gate (did you mean ...?); see
+ * 'benchgate list'". When the registry cannot be read, nothing tells the two
+ * apart: its own status (1 malformed, 4 unreadable), msg receiving its
+ * message and that the id could not be checked. (The store's verbs read a
+ * gate that has sessions without the registry.) */
+int bg_cli_unknown_stored_gate(const struct bg_config *cfg, const char *id, int unknown, struct bg_strbuf *msg);
 
 /* main.c: the table of verbs, NULL-terminated, in the order --help lists them. */
 extern const struct bg_cmd *const bg_commands[];

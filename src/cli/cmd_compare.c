@@ -156,11 +156,15 @@ static int run_compare(struct bg_cli *cli, const struct bg_cmd *self)
 	if ((rc = bg_vp_open(cli, &cfg, BG_STORE_READ, &store)))
 		return rc;
 	bg_ctx_init(&ctx);
-	if (a.last && (rc = bg_store_last_of_gate(store, a.last, &id, &ctx)) == BG_ECHECK &&
-	    bg_cli_unknown_stored_gate(&cfg, a.last, &sb)) {
-		/* no session, and no such gate: a mistyped id, not a gate never run */
-		rc = bg_cli_fail(BG_ECHECK, sb.buf);
-		goto out;
+	if (a.last && (rc = bg_store_last_of_gate(store, a.last, &id, &ctx)) == BG_ECHECK) {
+		/* no session: a gate never run, unless the registry has no such gate
+		 * (a mistyped id) or cannot say (its own error) */
+		int known = bg_cli_unknown_stored_gate(&cfg, a.last, BG_ECHECK, &sb);
+
+		if (known) {
+			rc = bg_cli_fail(known, sb.buf);
+			goto out;
+		}
 	}
 	if (rc == BG_OK)
 		rc = bg_store_verdict(store, id, &v, &ctx);

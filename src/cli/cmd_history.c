@@ -150,8 +150,8 @@ static int run_history(struct bg_cli *cli, const struct bg_cmd *self)
 		bg_cli_fail(rc, bg_ctx_message(&ctx));
 		goto out;
 	}
-	if (walk.n == 0 && gate && bg_cli_unknown_stored_gate(&cfg, gate, &msg)) {
-		rc = bg_cli_fail(BG_EUSAGE, msg.buf); /* which shows its control bytes */
+	if (walk.n == 0 && gate && (rc = bg_cli_unknown_stored_gate(&cfg, gate, BG_EUSAGE, &msg))) {
+		bg_cli_fail(rc, msg.buf); /* which shows its control bytes */
 		goto out;
 	}
 	bg_cli_rows_end(&walk);

@@ -133,21 +133,28 @@ void bg_cli_add_unknown_gate(struct bg_strbuf *out, const struct bg_registry *re
 }
 
 /*
- * Whether the registry cfg names is readable and has no gate id; msg then
- * receives the message that says so, with the gates id is a slip for
- * (bg_cli_add_near_gate). A registry that cannot be read says nothing
- * (false): history and compare are the store's verbs and work without one.
+ * For a gate id without stored sessions: BG_OK when the registry has it,
+ * unknown when it has not, the registry's status when it cannot be read;
+ * msg receives the message (cli.h). The registry is read only here: the
+ * store's verbs read a gate that has sessions without one.
  */
-bool bg_cli_unknown_stored_gate(const struct bg_config *cfg, const char *id, struct bg_strbuf *msg)
+int bg_cli_unknown_stored_gate(const struct bg_config *cfg, const char *id, int unknown, struct bg_strbuf *msg)
 {
 	struct bg_registry reg;
 	struct bg_ctx ctx;
-	bool lacks;
+	int rc;
 
 	memset(&reg, 0, sizeof(reg));
 	bg_ctx_init(&ctx);
-	lacks = bg_registry_load(&reg, cfg, &ctx) == BG_OK && !bg_registry_find_gate(&reg, id);
-	if (lacks) {
+	rc = bg_registry_load(&reg, cfg, &ctx);
+	if (rc) {
+		/* a gate never run and a mistyped id read the same without it */
+		bg_strbuf_addf(msg, "%s; no session is stored for gate '%s', and without the registry it cannot be "
+			       "told whether that is a gate never run or a mistyped id: fix the registry "
+			       "('benchgate validate' says what is wrong) and run this again",
+			       bg_ctx_message(&ctx), id);
+	} else if (!bg_registry_find_gate(&reg, id)) {
+		rc = unknown;
 		bg_strbuf_addf(msg, "unknown gate '%s': no session is stored for it and the registry has no such gate",
 			       id);
 		bg_cli_add_near_gate(msg, &reg, id);
@@ -155,5 +162,5 @@ bool bg_cli_unknown_stored_gate(const struct bg_config *cfg, const char *id, str
 	}
 	bg_registry_release(&reg);
 	bg_ctx_release(&ctx);
-	return lacks;
+	return rc;
 }

@@ -184,9 +184,23 @@ check "history of a mistyped gate: the gate it is a slip for" grep -qF "has no s
 check "history --json of an unknown gate: 2, nothing printed" bash -c "test \"\$('$B' history --json $G.typo 2>/dev/null; echo \$?)\" = 2"
 check "history of a registered gate without sessions: 0" test "$(rc_of "$B" history bin.simd.test-box.bin2.cold)" = 0
 check "history of a registered gate without sessions: says so" grep -qxF "no sessions stored for gate 'bin.simd.test-box.bin2.cold'" "$work/out"
+# a gate without sessions where the registry cannot be read: a gate never
+# run and a mistyped id read the same, so the registry's own error (1
+# malformed, 4 unreadable) says so, for history and compare --last alike;
+# a gate with sessions is still read without the registry
 printf '{' >"$work/r/benchmarks/benchmark_registry.json"
-check "history, registry unreadable: 0" test "$(rc_of "$B" -C "$work/r" history $G.typo)" = 0
-check "history, registry unreadable: the plain line" grep -qxF "no sessions stored for gate '$G.typo'" "$work/out"
+why="no session is stored for gate '$G.typo', and without the registry it cannot be told whether that is a gate never run or a mistyped id: fix the registry ('benchgate validate' says what is wrong) and run this again"
+check "history, registry malformed: 1" test "$(rc_of "$B" -C "$work/r" history $G.typo)" = 1
+check "history, registry malformed: nothing printed" test ! -s "$work/out"
+check "history, registry malformed: says why" grep -qxF "benchgate: benchmarks/benchmark_registry.json:1:2: invalid JSON: string or '}' expected near end of file; $why" "$work/err"
+check "compare --last, registry malformed: 1" test "$(rc_of "$B" -C "$work/r" compare --last $G.typo)" = 1
+check "compare --last, registry malformed: says why" grep -qxF "benchgate: benchmarks/benchmark_registry.json:1:2: invalid JSON: string or '}' expected near end of file; $why" "$work/err"
+check "history, registry malformed, gate with sessions: 0" test "$(rc_of "$B" -C "$work/r" history $G)" = 0
+rm "$work/r/benchmarks/benchmark_registry.json"
+check "history, registry missing: 4" test "$(rc_of "$B" -C "$work/r" history $G.typo)" = 4
+check "history, registry missing: says why" grep -qxF "benchgate: benchmarks/benchmark_registry.json: cannot read: No such file or directory; $why" "$work/err"
+check "compare --last, registry missing: 4" test "$(rc_of "$B" -C "$work/r" compare --last $G.typo)" = 4
+check "compare --last, registry missing, gate with sessions: 0" test "$(rc_of "$B" -C "$work/r" compare --last $G)" = 0
 # sessions the program timed itself (their p50 is its own samples): history
 # and sessions say which under their tables (they said nothing)
 note23="timing reported: p50, p95 and max of sessions 2, 3 are the program's own samples, not process wall time"
