@@ -626,7 +626,12 @@ static json_t *stats_json(const struct series *sr)
 	return o;
 }
 
-/* Flags the first timed run and runs beyond p50 + 10 x MAD of wall time. */
+static bool counted(const struct session *s, const json_t *r);
+
+/* Flags the first timed run, and the runs the statistics count (counted)
+ * beyond p50 + 10 x MAD of their wall time: a run that failed (the one that
+ * blocked the session) or spanned a suspension enters no statistic, and is
+ * judged by none. */
 static json_t *flag_runs(struct session *s)
 {
 	struct bg_stats st;
@@ -643,8 +648,8 @@ static json_t *flag_runs(struct session *s)
 			json_array_append_new(flags, json_string("first_timed"));
 			first = false;
 		}
-		if (have && (double)json_integer_value(json_object_get(r, "wall_ns")) >
-				    st.p50 + 10 * st.mad) {
+		if (have && counted(s, r) &&
+		    (double)json_integer_value(json_object_get(r, "wall_ns")) > st.p50 + 10 * st.mad) {
 			json_array_append_new(flags, json_string("outlier"));
 			json_array_append(outliers, json_object_get(r, "ordinal"));
 		}

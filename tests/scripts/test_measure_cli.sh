@@ -115,6 +115,12 @@ check "outlier session"     test "$(rc_of "$B" measure -q -w 0 -r 7 --shell --js
 # (on a loaded machine another run can be an outlier too: run 5 must be among them)
 check "outlier flagged"     jqe '(.outliers | index(5)) and (.runs[4].flags | index("outlier")) and .statistics.wall_ns.count == 7' out
 check "summary names it"    test "$(rc_of "$B" session "$(jq .id out)"; grep -cE 'outliers +runs ([0-9]+, )*5(, [0-9]+)* beyond' out)" = 01
+# the timed run that blocks a session enters no statistic, and is judged by
+# none: never an outlier, however slow (it was flagged, listed and printed)
+echo 0 >k
+check "blocking run: blocked" test "$(rc_of "$B" measure -q -w 0 -r 5 --shell --json -- 'i=$(cat k); echo $((i+1)) >k; if [ $i = 3 ]; then sleep 0.4; exit 1; fi')" = 1
+check "blocking run: not an outlier" jqe '.status == "blocked" and .statistics.wall_ns.count == 2 and (.outliers | index(4) | not) and (.runs[3].flags | index("outlier") | not)' out
+check "blocking run: summary" test "$(rc_of "$B" session "$(jq .id out)"; grep -cE 'outliers +runs ([0-9]+, )*4(, [0-9]+)* beyond' out)" = 00
 
 # no progress line when stderr is not a terminal
 check "no progress off tty" test "$(rc_of "$B" measure -r 2 -- true; grep -c 'run 1 of' err)" = "00"
