@@ -66,9 +66,17 @@ static void file_owner(const char *path, struct bg_strbuf *out)
 		bg_strbuf_addf(out, "uid %ld", (long)st.st_uid);
 }
 
-/* BG_EIO: PATH is not a regular file. */
+/* BG_EIO: PATH is not a regular file. A path the user named in
+ * BENCHGATE_MACHINE_LOCK (such as /tmp) is never to be removed: the
+ * variable is what must change. */
 static int not_regular(const char *path, mode_t mode, struct bg_ctx *ctx)
 {
+	const char *env = getenv("BENCHGATE_MACHINE_LOCK");
+
+	if (env && strcmp(env, path) == 0)
+		return bg_error(ctx, BG_EIO,
+				"%s: is %s, not a regular file; point BENCHGATE_MACHINE_LOCK at a file instead (benchgate keeps the machine lease in the file it names, and makes it when absent)",
+				path, bg_file_kind(mode));
 	return bg_error(ctx, BG_EIO,
 			"%s: is %s, not a regular file; remove it (benchgate keeps the machine lease there)", path,
 			bg_file_kind(mode));
