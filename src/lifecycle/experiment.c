@@ -318,6 +318,15 @@ static size_t table_end(const char *text, size_t len)
 	return in_table ? end_of_table : len;
 }
 
+/* Whether text[0..len) holds nothing but white space (none at all too). */
+static bool blank(const char *text, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (!isspace((unsigned char)text[i]))
+			return false;
+	return true;
+}
+
 size_t bg_runs_index_conflict(const char *text, size_t len)
 {
 	size_t line = 1;
@@ -360,6 +369,12 @@ int bg_runs_index_put(const struct bg_config *cfg, const struct bg_runs_row *row
 
 		if ((rc = bg_file_read(path.buf, cfg->runs_index, &old, ctx)))
 			goto out;
+		/* an empty file (0 bytes, or only white space) is taken for an
+		 * absent one: its rows get the table's header first */
+		if (blank(old.buf, old.len)) {
+			bg_strbuf_reset(&old);
+			bg_strbuf_adds(&old, runs_header);
+		}
 		/* rewritten whole: never with a conflict left in it */
 		if ((marker = bg_runs_index_conflict(old.buf, old.len))) {
 			rc = bg_error(ctx, BG_EPRECOND,
