@@ -205,10 +205,12 @@ int bg_experiment_mark_failed(const struct bg_config *cfg, const char *id, json_
 /*
  * Marks a running experiment whose owner is dead as failed with reason
  * "abandoned: WHY". BG_EPRECOND while its owner is alive (or on another
- * host), BG_ECHECK when it is not running. A failed experiment whose
- * RUNS.md row still says running (its writer was killed between the
- * manifest and the row) gets its row made failed instead: BG_OK with
- * *row_synced true (WHY is not used then). BG_EUSAGE for an id that is
+ * host), BG_ECHECK when it is not running. An ended (completed or failed)
+ * experiment whose RUNS.md row disagrees with its manifest (its writer was
+ * killed between the manifest and the row, or RUNS.md could not be
+ * written then) gets its row written from the manifest instead, as
+ * bg_experiment_repair_row does: BG_OK with *row_synced true (WHY is not
+ * used then). BG_EUSAGE for an id that is
  * empty, not one line of UTF-8 text, holds a '/' or starts with '.', and
  * for a WHY that is not one line
  * of text (bg_format_line_problem) or holds a private path; BG_ECHECK for
@@ -216,6 +218,31 @@ int bg_experiment_mark_failed(const struct bg_config *cfg, const char *id, json_
  */
 int bg_experiment_abandon(const struct bg_config *cfg, const char *id, const char *why, bool *row_synced,
 			  struct bg_ctx *ctx);
+
+/*
+ * Whether the RUNS.md text runs[0..len) (NULL: there is no RUNS.md)
+ * disagrees with the manifest of experiment id: the manifest is completed
+ * or failed and id's row is missing or its status does not start with the
+ * one 'check' wants ("ok", "failed"). *have gets the row's status ("" when
+ * there is no row). False for a manifest of any other status.
+ */
+bool bg_experiment_row_stale(const char *runs, size_t len, const char *id, const json_t *manifest,
+			     struct bg_strbuf *have);
+/*
+ * Writes the RUNS.md row of a completed or failed experiment from its
+ * manifest when the two disagree (bg_experiment_row_stale): status "ok"
+ * or "failed", the result its manifest's outputs record (a failure note's,
+ * else runs.jsonl's, else "failed: REASON", else the last output's, else
+ * "n/a"); a missing row also gets the
+ * question, "COMPUTER; gate G; tier T" and the manifest's link. The
+ * manifest is never changed. *repaired false (nothing written) when the row
+ * already agrees; *was gets the row's status before ("" when there was
+ * none). BG_ECHECK for a running experiment (abandon is for that), one of
+ * another status, or an id with no folder; BG_EUSAGE for an id
+ * bg_experiment_abandon refuses; BG_EIO when the manifest cannot be read.
+ */
+int bg_experiment_repair_row(const struct bg_config *cfg, const char *id, struct bg_strbuf *was, bool *repaired,
+			     struct bg_ctx *ctx);
 
 /* One row of RUNS.md: | id | hypothesis | setup | status | result | artifact | */
 struct bg_runs_row {
@@ -240,9 +267,12 @@ size_t bg_runs_index_conflict(const char *text, size_t len);
  * Writes an experiment's terminal manifest and then its RUNS.md row, with
  * SIGINT, SIGTERM, SIGHUP and SIGQUIT held back meanwhile, so that a signal
  * does not leave the two disagreeing (which 'check' would report).
+ * *manifest_written (may be NULL) says whether the manifest was written,
+ * so that a caller whose row failed can say the row alone is to repair
+ * (bg_experiment_repair_row).
  */
 int bg_experiment_finish(const struct bg_config *cfg, const char *id, const json_t *manifest,
-			 const struct bg_runs_row *row, struct bg_ctx *ctx);
+			 const struct bg_runs_row *row, bool *manifest_written, struct bg_ctx *ctx);
 
 /* "2026-11-30T10:15:19Z"-style UTC timestamp with microseconds into out. */
 void bg_lifecycle_now_rfc3339(struct bg_strbuf *out);

@@ -1,7 +1,10 @@
 /*
  * cmd_experiments.c - `benchgate experiments [--json]` lists the experiments
- * with their state and, for running ones, whether the owner lives;
- * `benchgate experiments abandon ID --why TEXT` marks a dead one failed.
+ * with their state and, for running ones, whether the owner lives, and
+ * flags an ended one whose RUNS.md row disagrees with its manifest;
+ * `benchgate experiments abandon ID --why TEXT` marks a dead one failed;
+ * `benchgate experiments repair ID` writes an ended one's RUNS.md row from
+ * its manifest.
  */
 #include "cli/cli.h"
 #include "benchgate/fsutil.h"
@@ -39,8 +42,9 @@ static int cmp_str(const void *a, const void *b)
  * but cannot be listed (never taken for none). */
 static int collect(const struct bg_config *cfg, json_t **out, struct bg_ctx *ctx_out)
 {
-	struct bg_strbuf dir = BG_STRBUF_INIT;
+	struct bg_strbuf dir = BG_STRBUF_INIT, runs_path = BG_STRBUF_INIT, runs = BG_STRBUF_INIT, row = BG_STRBUF_INIT;
 	json_t *list = json_array();
+	bool have_runs;
 	char **names = NULL;
 	size_t n = 0;
 	DIR *d;
@@ -66,6 +70,10 @@ static int collect(const struct bg_config *cfg, json_t **out, struct bg_ctx *ctx
 		closedir(d);
 	if (n)
 		qsort(names, n, sizeof(*names), cmp_str);
+	/* each ended experiment's row is compared with its manifest; a RUNS.md
+	 * that cannot be read is check's to report */
+	bg_config_path(cfg, &runs_path, cfg->runs_index);
+	have_runs = bg_is_file(runs_path.buf) && bg_file_read(runs_path.buf, cfg->runs_index, &runs, NULL) == BG_OK;
 	for (size_t i = 0; i < n; i++) {
 		struct bg_ctx ctx;
 		json_t *m = NULL, *item;
@@ -88,6 +96,10 @@ static int collect(const struct bg_config *cfg, json_t **out, struct bg_ctx *ctx
 					 json_object_get(m, "failure_reason") ? json_object_get(m, "failure_reason")
 									    : json_null(),
 					 "owner", owner);
+			if (bg_experiment_row_stale(have_runs ? runs.buf : NULL, runs.len, names[i], m, &row)) {
+				json_object_set_new(item, "stale_row", json_true());
+				json_object_set_new(item, "row_status", row.len ? bg_json_text(row.buf) : json_null());
+			}
 			json_array_append_new(list, item);
 		} else {
 			/* a folder whose manifest cannot be read is listed as such;
@@ -106,6 +118,9 @@ static int collect(const struct bg_config *cfg, json_t **out, struct bg_ctx *ctx
 	}
 	free(names);
 	bg_strbuf_release(&dir);
+	bg_strbuf_release(&runs_path);
+	bg_strbuf_release(&runs);
+	bg_strbuf_release(&row);
 	*out = list;
 	return BG_OK;
 }
@@ -154,6 +169,21 @@ static int list(const struct bg_config *cfg, bool as_json)
 				bg_cli_add_shown(&out, why);
 				bg_strbuf_addch(&out, ')');
 			}
+			if (json_is_true(json_object_get(it, "stale_row"))) {
+				const char *row = json_string_value(json_object_get(it, "row_status"));
+
+				bg_strbuf_addf(&out, " %s ", cfg->runs_index);
+				if (row) {
+					bg_strbuf_adds(&out, "row says '");
+					bg_cli_add_shown(&out, row);
+					bg_strbuf_adds(&out, "'");
+				} else {
+					bg_strbuf_adds(&out, "has no row for it");
+				}
+				bg_strbuf_adds(&out, ": write it from the manifest with 'benchgate experiments repair ");
+				bg_cli_add_shown(&out, json_string_value(json_object_get(it, "id")));
+				bg_strbuf_adds(&out, "'");
+			}
 			bg_cli_end_line(&out);
 		}
 		bg_strbuf_release(&id);
@@ -163,6 +193,64 @@ static int list(const struct bg_config *cfg, bool as_json)
 		rc = BG_EIO;
 	bg_strbuf_release(&out);
 	json_decref(items);
+	return rc;
+}
+
+/* The status of id's RUNS.md row into was ("" when none) and its
+ * manifest's into status ("" when unreadable), before abandon changes
+ * them, for what abandon says when it only writes the row. */
+static void before_abandon(const struct bg_config *cfg, const char *id, struct bg_strbuf *was,
+			   struct bg_strbuf *status)
+{
+	struct bg_strbuf path = BG_STRBUF_INIT, text = BG_STRBUF_INIT;
+	struct bg_ctx ctx;
+	json_t *m = NULL;
+
+	bg_ctx_init(&ctx);
+	bg_config_path(cfg, &path, cfg->runs_index);
+	if (bg_experiment_read_manifest(cfg, id, &m, &ctx) == BG_OK) {
+		bg_strbuf_adds(status, bg_json_str_or(json_object_get(m, "status"), ""));
+		if (bg_is_file(path.buf))
+			bg_file_read(path.buf, cfg->runs_index, &text, NULL);
+		bg_experiment_row_stale(text.len ? text.buf : NULL, text.len, id, m, was);
+	}
+	json_decref(m);
+	bg_strbuf_release(&path);
+	bg_strbuf_release(&text);
+	bg_ctx_release(&ctx);
+}
+
+/* `experiments repair ID`: the RUNS.md row written from the manifest. */
+static int repair(const struct bg_config *cfg, const char *id)
+{
+	struct bg_strbuf out = BG_STRBUF_INIT, was = BG_STRBUF_INIT;
+	struct bg_ctx ctx;
+	bool repaired;
+	int rc;
+
+	bg_ctx_init(&ctx);
+	rc = bg_experiment_repair_row(cfg, id, &was, &repaired, &ctx);
+	if (rc) {
+		bg_cli_fail_ctx(rc, &ctx);
+	} else if (!repaired) {
+		bg_strbuf_addf(&out, "experiment %s: its %s row already agrees with its manifest; nothing to repair\n", id,
+			       cfg->runs_index);
+	} else {
+		bg_strbuf_addf(&out, "experiment %s: its %s row ", id, cfg->runs_index);
+		if (was.len) {
+			bg_strbuf_adds(&out, "said '");
+			bg_cli_add_shown(&out, was.buf);
+			bg_strbuf_adds(&out, "'");
+		} else {
+			bg_strbuf_adds(&out, "was missing");
+		}
+		bg_strbuf_adds(&out, "; it is written from the manifest now\n");
+	}
+	if (bg_cli_write(&out, false) && !rc)
+		rc = BG_EIO;
+	bg_strbuf_release(&out);
+	bg_strbuf_release(&was);
+	bg_ctx_release(&ctx);
 	return rc;
 }
 
@@ -184,10 +272,15 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 	if (parsed.npos == 0) {
 		if (o.why)
 			return bg_cli_usage_error(self, "--why goes with 'abandon ID'");
-	} else if (strcmp(parsed.pos[0], "abandon") != 0) {
+	} else if (strcmp(parsed.pos[0], "abandon") != 0 && strcmp(parsed.pos[0], "repair") != 0) {
 		return bg_cli_usage_error(self, "unknown action '%s'", parsed.pos[0]);
 	} else if (parsed.npos != 2) {
-		return bg_cli_usage_error(self, "'abandon' needs an experiment id");
+		return bg_cli_usage_error(self, "'%s' needs an experiment id", parsed.pos[0]);
+	} else if (strcmp(parsed.pos[0], "repair") == 0) {
+		if (o.why)
+			return bg_cli_usage_error(self, "--why goes with 'abandon ID', not with 'repair': a repair changes no manifest");
+		if (o.json)
+			return bg_cli_usage_error(self, "--json goes with the listing, not with 'repair'");
 	} else if (!o.why || !*o.why) {
 		return bg_cli_usage_error(self, "'abandon' needs --why TEXT: the reason is recorded");
 	} else if (o.json) {
@@ -197,17 +290,23 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 		return rc;
 	if (parsed.npos == 0) {
 		rc = list(&cfg, o.json);
+	} else if (strcmp(parsed.pos[0], "repair") == 0) {
+		rc = repair(&cfg, parsed.pos[1]);
 	} else {
-		struct bg_strbuf out = BG_STRBUF_INIT;
+		struct bg_strbuf out = BG_STRBUF_INIT, was = BG_STRBUF_INIT, status = BG_STRBUF_INIT;
 		bool synced;
 
 		bg_ctx_init(&ctx);
+		before_abandon(&cfg, parsed.pos[1], &was, &status);
 		rc = bg_experiment_abandon(&cfg, parsed.pos[1], o.why, &synced, &ctx);
 		if (rc)
 			bg_cli_fail_ctx(rc, &ctx);
+		else if (synced && was.len)
+			bg_strbuf_addf(&out, "experiment %s was already %s; its RUNS.md row, still '%s' (a write lost when benchgate was killed), now says %s\n",
+				       parsed.pos[1], status.buf, was.buf, strcmp(status.buf, "completed") == 0 ? "ok" : "failed");
 		else if (synced)
-			bg_strbuf_addf(&out, "experiment %s was already failed; its RUNS.md row, still 'running' (a write lost when benchgate was killed), now says failed\n",
-				       parsed.pos[1]);
+			bg_strbuf_addf(&out, "experiment %s was already %s; its RUNS.md row, missing (a write lost when benchgate was killed), is written now\n",
+				       parsed.pos[1], status.buf);
 		else
 			bg_strbuf_addf(&out, "experiment %s marked failed: abandoned: %s\n", parsed.pos[1], o.why);
 		/* a confirmation that cannot be written is an I/O failure, as for
@@ -215,6 +314,8 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 		if (bg_cli_write(&out, false) && !rc)
 			rc = BG_EIO;
 		bg_strbuf_release(&out);
+		bg_strbuf_release(&was);
+		bg_strbuf_release(&status);
 		bg_ctx_release(&ctx);
 	}
 	bg_config_release(&cfg);
@@ -223,9 +324,10 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 
 const struct bg_cmd bg_cmd_experiments = {
 	"experiments",
-	"list experiments and their state; abandon one whose owner died",
+	"list experiments and their state; abandon one whose owner died; repair an ended one's RUNS.md row",
 	"benchgate experiments [--json]\n"
-	"       benchgate experiments abandon ID --why TEXT",
+	"       benchgate experiments abandon ID --why TEXT\n"
+	"       benchgate experiments repair ID",
 	"  --json             print the experiments as JSON\n"
 	"  --why TEXT         the reason recorded when abandoning\n",
 	run,

@@ -269,28 +269,6 @@ static size_t split_row(const char *line, size_t len, struct bg_strbuf cells[6])
 	return n;
 }
 
-/* The status cell of id's row in RUNS.md into status (empty when there is none or it cannot be read). */
-static void row_status(const struct bg_config *cfg, const char *id, struct bg_strbuf *status)
-{
-	struct bg_strbuf path = BG_STRBUF_INIT, text = BG_STRBUF_INIT;
-	const char *row;
-	size_t len;
-
-	bg_config_path(cfg, &path, cfg->runs_index);
-	if (bg_is_file(path.buf) && bg_file_read(path.buf, cfg->runs_index, &text, NULL) == BG_OK &&
-	    (row = find_row(text.buf, text.len, id, &len))) {
-		struct bg_strbuf cells[6] = {BG_STRBUF_INIT, BG_STRBUF_INIT, BG_STRBUF_INIT,
-					     BG_STRBUF_INIT, BG_STRBUF_INIT, BG_STRBUF_INIT};
-
-		if (split_row(row, len, cells) > 3)
-			bg_strbuf_adds(status, cells[3].buf);
-		for (int k = 0; k < 6; k++)
-			bg_strbuf_release(&cells[k]);
-	}
-	bg_strbuf_release(&path);
-	bg_strbuf_release(&text);
-}
-
 static void raw_cell(struct bg_strbuf *out, const char *s)
 {
 	bg_strbuf_addf(out, " %s |", s);
@@ -499,13 +477,17 @@ int bg_experiment_owner_state(const json_t *manifest, const char **state)
 }
 
 int bg_experiment_finish(const struct bg_config *cfg, const char *id, const json_t *manifest,
-			 const struct bg_runs_row *row, struct bg_ctx *ctx)
+			 const struct bg_runs_row *row, bool *manifest_written, struct bg_ctx *ctx)
 {
 	sigset_t old;
 	int rc;
 
+	if (manifest_written)
+		*manifest_written = false;
 	bg_stops_hold(&old);
 	rc = bg_experiment_write_manifest(cfg, id, manifest, ctx);
+	if (rc == BG_OK && manifest_written)
+		*manifest_written = true;
 	if (rc == BG_OK)
 		rc = bg_runs_index_put(cfg, row, ctx);
 	bg_stops_release(&old);
@@ -564,7 +546,7 @@ int bg_experiment_mark_failed(const struct bg_config *cfg, const char *id, json_
 	json_array_append_new(outputs, json_pack("{s:s, s:s, s:s}", "artifact", rel.buf, "sha256", hex,
 						 "result", result.buf));
 	row.result = result.buf;
-	rc = bg_experiment_finish(cfg, id, manifest, &row, ctx);
+	rc = bg_experiment_finish(cfg, id, manifest, &row, NULL, ctx);
 out:
 	json_decref(reason_text);
 	bg_strbuf_release(&rel);
@@ -575,15 +557,15 @@ out:
 	return rc;
 }
 
-int bg_experiment_abandon(const struct bg_config *cfg, const char *id, const char *why, bool *row_synced,
-			  struct bg_ctx *ctx)
+/* BG_OK when id names an experiment folder; BG_EUSAGE for an id that is
+ * empty, not one line of UTF-8 text, holds a '/' or starts with '.';
+ * BG_ECHECK for one with no folder. */
+static int known_id(const struct bg_config *cfg, const char *id, struct bg_ctx *ctx)
 {
-	json_t *m = NULL, *note;
-	struct bg_strbuf reason = BG_STRBUF_INIT, when = BG_STRBUF_INIT;
-	const char *status, *problem;
-	int rc;
+	struct bg_strbuf dir = BG_STRBUF_INIT, rel = BG_STRBUF_INIT;
+	const char *problem;
+	bool known;
 
-	*row_synced = false;
 	if (!*id)
 		return bg_error(ctx, BG_EUSAGE, "'' is not an experiment id; see 'benchgate experiments'");
 	/* an id is a folder name the manifest and RUNS.md also hold as text:
@@ -594,6 +576,172 @@ int bg_experiment_abandon(const struct bg_config *cfg, const char *id, const cha
 	for (const char *p = id; *p; p++)
 		if (*p == '/' || (p == id && *p == '.'))
 			return bg_error(ctx, BG_EUSAGE, "'%s' is not an experiment id", id);
+	/* an id with no folder is unknown (exit 1), not an I/O failure */
+	bg_strbuf_addf(&rel, "%s/%s", cfg->experiments, id);
+	bg_config_path(cfg, &dir, rel.buf);
+	known = bg_is_dir(dir.buf);
+	bg_strbuf_release(&dir);
+	bg_strbuf_release(&rel);
+	if (!known)
+		return bg_error(ctx, BG_ECHECK, "no experiment '%s' under %s/; see 'benchgate experiments'", id,
+				cfg->experiments);
+	return BG_OK;
+}
+
+bool bg_experiment_row_stale(const char *runs, size_t len, const char *id, const json_t *manifest,
+			     struct bg_strbuf *have)
+{
+	const char *status = json_string_value(json_object_get(manifest, "status")), *want, *row;
+	struct bg_strbuf cells[6] = {BG_STRBUF_INIT, BG_STRBUF_INIT, BG_STRBUF_INIT,
+				     BG_STRBUF_INIT, BG_STRBUF_INIT, BG_STRBUF_INIT};
+	size_t row_len;
+	bool stale;
+
+	bg_strbuf_reset(have);
+	/* only an experiment that has ended: a running one's row is its
+	 * owner's to write */
+	if (!status || (strcmp(status, "completed") != 0 && strcmp(status, "failed") != 0))
+		return false;
+	want = bg_profile_runs_status(status);
+	if (!runs || !(row = find_row(runs, len, id, &row_len)))
+		return true;
+	if (split_row(row, row_len, cells) > 3)
+		bg_strbuf_adds(have, cells[3].buf);
+	stale = strncmp(have->buf ? have->buf : "", want, strlen(want)) != 0;
+	for (int k = 0; k < 6; k++)
+		bg_strbuf_release(&cells[k]);
+	return stale;
+}
+
+/* The result an output of the manifest records: the last whose artifact
+ * ends with suffix ("": any), or (suffix NULL) whose result starts
+ * "failed: ". */
+static const char *output_result(const json_t *manifest, const char *suffix)
+{
+	const char *found = NULL;
+	json_t *o;
+	size_t i;
+
+	json_array_foreach(json_object_get(manifest, "outputs"), i, o) {
+		const char *art = json_string_value(json_object_get(o, "artifact"));
+		const char *res = json_string_value(json_object_get(o, "result"));
+		size_t n = art && suffix ? strlen(art) : 0;
+
+		if (!res || (suffix && !art))
+			continue;
+		if (suffix ? n >= strlen(suffix) && strcmp(art + n - strlen(suffix), suffix) == 0
+			   : strncmp(res, "failed: ", 8) == 0)
+			found = res;
+	}
+	return found;
+}
+
+/* Rewrites id's RUNS.md row from its ended manifest m (see
+ * bg_experiment_repair_row); the cells a row already has but the status and
+ * result are kept, a missing row gets them from the manifest. */
+static int put_row_from_manifest(const struct bg_config *cfg, const char *id, const json_t *m, bool missing,
+				 struct bg_ctx *ctx)
+{
+	const char *status = json_string_value(json_object_get(m, "status"));
+	const char *reason = json_string_value(json_object_get(m, "failure_reason"));
+	const json_t *params = json_object_get(m, "parameters");
+	struct bg_strbuf result = BG_STRBUF_INIT, setup = BG_STRBUF_INIT, artifact = BG_STRBUF_INIT;
+	struct bg_runs_row row = {id, NULL, NULL, bg_profile_runs_status(status), NULL, NULL};
+	int rc;
+
+	/* what the writer of the row would have written: the note of a
+	 * failure, else the session's one-line result (runs.jsonl's) */
+	if (strcmp(status, "failed") == 0 && output_result(m, NULL))
+		bg_strbuf_adds(&result, output_result(m, NULL));
+	else if (output_result(m, "/runs.jsonl"))
+		bg_strbuf_adds(&result, output_result(m, "/runs.jsonl"));
+	else if (strcmp(status, "failed") == 0)
+		bg_strbuf_addf(&result, "failed: %s", reason ? reason : "see the manifest");
+	else if (output_result(m, "")) /* a manifest not of run's: its last output's */
+		bg_strbuf_adds(&result, output_result(m, ""));
+	row.result = result.len ? result.buf : "n/a";
+	if (missing) {
+		row.hypothesis = json_string_value(json_object_get(m, "question"));
+		/* as run writes it, less the counts; none for a manifest that
+		 * names no gate (one written by hand) */
+		if (json_string_value(json_object_get(json_object_get(params, "gate"), "id"))) {
+			bg_strbuf_addf(&setup, "%s; gate %s; tier %s",
+				       bg_json_str_or(json_object_get(json_object_get(m, "execution"), "computer"),
+						      "undetected computer"),
+				       json_string_value(json_object_get(json_object_get(params, "gate"), "id")),
+				       bg_json_str_or(json_object_get(params, "tier"), "n/a"));
+			row.setup = setup.buf;
+		}
+		bg_strbuf_addf(&artifact, "[manifest](%s/manifest.json)", id);
+		row.artifact = artifact.buf;
+	}
+	rc = bg_runs_index_put(cfg, &row, ctx);
+	bg_strbuf_release(&result);
+	bg_strbuf_release(&setup);
+	bg_strbuf_release(&artifact);
+	return rc;
+}
+
+/* Whether id's row disagrees with its ended manifest m (have: the row's
+ * status, "" when none); BG_EIO when RUNS.md is there but cannot be read. */
+static int row_disagrees(const struct bg_config *cfg, const char *id, const json_t *m, bool *stale,
+			 bool *missing, struct bg_strbuf *have, struct bg_ctx *ctx)
+{
+	struct bg_strbuf path = BG_STRBUF_INIT, text = BG_STRBUF_INIT;
+	size_t len;
+	int rc = BG_OK;
+
+	bg_config_path(cfg, &path, cfg->runs_index);
+	if (bg_is_file(path.buf))
+		rc = bg_file_read(path.buf, cfg->runs_index, &text, ctx);
+	if (!rc) {
+		*stale = bg_experiment_row_stale(text.len ? text.buf : NULL, text.len, id, m, have);
+		*missing = !text.len || !find_row(text.buf, text.len, id, &len);
+	}
+	bg_strbuf_release(&path);
+	bg_strbuf_release(&text);
+	return rc;
+}
+
+int bg_experiment_repair_row(const struct bg_config *cfg, const char *id, struct bg_strbuf *was, bool *repaired,
+			     struct bg_ctx *ctx)
+{
+	json_t *m = NULL;
+	const char *status;
+	bool stale = false, missing = false;
+	int rc;
+
+	*repaired = false;
+	if ((rc = known_id(cfg, id, ctx)) || (rc = bg_experiment_read_manifest(cfg, id, &m, ctx)))
+		return rc;
+	status = json_string_value(json_object_get(m, "status"));
+	if (status && strcmp(status, "running") == 0)
+		rc = bg_error(ctx, BG_ECHECK,
+			      "experiment '%s' is running: its RUNS.md row is written when it ends; if its owner is gone, abandon it ('benchgate experiments abandon %s --why TEXT')",
+			      id, id);
+	else if (!status || (strcmp(status, "completed") != 0 && strcmp(status, "failed") != 0))
+		rc = bg_error(ctx, BG_ECHECK,
+			      "experiment '%s' is %s: benchgate writes the RUNS.md row of a completed or failed experiment only; edit that row by hand",
+			      id, status ? status : "without a status");
+	else if (!(rc = row_disagrees(cfg, id, m, &stale, &missing, was, ctx)) && stale &&
+		 !(rc = put_row_from_manifest(cfg, id, m, missing, ctx)))
+		*repaired = true;
+	json_decref(m);
+	return rc;
+}
+
+int bg_experiment_abandon(const struct bg_config *cfg, const char *id, const char *why, bool *row_synced,
+			  struct bg_ctx *ctx)
+{
+	json_t *m = NULL, *note;
+	struct bg_strbuf reason = BG_STRBUF_INIT, when = BG_STRBUF_INIT;
+	const char *status, *problem;
+	bool stale = false, missing = false;
+	int rc;
+
+	*row_synced = false;
+	if ((rc = known_id(cfg, id, ctx)))
+		return rc;
 	/* recorded in the manifest, RUNS.md and the listing, and read back on
 	 * a terminal: one line of UTF-8 text, as a curation reason */
 	if ((problem = bg_format_line_problem(why)))
@@ -602,38 +750,18 @@ int bg_experiment_abandon(const struct bg_config *cfg, const char *id, const cha
 		return bg_error(ctx, BG_EUSAGE,
 				"the reason holds an absolute private path ('%s'), which 'benchgate check' rejects in a manifest; say it without the path",
 				why);
-	{
-		/* an id with no folder is unknown (exit 1), not an I/O failure */
-		struct bg_strbuf dir = BG_STRBUF_INIT, rel = BG_STRBUF_INIT;
-		bool known;
-
-		bg_strbuf_addf(&rel, "%s/%s", cfg->experiments, id);
-		bg_config_path(cfg, &dir, rel.buf);
-		known = bg_is_dir(dir.buf);
-		bg_strbuf_release(&dir);
-		bg_strbuf_release(&rel);
-		if (!known)
-			return bg_error(ctx, BG_ECHECK, "no experiment '%s' under %s/; see 'benchgate experiments'", id,
-					cfg->experiments);
-	}
 	if ((rc = bg_experiment_read_manifest(cfg, id, &m, ctx)))
 		return rc;
 	status = json_string_value(json_object_get(m, "status"));
-	if (status && strcmp(status, "failed") == 0 && json_string_value(json_object_get(m, "failure_reason"))) {
-		/* failed, but its RUNS.md row still running: the write of the row
-		 * was lost (benchgate killed between the two); bring it in line */
-		bg_strbuf_reset(&reason);
-		row_status(cfg, id, &reason);
-		if (strcmp(reason.buf ? reason.buf : "", "running") == 0) {
-			struct bg_runs_row row = {id, NULL, NULL, "failed", NULL, NULL};
-
-			bg_strbuf_reset(&reason);
-			bg_strbuf_addf(&reason, "failed: %s", json_string_value(json_object_get(m, "failure_reason")));
-			row.result = reason.buf;
-			if ((rc = bg_runs_index_put(cfg, &row, ctx)) == BG_OK)
-				*row_synced = true;
-			goto out;
-		}
+	/* ended (completed or failed), but its RUNS.md row disagrees: the write
+	 * of the row was lost (benchgate killed between the two, RUNS.md
+	 * unwritable then); bring it in line, the manifest unchanged */
+	if ((rc = row_disagrees(cfg, id, m, &stale, &missing, &reason, ctx)))
+		goto out;
+	if (stale) {
+		if ((rc = put_row_from_manifest(cfg, id, m, missing, ctx)) == BG_OK)
+			*row_synced = true;
+		goto out;
 	}
 	if (!status || strcmp(status, "running") != 0) {
 		rc = bg_error(ctx, BG_ECHECK, "experiment '%s' is %s, not running: there is nothing to abandon",

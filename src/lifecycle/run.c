@@ -1185,6 +1185,7 @@ static int finish(struct run *r, const json_t *session, struct bg_ctx *ctx)
 	bool blocked = decision && strcmp(decision, "block") == 0;
 	json_t *outputs = json_object_get(r->manifest, "outputs"), *copy, *run;
 	struct bg_runs_row row = {r->res->experiment_id, NULL, NULL, blocked ? "failed" : "ok", NULL, NULL};
+	bool written = false;
 	size_t i;
 	int rc = BG_OK;
 
@@ -1242,7 +1243,22 @@ static int finish(struct run *r, const json_t *session, struct bg_ctx *ctx)
 	json_object_set_new(r->manifest, "decision", decision ? json_string(decision) : json_null());
 	json_object_set_new(r->manifest, "key_id", json_string(r->res->key_id));
 	row.result = result.buf;
-	rc = bg_experiment_finish(r->cfg, r->res->experiment_id, r->manifest, &row, ctx);
+	if ((rc = bg_experiment_finish(r->cfg, r->res->experiment_id, r->manifest, &row, &written, ctx))) {
+		/* the session is stored whatever failed here: say so, and what
+		 * brings the records in line */
+		char *msg = bg_xstrdup(bg_ctx_message(ctx));
+
+		if (written)
+			bg_error(ctx, rc,
+				 "%s; session %lld is stored and experiment %s's manifest says %s, but its %s row still says running: once %s can be written, run 'benchgate experiments repair %s' to write the row from the manifest",
+				 msg, r->res->session_id, r->res->experiment_id, blocked ? "failed" : "completed",
+				 r->cfg->runs_index, r->cfg->runs_index, r->res->experiment_id);
+		else
+			bg_error(ctx, rc,
+				 "%s; session %lld is stored, but experiment %s's manifest still says running: abandon it ('benchgate experiments abandon %s --why TEXT'), which names the session",
+				 msg, r->res->session_id, r->res->experiment_id, r->res->experiment_id);
+		free(msg);
+	}
 out:
 	bg_strbuf_release(&text);
 	bg_strbuf_release(&rel);

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# What a run leaves when it cannot finish its records, and how benchgate
+# brings them back in line (docs/lifecycle.md §7 and §8):
+# - the final RUNS.md row write fails (RUNS.md replaced by a folder while
+#   the run ran): run says the session is stored and how to repair the row;
+#   `experiments` flags the row, `experiments repair` writes it from the
+#   manifest, and `check` passes again;
+# - an empty (0-byte) RUNS.md gets the table's header before the first row.
+# On tests/cli/trees/lifecycle, as test_run_lifecycle.sh.
+set -u
+. "$(cd "$(dirname "$0")" && pwd)/checks.sh"
+B=${BENCHGATE:?}
+SRC=${BENCHGATE_SOURCE:?}
+command -v jq >/dev/null || { echo "this test needs jq (apt-get install jq)"; exit 1; }
+scratch
+
+cp -R "$SRC/tests/cli/trees/lifecycle" p
+cd p || exit 1
+# life.ok's command replaces RUNS.md by a folder (once), as a person or a
+# script could while the run measures
+jq '.runbooks.ok.command = "test -d experiments/RUNS.md || (mv experiments/RUNS.md runs.saved && mkdir experiments/RUNS.md); printf hello > out/{id}.txt"' \
+	benchmarks/benchmark_registry.json >r.tmp && mv r.tmp benchmarks/benchmark_registry.json
+printf '.benchgate/\nout/\nruns.saved\n' >.gitignore
+"$B" render >/dev/null
+git init -q . && git add -A && git -c user.email=t@t -c user.name=t commit -qm init || exit 1
+
+# 1. the row cannot be written at the end: exit 4, and the message says
+#    the session is stored and how to repair the row
+check "row write fails: exit 4" test "$(rc_of "$B" run -q --no-repeat life.ok)" = 4
+id=$(ls experiments | grep -v '^RUNS.md$' | head -n 1)
+check "row write fails: the I/O error is said" grep -qF "experiments/RUNS.md: cannot write" "$work/err"
+check "row write fails: the stored session is named" grep -qF "session 1 is stored" "$work/err"
+check "row write fails: the repair is named" \
+	grep -qF "once experiments/RUNS.md can be written, run 'benchgate experiments repair $id'" "$work/err"
+check "row write fails: the manifest says completed" jqe '.status == "completed"' "experiments/$id/manifest.json"
+rmdir experiments/RUNS.md && mv runs.saved experiments/RUNS.md
+check "stale row: check fails" test "$(rc_of "$B" check)" = 1
+check "stale row: experiments flags it" \
+	grep -qF "experiments/RUNS.md row says 'running': write it from the manifest with 'benchgate experiments repair $id'" \
+	<("$B" experiments)
+check "stale row: experiments --json flags it" \
+	jqe '.[0].stale_row == true and .[0].row_status == "running"' <("$B" experiments --json)
+cp "experiments/$id/manifest.json" "$work/manifest.before"
+check "repair: exit 0" test "$(rc_of "$B" experiments repair "$id")" = 0
+check "repair: says what it did" grep -qF "its experiments/RUNS.md row said 'running'; it is written from the manifest now" "$work/out"
+check "repair: the row says ok with the session's result" \
+	grep -qE "^\| $id \| .* \| ok \| p50 .*; decision no-baseline \|" experiments/RUNS.md
+check "repair: the manifest is not changed" cmp -s "experiments/$id/manifest.json" "$work/manifest.before"
+check "repair: check passes" test "$(rc_of "$B" check)" = 0
+check "repair: experiments flags nothing" bash -c '! "$1" experiments | grep -q repair' _ "$B"
+check "repair again: nothing to repair, exit 0" test "$(rc_of "$B" experiments repair "$id")" = 0
+check "repair again: says so" grep -qF "already agrees with its manifest; nothing to repair" "$work/out"
+
+# 6. an empty RUNS.md is taken for an absent one: the header comes first
+cd "$work" || exit 1
+cp -R "$SRC/tests/cli/trees/lifecycle" p2
+cd p2 || exit 1
+printf '.benchgate/\nout/\n' >.gitignore
+: >experiments/RUNS.md
+"$B" render >/dev/null
+git init -q . && git add -A && git -c user.email=t@t -c user.name=t commit -qm init || exit 1
+check "empty RUNS.md: run exit 0" test "$(rc_of "$B" run -q --no-repeat life.ok)" = 0
+check "empty RUNS.md: the header is written first" \
+	bash -c 'head -n 1 experiments/RUNS.md | grep -qx "# Profiling run registry" && grep -q "^| id | hypothesis |" experiments/RUNS.md'
+
+echo "$fails failed"
+[ "$fails" = 0 ]
