@@ -244,6 +244,34 @@ bool bg_experiment_row_stale(const char *runs, size_t len, const char *id, const
 int bg_experiment_repair_row(const struct bg_config *cfg, const char *id, struct bg_strbuf *was, bool *repaired,
 			     struct bg_ctx *ctx);
 
+/*
+ * The writer's pid when name (no folder) is a temporary file the atomic
+ * writer makes in an experiment's folder, exactly as benchgate names it:
+ * F.tmp.PID for F one of manifest.json, runs.jsonl, session.json,
+ * error.json, interrupted.json, abandoned.json, PID in decimal without a
+ * leading zero; -1 for any other name.
+ */
+long bg_experiment_leftover_pid(const char *name);
+/*
+ * Removes what a benchgate killed between naming and renaming a file left:
+ * RUNS.md's temporary (RUNS.md.tmp.PID beside the file the writer
+ * replaces) and those of bg_experiment_leftover_pid in the folder of
+ * experiment id (id NULL: of every experiment), each only when it is a
+ * regular file and its PID is no live process (on this host). Nothing
+ * else is touched; nothing is said.
+ */
+void bg_experiment_remove_leftovers(const struct bg_config *cfg, const char *id);
+/*
+ * Whether the folder of experiment id is there and holds nothing but
+ * names of bg_experiment_leftover_pid (whatever their PID), so no
+ * manifest.json: what a run killed between creating the folder and
+ * writing the manifest leaves. bg_experiment_abandon and
+ * bg_experiment_repair_row refuse such a folder with BG_ECHECK, saying to
+ * remove it (nothing is removed for the user: a run that has just created
+ * it would lose its folder).
+ */
+bool bg_experiment_folder_bare(const struct bg_config *cfg, const char *id);
+
 /* One row of RUNS.md: | id | hypothesis | setup | status | result | artifact | */
 struct bg_runs_row {
 	const char *id, *hypothesis, *setup, *status, *result, *artifact;

@@ -106,10 +106,20 @@ static int collect(const struct bg_config *cfg, json_t **out, struct bg_ctx *ctx
 			 * files beside the folders (RUNS.md, evidence) are not experiments */
 			struct bg_strbuf p = BG_STRBUF_INIT;
 			bg_strbuf_addf(&p, "%s/%s", dir.buf, names[i]);
-			if (bg_is_dir(p.buf))
+			if (bg_is_dir(p.buf) && bg_experiment_folder_bare(cfg, names[i])) {
+				/* created, then killed before its manifest: no record of anything */
+				struct bg_strbuf why = BG_STRBUF_INIT;
+
+				bg_strbuf_addf(&why, "no manifest.json: a run killed as it created the experiment leaves its folder so; remove the folder ('rm -r %s/%s')",
+					       cfg->experiments, names[i]);
+				json_array_append_new(list, json_pack("{s:o, s:s, s:o}", "id", bg_json_text(names[i]),
+								      "status", "empty", "error", bg_json_text(why.buf)));
+				bg_strbuf_release(&why);
+			} else if (bg_is_dir(p.buf)) {
 				json_array_append_new(list, json_pack("{s:o, s:s, s:o}", "id", bg_json_text(names[i]),
 								      "status", "unreadable", "error",
 								      bg_json_text(bg_ctx_message(&ctx))));
+			}
 			bg_strbuf_release(&p);
 		}
 		json_decref(m);

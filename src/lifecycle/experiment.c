@@ -12,6 +12,8 @@
 #include "core/stops.h"
 
 #include <ctype.h>
+#include <dirent.h>
+#include <fcntl.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -557,6 +559,122 @@ out:
 	return rc;
 }
 
+/* The files benchgate writes atomically in an experiment's folder. */
+static const char *const folder_files[] = {"manifest.json", "runs.jsonl", "session.json", "error.json",
+					   "interrupted.json", "abandoned.json", NULL};
+
+/* The writer's pid when name is the atomic writer's temporary file of base
+ * exactly as benchgate names it (BASE.tmp.PID, PID in decimal without a
+ * leading zero), else -1. */
+static long temp_of(const char *name, const char *base)
+{
+	long pid = bg_atomic_temp_pid(name, base);
+	char text[32];
+
+	snprintf(text, sizeof(text), ".tmp.%ld", pid);
+	return pid > 0 && strcmp(name + strlen(base), text) == 0 ? pid : -1;
+}
+
+long bg_experiment_leftover_pid(const char *name)
+{
+	long pid = -1;
+
+	for (size_t k = 0; folder_files[k] && pid < 0; k++)
+		pid = temp_of(name, folder_files[k]);
+	return pid;
+}
+
+/* Removes from dir the temporaries of base (or, base NULL, of the files of
+ * an experiment's folder) whose writer is no live process. */
+static void remove_dead_in(const char *dir, const char *base)
+{
+	struct dirent *e;
+	struct stat st;
+	DIR *d;
+
+	if (!(d = opendir(dir)))
+		return;
+	while ((e = readdir(d))) {
+		long pid = base ? temp_of(e->d_name, base) : bg_experiment_leftover_pid(e->d_name);
+
+		/* a regular file only, never a folder or a link of that name */
+		if (pid > 0 && pid != (long)getpid() && !bg_pid_alive((pid_t)pid) &&
+		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
+			unlinkat(dirfd(d), e->d_name, 0);
+	}
+	closedir(d);
+}
+
+void bg_experiment_remove_leftovers(const struct bg_config *cfg, const char *id)
+{
+	struct bg_strbuf path = BG_STRBUF_INIT, target = BG_STRBUF_INIT, dir = BG_STRBUF_INIT;
+	struct bg_ctx ctx;
+	char *slash;
+
+	/* RUNS.md's: beside the file the writer replaces (a link's target) */
+	bg_ctx_init(&ctx);
+	bg_config_path(cfg, &path, cfg->runs_index);
+	if (bg_atomic_target(path.buf, cfg->runs_index, &target, &ctx) == BG_OK && (slash = strrchr(target.buf, '/'))) {
+		*slash = '\0';
+		remove_dead_in(target.buf, slash + 1);
+	}
+	bg_ctx_release(&ctx);
+	/* an experiment's, or every experiment's */
+	bg_config_path(cfg, &dir, cfg->experiments);
+	if (id) {
+		bg_strbuf_addf(&dir, "/%s", id);
+		remove_dead_in(dir.buf, NULL);
+	} else {
+		DIR *d = opendir(dir.buf);
+		struct dirent *e;
+
+		while (d && (e = readdir(d))) {
+			struct bg_strbuf sub = BG_STRBUF_INIT;
+
+			if (e->d_name[0] == '.')
+				continue;
+			bg_strbuf_addf(&sub, "%s/%s", dir.buf, e->d_name);
+			if (bg_is_dir(sub.buf))
+				remove_dead_in(sub.buf, NULL);
+			bg_strbuf_release(&sub);
+		}
+		if (d)
+			closedir(d);
+	}
+	bg_strbuf_release(&path);
+	bg_strbuf_release(&target);
+	bg_strbuf_release(&dir);
+}
+
+bool bg_experiment_folder_bare(const struct bg_config *cfg, const char *id)
+{
+	struct bg_strbuf dir = BG_STRBUF_INIT;
+	struct dirent *e;
+	bool bare = true;
+	DIR *d;
+
+	bg_config_path(cfg, &dir, cfg->experiments);
+	bg_strbuf_addf(&dir, "/%s", id);
+	if (!(d = opendir(dir.buf))) {
+		bg_strbuf_release(&dir);
+		return false;
+	}
+	while (bare && (e = readdir(d)))
+		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 && bg_experiment_leftover_pid(e->d_name) < 0)
+			bare = false;
+	closedir(d);
+	bg_strbuf_release(&dir);
+	return bare;
+}
+
+/* BG_ECHECK for experiment id when its folder is bare: nothing to act on. */
+static int bare_folder(const struct bg_config *cfg, const char *id, const char *what, struct bg_ctx *ctx)
+{
+	return bg_error(ctx, BG_ECHECK,
+			"%s/%s: no manifest.json (a run killed as it created the experiment leaves its folder so): there is nothing to %s; remove the folder ('rm -r %s/%s')",
+			cfg->experiments, id, what, cfg->experiments, id);
+}
+
 /* BG_OK when id names an experiment folder; BG_EUSAGE for an id that is
  * empty, not one line of UTF-8 text, holds a '/' or starts with '.';
  * BG_ECHECK for one with no folder. */
@@ -712,7 +830,12 @@ int bg_experiment_repair_row(const struct bg_config *cfg, const char *id, struct
 	int rc;
 
 	*repaired = false;
-	if ((rc = known_id(cfg, id, ctx)) || (rc = bg_experiment_read_manifest(cfg, id, &m, ctx)))
+	if ((rc = known_id(cfg, id, ctx)))
+		return rc;
+	bg_experiment_remove_leftovers(cfg, id);
+	if (bg_experiment_folder_bare(cfg, id))
+		return bare_folder(cfg, id, "repair", ctx);
+	if ((rc = bg_experiment_read_manifest(cfg, id, &m, ctx)))
 		return rc;
 	status = json_string_value(json_object_get(m, "status"));
 	if (status && strcmp(status, "running") == 0)
@@ -750,6 +873,9 @@ int bg_experiment_abandon(const struct bg_config *cfg, const char *id, const cha
 		return bg_error(ctx, BG_EUSAGE,
 				"the reason holds an absolute private path ('%s'), which 'benchgate check' rejects in a manifest; say it without the path",
 				why);
+	bg_experiment_remove_leftovers(cfg, id);
+	if (bg_experiment_folder_bare(cfg, id))
+		return bare_folder(cfg, id, "abandon", ctx);
 	if ((rc = bg_experiment_read_manifest(cfg, id, &m, ctx)))
 		return rc;
 	status = json_string_value(json_object_get(m, "status"));

@@ -1393,6 +1393,8 @@ int bg_run_gate(const struct bg_run_request *req, struct bg_run_result *res, str
 		res->replaced_stale_lease = r.lease->replaced_stale;
 		res->replaced_unreadable_lease = r.lease->replaced_unreadable;
 	}
+	/* what runs killed mid-write left (their temporary files) goes */
+	bg_experiment_remove_leftovers(r.cfg, NULL);
 	if ((rc = bg_experiment_reserve(r.cfg, r.gate_id, &id, ctx)))
 		goto out;
 	snprintf(res->experiment_id, sizeof(res->experiment_id), "%s", id.buf);

@@ -5,7 +5,10 @@
 #   the run ran): run says the session is stored and how to repair the row;
 #   `experiments` flags the row, `experiments repair` writes it from the
 #   manifest, and `check` passes again;
-# - an empty (0-byte) RUNS.md gets the table's header before the first row.
+# - an empty (0-byte) RUNS.md gets the table's header before the first row;
+# - the temporary files of a benchgate killed between naming and renaming
+#   one (RUNS.md.tmp.PID, ID/manifest.json.tmp.PID, ...) are removed by the
+#   next run and by abandon when PID no longer runs, and nothing else is.
 # On tests/cli/trees/lifecycle, as test_run_lifecycle.sh.
 set -u
 . "$(cd "$(dirname "$0")" && pwd)/checks.sh"
@@ -62,6 +65,45 @@ git init -q . && git add -A && git -c user.email=t@t -c user.name=t commit -qm i
 check "empty RUNS.md: run exit 0" test "$(rc_of "$B" run -q --no-repeat life.ok)" = 0
 check "empty RUNS.md: the header is written first" \
 	bash -c 'head -n 1 experiments/RUNS.md | grep -qx "# Profiling run registry" && grep -q "^| id | hypothesis |" experiments/RUNS.md'
+
+# 2. leftovers of a writer killed between naming and renaming (a pid that
+#    has exited), beside ones that must stay: a live writer's, a name that
+#    is not exactly benchgate's, a folder of that name
+sh -c 'exit 0' &
+dead=$!
+wait
+id=$(ls experiments | grep -v '^RUNS.md$' | head -n 1)
+for f in experiments/RUNS.md.tmp.$dead "experiments/$id/manifest.json.tmp.$dead" "experiments/$id/runs.jsonl.tmp.$dead" \
+	"experiments/$id/session.json.tmp.$dead" "experiments/$id/runs.jsonl.tmp.$$" "experiments/$id/runs.jsonl.tmp.0$dead" \
+	"experiments/$id/notes.txt.tmp.$dead" experiments/RUNS.md.tmp.$$; do
+	: >"$f"
+done
+mkdir "experiments/$id/error.json.tmp.$dead"
+check "leftovers: run exit 0" test "$(rc_of "$B" run -q --no-repeat life.ok)" = 0
+for f in experiments/RUNS.md.tmp.$dead "experiments/$id/manifest.json.tmp.$dead" "experiments/$id/runs.jsonl.tmp.$dead" \
+	"experiments/$id/session.json.tmp.$dead"; do
+	check "leftovers: run removes $f" test ! -e "$f"
+done
+for f in "experiments/$id/runs.jsonl.tmp.$$" "experiments/$id/runs.jsonl.tmp.0$dead" "experiments/$id/notes.txt.tmp.$dead" \
+	experiments/RUNS.md.tmp.$$; do
+	check "leftovers: run keeps $f" test -f "$f"
+done
+check "leftovers: run keeps a folder of that name" test -d "experiments/$id/error.json.tmp.$dead"
+rm -r experiments/RUNS.md.tmp.$$ "experiments/$id/runs.jsonl.tmp.$$" "experiments/$id/runs.jsonl.tmp.0$dead" \
+	"experiments/$id/notes.txt.tmp.$dead" "experiments/$id/error.json.tmp.$dead"
+
+# abandon removes the leftovers of its experiment and of RUNS.md
+id=$(ls experiments | grep -v '^RUNS.md$' | tail -n 1)
+m=experiments/$id/manifest.json
+jq --argjson pid "$dead" '.status = "running" | .execution.pid = $pid | del(.session_id, .decision, .key_id, .timestamps.finished)' \
+	"$m" >m.tmp && mv m.tmp "$m"
+sed -i "s/^\\(| $id | .* | \\)ok | [^|]* |/\\1running | in progress |/" experiments/RUNS.md
+: >"experiments/$id/runs.jsonl.tmp.$dead"
+: >experiments/RUNS.md.tmp.$dead
+check "abandon: exit 0" test "$(rc_of "$B" experiments abandon "$id" --why "killed in a test")" = 0
+check "abandon removes the experiment's leftovers" \
+	test ! -e "experiments/$id/runs.jsonl.tmp.$dead" -a ! -e experiments/RUNS.md.tmp.$dead
+check "abandon: check passes" test "$(rc_of "$B" check)" = 0
 
 echo "$fails failed"
 [ "$fails" = 0 ]
