@@ -10,6 +10,7 @@
 #include "benchgate/fsutil.h"
 #include "benchgate/json.h"
 #include "benchgate/lifecycle.h"
+#include "benchgate/store.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -230,6 +231,72 @@ static void before_abandon(const struct bg_config *cfg, const char *id, struct b
 	bg_ctx_release(&ctx);
 }
 
+struct stored {
+	const char *id;
+	json_t *sessions; /* the summaries of the experiment's sessions */
+};
+
+static int stored_of(const json_t *row, void *data, struct bg_ctx *ctx)
+{
+	struct stored *s = data;
+	const char *exp = json_string_value(json_object_get(row, "experiment_id"));
+
+	(void)ctx;
+	if (exp && strcmp(exp, s->id) == 0)
+		json_array_append(s->sessions, (json_t *)row);
+	return BG_OK;
+}
+
+/*
+ * After abandon: the sessions of experiment id that were stored before its
+ * run ended (benchgate killed between the store's write and the
+ * manifest's) are named, with the way to keep one out of its key's
+ * baseline; none is rejected here, the decision being a person's.
+ */
+static void abandoned_sessions(struct bg_strbuf *out, const struct bg_config *cfg, const char *id)
+{
+	struct stored s = {id, json_array()};
+	struct bg_store *st = NULL;
+	struct bg_ctx ctx;
+	json_t *m = NULL, *row;
+	const char *gate;
+	size_t i;
+
+	bg_ctx_init(&ctx);
+	if (bg_experiment_read_manifest(cfg, id, &m, &ctx) ||
+	    !(gate = json_string_value(json_object_get(json_object_get(json_object_get(m, "parameters"), "gate"), "id"))))
+		goto out; /* no gate: no session of it can be stored */
+	if (bg_store_open(cfg->store, cfg->root, BG_STORE_READ, &st, &ctx) ||
+	    (st && bg_store_each_history(st, gate, NULL, stored_of, &s, &ctx))) {
+		bg_strbuf_adds(out, "the store could not be searched for a session of this experiment (");
+		bg_cli_add_shown(out, bg_ctx_message(&ctx));
+		bg_strbuf_adds(out, "): see 'benchgate history ");
+		bg_cli_add_shown(out, gate);
+		bg_strbuf_adds(out, "'\n");
+		goto out;
+	}
+	json_array_foreach(s.sessions, i, row) {
+		long long sid = (long long)json_integer_value(json_object_get(row, "id"));
+		const char *not_in = bg_store_not_in_baseline(row);
+
+		bg_strbuf_addf(out, "session %lld of this experiment was stored before benchgate stopped (decision ", sid);
+		bg_cli_add_shown(out, bg_json_str_or(json_object_get(row, "decision"), "none"));
+		bg_strbuf_adds(out, ", ");
+		bg_cli_add_shown(out, bg_json_str_or(json_object_get(row, "curation"), "not curated"));
+		if (!not_in)
+			bg_strbuf_addf(out, ") and counts in its key's baseline; if it should not, reject it: 'benchgate reject %lld --why TEXT'\n",
+				       sid);
+		else
+			bg_strbuf_adds(out, "); it does not count in its key's baseline\n");
+	}
+out:
+	if (st)
+		bg_store_close(st);
+	json_decref(s.sessions);
+	json_decref(m);
+	bg_ctx_release(&ctx);
+}
+
 /* `experiments repair ID`: the RUNS.md row written from the manifest. */
 static int repair(const struct bg_config *cfg, const char *id)
 {
@@ -317,8 +384,10 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 		else if (synced)
 			bg_strbuf_addf(&out, "experiment %s was already %s; its RUNS.md row, missing (a write lost when benchgate was killed), is written now\n",
 				       parsed.pos[1], status.buf);
-		else
+		else {
 			bg_strbuf_addf(&out, "experiment %s marked failed: abandoned: %s\n", parsed.pos[1], o.why);
+			abandoned_sessions(&out, &cfg, parsed.pos[1]);
+		}
 		/* a confirmation that cannot be written is an I/O failure, as for
 		 * every other verb, never a silent success */
 		if (bg_cli_write(&out, false) && !rc)

@@ -8,7 +8,9 @@
 # - an empty (0-byte) RUNS.md gets the table's header before the first row;
 # - the temporary files of a benchgate killed between naming and renaming
 #   one (RUNS.md.tmp.PID, ID/manifest.json.tmp.PID, ...) are removed by the
-#   next run and by abandon when PID no longer runs, and nothing else is.
+#   next run and by abandon when PID no longer runs, and nothing else is;
+# - abandon of an experiment whose session was stored before benchgate was
+#   killed names that session and how to reject it.
 # On tests/cli/trees/lifecycle, as test_run_lifecycle.sh.
 set -u
 . "$(cd "$(dirname "$0")" && pwd)/checks.sh"
@@ -92,18 +94,25 @@ check "leftovers: run keeps a folder of that name" test -d "experiments/$id/erro
 rm -r experiments/RUNS.md.tmp.$$ "experiments/$id/runs.jsonl.tmp.$$" "experiments/$id/runs.jsonl.tmp.0$dead" \
 	"experiments/$id/notes.txt.tmp.$dead" "experiments/$id/error.json.tmp.$dead"
 
-# abandon removes the leftovers of its experiment and of RUNS.md
+# 5. benchgate killed after the session was stored, before the manifest's
+#    last write (as after SIGKILL there): the manifest running, its owner
+#    gone, the row running; abandon names the stored session and how to
+#    reject it (and rejects nothing), and removes the experiment's leftovers
 id=$(ls experiments | grep -v '^RUNS.md$' | tail -n 1)
 m=experiments/$id/manifest.json
 jq --argjson pid "$dead" '.status = "running" | .execution.pid = $pid | del(.session_id, .decision, .key_id, .timestamps.finished)' \
 	"$m" >m.tmp && mv m.tmp "$m"
-sed -i "s/^\\(| $id | .* | \\)ok | [^|]* |/\\1running | in progress |/" experiments/RUNS.md
+sed -i "s/^\(| $id | .* | \)ok | [^|]* |/\1running | in progress |/" experiments/RUNS.md
 : >"experiments/$id/runs.jsonl.tmp.$dead"
 : >experiments/RUNS.md.tmp.$dead
-check "abandon: exit 0" test "$(rc_of "$B" experiments abandon "$id" --why "killed in a test")" = 0
-check "abandon removes the experiment's leftovers" \
+sid=$("$B" sessions --json | jq --arg id "$id" '.[] | select(.experiment_id == $id) | .id')
+check "stored session: abandon exit 0" test "$(rc_of "$B" experiments abandon "$id" --why "killed in a test")" = 0
+check "stored session: abandon names it and the way to reject it" \
+	grep -qF "session $sid of this experiment was stored before benchgate stopped (decision no-baseline, auto-accepted) and counts in its key's baseline; if it should not, reject it: 'benchgate reject $sid --why TEXT'" "$work/out"
+check "stored session: not rejected" jqe --argjson sid "$sid" '.[] | select(.id == $sid) | .curation == "auto-accepted"' <("$B" history life.ok --json)
+check "stored session: abandon removes the experiment's leftovers" \
 	test ! -e "experiments/$id/runs.jsonl.tmp.$dead" -a ! -e experiments/RUNS.md.tmp.$dead
-check "abandon: check passes" test "$(rc_of "$B" check)" = 0
+check "stored session: check passes" test "$(rc_of "$B" check)" = 0
 
 echo "$fails failed"
 [ "$fails" = 0 ]
