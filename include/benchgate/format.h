@@ -56,6 +56,15 @@ void bg_format_bytes(struct bg_strbuf *out, const json_t *bytes);
  * phrase ("it is not valid UTF-8") for a message about s.
  */
 const char *bg_format_line_problem(const char *s);
+/* bg_format_line_problem's phrase for a text where nothing shows. */
+#define BG_FORMAT_BLANK "it is blank (nothing in it shows: only spaces or invisible characters such as U+200B)"
+/*
+ * Whether nothing in s shows: it holds only Unicode spaces (Python's
+ * str.isspace, tabs and newlines too) and characters that show nothing
+ * (Default_Ignorable_Code_Point, U+2800); true for "". A byte that is not
+ * UTF-8 shows.
+ */
+bool bg_format_blank(const char *s);
 /*
  * The length in bytes of the character at s that no reader may show as it
  * is, else 0: a C0 control or DEL (1), a C1 control U+0080..U+009F (2), a

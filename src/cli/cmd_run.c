@@ -74,7 +74,7 @@ static const char *on_opt(int id, const char *value, void *data)
 		a->question = value;
 		if (!*value)
 			return "--question needs a text (leave it out to use the runbook's question)";
-		if (!problem || strcmp(problem, "it is blank") == 0)
+		if (!problem || strcmp(problem, BG_FORMAT_BLANK) == 0)
 			return NULL;
 		snprintf(msg, sizeof(msg), "--question must be one line of text: %s", problem);
 		return msg;

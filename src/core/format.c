@@ -132,32 +132,45 @@ static bool invisible(unsigned long c)
 	return false;
 }
 
-const char *bg_format_line_problem(const char *s)
+bool bg_format_blank(const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
-	bool shows = false;
 
 	while (*p) {
 		bool control;
 		size_t n = next_char(p, &control), start, len;
-		unsigned long c;
+
+		if (!n)
+			return false; /* a byte that is no UTF-8 shows (as \xNN) */
+		if (!invisible(code_point(p, n))) {
+			bg_py_strip((const char *)p, n, &start, &len);
+			if (len)
+				return false;
+		}
+		p += n;
+	}
+	return true;
+}
+
+const char *bg_format_line_problem(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	while (*p) {
+		bool control;
+		size_t n = next_char(p, &control);
 
 		if (!n)
 			return "it is not valid UTF-8";
 		if (control)
 			return *p < 0x80 ? "it holds a control character (a newline, tab or escape)"
 					 : "it holds a control character or a line break";
-		c = code_point(p, n);
-		if (bidi_control(c))
+		if (bidi_control(code_point(p, n)))
 			return "it holds a bidirectional control character (U+202A..U+202E, U+2066..U+2069), "
 			       "which shows the text after it reordered";
-		if (!shows && !invisible(c)) {
-			bg_py_strip((const char *)p, n, &start, &len);
-			shows = len > 0;
-		}
 		p += n;
 	}
-	return shows ? NULL : "it is blank (nothing in it shows: only spaces or invisible characters such as U+200B)";
+	return bg_format_blank(s) ? BG_FORMAT_BLANK : NULL;
 }
 
 size_t bg_format_control_at(const char *s)

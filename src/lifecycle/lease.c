@@ -20,6 +20,7 @@
 #include "lifecycle/lock_internal.h"
 
 #include <dirent.h>
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -318,16 +319,53 @@ static double process_start(pid_t pid)
 	return (double)btime + (double)ticks / (double)hz;
 }
 
-/* Seconds since the epoch of an RFC 3339 UTC time as benchgate writes it, or -1. */
+/*
+ * Seconds since the epoch of an RFC 3339 time (YYYY-MM-DDTHH:MM:SS, an
+ * optional fraction, then Z or an offset +HH:MM / -HH:MM), or -1 for
+ * anything else: a date that does not exist (2026-02-30), an hour of 24, an
+ * offset beyond 23:59, text after it. benchgate writes UTC with Z.
+ */
 static double rfc3339_seconds(const char *s)
 {
-	struct tm tm;
+	struct tm tm, back;
+	double frac = 0;
+	long offset = 0;
+	time_t t;
 	char *end;
 
 	memset(&tm, 0, sizeof(tm));
-	if (!s || !(end = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm)))
+	if (!s || strlen(s) < 20 || !isdigit((unsigned char)s[0]) || !(end = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm)) ||
+	    end - s != 19)
 		return -1;
-	return (double)timegm(&tm) + (*end == '.' ? strtod(end, NULL) : 0.0);
+	if (*end == '.') {
+		char *f = end + 1;
+
+		while (isdigit((unsigned char)*f))
+			f++;
+		if (f == end + 1)
+			return -1;
+		frac = strtod(end, NULL);
+		end = f;
+	}
+	if (*end == '+' || *end == '-') {
+		if (!isdigit((unsigned char)end[1]) || !isdigit((unsigned char)end[2]) || end[3] != ':' ||
+		    !isdigit((unsigned char)end[4]) || !isdigit((unsigned char)end[5]) || end[6])
+			return -1;
+		offset = ((end[1] - '0') * 10 + (end[2] - '0')) * 3600L + ((end[4] - '0') * 10 + (end[5] - '0')) * 60L;
+		if (end[1] > '2' || (end[1] == '2' && end[2] > '3') || end[4] > '5')
+			return -1;
+		if (*end == '-')
+			offset = -offset;
+	} else if (!(*end == 'Z' && !end[1])) {
+		return -1;
+	}
+	/* a day or time that does not exist comes back otherwise */
+	back = tm;
+	t = timegm(&back);
+	if (back.tm_year != tm.tm_year || back.tm_mon != tm.tm_mon || back.tm_mday != tm.tm_mday ||
+	    back.tm_hour != tm.tm_hour || back.tm_min != tm.tm_min || back.tm_sec != tm.tm_sec)
+		return -1;
+	return (double)(t - offset) + frac;
 }
 
 bool bg_pid_alive_since(pid_t pid, const char *when)

@@ -4,6 +4,7 @@
  */
 #include "benchgate/run.h"
 #include "benchgate/decide.h"
+#include "benchgate/format.h"
 #include "benchgate/fsutil.h"
 #include "benchgate/json.h"
 #include "benchgate/lifecycle.h"
@@ -238,12 +239,10 @@ static int refuse(struct bg_ctx *ctx, const char *fmt, ...)
 }
 
 /* Whether a question is empty once stripped as Python strips (check's rule). */
+/* A question where nothing shows: spaces and invisible characters only. */
 static bool question_blank(const char *q)
 {
-	size_t start, n;
-
-	bg_py_strip(q, strlen(q), &start, &n);
-	return n == 0;
+	return bg_format_blank(q);
 }
 
 /* The first string value in v that check calls a private path, or NULL

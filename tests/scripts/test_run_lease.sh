@@ -123,6 +123,12 @@ unreadable "a list" '[1,2]'
 unreadable "not JSON" 'test-host is mine'
 unreadable "no started time" "{\"pid\": $$, \"host\": \"$host\"}"
 unreadable "a started time that does not read" "{\"pid\": $$, \"host\": \"$host\", \"started\": \"yesterday\"}"
+# RFC 3339 read strictly: a day that does not exist, an offset beyond a
+# day, text after the time (each was read as a time, and a live pid held
+# the device for ever)
+unreadable "a 30 February" "{\"pid\": $$, \"host\": \"$host\", \"started\": \"2026-02-30T00:00:00.000000Z\"}"
+unreadable "an offset of 25 hours" "{\"pid\": $$, \"host\": \"$host\", \"started\": \"2099-01-01T00:00:00+25:00\"}"
+unreadable "text after the time" "{\"pid\": $$, \"host\": \"$host\", \"started\": \"2099-01-01T00:00:00Z and more\"}"
 unreadable "a pid of 64 bits" "{\"pid\": $((4294967296 + $$)), \"host\": \"$host\", \"started\": \"2099-01-01T00:00:00.000000Z\"}"
 unreadable "a pid of 0" "{\"pid\": 0, \"host\": \"$host\", \"started\": \"2099-01-01T00:00:00.000000Z\"}"
 # ... but the lock is the truth: a held lock is held, whatever its record says

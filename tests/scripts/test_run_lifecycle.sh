@@ -49,6 +49,9 @@ expect_rc 3 "no question" run life.noq
 mentions "no question" "falsifiable question"
 expect_rc 3 "blank question" run life.noq --question " 	 "
 mentions "blank question" "falsifiable question"
+# nothing in it shows (a zero-width space, a Hangul filler): as blank
+expect_rc 3 "invisible question" run life.noq --question "$(printf '\342\200\213 \343\205\244')"
+mentions "invisible question" "falsifiable question"
 # a question goes into the manifest, the session and RUNS.md: one line of
 # UTF-8 text (bytes that are not UTF-8 crashed the run once it measured)
 expect_rc 2 "question not UTF-8" run life.ok --question "$(printf 'bad \377 byte')"
