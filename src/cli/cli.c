@@ -506,6 +506,18 @@ static bool negative_number(const char *a)
  * not a negative number; and holds no space, unless it is an option of
  * opts with its value joined (--name=a b, -xa b). "--" is one too.
  */
+int bg_cli_check_reason(const char *why)
+{
+	const char *problem = bg_format_line_problem(why);
+	char msg[256];
+
+	if (!problem)
+		return BG_OK;
+	snprintf(msg, sizeof(msg), "the reason (--why TEXT) must be one line of text: %s", problem);
+	bg_cli_fail(BG_EUSAGE, msg);
+	return BG_EUSAGE;
+}
+
 bool bg_cli_option_like(const struct bg_opt *opts, const char *a)
 {
 	if (a[0] != '-' || a[1] == '\0' || negative_number(a))

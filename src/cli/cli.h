@@ -44,6 +44,14 @@ struct bg_opt {
 };
 
 /*
+ * BG_OK when why (a --why TEXT) is one line of text that shows
+ * (bg_format_line_problem), else BG_EUSAGE with "the reason (--why TEXT)
+ * must be one line of text: ..." said on stderr: judged before anything is
+ * opened, as a usage error.
+ */
+int bg_cli_check_reason(const char *why);
+
+/*
  * Whether argparse takes argument a for an option rather than a value or a
  * positional: it starts with '-', is more than "-" and is no negative
  * number ("-3", "-.5"), and holds no space unless it is an option of opts

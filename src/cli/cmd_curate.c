@@ -11,7 +11,6 @@
  */
 #include "cli/cli.h"
 #include "cli/verdict_print.h"
-#include "benchgate/format.h"
 
 #include <pwd.h>
 #include <stdio.h>
@@ -112,7 +111,7 @@ static int curate(struct bg_cli *cli, const struct bg_cmd *self, const char *cur
 	struct bg_store *store = NULL;
 	struct bg_strbuf sb = BG_STRBUF_INIT;
 	struct bg_ctx ctx;
-	const char *why = NULL, *problem;
+	const char *why = NULL;
 	json_t *v = NULL;
 	char who[256];
 	long long id;
@@ -127,13 +126,8 @@ static int curate(struct bg_cli *cli, const struct bg_cmd *self, const char *cur
 		return bg_cli_usage_error(self, "--why TEXT is required: say why the session is %s", curation);
 	/* judged before the store is opened: a reason that shows nothing is a
 	 * usage error whatever the session (bg_store_curate says the same) */
-	if ((problem = bg_format_line_problem(why))) {
-		char msg[256];
-
-		snprintf(msg, sizeof(msg), "the reason (--why TEXT) must be one line of text: %s", problem);
-		bg_cli_fail(BG_EUSAGE, msg);
-		return BG_EUSAGE;
-	}
+	if ((rc = bg_cli_check_reason(why)))
+		return rc;
 	if ((rc = bg_vp_open(cli, &cfg, BG_STORE_WRITE, &store)))
 		return rc;
 	user_name(who, sizeof(who));

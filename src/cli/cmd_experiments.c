@@ -362,6 +362,8 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 		return bg_cli_usage_error(self, "'abandon' needs --why TEXT: the reason is recorded");
 	} else if (o.json) {
 		return bg_cli_usage_error(self, "--json goes with the listing, not with 'abandon'");
+	} else if ((rc = bg_cli_check_reason(o.why))) {
+		return rc; /* before any experiment is looked at */
 	}
 	if ((rc = bg_cli_load_config(cli, &cfg)))
 		return rc;
