@@ -18,8 +18,12 @@
 #include "benchgate/measure.h"
 #include "benchgate/strbuf.h"
 
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1577,6 +1581,41 @@ static void remove_temp(const char *tmp)
 	bg_strbuf_release(&p);
 }
 
+/* Removes the temporary stores beside path (PATH.tmp.PID) that a killed
+ * benchgate left: those of a PID that runs no more (or this one's). */
+static void remove_dead_temps(const char *path)
+{
+	char *dir = folder_of(path);
+	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+	size_t n = strlen(base);
+	struct bg_strbuf p = BG_STRBUF_INIT;
+	struct dirent *e;
+	DIR *d = opendir(dir);
+
+	while (d && (e = readdir(d))) {
+		const char *t = e->d_name;
+		char *end;
+		long pid;
+
+		if (strncmp(t, base, n) != 0 || strncmp(t + n, ".tmp.", 5) != 0 || !isdigit((unsigned char)t[n + 5]) ||
+		    t[n + 5] == '0')
+			continue;
+		errno = 0;
+		pid = strtol(t + n + 5, &end, 10);
+		if (*end || errno || pid <= 0 || pid > INT_MAX)
+			continue;
+		if (pid != (long)getpid() && (kill((pid_t)pid, 0) == 0 || errno == EPERM))
+			continue; /* a live benchgate making a store */
+		bg_strbuf_reset(&p);
+		bg_strbuf_addf(&p, "%s/%s", dir, t);
+		remove_temp(p.buf);
+	}
+	if (d)
+		closedir(d);
+	bg_strbuf_release(&p);
+	free(dir);
+}
+
 /*
  * Gives the finished store tmp the name path unless a store is there
  * already (another process made one meanwhile: then tmp is left, and
@@ -1644,7 +1683,7 @@ static int create_store(const char *path, const char *display, struct bg_ctx *ct
 				"is beside it; restore that store from a backup, or remove its -wal and -shm files if "
 				"it is gone for good", display);
 	bg_strbuf_addf(&tmp, "%s.tmp.%ld", path, (long)getpid());
-	remove_temp(tmp.buf); /* one left by a killed benchgate of this pid */
+	remove_dead_temps(path); /* left by a benchgate killed while it made one */
 	fd = open(tmp.buf, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		rc = bg_error(ctx, BG_EIO, "%s: cannot create the store: %s", display, strerror(errno));

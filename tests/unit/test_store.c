@@ -600,12 +600,29 @@ static void test_create_whole(void **state)
 
 	(void)state;
 	bg_ctx_init(&ctx);
+	/* temporary stores a killed benchgate left (a pid that runs no more,
+	 * 999999999 > pid_max) are removed; a live one's (pid 1) and other
+	 * names are not */
+	assert_int_equal(mkdir(strcat(strcpy(path, dir), "/made"), 0755), 0);
+	{
+		static const char *const left[] = {"store.sqlite3.tmp.999999999", "store.sqlite3.tmp.999999999-wal",
+						   "store.sqlite3.tmp.1", "store.sqlite3.tmp.0999999999",
+						   "other.sqlite3.tmp.999999999"};
+
+		for (size_t i = 0; i < sizeof(left) / sizeof(left[0]); i++) {
+			snprintf(path, sizeof(path), "%s/made/%s", dir, left[i]);
+			f = fopen(path, "w");
+			assert_non_null(f);
+			fclose(f);
+		}
+	}
 	assert_int_equal(bg_store_open("sqlite:made/store.sqlite3", dir, BG_STORE_CREATE, &st, &ctx), BG_OK);
 	assert_non_null(st);
 	assert_int_equal(bg_store_schema_version(st), 4);
 	bg_store_close(st);
 	folder_names("made", names, sizeof(names));
-	assert_string_equal(names, "store.sqlite3 ");
+	assert_string_equal(names,
+			    "other.sqlite3.tmp.999999999 store.sqlite3 store.sqlite3.tmp.0999999999 store.sqlite3.tmp.1 ");
 
 	snprintf(path, sizeof(path), "%s/empty.sqlite3", dir);
 	f = fopen(path, "w");
