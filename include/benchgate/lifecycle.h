@@ -263,7 +263,8 @@ long bg_experiment_leftover_pid(const char *name);
 void bg_experiment_remove_leftovers(const struct bg_config *cfg, const char *id);
 /*
  * Whether the folder of experiment id is there and holds nothing but
- * names of bg_experiment_leftover_pid (whatever their PID), so no
+ * names of bg_experiment_leftover_pid whose PID is no live process (a live
+ * one's is a run creating it right now), so no
  * manifest.json: what a run killed between creating the folder and
  * writing the manifest leaves. bg_experiment_abandon and
  * bg_experiment_repair_row refuse such a folder with BG_ECHECK, saying to

@@ -500,12 +500,6 @@ static bool negative_number(const char *a)
 	return ok;
 }
 
-/*
- * Whether argparse takes argument a for an option rather than a value or a
- * positional (_parse_optional): it starts with '-' and is more than "-";
- * not a negative number; and holds no space, unless it is an option of
- * opts with its value joined (--name=a b, -xa b). "--" is one too.
- */
 int bg_cli_check_reason(const char *why)
 {
 	const char *problem = bg_format_line_problem(why);
@@ -518,6 +512,7 @@ int bg_cli_check_reason(const char *why)
 	return BG_EUSAGE;
 }
 
+/* argparse's _parse_optional, as cli.h says. */
 bool bg_cli_option_like(const struct bg_opt *opts, const char *a)
 {
 	if (a[0] != '-' || a[1] == '\0' || negative_number(a))

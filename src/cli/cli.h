@@ -55,7 +55,8 @@ int bg_cli_check_reason(const char *why);
  * Whether argparse takes argument a for an option rather than a value or a
  * positional: it starts with '-', is more than "-" and is no negative
  * number ("-3", "-.5"), and holds no space unless it is an option of opts
- * (may be NULL) with its value joined ("--name=a b"). "--" is one too.
+ * (may be NULL) with its value joined ("--name=a b", "-xa b"). "--" is one
+ * too.
  */
 bool bg_cli_option_like(const struct bg_opt *opts, const char *a);
 

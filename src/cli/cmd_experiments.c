@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 enum { OPT_JSON = 1, OPT_WHY };
 struct opts {
@@ -45,7 +46,8 @@ static int collect(const struct bg_config *cfg, json_t **out, struct bg_ctx *ctx
 {
 	struct bg_strbuf dir = BG_STRBUF_INIT, runs_path = BG_STRBUF_INIT, runs = BG_STRBUF_INIT, row = BG_STRBUF_INIT;
 	json_t *list = json_array();
-	bool have_runs;
+	bool have_runs, runs_unread;
+	struct stat st;
 	char **names = NULL;
 	size_t n = 0;
 	DIR *d;
@@ -72,9 +74,13 @@ static int collect(const struct bg_config *cfg, json_t **out, struct bg_ctx *ctx
 	if (n)
 		qsort(names, n, sizeof(*names), cmp_str);
 	/* each ended experiment's row is compared with its manifest; a RUNS.md
-	 * that cannot be read is check's to report */
+	 * that is there but cannot be read (a FIFO, no permission) is check's
+	 * to report, and no row is called missing for it */
 	bg_config_path(cfg, &runs_path, cfg->runs_index);
-	have_runs = bg_is_file(runs_path.buf) && bg_file_read(runs_path.buf, cfg->runs_index, &runs, NULL) == BG_OK;
+	runs_unread = stat(runs_path.buf, &st) == 0;
+	have_runs = runs_unread && S_ISREG(st.st_mode) &&
+		    bg_file_read(runs_path.buf, cfg->runs_index, &runs, NULL) == BG_OK;
+	runs_unread = runs_unread && !have_runs;
 	for (size_t i = 0; i < n; i++) {
 		struct bg_ctx ctx;
 		json_t *m = NULL, *item;
@@ -97,7 +103,8 @@ static int collect(const struct bg_config *cfg, json_t **out, struct bg_ctx *ctx
 					 json_object_get(m, "failure_reason") ? json_object_get(m, "failure_reason")
 									    : json_null(),
 					 "owner", owner);
-			if (bg_experiment_row_stale(have_runs ? runs.buf : NULL, runs.len, names[i], m, &row)) {
+			if (!runs_unread &&
+			    bg_experiment_row_stale(have_runs ? runs.buf : NULL, runs.len, names[i], m, &row)) {
 				json_object_set_new(item, "stale_row", json_true());
 				json_object_set_new(item, "row_status", row.len ? bg_json_text(row.buf) : json_null());
 			}

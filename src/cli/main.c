@@ -170,6 +170,14 @@ static void unknown_option(const char *word)
 
 static int run_main(int argc, char **argv);
 
+/* The global options, as bg_cli_option_like knows them (-Ca b is -C's). */
+static const struct bg_opt global_opts[] = {
+	{"config", 'C', BG_OPT_VALUE, 0, false},
+	{"help", 'h', BG_OPT_FLAG, 0, false},
+	{"version", 0, BG_OPT_FLAG, 0, false},
+	{0},
+};
+
 /*
  * The global long option "--NAME[=VALUE]" a is, or begins as argparse
  * allows ("--conf", "--vers"): "config", "help" or "version", else NULL.
@@ -275,7 +283,7 @@ static int run_main(int argc, char **argv)
 		} else if (strcmp(a, "-C") == 0 || (g && !joined)) {
 			const char *name = g ? "--config" : "-C";
 
-			if (i + 1 >= argc || bg_cli_option_like(NULL, argv[i + 1])) {
+			if (i + 1 >= argc || bg_cli_option_like(global_opts, argv[i + 1])) {
 				if (i + 1 >= argc)
 					fprintf(stderr, "benchgate: option '%s' needs an argument\n", name);
 				else

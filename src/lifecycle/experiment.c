@@ -659,9 +659,14 @@ bool bg_experiment_folder_bare(const struct bg_config *cfg, const char *id)
 		bg_strbuf_release(&dir);
 		return false;
 	}
-	while (bare && (e = readdir(d)))
-		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 && bg_experiment_leftover_pid(e->d_name) < 0)
+	/* a temporary file of a live writer: a run creating it right now */
+	while (bare && (e = readdir(d))) {
+		long pid = bg_experiment_leftover_pid(e->d_name);
+
+		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 &&
+		    (pid < 0 || (pid != (long)getpid() && bg_pid_alive((pid_t)pid))))
 			bare = false;
+	}
 	closedir(d);
 	bg_strbuf_release(&dir);
 	return bare;
@@ -863,16 +868,17 @@ int bg_experiment_abandon(const struct bg_config *cfg, const char *id, const cha
 	int rc;
 
 	*row_synced = false;
-	if ((rc = known_id(cfg, id, ctx)))
-		return rc;
 	/* recorded in the manifest, RUNS.md and the listing, and read back on
-	 * a terminal: one line of UTF-8 text, as a curation reason */
+	 * a terminal: one line of UTF-8 text, as a curation reason (a usage
+	 * error, said before the experiment is looked for) */
 	if ((problem = bg_format_line_problem(why)))
 		return bg_error(ctx, BG_EUSAGE, "the reason (--why TEXT) must be one line of text: %s", problem);
 	if (bg_profile_private_path(why))
 		return bg_error(ctx, BG_EUSAGE,
 				"the reason holds an absolute private path ('%s'), which 'benchgate check' rejects in a manifest; say it without the path",
 				why);
+	if ((rc = known_id(cfg, id, ctx)))
+		return rc;
 	bg_experiment_remove_leftovers(cfg, id);
 	if (bg_experiment_folder_bare(cfg, id))
 		return bare_folder(cfg, id, "abandon", ctx);

@@ -320,10 +320,11 @@ static double process_start(pid_t pid)
 }
 
 /*
- * Seconds since the epoch of an RFC 3339 time (YYYY-MM-DDTHH:MM:SS, an
- * optional fraction, then Z or an offset +HH:MM / -HH:MM), or -1 for
- * anything else: a date that does not exist (2026-02-30), an hour of 24, an
- * offset beyond 23:59, text after it. benchgate writes UTC with Z.
+ * Seconds since the epoch of an RFC 3339 time (YYYY-MM-DDTHH:MM:SS, digits
+ * in every place, T or t, an optional fraction, then Z, z or an offset
+ * +HH:MM / -HH:MM), or -1 for anything else: a date that does not exist
+ * (2026-02-30), an hour of 24, an offset beyond 23:59, text after it.
+ * benchgate writes UTC with Z.
  */
 static double rfc3339_seconds(const char *s)
 {
@@ -331,14 +332,29 @@ static double rfc3339_seconds(const char *s)
 	double frac = 0;
 	long offset = 0;
 	time_t t;
-	char *end;
+	const char *end;
 
-	memset(&tm, 0, sizeof(tm));
-	if (!s || strlen(s) < 20 || !isdigit((unsigned char)s[0]) || !(end = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm)) ||
-	    end - s != 19)
+	/* YYYY-MM-DDTHH:MM:SS by position: strptime takes " 3" for a day */
+	if (!s || strlen(s) < 20)
 		return -1;
+	for (int i = 0; i < 19; i++) {
+		static const char shape[] = "dddd-dd-ddTdd:dd:dd";
+		bool ok = shape[i] == 'd' ? isdigit((unsigned char)s[i]) != 0
+					  : shape[i] == 'T' ? (s[i] == 'T' || s[i] == 't') : s[i] == shape[i];
+
+		if (!ok)
+			return -1;
+	}
+	memset(&tm, 0, sizeof(tm));
+	tm.tm_year = atoi(s) - 1900;
+	tm.tm_mon = (s[5] - '0') * 10 + (s[6] - '0') - 1;
+	tm.tm_mday = (s[8] - '0') * 10 + (s[9] - '0');
+	tm.tm_hour = (s[11] - '0') * 10 + (s[12] - '0');
+	tm.tm_min = (s[14] - '0') * 10 + (s[15] - '0');
+	tm.tm_sec = (s[17] - '0') * 10 + (s[18] - '0');
+	end = s + 19;
 	if (*end == '.') {
-		char *f = end + 1;
+		const char *f = end + 1;
 
 		while (isdigit((unsigned char)*f))
 			f++;
@@ -356,7 +372,7 @@ static double rfc3339_seconds(const char *s)
 			return -1;
 		if (*end == '-')
 			offset = -offset;
-	} else if (!(*end == 'Z' && !end[1])) {
+	} else if (!((*end == 'Z' || *end == 'z') && !end[1])) {
 		return -1;
 	}
 	/* a day or time that does not exist comes back otherwise */

@@ -238,7 +238,6 @@ static int refuse(struct bg_ctx *ctx, const char *fmt, ...)
 	return BG_EPRECOND;
 }
 
-/* Whether a question is empty once stripped as Python strips (check's rule). */
 /* A question where nothing shows: spaces and invisible characters only. */
 static bool question_blank(const char *q)
 {

@@ -1581,8 +1581,10 @@ static void remove_temp(const char *tmp)
 	bg_strbuf_release(&p);
 }
 
-/* Removes the temporary stores beside path (PATH.tmp.PID) that a killed
- * benchgate left: those of a PID that runs no more (or this one's). */
+/* Removes the temporary stores beside path (PATH.tmp.PID, regular files)
+ * that a killed benchgate left: those of a PID that runs no more, as this
+ * host sees it, and this process's own (an earlier holder of its PID; one
+ * process makes one store at a time). */
 static void remove_dead_temps(const char *path)
 {
 	char *dir = folder_of(path);
@@ -1590,6 +1592,7 @@ static void remove_dead_temps(const char *path)
 	size_t n = strlen(base);
 	struct bg_strbuf p = BG_STRBUF_INIT;
 	struct dirent *e;
+	struct stat st;
 	DIR *d = opendir(dir);
 
 	while (d && (e = readdir(d))) {
@@ -1608,7 +1611,8 @@ static void remove_dead_temps(const char *path)
 			continue; /* a live benchgate making a store */
 		bg_strbuf_reset(&p);
 		bg_strbuf_addf(&p, "%s/%s", dir, t);
-		remove_temp(p.buf);
+		if (lstat(p.buf, &st) == 0 && S_ISREG(st.st_mode)) /* never a link or a folder */
+			remove_temp(p.buf);
 	}
 	if (d)
 		closedir(d);
@@ -1622,7 +1626,7 @@ static void remove_dead_temps(const char *path)
  * *taken set): renameat2 RENAME_NOREPLACE; where the file system lacks it,
  * link(2) and unlink; where it lacks hard links too, the name claimed with
  * O_EXCL and tmp renamed over the claim (an empty file for that instant
- * only). 0, or the errno of what failed.
+ * only, removed again when the rename fails). 0, or the errno of what failed.
  */
 static int name_store(const char *tmp, const char *path, bool *taken)
 {
@@ -1655,7 +1659,13 @@ static int name_store(const char *tmp, const char *path, bool *taken)
 		return *taken ? 0 : errno;
 	}
 	close(fd);
-	return rename(tmp, path) == 0 ? 0 : errno;
+	if (rename(tmp, path) != 0) {
+		int e = errno;
+
+		unlink(path); /* the claim, empty: never left as a store */
+		return e;
+	}
+	return 0;
 }
 
 /*

@@ -128,6 +128,7 @@ unreadable "a started time that does not read" "{\"pid\": $$, \"host\": \"$host\
 # the device for ever)
 unreadable "a 30 February" "{\"pid\": $$, \"host\": \"$host\", \"started\": \"2026-02-30T00:00:00.000000Z\"}"
 unreadable "an offset of 25 hours" "{\"pid\": $$, \"host\": \"$host\", \"started\": \"2099-01-01T00:00:00+25:00\"}"
+unreadable "a day padded with a space" "{\"pid\": $$, \"host\": \"$host\", \"started\": \"2099-01- 1T00:00:00Z\"}"
 unreadable "text after the time" "{\"pid\": $$, \"host\": \"$host\", \"started\": \"2099-01-01T00:00:00Z and more\"}"
 unreadable "a pid of 64 bits" "{\"pid\": $((4294967296 + $$)), \"host\": \"$host\", \"started\": \"2099-01-01T00:00:00.000000Z\"}"
 unreadable "a pid of 0" "{\"pid\": 0, \"host\": \"$host\", \"started\": \"2099-01-01T00:00:00.000000Z\"}"
