@@ -168,7 +168,8 @@ const json_t *bg_measure_timing_stats(const json_t *doc);
  * *metrics (an object, empty when absent) are new references the caller
  * decrefs; on failure both are NULL and BG_ECHECK says "DISPLAY: what".
  * bg_reported_read parses the file first ("PATH:LINE:COL: what"; BG_EIO
- * when it cannot be read).
+ * when it cannot be read; BG_ECHECK, never opened for reading blocked nor
+ * read, when it is not a regular file: a FIFO, a device, a folder).
  */
 int bg_reported_check(const json_t *doc, const char *display, json_t **samples, json_t **metrics,
 		      struct bg_ctx *ctx);

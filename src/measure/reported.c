@@ -10,9 +10,12 @@
 #include "benchgate/json.h"
 #include "benchgate/measure.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /*
  * Bounds that keep a session's memory and store in proportion: every sample
@@ -79,17 +82,50 @@ int bg_reported_check(const json_t *doc, const char *display, json_t **samples, 
 int bg_reported_read(const char *path, const char *display, json_t **samples, json_t **metrics,
 		     struct bg_ctx *ctx)
 {
+	struct bg_strbuf text = BG_STRBUF_INIT;
 	json_t *doc = NULL;
 	struct stat st;
-	int rc;
+	char buf[65536];
+	ssize_t n;
+	int rc = BG_OK, fd;
 
 	*samples = *metrics = NULL;
-	if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && (long long)st.st_size > MAX_FILE_BYTES)
+	/* the command made it: a FIFO is never waited on (O_NONBLOCK opens one
+	 * at once) nor a device read, and no more than the limit is read */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return bg_error(ctx, BG_EIO, "%s: cannot read: %s", display, strerror(errno));
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return bg_error(ctx, BG_ECHECK, "%s: not a regular file (%s); the command must write its result as a "
+				"file at that path", display,
+				S_ISDIR(st.st_mode) ? "a folder" : S_ISFIFO(st.st_mode) ? "a FIFO" : "a device or socket");
+	}
+	if ((long long)st.st_size > MAX_FILE_BYTES) {
+		close(fd);
 		return bg_error(ctx, BG_ECHECK, "%s: %lld bytes; a result file may hold at most 64 MiB", display,
 				(long long)st.st_size);
-	rc = bg_json_load_file(path, display, &doc, ctx);
+	}
+	while ((n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			rc = bg_error(ctx, BG_EIO, "%s: cannot read: %s", display, strerror(errno));
+			break;
+		}
+		if ((long long)text.len + n > MAX_FILE_BYTES) { /* grown since fstat */
+			rc = bg_error(ctx, BG_ECHECK, "%s: more than 64 MiB; a result file may hold at most 64 MiB",
+				      display);
+			break;
+		}
+		bg_strbuf_addn(&text, buf, (size_t)n);
+	}
+	close(fd);
+	if (rc == BG_OK)
+		rc = bg_json_load_buffer(text.buf ? text.buf : "", text.len, display, &doc, ctx);
 	if (rc == BG_OK)
 		rc = bg_reported_check(doc, display, samples, metrics, ctx);
+	bg_strbuf_release(&text);
 	json_decref(doc);
 	return rc;
 }

@@ -15,6 +15,7 @@
 #include "measure/internal.h"
 
 #include <errno.h>
+#include <ftw.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -590,18 +591,23 @@ static int reported_begin(struct session *s, struct bg_ctx *ctx)
 	return BG_OK;
 }
 
-/* Removes a temporary folder of result files with what the runs left in it. */
+/* nftw's step of reported_end: each entry removed, a folder after what it holds. */
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st;
+	(void)type;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
+/* Removes a temporary folder of result files with all the runs left in it
+ * (a copy, a folder, a FIFO made at $BENCHGATE_RESULT): links themselves,
+ * never what they lead to, and nothing on another file system. */
 static void reported_end(struct session *s)
 {
-	if (s->result_dir_temporary) {
-		char path[4200];
-
-		for (long i = 1; i <= s->ordinal; i++) {
-			snprintf(path, sizeof(path), "%s/run-%03ld.result.json", s->result_dir, i);
-			unlink(path);
-		}
-		rmdir(s->result_dir);
-	}
+	if (s->result_dir_temporary)
+		nftw(s->result_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
 	free(s->result_dir);
 	free(s->result_env);
 	free(s->envp);

@@ -108,4 +108,19 @@ check "relative TMPDIR"     test "$(TMPDIR=reltmp rc_of "$B" measure -q -r 1 -w 
 check "relative TMPDIR: removed" test -z "$(ls reltmp)"
 rmdir reltmp
 
+# what the command makes at $BENCHGATE_RESULT that is not a file blocks the
+# session without being read: a FIFO was opened and waited on for ever
+# (--timeout did not help), a link to /dev/zero read up to 256 MiB
+check "a FIFO: blocked, not waited on" test "$(timeout 20 sh -c "'$B' measure -q -w 0 -r 1 --timing reported --json -- sh -c 'mkfifo \"\$BENCHGATE_RESULT\"' >out 2>err; echo \$?")" = 1
+check "a FIFO: the reason" jqe '.reason == "smoke run 1: $BENCHGATE_RESULT: not a regular file (a FIFO); the command must write its result as a file at that path"' out
+check "a device: blocked"  test "$(rc_of "$B" measure -q -w 0 -r 1 --timing reported --json -- sh -c 'ln -s /dev/zero "$BENCHGATE_RESULT"')" = 1
+check "a device: the reason" jqe '.reason | endswith("not a regular file (a device or socket); the command must write its result as a file at that path")' out
+# the temporary folder goes with everything the runs left in it (a copy, a
+# folder, a link, whose target stays)
+: >kept
+check "leftovers: session ok" test "$(rc_of "$B" measure -q -w 0 -r 2 --timing reported -- sh -c 'd=$(dirname "$BENCHGATE_RESULT"); echo "{\"samples_seconds\": [0.1]}" >"$BENCHGATE_RESULT"; cp "$BENCHGATE_RESULT" "$BENCHGATE_RESULT.bak"; mkdir -p "$d/sub"; : >"$d/sub/x"; ln -sf "$PWD/kept" "$d/link"')" = 0
+check "leftovers: folder removed" test -z "$(ls "$TMPDIR")"
+check "leftovers: a link's target kept" test -f kept
+rm -f kept
+
 [ "$fails" = 0 ] || { echo "$fails failed"; exit 1; }
