@@ -346,7 +346,7 @@ static const char *export_over_input(const struct bg_config *cfg, const char *pa
 {
 	struct stat st;
 
-	return stat(path, &st) == 0 ? bg_config_file_role(cfg, &st, BG_FILE_ALL) : NULL;
+	return stat(path, &st) == 0 ? bg_config_file_role(cfg, &st, BG_FILE_ALL) : bg_config_store_side_file(cfg, path);
 }
 
 static int export_jsonl(const char *path, const json_t *doc, long long id)

@@ -121,6 +121,8 @@ const char *bg_cli_input_at(const char *path, const struct bg_registry *reg, boo
 		if (stat(later, &at) != 0) {
 			/* a new file: only where a folder benchgate reads would hold it */
 			what = folder_role(reg->cfg, later, inside_later);
+			if (!what)
+				what = bg_config_store_side_file(reg->cfg, later);
 			free(later);
 			return what;
 		}
