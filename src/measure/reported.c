@@ -74,7 +74,7 @@ int bg_reported_check(const json_t *doc, const char *display, json_t **samples, 
 	}
 	*samples = json_array();
 	json_array_foreach(sv, i, x)
-		json_array_append_new(*samples, json_real(json_number_value(x)));
+		json_array_append_new(*samples, json_real(json_number_value(x) + 0.0)); /* -0.0 is 0 */
 	*metrics = mv ? json_deep_copy(mv) : json_object();
 	return BG_OK;
 }

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,11 @@ static void test_accepted(void **state)
 	assert_true(json_is_real(json_array_get(samples, 1)));
 	assert_float_equal(json_real_value(json_array_get(samples, 2)), 2.5e-3, 0);
 	assert_true(json_is_object(metrics));
+	json_decref(samples);
+	json_decref(metrics);
+	/* -0.0 is the sample 0: no statistic shows a negative zero */
+	assert_int_equal(check_text("{\"samples_seconds\": [-0.0]}", msg, sizeof(msg), &samples, &metrics), BG_OK);
+	assert_false(signbit(json_real_value(json_array_get(samples, 0))));
 	assert_int_equal(json_object_size(metrics), 0);
 	json_decref(samples);
 	json_decref(metrics);
