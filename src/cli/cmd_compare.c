@@ -219,6 +219,12 @@ static int run_compare(struct bg_cli *cli, const struct bg_cmd *self)
 					       json_is_string(json_object_get(v, "curated_by")) ? " by " : "",
 					       json_is_string(json_object_get(v, "curated_by"))
 						       ? json_string_value(json_object_get(v, "curated_by")) : "");
+			else if (json_is_true(json_object_get(v, "git_dirty")))
+				/* another run of the same tree is pending again */
+				bg_strbuf_addf(&sb, "session %lld (%s) is %s, not accepted: it ran on uncommitted "
+					       "source; commit, then run the gate again, or review it ('benchgate compare "
+					       "%lld') and accept it ('benchgate accept %lld --why TEXT')",
+					       id, name, curation ? curation : "not curated", id, id);
 			else
 				bg_strbuf_addf(&sb, "session %lld (%s) is %s, not accepted: review it ('benchgate "
 					       "compare %lld') and accept it ('benchgate accept %lld --why TEXT'), or run "

@@ -10,7 +10,8 @@
  * its output passes through. Then it lists the three sessions with their
  * decisions.
  * Exit: 0 when both sessions finished unblocked; 1 when one was blocked
- * (both still run); the run's own status 2, 3 or 4 is returned;
+ * (both still run); the run's own status 2, 3 or 4 is returned, and its 1
+ * when it stored fewer than two sessions (said so, nothing listed);
  * 1 for a session that is not a gate session; 2 usage.
  */
 #include "cli/cli.h"
@@ -226,6 +227,16 @@ static int run_repeat(struct bg_cli *cli, const struct bg_cmd *self)
 		}
 		bg_store_close(store);
 		store = NULL;
+		/* a run that stopped before its sessions (exit 1 for a malformed
+		 * registry) is no repeat whose session blocked */
+		if (got < 2) {
+			bg_strbuf_reset(&sb);
+			bg_strbuf_addf(&sb, "repeat of session %lld stopped: 'benchgate run %s' exited with status %d "
+				       "having stored %zu of the two sessions; its message above says why",
+				       id, g.buf, st, got);
+			rc = bg_cli_fail(st ? st : BG_EIO, sb.buf);
+			goto out;
+		}
 	}
 	if ((rc = bg_store_open(cfg.store, cfg.root, BG_STORE_READ, &store, &ctx)) || !store) {
 		rc = bg_cli_fail(rc ? rc : BG_EIO, rc ? bg_ctx_message(&ctx) : "the store disappeared");

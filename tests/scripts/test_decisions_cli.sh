@@ -352,6 +352,13 @@ check "two decisions: accept 4"         test "$(rc_of "$B" accept "$sw" --why "l
 check "two decisions: accept said"      grep -qF "(the session says 'investigate' but its decision document 'block')" "$work/err"
 check "two decisions: still pending"    test "$("$B" history --json $G | jq -r ".[] | select(.id == $sw) | .curation")" = pending
 
+# --fail-on unaccepted of a session of uncommitted source: running again
+# from the same tree would be pending again; it says to commit first
+sd=$(seed $G scheduled-profile 0.1 dirty=1)
+"$SEED" sql "$work/p" "UPDATE sessions SET curation = 'pending' WHERE id = $sd" || exit 1
+check "unaccepted, dirty: 1"      test "$(rc_of "$B" compare --fail-on unaccepted "$sd")" = 1
+check "unaccepted, dirty: commit first" grep -qF "is pending, not accepted: it ran on uncommitted source; commit, then run the gate again, or review it ('benchgate compare $sd')" "$work/err"
+
 # a session whose document was damaged outside benchgate (not JSON, or JSON
 # that is not an object) is read by accept and reject as compare reads it,
 # before anything is written: exit 4 with compare's message, the curation

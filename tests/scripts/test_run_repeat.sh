@@ -170,5 +170,16 @@ check "--times 3: block, then investigate (not repeated)" \
 	test "$("$B" history life.ok --json | jq -r '[.[-3:-1][].decision] | join(",")')" = block,investigate
 check "--times 3: every outcome printed" test "$(grep -c '^session [123] of 3:' "$work/out")" = 3
 
+# a run that stops before its sessions (a registry that no longer parses:
+# exit 1) is said so: repeat printed "the three sessions are kept", as if a
+# repeat had blocked
+cp benchmarks/benchmark_registry.json "$work/registry.good"
+echo '{bad' >benchmarks/benchmark_registry.json
+s=$("$B" history life.ok --json | jq '.[-1].id')
+check "run stopped: exit 1"         test "$(rc_of "$B" repeat "$s")" = 1
+check "run stopped: said so"        grep -qF "benchgate: repeat of session $s stopped: 'benchgate run life.ok' exited with status 1 having stored 0 of the two sessions" "$work/err"
+check "run stopped: no 'kept' claim" sh -c "! grep -q 'the three sessions are kept' '$work/out'"
+cp "$work/registry.good" benchmarks/benchmark_registry.json
+
 echo "$fails failed"
 [ "$fails" = 0 ]
