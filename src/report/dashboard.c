@@ -561,9 +561,13 @@ static void key_section(struct bg_strbuf *out, const json_t *x, const json_t *en
 					   : timing == TIMING_MIXED  ? "Time (mixed: wall and reported): p50 with p95 and maximum"
 								     : "Wall time: p50 with p95 and maximum",
 					   "ns", ss, tfields, tlabels, 3, json_is_object(env) ? env : NULL);
-		if (has_values(ss, mfields, 2))
+		/* no accelerator peak in any session (a CPU key): no empty series,
+		 * legend or title for one */
+		if (has_values(ss, mfields, 2) && has_values(ss, mfields + 1, 1))
 			bg_report_svg_plot(out, "Memory: process-tree and accelerator peaks", "B", ss, mfields, mlabels,
 					   2, NULL);
+		else if (has_values(ss, mfields, 1))
+			bg_report_svg_plot(out, "Memory: process-tree peak", "B", ss, mfields, mlabels, 1, NULL);
 		bg_strbuf_adds(out, "</div>\n");
 	}
 	bg_strbuf_adds(out, "<div class=\"tw\"><table>\n<tr><th>Session</th>");

@@ -160,6 +160,13 @@ check "224 sessions: from session 125" grep -qF '<td class="n">125</td>' "$page"
 check "224 sessions: not session 124" bash -c "! grep -qF '<td class=\"n\">124</td>' '$page'"
 check "224 sessions: 100 plotted" grep -qF "session (oldest to newest, 100)" "$page"
 check "no memory measured: no memory plot" bash -c "! grep -q 'Memory: process-tree' '$page'"
+# a key without accelerator peaks: the memory plot draws the tree peak
+# alone (it kept an empty accelerator series, legend and title)
+"$SEED" sql p "UPDATE sessions SET tree_peak_bytes = 1048576"
+"$B" -C p dashboard >/dev/null
+check "no accelerator: tree peak alone" grep -qF "Memory: process-tree peak</" "$page"
+check "no accelerator: no empty series" bash -c "! grep -q 'd=\"\"' '$page'"
+check "no accelerator: no legend for it" bash -c "! grep -q '>accelerator<' '$page'"
 check "no memory measured: no empty plot either" bash -c "! grep -q 'nothing measured' '$page'"
 fresh
 for p in 0.100 0.101 0.099 0.100 0.100 0.1005; do "$SEED" seed p $G scheduled-profile $p >/dev/null; done
