@@ -156,6 +156,15 @@ void bg_path_join(struct bg_strbuf *out, const char *dir, const char *rel);
  * that "a//./b/../c" adds "/a/c". Touches no file: links are not followed.
  */
 void bg_path_add_names(struct bg_strbuf *out, const char *path);
+/*
+ * The absolute path that path (relative: to the working directory) will
+ * name once the folders it goes through are made: its longest leading part
+ * that is there, links resolved, then the rest with "." and ".." applied by
+ * name, since a folder made by benchgate holds no link
+ * ("new/../benchmarks/x.json" is benchmarks/x.json). NULL when no leading
+ * part is there. The caller frees it.
+ */
+char *bg_path_named_later(const char *path);
 
 #ifdef __cplusplus
 }

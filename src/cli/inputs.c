@@ -31,38 +31,7 @@ static bool inside(const char *path, const char *folder)
 	return in;
 }
 
-/*
- * The file path will name once the folders it goes through are made (render
- * makes them before it writes): its longest leading part that is there,
- * links resolved, then the rest with "." and ".." applied by name, since a
- * folder made by benchgate holds no link ("new/../benchmarks/x.json" is
- * benchmarks/x.json). NULL when no leading part is there; the caller frees it.
- */
-static char *named_later(const char *path)
-{
-	char *head = bg_xstrdup(path), *base = NULL, *cut;
-	struct bg_strbuf out = BG_STRBUF_INIT;
-	const char *rest = NULL;
-
-	while (!base && (cut = strrchr(head, '/'))) {
-		*cut = '\0';
-		base = realpath(*head ? head : "/", NULL);
-		rest = path + (cut - head) + 1;
-	}
-	if (!base) {
-		free(head);
-		return NULL;
-	}
-	bg_strbuf_adds(&out, strcmp(base, "/") == 0 ? "" : base);
-	bg_path_add_names(&out, rest);
-	if (!out.len)
-		bg_strbuf_addch(&out, '/');
-	free(base);
-	free(head);
-	return bg_strbuf_detach(&out, NULL);
-}
-
-/* Whether later, a path not there yet as named_later gives it, would lie
+/* Whether later, a path not there yet as bg_path_named_later gives it, would lie
  * inside folder (as it is, or as it will be named once made). */
 static bool inside_later(const char *later, const char *folder)
 {
@@ -70,7 +39,7 @@ static bool inside_later(const char *later, const char *folder)
 	size_t n;
 	bool in;
 
-	if (!top && !(top = named_later(folder)))
+	if (!top && !(top = bg_path_named_later(folder)))
 		return false;
 	n = strlen(top);
 	in = strncmp(later, top, n) == 0 && (later[n] == '/' || (n == 1 && top[0] == '/'));
@@ -116,7 +85,7 @@ const char *bg_cli_input_at(const char *path, const struct bg_registry *reg, boo
 	 * nothing, unless a folder made on the way leads back to one
 	 * ("new/../benchmarks/benchmark_registry.json") */
 	if (stat(path, &at) != 0) {
-		if (!(later = named_later(path)))
+		if (!(later = bg_path_named_later(path)))
 			return NULL;
 		if (stat(later, &at) != 0) {
 			/* a new file: only where a folder benchgate reads would hold it */

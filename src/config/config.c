@@ -729,47 +729,26 @@ const char *bg_config_file_role(const struct bg_config *cfg, const struct stat *
 	return what;
 }
 
-/* path with its folder resolved (realpath) and its last name kept, into
- * out; a folder not there yet (made later, so holding no link) is taken by
- * name, "." and ".." applied. */
-static void resolved_name(const char *path, struct bg_strbuf *out)
-{
-	const char *slash = strrchr(path, '/');
-	char *dir = slash ? bg_xstrndup(path, slash == path ? 1 : (size_t)(slash - path)) : bg_xstrdup(".");
-	char *real = realpath(dir, NULL), cwd[PATH_MAX];
-
-	bg_strbuf_reset(out);
-	if (real) {
-		bg_strbuf_addf(out, "%s/%s", strcmp(real, "/") == 0 ? "" : real, slash ? slash + 1 : path);
-	} else {
-		if (path[0] != '/' && getcwd(cwd, sizeof(cwd)))
-			bg_path_add_names(out, cwd);
-		bg_path_add_names(out, path);
-	}
-	free(dir);
-	free(real);
-}
-
 const char *bg_config_store_side_file(const struct bg_config *cfg, const char *path)
 {
 	static const char *const sides[] = {"-wal", "-shm", "-journal"};
-	struct bg_strbuf want = BG_STRBUF_INIT, p = BG_STRBUF_INIT, have = BG_STRBUF_INIT;
+	struct bg_strbuf p = BG_STRBUF_INIT;
 	const char *what = NULL;
+	char *want, *have;
 
-	if (!cfg->store || strncmp(cfg->store, "sqlite:", 7) != 0 || !cfg->store[7])
+	if (!cfg->store || strncmp(cfg->store, "sqlite:", 7) != 0 || !cfg->store[7] ||
+	    !(want = bg_path_named_later(path)))
 		return NULL;
-	resolved_name(path, &want);
 	for (size_t i = 0; i < sizeof(sides) / sizeof(sides[0]) && !what; i++) {
 		bg_strbuf_reset(&p);
 		bg_config_path(cfg, &p, cfg->store + 7);
 		bg_strbuf_adds(&p, sides[i]);
-		resolved_name(p.buf, &have);
-		if (strcmp(have.buf, want.buf) == 0)
+		if ((have = bg_path_named_later(p.buf)) && strcmp(have, want) == 0)
 			what = "the store";
+		free(have);
 	}
-	bg_strbuf_release(&want);
+	free(want);
 	bg_strbuf_release(&p);
-	bg_strbuf_release(&have);
 	return what;
 }
 

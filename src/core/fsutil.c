@@ -723,6 +723,34 @@ void bg_path_join(struct bg_strbuf *out, const char *dir, const char *rel)
 	bg_strbuf_adds(out, rel);
 }
 
+char *bg_path_named_later(const char *path)
+{
+	char *head = bg_xstrdup(path), *base = NULL, *cut;
+	struct bg_strbuf out = BG_STRBUF_INIT;
+	const char *rest = NULL;
+
+	while (!base && (cut = strrchr(head, '/'))) {
+		*cut = '\0';
+		base = realpath(*head ? head : "/", NULL);
+		rest = path + (cut - head) + 1;
+	}
+	if (!base && path[0] != '/') { /* from the working directory */
+		base = realpath(".", NULL);
+		rest = path;
+	}
+	if (!base) {
+		free(head);
+		return NULL;
+	}
+	bg_strbuf_adds(&out, strcmp(base, "/") == 0 ? "" : base);
+	bg_path_add_names(&out, rest);
+	if (!out.len)
+		bg_strbuf_addch(&out, '/');
+	free(base);
+	free(head);
+	return bg_strbuf_detach(&out, NULL);
+}
+
 void bg_path_add_names(struct bg_strbuf *out, const char *path)
 {
 	for (const char *p = path; *p;) {

@@ -964,19 +964,19 @@ static int revalidate(const struct bg_config *cfg, bool render, const char *mid,
 	return rc;
 }
 
-/* path, joined to the project root, as an absolute path by name ("." and
- * ".." applied, links not followed) into out. */
-static void path_by_name(const struct bg_config *cfg, const char *path, struct bg_strbuf *out)
+/* path, joined to the project root, as bg_path_named_later names it
+ * (path itself when nothing of it is there); the caller frees it. */
+static char *path_by_name(const struct bg_config *cfg, const char *path)
 {
 	struct bg_strbuf joined = BG_STRBUF_INIT;
-	char cwd[4096];
+	char *named;
 
 	bg_config_path(cfg, &joined, path);
-	bg_strbuf_reset(out);
-	if (joined.buf[0] != '/' && getcwd(cwd, sizeof(cwd)))
-		bg_path_add_names(out, cwd);
-	bg_path_add_names(out, joined.buf);
+	named = bg_path_named_later(joined.buf);
+	if (!named)
+		named = bg_strbuf_detach(&joined, NULL);
 	bg_strbuf_release(&joined);
+	return named;
 }
 
 /*
@@ -988,26 +988,22 @@ static void path_by_name(const struct bg_config *cfg, const char *path, struct b
 static char *imported_as(const struct bg_config *cfg, const struct bg_registry *reg, const char *ev_rel)
 {
 	const struct bg_value *imports = bg_value_get(reg->root, "evidence_imports"), *item;
-	struct bg_strbuf want = BG_STRBUF_INIT, have = BG_STRBUF_INIT;
+	char *want = path_by_name(cfg, ev_rel), *have, *hit = NULL;
 	struct stat a, b;
-	char *hit = NULL;
-	bool there;
+	bool there = stat(want, &a) == 0;
 	size_t i;
 
-	path_by_name(cfg, ev_rel, &want);
-	there = stat(want.buf, &a) == 0;
 	BG_VALUE_ARRAY_FOREACH(imports, i, item) {
 		const char *p = bg_value_is_object(item) ? bg_value_str(bg_value_get(item, "path")) : NULL;
 
 		if (hit || !p || !*p || strcmp(p, ev_rel) == 0)
 			continue;
-		path_by_name(cfg, p, &have);
-		if (strcmp(have.buf, want.buf) == 0 ||
-		    (there && stat(have.buf, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino))
+		have = path_by_name(cfg, p);
+		if (strcmp(have, want) == 0 || (there && stat(have, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino))
 			hit = bg_xstrdup(p);
+		free(have);
 	}
-	bg_strbuf_release(&want);
-	bg_strbuf_release(&have);
+	free(want);
 	return hit;
 }
 
