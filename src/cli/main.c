@@ -155,21 +155,6 @@ static void unknown(const char *what, const char *word, const char *tail)
 	bg_strbuf_release(&shown);
 }
 
-/* "benchgate: unknown option 'WORD'" for a global option, with the one a
- * long option is a slip for ("(did you mean '--version'?)"). */
-static void unknown_option(const char *word)
-{
-	static const char *const globals[] = {"config", "help", "version"};
-	struct bg_strbuf near = BG_STRBUF_INIT;
-
-	if (word[0] == '-' && word[1] == '-')
-		bg_cli_add_near(&near, word + 2, strcspn(word + 2, "="), globals, 3, 0, "--");
-	unknown("option", word, near.buf);
-	bg_strbuf_release(&near);
-}
-
-static int run_main(int argc, char **argv);
-
 /* The global options, as bg_cli_option_like knows them (-Ca b is -C's). */
 static const struct bg_opt global_opts[] = {
 	{"config", 'C', BG_OPT_VALUE, 0, false},
@@ -178,6 +163,25 @@ static const struct bg_opt global_opts[] = {
 	{0},
 };
 
+#define NGLOBALS (sizeof(global_opts) / sizeof(*global_opts) - 1)
+
+/* "benchgate: unknown option 'WORD'" for a global option, with the one a
+ * long option is a slip for ("(did you mean '--version'?)"). */
+static void unknown_option(const char *word)
+{
+	const char *globals[NGLOBALS];
+	struct bg_strbuf near = BG_STRBUF_INIT;
+
+	for (size_t k = 0; k < NGLOBALS; k++)
+		globals[k] = global_opts[k].long_name;
+	if (word[0] == '-' && word[1] == '-')
+		bg_cli_add_near(&near, word + 2, strcspn(word + 2, "="), globals, NGLOBALS, 0, "--");
+	unknown("option", word, near.buf);
+	bg_strbuf_release(&near);
+}
+
+static int run_main(int argc, char **argv);
+
 /*
  * The global long option "--NAME[=VALUE]" a is, or begins as argparse
  * allows ("--conf", "--vers"): "config", "help" or "version", else NULL.
@@ -185,16 +189,15 @@ static const struct bg_opt global_opts[] = {
  */
 static const char *global_long(const char *a, const char **value)
 {
-	static const char *const globals[] = {"config", "help", "version"};
 	const char *eq = strchr(a + 2, '=');
 	size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
 
 	*value = eq ? eq + 1 : NULL;
 	if (a[0] != '-' || a[1] != '-' || len == 0)
 		return NULL;
-	for (size_t k = 0; k < sizeof(globals) / sizeof(*globals); k++)
-		if (strncmp(globals[k], a + 2, len) == 0 && strlen(globals[k]) >= len)
-			return globals[k];
+	for (size_t k = 0; k < NGLOBALS; k++) /* their first letters differ: a beginning is one's */
+		if (strncmp(global_opts[k].long_name, a + 2, len) == 0 && strlen(global_opts[k].long_name) >= len)
+			return global_opts[k].long_name;
 	return NULL;
 }
 
