@@ -473,9 +473,10 @@ static int unknown_long(const struct bg_cmd *cmd, const struct bg_opt *opts, con
 	return rc;
 }
 
-/* Python's re.match(r'^-\d+$|^-\d*\.\d+$', a): argparse's negative
- * number, a value or positional even where it starts with '-' (\d takes
- * any decimal digit; $ matches before one final newline). */
+/* Python's re.match(r'^-\d+$|^-\d*\.\d+$', a) for a that starts with '-':
+ * argparse's negative number, a value or positional even so (\d takes any
+ * decimal digit, which bg_py_number_ascii makes ASCII; $ matches before one
+ * final newline). */
 static bool negative_number(const char *a)
 {
 	struct bg_strbuf t = BG_STRBUF_INIT;
@@ -484,8 +485,7 @@ static bool negative_number(const char *a)
 	bool dot = false, ok;
 
 	bg_py_number_ascii(&t, a, strlen(a));
-	s = t.buf + 1;
-	for (; *s; s++) {
+	for (s = t.buf + 1; *s; s++) {
 		if (isdigit((unsigned char)*s))
 			*(dot ? &frac : &digits) += 1;
 		else if (*s == '.' && !dot)
@@ -493,9 +493,9 @@ static bool negative_number(const char *a)
 		else
 			break;
 	}
-	if (*s == '\n' && s[1] == '\0' && a[strlen(a) - 1] == '\n')
+	if (*s == '\n' && s[1] == '\0')
 		s++;
-	ok = t.buf[0] == '-' && !*s && (dot ? frac > 0 : digits > 0);
+	ok = !*s && (dot ? frac > 0 : digits > 0);
 	bg_strbuf_release(&t);
 	return ok;
 }

@@ -563,7 +563,7 @@ static void key_section(struct bg_strbuf *out, const json_t *x, const json_t *en
 					   "ns", ss, tfields, tlabels, 3, json_is_object(env) ? env : NULL);
 		/* no accelerator peak in any session (a CPU key): no empty series,
 		 * legend or title for one */
-		if (has_values(ss, mfields, 2) && has_values(ss, mfields + 1, 1))
+		if (has_values(ss, mfields + 1, 1))
 			bg_report_svg_plot(out, "Memory: process-tree and accelerator peaks", "B", ss, mfields, mlabels,
 					   2, NULL);
 		else if (has_values(ss, mfields, 1))
