@@ -87,9 +87,9 @@ void bg_atomic_file_abort(struct bg_atomic_file *f);
  */
 int bg_atomic_target(const char *path, const char *display, struct bg_strbuf *target, struct bg_ctx *ctx);
 /* The writer's pid when name (a file name, no folder) is the temporary
- * file the atomic writer makes for the file named base (BASE.tmp.PID, so
- * that one left by a killed writer can be told apart and removed); -1 for
- * any other name. */
+ * file the atomic writer makes for the file named base (BASE.tmp.PID, the
+ * PID in decimal as it writes it, without a leading zero, so that one left
+ * by a killed writer can be told apart and removed); -1 for any other name. */
 long bg_atomic_temp_pid(const char *name, const char *base);
 /* mkdir -p; BG_EIO on failure. */
 int bg_mkdirs(const char *path, struct bg_ctx *ctx);

@@ -224,7 +224,7 @@ long bg_atomic_temp_pid(const char *name, const char *base)
 	long pid;
 
 	if (strncmp(name, base, n) != 0 || strncmp(name + n, TEMP_MARK, m) != 0 ||
-	    !isdigit((unsigned char)name[n + m]))
+	    !isdigit((unsigned char)name[n + m]) || name[n + m] == '0')
 		return -1;
 	errno = 0;
 	pid = strtol(name + n + m, &end, 10);

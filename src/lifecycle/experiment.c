@@ -563,24 +563,12 @@ out:
 static const char *const folder_files[] = {"manifest.json", "runs.jsonl", "session.json", "error.json",
 					   "interrupted.json", "abandoned.json", NULL};
 
-/* The writer's pid when name is the atomic writer's temporary file of base
- * exactly as benchgate names it (BASE.tmp.PID, PID in decimal without a
- * leading zero), else -1. */
-static long temp_of(const char *name, const char *base)
-{
-	long pid = bg_atomic_temp_pid(name, base);
-	char text[32];
-
-	snprintf(text, sizeof(text), ".tmp.%ld", pid);
-	return pid > 0 && strcmp(name + strlen(base), text) == 0 ? pid : -1;
-}
-
 long bg_experiment_leftover_pid(const char *name)
 {
 	long pid = -1;
 
 	for (size_t k = 0; folder_files[k] && pid < 0; k++)
-		pid = temp_of(name, folder_files[k]);
+		pid = bg_atomic_temp_pid(name, folder_files[k]);
 	return pid;
 }
 
@@ -595,7 +583,7 @@ static void remove_dead_in(const char *dir, const char *base)
 	if (!(d = opendir(dir)))
 		return;
 	while ((e = readdir(d))) {
-		long pid = base ? temp_of(e->d_name, base) : bg_experiment_leftover_pid(e->d_name);
+		long pid = base ? bg_atomic_temp_pid(e->d_name, base) : bg_experiment_leftover_pid(e->d_name);
 
 		/* a regular file only, never a folder or a link of that name */
 		if (pid > 0 && pid != (long)getpid() && !bg_pid_alive((pid_t)pid) &&

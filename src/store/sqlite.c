@@ -18,11 +18,9 @@
 #include "benchgate/measure.h"
 #include "benchgate/strbuf.h"
 
-#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1589,28 +1587,18 @@ static void remove_dead_temps(const char *path)
 {
 	char *dir = folder_of(path);
 	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
-	size_t n = strlen(base);
 	struct bg_strbuf p = BG_STRBUF_INIT;
 	struct dirent *e;
 	struct stat st;
 	DIR *d = opendir(dir);
 
 	while (d && (e = readdir(d))) {
-		const char *t = e->d_name;
-		char *end;
-		long pid;
+		long pid = bg_atomic_temp_pid(e->d_name, base);
 
-		if (strncmp(t, base, n) != 0 || strncmp(t + n, ".tmp.", 5) != 0 || !isdigit((unsigned char)t[n + 5]) ||
-		    t[n + 5] == '0')
-			continue;
-		errno = 0;
-		pid = strtol(t + n + 5, &end, 10);
-		if (*end || errno || pid <= 0 || pid > INT_MAX)
-			continue;
-		if (pid != (long)getpid() && (kill((pid_t)pid, 0) == 0 || errno == EPERM))
-			continue; /* a live benchgate making a store */
+		if (pid < 0 || (pid != (long)getpid() && (kill((pid_t)pid, 0) == 0 || errno == EPERM)))
+			continue; /* not one, or a live benchgate's making a store */
 		bg_strbuf_reset(&p);
-		bg_strbuf_addf(&p, "%s/%s", dir, t);
+		bg_strbuf_addf(&p, "%s/%s", dir, e->d_name);
 		if (lstat(p.buf, &st) == 0 && S_ISREG(st.st_mode)) /* never a link or a folder */
 			remove_temp(p.buf);
 	}
