@@ -814,6 +814,22 @@ static int row_disagrees(const struct bg_config *cfg, const char *id, const json
 	return rc;
 }
 
+/* The manifest of experiment id, for repair or abandon (what) to act on:
+ * the id checked (known_id), the leftovers of a killed writer removed, a
+ * folder without a manifest refused (bare_folder); *m the caller's. */
+static int manifest_to_act_on(const struct bg_config *cfg, const char *id, const char *what, json_t **m,
+			      struct bg_ctx *ctx)
+{
+	int rc;
+
+	if ((rc = known_id(cfg, id, ctx)))
+		return rc;
+	bg_experiment_remove_leftovers(cfg, id);
+	if (bg_experiment_folder_bare(cfg, id))
+		return bare_folder(cfg, id, what, ctx);
+	return bg_experiment_read_manifest(cfg, id, m, ctx);
+}
+
 int bg_experiment_repair_row(const struct bg_config *cfg, const char *id, struct bg_strbuf *was, bool *repaired,
 			     struct bg_ctx *ctx)
 {
@@ -823,12 +839,7 @@ int bg_experiment_repair_row(const struct bg_config *cfg, const char *id, struct
 	int rc;
 
 	*repaired = false;
-	if ((rc = known_id(cfg, id, ctx)))
-		return rc;
-	bg_experiment_remove_leftovers(cfg, id);
-	if (bg_experiment_folder_bare(cfg, id))
-		return bare_folder(cfg, id, "repair", ctx);
-	if ((rc = bg_experiment_read_manifest(cfg, id, &m, ctx)))
+	if ((rc = manifest_to_act_on(cfg, id, "repair", &m, ctx)))
 		return rc;
 	status = json_string_value(json_object_get(m, "status"));
 	if (status && strcmp(status, "running") == 0)
@@ -865,12 +876,7 @@ int bg_experiment_abandon(const struct bg_config *cfg, const char *id, const cha
 		return bg_error(ctx, BG_EUSAGE,
 				"the reason holds an absolute private path ('%s'), which 'benchgate check' rejects in a manifest; say it without the path",
 				why);
-	if ((rc = known_id(cfg, id, ctx)))
-		return rc;
-	bg_experiment_remove_leftovers(cfg, id);
-	if (bg_experiment_folder_bare(cfg, id))
-		return bare_folder(cfg, id, "abandon", ctx);
-	if ((rc = bg_experiment_read_manifest(cfg, id, &m, ctx)))
+	if ((rc = manifest_to_act_on(cfg, id, "abandon", &m, ctx)))
 		return rc;
 	status = json_string_value(json_object_get(m, "status"));
 	/* ended (completed or failed), but its RUNS.md row disagrees: the write
