@@ -209,15 +209,16 @@ int bg_experiment_mark_failed(const struct bg_config *cfg, const char *id, json_
  * experiment whose RUNS.md row disagrees with its manifest (its writer was
  * killed between the manifest and the row, or RUNS.md could not be
  * written then) gets its row written from the manifest instead, as
- * bg_experiment_repair_row does: BG_OK with *row_synced true (WHY is not
- * used then). BG_EUSAGE for an id that is
+ * bg_experiment_repair_row does: BG_OK with *ended its status ("completed"
+ * or "failed", static) and *was the row's status before ("" when there was
+ * none; WHY is not used then). *ended is NULL otherwise. BG_EUSAGE for an id that is
  * empty, not one line of UTF-8 text, holds a '/' or starts with '.', and
  * for a WHY that is not one line
  * of text (bg_format_line_problem) or holds a private path; BG_ECHECK for
  * an id with no folder.
  */
-int bg_experiment_abandon(const struct bg_config *cfg, const char *id, const char *why, bool *row_synced,
-			  struct bg_ctx *ctx);
+int bg_experiment_abandon(const struct bg_config *cfg, const char *id, const char *why, struct bg_strbuf *was,
+			  const char **ended, struct bg_ctx *ctx);
 
 /*
  * Whether the RUNS.md text runs[0..len) (NULL: there is no RUNS.md)

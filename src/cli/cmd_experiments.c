@@ -214,30 +214,6 @@ static int list(const struct bg_config *cfg, bool as_json)
 	return rc;
 }
 
-/* The status of id's RUNS.md row into was ("" when none) and its
- * manifest's into status ("" when unreadable), before abandon changes
- * them, for what abandon says when it only writes the row. */
-static void before_abandon(const struct bg_config *cfg, const char *id, struct bg_strbuf *was,
-			   struct bg_strbuf *status)
-{
-	struct bg_strbuf path = BG_STRBUF_INIT, text = BG_STRBUF_INIT;
-	struct bg_ctx ctx;
-	json_t *m = NULL;
-
-	bg_ctx_init(&ctx);
-	bg_config_path(cfg, &path, cfg->runs_index);
-	if (bg_experiment_read_manifest(cfg, id, &m, &ctx) == BG_OK) {
-		bg_strbuf_adds(status, bg_json_str_or(json_object_get(m, "status"), ""));
-		if (bg_is_file(path.buf))
-			bg_file_read(path.buf, cfg->runs_index, &text, NULL);
-		bg_experiment_row_stale(text.len ? text.buf : NULL, text.len, id, m, was);
-	}
-	json_decref(m);
-	bg_strbuf_release(&path);
-	bg_strbuf_release(&text);
-	bg_ctx_release(&ctx);
-}
-
 struct stored {
 	const char *id;
 	json_t *sessions; /* the summaries of the experiment's sessions */
@@ -379,20 +355,19 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 	} else if (strcmp(parsed.pos[0], "repair") == 0) {
 		rc = repair(&cfg, parsed.pos[1]);
 	} else {
-		struct bg_strbuf out = BG_STRBUF_INIT, was = BG_STRBUF_INIT, status = BG_STRBUF_INIT;
-		bool synced;
+		struct bg_strbuf out = BG_STRBUF_INIT, was = BG_STRBUF_INIT;
+		const char *ended;
 
 		bg_ctx_init(&ctx);
-		before_abandon(&cfg, parsed.pos[1], &was, &status);
-		rc = bg_experiment_abandon(&cfg, parsed.pos[1], o.why, &synced, &ctx);
+		rc = bg_experiment_abandon(&cfg, parsed.pos[1], o.why, &was, &ended, &ctx);
 		if (rc)
 			bg_cli_fail_ctx(rc, &ctx);
-		else if (synced && was.len)
+		else if (ended && was.len)
 			bg_strbuf_addf(&out, "experiment %s was already %s; its RUNS.md row, still '%s' (a write lost when benchgate was killed), now says %s\n",
-				       parsed.pos[1], status.buf, was.buf, strcmp(status.buf, "completed") == 0 ? "ok" : "failed");
-		else if (synced)
+				       parsed.pos[1], ended, was.buf, strcmp(ended, "completed") == 0 ? "ok" : "failed");
+		else if (ended)
 			bg_strbuf_addf(&out, "experiment %s was already %s; its RUNS.md row, missing (a write lost when benchgate was killed), is written now\n",
-				       parsed.pos[1], status.buf);
+				       parsed.pos[1], ended);
 		else {
 			bg_strbuf_addf(&out, "experiment %s marked failed: abandoned: %s\n", parsed.pos[1], o.why);
 			abandoned_sessions(&out, &cfg, parsed.pos[1]);
@@ -403,7 +378,6 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 			rc = BG_EIO;
 		bg_strbuf_release(&out);
 		bg_strbuf_release(&was);
-		bg_strbuf_release(&status);
 		bg_ctx_release(&ctx);
 	}
 	bg_config_release(&cfg);

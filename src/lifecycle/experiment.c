@@ -857,8 +857,8 @@ int bg_experiment_repair_row(const struct bg_config *cfg, const char *id, struct
 	return rc;
 }
 
-int bg_experiment_abandon(const struct bg_config *cfg, const char *id, const char *why, bool *row_synced,
-			  struct bg_ctx *ctx)
+int bg_experiment_abandon(const struct bg_config *cfg, const char *id, const char *why, struct bg_strbuf *was,
+			  const char **ended, struct bg_ctx *ctx)
 {
 	json_t *m = NULL, *note;
 	struct bg_strbuf reason = BG_STRBUF_INIT, when = BG_STRBUF_INIT;
@@ -866,7 +866,8 @@ int bg_experiment_abandon(const struct bg_config *cfg, const char *id, const cha
 	bool stale = false, missing = false;
 	int rc;
 
-	*row_synced = false;
+	*ended = NULL;
+	bg_strbuf_reset(was);
 	/* recorded in the manifest, RUNS.md and the listing, and read back on
 	 * a terminal: one line of UTF-8 text, as a curation reason (a usage
 	 * error, said before the experiment is looked for) */
@@ -882,13 +883,14 @@ int bg_experiment_abandon(const struct bg_config *cfg, const char *id, const cha
 	/* ended (completed or failed), but its RUNS.md row disagrees: the write
 	 * of the row was lost (benchgate killed between the two, RUNS.md
 	 * unwritable then); bring it in line, the manifest unchanged */
-	if ((rc = row_disagrees(cfg, id, m, &stale, &missing, &reason, ctx)))
+	if ((rc = row_disagrees(cfg, id, m, &stale, &missing, was, ctx)))
 		goto out;
 	if (stale) {
 		if ((rc = put_row_from_manifest(cfg, id, m, missing, ctx)) == BG_OK)
-			*row_synced = true;
+			*ended = strcmp(status, "completed") == 0 ? "completed" : "failed";
 		goto out;
 	}
+	bg_strbuf_reset(was);
 	if (!status || strcmp(status, "running") != 0) {
 		rc = bg_error(ctx, BG_ECHECK, "experiment '%s' is %s, not running: there is nothing to abandon",
 			      id, status ? status : "without a status");
