@@ -263,9 +263,19 @@ void bg_mp_summary(struct bg_strbuf *out, const json_t *doc)
 	runs_noted(out, doc, "gpu_slowed", "gpu slowed", bg_slowdown_notes);
 	runs_noted(out, doc, "gpu_shared", "gpu shared", bg_gpu_shared_notes);
 	/* a failed cleanup does not change the timings, but it must not pass unseen */
-	if (json_integer_value(json_object_get(doc, "cleanup_exit_status")) != 0)
-		bg_strbuf_addf(out, "  %-12sthe cleanup command exited %lld\n", "cleanup",
-			       (long long)json_integer_value(json_object_get(doc, "cleanup_exit_status")));
+	if (json_integer_value(json_object_get(doc, "cleanup_exit_status")) != 0) {
+		json_int_t sig = json_integer_value(json_object_get(doc, "cleanup_signal"));
+
+		bg_strbuf_addf(out, "  %-12sthe cleanup command ", "cleanup");
+		if (sig > 0 && sig < 128) {
+			bg_strbuf_adds(out, "was killed by signal ");
+			bg_format_signal(out, (int)sig);
+		} else {
+			bg_strbuf_addf(out, "exited with status %lld",
+				       (long long)json_integer_value(json_object_get(doc, "cleanup_exit_status")));
+		}
+		bg_strbuf_adds(out, "\n");
+	}
 }
 
 void bg_mp_runs(struct bg_strbuf *out, const json_t *runs)

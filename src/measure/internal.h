@@ -301,10 +301,19 @@ size_t bg_spawn_leftovers(pid_t pgid, const char *cgroup_procs, long grace_ms);
  * Runs /bin/sh -c CMD (with args as "$1"...) as bg_spawn_run runs a
  * program (its own process group, killed when *interrupted
  * is set or it stops) and waits; *status is the exit status, or 128 +
- * signal. BG_EIO when /bin/sh cannot start.
+ * signal (the shell's convention, which the stored records keep), and
+ * *signal (when not NULL) the signal that killed the shell, else 0: a
+ * shell that exits 137 itself is told apart from one killed by SIGKILL.
+ * BG_EIO when /bin/sh cannot start.
  */
 int bg_spawn_shell(const char *cmd, const char *const *args, size_t nargs,
-		   volatile sig_atomic_t *interrupted, int *status, struct bg_ctx *ctx);
+		   volatile sig_atomic_t *interrupted, int *status, int *signal, struct bg_ctx *ctx);
+/*
+ * Appends how a shell command ended, as bg_spawn_shell reported it:
+ * "exited with status N", or "was killed by signal N (SIGNAME: ...)".
+ */
+struct bg_strbuf;
+void bg_spawn_shell_ended(struct bg_strbuf *out, int status, int signal);
 /* Runs argv in dir capturing stdout into out; *status as above. */
 struct bg_strbuf;
 int bg_spawn_capture(char *const *argv, const char *dir, struct bg_strbuf *out, int *status,

@@ -213,18 +213,21 @@ json_t *bg_parity_check(const struct bg_measure_opts *o, const struct bg_outputs
 		size_t n = outputs->n;
 		const char **paths = bg_xcalloc(n + 1, sizeof(char *));
 		struct bg_ctx ctx;
-		int st = -1;
+		int st = -1, sig = 0;
 
 		/* every output by its real bytes: none may drop out of the check */
 		for (size_t i = 0; i < n; i++)
 			paths[i] = outputs->v[i].path;
 		bg_ctx_init(&ctx);
-		if (bg_spawn_shell(o->parity_command, paths, n, o->interrupted, &st, &ctx) != BG_OK)
+		if (bg_spawn_shell(o->parity_command, paths, n, o->interrupted, &st, &sig, &ctx) != BG_OK) {
 			bg_strbuf_adds(&detail, bg_ctx_message(&ctx));
-		else if (st != 0)
-			bg_strbuf_addf(&detail, "parity command exited %d", st);
+		} else if (st != 0) {
+			bg_strbuf_adds(&detail, "parity command ");
+			bg_spawn_shell_ended(&detail, st, sig);
+		}
 		pass = st == 0;
 		json_object_set_new(p, "exit_status", json_integer(st));
+		json_object_set_new(p, "signal", sig ? json_integer(sig) : json_null());
 		bg_ctx_release(&ctx);
 		free(paths);
 	}

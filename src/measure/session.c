@@ -190,9 +190,9 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 
 	bg_spawn_reap_orphans();
 	if (o->prepare) {
-		int st = -1;
+		int st = -1, sig = 0;
 
-		rc = bg_spawn_shell(o->prepare, NULL, 0, o->interrupted, &st, ctx);
+		rc = bg_spawn_shell(o->prepare, NULL, 0, o->interrupted, &st, &sig, ctx);
 		if (rc != BG_OK) {
 			json_decref(r);
 			return rc;
@@ -203,7 +203,11 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 			return BG_OK;
 		}
 		if (st != 0) {
-			block(s, "the prepare command exited %d before run %ld", st, s->ordinal + 1);
+			struct bg_strbuf how = BG_STRBUF_INIT;
+
+			bg_spawn_shell_ended(&how, st, sig);
+			block(s, "the prepare command %s before run %ld", how.buf, s->ordinal + 1);
+			bg_strbuf_release(&how);
 			json_decref(r);
 			return BG_OK;
 		}
@@ -1006,11 +1010,16 @@ int bg_measure_session(const struct bg_measure_opts *o, json_t **out, struct bg_
 	bg_cgroup_init(&s.cg);
 	rc = bg_watch_start(&s.watch, o->sample_interval_ms, s.nvml, ctx);
 	if (rc == BG_OK && o->setup) {
-		int st = -1;
+		int st = -1, sig = 0;
 
-		rc = bg_spawn_shell(o->setup, NULL, 0, o->interrupted, &st, ctx);
-		if (rc == BG_OK && st != 0)
-			block(&s, "the setup command exited %d", st);
+		rc = bg_spawn_shell(o->setup, NULL, 0, o->interrupted, &st, &sig, ctx);
+		if (rc == BG_OK && st != 0) {
+			struct bg_strbuf how = BG_STRBUF_INIT;
+
+			bg_spawn_shell_ended(&how, st, sig);
+			block(&s, "the setup command %s", how.buf);
+			bg_strbuf_release(&how);
+		}
 	}
 	if (rc == BG_OK && !s.block)
 		run_phases(&s, ctx, &rc);
@@ -1029,7 +1038,7 @@ int bg_measure_session(const struct bg_measure_opts *o, json_t **out, struct bg_
 	}
 	if (o->cleanup && s.watch) {
 		struct bg_ctx c2;
-		int st = -1;
+		int st = -1, sig = 0;
 		bool was = o->interrupted && *o->interrupted, cut;
 
 		/*
@@ -1040,8 +1049,10 @@ int bg_measure_session(const struct bg_measure_opts *o, json_t **out, struct bg_
 		if (o->interrupted)
 			*o->interrupted = 0;
 		bg_ctx_init(&c2);
-		if (bg_spawn_shell(o->cleanup, NULL, 0, o->interrupted, &st, &c2) == BG_OK)
+		if (bg_spawn_shell(o->cleanup, NULL, 0, o->interrupted, &st, &sig, &c2) == BG_OK) {
 			json_object_set_new(doc, "cleanup_exit_status", json_integer(st));
+			json_object_set_new(doc, "cleanup_signal", sig ? json_integer(sig) : json_null());
+		}
 		bg_ctx_release(&c2);
 		cut = o->interrupted && *o->interrupted;
 		json_object_set_new(doc, "cleanup_interrupted", json_boolean(cut));

@@ -21,6 +21,7 @@
  * SIGTTOU, then killed, and blocks the session (docs/measure.md).
  */
 #include "measure/internal.h"
+#include "benchgate/format.h"
 #include "benchgate/fsutil.h"
 #include "benchgate/measure.h"
 #include "benchgate/strbuf.h"
@@ -846,7 +847,7 @@ int bg_spawn_run_captured(const struct bg_spawn_prog *prog, double timeout,
 }
 
 int bg_spawn_shell(const char *cmd, const char *const *args, size_t nargs,
-		   volatile sig_atomic_t *interrupted, int *status, struct bg_ctx *ctx)
+		   volatile sig_atomic_t *interrupted, int *status, int *signal, struct bg_ctx *ctx)
 {
 	char **argv = bg_xcalloc(nargs + 5, sizeof(char *));
 	struct bg_spawn_prog prog;
@@ -879,7 +880,19 @@ int bg_spawn_shell(const char *cmd, const char *const *args, size_t nargs,
 	if (e != 0)
 		return bg_error(ctx, BG_EIO, "cannot wait for a shell command: %s", strerror(e));
 	*status = WIFEXITED(wt.wstatus) ? WEXITSTATUS(wt.wstatus) : 128 + WTERMSIG(wt.wstatus);
+	if (signal)
+		*signal = WIFEXITED(wt.wstatus) ? 0 : WTERMSIG(wt.wstatus);
 	return BG_OK;
+}
+
+void bg_spawn_shell_ended(struct bg_strbuf *out, int status, int signal)
+{
+	if (!signal) {
+		bg_strbuf_addf(out, "exited with status %d", status);
+		return;
+	}
+	bg_strbuf_adds(out, "was killed by signal ");
+	bg_format_signal(out, signal);
 }
 
 /* bg_spawn_capture, with stderr into out too when merge_stderr. */

@@ -89,11 +89,22 @@ check "shell + hooks"       test "$(rc_of "$B" measure -q -r 3 -w 1 --shell --se
 check "hook order"          test "$(tr -d '\n' <log)" = "spxpxpxpxpxc"
 check "failing prepare"     test "$(rc_of "$B" measure -q --prepare false -- true)" = 1
 check "failing setup"       test "$(rc_of "$B" measure -q --setup 'exit 3' -- true)" = 1
-check "setup reason"        grep -q "setup command exited 3" err
+check "setup reason"        grep -q "setup command exited with status 3" err
+# a hook killed by a signal says so: the shell's 128 + N is no exit status
+# it chose (a shell that exits 137 itself is told apart)
+check "setup killed"        test "$(rc_of "$B" measure -q --setup 'kill -KILL $$' -- true)" = 1
+check "setup killed reason" grep -q "setup command was killed by signal 9 (SIGKILL: Killed)" err
+check "setup exits 137"     test "$(rc_of "$B" measure -q --setup 'exit 137' -- true)" = 1
+check "setup 137 reason"    grep -q "setup command exited with status 137" err
+check "prepare killed"      test "$(rc_of "$B" measure -q --prepare 'kill -TERM $$' -- true)" = 1
+check "prepare killed reason" grep -q "prepare command was killed by signal 15 (SIGTERM: Terminated) before run 1" err
 # a failing cleanup leaves the timings alone but is shown and recorded
 check "failing cleanup: exit 0" test "$(rc_of "$B" measure -w 0 -r 1 --cleanup 'exit 5' -- true)" = 0
-check "failing cleanup shown" grep -q "the cleanup command exited 5" out
-check "failing cleanup recorded" test "$("$B" session "$("$B" sessions --json | jq '.[-1].id')" --json | jq .cleanup_exit_status)" = 5
+check "failing cleanup shown" grep -q "the cleanup command exited with status 5" out
+check "failing cleanup recorded" test "$("$B" session "$("$B" sessions --json | jq '.[-1].id')" --json | jq -c '[.cleanup_exit_status, .cleanup_signal]')" = "[5,null]"
+check "killed cleanup: exit 0" test "$(rc_of "$B" measure -w 0 -r 1 --cleanup 'kill -KILL $$' -- true)" = 0
+check "killed cleanup shown" grep -q "the cleanup command was killed by signal 9 (SIGKILL: Killed)" out
+check "killed cleanup recorded" test "$("$B" session "$("$B" sessions --json | jq '.[-1].id')" --json | jq -c '[.cleanup_exit_status, .cleanup_signal]')" = "[137,9]"
 
 # adaptive count: at least --min-runs, at most --max-runs
 check "adaptive min"        test "$(rc_of "$B" measure -q -w 0 --min-runs 4 --min-time 0 --json -- true; jq .counts.timed out)" = "04"

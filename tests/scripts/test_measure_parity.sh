@@ -125,7 +125,11 @@ printf '#!/bin/sh\ntest "$#" = 3 && test "$1" = first && test "$2" = o1.txt && t
 chmod +x check.sh
 check "parity command pass" test "$(rc_of "${M[@]}" --output 'o*.txt' --parity-command './check.sh first' -- touch o1.txt o2.txt)" = 0
 check "parity command fail" test "$(rc_of "${M[@]}" --output 'o*.txt' --parity-command 'exit 7' -- touch o1.txt o2.txt)" = 1
-check "parity command reason" jqe '.reason | test("parity command exited 7")' out
+check "parity command reason" jqe '.reason | test("parity command exited with status 7")' out
+check "parity command record" jqe '.runs[0].parity | .exit_status == 7 and .signal == null' out
+check "parity command killed" test "$(rc_of "${M[@]}" --output 'o*.txt' --parity-command 'kill -KILL $$' -- touch o1.txt o2.txt)" = 1
+check "parity command killed reason" jqe '.reason | test("parity command was killed by signal 9 [(]SIGKILL: Killed[)]")' out
+check "parity command killed record" jqe '.runs[0].parity | .exit_status == 137 and .signal == 9' out
 
 # an output whose name is not UTF-8 reaches parity by its real bytes: the
 # parity command gets it as an argument (a wrong one fails, a right one
