@@ -64,9 +64,12 @@ void bg_outputs_release(struct bg_outputs *l);
  */
 json_t *bg_outputs_hash(const char *const *patterns, size_t npatterns, const struct bg_stale *stale,
 			struct bg_outputs *list, char **err);
-/* Whether a and b name the same files (by their bytes) with the same
- * digests; *which: the first path that differs, NULL when the sets do. */
-bool bg_outputs_same(const struct bg_outputs *a, const struct bg_outputs *b, const char **which);
+/* Whether a (a run's outputs) and b (the smoke run's) name the same files
+ * (by their bytes) with the same digests; when not, appends the first
+ * difference to why: a file whose digest differs, one that only a has, or
+ * one that only b has. */
+struct bg_strbuf;
+bool bg_outputs_same(const struct bg_outputs *a, const struct bg_outputs *b, struct bg_strbuf *why);
 /* The reference of --parity allclose, loaded by the first check that needs
  * it; zero-initialised, released with bg_parity_ref_release. */
 struct bg_parity_ref {

@@ -237,18 +237,30 @@ json_t *bg_parity_check(const struct bg_measure_opts *o, const struct bg_outputs
 	return p;
 }
 
-bool bg_outputs_same(const struct bg_outputs *a, const struct bg_outputs *b, const char **which)
+bool bg_outputs_same(const struct bg_outputs *a, const struct bg_outputs *b, struct bg_strbuf *why)
 {
-	*which = NULL;
-	if (a->n != b->n)
-		return false;
-	for (size_t i = 0; i < a->n; i++) {
-		if (strcmp(a->v[i].path, b->v[i].path) != 0 || strcmp(a->v[i].hex, b->v[i].hex) != 0) {
-			*which = a->v[i].path;
+	size_t i;
+
+	for (i = 0; i < a->n && i < b->n; i++) {
+		if (strcmp(a->v[i].path, b->v[i].path) != 0)
+			break;
+		if (strcmp(a->v[i].hex, b->v[i].hex) != 0) {
+			bg_strbuf_addf(why, "'%s' differs from the smoke run's (SHA-256 %.12s... against %.12s...)",
+				       a->v[i].path, a->v[i].hex, b->v[i].hex);
 			return false;
 		}
 	}
-	return true;
+	if (i == a->n && i == b->n)
+		return true;
+	/* the same patterns match in the same order: the first name that
+	 * differs is one that only one of the runs left */
+	if (i < a->n && !outputs_have(b, b->n, a->v[i].path))
+		bg_strbuf_addf(why, "'%s' is an output the smoke run did not have", a->v[i].path);
+	else if (i < b->n && !outputs_have(a, a->n, b->v[i].path))
+		bg_strbuf_addf(why, "'%s', an output of the smoke run, is not there", b->v[i].path);
+	else
+		bg_strbuf_adds(why, "the set of output files differs from the smoke run's");
+	return false;
 }
 
 void bg_parity_ref_release(struct bg_parity_ref *ref)

@@ -438,13 +438,13 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 		s->have_smoke_outputs = true;
 		memset(&outs, 0, sizeof(outs));
 	} else if (o->deterministic && ok && !out_err && s->have_smoke_outputs) {
-		const char *which;
+		struct bg_strbuf why = BG_STRBUF_INIT;
 
-		if (!bg_outputs_same(&outs, &s->smoke_outputs, &which)) {
+		if (!bg_outputs_same(&outs, &s->smoke_outputs, &why)) {
 			s->deterministic_ok = false;
-			block(s, "outputs are not deterministic: %s of %s differs from the smoke run",
-			      which ? which : "the set of output files", name);
+			block(s, "outputs are not deterministic: in %s, %s", name, why.buf);
 		}
+		bg_strbuf_release(&why);
 	}
 	rset(r, "left_running", json_integer((json_int_t)left));
 	rset(r, "flags", json_array());
@@ -675,6 +675,29 @@ static bool counted(const struct session *s, const json_t *r)
 	return k > 0 && (size_t)k < s->in_stats_cap && s->in_stats[k];
 }
 
+/* The name of the first counted, reported run that left metric name out,
+ * as runs are named in messages ("timed run 2 (#3)"). */
+static void first_without_metric(const struct session *s, const char *name, char *buf, size_t size)
+{
+	const json_t *r;
+	size_t i;
+
+	snprintf(buf, size, "a timed run");
+	json_array_foreach(s->runs, i, r) {
+		json_int_t k = json_integer_value(json_object_get(r, "ordinal")),
+			   n = json_integer_value(json_object_get(r, "phase_index"));
+
+		if (!counted(s, r) || !json_is_object(json_object_get(r, "reported")) ||
+		    json_object_get(json_object_get(json_object_get(r, "reported"), "metrics"), name))
+			continue;
+		if (n == k)
+			snprintf(buf, size, "timed run %lld", (long long)n);
+		else
+			snprintf(buf, size, "timed run %lld (#%lld)", (long long)n, (long long)k);
+		return;
+	}
+}
+
 /*
  * The metrics of the timed runs the statistics count (all reported):
  * statistics per name into *stats and the median into *medians. A metric
@@ -705,8 +728,13 @@ static void reported_metrics(struct session *s, json_t **stats, json_t **medians
 		double p50;
 		bool all_integers = true;
 
-		if (json_array_size(x) != nrep)
-			block(s, "metric '%s' was reported by %zu of %zu timed runs", name, json_array_size(x), nrep);
+		if (json_array_size(x) != nrep) {
+			char which[64];
+
+			first_without_metric(s, name, which, sizeof(which));
+			block(s, "metric '%s' was reported by %zu of %zu timed runs (not by %s); every run must report the same metrics",
+			      name, json_array_size(x), nrep, which);
+		}
 		json_array_foreach(x, j, m2) {
 			series_add(&v, json_number_value(m2));
 			all_integers = all_integers && json_is_integer(m2);

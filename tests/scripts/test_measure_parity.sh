@@ -155,7 +155,18 @@ rm -f "$(printf 'v\377.npy')" want.txt cmp.sh nargs
 
 # --deterministic: a timestamp differs every run
 check "timestamp not deterministic" test "$(rc_of "${M[@]}" --deterministic --output stamp.txt -- "$P/stamp" stamp.txt)" = 1
-check "deterministic reason" jqe '.deterministic == false and (.reason | test("outputs are not deterministic: stamp.txt of warmup run 1 \\(#2\\) differs from the smoke run"))' out
+check "deterministic reason" jqe '.deterministic == false and (.reason | test("outputs are not deterministic: in warmup run 1 \\(#2\\), .stamp.txt. differs from the smoke run.s \\(SHA-256 [0-9a-f]{12}[.]{3} against [0-9a-f]{12}[.]{3}\\)$"))' out
+# a set of outputs that changes names the file that came or went
+printf '#!/bin/sh\nn=$(cat n 2>/dev/null || echo 0); echo $((n + 1)) >n\nrm -f set*.txt; touch set$n.txt\n' >newname.sh
+printf '#!/bin/sh\nn=$(cat n 2>/dev/null || echo 0); echo $((n + 1)) >n\nrm -f set*.txt; touch set2.txt; [ $n = 0 ] && touch set1.txt; exit 0\n' >gone.sh
+chmod +x newname.sh gone.sh
+rm -f n set*.txt
+check "new output name: blocked" test "$(rc_of "${M[@]}" --deterministic --output 'set*.txt' -- ./newname.sh)" = 1
+check "new output name: reason" jqe '.reason | test("outputs are not deterministic: in warmup run 1 \\(#2\\), .set1.txt. is an output the smoke run did not have$")' out
+rm -f n set*.txt
+check "output gone: blocked" test "$(rc_of "${M[@]}" --deterministic --output 'set*.txt' -- ./gone.sh)" = 1
+check "output gone: reason" jqe '.reason | test("outputs are not deterministic: in warmup run 1 \\(#2\\), .set1.txt., an output of the smoke run, is not there$")' out
+rm -f n set*.txt
 check "same output deterministic" test "$(rc_of "${M[@]}" --deterministic --output same.txt --shell -- 'echo same >same.txt')" = 0
 check "deterministic true" jqe '.deterministic == true' out
 

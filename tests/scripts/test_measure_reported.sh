@@ -69,7 +69,7 @@ blocked "bad metric"     "metric 'x' must be a finite number" 'echo "{\"samples_
 blocked "metrics a list" "'metrics' must be an object" 'echo "{\"samples_seconds\": [1], \"metrics\": [1]}" >"$BENCHGATE_RESULT"'
 blocked "timed run fails" 'timed run 2 \(#3\): the command wrote no' \
 	'n=$(cat count 2>/dev/null || echo 0); n=$((n + 1)); echo $n >count; [ $n -lt 3 ] && echo "{\"samples_seconds\": [1]}" >"$BENCHGATE_RESULT"; exit 0'
-blocked "metric missing" "metric 'm' was reported by 1 of 2 timed runs" \
+blocked "metric missing" "metric 'm' was reported by 1 of 2 timed runs \\(not by timed run 2 \\(#3\\)\\); every run must report the same metrics" \
 	'n=$(cat count 2>/dev/null || echo 0); n=$((n + 1)); echo $n >count; if [ $n = 2 ]; then echo "{\"samples_seconds\": [1], \"metrics\": {\"m\": 1}}"; else echo "{\"samples_seconds\": [1]}"; fi >"$BENCHGATE_RESULT"'
 check "the runs before the block still count" jqe '.statistics.reported_ns.count == 2' out
 check "temporary folders removed" test -z "$(ls "$TMPDIR")"
