@@ -41,13 +41,29 @@ static const char *on_opt(int id, const char *v, void *data)
 	return NULL;
 }
 
-static void table_header(struct bg_strbuf *out)
+/*
+ * The table. A gate's history names each session's key (its first 8
+ * digits); a key's names each session's gate instead, since a key whose
+ * fields leave the gate out holds sessions of several (a session with no
+ * gate, of 'measure', shows "-").
+ */
+static void table_header_of(struct bg_strbuf *out, const char *last)
 {
 	bg_strbuf_addf(out, "%-5s %-27s %-17s %-10s %-10s %-10s %-10s %-10s %-11s %-8s %s\n", "id", "started", "tier",
-		       "p50", "p95", "max", "tree peak", "accel peak", "decision", "key", "curation");
+		       "p50", "p95", "max", "tree peak", "accel peak", "decision", last, "curation");
 }
 
-static void table_row(struct bg_strbuf *out, const json_t *r)
+static void table_header(struct bg_strbuf *out)
+{
+	table_header_of(out, "key");
+}
+
+static void table_header_key(struct bg_strbuf *out)
+{
+	table_header_of(out, "gate");
+}
+
+static void table_row_of(struct bg_strbuf *out, const json_t *r, bool by_key)
 {
 	struct bg_strbuf c[9] = {BG_STRBUF_INIT, BG_STRBUF_INIT, BG_STRBUF_INIT, BG_STRBUF_INIT,
 				 BG_STRBUF_INIT, BG_STRBUF_INIT, BG_STRBUF_INIT, BG_STRBUF_INIT,
@@ -55,6 +71,7 @@ static void table_row(struct bg_strbuf *out, const json_t *r)
 	const char *tier = json_string_value(json_object_get(r, "tier"));
 	const char *decision = json_string_value(json_object_get(r, "decision"));
 	const char *key = json_string_value(json_object_get(r, "key_id"));
+	const char *gate = json_string_value(json_object_get(r, "gate_id"));
 	const char *status = json_string_value(json_object_get(r, "status"));
 	const char *pending = bg_vp_pending_source(r);
 
@@ -63,12 +80,15 @@ static void table_row(struct bg_strbuf *out, const json_t *r)
 	bg_format_duration(&c[2], json_object_get(r, "wall_max_ns"));
 	bg_format_bytes(&c[3], json_object_get(r, "tree_peak_bytes"));
 	bg_format_bytes(&c[4], json_object_get(r, "gpu_peak_bytes"));
-	bg_strbuf_addf(out, "%-5lld %-27s %-17s %-10s %-10s %-10s %-10s %-10s %-11s %-8.8s ",
+	bg_strbuf_addf(out, "%-5lld %-27s %-17s %-10s %-10s %-10s %-10s %-10s %-11s ",
 		       (long long)json_integer_value(json_object_get(r, "id")),
 		       bg_cli_shown(&c[5], json_string_value(json_object_get(r, "started_at"))),
 		       bg_cli_shown(&c[6], tier), c[0].buf, c[1].buf, c[2].buf, c[3].buf, c[4].buf,
-		       bg_cli_shown(&c[7], decision ? decision : (status && strcmp(status, "ok") ? status : "none")),
-		       bg_cli_shown(&c[8], key));
+		       bg_cli_shown(&c[7], decision ? decision : (status && strcmp(status, "ok") ? status : "none")));
+	if (by_key) /* in full: gate ids are not truncated */
+		bg_strbuf_addf(out, "%-8s ", gate ? bg_cli_shown(&c[8], gate) : "-");
+	else
+		bg_strbuf_addf(out, "%-8.8s ", bg_cli_shown(&c[8], key));
 	bg_vp_curation(out, r);
 	if (pending) /* as the dashboard says why it does not count */
 		bg_strbuf_addf(out, " (%s)", pending);
@@ -77,6 +97,16 @@ static void table_row(struct bg_strbuf *out, const json_t *r)
 	bg_vp_notes(out, json_object_get(r, "conditions"), "      ");
 	for (int k = 0; k < 9; k++)
 		bg_strbuf_release(&c[k]);
+}
+
+static void table_row(struct bg_strbuf *out, const json_t *r)
+{
+	table_row_of(out, r, false);
+}
+
+static void table_row_key(struct bg_strbuf *out, const json_t *r)
+{
+	table_row_of(out, r, true);
 }
 
 /*
@@ -136,6 +166,10 @@ static int run_history(struct bg_cli *cli, const struct bg_cmd *self)
 	if (gate && !*gate)
 		return bg_cli_usage_error(self, "a gate id cannot be empty");
 	walk.json = a.json;
+	if (a.key) {
+		walk.header = table_header_key;
+		walk.row = table_row_key;
+	}
 	if ((rc = bg_cli_load_config(cli, &cfg)))
 		return rc;
 	bg_ctx_init(&ctx);

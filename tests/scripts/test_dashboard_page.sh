@@ -120,6 +120,12 @@ jq '.comparison_contract.comparison_key = ["revision"]' p/benchmarks/profile_mat
 "$SEED" seed p bin.simd.ci.bin1.parity scheduled-profile 0.1 >/dev/null
 "$SEED" sql p "UPDATE sessions SET document = json_set(document, '$.timing', 'reported') WHERE id = 2"
 check "one key for both" test "$("$B" -C p history --key "$("$B" -C p key 1 --json | jq -r .key_id)" --json | jq length)" = 2
+# history of the key names each session's gate where a gate's history names its key
+"$B" -C p history --key "$("$B" -C p key 1 --json | jq -r .key_id)" >"$work/hist"
+check "history --key: a gate column" grep -qE '^id +started .* decision +gate +curation$' "$work/hist"
+check "history --key: session 1's gate" grep -qE "^1 .* $G " "$work/hist"
+check "history --key: session 2's gate" grep -qE '^2 .* bin[.]simd[.]ci[.]bin1[.]parity ' "$work/hist"
+check "history GATE: the key column" bash -c "'$B' -C p history '$G' | grep -qE '^id +started .* decision +key +curation$'"
 check "mixed key: exit 0" test "$(rc_of "$B" -C p dashboard)" = 0
 check "mixed key: both gates in the heading" \
 	grep -qF "<h3>2 gates: <code>$G</code>, <code>bin.simd.ci.bin1.parity</code></h3>" "$page"
