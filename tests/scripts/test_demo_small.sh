@@ -39,5 +39,10 @@ ls "$work/demo/experiments/"*bin-fast-bin2-kernel*/runs/run-001.result.json >/de
 	fail "the kernel gate's result files were not kept"
 (cd "$work/demo" && "$bin" validate >/dev/null && "$bin" check >/dev/null) || fail "validate or check failed after the demo"
 [ -s "$work/demo/dashboard/index.html" ] || fail "no dashboard"
+# the demo's own repository is left clean (its experiments and promotion
+# committed, the dashboard ignored): a second demo's sessions are then of
+# committed source, not pending ones that cannot be promoted
+[ -z "$(git -C "$work/demo" status --porcelain 2>&1)" ] ||
+	fail "the demo left its repository dirty: $(git -C "$work/demo" status --porcelain 2>&1 | head -n 3 | tr '\n' ' ')"
 if [ "$fails" != 0 ]; then sed 's/^/    /' "$work/log" | tail -n 60; exit 1; fi
 echo "demo (small): all checks passed"
