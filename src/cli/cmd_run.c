@@ -76,6 +76,8 @@ static const char *on_opt(int id, const char *value, void *data)
 			return "--question needs a text (leave it out to use the runbook's question)";
 		if (!problem || strcmp(problem, BG_FORMAT_BLANK) == 0)
 			return NULL;
+		if (strncmp(problem, "it holds a control character (", 30) == 0)
+			problem = "it holds a control character (a newline or an escape; a tab is allowed)";
 		snprintf(msg, sizeof(msg), "--question must be one line of text: %s", problem);
 		return msg;
 	}
