@@ -141,7 +141,7 @@ static int run_compare(struct bg_cli *cli, const struct bg_cmd *self)
 	json_t *v = NULL, *d;
 	const char *name;
 	long long id = 0;
-	int rc;
+	int rc, wrote;
 
 	if ((rc = bg_cli_parse(cli, self, opts, 1, false, on_opt, &a, &parsed)))
 		return rc;
@@ -203,7 +203,10 @@ static int run_compare(struct bg_cli *cli, const struct bg_cmd *self)
 	} else {
 		text(&sb, id, v, d);
 	}
-	rc = bg_cli_write(&sb, false);
+	/* the decision's status stands when stdout cannot be written (README:
+	 * exit 4 only where the status was not already 1, 2 or 3) */
+	wrote = bg_cli_write(&sb, false);
+	rc = BG_OK;
 	if (rc == BG_OK && strcmp(name, "block") == 0) {
 		rc = BG_ECHECK;
 	} else if (rc == BG_OK && a.fail_on == FAIL_INVESTIGATE && strcmp(name, "investigate") == 0) {
@@ -232,6 +235,8 @@ static int run_compare(struct bg_cli *cli, const struct bg_cmd *self)
 			rc = bg_cli_fail(BG_ECHECK, sb.buf);
 		}
 	}
+	if (rc == BG_OK)
+		rc = wrote;
 out:
 	json_decref(v);
 	bg_strbuf_release(&sb);

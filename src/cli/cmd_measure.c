@@ -469,7 +469,7 @@ static int run_measure(struct bg_cli *cli, const struct bg_cmd *self)
 	const char *what;
 	long long id = 0;
 	int stored_rc = BG_OK;
-	int rc, machine = -1;
+	int rc, machine = -1, wrote = BG_OK;
 
 	memset(&a, 0, sizeof(a));
 	bg_measure_opts_init(&a.o);
@@ -579,8 +579,7 @@ static int run_measure(struct bg_cli *cli, const struct bg_cmd *self)
 		} else {
 			bg_mp_summary(&sb, doc);
 		}
-		if (bg_cli_write(&sb, false) != BG_OK)
-			rc = BG_EIO;
+		wrote = bg_cli_write(&sb, false);
 		bg_strbuf_release(&sb);
 	}
 	warn_git_state(doc, &cfg, a.o.git_exclude);
@@ -589,7 +588,7 @@ stored:
 		struct bg_strbuf msg = BG_STRBUF_INIT;
 
 		bg_strbuf_addf(&msg, "%s%s", bg_ctx_message(&ctx),
-			       rc ? "" : "; what was measured is printed above, without a session id");
+			       rc || wrote ? "" : "; what was measured is printed above, without a session id");
 		rc = bg_cli_fail(stored_rc, msg.buf);
 		bg_strbuf_release(&msg);
 		goto out;
@@ -604,6 +603,9 @@ stored:
 		rc = bg_cli_fail(BG_ECHECK, msg.buf);
 		bg_strbuf_release(&msg);
 	}
+	/* a blocked session's exit 1 stands when stdout cannot be written */
+	if (rc == BG_OK)
+		rc = wrote;
 out:
 	bg_store_close(store);
 	json_decref(doc);

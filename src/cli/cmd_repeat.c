@@ -257,7 +257,7 @@ static int run_repeat(struct bg_cli *cli, const struct bg_cmd *self)
 	}
 	bg_strbuf_addf(&sb, "accept or reject each with 'benchgate accept|reject SESSION --why TEXT'\n");
 	rc = bg_cli_write(&sb, false);
-	if (rc == BG_OK)
+	if (worst) /* a block or a failure stands when stdout cannot be written */
 		rc = worst;
 out:
 	if (caught)

@@ -71,5 +71,20 @@ check "repeat, reader gone: exit 4" test "$rc" = 4
 check "repeat, reader gone: only its first line" test "$(grep -vc '^benchgate repeat: two more sessions' "$work/err")" = 0
 check "repeat, reader gone: the device is free" bash -c "'$B' lease status | grep -qE ' free( |$)'"
 
+# a status already 1 stands when the output cannot be written (README:
+# exit 4 unless the status was already 1, 2 or 3): a block is a block
+"$B" run -q life.fail >/dev/null 2>&1
+rc=$("$B" compare --last life.fail >/dev/full 2>"$work/err"; echo $?)
+check "compare of a block into /dev/full: exit 1" test "$rc" = 1
+check "compare of a block into /dev/full: said" said "No space left on device"
+rc=$("$B" compare --last life.fail >&- 2>"$work/err"; echo $?)
+check "compare of a block, standard output closed: exit 1" test "$rc" = 1
+rc=$("$B" measure -q -w 0 -r 1 -- false >/dev/full 2>"$work/err"; echo $?)
+check "a blocked measure into /dev/full: exit 1" test "$rc" = 1
+check "a blocked measure into /dev/full: both said" \
+	bash -c "said() { grep -qx \"benchgate: standard output: cannot write: \$1\" '$work/err'; }; said 'No space left on device' && grep -q 'blocked: smoke run 1 exited with status 1' '$work/err'"
+rc=$("$B" measure -q -w 0 -r 1 -- true >/dev/full 2>"$work/err"; echo $?)
+check "a measure into /dev/full: exit 4" test "$rc" = 4
+
 echo "$fails failed"
 [ "$fails" -eq 0 ]
