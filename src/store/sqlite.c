@@ -560,12 +560,24 @@ static json_t *column_json(sqlite3_stmt *st, int i)
 }
 
 /* The summary columns of bg_store_list_sessions, in order. */
+/*
+ * How the session was timed, from its document; a document that is valid
+ * JSON but no object (damaged outside benchgate) fails the query as one
+ * that does not parse does, and query_error names it: a listing never
+ * shows a damaged session as a whole one. benchgate writes a document
+ * starting with '{', so json_type parses it a second time only where that
+ * is not so.
+ */
+#define TIMING_COLUMN                                                                       \
+	"CASE WHEN document LIKE '{%' THEN coalesce(json_extract(document, '$.timing'), 'process')" \
+	" WHEN json_type(document) = 'object' THEN coalesce(json_extract(document, '$.timing'), 'process')" \
+	" ELSE json_extract('not an object', '$') END AS timing"
 #define SUMMARY_COLUMNS                                                                      \
 	"id, started_at, finished_at, kind, status, reason, command, timed_runs, wall_min_ns,"  \
 	" wall_p50_ns, wall_p95_ns, wall_max_ns, wall_mad_ns, cpu_p50_ns, max_rss_bytes,"      \
 	" tree_peak_bytes, gpu_peak_bytes, memory_source, parity_kind, parity, cache_state,"   \
 	" git_revision, git_dirty, diff_sha256, benchgate_version, experiment_id, gate_id,"     \
-	" tier, computer, coalesce(json_extract(document, '$.timing'), 'process') AS timing"
+	" tier, computer, " TIMING_COLUMN
 /* ... and those a decision adds (migration 2); bg_store_not_in_baseline
  * (store.c) states the rule of baseline() below for one row. */
 #define VERDICT_COLUMNS SUMMARY_COLUMNS ", key_id, decision, curation, curated_by, curated_at, curation_why"
@@ -638,14 +650,20 @@ static int query_error(struct sqlite_store *s, struct bg_ctx *ctx, const char *w
 	sqlite3_stmt *st;
 	long long id = 0;
 
+	bool valid = false;
+
 	if (strstr(sym_sqlite3_errmsg(s->db), "JSON") &&
-	    sym_sqlite3_prepare_v2(s->db, "SELECT id FROM sessions WHERE NOT json_valid(document) ORDER BY id LIMIT 1",
+	    sym_sqlite3_prepare_v2(s->db, "SELECT id, json_valid(document) FROM sessions WHERE CASE WHEN NOT"
+				   " json_valid(document) THEN 1 ELSE json_type(document) <> 'object' END"
+				   " ORDER BY id LIMIT 1",
 				   -1, &st, NULL) == SQLITE_OK) {
-		if (sym_sqlite3_step(st) == SQLITE_ROW)
+		if (sym_sqlite3_step(st) == SQLITE_ROW) {
 			id = sym_sqlite3_column_int64(st, 0);
+			valid = sym_sqlite3_column_int(st, 1) != 0;
+		}
 		sym_sqlite3_finalize(st);
 		if (id)
-			return damaged_document(s, id, what, false, ctx);
+			return damaged_document(s, id, what, valid, ctx);
 	}
 	return db_error(s, ctx, what);
 }

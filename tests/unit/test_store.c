@@ -199,6 +199,17 @@ static void test_damaged(void **state)
 	/* valid JSON, but not an object: never shown as an empty session */
 	damage(path, "UPDATE sessions SET document = '[1, 2]' WHERE id = 2");
 	expect_corrupt(spec, 2, "session 2: the stored document is not a JSON object", "");
+	/* ... also in a listing, which reads only some of its members */
+	expect_corrupt(spec, 0, "cannot list sessions: session 2: the stored document is not a JSON object", "");
+	damage(path, "UPDATE sessions SET document = '\"text\"' WHERE id = 2");
+	expect_corrupt(spec, 0, "cannot list sessions: session 2: the stored document is not a JSON object", "");
+	/* an object after white space is one */
+	damage(path, "UPDATE sessions SET document = ' ' || (SELECT document FROM sessions WHERE id = 1) WHERE id = 2");
+	assert_int_equal(bg_store_open(spec, dir, BG_STORE_READ, &st, &ctx), BG_OK);
+	assert_int_equal(bg_store_list_sessions(st, 0, &got, &ctx), BG_OK);
+	assert_int_equal(json_array_size(got), 2);
+	json_decref(got);
+	bg_store_close(st);
 	/* a run record: named by its ordinal */
 	damage(path, "UPDATE sessions SET document = (SELECT document FROM sessions WHERE id = 1) WHERE id = 2;"
 		     "UPDATE runs SET record = 'nope' WHERE session_id = 2");
