@@ -622,12 +622,11 @@ int bg_cli_fail_ctx(int status, struct bg_ctx *ctx)
 	return status;
 }
 
-int bg_cli_fail_project(const struct bg_cli *cli, int status, struct bg_ctx *ctx, const struct bg_config *cfg)
+bool bg_cli_add_project_hint(struct bg_strbuf *msg, const struct bg_cli *cli, int status, const struct bg_config *cfg)
 {
-	struct bg_strbuf msg = BG_STRBUF_INIT, path = BG_STRBUF_INIT;
+	struct bg_strbuf path = BG_STRBUF_INIT;
 	bool missing = false;
 
-	bg_strbuf_adds(&msg, bg_ctx_message(ctx));
 	if (status == BG_EIO && !cfg->config_path) {
 		/* the defaults named files that are not there: most likely not a project at all */
 		const char *const rel[2] = {cfg->registry_path, cfg->profile_path};
@@ -644,13 +643,22 @@ int bg_cli_fail_project(const struct bg_cli *cli, int status, struct bg_ctx *ctx
 		}
 	}
 	if (missing && cli->chdir_root)
-		bg_strbuf_addf(&msg, " (there is no benchgate.json in '%s': is it the project's folder?)", cfg->root);
+		bg_strbuf_addf(msg, " (there is no benchgate.json in '%s': is it the project's folder?)", cfg->root);
 	else if (missing)
-		bg_strbuf_addf(&msg, " (there is no benchgate.json in '%s' or a folder above it: run benchgate "
+		bg_strbuf_addf(msg, " (there is no benchgate.json in '%s' or a folder above it: run benchgate "
 			       "in a project, or name its folder with -C DIR)", cfg->root);
+	bg_strbuf_release(&path);
+	return missing;
+}
+
+int bg_cli_fail_project(const struct bg_cli *cli, int status, struct bg_ctx *ctx, const struct bg_config *cfg)
+{
+	struct bg_strbuf msg = BG_STRBUF_INIT;
+
+	bg_strbuf_adds(&msg, bg_ctx_message(ctx));
+	bg_cli_add_project_hint(&msg, cli, status, cfg);
 	bg_cli_fail(status, msg.buf);
 	bg_strbuf_release(&msg);
-	bg_strbuf_release(&path);
 	bg_ctx_release(ctx);
 	return status;
 }

@@ -147,6 +147,9 @@ int bg_cli_fail_ctx(int status, struct bg_ctx *ctx);
  * defaults name is not there, it adds that this is likely no project and
  * what to do (run it in one, or -C DIR; with -C DIR, whether DIR is one). */
 int bg_cli_fail_project(const struct bg_cli *cli, int status, struct bg_ctx *ctx, const struct bg_config *cfg);
+/* That hint alone, appended to msg where it applies (a failure of status
+ * reading the project's files); whether it did. */
+bool bg_cli_add_project_hint(struct bg_strbuf *msg, const struct bg_cli *cli, int status, const struct bg_config *cfg);
 
 /*
  * The signals that end a measuring verb cleanly (the run's tree killed, the
@@ -240,7 +243,8 @@ void bg_cli_add_unknown_gate(struct bg_strbuf *out, const struct bg_registry *re
  * apart: its own status (1 malformed, 4 unreadable), msg receiving its
  * message and that the id could not be checked. (The store's verbs read a
  * gate that has sessions without the registry.) */
-int bg_cli_unknown_stored_gate(const struct bg_config *cfg, const char *id, int unknown, struct bg_strbuf *msg);
+int bg_cli_unknown_stored_gate(const struct bg_cli *cli, const struct bg_config *cfg, const char *id, int unknown,
+			       struct bg_strbuf *msg);
 
 /* main.c: the table of verbs, NULL-terminated, in the order --help lists them. */
 extern const struct bg_cmd *const bg_commands[];

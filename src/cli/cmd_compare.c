@@ -153,13 +153,13 @@ static int run_compare(struct bg_cli *cli, const struct bg_cmd *self)
 		return bg_cli_usage_error(self, "--last needs a gate id");
 	if (!a.last && (rc = bg_vp_session_id(self, parsed.pos[0], &id)))
 		return rc;
-	if ((rc = bg_vp_open(cli, &cfg, BG_STORE_READ, &store)))
+	if ((rc = bg_vp_open_gate(cli, &cfg, BG_STORE_READ, &store, a.last)))
 		return rc;
 	bg_ctx_init(&ctx);
 	if (a.last && (rc = bg_store_last_of_gate(store, a.last, &id, &ctx)) == BG_ECHECK) {
 		/* no session: a gate never run, unless the registry has no such gate
 		 * (a mistyped id) or cannot say (its own error) */
-		int known = bg_cli_unknown_stored_gate(&cfg, a.last, BG_ECHECK, &sb);
+		int known = bg_cli_unknown_stored_gate(cli, &cfg, a.last, BG_ECHECK, &sb);
 
 		if (known) {
 			rc = bg_cli_fail(known, sb.buf);

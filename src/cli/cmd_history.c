@@ -184,7 +184,7 @@ static int run_history(struct bg_cli *cli, const struct bg_cmd *self)
 		bg_cli_fail(rc, bg_ctx_message(&ctx));
 		goto out;
 	}
-	if (walk.n == 0 && gate && (rc = bg_cli_unknown_stored_gate(&cfg, gate, BG_EUSAGE, &msg))) {
+	if (walk.n == 0 && gate && (rc = bg_cli_unknown_stored_gate(cli, &cfg, gate, BG_EUSAGE, &msg))) {
 		bg_cli_fail(rc, msg.buf); /* which shows its control bytes */
 		goto out;
 	}

@@ -138,7 +138,8 @@ void bg_cli_add_unknown_gate(struct bg_strbuf *out, const struct bg_registry *re
  * msg receives the message (cli.h). The registry is read only here: the
  * store's verbs read a gate that has sessions without one.
  */
-int bg_cli_unknown_stored_gate(const struct bg_config *cfg, const char *id, int unknown, struct bg_strbuf *msg)
+int bg_cli_unknown_stored_gate(const struct bg_cli *cli, const struct bg_config *cfg, const char *id, int unknown,
+			       struct bg_strbuf *msg)
 {
 	struct bg_registry reg;
 	struct bg_ctx ctx;
@@ -148,11 +149,13 @@ int bg_cli_unknown_stored_gate(const struct bg_config *cfg, const char *id, int 
 	bg_ctx_init(&ctx);
 	rc = bg_registry_load(&reg, cfg, &ctx);
 	if (rc) {
-		/* a gate never run and a mistyped id read the same without it */
-		bg_strbuf_addf(msg, "%s; no session is stored for gate '%s', and without the registry it cannot be "
-			       "told whether that is a gate never run or a mistyped id: fix the registry "
-			       "('benchgate validate' says what is wrong) and run this again",
-			       bg_ctx_message(&ctx), id);
+		bg_strbuf_adds(msg, bg_ctx_message(&ctx));
+		/* not a project at all: no registry to fix */
+		if (!bg_cli_add_project_hint(msg, cli, rc, cfg))
+			/* a gate never run and a mistyped id read the same without it */
+			bg_strbuf_addf(msg, "; no session is stored for gate '%s', and without the registry it "
+				       "cannot be told whether that is a gate never run or a mistyped id: fix the "
+				       "registry ('benchgate validate' says what is wrong) and run this again", id);
 	} else if (!bg_registry_find_gate(&reg, id)) {
 		rc = unknown;
 		bg_strbuf_addf(msg, "unknown gate '%s': no session is stored for it and the registry has no such gate",

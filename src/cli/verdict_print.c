@@ -12,6 +12,12 @@
 
 int bg_vp_open(struct bg_cli *cli, struct bg_config *cfg, enum bg_store_mode mode, struct bg_store **st)
 {
+	return bg_vp_open_gate(cli, cfg, mode, st, NULL);
+}
+
+int bg_vp_open_gate(struct bg_cli *cli, struct bg_config *cfg, enum bg_store_mode mode, struct bg_store **st,
+		    const char *gate)
+{
 	struct bg_ctx ctx;
 	int rc;
 
@@ -20,6 +26,14 @@ int bg_vp_open(struct bg_cli *cli, struct bg_config *cfg, enum bg_store_mode mod
 		return rc;
 	bg_ctx_init(&ctx);
 	rc = bg_store_open(cfg->store, cfg->root, mode, st, &ctx);
+	if (rc == BG_OK && !*st && gate) {
+		struct bg_strbuf msg = BG_STRBUF_INIT;
+
+		/* a mistyped id never reads as a gate never run */
+		if ((rc = bg_cli_unknown_stored_gate(cli, cfg, gate, BG_ECHECK, &msg)))
+			bg_error(&ctx, rc, "%s", msg.buf);
+		bg_strbuf_release(&msg);
+	}
 	if (rc == BG_OK && !*st)
 		rc = bg_error(&ctx, BG_ECHECK, "no sessions stored yet; run a gate with 'benchgate run GATE'");
 	if (rc) {

@@ -19,6 +19,11 @@
  * releases cfg and closes *st.
  */
 int bg_vp_open(struct bg_cli *cli, struct bg_config *cfg, enum bg_store_mode mode, struct bg_store **st);
+/* bg_vp_open for the sessions of gate: where there is no store yet, a gate
+ * the registry does not have is said to be unknown (exit 1), as where the
+ * store has no session of it, rather than "no sessions stored yet". */
+int bg_vp_open_gate(struct bg_cli *cli, struct bg_config *cfg, enum bg_store_mode mode, struct bg_store **st,
+		    const char *gate);
 /* Parses a session id (positive integer) or prints a usage error (exit 2). */
 int bg_vp_session_id(const struct bg_cmd *self, const char *arg, long long *id);
 /*
