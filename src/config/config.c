@@ -174,7 +174,12 @@ static int check_key_fields(const struct bg_value *raw, const char *display, str
 	BG_VALUE_OBJECT_FOREACH(v, k, x) {
 		/* an empty name names no context field: never present, it
 		 * would leave the key field resolved as if it were not mapped */
-		bool ok = (bg_value_is_string(x) && bg_value_len(x)) || (bg_value_is_array(x) && bg_value_size(x) > 0);
+		bool ok;
+
+		if (!*k) /* no comparison key field is named "" */
+			return bg_error(ctx, BG_ECHECK, "%s: 'key_fields' maps an empty name: each name is a field "
+					"of the comparison key", display);
+		ok = (bg_value_is_string(x) && bg_value_len(x)) || (bg_value_is_array(x) && bg_value_size(x) > 0);
 		BG_VALUE_ARRAY_FOREACH(bg_value_is_array(x) ? x : NULL, i, s) {
 			if (!bg_value_is_string(s) || !bg_value_len(s))
 				ok = false;

@@ -679,6 +679,7 @@ static int session_opts(struct run *r, struct bg_measure_opts *o, char **argv, s
 	int rc;
 
 	if ((rc = bg_runbook_check_contract(q->profile, q->cfg->profile_path, ctx)) ||
+	    (rc = bg_runbook_check_key_fields(q->profile, q->cfg->profile_path, q->key_fields, ctx)) ||
 	    (rc = bg_runbook_check_thresholds(q->thresholds, contract_minimum(q), ctx)))
 		return rc;
 	bg_measure_opts_init(o);

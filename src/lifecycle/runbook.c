@@ -6,6 +6,7 @@
  */
 #include "lifecycle/runbook.h"
 
+#include "benchgate/decide.h"
 #include "benchgate/lifecycle.h"
 #include "benchgate/measure.h"
 #include "benchgate/sha256.h"
@@ -321,5 +322,44 @@ int bg_runbook_check_contract(const json_t *profile, const char *display, struct
 		   : json_is_real(m) && json_real_value(m) >= 0 && json_real_value(m) <= 1e9 &&
 			     json_real_value(m) == (double)(long long)json_real_value(m)))
 		return bg_error(ctx, BG_EPRECOND, "%s: comparison_contract.%s must be a whole number >= 0", display, min);
+	return BG_OK;
+}
+
+int bg_runbook_check_key_fields(const json_t *profile, const char *display, const json_t *key_fields,
+				struct bg_ctx *ctx)
+{
+	const json_t *fields = json_object_get(json_object_get(profile, "comparison_contract"), "comparison_key"), *f, *x;
+	const char *name;
+	size_t i;
+
+	json_object_foreach((json_t *)key_fields, name, x) {
+		struct bg_strbuf list = BG_STRBUF_INIT;
+		bool found = false;
+		int rc;
+
+		if (profile) {
+			json_array_foreach(fields, i, f)
+				found = found || (json_string_value(f) && strcmp(json_string_value(f), name) == 0);
+		} else {
+			for (const char *const *d = bg_default_key_fields; *d; d++)
+				found = found || strcmp(*d, name) == 0;
+		}
+		if (found)
+			continue;
+		if (profile) {
+			json_array_foreach(fields, i, f)
+				bg_strbuf_addf(&list, "%s%s", i ? ", " : "", json_string_value(f));
+		} else {
+			for (const char *const *d = bg_default_key_fields; *d; d++)
+				bg_strbuf_addf(&list, "%s%s", d == bg_default_key_fields ? "" : ", ", *d);
+		}
+		rc = bg_error(ctx, BG_EPRECOND,
+			      "benchgate.json: key_fields maps '%s', which is no field of the comparison key (%s%s: %s), "
+			      "so its mapping would never be used: correct the name or remove it",
+			      name, profile ? display : "the default key, without a profile matrix",
+			      profile ? "'s comparison_contract.comparison_key" : "", list.buf);
+		bg_strbuf_release(&list);
+		return rc;
+	}
 	return BG_OK;
 }

@@ -30,4 +30,12 @@ int bg_runbook_check_thresholds(const json_t *list, size_t min_sessions, struct 
  * minimum_accepted_sessions_before_hard_threshold, a whole number >= 0. */
 int bg_runbook_check_contract(const json_t *profile, const char *display, struct bg_ctx *ctx);
 
+/* benchgate.json's key_fields (NULL: none) against the key fields of that
+ * contract (checked first; bg_default_key_fields without a profile matrix):
+ * BG_EPRECOND naming a key field it maps that the key does not have (a
+ * typo, or a field since dropped from the contract), whose mapping would
+ * never be used. */
+int bg_runbook_check_key_fields(const json_t *profile, const char *display, const json_t *key_fields,
+				struct bg_ctx *ctx);
+
 #endif
