@@ -45,11 +45,13 @@ struct bg_provenance_opts {
 	size_t nenv;
 	json_t *gpu;                  /* borrowed NVML description or NULL */
 	/*
-	 * Paths (relative to root) left out of the dirty check and the diff:
-	 * benchgate's own records and state, which sessions write, and what
-	 * the runs write (declared outputs). Each is given to git as
-	 * ":(exclude)PATH", except BG_GIT_EXCLUDE_STATE_FOLDERS, a pathspec of
-	 * its own. Recorded in git.excluded. NULL-terminated, or NULL.
+	 * Patterns (relative to root) left out of the dirty check and the
+	 * diff: benchgate's own records and state, which sessions write, and
+	 * what the runs write (declared outputs). Each is a glob as glob(3)
+	 * reads it, '*' not crossing '/', given to git as ":(exclude,glob)P"
+	 * (a plain path escaped with bg_provenance_glob_escape first), except
+	 * BG_GIT_EXCLUDE_STATE_FOLDERS, a pathspec of its own. Recorded in
+	 * git.excluded. NULL-terminated, or NULL.
 	 */
 	const char *const *git_exclude;
 	/*
@@ -60,6 +62,10 @@ struct bg_provenance_opts {
 	 */
 	json_t **untracked_all;
 };
+
+/* path as a glob that matches it alone (a '\\' before each of * ? [ \\),
+ * for git_exclude; a new string, the caller's. */
+char *bg_provenance_glob_escape(const char *path);
 
 /* every folder named .benchgate in the repository, from its top */
 #define BG_GIT_EXCLUDE_STATE_FOLDERS ":(top,glob)**/.benchgate/**"

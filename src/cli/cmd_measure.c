@@ -74,8 +74,9 @@ struct measure_args {
 static volatile sig_atomic_t interrupted;
 
 /* path (relative to the working directory cwd, or absolute) as a path
- * relative to root, appended to a->exclude when it lies inside root */
-static void exclude_path(struct measure_args *a, const char *root, const char *cwd, const char *path)
+ * relative to root, appended to a->exclude when it lies inside root: a
+ * glob pattern (an --output), or a plain path escaped as one (literal) */
+static void exclude_path(struct measure_args *a, const char *root, const char *cwd, const char *path, bool literal)
 {
 	struct bg_strbuf abs = BG_STRBUF_INIT;
 	size_t n = strlen(root);
@@ -84,7 +85,8 @@ static void exclude_path(struct measure_args *a, const char *root, const char *c
 		bg_strbuf_adds(&abs, cwd);
 	bg_path_add_names(&abs, path);
 	if (strncmp(abs.buf, root, n) == 0 && abs.buf[n] == '/' && abs.buf[n + 1])
-		a->exclude[a->nexclude++] = bg_xstrdup(abs.buf + n + 1);
+		a->exclude[a->nexclude++] = literal ? bg_provenance_glob_escape(abs.buf + n + 1)
+						    : bg_xstrdup(abs.buf + n + 1);
 	bg_strbuf_release(&abs);
 }
 
@@ -103,9 +105,9 @@ static void git_excludes(struct measure_args *a, const struct bg_config *cfg)
 	a->nexclude = bg_lifecycle_state_excludes(cfg, a->exclude, BG_STATE_EXCLUDES_MAX);
 	if (cwd && root && root[1]) { /* (a root of "/" holds everything) */
 		for (size_t i = 0; i < a->noutputs; i++)
-			exclude_path(a, root, cwd, a->outputs[i]);
+			exclude_path(a, root, cwd, a->outputs[i], false);
 		if (a->export_path)
-			exclude_path(a, root, cwd, a->export_path);
+			exclude_path(a, root, cwd, a->export_path, true);
 	}
 	a->o.git_exclude = (const char *const *)a->exclude;
 	free(cwd);

@@ -74,16 +74,16 @@ size_t bg_lifecycle_state_excludes(const struct bg_config *cfg, char **out, size
 		char *dir = bg_xstrndup(path, (size_t)(slash - path));
 		const char *base = strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir;
 		if (strcmp(base, ".benchgate") != 0 && n < max)
-			out[n++] = dir;
-		else
-			free(dir);
+			out[n++] = bg_provenance_glob_escape(dir);
+		free(dir);
 		return n;
 	}
 	/* the store in the project's own folder: its files, not the folder */
 	for (size_t k = 0; k < 4 && n < max; k++) {
 		struct bg_strbuf sb = BG_STRBUF_INIT;
 		bg_strbuf_addf(&sb, "%s%s", path, beside[k]);
-		out[n++] = bg_strbuf_detach(&sb, NULL);
+		out[n++] = bg_provenance_glob_escape(sb.buf);
+		bg_strbuf_release(&sb);
 	}
 	if (n < max)
 		out[n++] = bg_xstrdup("leases");

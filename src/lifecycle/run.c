@@ -352,10 +352,12 @@ static void build_git_exclude(struct run *r)
 		cap += json_array_size(json_object_get(json_object_get(rb, "measure"), "outputs"));
 	r->git_exclude = bg_xcalloc(cap, sizeof(*r->git_exclude));
 	r->owned_exclude = bg_xcalloc(cap, sizeof(*r->owned_exclude));
-	r->git_exclude[n++] = r->cfg->experiments;
+	/* plain paths, escaped as globs (provenance.h) */
+	r->owned_exclude[r->nowned_exclude++] = bg_provenance_glob_escape(r->cfg->experiments);
 	if (runs_index_apart(r->cfg))
-		r->git_exclude[n++] = r->cfg->runs_index;
-	r->nowned_exclude = bg_lifecycle_state_excludes(r->cfg, r->owned_exclude, BG_STATE_EXCLUDES_MAX);
+		r->owned_exclude[r->nowned_exclude++] = bg_provenance_glob_escape(r->cfg->runs_index);
+	r->nowned_exclude += bg_lifecycle_state_excludes(r->cfg, r->owned_exclude + r->nowned_exclude,
+							 BG_STATE_EXCLUDES_MAX);
 	for (i = 0; i < r->nowned_exclude; i++)
 		r->git_exclude[n++] = r->owned_exclude[i];
 	json_array_foreach(outputs, i, x)

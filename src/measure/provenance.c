@@ -77,8 +77,8 @@ static int git_run(const char *root, const char *const *args, const char *const 
 			struct bg_strbuf spec = BG_STRBUF_INIT;
 			if (strcmp(exclude[k], BG_GIT_EXCLUDE_STATE_FOLDERS) == 0)
 				bg_strbuf_addf(&spec, ":(exclude,%s", BG_GIT_EXCLUDE_STATE_FOLDERS + 2);
-			else
-				bg_strbuf_addf(&spec, ":(exclude)%s", exclude[k]);
+			else /* '*' within a name, as glob(3) matched the outputs */
+				bg_strbuf_addf(&spec, ":(exclude,glob)%s", exclude[k]);
 			argv[n++] = bg_strbuf_detach(&spec, NULL);
 		}
 	}
@@ -88,6 +88,18 @@ static int git_run(const char *root, const char *const *args, const char *const 
 		free(argv[i]);
 	free(argv);
 	return rc;
+}
+
+char *bg_provenance_glob_escape(const char *path)
+{
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+
+	for (const char *p = path; *p; p++) {
+		if (strchr("*?[\\", *p))
+			bg_strbuf_addch(&sb, '\\');
+		bg_strbuf_addch(&sb, *p);
+	}
+	return bg_strbuf_detach(&sb, NULL);
 }
 
 /* git_run's stdout in out; false when git fails or cannot be started. */

@@ -94,6 +94,22 @@ mkdir -p sub
 check "--output and --export-jsonl files: left out" jqe '.provenance.git.excluded == [":(top,glob)**/.benchgate/**", "sub/o.txt", "sub/e.jsonl"]' "$work/o2.json"
 check "... the next session clean" jqe '.provenance.git.dirty == false' "$work/o2.json"
 rm -f sub/o.txt sub/e.jsonl
+# an --output pattern leaves out what it matches as glob(3) does, '*'
+# within a name: not a source file of the same extension in a folder
+# below; an --export-jsonl name is a name, not a pattern
+git commit -qm "the outputs so far" --allow-empty
+mkdir -p src && printf 'x = 1\n' >src/kernel.py && git add src && git commit -qm src
+printf 'x = 2\n' >src/kernel.py
+m --output '*.py' -- sh -c 'echo "print(1)" >gen.py' >"$work/glob.json"
+check "--output '*.py': a source file in a folder below is no output" \
+	jqe '.provenance.git.dirty == true and .provenance.git.untracked_files == 0' "$work/glob.json"
+git checkout -q src/kernel.py && rm -f gen.py
+printf 'kept\n' >'e[1]'
+m --export-jsonl 'e*' -- true >"$work/lit.json"
+check "--export-jsonl 'e*': a name, not a pattern" \
+	jqe '.provenance.git.untracked == ["e*", "e[1]"] or .provenance.git.untracked == ["e[1]"]' "$work/lit.json"
+check "... named to git escaped" jqe '.provenance.git.excluded[-1] == "e\\*"' "$work/lit.json"
+rm -f 'e[1]' 'e*'
 check "an --output outside the project: not named to git" \
 	test "$(rc_of m --output "$work/outside.txt" -- sh -c "echo y >'$work/outside.txt'")" = 0
 check "... clean, nothing left out for it" jqe '.provenance.git.dirty == false and .provenance.git.excluded == [":(top,glob)**/.benchgate/**"]' "$work/out"
