@@ -126,6 +126,15 @@ struct bg_measure_opts {
  * count the time the process was stopped.
  */
 void bg_measure_suspend(void);
+/*
+ * For the caller's SIGCONT handler (async-signal-safe): a continue that
+ * no bg_measure_suspend asked for ends a stop that benchgate did not see
+ * begin (SIGSTOP sent to it by a job scheduler, a debugger, `kill -STOP`),
+ * whose time the run being waited for then holds. That run, when the gap
+ * shows the stop, is recorded "suspended" and kept out of the statistics as
+ * above; its timeout does not count the gap.
+ */
+void bg_measure_continued(void);
 
 /* Fills opts with the defaults above (argv, root and callbacks left NULL). */
 void bg_measure_opts_init(struct bg_measure_opts *opts);

@@ -699,6 +699,7 @@ void bg_cli_catch_stop(volatile sig_atomic_t *flag, struct bg_cli_stop *saved)
 
 	stop_flag = flag;
 	saved->suspend = false;
+	saved->cont = false;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_stop;
 	sigemptyset(&sa.sa_mask);
@@ -717,6 +718,14 @@ void bg_cli_release_stop(const struct bg_cli_stop *saved)
 		sigaction(stop_signals[i], &saved->old[i], NULL);
 	if (saved->suspend)
 		sigaction(SIGTSTP, &saved->old_tstp, NULL);
+	if (saved->cont)
+		sigaction(SIGCONT, &saved->old_cont, NULL);
+}
+
+static void on_continue(int sig)
+{
+	(void)sig;
+	bg_measure_continued();
 }
 
 static void on_suspend(int sig)
@@ -729,6 +738,14 @@ void bg_cli_catch_suspend(struct bg_cli_stop *saved)
 {
 	struct sigaction sa;
 
+	/* a stop benchgate cannot catch (SIGSTOP) shows as the continue after it */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_continue;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGCONT, NULL, &saved->old_cont);
+	sigaction(SIGCONT, &sa, NULL);
+	saved->cont = true;
 	sigaction(SIGTSTP, NULL, &saved->old_tstp);
 	/* ignored when benchgate started: its caller wants no stop */
 	if (saved->old_tstp.sa_handler == SIG_IGN)

@@ -161,15 +161,18 @@ bool bg_cli_add_project_hint(struct bg_strbuf *msg, const struct bg_cli *cli, in
  */
 struct bg_cli_stop {
 	struct sigaction old[3];
-	struct sigaction old_tstp;
+	struct sigaction old_tstp, old_cont;
 	bool suspend; /* bg_cli_catch_suspend installed its handler */
+	bool cont;    /* ... and its SIGCONT handler */
 };
 void bg_cli_catch_stop(volatile sig_atomic_t *flag, struct bg_cli_stop *saved);
 /*
  * After bg_cli_catch_stop, for a verb that measures: SIGTSTP (Ctrl-Z, kill
  * -TSTP) suspends the session, the run with benchgate, and SIGCONT goes on
  * with both (bg_measure_suspend), unless SIGTSTP was ignored when
- * benchgate started. bg_cli_release_stop puts the old disposition back.
+ * benchgate started; a SIGCONT after a SIGSTOP that benchgate did not make
+ * is noted (bg_measure_continued). bg_cli_release_stop puts the old
+ * dispositions back.
  */
 void bg_cli_catch_suspend(struct bg_cli_stop *saved);
 void bg_cli_release_stop(const struct bg_cli_stop *saved);

@@ -252,7 +252,7 @@ void bg_mp_summary(struct bg_strbuf *out, const json_t *doc)
 		     "overlap later runs\n");
 	/* nor a run whose time holds a suspension */
 	runs_flagged(out, doc, "suspended", "suspended",
-		     " spanned a suspension (SIGTSTP): their time holds it, so they are not in the statistics "
+		     " spanned a suspension (SIGTSTP, or a SIGSTOP of benchgate): their time holds it, so they are not in the statistics "
 		     "(another timed run took each timed one's place)\n");
 	/* nor one the machine slept through */
 	runs_flagged(out, doc, "slept", "slept",

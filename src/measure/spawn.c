@@ -337,6 +337,14 @@ static void capture_finish(struct capture *cap, long grace_ms)
  */
 static volatile sig_atomic_t job_pgid, job_stops, job_suspending;
 static atomic_llong job_stopped_ns;
+/* continues that no bg_measure_suspend asked for (bg_measure_continued) */
+static volatile sig_atomic_t job_conts;
+
+void bg_measure_continued(void)
+{
+	if (!job_suspending)
+		job_conts = job_conts + 1;
+}
 
 void bg_measure_suspend(void)
 {
@@ -358,6 +366,10 @@ void bg_measure_suspend(void)
 	errno = saved;
 }
 
+/* How much longer than its timeout a wait must have lasted, besides a
+ * continue, to be taken for a stop benchgate did not make. */
+#define BG_FOREIGN_STOP_MARGIN_NS (50 * 1000000LL)
+
 /* One run or shell command being waited for (wait_child). */
 struct waiter {
 	pid_t pid;                          /* the child, also its process group */
@@ -372,6 +384,10 @@ struct waiter {
 	bool timed_out, intr, killed;
 	int stop_signal; /* the signal that stopped it (it was then killed), or 0 */
 	size_t escaped; /* killed without cg_procs: what had left the group and still runs */
+	/* stopped by someone else (SIGSTOP) while it waited: how long, as the
+	 * gap of a wait that a continue ended (bg_measure_continued) */
+	bool foreign_stop;
+	int64_t foreign_ns;
 	bool have_start;
 	unsigned long long start; /* the child's start time, read before a kill without cg_procs */
 };
@@ -420,6 +436,8 @@ static int wait_child(struct waiter *w)
 	for (;;) {
 		pid_t r;
 		int wait_ms = 100;
+		int64_t waited0;
+		sig_atomic_t conts0;
 
 		/* the flag is read before each wait: a signal that came before the wait interrupts nothing */
 		if (!w->killed && w->interrupted && *w->interrupted) {
@@ -428,8 +446,8 @@ static int wait_child(struct waiter *w)
 		}
 		if (!w->killed && w->deadline_ns) {
 			/* the time this process was suspended is not the run's */
-			int64_t left = w->deadline_ns + (int64_t)(atomic_load(&job_stopped_ns) - w->stopped0) -
-				       bg_sys_monotonic_ns();
+			int64_t left = w->deadline_ns + (int64_t)(atomic_load(&job_stopped_ns) - w->stopped0) +
+				       w->foreign_ns - bg_sys_monotonic_ns();
 
 			if (left <= 0) {
 				w->timed_out = true;
@@ -453,12 +471,26 @@ static int wait_child(struct waiter *w)
 				wait_ms = 1; /* no pidfd (Linux before 5.3): look every millisecond */
 			else if (w->killed)
 				wait_ms = -1;
+			conts0 = job_conts;
+			waited0 = bg_sys_monotonic_ns();
 			if (n == 0) {
 				struct timespec ms = {0, 1000000};
 
 				nanosleep(&ms, NULL);
 			} else if (poll(p, n, wait_ms) < 0 && errno != EINTR) {
 				break;
+			}
+			if (job_conts != conts0) {
+				/* continued from a stop benchgate did not make: the wait
+				 * lasted longer than it could have (its timeout, and a
+				 * margin for the scheduler) by the time it was stopped */
+				int64_t over = bg_sys_monotonic_ns() - waited0 - (int64_t)(wait_ms < 0 ? 0 : wait_ms) * 1000000 -
+					       BG_FOREIGN_STOP_MARGIN_NS;
+
+				if (over > 0) {
+					w->foreign_stop = true;
+					w->foreign_ns += over;
+				}
 			}
 			capture_drain(w->cap);
 			r = wait4(pid, &w->wstatus, WNOHANG | WUNTRACED, &w->ru);
@@ -834,7 +866,7 @@ int bg_spawn_run_captured(const struct bg_spawn_prog *prog, double timeout,
 	res->interrupted = wt.intr;
 	res->escaped = wt.escaped;
 	res->stop_signal = wt.stop_signal;
-	res->suspended = job_stops != stops0;
+	res->suspended = job_stops != stops0 || wt.foreign_stop;
 	if (WIFEXITED(wt.wstatus)) {
 		res->exited = true;
 		res->exit_status = WEXITSTATUS(wt.wstatus);
