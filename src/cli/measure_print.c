@@ -405,8 +405,16 @@ void bg_mp_failed_stderr(struct bg_strbuf *out, const json_t *session, const str
 		nlines = *start ? 1 : 0;
 		for (p = start; *p; p++)
 			nlines += *p == '\n';
-		bg_strbuf_addf(out, "stderr of %s run %lld", json_string_value(json_object_get(r, "phase")),
-			       (long long)json_integer_value(json_object_get(r, "ordinal")));
+		/* named as the reason names it: "timed run 2 (#3)" */
+		{
+			json_int_t k = json_integer_value(json_object_get(r, "ordinal")),
+				   ix = json_integer_value(json_object_get(r, "phase_index"));
+
+			bg_strbuf_addf(out, "stderr of %s run %lld", json_string_value(json_object_get(r, "phase")),
+				       (long long)(ix ? ix : k));
+			if (ix && ix != k)
+				bg_strbuf_addf(out, " (#%lld)", (long long)k);
+		}
 		if (!nlines) {
 			bg_strbuf_adds(out, ": empty (");
 			bg_cli_add_shown(out, path);

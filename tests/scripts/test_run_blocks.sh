@@ -137,6 +137,14 @@ check "failed run: blocked (exit 1)" test "$(rc_of "$bin" run -q --no-repeat lif
 check "failed run: the last 10 lines" grep -q "^stderr of smoke run 1 (the last 10 lines of experiments/.*/runs/run-001.stderr):$" "$work/out"
 check "failed run: from line 42" test "$(grep "^  | " "$work/out" | head -n 1)" = "  | 42"
 check "failed run: the last line shown" grep -qxF '  | tab\x09bell\x07' "$work/out"
+# a failed timed run's stderr is named as the reason names the run
+with_registry '.runbooks.fail.command = "n=$(cat count 2>/dev/null || echo 0); n=$((n + 1)); echo $n >count; if [ $n -ge 3 ]; then echo boom >&2; exit 1; fi"'
+rm -f count
+check "failed timed run: blocked (exit 1)" test "$(rc_of "$bin" run -q --no-repeat -w 0 -r 3 life.fail)" = 1
+check "failed timed run: the reason's name" grep -q "reason      timed run 2 (#3) exited with status 1" "$work/out"
+check "failed timed run: the stderr's heading, the same" grep -q "^stderr of timed run 2 (#3) (1 line of experiments/.*/runs/run-003.stderr):$" "$work/out"
+rm -f count
+with_registry '.runbooks.fail.command = "seq 1 50 >&2; printf \"tab\\tbell\\a\\n\" >&2; exit 1"'
 sid=$(jq -r '.session_id' <("$bin" run -q --no-repeat --json life.fail))
 check "session of a failed run, from a subfolder: the same lines" \
 	bash -c 'cd docs && "$1" session "$2" | grep -c "^  | " | grep -qx 10' _ "$bin" "$sid"
