@@ -438,12 +438,69 @@ static int share_machine(void)
  * git's words, as run's preflight refuses such a source; nothing outside a
  * repository, where there is nothing to hash.
  */
+/* The .git (a folder, or a file naming one) of root or of a folder above
+ * it, into *at; whether there is one: root is then in a repository, whether
+ * or not git can read it. */
+static bool git_entry_above(const char *root, struct bg_strbuf *at)
+{
+	char *dir = realpath(root, NULL);
+	bool found = false;
+
+	while (dir && !found) {
+		struct stat st;
+		char *slash;
+
+		bg_strbuf_reset(at);
+		bg_strbuf_addf(at, "%s%s.git", dir, strcmp(dir, "/") ? "/" : "");
+		found = lstat(at->buf, &st) == 0;
+		slash = strrchr(dir, '/');
+		if (found || !slash || strcmp(dir, "/") == 0)
+			break;
+		if (slash == dir)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+	}
+	free(dir);
+	return found;
+}
+
+/*
+ * No revision where the project is in a repository (a .git above it):
+ * git could not read it (no commit yet, git not on PATH, a repository of
+ * another user, a .git file naming nothing). The session is stored as one
+ * outside any repository would be, so this is said, with git's words.
+ */
+static void warn_no_revision(const struct bg_config *cfg)
+{
+	struct bg_strbuf at = BG_STRBUF_INIT, why = BG_STRBUF_INIT, msg = BG_STRBUF_INIT;
+
+	if (git_entry_above(cfg->root, &at) || getenv("GIT_DIR")) {
+		bg_provenance_git_why(cfg->root, &why);
+		bg_strbuf_adds(&msg, "benchgate: this session's provenance lacks the source revision: the project is in a "
+				     "git repository (");
+		bg_cli_add_shown(&msg, getenv("GIT_DIR") ? "$GIT_DIR" : at.buf);
+		bg_strbuf_adds(&msg, "), but 'git rev-parse --verify HEAD' failed (");
+		bg_cli_add_shown(&msg, why.len ? why.buf : "git failed, and now succeeds");
+		bg_strbuf_adds(&msg, "); commit the source, put git on PATH, or make the repository one git reads for "
+				     "this user, as 'benchgate run' requires\n");
+		bg_cli_write(&msg, true);
+	}
+	bg_strbuf_release(&at);
+	bg_strbuf_release(&why);
+	bg_strbuf_release(&msg);
+}
+
 static void warn_git_state(const json_t *doc, const struct bg_config *cfg, const char *const *exclude)
 {
 	const json_t *git = json_object_get(json_object_get(doc, "provenance"), "git");
 	const json_t *dirty = json_object_get(git, "dirty");
 	struct bg_strbuf why = BG_STRBUF_INIT, msg = BG_STRBUF_INIT;
 
+	if (git && !json_is_string(json_object_get(git, "revision"))) {
+		warn_no_revision(cfg);
+		return;
+	}
 	if (!json_is_string(json_object_get(git, "revision")) ||
 	    (json_is_boolean(dirty) && (json_is_false(dirty) || json_is_string(json_object_get(git, "diff_sha256")))))
 		return;

@@ -118,6 +118,16 @@ check "no repository: measured" test "$(rc_of "$B" measure -q -r 1 --json -- tru
 check "no repository: nulls" jqe '.provenance.git == {"revision": null, "dirty": null, "diff_sha256": null, "untracked_files": null, "untracked": null, "excluded": [":(top,glob)**/.benchgate/**"]}' "$work/out"
 check "no repository: no warning" test ! -s "$work/err"
 
+# a repository git cannot give a revision of (no commit yet; git not on
+# PATH): stored as outside one, but said, in git's words
+cd "$work" && mkdir nocommit && cd nocommit && git init -q . || exit 1
+check "no commit yet: measured" test "$(rc_of "$B" measure -q -r 1 --json -- true)" = 0
+check "no commit yet: nulls" jqe '.provenance.git.revision == null' "$work/out"
+check "no commit yet: said" grep -q "^benchgate: this session's provenance lacks the source revision: the project is in a git repository (.*/nocommit/.git), but 'git rev-parse --verify HEAD' failed (fatal: .*); commit the source" "$work/err"
+git -c user.email=t@t -c user.name=t commit -qm empty --allow-empty
+check "no git on PATH: measured" test "$(PATH=/nonexistent rc_of "$B" measure -q -r 1 --json -- /bin/true)" = 0
+check "no git on PATH: said" grep -q "failed ('git': cannot start: No such file or directory); commit the source, put git on PATH" "$work/err"
+
 # a source git cannot read (a filter whose program is missing, as git-lfs
 # without git-lfs): measured and stored, but said, since its provenance
 # lacks the dirty flag or the diff's hash
