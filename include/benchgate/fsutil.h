@@ -91,6 +91,13 @@ int bg_atomic_target(const char *path, const char *display, struct bg_strbuf *ta
  * PID in decimal as it writes it, without a leading zero, so that one left
  * by a killed writer can be told apart and removed); -1 for any other name. */
 long bg_atomic_temp_pid(const char *name, const char *base);
+/* Removes from folder dir the temporary files (bg_atomic_temp_pid) of each
+ * of bases (NULL-terminated) that writers no longer running left (a SIGKILL
+ * between their write and rename): regular files only, never this
+ * process's; the folder is read once. Best effort: nothing is said of a
+ * folder that cannot be read. bg_atomic_file_open does it for the file it
+ * replaces. */
+void bg_atomic_remove_dead(const char *dir, const char *const *bases);
 /* mkdir -p; BG_EIO on failure. */
 int bg_mkdirs(const char *path, struct bg_ctx *ctx);
 /* The same; *made receives the first directory it created (the caller

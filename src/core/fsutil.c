@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -307,6 +308,39 @@ static int link_unnamed(struct bg_atomic_file *f)
 	return errno;
 }
 
+void bg_atomic_remove_dead(const char *dir, const char *const *bases)
+{
+	struct dirent *e;
+	struct stat st;
+	DIR *d;
+
+	if (!(d = opendir(dir)))
+		return;
+	while ((e = readdir(d))) {
+		long pid = -1;
+
+		for (size_t k = 0; bases[k] && pid < 0; k++)
+			pid = bg_atomic_temp_pid(e->d_name, bases[k]);
+
+		/* no such process (a process of another user answers EPERM: alive) */
+		if (pid > 0 && pid != (long)getpid() && kill((pid_t)pid, 0) != 0 && errno == ESRCH &&
+		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
+			unlinkat(dirfd(d), e->d_name, 0);
+	}
+	closedir(d);
+}
+
+/* bg_atomic_remove_dead for the file at path (a link's target) */
+static void remove_dead_beside(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	const char *base[2] = {slash ? slash + 1 : path, NULL};
+	char *dir = slash ? bg_xstrndup(path, slash == path ? 1 : (size_t)(slash - path)) : bg_xstrdup(".");
+
+	bg_atomic_remove_dead(dir, base);
+	free(dir);
+}
+
 int bg_atomic_file_open(struct bg_atomic_file *f, const char *path, const char *display,
 			struct bg_ctx *ctx)
 {
@@ -335,6 +369,9 @@ int bg_atomic_file_open(struct bg_atomic_file *f, const char *path, const char *
 				S_ISDIR(st.st_mode) ? "a folder" : S_ISFIFO(st.st_mode) ? "a pipe" :
 				S_ISSOCK(st.st_mode) ? "a socket" : "a device");
 	}
+	/* what a killed writer of this file left (a project's `git add -A`
+	 * would commit it; a session would count it untracked) */
+	remove_dead_beside(f->target.buf);
 	bg_strbuf_addf(&f->tmp, "%s" TEMP_MARK "%ld", f->target.buf, (long)getpid());
 	atomic_hold();
 	f->fd = open_unnamed(f->target.buf);

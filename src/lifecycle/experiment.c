@@ -576,21 +576,9 @@ long bg_experiment_leftover_pid(const char *name)
  * an experiment's folder) whose writer is no live process. */
 static void remove_dead_in(const char *dir, const char *base)
 {
-	struct dirent *e;
-	struct stat st;
-	DIR *d;
+	const char *one[2] = {base, NULL};
 
-	if (!(d = opendir(dir)))
-		return;
-	while ((e = readdir(d))) {
-		long pid = base ? bg_atomic_temp_pid(e->d_name, base) : bg_experiment_leftover_pid(e->d_name);
-
-		/* a regular file only, never a folder or a link of that name */
-		if (pid > 0 && pid != (long)getpid() && !bg_pid_alive((pid_t)pid) &&
-		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
-			unlinkat(dirfd(d), e->d_name, 0);
-	}
-	closedir(d);
+	bg_atomic_remove_dead(dir, base ? one : folder_files);
 }
 
 void bg_experiment_remove_leftovers(const struct bg_config *cfg, const char *id)

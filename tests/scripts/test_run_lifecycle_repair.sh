@@ -94,6 +94,17 @@ check "leftovers: run keeps a folder of that name" test -d "experiments/$id/erro
 rm -r experiments/RUNS.md.tmp.$$ "experiments/$id/runs.jsonl.tmp.$$" "experiments/$id/runs.jsonl.tmp.0$dead" \
 	"experiments/$id/notes.txt.tmp.$dead" "experiments/$id/error.json.tmp.$dead"
 
+# 3. every file benchgate replaces atomically: the next writer of it removes
+#    what a killed one left beside it (a killed render or promote left the
+#    generated document's, which every later session counted untracked)
+gen=docs/_generated/benchmark_coverage.md
+: >"$gen.tmp.$dead"
+: >"$gen.tmp.$$"
+check "leftovers: render exit 0" test "$(rc_of "$B" render)" = 0
+check "leftovers: render removes its document's" test ! -e "$gen.tmp.$dead"
+check "leftovers: render keeps a live writer's" test -f "$gen.tmp.$$"
+rm -f "$gen.tmp.$$"
+
 # 5. benchgate killed after the session was stored, before the manifest's
 #    last write (as after SIGKILL there): the manifest running, its owner
 #    gone, the row running; abandon names the stored session and how to
