@@ -118,8 +118,12 @@ void bg_rmdirs_made(const char *path, const char *made);
  * absent, and left there for the next holder), so that read-modify-write
  * updates by several processes are serialised. The kernel drops the lock
  * when its holder dies. *fd receives the lock, released with bg_unlock.
- * BG_EIO "DISPLAY: cannot lock: REASON" (display names what is protected).
+ * BG_EIO "DISPLAY: cannot lock: REASON" (display names what is protected),
+ * also after BG_LOCK_WAIT_MS of another holder (one stopped or hung, named
+ * with fuser), or at once when SIGINT, SIGTERM, SIGHUP or SIGQUIT waits
+ * held back ("DISPLAY: interrupted while waiting for its lock ...").
  */
+#define BG_LOCK_WAIT_MS 60000L
 int bg_lock_file(const char *lock_path, const char *display, int *fd, struct bg_ctx *ctx);
 void bg_unlock(int fd);
 bool bg_is_file(const char *path);

@@ -570,24 +570,51 @@ void bg_rmdirs_made(const char *path, const char *made)
 	free(cur);
 }
 
+/* Whether SIGINT, SIGTERM, SIGHUP or SIGQUIT waits, held back (stops.h):
+ * a person asked this process to end while it holds them. */
+static bool stop_pending(void)
+{
+	sigset_t p;
+
+	return sigpending(&p) == 0 && (sigismember(&p, SIGINT) == 1 || sigismember(&p, SIGTERM) == 1 ||
+				       sigismember(&p, SIGHUP) == 1 || sigismember(&p, SIGQUIT) == 1);
+}
+
 int bg_lock_file(const char *lock_path, const char *display, int *fd, struct bg_ctx *ctx)
 {
-	int rc;
+	long waited_ms = 0;
+	int rc, e = 0;
 
 	*fd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (*fd >= 0) {
-		while ((rc = flock(*fd, LOCK_EX)) != 0 && errno == EINTR)
-			;
-		if (rc != 0) {
-			int e = errno;
-			close(*fd);
-			*fd = -1;
-			errno = e;
-		}
-	}
 	if (*fd < 0)
 		return bg_error(ctx, BG_EIO, "%s: cannot lock: %s", display, strerror(errno));
-	return BG_OK;
+	/* polled, not a blocking flock: a wait ends when the holder is done,
+	 * when it lasts BG_LOCK_WAIT_MS (a holder stopped or hung), or when a
+	 * stop signal waits held back (Ctrl-Z'd writers are not waited for
+	 * forever, nor is Ctrl-C ignored while waiting) */
+	while ((rc = flock(*fd, LOCK_EX | LOCK_NB)) != 0) {
+		struct timespec step = {0, 20 * 1000000L};
+
+		e = errno;
+		if (e == EINTR)
+			continue;
+		if (e != EWOULDBLOCK || stop_pending() || waited_ms >= BG_LOCK_WAIT_MS)
+			break;
+		nanosleep(&step, NULL);
+		waited_ms += 20;
+	}
+	if (rc == 0)
+		return BG_OK;
+	close(*fd);
+	*fd = -1;
+	if (e != EWOULDBLOCK)
+		return bg_error(ctx, BG_EIO, "%s: cannot lock: %s", display, strerror(e));
+	if (waited_ms < BG_LOCK_WAIT_MS)
+		return bg_error(ctx, BG_EIO, "%s: interrupted while waiting for its lock (%s), which another process "
+				"holds; nothing was written to it", display, lock_path);
+	return bg_error(ctx, BG_EIO, "%s: cannot lock: another process has held its lock (%s) for %ld s: a "
+			"benchgate stopped (Ctrl-Z) or hung ('fuser -v %s' names it); try again once it is done",
+			display, lock_path, BG_LOCK_WAIT_MS / 1000, lock_path);
 }
 
 void bg_unlock(int fd)

@@ -322,13 +322,22 @@ size_t bg_runs_index_conflict(const char *text, size_t len)
 	return 0;
 }
 
-int bg_runs_index_put(const struct bg_config *cfg, const struct bg_runs_row *row, struct bg_ctx *ctx)
+/* The lock that serialises RUNS.md's updates, into *fd (bg_unlock). It
+ * lives in benchgate's state folder, not beside RUNS.md, where git would
+ * show it to the user. */
+static int runs_index_lock(const struct bg_config *cfg, int *fd, struct bg_ctx *ctx)
+{
+	return bg_lifecycle_lock(cfg, "runs-index.lock", cfg->runs_index, fd, ctx);
+}
+
+/* bg_runs_index_put, its lock held by the caller. */
+static int runs_index_put_locked(const struct bg_config *cfg, const struct bg_runs_row *row, struct bg_ctx *ctx)
 {
 	struct bg_strbuf path = BG_STRBUF_INIT, old = BG_STRBUF_INIT;
 	struct bg_strbuf text = BG_STRBUF_INIT, line = BG_STRBUF_INIT;
 	size_t at;
 	bool replaced = false;
-	int fd, rc;
+	int rc;
 	char *slash;
 
 	bg_config_path(cfg, &path, cfg->runs_index);
@@ -338,12 +347,8 @@ int bg_runs_index_put(const struct bg_config *cfg, const struct bg_runs_row *row
 		rc = bg_mkdirs(path.buf, ctx);
 		*slash = '/';
 		if (rc)
-			goto out0;
+			goto out;
 	}
-	/* the lock lives in benchgate's state folder, not beside RUNS.md,
-	 * where git would show it to the user */
-	if ((rc = bg_lifecycle_lock(cfg, "runs-index.lock", cfg->runs_index, &fd, ctx)))
-		goto out0;
 	if (bg_is_file(path.buf)) {
 		size_t marker;
 
@@ -419,12 +424,21 @@ int bg_runs_index_put(const struct bg_config *cfg, const struct bg_runs_row *row
 	}
 	rc = bg_file_write_atomic(path.buf, cfg->runs_index, text.buf, text.len, ctx);
 out:
-	bg_unlock(fd);
-out0:
 	bg_strbuf_release(&path);
 	bg_strbuf_release(&old);
 	bg_strbuf_release(&text);
 	bg_strbuf_release(&line);
+	return rc;
+}
+
+int bg_runs_index_put(const struct bg_config *cfg, const struct bg_runs_row *row, struct bg_ctx *ctx)
+{
+	int fd, rc;
+
+	if ((rc = runs_index_lock(cfg, &fd, ctx)))
+		return rc;
+	rc = runs_index_put_locked(cfg, row, ctx);
+	bg_unlock(fd);
 	return rc;
 }
 
@@ -482,16 +496,21 @@ int bg_experiment_finish(const struct bg_config *cfg, const char *id, const json
 			 const struct bg_runs_row *row, bool *manifest_written, struct bg_ctx *ctx)
 {
 	sigset_t old;
-	int rc;
+	int rc, fd = -1;
 
 	if (manifest_written)
 		*manifest_written = false;
 	bg_stops_hold(&old);
-	rc = bg_experiment_write_manifest(cfg, id, manifest, ctx);
+	/* RUNS.md's lock first: a wait for it that ends (a holder stopped or
+	 * hung, or a stop signal held back meanwhile) leaves neither written */
+	rc = runs_index_lock(cfg, &fd, ctx);
+	if (rc == BG_OK)
+		rc = bg_experiment_write_manifest(cfg, id, manifest, ctx);
 	if (rc == BG_OK && manifest_written)
 		*manifest_written = true;
 	if (rc == BG_OK)
-		rc = bg_runs_index_put(cfg, row, ctx);
+		rc = runs_index_put_locked(cfg, row, ctx);
+	bg_unlock(fd);
 	bg_stops_release(&old);
 	return rc;
 }

@@ -292,8 +292,9 @@ kill "$ps"; wait "$ps" 2>/dev/null
 expect_rc 2 "abandon without why" "$bin" experiments abandon "$id"
 expect_rc 2 "abandon with a private path" "$bin" experiments abandon "$id" --why "logs in /home/someone/x"
 mentions "abandon with a private path" "the reason holds an absolute private path"
-# a SIGTERM while abandon waits for the RUNS.md lock (after the manifest is
-# written) waits until the row is written too: the two never disagree
+# a SIGTERM while abandon waits for the RUNS.md lock ends the wait before
+# the manifest is written (the lock is taken first): the two never disagree,
+# and Ctrl-C is not ignored while another process holds the lock
 flock .benchgate/runs-index.lock sleep 1 &
 pl=$!
 sleep 0.2
@@ -301,11 +302,16 @@ sleep 0.2
 pa=$!
 sleep 0.3
 kill -TERM $pa
-wait $pl
 wait $pa
+rc_abandon=$?
+wait $pl
 grep -q '"failure_reason": "abandoned: benchgate was killed in a test"' "experiments/$id/manifest.json" &&
 	! grep -q "^| $id | .* | failed | failed: abandoned: benchgate was killed in a test" experiments/RUNS.md &&
 	fail "abandon stopped by SIGTERM: the manifest is failed but its RUNS.md row is not"
+# (it ends as SIGTERM ends a program, before the lock's holder is done)
+[ "$rc_abandon" = 143 ] || fail "abandon stopped by SIGTERM while waiting: exit $rc_abandon, not ended by the signal"
+grep -q '"status": "running"' "experiments/$id/manifest.json" ||
+	fail "abandon stopped by SIGTERM while waiting: the manifest was written"
 grep -q '"status": "running"' "experiments/$id/manifest.json" &&
 	expect_rc 0 "abandon" "$bin" experiments abandon "$id" --why "benchgate was killed in a test"
 grep -q '"failure_reason": "abandoned: benchgate was killed in a test"' "experiments/$id/manifest.json" || fail "abandon: reason"
