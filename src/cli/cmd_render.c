@@ -11,10 +11,12 @@
 #include "cli/cli.h"
 #include "cli/inputs.h"
 #include "benchgate/fsutil.h"
+#include "benchgate/lifecycle.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static const char *on_opt(int id, const char *value, void *data)
 {
@@ -48,7 +50,7 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 	const char *output = NULL, *what;
 	char *dir = NULL, *made = NULL;
 	struct stat st;
-	int rc;
+	int rc, lock = -1;
 
 	if ((rc = bg_cli_parse(cli, self, opts, 0, false, on_opt, &output, &parsed)))
 		return rc;
@@ -56,9 +58,30 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 		return bg_cli_usage_error(self, "argument --output: expected a file name");
 	if (output && output[strlen(output) - 1] == '/')
 		return bg_cli_usage_error(self, "argument --output: '%s' names a folder; name the file to write", output);
-	if ((rc = bg_cli_load_registry(cli, &cfg, &reg)))
+	if ((rc = bg_cli_load_config(cli, &cfg)))
 		return rc;
 	bg_ctx_init(&ctx);
+	memset(&reg, 0, sizeof(reg));
+	/* one writer of the document at a time: a promotion re-renders it from
+	 * the registry it edits, and a render that read the registry before
+	 * would write the old one over it. The lock is promote's, taken where
+	 * a promotion could run (its state folder is there) before the
+	 * registry is read. */
+	if (!(output && strcmp(output, "-") == 0)) {
+		struct bg_strbuf state = BG_STRBUF_INIT;
+
+		bg_lifecycle_state_dir(&cfg, &state);
+		if (bg_is_dir(state.buf) && access(state.buf, W_OK) == 0) /* (one read-only: no promotion) */
+			rc = bg_lifecycle_lock(&cfg, "promote.lock", NULL, &lock, &ctx);
+		bg_strbuf_release(&state);
+		if (rc)
+			goto out;
+	}
+	if ((rc = bg_registry_load(&reg, &cfg, &ctx))) {
+		bg_cli_fail_project(cli, rc, &ctx, &cfg);
+		bg_ctx_init(&ctx);
+		goto out;
+	}
 	if (output && strcmp(output, "-") == 0) {
 		/* standard output, the document alone: what a pipe or a diff reads */
 		if ((rc = bg_registry_render(&reg, &msg, &ctx)) == BG_OK && bg_cli_write(&msg, false))
@@ -100,6 +123,7 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 			rc = BG_EIO;
 	}
 out:
+	bg_unlock(lock);
 	if (rc && ctx.msg)
 		bg_cli_fail_ctx(rc, &ctx);
 	bg_ctx_release(&ctx);

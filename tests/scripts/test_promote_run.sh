@@ -110,6 +110,18 @@ jq '(.runbooks.full |= (to_entries | reverse | from_entries)) | (.gates[] | sele
 check "promote: a runbook laid out anew is the same" \
 	jq -e '(.refusals | length) == 1 and ([.refusals[] | select(contains("runbook"))] | length) == 0' "$work/pj"
 cp "$work/reg1" benchmarks/benchmark_registry.json; cp "$work/doc1" docs/_generated/benchmark_coverage.md
+# render takes promote's lock before it reads the registry: a registry
+# changed by the lock's holder (as a promotion changes it) is the one it
+# renders, so the document is current afterwards
+cp benchmarks/benchmark_registry.json "$work/reg.keep"
+jq '(.gates[] | select(.id == "life.full")) |= (.module = "Renamed")' "$work/reg1" >"$work/reg.renamed"
+flock .benchgate/promote.lock sh -c "sleep 0.5; cp '$work/reg.renamed' benchmarks/benchmark_registry.json" &
+holder=$!
+sleep 0.2
+check "render while promote's lock is held: exit 0" test "$(rc_of "$B" render)" = 0
+wait $holder
+check "... it rendered the registry the holder left" "$B" validate
+cp "$work/reg.keep" benchmarks/benchmark_registry.json; cp "$work/doc1" docs/_generated/benchmark_coverage.md
 # promotions are serialised (each reads and rewrites the registry, the
 # evidence index and the document): promote waits while the lock is held
 flock .benchgate/promote.lock sleep 1 &
