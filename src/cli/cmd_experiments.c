@@ -216,6 +216,10 @@ static int list(const struct bg_config *cfg, bool as_json)
 
 struct stored {
 	const char *id;
+	/* of this project's experiment: its manifest's creation time and
+	 * revision (NULL when it has none), since experiment ids are unique
+	 * within one project, not within a store that projects share */
+	const char *created, *revision;
 	json_t *sessions; /* the summaries of the experiment's sessions */
 };
 
@@ -223,9 +227,13 @@ static int stored_of(const json_t *row, void *data, struct bg_ctx *ctx)
 {
 	struct stored *s = data;
 	const char *exp = json_string_value(json_object_get(row, "experiment_id"));
+	const char *started = json_string_value(json_object_get(row, "started_at"));
+	const char *rev = json_string_value(json_object_get(row, "git_revision"));
 
 	(void)ctx;
-	if (exp && strcmp(exp, s->id) == 0)
+	/* (RFC 3339 texts of one form, UTC: they compare as their times do) */
+	if (exp && strcmp(exp, s->id) == 0 && !(s->created && started && strcmp(started, s->created) < 0) &&
+	    !(s->revision && rev && strcmp(rev, s->revision) != 0))
 		json_array_append(s->sessions, (json_t *)row);
 	return BG_OK;
 }
@@ -238,7 +246,7 @@ static int stored_of(const json_t *row, void *data, struct bg_ctx *ctx)
  */
 static void abandoned_sessions(struct bg_strbuf *out, const struct bg_config *cfg, const char *id)
 {
-	struct stored s = {id, json_array()};
+	struct stored s = {id, NULL, NULL, json_array()};
 	struct bg_store *st = NULL;
 	struct bg_ctx ctx;
 	json_t *m = NULL, *row;
@@ -249,6 +257,8 @@ static void abandoned_sessions(struct bg_strbuf *out, const struct bg_config *cf
 	if (bg_experiment_read_manifest(cfg, id, &m, &ctx) ||
 	    !(gate = json_string_value(json_object_get(json_object_get(json_object_get(m, "parameters"), "gate"), "id"))))
 		goto out; /* no gate: no session of it can be stored */
+	s.created = json_string_value(json_object_get(json_object_get(m, "timestamps"), "created"));
+	s.revision = json_string_value(json_object_get(json_object_get(m, "code"), "revision"));
 	if (bg_store_open(cfg->store, cfg->root, BG_STORE_READ, &st, &ctx) ||
 	    (st && bg_store_each_history(st, gate, NULL, stored_of, &s, &ctx))) {
 		bg_strbuf_adds(out, "the store could not be searched for a session of this experiment (");

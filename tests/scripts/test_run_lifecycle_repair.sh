@@ -117,6 +117,16 @@ sed -i "s/^\(| $id | .* | \)ok | [^|]* |/\1running | in progress |/" experiments
 : >"experiments/$id/runs.jsonl.tmp.$dead"
 : >experiments/RUNS.md.tmp.$dead
 sid=$("$B" sessions --json | jq --arg id "$id" '.[] | select(.experiment_id == $id) | .id')
+# a session of the same experiment id stored before this manifest was made
+# is another's (projects sharing a store each number their experiments):
+# not named
+cp "$m" "$work/m.keep"; cp experiments/RUNS.md "$work/runs.keep"
+jq '.timestamps.created = "2999-01-01T00:00:00.000000Z"' "$work/m.keep" >"$m"
+check "another's session: abandon exit 0" test "$(rc_of "$B" experiments abandon "$id" --why "killed in a test")" = 0
+check "another's session: not named" sh -c "! grep -q 'of this experiment was stored' '$work/out'"
+cp "$work/m.keep" "$m"; cp "$work/runs.keep" experiments/RUNS.md
+: >"experiments/$id/runs.jsonl.tmp.$dead"
+: >experiments/RUNS.md.tmp.$dead
 check "stored session: abandon exit 0" test "$(rc_of "$B" experiments abandon "$id" --why "killed in a test")" = 0
 check "stored session: abandon names it and the way to reject it" \
 	grep -qF "session $sid of this experiment was stored before benchgate stopped (decision no-baseline, auto-accepted) and counts in its key's baseline; if it should not, reject it: 'benchgate reject $sid --why TEXT'" "$work/out"
