@@ -475,11 +475,11 @@ static void warn_no_revision(const struct bg_config *cfg)
 {
 	struct bg_strbuf at = BG_STRBUF_INIT, why = BG_STRBUF_INIT, msg = BG_STRBUF_INIT;
 
-	if (git_entry_above(cfg->root, &at) || getenv("GIT_DIR")) {
+	if (git_entry_above(cfg->root, &at)) {
 		bg_provenance_git_why(cfg->root, &why);
 		bg_strbuf_adds(&msg, "benchgate: this session's provenance lacks the source revision: the project is in a "
 				     "git repository (");
-		bg_cli_add_shown(&msg, getenv("GIT_DIR") ? "$GIT_DIR" : at.buf);
+		bg_cli_add_shown(&msg, at.buf);
 		bg_strbuf_adds(&msg, "), but 'git rev-parse --verify HEAD' failed (");
 		bg_cli_add_shown(&msg, why.len ? why.buf : "git failed, and now succeeds");
 		bg_strbuf_adds(&msg, "); commit the source, put git on PATH, or make the repository one git reads for "

@@ -317,13 +317,15 @@ int bg_spawn_shell(const char *cmd, const char *const *args, size_t nargs,
  */
 struct bg_strbuf;
 void bg_spawn_shell_ended(struct bg_strbuf *out, int status, int signal);
-/* Runs argv in dir capturing stdout into out; *status as above. */
+/* Runs argv in dir capturing stdout into out; *status as above. The
+ * environment is this process's, less the names in unset (NULL-terminated,
+ * or NULL for none). */
 struct bg_strbuf;
-int bg_spawn_capture(char *const *argv, const char *dir, struct bg_strbuf *out, int *status,
-		     struct bg_ctx *ctx);
+int bg_spawn_capture(char *const *argv, const char *dir, const char *const *unset, struct bg_strbuf *out,
+		     int *status, struct bg_ctx *ctx);
 /* The same with stderr captured into out too. */
-int bg_spawn_capture_all(char *const *argv, const char *dir, struct bg_strbuf *out, int *status,
-			 struct bg_ctx *ctx);
+int bg_spawn_capture_all(char *const *argv, const char *dir, const char *const *unset, struct bg_strbuf *out,
+			 int *status, struct bg_ctx *ctx);
 /* Reaps finished children without blocking (orphans adopted as subreaper). */
 void bg_spawn_reap_orphans(void);
 

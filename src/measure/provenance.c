@@ -51,6 +51,15 @@ static void chomp(struct bg_strbuf *sb)
  * observer that never writes the user's repository, nor holds the
  * index.lock that would make their own `git commit` fail meanwhile.
  */
+/*
+ * What git reads from the environment to look at another repository than
+ * the one it finds from its folder (a git hook sets some; a shell may keep
+ * them): benchgate's git calls describe the project root's repository, as
+ * `run` names it, so they go without them.
+ */
+static const char *const git_env_unset[] = {"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
+					    "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_NAMESPACE", NULL};
+
 static int git_run(const char *root, const char *const *args, const char *const *exclude, bool with_stderr,
 		   struct bg_strbuf *out, int *st, struct bg_ctx *ctx)
 {
@@ -83,7 +92,8 @@ static int git_run(const char *root, const char *const *args, const char *const 
 		}
 	}
 	argv[n] = NULL;
-	rc = with_stderr ? bg_spawn_capture_all(argv, root, out, st, ctx) : bg_spawn_capture(argv, root, out, st, ctx);
+	rc = with_stderr ? bg_spawn_capture_all(argv, root, git_env_unset, out, st, ctx)
+			 : bg_spawn_capture(argv, root, git_env_unset, out, st, ctx);
 	for (size_t i = 0; i < n; i++)
 		free(argv[i]);
 	free(argv);

@@ -928,9 +928,35 @@ void bg_spawn_shell_ended(struct bg_strbuf *out, int status, int signal)
 }
 
 /* bg_spawn_capture, with stderr into out too when merge_stderr. */
-static int spawn_capture(char *const *argv, const char *dir, bool merge_stderr, struct bg_strbuf *out,
-			 int *status, struct bg_ctx *ctx)
+/* environ less the variables named in unset (NULL: environ itself); a new
+ * array of borrowed strings, the caller frees it (NULL: nothing to free) */
+static char **env_without(const char *const *unset)
 {
+	size_t n = 0, k = 0;
+	char **env;
+
+	if (!unset)
+		return NULL;
+	while (environ[n])
+		n++;
+	env = bg_xcalloc(n + 1, sizeof(*env));
+	for (size_t i = 0; i < n; i++) {
+		bool drop = false;
+
+		for (size_t u = 0; unset[u] && !drop; u++) {
+			size_t len = strlen(unset[u]);
+			drop = strncmp(environ[i], unset[u], len) == 0 && environ[i][len] == '=';
+		}
+		if (!drop)
+			env[k++] = environ[i];
+	}
+	return env;
+}
+
+static int spawn_capture(char *const *argv, const char *dir, const char *const *unset, bool merge_stderr,
+			 struct bg_strbuf *out, int *status, struct bg_ctx *ctx)
+{
+	char **env = env_without(unset);
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
 	int fds[2], e, wst = 0;
@@ -950,7 +976,8 @@ static int spawn_capture(char *const *argv, const char *dir, bool merge_stderr, 
 	if (dir)
 		posix_spawn_file_actions_addchdir_np(&fa, dir);
 	spawn_attrs(&attr);
-	e = posix_spawnp(&pid, argv[0], &fa, &attr, argv, environ);
+	e = posix_spawnp(&pid, argv[0], &fa, &attr, argv, env ? env : environ);
+	free(env);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&attr);
 	close(fds[1]);
@@ -973,14 +1000,14 @@ static int spawn_capture(char *const *argv, const char *dir, bool merge_stderr, 
 	return BG_OK;
 }
 
-int bg_spawn_capture(char *const *argv, const char *dir, struct bg_strbuf *out, int *status,
-		     struct bg_ctx *ctx)
+int bg_spawn_capture(char *const *argv, const char *dir, const char *const *unset, struct bg_strbuf *out,
+		     int *status, struct bg_ctx *ctx)
 {
-	return spawn_capture(argv, dir, false, out, status, ctx);
+	return spawn_capture(argv, dir, unset, false, out, status, ctx);
 }
 
-int bg_spawn_capture_all(char *const *argv, const char *dir, struct bg_strbuf *out, int *status,
-			 struct bg_ctx *ctx)
+int bg_spawn_capture_all(char *const *argv, const char *dir, const char *const *unset, struct bg_strbuf *out,
+			 int *status, struct bg_ctx *ctx)
 {
-	return spawn_capture(argv, dir, true, out, status, ctx);
+	return spawn_capture(argv, dir, unset, true, out, status, ctx);
 }

@@ -118,6 +118,16 @@ check "no repository: measured" test "$(rc_of "$B" measure -q -r 1 --json -- tru
 check "no repository: nulls" jqe '.provenance.git == {"revision": null, "dirty": null, "diff_sha256": null, "untracked_files": null, "untracked": null, "excluded": [":(top,glob)**/.benchgate/**"]}' "$work/out"
 check "no repository: no warning" test ! -s "$work/err"
 
+# GIT_DIR and the like in benchgate's environment (a git hook sets them)
+# do not move its git checks to another repository: the project's is read
+cd "$work" && mkdir other && cd other && git init -q . && : >o && git add o &&
+	git -c user.email=t@t -c user.name=t commit -qm other || exit 1
+other_head=$(git rev-parse HEAD)
+cd "$work" && mkdir own && cd own && git init -q . && : >f && git add f &&
+	git -c user.email=t@t -c user.name=t commit -qm own || exit 1
+check "GIT_DIR set: measured" test "$(GIT_DIR="$work/other/.git" GIT_INDEX_FILE="$work/other/.git/index" rc_of "$B" measure -q -r 1 --json -- true)" = 0
+check "GIT_DIR set: the project's revision" jqe --arg h "$(git rev-parse HEAD)" --arg o "$other_head" '.provenance.git.revision == $h and $h != $o and .provenance.git.dirty == false' "$work/out"
+
 # a repository git cannot give a revision of (no commit yet; git not on
 # PATH): stored as outside one, but said, in git's words
 cd "$work" && mkdir nocommit && cd nocommit && git init -q . || exit 1
