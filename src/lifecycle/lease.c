@@ -65,6 +65,13 @@ size_t bg_lifecycle_state_excludes(const struct bg_config *cfg, char **out, size
 	if (strncmp(spec, "sqlite:", 7) != 0)
 		return n;
 	path = spec + 7;
+	/* an absolute path inside the project is the relative one it names */
+	{
+		size_t rl = strlen(cfg->root);
+
+		if (path[0] == '/' && rl > 1 && strncmp(path, cfg->root, rl) == 0 && path[rl] == '/' && path[rl + 1])
+			path += rl + 1;
+	}
 	/* a folder that may lie outside the project cannot be named to git
 	 * from it (git refuses a pathspec outside the repository) */
 	if (!bg_path_stays_below(path))

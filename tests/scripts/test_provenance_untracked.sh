@@ -198,6 +198,16 @@ git add lab && git commit -qm lab
 check "a store in the project's folder: its files left out" \
 	jqe '.provenance.git.excluded == [":(top,glob)**/.benchgate/**", "bg.sqlite3", "bg.sqlite3-journal", "bg.sqlite3-wal", "bg.sqlite3-shm", "leases", "dashboard"]' "$work/lab1.json"
 check "... clean" jqe '.provenance.git.dirty == false' "$work/lab1.json"
+# a store named by an absolute path inside the project: the relative path it names
+printf '{"schema_version": 1, "store": "sqlite:%s/lab/db/s.sqlite3"}\n' "$(pwd -P)" >lab/benchgate.json
+git add lab && git commit -qm "lab: an absolute store"
+(cd lab && m -- true >/dev/null 2>&1)
+(cd lab && m -- true) >"$work/lab3.json"
+check "a store named by an absolute path inside the project: its folder left out" \
+	jqe '.provenance.git.excluded[-1] == "db" and .provenance.git.dirty == false' "$work/lab3.json"
+rm -rf lab/db
+printf '{"schema_version": 1, "store": "sqlite:bg.sqlite3"}\n' >lab/benchgate.json
+git add lab && git commit -qm "lab: the store in its folder again"
 printf 'y = 1\n' >beside.py
 (cd lab && m -- true) >"$work/lab2.json"
 check "a file beside the project's folder: dirty, named from the top" jqe '.provenance.git.untracked == ["beside.py"]' "$work/lab2.json"
