@@ -86,13 +86,25 @@ static int run_key(struct bg_cli *cli, const struct bg_cmd *self)
 		json_decref(o);
 	} else {
 		const char *gate = json_string_value(json_object_get(v, "gate_id"));
+		size_t width = 20;
 
 		bg_strbuf_addf(&sb, "session %lld  gate ", id);
 		bg_cli_add_shown(&sb, gate);
 		bg_strbuf_adds(&sb, "\nkey ");
 		bg_cli_add_shown(&sb, json_string_value(json_object_get(v, "key_id")));
 		bg_strbuf_adds(&sb, "\n\n");
-		bg_strbuf_addf(&sb, "%-20s %-44s %s\n", "field", "value", "source");
+		/* the field column: 20 characters, or the longest name's */
+		json_array_foreach(json_object_get(key, "fields"), i, f) {
+			struct bg_strbuf name = BG_STRBUF_INIT;
+			size_t at_unused = 0, nchars;
+
+			bg_cli_shown(&name, json_string_value(json_object_get(f, "field")));
+			nchars = utf8_chars(name.buf, name.len, 0, &at_unused);
+			if (nchars > width)
+				width = nchars;
+			bg_strbuf_release(&name);
+		}
+		bg_strbuf_addf(&sb, "%-*s %-44s %s\n", (int)width, "field", "value", "source");
 		json_array_foreach(json_object_get(key, "fields"), i, f) {
 			struct bg_strbuf val = BG_STRBUF_INIT, name = BG_STRBUF_INIT, source = BG_STRBUF_INIT;
 			size_t chars, at41 = 0;
@@ -110,10 +122,16 @@ static int run_key(struct bg_cli *cli, const struct bg_cmd *self)
 				bg_strbuf_adds(&val, "...");
 				chars = 44;
 			}
-			bg_strbuf_addf(&sb, "%-20s %s%*s %s\n",
-				       bg_cli_shown(&name, json_string_value(json_object_get(f, "field"))), val.buf,
-				       (int)(44 - chars), "",
-				       bg_cli_shown(&source, json_string_value(json_object_get(f, "source"))));
+			/* padded by characters, as the value is ('clé' is 3) */
+			{
+				size_t nchars, at_unused = 0;
+
+				bg_cli_shown(&name, json_string_value(json_object_get(f, "field")));
+				nchars = utf8_chars(name.buf, name.len, 0, &at_unused);
+				bg_strbuf_addf(&sb, "%s%*s %s%*s %s\n", name.buf, (int)(width - nchars), "",
+					       val.buf, (int)(44 - chars), "",
+					       bg_cli_shown(&source, json_string_value(json_object_get(f, "source"))));
+			}
 			bg_strbuf_release(&val);
 			bg_strbuf_release(&name);
 			bg_strbuf_release(&source);
