@@ -109,6 +109,16 @@ check "the p50 line joins the seven that count" \
 check "the time axis spans those that count: ms, not s" \
 	test "$(grep -o 'rotate(-90 12 110)">[^<]*<' "$page" | head -1)" = 'rotate(-90 12 110)">ms<'
 
+# key's table is aligned by characters, its field column as wide as the
+# longest name: 'clé' (4 bytes) and a 38-character name keep the values in line
+fresh
+jq '.comparison_contract.comparison_key = ["clé", "a_very_long_key_field_name_over_twenty", "revision"]' p/benchmarks/profile_matrix.json >"$work/pm" &&
+	cp "$work/pm" p/benchmarks/profile_matrix.json
+"$SEED" seed p $G scheduled-profile 0.1 >/dev/null
+"$B" -C p key 1 >"$work/key.txt"
+check "key: the field column as wide as the longest name" grep -qx 'a_very_long_key_field_name_over_twenty null                                         unresolved' "$work/key.txt"
+check "key: 'clé' padded by characters" grep -qx "clé$(printf '%35s') null                                         unresolved" "$work/key.txt"
+
 # a key whose fields leave out the gate, the computer and the measure
 # object: its sessions are of two gates, two computers and both timings.
 # The heading, the notes and the plot title are true of all of them (they
@@ -120,21 +130,6 @@ jq '.comparison_contract.comparison_key = ["revision"]' p/benchmarks/profile_mat
 "$SEED" seed p bin.simd.ci.bin1.parity scheduled-profile 0.1 >/dev/null
 "$SEED" sql p "UPDATE sessions SET document = json_set(document, '$.timing', 'reported') WHERE id = 2"
 check "one key for both" test "$("$B" -C p history --key "$("$B" -C p key 1 --json | jq -r .key_id)" --json | jq length)" = 2
-# key's table is aligned by characters, its field column as wide as the
-# longest name: 'clé' (4 bytes) and a 38-character name keep the values in line
-fresh
-jq '.comparison_contract.comparison_key = ["clé", "a_very_long_key_field_name_over_twenty", "revision"]' p/benchmarks/profile_matrix.json >"$work/pm" &&
-	cp "$work/pm" p/benchmarks/profile_matrix.json
-"$SEED" seed p $G scheduled-profile 0.1 >/dev/null
-"$B" -C p key 1 >"$work/key.txt"
-check "key: the field column as wide as the longest name" grep -qx 'a_very_long_key_field_name_over_twenty null                                         unresolved' "$work/key.txt"
-check "key: 'clé' padded by characters" grep -qx "clé$(printf '%35s') null                                         unresolved" "$work/key.txt"
-fresh
-jq '.comparison_contract.comparison_key = ["revision"]' p/benchmarks/profile_matrix.json >"$work/pm" &&
-	cp "$work/pm" p/benchmarks/profile_matrix.json
-"$SEED" seed p $G scheduled-profile 0.1 >/dev/null
-"$SEED" seed p bin.simd.ci.bin1.parity scheduled-profile 0.1 >/dev/null
-"$SEED" sql p "UPDATE sessions SET document = json_set(document, '$.timing', 'reported') WHERE id = 2"
 # history of the key names each session's gate where a gate's history names its key
 "$B" -C p history --key "$("$B" -C p key 1 --json | jq -r .key_id)" >"$work/hist"
 check "history --key: a gate column" grep -qE '^id +started .* decision +gate +curation$' "$work/hist"
