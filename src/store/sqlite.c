@@ -1483,9 +1483,12 @@ static int refuse_writer(const char *path, const char *display, bool exists, str
  * folder, a link to nothing, one that cannot be looked at), never taken
  * for no store.
  */
+static bool beside(const char *path, const char *suffix, off_t *size);
+
 static int store_file(const char *path, const char *display, bool *exists, struct bg_ctx *ctx)
 {
 	struct stat st;
+	off_t wal = 0;
 
 	*exists = false;
 	if (stat(path, &st) == 0) {
@@ -1504,6 +1507,13 @@ static int store_file(const char *path, const char *display, bool *exists, struc
 		return bg_error(ctx, BG_EIO, "%s: cannot open the store: %s", display, strerror(errno));
 	} else if (lstat(path, &st) == 0) {
 		return bg_error(ctx, BG_EIO, "%s: cannot open the store: a link to nothing", display);
+	} else if (beside(path, "-wal", &wal) && wal > 0) {
+		/* the store removed (or moved) without its log: what the log holds
+		 * is lost with the file, and SQLite would replay it into a new one */
+		return bg_error(ctx, BG_EIO, "%s: the store file is not there, but its -wal file (%lld bytes) is: "
+				"the store was removed or moved without it; restore the store from a backup into "
+				"its place, or, if its sessions are not wanted, remove the -wal and any -shm file "
+				"beside it", display, (long long)wal);
 	}
 	return BG_OK;
 }

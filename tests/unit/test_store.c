@@ -660,8 +660,10 @@ static void test_create_whole(void **state)
 	fputs("frames of a store removed without its -wal", f);
 	fclose(f);
 	assert_int_equal(bg_store_open("sqlite:walonly/store.sqlite3", dir, BG_STORE_CREATE, &st, &ctx), BG_EIO);
-	assert_non_null(strstr(bg_ctx_message(&ctx), "cannot create the store: the -wal file of a store no longer "
-					   "there is beside it"));
+	assert_non_null(strstr(bg_ctx_message(&ctx), "the store file is not there, but its -wal file (42 bytes) is"));
+	/* nor is it read as no store */
+	assert_int_equal(bg_store_open("sqlite:walonly/store.sqlite3", dir, BG_STORE_READ, &st, &ctx), BG_EIO);
+	assert_null(st);
 	folder_names("walonly", names, sizeof(names));
 	assert_string_equal(names, "store.sqlite3-wal ");
 	bg_ctx_release(&ctx);
