@@ -330,6 +330,7 @@ static const char **untracked_covered(const char **now, size_t nnow, const json_
 	const json_t *listed = json_object_get(since, "untracked");
 	const json_t *count = json_object_get(since, "untracked_files");
 	const char **out;
+	bool *used;
 
 	if (json_is_array(since_all) && json_is_integer(count) &&
 	    json_array_size(since_all) == (size_t)json_integer_value(count))
@@ -347,12 +348,18 @@ static const char **untracked_covered(const char **now, size_t nnow, const json_
 	}
 	*n = json_array_size(listed);
 	out = bg_xcalloc(*n ? *n : 1, sizeof(*out));
+	/* each file now stands for one file then: two names written alike
+	 * (bytes not UTF-8 as \xNN, and those four characters themselves) are
+	 * taken in git's order, one each */
+	used = bg_xcalloc(nnow ? nnow : 1, sizeof(*used));
 	for (size_t i = 0; i < *n; i++) {
 		const char *want = json_string_value(json_array_get(listed, i));
 		/* a name that is not UTF-8 was recorded with \xNN for its bytes */
 		bool shown = want && strstr(want, "\\x");
 		for (size_t j = 0; want && j < nnow; j++) {
 			bool same;
+			if (used[j])
+				continue;
 			if (shown) {
 				json_t *t = bg_json_text(now[j]);
 				same = strcmp(json_string_value(t), want) == 0;
@@ -362,10 +369,12 @@ static const char **untracked_covered(const char **now, size_t nnow, const json_
 			}
 			if (same) {
 				out[i] = now[j];
+				used[j] = true;
 				break;
 			}
 		}
 	}
+	free(used);
 	return out;
 }
 
