@@ -242,8 +242,10 @@ void bg_report_svg_plot(struct bg_strbuf *out, const char *title, const char *un
 	range(sessions, fields, nfields, false, &fr.lo, &fr.hi);
 	if (!isfinite(fr.lo))
 		range(sessions, fields, nfields, true, &fr.lo, &fr.hi);
+	/* (an envelope's low may be below 0 where the baseline is noisy: the
+	 * axis of a time or a size stops at 0, and the band with it) */
 	if (envelope && num(envelope, "low", &v))
-		fr.lo = fmin(fr.lo, v);
+		fr.lo = fmin(fr.lo, fmax(v, 0));
 	if (envelope && num(envelope, "high", &v))
 		fr.hi = fmax(fr.hi, v);
 	bg_strbuf_addf(out, "<svg class=\"plot\" viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"", W, H);
@@ -294,7 +296,7 @@ void bg_report_svg_plot(struct bg_strbuf *out, const char *title, const char *un
 	bg_strbuf_addf(out, "<text x=\"%d\" y=\"%d\" class=\"tick\" text-anchor=\"middle\">session (oldest to newest, %zu)</text>\n",
 		       (L + W - R) / 2, H - 6, fr.n);
 	if (envelope && num(envelope, "low", &v)) {
-		double elo = v, ehi, ec;
+		double elo = fmax(v, fr.lo), ehi, ec;
 		if (num(envelope, "high", &ehi)) {
 			bg_strbuf_addf(out, "<rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%.1f\" class=\"band\"><title>envelope ",
 				       L, py(&fr, ehi), W - L - R, py(&fr, elo) - py(&fr, ehi));

@@ -230,5 +230,14 @@ check "absurd figures: every session listed" test "$(grep -c '^<tr[^>]*><td clas
 check "absurd envelope: exit 0" test "$(rc_of "$B" -C p dashboard)" = 0
 check "absurd envelope: no NaN or infinity" no_nan
 
+# a noisy baseline's envelope reaches below 0 (centre - 4 x scale): the time
+# axis stops at 0 all the same, and so does the band
+fresh
+for p50 in 0.01 0.1 0.2 0.3 0.4 0.2; do "$SEED" seed p $G scheduled-profile $p50 >/dev/null; done
+check "noisy baseline: the envelope is below 0" bash -c "'$B' -C p compare 6 | grep -q 'wall_p50 .* -[0-9]'"
+check "noisy baseline: exit 0" test "$(rc_of "$B" -C p dashboard)" = 0
+check "noisy baseline: no tick below 0" bash -c "! grep -q 'class=\"tick\" text-anchor=\"end\">-' '$page'"
+check "noisy baseline: the axis starts at 0" grep -q 'class="tick" text-anchor="end">0<' "$page"
+
 echo "$fails failed"
 [ "$fails" = 0 ]
