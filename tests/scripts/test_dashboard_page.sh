@@ -230,6 +230,15 @@ check "absurd figures: every session listed" test "$(grep -c '^<tr[^>]*><td clas
 check "absurd envelope: exit 0" test "$(rc_of "$B" -C p dashboard)" = 0
 check "absurd envelope: no NaN or infinity" no_nan
 
+# an absurd figure (a store changed outside benchgate): tick labels in
+# exponent form, not 190 digits
+fresh
+"$SEED" seed p $G scheduled-profile 0.1 >/dev/null
+"$SEED" sql p "UPDATE sessions SET wall_max_ns = 1e200 WHERE id = 1"
+check "absurd figure: exit 0" test "$(rc_of "$B" -C p dashboard)" = 0
+check "absurd figure: ticks in exponent form" grep -q 'class="tick" text-anchor="end">1.000e+191<' "$page"
+check "absurd figure: no long tick" bash -c "! grep -qE 'class=\"tick\" text-anchor=\"end\">[0-9]{20}' '$page'"
+
 # a noisy baseline's envelope reaches below 0 (centre - 4 x scale): the time
 # axis stops at 0 all the same, and so does the band
 fresh
