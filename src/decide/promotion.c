@@ -559,8 +559,14 @@ static json_t *label_key(const struct bg_value *labels, const char *text)
 
 static void slugify(struct bg_strbuf *out, const char *s)
 {
-	for (; *s; s++)
-		bg_strbuf_addch(out, isalnum((unsigned char)*s) ? (char)tolower((unsigned char)*s) : '-');
+	for (; *s; s++) {
+		/* a character, not a byte: the continuation bytes of a UTF-8
+		 * sequence add nothing to its '-' */
+		if (((unsigned char)*s & 0xc0) == 0x80)
+			continue;
+		bg_strbuf_addch(out, (unsigned char)*s < 0x80 && isalnum((unsigned char)*s)
+					     ? (char)tolower((unsigned char)*s) : '-');
+	}
 }
 
 int bg_promotion_row(const struct bg_config *cfg, const json_t *gate, const json_t *session,

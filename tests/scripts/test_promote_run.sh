@@ -192,5 +192,17 @@ check "run: block not acceptable"  test "$(rc_of "$B" accept "$("$B" compare --l
 check "floor: block"               test "$(rc_of "$B" run life.floor)" = 1
 check "floor: the reason"          grep -q "over the memory floor of 1 bytes" "$work/out"
 check "check after all runs"       "$B" check
+
+# a promoted row's id writes each character of the gate id that is no ASCII
+# letter or digit as one '-' (it wrote one for each byte of 'é')
+jq '.gates += [(.gates[] | select(.id == "life.full")) + {id: "life.café"}]' benchmarks/benchmark_registry.json >reg.tmp &&
+	mv reg.tmp benchmarks/benchmark_registry.json
+"$B" render >/dev/null
+git add -A && git -c user.email=t@t -c user.name=t commit -qm "a gate named in French" || exit 1
+check "non-ASCII gate: run"        test "$(rc_of "$B" run -q --no-repeat life.café --tier release-signoff)" = 0
+sid=$("$B" compare --last life.café --json | jq .session)
+check "non-ASCII gate: promote"    test "$(rc_of "$B" promote "$sid")" = 0
+check "non-ASCII gate: one '-' for 'é'" grep -qE "^promoted as measured: measurement test-host-benchgate-life-caf--s$sid-[0-9a-f]{8}$" "$work/out"
+check "non-ASCII gate: validate"   "$B" validate
 echo "$fails failed"
 [ "$fails" = 0 ]
