@@ -894,8 +894,9 @@ out:
 }
 
 /* Whether the registry as it is now (the promotion put back) has problem
- * among its validate problems: a registry invalid before the promotion. */
-static bool invalid_before(const struct bg_config *cfg, const char *problem)
+ * among its validate problems, or does not load at all: a registry invalid
+ * before the promotion; *before receives what was wrong then. */
+static bool invalid_before(const struct bg_config *cfg, const char *problem, struct bg_strbuf *before)
 {
 	struct bg_registry reg;
 	struct bg_problems problems = {0};
@@ -904,10 +905,17 @@ static bool invalid_before(const struct bg_config *cfg, const char *problem)
 
 	memset(&reg, 0, sizeof(reg));
 	bg_ctx_init(&ctx);
-	if (bg_registry_load(&reg, cfg, &ctx) == BG_OK &&
-	    bg_registry_validate(&reg, true, &problems, NULL, &ctx) == BG_OK)
+	if (bg_registry_load(&reg, cfg, &ctx) != BG_OK || bg_registry_validate(&reg, true, &problems, NULL, &ctx) != BG_OK) {
+		/* it could not even be read (an evidence file it imports
+		 * removed): what the promotion then found is not its doing */
+		bg_strbuf_adds(before, bg_ctx_message(&ctx));
+		found = true;
+	} else {
 		for (size_t i = 0; i < problems.n && !found; i++)
 			found = strcmp(problems.items[i], problem) == 0;
+		if (found)
+			bg_strbuf_adds(before, problem);
+	}
 	bg_problems_release(&problems);
 	bg_registry_release(&reg);
 	bg_ctx_release(&ctx);
@@ -1175,10 +1183,15 @@ int bg_promotion_run(const struct bg_config *cfg, struct bg_store *store, long l
 			journal_remove(cfg);
 		bg_stops_release(&old);
 		/* a registry that did not validate before: said so, not blamed on the promotion */
-		if (rc && problem && put_back && invalid_before(cfg, problem))
-			bg_error(ctx, rc, "%s does not validate, before the promotion too: %s; fix it ('benchgate "
-				 "validate' lists every problem), then promote again; nothing was changed",
-				 cfg->registry_path, problem);
+		if (rc && problem && put_back) {
+			struct bg_strbuf before = BG_STRBUF_INIT;
+
+			if (invalid_before(cfg, problem, &before))
+				bg_error(ctx, rc, "%s does not validate, before the promotion too: %s; fix it "
+					 "('benchgate validate' lists every problem), then promote again; nothing was "
+					 "changed", cfg->registry_path, before.buf);
+			bg_strbuf_release(&before);
+		}
 		if (rc)
 			goto out;
 	}

@@ -284,6 +284,19 @@ check "invalid before: refused"     test "$(rc_of "$B" -C "$work/p" promote "$s"
 check "invalid before: says so"     grep -q "^benchgate: benchmarks/benchmark_registry.json does not validate, before the promotion too: " "$work/err"
 snap >"$work/after"
 check "invalid before: nothing changed" cmp -s "$work/before" "$work/after"
+# ... nor when it did not even load: its evidence file, which the registry
+# imports and names a row of, removed (the promotion would write it anew
+# without that row)
+fresh
+s1=$(seed $G release-signoff 0.1 experiment=1)
+check "evidence removed: the first promoted" test "$(rc_of "$B" -C "$work/p" promote "$s1")" = 0
+rm "$work/p/experiments/benchgate-evidence.json"
+s2=$(seed $G release-signoff 0.1 experiment=1)
+snap >"$work/before"
+check "evidence removed: refused"   test "$(rc_of "$B" -C "$work/p" promote "$s2")" = 1
+check "evidence removed: the registry's own problem" grep -q "^benchgate: benchmarks/benchmark_registry.json does not validate, before the promotion too: experiments/benchgate-evidence.json: cannot read" "$work/err"
+snap >"$work/after"
+check "evidence removed: nothing changed" cmp -s "$work/before" "$work/after"
 # the registry imports the evidence file already, written another way
 # ("./experiments/..."): the promotion names it once, as written (it added a
 # second import, and the promoted registry then failed validation on ids)
