@@ -561,17 +561,19 @@ static json_t *column_json(sqlite3_stmt *st, int i)
 
 /* The summary columns of bg_store_list_sessions, in order. */
 /*
- * How the session was timed, from its document; a document that is valid
- * JSON but no object (damaged outside benchgate) fails the query as one
- * that does not parse does, and query_error names it: a listing never
- * shows a damaged session as a whole one. benchgate writes a document
- * starting with '{', so json_type parses it a second time only where that
- * is not so.
+ * How the session was timed, from its document; null for a document that
+ * is valid JSON but no object (damaged outside benchgate), which row_object
+ * then refuses naming the session, as a document that does not parse fails
+ * the query: a listing never shows a damaged session as a whole one.
+ * benchgate writes a document starting with '{', so json_type parses it a
+ * second time only where that is not so.
  */
 #define TIMING_COLUMN                                                                       \
 	"CASE WHEN document LIKE '{%' THEN coalesce(json_extract(document, '$.timing'), 'process')" \
 	" WHEN json_type(document) = 'object' THEN coalesce(json_extract(document, '$.timing'), 'process')" \
-	" ELSE json_extract('not an object', '$') END AS timing"
+	" END AS timing"
+/* row_object's *bad for a document that is no JSON object */
+static const char not_an_object[] = "document (not an object)";
 #define SUMMARY_COLUMNS                                                                      \
 	"id, started_at, finished_at, kind, status, reason, command, timed_runs, wall_min_ns,"  \
 	" wall_p50_ns, wall_p95_ns, wall_max_ns, wall_mad_ns, cpu_p50_ns, max_rss_bytes,"      \
@@ -724,6 +726,11 @@ static json_t *row_object(sqlite3_stmt *st, const char **bad, json_error_t *err)
 								   : NULL));
 			continue;
 		}
+		if (named(name, "timing") && sym_sqlite3_column_type(st, c) == SQLITE_NULL) {
+			*bad = not_an_object; /* (TIMING_COLUMN) */
+			json_decref(row);
+			return NULL;
+		}
 		v = column_json(st, c);
 		if (named(name, "conditions") && json_is_string(v)) {
 			json_t *parsed = json_loads(json_string_value(v), 0, NULL);
@@ -775,6 +782,8 @@ static int each_row(struct sqlite_store *s, sqlite3_stmt *st, const char *what, 
 			rc = changed_under(s, ctx);
 			if (!rc && !bad)
 				rc = bg_error(ctx, BG_EIO, "%s: out of memory while reading the store", s->display);
+			else if (!rc && bad == not_an_object)
+				rc = damaged_document(s, sym_sqlite3_column_int64(st, 0), what, true, ctx);
 			else if (!rc)
 				rc = corrupt(s, sym_sqlite3_column_int64(st, 0),
 					     strcmp(bad, "decision_document") == 0 ? "decision" : bad, &err, ctx);
