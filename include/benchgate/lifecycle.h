@@ -40,11 +40,14 @@ void bg_lifecycle_state_dir(const struct bg_config *cfg, struct bg_strbuf *out);
  * same repository); then, for a store named elsewhere, the folder of the
  * store (relative to the project root), or, for a store in the project's
  * own folder, the store's file, SQLite's -journal, -wal and -shm beside
- * it, "leases" and "dashboard"; nothing more for a store named by an
- * absolute path or through "..", which may lie outside the repository.
+ * it, "leases", "dashboard", "runs-index.lock", "promote.lock" and
+ * "promote-journal"; a store named by an absolute path inside the project
+ * root as the relative path it names; nothing more for a store named by
+ * another absolute path or through "..", which may lie outside the
+ * repository. Each is a glob pattern (provenance.h), plain names escaped.
  * BG_STATE_EXCLUDES_MAX is the most there can be.
  */
-#define BG_STATE_EXCLUDES_MAX 7
+#define BG_STATE_EXCLUDES_MAX 10
 size_t bg_lifecycle_state_excludes(const struct bg_config *cfg, char **out, size_t max);
 /* Its leases/ folder, where the device leases are kept (absolute), into out. */
 void bg_lifecycle_leases_dir(const struct bg_config *cfg, struct bg_strbuf *out);

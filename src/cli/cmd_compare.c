@@ -207,7 +207,7 @@ static int run_compare(struct bg_cli *cli, const struct bg_cmd *self)
 	 * exit 4 only where the status was not already 1, 2 or 3) */
 	wrote = bg_cli_write(&sb, false);
 	rc = BG_OK;
-	if (rc == BG_OK && strcmp(name, "block") == 0) {
+	if (strcmp(name, "block") == 0) {
 		rc = BG_ECHECK;
 	} else if (rc == BG_OK && a.fail_on == FAIL_INVESTIGATE && strcmp(name, "investigate") == 0) {
 		rc = BG_ECHECK;

@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 static const char *on_opt(int id, const char *value, void *data)
 {
@@ -71,7 +70,11 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 		struct bg_strbuf state = BG_STRBUF_INIT;
 
 		bg_lifecycle_state_dir(&cfg, &state);
-		if (bg_is_dir(state.buf) && access(state.buf, W_OK) == 0) /* (one read-only: no promotion) */
+		bg_strbuf_adds(&state, "/promote.lock");
+		/* a lock file a promotion made: render makes none itself (in a
+		 * project whose state folder is its root, it would be one more
+		 * file there) */
+		if (bg_is_file(state.buf))
 			rc = bg_lifecycle_lock(&cfg, "promote.lock", NULL, &lock, &ctx);
 		bg_strbuf_release(&state);
 		if (rc)

@@ -77,7 +77,7 @@ static const char *on_opt(int id, const char *value, void *data)
 		if (!problem || strcmp(problem, BG_FORMAT_BLANK) == 0)
 			return NULL;
 		if (strncmp(problem, "it holds a control character (", 30) == 0)
-			problem = "it holds a control character (a newline or an escape; a tab is allowed)";
+			problem = "it holds a control character (a newline, an escape or another; a tab is allowed)";
 		snprintf(msg, sizeof(msg), "--question must be one line of text: %s", problem);
 		return msg;
 	}

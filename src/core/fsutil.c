@@ -22,6 +22,7 @@
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /*
@@ -308,6 +309,30 @@ static int link_unnamed(struct bg_atomic_file *f)
 	return errno;
 }
 
+/* Whether no process pid runs here: none has it, or it exited and waits
+ * for its parent (a zombie, Z, or one being reaped, X), running nothing.
+ * One of another user answers kill with EPERM: it runs. */
+static bool pid_gone(long pid)
+{
+	char path[64], buf[512], *close_paren;
+	ssize_t n;
+	int fd;
+
+	if (kill((pid_t)pid, 0) != 0)
+		return errno == ESRCH;
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	/* the state follows the last ')': the command name may hold one */
+	close_paren = strrchr(buf, ')');
+	return close_paren && close_paren[1] == ' ' && (close_paren[2] == 'Z' || close_paren[2] == 'X');
+}
+
 void bg_atomic_remove_dead(const char *dir, const char *const *bases)
 {
 	struct dirent *e;
@@ -322,8 +347,7 @@ void bg_atomic_remove_dead(const char *dir, const char *const *bases)
 		for (size_t k = 0; bases[k] && pid < 0; k++)
 			pid = bg_atomic_temp_pid(e->d_name, bases[k]);
 
-		/* no such process (a process of another user answers EPERM: alive) */
-		if (pid > 0 && pid != (long)getpid() && kill((pid_t)pid, 0) != 0 && errno == ESRCH &&
+		if (pid > 0 && pid != (long)getpid() && pid_gone(pid) &&
 		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
 			unlinkat(dirfd(d), e->d_name, 0);
 	}
@@ -574,34 +598,49 @@ void bg_rmdirs_made(const char *path, const char *made)
  * a person asked this process to end while it holds them. */
 static bool stop_pending(void)
 {
+	static const int stops[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 	sigset_t p;
 
-	return sigpending(&p) == 0 && (sigismember(&p, SIGINT) == 1 || sigismember(&p, SIGTERM) == 1 ||
-				       sigismember(&p, SIGHUP) == 1 || sigismember(&p, SIGQUIT) == 1);
+	if (sigpending(&p) != 0)
+		return false;
+	for (size_t i = 0; i < sizeof(stops) / sizeof(stops[0]); i++) {
+		struct sigaction sa;
+
+		/* one ignored (SIGHUP under nohup) is dropped once let through */
+		if (sigismember(&p, stops[i]) == 1 && sigaction(stops[i], NULL, &sa) == 0 && sa.sa_handler != SIG_IGN)
+			return true;
+	}
+	return false;
 }
 
 int bg_lock_file(const char *lock_path, const char *display, int *fd, struct bg_ctx *ctx)
 {
+	struct timespec t0, t;
 	long waited_ms = 0;
 	int rc, e = 0;
 
 	*fd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (*fd < 0 && (e = errno) == EACCES) /* another user's: flock needs no write */
+		*fd = open(lock_path, O_RDONLY | O_CLOEXEC);
 	if (*fd < 0)
-		return bg_error(ctx, BG_EIO, "%s: cannot lock: %s", display, strerror(errno));
+		return bg_error(ctx, BG_EIO, "%s: cannot lock: %s", display, strerror(e ? e : errno));
+	e = 0;
 	/* polled, not a blocking flock: a wait ends when the holder is done,
 	 * when it lasts BG_LOCK_WAIT_MS (a holder stopped or hung), or when a
 	 * stop signal waits held back (Ctrl-Z'd writers are not waited for
 	 * forever, nor is Ctrl-C ignored while waiting) */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	while ((rc = flock(*fd, LOCK_EX | LOCK_NB)) != 0) {
 		struct timespec step = {0, 20 * 1000000L};
 
 		e = errno;
 		if (e == EINTR)
 			continue;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		waited_ms = (long)(t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000;
 		if (e != EWOULDBLOCK || stop_pending() || waited_ms >= BG_LOCK_WAIT_MS)
 			break;
 		nanosleep(&step, NULL);
-		waited_ms += 20;
 	}
 	if (rc == 0)
 		return BG_OK;
@@ -613,8 +652,8 @@ int bg_lock_file(const char *lock_path, const char *display, int *fd, struct bg_
 		return bg_error(ctx, BG_EIO, "%s: interrupted while waiting for its lock (%s), which another process "
 				"holds; nothing was written to it", display, lock_path);
 	return bg_error(ctx, BG_EIO, "%s: cannot lock: another process has held its lock (%s) for %ld s: a "
-			"benchgate stopped (Ctrl-Z) or hung ('fuser -v %s' names it); try again once it is done",
-			display, lock_path, BG_LOCK_WAIT_MS / 1000, lock_path);
+			"long promotion, or a benchgate stopped (Ctrl-Z) or hung ('fuser -v %s' names it); try again "
+			"once it is done", display, lock_path, BG_LOCK_WAIT_MS / 1000, lock_path);
 }
 
 void bg_unlock(int fd)

@@ -52,6 +52,11 @@ void bg_lifecycle_state_dir(const struct bg_config *cfg, struct bg_strbuf *out)
 	bg_strbuf_release(&file);
 }
 
+/* What benchgate keeps in its state folder besides the store: the leases,
+ * the dashboard, the locks of RUNS.md and of promotions, a promotion's
+ * journal. */
+static const char *const root_state[] = {"leases", "dashboard", "runs-index.lock", "promote.lock", "promote-journal"};
+
 size_t bg_lifecycle_state_excludes(const struct bg_config *cfg, char **out, size_t max)
 {
 	const char *spec = cfg->store, *path, *slash;
@@ -92,10 +97,9 @@ size_t bg_lifecycle_state_excludes(const struct bg_config *cfg, char **out, size
 		out[n++] = bg_provenance_glob_escape(sb.buf);
 		bg_strbuf_release(&sb);
 	}
-	if (n < max)
-		out[n++] = bg_xstrdup("leases");
-	if (n < max)
-		out[n++] = bg_xstrdup("dashboard");
+	/* and the rest of benchgate's state there (state_dir is the root) */
+	for (size_t k = 0; k < sizeof(root_state) / sizeof(root_state[0]) && n < max; k++)
+		out[n++] = bg_xstrdup(root_state[k]);
 	return n;
 }
 

@@ -681,7 +681,8 @@ static int session_opts(struct run *r, struct bg_measure_opts *o, char **argv, s
 	int rc;
 
 	if ((rc = bg_runbook_check_contract(q->profile, q->cfg->profile_path, ctx)) ||
-	    (rc = bg_runbook_check_key_fields(q->profile, q->cfg->profile_path, q->key_fields, ctx)) ||
+	    (rc = bg_runbook_check_key_fields(q->profile, q->cfg->profile_path, q->key_fields,
+					      q->cfg->config_path ? q->cfg->config_path : "benchgate.json", ctx)) ||
 	    (rc = bg_runbook_check_thresholds(q->thresholds, contract_minimum(q), ctx)))
 		return rc;
 	bg_measure_opts_init(o);
@@ -1346,6 +1347,7 @@ int bg_run_gate(const struct bg_run_request *req, struct bg_run_result *res, str
 	struct bg_strbuf setup = BG_STRBUF_INIT, artifact = BG_STRBUF_INIT;
 	json_t *session = NULL, *context = NULL;
 	char *argv[4];
+	bool manifest_written = false;
 	int rc;
 
 	memset(&r, 0, sizeof(r));
@@ -1402,7 +1404,17 @@ int bg_run_gate(const struct bg_run_request *req, struct bg_run_result *res, str
 	bg_lease_set_experiment(r.lease, res->experiment_id);
 	bg_strbuf_addf(&r.exp_rel, "%s/%s", r.cfg->experiments, id.buf);
 	r.manifest = new_manifest(&r);
-	if ((rc = bg_experiment_write_manifest(r.cfg, id.buf, r.manifest, ctx))) {
+	bg_strbuf_addf(&setup, "%s; gate %s; tier %s; %lld warmup(s), %ld run(s)", res->computer ? res->computer : "undetected computer",
+		       r.gate_id, req->tier, (long long)o.warmups, o.runs);
+	bg_strbuf_addf(&artifact, "[manifest](%s/manifest.json)", id.buf);
+	row.id = id.buf;
+	row.hypothesis = r.question;
+	row.setup = setup.buf;
+	row.artifact = artifact.buf;
+	/* the running manifest and its row as a pair, RUNS.md's lock taken
+	 * first: a wait for it that ends (a stop signal meanwhile, another
+	 * holder for too long) leaves no experiment behind */
+	if ((rc = bg_experiment_finish(r.cfg, id.buf, r.manifest, &row, &manifest_written, ctx)) && !manifest_written) {
 		/* the folder reserved for it goes too (when nothing else is in it):
 		 * an experiment without a manifest is no record of anything */
 		struct bg_strbuf dir = BG_STRBUF_INIT;
@@ -1411,14 +1423,7 @@ int bg_run_gate(const struct bg_run_request *req, struct bg_run_result *res, str
 		bg_strbuf_release(&dir);
 		goto out;
 	}
-	bg_strbuf_addf(&setup, "%s; gate %s; tier %s; %lld warmup(s), %ld run(s)", res->computer ? res->computer : "undetected computer",
-		       r.gate_id, req->tier, (long long)o.warmups, o.runs);
-	bg_strbuf_addf(&artifact, "[manifest](%s/manifest.json)", id.buf);
-	row.id = id.buf;
-	row.hypothesis = r.question;
-	row.setup = setup.buf;
-	row.artifact = artifact.buf;
-	if ((rc = bg_runs_index_put(r.cfg, &row, ctx))) {
+	if (rc) {
 		/* the manifest says running: it must not outlive this process so */
 		char *msg = bg_xstrdup(bg_ctx_message(ctx));
 		record_failure(&r, msg, "error.json", NULL, ctx);

@@ -326,7 +326,7 @@ int bg_runbook_check_contract(const json_t *profile, const char *display, struct
 }
 
 int bg_runbook_check_key_fields(const json_t *profile, const char *display, const json_t *key_fields,
-				struct bg_ctx *ctx)
+				const char *config_display, struct bg_ctx *ctx)
 {
 	const json_t *fields = json_object_get(json_object_get(profile, "comparison_contract"), "comparison_key"), *f, *x;
 	const char *name;
@@ -354,9 +354,9 @@ int bg_runbook_check_key_fields(const json_t *profile, const char *display, cons
 				bg_strbuf_addf(&list, "%s%s", d == bg_default_key_fields ? "" : ", ", *d);
 		}
 		rc = bg_error(ctx, BG_EPRECOND,
-			      "benchgate.json: key_fields maps '%s', which is no field of the comparison key (%s%s: %s), "
+			      "%s: key_fields maps '%s', which is no field of the comparison key (%s%s: %s), "
 			      "so its mapping would never be used: correct the name or remove it",
-			      name, profile ? display : "the default key, without a profile matrix",
+			      config_display, name, profile ? display : "the default key, without a profile matrix",
 			      profile ? "'s comparison_contract.comparison_key" : "", list.buf);
 		bg_strbuf_release(&list);
 		return rc;

@@ -34,8 +34,8 @@ int bg_runbook_check_contract(const json_t *profile, const char *display, struct
  * contract (checked first; bg_default_key_fields without a profile matrix):
  * BG_EPRECOND naming a key field it maps that the key does not have (a
  * typo, or a field since dropped from the contract), whose mapping would
- * never be used. */
+ * never be used; config_display names benchgate.json's file. */
 int bg_runbook_check_key_fields(const json_t *profile, const char *display, const json_t *key_fields,
-				struct bg_ctx *ctx);
+				const char *config_display, struct bg_ctx *ctx);
 
 #endif

@@ -44,22 +44,27 @@ static void chomp(struct bg_strbuf *sb)
 }
 
 /*
- * git --no-optional-locks ARGS... [-- :/ :(exclude)P...] in root (args ends
- * with NULL); stdout (with_stderr: and stderr) in out, the exit status in
- * *st; BG_EIO when git cannot be started. Without optional locks `git
- * status` reads the index without refreshing it into .git/index: an
- * observer that never writes the user's repository, nor holds the
- * index.lock that would make their own `git commit` fail meanwhile.
- */
-/*
  * What git reads from the environment to look at another repository than
  * the one it finds from its folder (a git hook sets some; a shell may keep
  * them): benchgate's git calls describe the project root's repository, as
  * `run` names it, so they go without them.
  */
 static const char *const git_env_unset[] = {"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
-					    "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_NAMESPACE", NULL};
+					    "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_NAMESPACE",
+					    /* what reads the pathspecs otherwise (":/" and the
+					     * excludes taken for file names) */
+					    "GIT_LITERAL_PATHSPECS", "GIT_GLOB_PATHSPECS", "GIT_NOGLOB_PATHSPECS",
+					    "GIT_ICASE_PATHSPECS", "GIT_IMPLICIT_WORK_TREE", "GIT_GRAFT_FILE",
+					    "GIT_SHALLOW_FILE", "GIT_REPLACE_REF_BASE", "GIT_NO_REPLACE_OBJECTS", NULL};
 
+/*
+ * git --no-optional-locks ARGS... [-- :/ :(exclude,glob)P...] in root (args ends
+ * with NULL); stdout (with_stderr: and stderr) in out, the exit status in
+ * *st; BG_EIO when git cannot be started. Without optional locks `git
+ * status` reads the index without refreshing it into .git/index: an
+ * observer that never writes the user's repository, nor holds the
+ * index.lock that would make their own `git commit` fail meanwhile.
+ */
 static int git_run(const char *root, const char *const *args, const char *const *exclude, bool with_stderr,
 		   struct bg_strbuf *out, int *st, struct bg_ctx *ctx)
 {
@@ -71,7 +76,7 @@ static int git_run(const char *root, const char *const *args, const char *const 
 		na++;
 	while (exclude && exclude[nx])
 		nx++;
-	argv = bg_xcalloc(2 + na + 2 + nx + 1, sizeof(*argv));
+	argv = bg_xcalloc(2 + na + 2 + 2 * nx + 1, sizeof(*argv));
 	argv[n++] = bg_xstrdup("git");
 	argv[n++] = bg_xstrdup("--no-optional-locks");
 	for (size_t i = 0; i < na; i++)
@@ -89,6 +94,13 @@ static int git_run(const char *root, const char *const *args, const char *const 
 			else /* '*' within a name, as glob(3) matched the outputs */
 				bg_strbuf_addf(&spec, ":(exclude,glob)%s", exclude[k]);
 			argv[n++] = bg_strbuf_detach(&spec, NULL);
+			/* an escaped name no longer matches what lies below it as
+			 * a leading folder (git compares that part as it is
+			 * written): a folder's contents are named too */
+			if (strchr(exclude[k], '\\') && strcmp(exclude[k], BG_GIT_EXCLUDE_STATE_FOLDERS) != 0) {
+				bg_strbuf_addf(&spec, ":(exclude,glob)%s/**", exclude[k]);
+				argv[n++] = bg_strbuf_detach(&spec, NULL);
+			}
 		}
 	}
 	argv[n] = NULL;

@@ -430,14 +430,18 @@ static int wait_child(struct waiter *w)
 	int pfd = -1;
 	pid_t pid = w->pid;
 	bool reaped = false;
+	/* the continues seen (bg_measure_continued), and when the loop last
+	 * looked: a stop that benchgate did not make shows as a gap between two
+	 * looks longer than the wait between them could be */
+	sig_atomic_t conts_seen = job_conts;
+	int64_t mark = bg_sys_monotonic_ns();
 
-	if (w->deadline_ns || w->cap)
-		pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	/* a pidfd whenever there is one: the loop below, which also sees such
+	 * a stop, and not a blocking wait4, which would restart past it */
+	pfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	for (;;) {
 		pid_t r;
 		int wait_ms = 100;
-		int64_t waited0;
-		sig_atomic_t conts0;
 
 		/* the flag is read before each wait: a signal that came before the wait interrupts nothing */
 		if (!w->killed && w->interrupted && *w->interrupted) {
@@ -456,8 +460,9 @@ static int wait_child(struct waiter *w)
 				wait_ms = (int)(left / 1000000) + 1;
 			}
 		}
-		if (!w->deadline_ns && !w->cap) {
-			/* nothing to watch but the child: a blocking wait4, which SIGINT (no SA_RESTART) interrupts */
+		if (pfd < 0 && !w->deadline_ns && !w->cap) {
+			/* no pidfd (Linux before 5.3) and nothing to watch but the
+			 * child: a blocking wait4, which SIGINT (no SA_RESTART) interrupts */
 			r = wait4(pid, &w->wstatus, WUNTRACED, &w->ru);
 		} else {
 			/* the pidfd says when the child exits; the pipes, when the run wrote */
@@ -471,8 +476,6 @@ static int wait_child(struct waiter *w)
 				wait_ms = 1; /* no pidfd (Linux before 5.3): look every millisecond */
 			else if (w->killed)
 				wait_ms = -1;
-			conts0 = job_conts;
-			waited0 = bg_sys_monotonic_ns();
 			if (n == 0) {
 				struct timespec ms = {0, 1000000};
 
@@ -480,17 +483,22 @@ static int wait_child(struct waiter *w)
 			} else if (poll(p, n, wait_ms) < 0 && errno != EINTR) {
 				break;
 			}
-			if (job_conts != conts0) {
-				/* continued from a stop benchgate did not make: the wait
-				 * lasted longer than it could have (its timeout, and a
-				 * margin for the scheduler) by the time it was stopped */
-				int64_t over = bg_sys_monotonic_ns() - waited0 - (int64_t)(wait_ms < 0 ? 0 : wait_ms) * 1000000 -
-					       BG_FOREIGN_STOP_MARGIN_NS;
+			{
+				int64_t now = bg_sys_monotonic_ns();
 
-				if (over > 0) {
-					w->foreign_stop = true;
-					w->foreign_ns += over;
+				if (job_conts != conts_seen && wait_ms >= 0) {
+					/* continued from a stop benchgate did not make: the
+					 * look lasted longer than it could have (the wait, and a
+					 * margin for the scheduler) by the time it was stopped */
+					int64_t over = now - mark - (int64_t)wait_ms * 1000000 - BG_FOREIGN_STOP_MARGIN_NS;
+
+					if (over > 0) {
+						w->foreign_stop = true;
+						w->foreign_ns += over;
+					}
 				}
+				conts_seen = job_conts;
+				mark = now;
 			}
 			capture_drain(w->cap);
 			r = wait4(pid, &w->wstatus, WNOHANG | WUNTRACED, &w->ru);
@@ -937,7 +945,7 @@ static char **env_without(const char *const *unset)
 
 	if (!unset)
 		return NULL;
-	while (environ[n])
+	while (environ && environ[n]) /* (NULL after clearenv) */
 		n++;
 	env = bg_xcalloc(n + 1, sizeof(*env));
 	for (size_t i = 0; i < n; i++) {

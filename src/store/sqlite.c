@@ -559,7 +559,6 @@ static json_t *column_json(sqlite3_stmt *st, int i)
 	}
 }
 
-/* The summary columns of bg_store_list_sessions, in order. */
 /*
  * How the session was timed, from its document; null for a document that
  * is valid JSON but no object (damaged outside benchgate), which row_object
@@ -574,6 +573,7 @@ static json_t *column_json(sqlite3_stmt *st, int i)
 	" END AS timing"
 /* row_object's *bad for a document that is no JSON object */
 static const char not_an_object[] = "document (not an object)";
+/* The summary columns of bg_store_list_sessions, in order. */
 #define SUMMARY_COLUMNS                                                                      \
 	"id, started_at, finished_at, kind, status, reason, command, timed_runs, wall_min_ns,"  \
 	" wall_p50_ns, wall_p95_ns, wall_max_ns, wall_mad_ns, cpu_p50_ns, max_rss_bytes,"      \
@@ -1486,14 +1486,14 @@ static int refuse_writer(const char *path, const char *display, bool exists, str
 	return rc;
 }
 
+static bool beside(const char *path, const char *suffix, off_t *size);
+
 /*
  * BG_OK when the store's path is a regular file (*exists true) or nothing
  * (*exists false), else BG_EIO: there, but not a file SQLite can use (a
  * folder, a link to nothing, one that cannot be looked at), never taken
  * for no store.
  */
-static bool beside(const char *path, const char *suffix, off_t *size);
-
 static int store_file(const char *path, const char *display, bool *exists, struct bg_ctx *ctx)
 {
 	struct stat st;

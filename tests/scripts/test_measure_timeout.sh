@@ -144,21 +144,28 @@ check "suspend: kept out of the statistics, replaced" jqe '.counts.timed == 3 an
 # is continued. The continue shows the stop: the run that spanned it is
 # marked and replaced as for SIGTSTP, and its --timeout (2 s, exceeded by
 # the 3 s stop) does not count the stop
-rm -f count
-"$B" measure -q -w 0 -r 2 --timeout 2 --json --shell -- "n=\$(cat count 2>/dev/null || echo 0); echo \$((n + 1)) >count; $S 1" >out 2>err &
-pid=$!
-watch "$pid" 60
-for _ in $(seq 400); do # the first timed run's sleep
-	[ "$(cat count 2>/dev/null)" = 2 ] && pgrep -fx "$S 1" >/dev/null && break
-	sleep 0.05
-done
-kill -STOP "$pid"
-sleep 3
-kill -CONT "$pid"
-reap "$pid"
-check "SIGSTOP: exit 0, not timed out" test "$rc" = 0
-check "SIGSTOP: the run that spanned it is marked" jqe '[.runs[].suspended] == [false, true, false, false] and .runs[1].timed_out == false and .runs[1].wall_ns > 3e9' out
-check "SIGSTOP: kept out of the statistics, replaced" jqe '.counts.timed == 3 and .statistics.wall_ns.count == 2 and .statistics.wall_ns.max < 2e9' out
+# (with a --timeout, and without one, where benchgate waits on nothing else)
+sigstop_case() { # LABEL [measure options...]
+	local label=$1
+	shift
+	rm -f count
+	"$B" measure -q -w 0 -r 2 "$@" --json --shell -- "n=\$(cat count 2>/dev/null || echo 0); echo \$((n + 1)) >count; $S 1" >out 2>err &
+	pid=$!
+	watch "$pid" 60
+	for _ in $(seq 400); do # the first timed run's sleep
+		[ "$(cat count 2>/dev/null)" = 2 ] && pgrep -fx "$S 1" >/dev/null && break
+		sleep 0.05
+	done
+	kill -STOP "$pid"
+	sleep 3
+	kill -CONT "$pid"
+	reap "$pid"
+	check "SIGSTOP$label: exit 0, not timed out" test "$rc" = 0
+	check "SIGSTOP$label: the run that spanned it is marked" jqe '[.runs[].suspended] == [false, true, false, false] and .runs[1].timed_out == false and .runs[1].wall_ns > 3e9' out
+	check "SIGSTOP$label: kept out of the statistics, replaced" jqe '.counts.timed == 3 and .statistics.wall_ns.count == 2 and .statistics.wall_ns.max < 2e9' out
+}
+sigstop_case ", --timeout 2" --timeout 2
+sigstop_case ", no timeout"
 
 # a timed-out run that left a process outside its process group (setsid,
 # then its parent exited): without a run cgroup benchgate finds it, adopted

@@ -201,8 +201,17 @@ git add lab && git commit -qm lab
 (cd lab && m -- true >/dev/null 2>&1)
 (cd lab && m -- true) >"$work/lab1.json"
 check "a store in the project's folder: its files left out" \
-	jqe '.provenance.git.excluded == [":(top,glob)**/.benchgate/**", "bg.sqlite3", "bg.sqlite3-journal", "bg.sqlite3-wal", "bg.sqlite3-shm", "leases", "dashboard"]' "$work/lab1.json"
+	jqe '.provenance.git.excluded == [":(top,glob)**/.benchgate/**", "bg.sqlite3", "bg.sqlite3-journal", "bg.sqlite3-wal", "bg.sqlite3-shm", "leases", "dashboard", "runs-index.lock", "promote.lock", "promote-journal"]' "$work/lab1.json"
 check "... clean" jqe '.provenance.git.dirty == false' "$work/lab1.json"
+# render makes no lock file there (it takes promote's lock only where a
+# promotion made one)
+(cd lab && "$B" render --output gen.md >/dev/null 2>&1); rm -f lab/gen.md
+check "render makes no lock file in the project's folder" test ! -e lab/promote.lock
+# benchgate's locks and a promotion's journal, which live there too
+: >lab/runs-index.lock; : >lab/promote.lock; mkdir -p lab/promote-journal && : >lab/promote-journal/index.json
+(cd lab && m -- true) >"$work/lab1b.json"
+check "... its locks and journal left out" jqe '.provenance.git.dirty == false' "$work/lab1b.json"
+rm -rf lab/runs-index.lock lab/promote.lock lab/promote-journal
 # a store named by an absolute path inside the project: the relative path it names
 printf '{"schema_version": 1, "store": "sqlite:%s/lab/db/s.sqlite3"}\n' "$(pwd -P)" >lab/benchgate.json
 git add lab && git commit -qm "lab: an absolute store"
@@ -211,6 +220,14 @@ git add lab && git commit -qm "lab: an absolute store"
 check "a store named by an absolute path inside the project: its folder left out" \
 	jqe '.provenance.git.excluded[-1] == "db" and .provenance.git.dirty == false' "$work/lab3.json"
 rm -rf lab/db
+# a store folder whose name holds glob characters: escaped, and its files left out
+printf '{"schema_version": 1, "store": "sqlite:st[1]/s.sqlite3"}\n' >lab/benchgate.json
+git add lab && git commit -qm "lab: a store folder named st[1]"
+(cd lab && m -- true >/dev/null 2>&1)
+(cd lab && m -- true) >"$work/lab4.json"
+check "a store folder named st[1]: escaped, its files left out" \
+	jqe '.provenance.git.excluded[-1] == "st\\[1]" and .provenance.git.dirty == false' "$work/lab4.json"
+rm -rf 'lab/st[1]'
 printf '{"schema_version": 1, "store": "sqlite:bg.sqlite3"}\n' >lab/benchgate.json
 git add lab && git commit -qm "lab: the store in its folder again"
 printf 'y = 1\n' >beside.py

@@ -312,6 +312,18 @@ grep -q '"failure_reason": "abandoned: benchgate was killed in a test"' "experim
 [ "$rc_abandon" = 143 ] || fail "abandon stopped by SIGTERM while waiting: exit $rc_abandon, not ended by the signal"
 grep -q '"status": "running"' "experiments/$id/manifest.json" ||
 	fail "abandon stopped by SIGTERM while waiting: the manifest was written"
+# a SIGHUP it ignores (nohup) does not end the wait: the hang-up passes unnoticed
+flock .benchgate/runs-index.lock sleep 1 &
+pl=$!
+sleep 0.2
+(trap '' HUP; exec "$bin" experiments abandon "$id" --why "benchgate was killed in a test") >"$work/out" 2>"$work/err" &
+pa=$!
+sleep 0.3
+kill -HUP $pa
+wait $pa
+rc_abandon=$?
+wait $pl
+[ "$rc_abandon" = 0 ] || { fail "abandon under nohup: a SIGHUP ended its wait (exit $rc_abandon)"; cat "$work/err"; }
 grep -q '"status": "running"' "experiments/$id/manifest.json" &&
 	expect_rc 0 "abandon" "$bin" experiments abandon "$id" --why "benchgate was killed in a test"
 grep -q '"failure_reason": "abandoned: benchgate was killed in a test"' "experiments/$id/manifest.json" || fail "abandon: reason"
