@@ -91,6 +91,12 @@ int bg_atomic_target(const char *path, const char *display, struct bg_strbuf *ta
  * PID in decimal as it writes it, without a leading zero, so that one left
  * by a killed writer can be told apart and removed); -1 for any other name. */
 long bg_atomic_temp_pid(const char *name, const char *base);
+/*
+ * The fields of /proc/PID/stat from the third (the state) on, into buf of
+ * size bytes, or NULL when /proc cannot tell. They follow the last ')':
+ * the command name may hold spaces and parentheses.
+ */
+const char *bg_proc_stat_tail(long pid, char *buf, size_t size);
 /* Removes from folder dir the temporary files (bg_atomic_temp_pid) of each
  * of bases (NULL-terminated) that writers no longer running left (a SIGKILL
  * between their write and rename): regular files only, never this

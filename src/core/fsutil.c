@@ -309,28 +309,36 @@ static int link_unnamed(struct bg_atomic_file *f)
 	return errno;
 }
 
+const char *bg_proc_stat_tail(long pid, char *buf, size_t size)
+{
+	char path[64], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return NULL;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && p[2] ? p + 2 : NULL;
+}
+
 /* Whether no process pid runs here: none has it, or it exited and waits
  * for its parent (a zombie, Z, or one being reaped, X), running nothing.
  * One of another user answers kill with EPERM: it runs. */
 static bool pid_gone(long pid)
 {
-	char path[64], buf[512], *close_paren;
-	ssize_t n;
-	int fd;
+	char buf[512];
+	const char *tail;
 
 	if (kill((pid_t)pid, 0) != 0)
 		return errno == ESRCH;
-	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	/* the state follows the last ')': the command name may hold one */
-	close_paren = strrchr(buf, ')');
-	return close_paren && close_paren[1] == ' ' && (close_paren[2] == 'Z' || close_paren[2] == 'X');
+	tail = bg_proc_stat_tail(pid, buf, sizeof(buf));
+	return tail && (*tail == 'Z' || *tail == 'X');
 }
 
 void bg_atomic_remove_dead(const char *dir, const char *const *bases)

@@ -137,27 +137,6 @@ void bg_lifecycle_now_rfc3339(struct bg_strbuf *out)
 	bg_strbuf_addf(out, "%s.%06ldZ", buf, (long)tv.tv_usec);
 }
 
-/*
- * The fields of /proc/PID/stat from the third (the state) on, into buf, or
- * NULL when /proc cannot tell. They follow the last ')': the command name
- * may hold spaces and parentheses.
- */
-static const char *proc_stat_tail(pid_t pid, char *buf, size_t size)
-{
-	char path[64], *p;
-	size_t n;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
-	if (!(f = fopen(path, "re")))
-		return NULL;
-	n = fread(buf, 1, size - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' && p[2] ? p + 2 : NULL;
-}
-
 bool bg_pid_alive(pid_t pid)
 {
 	char buf[1024], state;
@@ -168,7 +147,7 @@ bool bg_pid_alive(pid_t pid)
 	/* a process that exited but was not yet reaped by its parent (a
 	 * zombie, Z, or one being reaped, X) still answers kill 0, yet it runs
 	 * nothing and holds no lock */
-	state = (tail = proc_stat_tail(pid, buf, sizeof(buf))) ? *tail : '\0';
+	state = (tail = bg_proc_stat_tail(pid, buf, sizeof(buf))) ? *tail : '\0';
 	return state != 'Z' && state != 'X';
 }
 
@@ -306,7 +285,7 @@ int bg_ofd_lock_test(int fd)
 static double process_start(pid_t pid)
 {
 	char buf[1024];
-	const char *p = proc_stat_tail(pid, buf, sizeof(buf));
+	const char *p = bg_proc_stat_tail(pid, buf, sizeof(buf));
 	unsigned long long ticks = 0, btime = 0;
 	long hz = sysconf(_SC_CLK_TCK);
 	FILE *f;

@@ -11,6 +11,7 @@
  * has forked since the spawn and the scan is skipped.
  */
 #include "measure/internal.h"
+#include "benchgate/fsutil.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -64,25 +65,14 @@ static int cmp_ent(const void *a, const void *b)
 static bool read_stat(pid_t pid, pid_t *ppid, pid_t *pgid, bool *zombie, unsigned long long *start)
 {
 	char state;
-	char path[64], buf[1024], *p;
-	int fd;
-	ssize_t n;
+	char buf[1024];
+	const char *p = bg_proc_stat_tail(pid, buf, sizeof(buf));
 	int pp, pg;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	p = strrchr(buf, ')');
-	if (!p || sscanf(p + 1, " %c %d %d", &state, &pp, &pg) != 3)
+	if (!p || sscanf(p, "%c %d %d", &state, &pp, &pg) != 3)
 		return false;
 	/* after pgrp: session, tty_nr, tpgid, flags, 6 fault and time counts, 6 more, then starttime */
-	if (start && sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
+	if (start && sscanf(p, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
 			    start) != 1)
 		return false;
 	*zombie = state == 'Z' || state == 'X';
