@@ -23,7 +23,9 @@ holder=
 trap '[ -z "$holder" ] || kill "$holder" 2>/dev/null; pkill -f "sleep $nap" 2>/dev/null; rm -rf "$work"' EXIT
 export BENCHGATE_MACHINE_LOCK="$work/machine.lock"
 wait_for() { for _ in $(seq 200); do "$@" && return 0; sleep 0.05; done; return 1; }
-napping() { pgrep -f "sleep $nap" >/dev/null; }
+# (the sleep itself: a `measure -- sleep NAP` holds the words in its own
+# command line, before it has taken the machine lease)
+napping() { pgrep -f "^sleep $nap" >/dev/null; }
 
 project() { # DIR: a committed copy of the lifecycle tree
 	cp -R "${BENCHGATE_SOURCE:?}/tests/cli/trees/lifecycle" "$1"
