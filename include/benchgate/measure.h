@@ -136,6 +136,15 @@ void bg_measure_suspend(void);
  */
 void bg_measure_continued(void);
 
+/* Appends how a shell command (--setup, --cleanup, a parity command) ended,
+ * as its status and signal are stored: "exited with status N", or, signal
+ * not 0, "was killed by signal N (SIGNAME: ...)". */
+struct bg_strbuf;
+void bg_measure_shell_ended(struct bg_strbuf *out, int status, int signal);
+/* A run's name in messages, into buf: "timed run 2", or with its ordinal
+ * in the session where that differs, "timed run 2 (#3)". */
+void bg_measure_run_name(char *buf, size_t size, const char *phase, long long index, long long ordinal);
+
 /* Fills opts with the defaults above (argv, root and callbacks left NULL). */
 void bg_measure_opts_init(struct bg_measure_opts *opts);
 /* Runs the session; *out receives the session document (caller decrefs). */

@@ -267,13 +267,8 @@ void bg_mp_summary(struct bg_strbuf *out, const json_t *doc)
 		json_int_t sig = json_integer_value(json_object_get(doc, "cleanup_signal"));
 
 		bg_strbuf_addf(out, "  %-12sthe cleanup command ", "cleanup");
-		if (sig > 0 && sig < 128) {
-			bg_strbuf_adds(out, "was killed by signal ");
-			bg_format_signal(out, (int)sig);
-		} else {
-			bg_strbuf_addf(out, "exited with status %lld",
-				       (long long)json_integer_value(json_object_get(doc, "cleanup_exit_status")));
-		}
+		bg_measure_shell_ended(out, (int)json_integer_value(json_object_get(doc, "cleanup_exit_status")),
+				       sig > 0 && sig < 128 ? (int)sig : 0);
 		bg_strbuf_adds(out, "\n");
 	}
 }
@@ -409,11 +404,11 @@ void bg_mp_failed_stderr(struct bg_strbuf *out, const json_t *session, const str
 		{
 			json_int_t k = json_integer_value(json_object_get(r, "ordinal")),
 				   ix = json_integer_value(json_object_get(r, "phase_index"));
+			char run[96];
 
-			bg_strbuf_addf(out, "stderr of %s run %lld", json_string_value(json_object_get(r, "phase")),
-				       (long long)(ix ? ix : k));
-			if (ix && ix != k)
-				bg_strbuf_addf(out, " (#%lld)", (long long)k);
+			bg_measure_run_name(run, sizeof(run), json_string_value(json_object_get(r, "phase")),
+					    ix ? ix : k, k);
+			bg_strbuf_addf(out, "stderr of %s", run);
 		}
 		if (!nlines) {
 			bg_strbuf_adds(out, ": empty (");

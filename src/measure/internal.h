@@ -311,12 +311,6 @@ size_t bg_spawn_leftovers(pid_t pgid, const char *cgroup_procs, long grace_ms);
  */
 int bg_spawn_shell(const char *cmd, const char *const *args, size_t nargs,
 		   volatile sig_atomic_t *interrupted, int *status, int *signal, struct bg_ctx *ctx);
-/*
- * Appends how a shell command ended, as bg_spawn_shell reported it:
- * "exited with status N", or "was killed by signal N (SIGNAME: ...)".
- */
-struct bg_strbuf;
-void bg_spawn_shell_ended(struct bg_strbuf *out, int status, int signal);
 /* Runs argv in dir capturing stdout into out; *status as above. The
  * environment is this process's, less the names in unset (NULL-terminated,
  * or NULL for none). */

@@ -223,7 +223,7 @@ json_t *bg_parity_check(const struct bg_measure_opts *o, const struct bg_outputs
 			bg_strbuf_adds(&detail, bg_ctx_message(&ctx));
 		} else if (st != 0) {
 			bg_strbuf_adds(&detail, "parity command ");
-			bg_spawn_shell_ended(&detail, st, sig);
+			bg_measure_shell_ended(&detail, st, sig);
 		}
 		pass = st == 0;
 		json_object_set_new(p, "exit_status", json_integer(st));

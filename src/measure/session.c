@@ -205,7 +205,7 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 		if (st != 0) {
 			struct bg_strbuf how = BG_STRBUF_INIT;
 
-			bg_spawn_shell_ended(&how, st, sig);
+			bg_measure_shell_ended(&how, st, sig);
 			block(s, "the prepare command %s before run %ld", how.buf, s->ordinal + 1);
 			bg_strbuf_release(&how);
 			json_decref(r);
@@ -213,10 +213,7 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 		}
 	}
 	s->ordinal++;
-	if (index == s->ordinal)
-		snprintf(name, sizeof(name), "%s run %ld", phase, index);
-	else
-		snprintf(name, sizeof(name), "%s run %ld (#%ld)", phase, index, s->ordinal);
+	bg_measure_run_name(name, sizeof(name), phase, index, s->ordinal);
 	if (o->nevict) {
 		json_t *files = json_array();
 		bool cold = true;
@@ -675,6 +672,14 @@ static bool counted(const struct session *s, const json_t *r)
 	return k > 0 && (size_t)k < s->in_stats_cap && s->in_stats[k];
 }
 
+void bg_measure_run_name(char *buf, size_t size, const char *phase, long long index, long long ordinal)
+{
+	if (index == ordinal)
+		snprintf(buf, size, "%s run %lld", phase, index);
+	else
+		snprintf(buf, size, "%s run %lld (#%lld)", phase, index, ordinal);
+}
+
 /* The name of the first counted, reported run that left metric name out,
  * as runs are named in messages ("timed run 2 (#3)"). */
 static void first_without_metric(const struct session *s, const char *name, char *buf, size_t size)
@@ -690,10 +695,7 @@ static void first_without_metric(const struct session *s, const char *name, char
 		if (!counted(s, r) || !json_is_object(json_object_get(r, "reported")) ||
 		    json_object_get(json_object_get(json_object_get(r, "reported"), "metrics"), name))
 			continue;
-		if (n == k)
-			snprintf(buf, size, "timed run %lld", (long long)n);
-		else
-			snprintf(buf, size, "timed run %lld (#%lld)", (long long)n, (long long)k);
+		bg_measure_run_name(buf, size, "timed", n, k);
 		return;
 	}
 }
@@ -1044,7 +1046,7 @@ int bg_measure_session(const struct bg_measure_opts *o, json_t **out, struct bg_
 		if (rc == BG_OK && st != 0) {
 			struct bg_strbuf how = BG_STRBUF_INIT;
 
-			bg_spawn_shell_ended(&how, st, sig);
+			bg_measure_shell_ended(&how, st, sig);
 			block(&s, "the setup command %s", how.buf);
 			bg_strbuf_release(&how);
 		}

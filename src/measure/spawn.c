@@ -925,7 +925,7 @@ int bg_spawn_shell(const char *cmd, const char *const *args, size_t nargs,
 	return BG_OK;
 }
 
-void bg_spawn_shell_ended(struct bg_strbuf *out, int status, int signal)
+void bg_measure_shell_ended(struct bg_strbuf *out, int status, int signal)
 {
 	if (!signal) {
 		bg_strbuf_addf(out, "exited with status %d", status);
