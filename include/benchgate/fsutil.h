@@ -97,6 +97,10 @@ long bg_atomic_temp_pid(const char *name, const char *base);
  * the command name may hold spaces and parentheses.
  */
 const char *bg_proc_stat_tail(long pid, char *buf, size_t size);
+/* Whether a process with this pid exists (kill 0; one of another user
+ * too) and has not exited: one that /proc says is a zombie (Z) or being
+ * reaped (X), which runs nothing and holds no lock, is not alive. */
+bool bg_pid_alive(long pid);
 /* Removes from folder dir the temporary files (bg_atomic_temp_pid) of each
  * of bases (NULL-terminated) that writers no longer running left (a SIGKILL
  * between their write and rename): regular files only, never this

@@ -297,14 +297,16 @@ int bg_runs_index_put(const struct bg_config *cfg, const struct bg_runs_row *row
  */
 size_t bg_runs_index_conflict(const char *text, size_t len);
 /*
- * Writes an experiment's terminal manifest and then its RUNS.md row, with
- * SIGINT, SIGTERM, SIGHUP and SIGQUIT held back meanwhile, so that a signal
- * does not leave the two disagreeing (which 'check' would report).
+ * Writes an experiment's manifest and then its RUNS.md row (the running
+ * pair when a run starts, the terminal one when it ends), RUNS.md's lock
+ * taken first and SIGINT, SIGTERM, SIGHUP and SIGQUIT held back meanwhile,
+ * so that a signal does not leave the two disagreeing (which 'check' would
+ * report) and a lock wait that ends leaves neither written.
  * *manifest_written (may be NULL) says whether the manifest was written,
  * so that a caller whose row failed can say the row alone is to repair
  * (bg_experiment_repair_row).
  */
-int bg_experiment_finish(const struct bg_config *cfg, const char *id, const json_t *manifest,
+int bg_experiment_write_pair(const struct bg_config *cfg, const char *id, const json_t *manifest,
 			 const struct bg_runs_row *row, bool *manifest_written, struct bg_ctx *ctx);
 
 /* "2026-11-30T10:15:19Z"-style UTC timestamp with microseconds into out. */
@@ -315,9 +317,6 @@ void bg_lifecycle_now_rfc3339(struct bg_strbuf *out);
  * so that a record can always be written and compared with its writer. */
 void bg_lifecycle_hostname(struct bg_strbuf *out);
 void bg_lifecycle_username(struct bg_strbuf *out);
-/* Whether a process with this pid exists (kill 0) and has not exited: one
- * that /proc says is a zombie (Z) or being reaped (X) is not alive. */
-bool bg_pid_alive(pid_t pid);
 /*
  * Whether pid is a live process that started no later than when (RFC 3339
  * UTC as benchgate writes it; NULL or unreadable: not compared), so that a

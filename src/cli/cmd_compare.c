@@ -209,9 +209,9 @@ static int run_compare(struct bg_cli *cli, const struct bg_cmd *self)
 	rc = BG_OK;
 	if (strcmp(name, "block") == 0) {
 		rc = BG_ECHECK;
-	} else if (rc == BG_OK && a.fail_on == FAIL_INVESTIGATE && strcmp(name, "investigate") == 0) {
+	} else if (a.fail_on == FAIL_INVESTIGATE && strcmp(name, "investigate") == 0) {
 		rc = BG_ECHECK;
-	} else if (rc == BG_OK && a.fail_on == FAIL_UNACCEPTED) {
+	} else if (a.fail_on == FAIL_UNACCEPTED) {
 		const char *curation = json_string_value(json_object_get(v, "curation"));
 
 		/* a person's review is what this waits for: say what would pass */

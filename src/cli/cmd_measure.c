@@ -431,13 +431,6 @@ static int share_machine(void)
 	return fd;
 }
 
-/*
- * A source git cannot describe (a filter of .gitattributes whose program is
- * missing, as git-lfs's): a diagnostic session is still stored, but its
- * provenance lacks the dirty flag or the diff's hash. Said on stderr with
- * git's words, as run's preflight refuses such a source; nothing outside a
- * repository, where there is nothing to hash.
- */
 /* The .git (a folder, or a file naming one) of root or of a folder above
  * it, into *at; whether there is one: root is then in a repository, whether
  * or not git can read it. */
@@ -491,6 +484,14 @@ static void warn_no_revision(const struct bg_config *cfg)
 	bg_strbuf_release(&msg);
 }
 
+/*
+ * A source git cannot describe (a filter of .gitattributes whose program is
+ * missing, as git-lfs's): a diagnostic session is still stored, but its
+ * provenance lacks the dirty flag or the diff's hash. Said on stderr with
+ * git's words, as run's preflight refuses such a source; nothing outside a
+ * repository, where there is nothing to hash; in one of which git gives
+ * no revision, warn_no_revision.
+ */
 static void warn_git_state(const json_t *doc, const struct bg_config *cfg, const char *const *exclude)
 {
 	const json_t *git = json_object_get(json_object_get(doc, "provenance"), "git");

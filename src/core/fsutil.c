@@ -327,18 +327,15 @@ const char *bg_proc_stat_tail(long pid, char *buf, size_t size)
 	return p && p[1] == ' ' && p[2] ? p + 2 : NULL;
 }
 
-/* Whether no process pid runs here: none has it, or it exited and waits
- * for its parent (a zombie, Z, or one being reaped, X), running nothing.
- * One of another user answers kill with EPERM: it runs. */
-static bool pid_gone(long pid)
+bool bg_pid_alive(long pid)
 {
 	char buf[512];
 	const char *tail;
 
-	if (kill((pid_t)pid, 0) != 0)
-		return errno == ESRCH;
+	if (pid <= 0 || pid > INT_MAX || (kill((pid_t)pid, 0) != 0 && errno != EPERM))
+		return false;
 	tail = bg_proc_stat_tail(pid, buf, sizeof(buf));
-	return tail && (*tail == 'Z' || *tail == 'X');
+	return !(tail && (*tail == 'Z' || *tail == 'X'));
 }
 
 void bg_atomic_remove_dead(const char *dir, const char *const *bases)
@@ -355,7 +352,7 @@ void bg_atomic_remove_dead(const char *dir, const char *const *bases)
 		for (size_t k = 0; bases[k] && pid < 0; k++)
 			pid = bg_atomic_temp_pid(e->d_name, bases[k]);
 
-		if (pid > 0 && pid != (long)getpid() && pid_gone(pid) &&
+		if (pid > 0 && pid != (long)getpid() && !bg_pid_alive(pid) &&
 		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
 			unlinkat(dirfd(d), e->d_name, 0);
 	}

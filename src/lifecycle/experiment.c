@@ -492,7 +492,7 @@ int bg_experiment_owner_state(const json_t *manifest, const char **state)
 	return BG_OK;
 }
 
-int bg_experiment_finish(const struct bg_config *cfg, const char *id, const json_t *manifest,
+int bg_experiment_write_pair(const struct bg_config *cfg, const char *id, const json_t *manifest,
 			 const struct bg_runs_row *row, bool *manifest_written, struct bg_ctx *ctx)
 {
 	sigset_t old;
@@ -567,7 +567,7 @@ int bg_experiment_mark_failed(const struct bg_config *cfg, const char *id, json_
 	json_array_append_new(outputs, json_pack("{s:s, s:s, s:s}", "artifact", rel.buf, "sha256", hex,
 						 "result", result.buf));
 	row.result = result.buf;
-	rc = bg_experiment_finish(cfg, id, manifest, &row, NULL, ctx);
+	rc = bg_experiment_write_pair(cfg, id, manifest, &row, NULL, ctx);
 out:
 	json_decref(reason_text);
 	bg_strbuf_release(&rel);
@@ -659,7 +659,7 @@ bool bg_experiment_folder_bare(const struct bg_config *cfg, const char *id)
 		long pid = bg_experiment_leftover_pid(e->d_name);
 
 		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 &&
-		    (pid < 0 || (pid != (long)getpid() && bg_pid_alive((pid_t)pid))))
+		    (pid < 0 || (pid != (long)getpid() && bg_pid_alive(pid))))
 			bare = false;
 	}
 	closedir(d);

@@ -71,12 +71,8 @@ size_t bg_lifecycle_state_excludes(const struct bg_config *cfg, char **out, size
 		return n;
 	path = spec + 7;
 	/* an absolute path inside the project is the relative one it names */
-	{
-		size_t rl = strlen(cfg->root);
-
-		if (path[0] == '/' && rl > 1 && strncmp(path, cfg->root, rl) == 0 && path[rl] == '/' && path[rl + 1])
-			path += rl + 1;
-	}
+	if (path[0] == '/')
+		path = bg_config_relative(cfg, path);
 	/* a folder that may lie outside the project cannot be named to git
 	 * from it (git refuses a pathspec outside the repository) */
 	if (!bg_path_stays_below(path))
@@ -135,20 +131,6 @@ void bg_lifecycle_now_rfc3339(struct bg_strbuf *out)
 	gmtime_r(&tv.tv_sec, &tm);
 	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
 	bg_strbuf_addf(out, "%s.%06ldZ", buf, (long)tv.tv_usec);
-}
-
-bool bg_pid_alive(pid_t pid)
-{
-	char buf[1024], state;
-	const char *tail;
-
-	if (pid <= 0 || (kill(pid, 0) != 0 && errno != EPERM))
-		return false;
-	/* a process that exited but was not yet reaped by its parent (a
-	 * zombie, Z, or one being reaped, X) still answers kill 0, yet it runs
-	 * nothing and holds no lock */
-	state = (tail = bg_proc_stat_tail(pid, buf, sizeof(buf))) ? *tail : '\0';
-	return state != 'Z' && state != 'X';
 }
 
 static int lease_paths(const struct bg_config *cfg, const char *slug, struct bg_strbuf *dir,
@@ -501,19 +483,12 @@ static int read_owner(const struct bg_config *cfg, const char *path, json_t **re
 static void remove_dead_temporaries(const char *dir, const char *slug)
 {
 	struct bg_strbuf owner = BG_STRBUF_INIT;
-	struct dirent *e;
-	DIR *d;
+	const char *bases[2];
 
-	if (!(d = opendir(dir)))
-		return;
 	bg_strbuf_addf(&owner, "%s.json", slug);
-	while ((e = readdir(d))) {
-		long pid = bg_atomic_temp_pid(e->d_name, owner.buf);
-
-		if (pid > 0 && pid != (long)getpid() && !bg_pid_alive((pid_t)pid))
-			unlinkat(dirfd(d), e->d_name, 0);
-	}
-	closedir(d);
+	bases[0] = owner.buf;
+	bases[1] = NULL;
+	bg_atomic_remove_dead(dir, bases);
 	bg_strbuf_release(&owner);
 }
 

@@ -1245,7 +1245,7 @@ static int finish(struct run *r, const json_t *session, struct bg_ctx *ctx)
 	json_object_set_new(r->manifest, "decision", decision ? json_string(decision) : json_null());
 	json_object_set_new(r->manifest, "key_id", json_string(r->res->key_id));
 	row.result = result.buf;
-	if ((rc = bg_experiment_finish(r->cfg, r->res->experiment_id, r->manifest, &row, &written, ctx))) {
+	if ((rc = bg_experiment_write_pair(r->cfg, r->res->experiment_id, r->manifest, &row, &written, ctx))) {
 		/* the session is stored whatever failed here: say so, and what
 		 * brings the records in line */
 		char *msg = bg_xstrdup(bg_ctx_message(ctx));
@@ -1414,7 +1414,7 @@ int bg_run_gate(const struct bg_run_request *req, struct bg_run_result *res, str
 	/* the running manifest and its row as a pair, RUNS.md's lock taken
 	 * first: a wait for it that ends (a stop signal meanwhile, another
 	 * holder for too long) leaves no experiment behind */
-	if ((rc = bg_experiment_finish(r.cfg, id.buf, r.manifest, &row, &manifest_written, ctx)) && !manifest_written) {
+	if ((rc = bg_experiment_write_pair(r.cfg, id.buf, r.manifest, &row, &manifest_written, ctx)) && !manifest_written) {
 		/* the folder reserved for it goes too (when nothing else is in it):
 		 * an experiment without a manifest is no record of anything */
 		struct bg_strbuf dir = BG_STRBUF_INIT;
