@@ -21,20 +21,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-bool bg_cli_wants_help(int argc, char **argv)
-{
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--") == 0)
-			return false;
-		/* "--help" or a beginning of it ("--he"), as argparse takes it: no
-		 * verb has another option that starts with 'h' */
-		if (strcmp(argv[i], "-h") == 0 ||
-		    (strncmp(argv[i], "--h", 3) == 0 && strncmp("help", argv[i] + 2, strlen(argv[i] + 2)) == 0))
-			return true;
-	}
-	return false;
-}
-
 int bg_cli_print_help(const struct bg_cmd *cmd)
 {
 	struct bg_strbuf sb = BG_STRBUF_INIT;
@@ -539,14 +525,76 @@ static int global_after_verb(const struct bg_cmd *cmd, const char *option)
 				  option, option, cmd->name);
 }
 
+/*
+ * Whether a, where an option may stand, asks for help as argparse reads it:
+ * "-h", or "--help" or a beginning of it ("--he"; no verb has another
+ * option that starts with 'h').
+ */
+static bool is_help(const char *a)
+{
+	size_t n = strlen(a);
+
+	return strcmp(a, "-h") == 0 || (n >= 3 && n <= 6 && strncmp(a, "--help", n) == 0);
+}
+
+/*
+ * argparse reads every word for options before it acts on one, so an
+ * ambiguous beginning of a long option is refused wherever it stands, also
+ * after a --help. BG_OK when none is.
+ */
+static int refuse_ambiguous(const struct bg_cli *cli, const struct bg_cmd *cmd, const struct bg_opt *opts)
+{
+	for (int i = 1; i < cli->argc; i++) {
+		const char *a = cli->argv[i], *eq, *err = NULL;
+		size_t len;
+
+		if (strcmp(a, "--") == 0)
+			break;
+		if (a[0] != '-' || a[1] != '-' || is_help(a) || !bg_cli_option_like(opts, a))
+			continue;
+		eq = strchr(a + 2, '=');
+		len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+		if (!find_long(opts, a + 2, len, &err) && err)
+			return unknown_long(cmd, opts, a + 2, len, true);
+	}
+	return BG_OK;
+}
+
+/*
+ * The usage error for a word that argparse refuses only once it has read
+ * them all, so that a --help after it is still shown: an option the verb
+ * does not have (-C and --config are global options, said so), or a
+ * positional beyond those the verb takes.
+ */
+static int refuse_word(const struct bg_cmd *cmd, const struct bg_opt *opts, const char *a, bool positional)
+{
+	const char *eq, *err = NULL;
+	size_t len;
+
+	if (positional)
+		return bg_cli_usage_error(cmd, "unexpected argument '%s'", a);
+	if (a[1] != '-')
+		return a[1] == 'C' ? global_after_verb(cmd, "-C DIR") : bg_cli_usage_error(cmd, "unknown option '%s'", a);
+	eq = strchr(a + 2, '=');
+	len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+	if (len == 6 && strncmp(a + 2, "config", 6) == 0)
+		return global_after_verb(cmd, "--config FILE");
+	(void)find_long(opts, a + 2, len, &err);
+	return unknown_long(cmd, opts, a + 2, len, err != NULL);
+}
+
 int bg_cli_parse(struct bg_cli *cli, const struct bg_cmd *cmd, const struct bg_opt *opts,
 		 int max_pos, bool stop_at_dashdash, bg_opt_fn on_opt, void *data,
 		 struct bg_parsed *out)
 {
-	bool options_done = false;
+	bool options_done = false, refused_positional = false;
+	int refused = 0; /* the first word refused once all are read (refuse_word), or 0 */
+	int rc;
 
 	memset(out, 0, sizeof(*out));
 	out->rest_index = -1;
+	if ((rc = refuse_ambiguous(cli, cmd, opts)))
+		return rc;
 	for (int i = 1; i < cli->argc; i++) {
 		char *a = cli->argv[i];
 		const struct bg_opt *o = NULL;
@@ -555,28 +603,38 @@ int bg_cli_parse(struct bg_cli *cli, const struct bg_cmd *cmd, const struct bg_o
 		if (!options_done && strcmp(a, "--") == 0) {
 			if (stop_at_dashdash) {
 				out->rest_index = i + 1;
-				return BG_OK;
+				break;
 			}
 			options_done = true;
 			continue;
 		}
 		if (options_done || !bg_cli_option_like(opts, a)) {
-			if (out->npos >= max_pos || out->npos >= 8)
-				return bg_cli_usage_error(cmd, "unexpected argument '%s'", a);
-			out->pos[out->npos++] = a;
+			if (out->npos < max_pos && out->npos < 8) {
+				out->pos[out->npos++] = a;
+			} else if (!refused) {
+				refused = i;
+				refused_positional = true;
+			}
 			continue;
+		}
+		/* help as soon as argparse meets it: after an error in a word
+		 * before it, which argparse meets first, and before the words
+		 * it refuses only at the end (refuse_word) */
+		if (is_help(a)) {
+			rc = bg_cli_print_help(cmd);
+			return rc ? rc : BG_CLI_HELP_SHOWN;
 		}
 		if (a[1] == '-') {
 			const char *eq = strchr(a + 2, '=');
 			size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
 
 			o = find_long(opts, a + 2, len, &err);
-			if (!o && len == 6 && strncmp(a + 2, "config", 6) == 0)
-				return global_after_verb(cmd, "--config FILE");
 			if (!o && eq && len && len <= 4 && strncmp(a + 2, "help", len) == 0)
 				return bg_cli_usage_error(cmd, "option '--help' takes no value");
-			if (!o)
-				return unknown_long(cmd, opts, a + 2, len, err != NULL);
+			if (!o) {
+				refused = refused ? refused : i;
+				continue;
+			}
 			if (eq) {
 				if (o->kind == BG_OPT_FLAG)
 					return bg_cli_usage_error(cmd, "option '--%s' takes no value", o->long_name);
@@ -586,10 +644,10 @@ int bg_cli_parse(struct bg_cli *cli, const struct bg_cmd *cmd, const struct bg_o
 			for (const struct bg_opt *p = opts; p && p->long_name; p++)
 				if (p->short_name && p->short_name == a[1])
 					o = p;
-			if (!o && a[1] == 'C')
-				return global_after_verb(cmd, "-C DIR");
-			if (!o)
-				return bg_cli_usage_error(cmd, "unknown option '%s'", a);
+			if (!o) {
+				refused = refused ? refused : i;
+				continue;
+			}
 			if (a[2]) {
 				if (o->kind == BG_OPT_FLAG)
 					return bg_cli_usage_error(cmd, "option '-%c' takes no value", a[1]);
@@ -612,6 +670,8 @@ int bg_cli_parse(struct bg_cli *cli, const struct bg_cmd *cmd, const struct bg_o
 		if (msg)
 			return bg_cli_usage_error(cmd, "%s", msg);
 	}
+	if (refused)
+		return refuse_word(cmd, opts, cli->argv[refused], refused_positional);
 	return BG_OK;
 }
 

@@ -67,7 +67,14 @@ bool bg_cli_option_like(const struct bg_opt *opts, const char *a);
  * data). Positionals are collected in order into pos (at most max_pos; more
  * is a usage error unless rest_after_dashdash is set and "--" came, in which
  * case everything after "--" is left at *rest_index).
+ * Errors come in argparse's order: an ambiguous option anywhere first; then,
+ * word by word, a missing or refused value, or -h/--help, which prints the
+ * verb's help and returns BG_CLI_HELP_SHOWN (the program exits 0); an
+ * unknown option or a positional too many only after every word (so
+ * "list --bogus -h" shows help, "list --platform -h" is refused).
+ * Usage errors are said on stderr and return BG_EUSAGE.
  */
+#define BG_CLI_HELP_SHOWN 100
 struct bg_parsed {
 	char *pos[8];
 	int npos;
@@ -131,8 +138,6 @@ struct bg_cli_rows {
 };
 int bg_cli_rows_add(const json_t *r, void *rows, struct bg_ctx *ctx);
 void bg_cli_rows_end(struct bg_cli_rows *rows);
-/* True when argv holds -h or --help before any "--". */
-bool bg_cli_wants_help(int argc, char **argv);
 /* A verb's help (usage, summary, options) on stdout; BG_EIO when it could not be written (said). */
 int bg_cli_print_help(const struct bg_cmd *cmd);
 

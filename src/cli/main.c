@@ -254,7 +254,7 @@ static int run_main(int argc, char **argv)
 {
 	struct bg_cli cli = {0};
 	const struct bg_cmd *verb;
-	int i = 1;
+	int i = 1, rc;
 
 	/* One short-lived process: big blocks come from the heap and freed
 	 * memory stays there, instead of one mmap and munmap (and a TLB
@@ -326,9 +326,6 @@ static int run_main(int argc, char **argv)
 	}
 	cli.argc = argc - i;
 	cli.argv = argv + i;
-	if (bg_cli_wants_help(cli.argc, cli.argv)) {
-		bg_cli_print_help(verb);
-		return 0;
-	}
-	return verb->run(&cli, verb);
+	rc = verb->run(&cli, verb);
+	return rc == BG_CLI_HELP_SHOWN ? BG_OK : rc;
 }
