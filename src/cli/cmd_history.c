@@ -4,11 +4,12 @@
  * max, memory (process-tree and accelerator peaks), decision and curation,
  * and under a session the notes of its decision (the machine's conditions
  * that differed from its baseline's).
- * A gate or key without sessions prints a line saying so (exit 0); a gate
+ * A gate without sessions prints a line saying so (exit 0); a gate
  * without sessions that the registry does not have either is a usage error
  * (exit 2), as `run` says it, so that a mistyped id is not read as a gate
  * never run. A gate that has sessions is listed whether or not the
- * registry still has it.
+ * registry still has it. A key no stored session has is unknown (exit 1),
+ * as an unknown session is: a key exists only through its sessions.
  */
 #include "cli/cli.h"
 #include "cli/measure_print.h"
@@ -188,11 +189,23 @@ static int run_history(struct bg_cli *cli, const struct bg_cmd *self)
 		bg_cli_fail(rc, msg.buf); /* which shows its control bytes */
 		goto out;
 	}
+	if (walk.n == 0 && !gate) {
+		/* a key exists only through its sessions: none is a mistyped
+		 * or foreign key, as an unknown session is */
+		bg_strbuf_addf(&msg, "unknown key '%s': %s; a session's key is shown by 'benchgate key SESSION' and "
+			       "'benchgate history GATE'", a.key,
+			       store ? (strlen(a.key) < 64 ? "no stored session has a key that begins so"
+							   : "no stored session has this key")
+				     : "no sessions stored yet");
+		rc = BG_ECHECK;
+		bg_cli_fail(rc, msg.buf);
+		goto out;
+	}
 	bg_cli_rows_end(&walk);
 	if (!a.json && walk.n == 0) {
 		/* the gate as typed: its control bytes shown, as every message shows them */
-		bg_strbuf_addf(&sb, "no sessions stored for %s '", gate ? "gate" : "key");
-		bg_cli_add_shown(&sb, gate ? gate : a.key);
+		bg_strbuf_adds(&sb, "no sessions stored for gate '");
+		bg_cli_add_shown(&sb, gate);
 		bg_strbuf_adds(&sb, "'\n");
 	}
 	rc = bg_cli_write(&sb, false);

@@ -168,7 +168,10 @@ K12=$("$B" key --json "$s12" | jq -r .key_id)
 check "history --key, two keys: 1" test "$(rc_of "$B" -C "$work/q" history --key abcd)" = 1
 check "history --key, two keys named" grep -qxF "benchgate: key 'abcd' is ambiguous: it begins abcd1${K:5:7}... and abcd2${K12:5:7}...; give more of its digits" "$work/err"
 check "history --key, one more digit" test "$("$B" -C "$work/q" history --key abcd1 --json | jq length)" = 11
-check "history --key, no such key" test "$("$B" -C "$work/q" history --key abce)" = "no sessions stored for key 'abce'"
+check "history --key, no such key: 1" test "$(rc_of "$B" -C "$work/q" history --key abce)" = 1
+check "history --key, no such key said" grep -qxF "benchgate: unknown key 'abce': no stored session has a key that begins so; a session's key is shown by 'benchgate key SESSION' and 'benchgate history GATE'" "$work/err"
+check "history --key, no such key, --json: 1" test "$(rc_of "$B" -C "$work/q" history --json --key "${K12:0:60}ffff")" = 1
+check "history --key, 64 digits, none" grep -qF "unknown key '${K12:0:60}ffff': no stored session has this key;" "$work/err"
 check "history --json fields"     test "$("$B" history --json $G | jq -r '.[0] | [.decision, .curation, .tier] | join(",")')" = "no-baseline,auto-accepted,scheduled-profile"
 check "history: no timing note"   bash -c "! grep -q 'timing reported' '$work/out'"
 # a gate the registry does not have: with sessions (a gate since removed)
