@@ -179,7 +179,7 @@ static void print_outcome(const struct bg_config *cfg, const struct bg_run_resul
 		bg_strbuf_adds(out, "\n");
 	}
 	bg_vp_conditions(out, d);
-	bg_mp_failed_stderr(out, s, cfg);
+	bg_mp_failed_stderr(out, s, 0, cfg); /* this run's own capture */
 	/* the experiments folder benchgate.json names (profile.experiments) */
 	bg_strbuf_addf(out, "key: %.16s  manifest: %s/%s/manifest.json\n", res->key_id, cfg->experiments,
 		       res->experiment_id);

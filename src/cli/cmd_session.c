@@ -115,7 +115,7 @@ static int run_session(struct bg_cli *cli, const struct bg_cmd *self)
 		bg_strbuf_addch(&sb, '\n');
 	} else {
 		bg_mp_summary(&sb, doc);
-		bg_mp_failed_stderr(&sb, doc, &cfg);
+		bg_mp_failed_stderr(&sb, doc, id, &cfg);
 		provenance(&sb, doc);
 		bg_strbuf_addch(&sb, '\n');
 		bg_mp_runs(&sb, json_object_get(doc, "runs"));

@@ -359,7 +359,51 @@ void bg_mp_progress(const struct bg_measure_progress *p, void *data)
 	ps->shown = true;
 }
 
-void bg_mp_failed_stderr(struct bg_strbuf *out, const json_t *session, const struct bg_config *cfg)
+/*
+ * When id is not 0: whether the capture at path (relative to cfg's root) is
+ * session id's, as the manifest of its experiment (the folder above runs/)
+ * names it. Projects that share a store number their experiments each on
+ * their own, so another project's session names a capture here that is this
+ * project's. Else appends to why what the manifest names instead.
+ */
+static bool capture_of_session(const struct bg_config *cfg, const char *path, long long id, struct bg_strbuf *why)
+{
+	const char *runs = strstr(path, "/runs/");
+	struct bg_strbuf rel = BG_STRBUF_INIT, abs = BG_STRBUF_INIT;
+	struct bg_ctx ctx;
+	json_t *m = NULL, *sid;
+	bool same;
+
+	if (!id)
+		return true;
+	for (const char *p = runs; p; p = strstr(p + 1, "/runs/"))
+		runs = p;
+	if (!runs)
+		return false;
+	bg_strbuf_addn(&rel, path, (size_t)(runs - path));
+	bg_strbuf_adds(&rel, "/manifest.json");
+	bg_config_path(cfg, &abs, rel.buf);
+	bg_ctx_init(&ctx);
+	(void)bg_json_load_file(abs.buf, rel.buf, &m, &ctx);
+	sid = json_object_get(m, "session_id");
+	same = json_is_integer(sid) && json_integer_value(sid) == id;
+	if (!same) {
+		bg_cli_add_shown(why, rel.buf);
+		if (!m)
+			bg_strbuf_adds(why, " cannot be read");
+		else if (json_is_integer(sid))
+			bg_strbuf_addf(why, " names session %lld", (long long)json_integer_value(sid));
+		else
+			bg_strbuf_adds(why, " names no session");
+	}
+	json_decref(m);
+	bg_ctx_release(&ctx);
+	bg_strbuf_release(&abs);
+	bg_strbuf_release(&rel);
+	return same;
+}
+
+void bg_mp_failed_stderr(struct bg_strbuf *out, const json_t *session, long long id, const struct bg_config *cfg)
 {
 	enum { TAIL_BYTES = 2048, TAIL_LINES = 10 };
 	const char *status = json_string_value(json_object_get(session, "status"));
@@ -373,6 +417,7 @@ void bg_mp_failed_stderr(struct bg_strbuf *out, const json_t *session, const str
 		const char *path = json_string_value(json_object_get(r, "stderr"));
 		struct bg_strbuf text = BG_STRBUF_INIT, abs = BG_STRBUF_INIT;
 		const char *start, *p;
+		char run[96];
 		size_t nlines = 0;
 		int rc;
 
@@ -381,6 +426,22 @@ void bg_mp_failed_stderr(struct bg_strbuf *out, const json_t *session, const str
 			continue;
 		if (!path)
 			return;
+		/* named as the reason names it: "timed run 2 (#3)" */
+		{
+			json_int_t k = json_integer_value(json_object_get(r, "ordinal")),
+				   ix = json_integer_value(json_object_get(r, "phase_index"));
+
+			bg_measure_run_name(run, sizeof(run), json_string_value(json_object_get(r, "phase")),
+					    ix ? ix : k, k);
+		}
+		if (!capture_of_session(cfg, path, id, &abs)) {
+			bg_strbuf_addf(out, "stderr of %s: not shown: ", run);
+			bg_cli_add_shown(out, path);
+			bg_strbuf_addf(out, " cannot be told to be this session's: %s (projects that share a store "
+					    "number their experiments each on their own)\n", abs.buf);
+			bg_strbuf_release(&abs);
+			return;
+		}
 		bg_config_path(cfg, &abs, path);
 		rc = bg_file_read(abs.buf, NULL, &text, NULL);
 		bg_strbuf_release(&abs);
@@ -400,16 +461,7 @@ void bg_mp_failed_stderr(struct bg_strbuf *out, const json_t *session, const str
 		nlines = *start ? 1 : 0;
 		for (p = start; *p; p++)
 			nlines += *p == '\n';
-		/* named as the reason names it: "timed run 2 (#3)" */
-		{
-			json_int_t k = json_integer_value(json_object_get(r, "ordinal")),
-				   ix = json_integer_value(json_object_get(r, "phase_index"));
-			char run[96];
-
-			bg_measure_run_name(run, sizeof(run), json_string_value(json_object_get(r, "phase")),
-					    ix ? ix : k, k);
-			bg_strbuf_addf(out, "stderr of %s", run);
-		}
+		bg_strbuf_addf(out, "stderr of %s", run);
 		if (!nlines) {
 			bg_strbuf_adds(out, ": empty (");
 			bg_cli_add_shown(out, path);

@@ -24,9 +24,12 @@ void bg_mp_runs(struct bg_strbuf *out, const json_t *runs);
  * `run` captured it in: up to its last 10 lines (of its last 2 KiB), each
  * after "  | " as bg_cli_add_shown shows it, under a line naming the run
  * and the file (relative to cfg's project root). Nothing when no run
- * failed, nothing was captured or the file is gone.
+ * failed, nothing was captured or the file is gone. With id (not 0) the
+ * capture is shown only when its experiment's manifest names session id
+ * (a store shared by projects: another project's experiment may have the
+ * same folder here), else a line says it is not this session's.
  */
-void bg_mp_failed_stderr(struct bg_strbuf *out, const json_t *session, const struct bg_config *cfg);
+void bg_mp_failed_stderr(struct bg_strbuf *out, const json_t *session, long long id, const struct bg_config *cfg);
 /* The command words joined by spaces: a word with a space or quote in '...', one with a
  * control byte as the shell's $'...' with \xNN (bg_cli_add_shown). */
 void bg_mp_command(struct bg_strbuf *out, const json_t *command);

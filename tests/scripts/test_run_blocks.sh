@@ -148,7 +148,17 @@ with_registry '.runbooks.fail.command = "seq 1 50 >&2; printf \"tab\\tbell\\a\\n
 sid=$(jq -r '.session_id' <("$bin" run -q --no-repeat --json life.fail))
 check "session of a failed run, from a subfolder: the same lines" \
 	bash -c 'cd docs && "$1" session "$2" | grep -c "^  | " | grep -qx 10' _ "$bin" "$sid"
-rm "$(jq -r '.runs[0].stderr' <("$bin" session "$sid" --json))"
+# a store shared by projects: the folder here that the session names is
+# another project's experiment (its manifest names another session)
+cap=$(jq -r '.runs[0].stderr' <("$bin" session "$sid" --json))
+exp=${cap%/runs/*}
+cp "$exp/manifest.json" "$work/manifest.json"
+jq '.session_id = 999' "$work/manifest.json" >"$exp/manifest.json"
+check "session whose capture is another's: exit 0" test "$(rc_of "$bin" session "$sid")" = 0
+check "session whose capture is another's: said" grep -qxF "stderr of smoke run 1: not shown: $cap cannot be told to be this session's: $exp/manifest.json names session 999 (projects that share a store number their experiments each on their own)" "$work/out"
+check "session whose capture is another's: no lines" test "$(grep -c "^  | " "$work/out")" = 0
+cp "$work/manifest.json" "$exp/manifest.json"
+rm "$cap"
 check "session whose capture is gone: exit 0" test "$(rc_of "$bin" session "$sid")" = 0
 check "session whose capture is gone: no stderr lines" test "$(grep -c "^stderr of\|^  | " "$work/out")" = 0
 with_registry '.'
