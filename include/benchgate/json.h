@@ -51,6 +51,12 @@ struct bg_value;
  * unchecked: the parser leaves them valid UTF-8.
  */
 int bg_value_to_json(const struct bg_value *v, const char *what, json_t **out, struct bg_ctx *ctx);
+/*
+ * A jansson copy of v (a new reference; NULL for v NULL) for reading only,
+ * never written back: NaN and infinities become null, an integer beyond 64
+ * bits the string of its digits, a lone surrogate U+FFFD.
+ */
+json_t *bg_value_to_json_lossy(const struct bg_value *v);
 
 /* indent < 0: compact with ", " and ": " separators (json.dumps default). */
 void bg_json_dump_py(struct bg_strbuf *out, const json_t *v, int indent, bool sort_keys);

@@ -183,9 +183,14 @@ int bg_experiment_reserve(const struct bg_config *cfg, const char *gate_id, stru
 /* Writes experiments/ID/manifest.json atomically. */
 int bg_experiment_write_manifest(const struct bg_config *cfg, const char *id, const json_t *manifest,
 				 struct bg_ctx *ctx);
-/* Reads experiments/ID/manifest.json: BG_EIO when it cannot be read (one
- * that is not a regular file, a FIFO too, is never opened), BG_ECHECK when
- * it is not a JSON object. */
+/* Reads experiments/ID/manifest.json as check reads it (Python's json):
+ * BG_EIO when it cannot be read (one that is not a regular file, a FIFO
+ * too, is never opened), BG_ECHECK when it is not a JSON object, BG_EPRECOND
+ * naming the member that benchgate's records cannot hold (NaN, an integer
+ * beyond 64 bits, a lone surrogate: bg_value_to_json). _view reads it for
+ * reading only, never written back: those become what bg_value_to_json_lossy
+ * makes them, so a manifest check accepts is listed and repaired. */
+int bg_experiment_read_manifest_view(const struct bg_config *cfg, const char *id, json_t **out, struct bg_ctx *ctx);
 int bg_experiment_read_manifest(const struct bg_config *cfg, const char *id, json_t **out,
 				struct bg_ctx *ctx);
 

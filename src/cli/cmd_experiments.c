@@ -87,7 +87,7 @@ static int collect(const struct bg_config *cfg, json_t **out, struct bg_ctx *ctx
 		const char *status, *owner = NULL;
 
 		bg_ctx_init(&ctx);
-		if (bg_experiment_read_manifest(cfg, names[i], &m, &ctx) == BG_OK) {
+		if (bg_experiment_read_manifest_view(cfg, names[i], &m, &ctx) == BG_OK) {
 			status = json_string_value(json_object_get(m, "status"));
 			if (status && strcmp(status, "running") == 0)
 				bg_experiment_owner_state(m, &owner);
@@ -254,7 +254,7 @@ static void abandoned_sessions(struct bg_strbuf *out, const struct bg_config *cf
 	size_t i;
 
 	bg_ctx_init(&ctx);
-	if (bg_experiment_read_manifest(cfg, id, &m, &ctx) ||
+	if (bg_experiment_read_manifest_view(cfg, id, &m, &ctx) ||
 	    !(gate = json_string_value(json_object_get(json_object_get(json_object_get(m, "parameters"), "gate"), "id"))))
 		goto out; /* no gate: no session of it can be stored */
 	s.created = json_string_value(json_object_get(json_object_get(m, "timestamps"), "created"));

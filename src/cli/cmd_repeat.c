@@ -127,7 +127,7 @@ static int run_repeat(struct bg_cli *cli, const struct bg_cmd *self)
 		/* run keeps the question in the experiment's manifest */
 		json_t *m = NULL;
 
-		if (bg_experiment_read_manifest(&cfg, json_string_value(json_object_get(doc, "experiment_id")), &m,
+		if (bg_experiment_read_manifest_view(&cfg, json_string_value(json_object_get(doc, "experiment_id")), &m,
 						&ctx) == BG_OK && json_string_value(json_object_get(m, "question")))
 			json_object_set(doc, "question", json_object_get(m, "question"));
 		json_decref(m);

@@ -172,7 +172,22 @@ static bool has_surrogate(const char *s, size_t len)
 /* jansson's copy of v, or NULL at the first non-finite real, integer
  * beyond 64 bits or text holding a lone surrogate (a key's: *bad is the
  * object): its member path is then left in path and it in *bad. */
-static json_t *from_value(const struct bg_value *v, struct bg_strbuf *path, const struct bg_value **bad)
+/* s[0..len) with each lone surrogate (bg_value_surrogate_find) replaced by
+ * U+FFFD, which is as long (3 bytes); the caller frees it. */
+static char *surrogates_replaced(const char *s, size_t len)
+{
+	char *copy = bg_xstrndup(s, len);
+	size_t at = 0, k;
+
+	while (at < len && (k = bg_value_surrogate_find(copy + at, len - at)) < len - at) {
+		memcpy(copy + at + k, "\xef\xbf\xbd", 3);
+		at += k + 3;
+	}
+	return copy;
+}
+
+/* lossy: what JSON cannot hold is read as nearly as it can (bg_value_to_json_lossy) */
+static json_t *from_value(const struct bg_value *v, struct bg_strbuf *path, const struct bg_value **bad, bool lossy)
 {
 	size_t at = path->len;
 
@@ -183,17 +198,23 @@ static json_t *from_value(const struct bg_value *v, struct bg_strbuf *path, cons
 		struct bg_value *m;
 		BG_VALUE_OBJECT_FOREACH(v, k, m) {
 			bg_strbuf_addf(path, "%s%s", at ? "." : "", k);
-			if (has_surrogate(k, strlen(k))) {
+			if (has_surrogate(k, strlen(k)) && !lossy) {
 				*bad = v;
 				json_decref(obj);
 				return NULL;
 			}
-			if (!(x = from_value(m, path, bad))) {
+			if (!(x = from_value(m, path, bad, lossy))) {
 				json_decref(obj);
 				return NULL;
 			}
 			bg_strbuf_setlen(path, at);
-			json_object_set_new_nocheck(obj, k, x);
+			if (has_surrogate(k, strlen(k))) {
+				char *kk = surrogates_replaced(k, strlen(k));
+				json_object_set_new_nocheck(obj, kk, x);
+				free(kk);
+			} else {
+				json_object_set_new_nocheck(obj, k, x);
+			}
 		}
 		return obj;
 	}
@@ -203,7 +224,7 @@ static json_t *from_value(const struct bg_value *v, struct bg_strbuf *path, cons
 		size_t i;
 		BG_VALUE_ARRAY_FOREACH(v, i, item) {
 			bg_strbuf_addf(path, "[%zu]", i);
-			if (!(x = from_value(item, path, bad))) {
+			if (!(x = from_value(item, path, bad, lossy))) {
 				json_decref(arr);
 				return NULL;
 			}
@@ -214,15 +235,25 @@ static json_t *from_value(const struct bg_value *v, struct bg_strbuf *path, cons
 	}
 	case BG_VSTRING:
 		*bad = v;
-		return has_surrogate(v->u.s, v->n) ? NULL : json_stringn_nocheck(v->u.s, v->n);
+		if (has_surrogate(v->u.s, v->n)) {
+			char *t;
+			json_t *x;
+			if (!lossy)
+				return NULL;
+			t = surrogates_replaced(v->u.s, v->n);
+			x = json_stringn_nocheck(t, v->n);
+			free(t);
+			return x;
+		}
+		return json_stringn_nocheck(v->u.s, v->n);
 	case BG_VINT:
 		return json_integer((json_int_t)v->u.i);
 	case BG_VREAL:
 		*bad = v;
-		return isfinite(v->u.d) ? json_real(v->u.d) : NULL;
+		return isfinite(v->u.d) ? json_real(v->u.d) : lossy ? json_null() : NULL;
 	case BG_VBIGINT:
 		*bad = v;
-		return NULL;
+		return lossy ? json_stringn_nocheck(v->u.s, v->n) : NULL;
 	case BG_VTRUE:
 		return json_true();
 	case BG_VFALSE:
@@ -240,7 +271,7 @@ int bg_value_to_json(const struct bg_value *v, const char *what, json_t **out, s
 	int rc = BG_OK;
 
 	*out = NULL;
-	if (v && !(*out = from_value(v, &path, &bad))) {
+	if (v && !(*out = from_value(v, &path, &bad, false))) {
 		if (bg_value_is_object(bad) || bg_value_is_string(bad))
 			why = "which benchgate's records cannot hold (UTF-8 cannot encode it); replace the escape";
 		if (bg_value_is_object(bad)) {
@@ -269,6 +300,16 @@ int bg_value_to_json(const struct bg_value *v, const char *what, json_t **out, s
 	bg_strbuf_release(&where);
 	bg_strbuf_release(&shown);
 	return rc;
+}
+
+json_t *bg_value_to_json_lossy(const struct bg_value *v)
+{
+	struct bg_strbuf path = BG_STRBUF_INIT;
+	const struct bg_value *bad = NULL;
+	json_t *out = v ? from_value(v, &path, &bad, true) : NULL;
+
+	bg_strbuf_release(&path);
+	return out;
 }
 
 void bg_json_dump_py(struct bg_strbuf *out, const json_t *v, int indent, bool sort_keys)

@@ -8,6 +8,7 @@
 #include "benchgate/fsutil.h"
 #include "benchgate/json.h"
 #include "benchgate/sha256.h"
+#include "benchgate/value.h"
 #include "core/pyval.h"
 #include "core/stops.h"
 
@@ -156,8 +157,8 @@ int bg_experiment_write_manifest(const struct bg_config *cfg, const char *id, co
 	return rc;
 }
 
-int bg_experiment_read_manifest(const struct bg_config *cfg, const char *id, json_t **out,
-				struct bg_ctx *ctx)
+/* bg_experiment_read_manifest, or with lossy bg_experiment_read_manifest_view */
+static int read_manifest(const struct bg_config *cfg, const char *id, bool lossy, json_t **out, struct bg_ctx *ctx)
 {
 	struct bg_strbuf abs = BG_STRBUF_INIT, rel = BG_STRBUF_INIT;
 	int rc;
@@ -167,10 +168,21 @@ int bg_experiment_read_manifest(const struct bg_config *cfg, const char *id, jso
 	*out = NULL;
 	manifest_paths(cfg, id, &abs, &rel);
 	/* a FIFO is never opened (the listing would wait on it for ever) */
-	if ((why = bg_file_problem(abs.buf)) && *why)
+	if ((why = bg_file_problem(abs.buf)) && *why) {
 		rc = bg_error(ctx, BG_EIO, "%s: cannot read: %s", rel.buf, why);
-	else
-		rc = bg_json_load_file(abs.buf, rel.buf, out, ctx);
+	} else {
+		/* read as check reads it, Python's json: NaN, a 2**70, a lone
+		 * surrogate are a manifest there; what jansson cannot hold is
+		 * then named (exit 3), not called invalid JSON */
+		struct bg_arena *a = bg_arena_new();
+		struct bg_value *v;
+
+		if (!(rc = bg_value_parse_file(a, abs.buf, rel.buf, &v, ctx)) && lossy)
+			*out = bg_value_to_json_lossy(v);
+		else if (!rc)
+			rc = bg_value_to_json(v, rel.buf, out, ctx);
+		bg_arena_free(a);
+	}
 	if (!rc && (rc = bg_json_expect_object(*out, rel.buf, ctx))) {
 		json_decref(*out);
 		*out = NULL;
@@ -178,6 +190,16 @@ int bg_experiment_read_manifest(const struct bg_config *cfg, const char *id, jso
 	bg_strbuf_release(&abs);
 	bg_strbuf_release(&rel);
 	return rc;
+}
+
+int bg_experiment_read_manifest(const struct bg_config *cfg, const char *id, json_t **out, struct bg_ctx *ctx)
+{
+	return read_manifest(cfg, id, false, out, ctx);
+}
+
+int bg_experiment_read_manifest_view(const struct bg_config *cfg, const char *id, json_t **out, struct bg_ctx *ctx)
+{
+	return read_manifest(cfg, id, true, out, ctx);
 }
 
 static const char runs_header[] =
@@ -834,7 +856,8 @@ static int manifest_to_act_on(const struct bg_config *cfg, const char *id, const
 	bg_experiment_remove_leftovers(cfg, id);
 	if (bg_experiment_folder_bare(cfg, id))
 		return bare_folder(cfg, id, what, ctx);
-	return bg_experiment_read_manifest(cfg, id, m, ctx);
+	/* repair only reads the manifest; abandon writes it back whole */
+	return read_manifest(cfg, id, strcmp(what, "repair") == 0, m, ctx);
 }
 
 int bg_experiment_repair_row(const struct bg_config *cfg, const char *id, struct bg_strbuf *was, bool *repaired,

@@ -16,6 +16,25 @@ check "listing: no trailing spaces" bash -c '"$1" -C p experiments >listing && [
 check "listing with stdout unwritable: exit 4" test "$(rc_of sh -c "'$B' -C p experiments >/dev/full")" = 4
 check "JSON listing with stdout unwritable: exit 4" \
 	test "$(rc_of sh -c "'$B' -C p experiments --json >/dev/full")" = 4
+# a manifest in Python's json dialect (NaN, 2**70, a lone surrogate), as
+# check reads it: listed and repaired; abandon, which writes it back whole,
+# names the member benchgate's records cannot hold (exit 3)
+cp -R p q
+mq=q/experiments/20261101-mini-baseline/manifest.json
+sed -i 's/"schema_version": 1,/"schema_version": 1, "loss_floor": NaN, "seed": 1180591620717411303424, "note": "\\ud83d",/' $mq
+check "python manifest: check passes" "$B" -C q check
+check "python manifest: listed as completed" grep -qx "20261101-mini-baseline  *completed" <("$B" -C q experiments)
+sed -i 's/| ok |/| running |/' q/experiments/RUNS.md
+check "python manifest: repair, exit 0" test "$(rc_of "$B" -C q experiments repair 20261101-mini-baseline)" = 0
+check "python manifest: check passes after repair" "$B" -C q check
+sh -c 'exit 0' &
+wait
+sed -i "s/\"status\": \"completed\"/\"status\": \"running\"/; s/\"execution\": {\"host\": \"test-box\"/\"execution\": {\"pid\": $!, \"host\": \"$(hostname)\"/" $mq
+sed -i 's/| ok |/| running |/' q/experiments/RUNS.md
+check "python manifest: abandon, exit 3" test "$(rc_of "$B" -C q experiments abandon 20261101-mini-baseline --why gone)" = 3
+check "python manifest: abandon names the member" grep -qxF "benchgate: experiments/20261101-mini-baseline/manifest.json: 'loss_floor' is nan, which JSON cannot hold; write a number or null" "$work/err"
+check "python manifest: abandon leaves it running" grep -q '"status": "running"' $mq
+
 # a running experiment whose owner (a process that has exited) is gone
 sh -c 'exit 0' &
 wait
