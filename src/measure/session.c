@@ -52,6 +52,8 @@ struct session {
 	char *block;            /* first reason the session is blocked, owned */
 	long failures;          /* how many times block() was called: a run that adds one failed */
 	bool *in_stats;         /* by ordinal: the timed runs the statistics count */
+	json_t *metric_names;   /* reported timing: the metrics of the first counted timed run, owned */
+	size_t metric_runs;     /* counted timed runs that reported them */
 	size_t in_stats_cap;
 	bool interrupted;
 	long suspended_timed;   /* timed runs that spanned a suspension or a system sleep: each is run again */
@@ -94,6 +96,46 @@ static void series_add(struct series *s, double v)
 }
 
 static void block(struct session *s, const char *fmt, ...) BG_PRINTF(2, 3);
+
+/* Reported timing: whether timed run r (index, s->ordinal), about to be
+ * counted, reports the metrics the counted runs before it did; one that
+ * leaves one out or adds one blocks the session here, so that, as any run
+ * that blocks, none of its figures enters a statistic. */
+static bool same_metrics(struct session *s, const json_t *r, long index)
+{
+	const json_t *rep = json_object_get(r, "reported"), *m = json_object_get(rep, "metrics");
+	const char *name;
+	json_t *x;
+	char run[96];
+
+	if (!json_is_object(rep))
+		return true;
+	if (!s->metric_names) {
+		s->metric_names = json_object();
+		json_object_foreach((json_t *)m, name, x)
+			json_object_set_new(s->metric_names, name, json_true());
+		s->metric_runs = 1;
+		return true;
+	}
+	bg_measure_run_name(run, sizeof(run), "timed", index, s->ordinal);
+	json_object_foreach(s->metric_names, name, x) {
+		if (!json_object_get(m, name)) {
+			block(s, "metric '%s' was reported by %zu of %zu timed runs (not by %s); every run must report the same metrics",
+			      name, s->metric_runs, s->metric_runs + 1, run);
+			return false;
+		}
+	}
+	json_object_foreach((json_t *)m, name, x) {
+		if (!json_object_get(s->metric_names, name)) {
+			block(s, "metric '%s' was reported by 1 of %zu timed runs (by %s, not by the %zu before it); every run must report the same metrics",
+			      name, s->metric_runs + 1, run, s->metric_runs);
+			return false;
+		}
+	}
+	s->metric_runs++;
+	return true;
+}
+
 static void block(struct session *s, const char *fmt, ...)
 {
 	struct bg_strbuf sb = BG_STRBUF_INIT;
@@ -468,7 +510,8 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 	 * and one the machine slept through ran partly on a machine coming
 	 * back (cold caches, clocks, devices reinitialised): another timed run
 	 * takes its place */
-	if (timed && ok && !res.suspended && !res.slept_ns && !s->interrupted && s->failures == failures) {
+	if (timed && ok && !res.suspended && !res.slept_ns && !s->interrupted && s->failures == failures &&
+	    same_metrics(s, r, index)) {
 		json_t *samples = json_object_get(json_object_get(r, "reported"), "samples_seconds"), *x;
 		size_t i;
 
@@ -1226,5 +1269,6 @@ done:
 	bg_stale_release(&s.stale);
 	bg_outputs_release(&s.smoke_outputs);
 	free(s.in_stats);
+	json_decref(s.metric_names);
 	return rc;
 }

@@ -71,7 +71,12 @@ blocked "timed run fails" 'timed run 2 \(#3\): the command wrote no' \
 	'n=$(cat count 2>/dev/null || echo 0); n=$((n + 1)); echo $n >count; [ $n -lt 3 ] && echo "{\"samples_seconds\": [1]}" >"$BENCHGATE_RESULT"; exit 0'
 blocked "metric missing" "metric 'm' was reported by 1 of 2 timed runs \\(not by timed run 2 \\(#3\\)\\); every run must report the same metrics" \
 	'n=$(cat count 2>/dev/null || echo 0); n=$((n + 1)); echo $n >count; if [ $n = 2 ]; then echo "{\"samples_seconds\": [1], \"metrics\": {\"m\": 1}}"; else echo "{\"samples_seconds\": [1]}"; fi >"$BENCHGATE_RESULT"'
-check "the runs before the block still count" jqe '.statistics.reported_ns.count == 2' out
+check "the runs before the block still count, not the one that blocked" \
+	jqe '.statistics.reported_ns.count == 1 and .statistics.wall_ns.count == 1 and .statistics.metrics.m.count == 1' out
+blocked "metric added" "metric 'k' was reported by 1 of 2 timed runs \\(by timed run 2 \\(#3\\), not by the 1 before it\\); every run must report the same metrics" \
+	'n=$(cat count 2>/dev/null || echo 0); n=$((n + 1)); echo $n >count; if [ $n = 3 ]; then echo "{\"samples_seconds\": [5], \"metrics\": {\"k\": 1}}"; else echo "{\"samples_seconds\": [1]}"; fi >"$BENCHGATE_RESULT"'
+check "metric added: the run that added it counts in nothing" \
+	jqe '.statistics.reported_ns.count == 1 and .statistics.reported_ns.max < 2e9 and (.metrics | length) == 0' out
 check "temporary folders removed" test -z "$(ls "$TMPDIR")"
 
 # a timed run that reports samples but fails parity is not in the timing:
