@@ -8,6 +8,7 @@
  */
 #include "cli/cli.h"
 #include "benchgate/lifecycle.h"
+#include "cli/inputs.h"
 #include "cli/measure_print.h"
 #include "benchgate/fsutil.h"
 #include "benchgate/json.h"
@@ -344,11 +345,28 @@ static int export_check(const char *path, struct bg_ctx *ctx)
 /* Which of the project's files (benchgate.json, the registry, RUNS.md, the
  * store, ...) the export would replace, also through a link, else NULL:
  * as render --output, never over one of them. */
-static const char *export_over_input(const struct bg_config *cfg, const char *path)
+/* What writing the export at path would replace: one of the project's
+ * files (bg_cli_project_file_at), or what this command reads: a file or a
+ * folder's file that --evict names (the dataset the cold claim is about), a
+ * file --output names; NULL for none. */
+static const char *export_over_input(const struct bg_config *cfg, const struct measure_args *a, const char *path)
 {
-	struct stat st;
+	const char *what = bg_cli_project_file_at(cfg, path);
+	struct stat st, t;
+	bool there = stat(path, &st) == 0;
 
-	return stat(path, &st) == 0 ? bg_config_file_role(cfg, &st, BG_FILE_ALL) : bg_config_store_side_file(cfg, path);
+	for (size_t i = 0; !what && i < a->nevict; i++) {
+		if (stat(a->evict[i], &t) != 0)
+			continue;
+		if (S_ISDIR(t.st_mode) && bg_cli_file_within(path, a->evict[i]))
+			what = "inside a folder --evict names (the data the cold claim is about)";
+		else if (!S_ISDIR(t.st_mode) && there && st.st_dev == t.st_dev && st.st_ino == t.st_ino)
+			what = "a file --evict names (the data the cold claim is about)";
+	}
+	for (size_t i = 0; !what && there && i < a->noutputs; i++)
+		if (stat(a->outputs[i], &t) == 0 && st.st_dev == t.st_dev && st.st_ino == t.st_ino)
+			what = "a file --output names";
+	return what;
 }
 
 static int export_jsonl(const char *path, const json_t *doc, long long id)
@@ -582,7 +600,7 @@ static int run_measure(struct bg_cli *cli, const struct bg_cmd *self)
 	/* an export target and the store that cannot work fail before measuring
 	 * (the store opened, or created, only when the export can be written) */
 	bg_ctx_init(&ctx);
-	if (a.export_path && (what = export_over_input(&cfg, a.export_path))) {
+	if (a.export_path && (what = export_over_input(&cfg, &a, a.export_path))) {
 		rc = bg_cli_usage_error(self, "argument --export-jsonl: '%s' is %s; choose another file", a.export_path,
 					what);
 		goto out;

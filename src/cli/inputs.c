@@ -4,6 +4,7 @@
 #include "cli/inputs.h"
 #include "benchgate/fsutil.h"
 #include "benchgate/lifecycle.h"
+#include "benchgate/config.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -112,6 +113,54 @@ const char *bg_cli_input_at(const char *path, const struct bg_registry *reg, boo
 	if (!what)
 		what = folder_role(cfg, path, inside);
 	bg_strbuf_release(&p);
+	free(later);
+	return what;
+}
+
+bool bg_cli_file_within(const char *path, const char *folder)
+{
+	struct stat st;
+	char *later;
+	bool in;
+
+	if (stat(path, &st) == 0)
+		return inside(path, folder);
+	if (!(later = bg_path_named_later(path)))
+		return false;
+	in = inside_later(later, folder);
+	free(later);
+	return in;
+}
+
+const char *bg_cli_project_file_at(const struct bg_config *cfg, const char *path)
+{
+	struct bg_strbuf lock = BG_STRBUF_INIT;
+	struct bg_ctx ctx;
+	const char *what = NULL;
+	struct stat at, b;
+	char *later = NULL;
+
+	if (stat(path, &at) != 0) {
+		if (!(later = bg_path_named_later(path)))
+			return NULL;
+		if (stat(later, &at) != 0) {
+			what = folder_role(cfg, later, inside_later);
+			if (!what)
+				what = bg_config_store_side_file(cfg, later);
+			free(later);
+			return what;
+		}
+		path = later;
+	}
+	what = bg_config_file_role(cfg, &at, BG_FILE_ALL);
+	if (!what)
+		what = folder_role(cfg, path, inside);
+	bg_ctx_init(&ctx);
+	if (!what && bg_machine_lease_path(&lock, &ctx) == BG_OK && stat(lock.buf, &b) == 0 &&
+	    at.st_dev == b.st_dev && at.st_ino == b.st_ino)
+		what = "the machine lease";
+	bg_ctx_release(&ctx);
+	bg_strbuf_release(&lock);
 	free(later);
 	return what;
 }

@@ -19,4 +19,14 @@
  */
 const char *bg_cli_input_at(const char *path, const struct bg_registry *reg, bool generated);
 
+/*
+ * What writing path would replace without a registry at hand (measure
+ * --export-jsonl): benchgate.json's files and the store's
+ * (bg_config_file_role), a file of the experiments folder, a device lease,
+ * the machine lease; NULL for none. Static strings.
+ */
+const char *bg_cli_project_file_at(const struct bg_config *cfg, const char *path);
+/* Whether path (there or not yet) lies in folder or below it, links resolved. */
+bool bg_cli_file_within(const char *path, const char *folder);
+
 #endif

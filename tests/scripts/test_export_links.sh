@@ -25,6 +25,16 @@ check "dangling: nothing ran"   test ! -e ran
 check "dangling: nothing stored" test "$(stored)" = 0
 check "dangling: link kept"     test -L dangling.jsonl
 
+# ---- the machine lease's lock file, also through a link: refused before
+# measuring (exit 2), as render --output refuses a lease
+: >"$work/machine.lock"
+ln -s "$work/machine.lock" lease-link.jsonl
+check "machine lease: exit 2"   test "$(BENCHGATE_MACHINE_LOCK="$work/machine.lock" rc_of "$B" measure -q -r 1 -w 0 --export-jsonl lease-link.jsonl -- touch ran)" = 2
+check "machine lease: said"     grep -qF "argument --export-jsonl: 'lease-link.jsonl' is the machine lease; choose another file" "$work/err"
+check "machine lease: nothing ran" test ! -e ran
+check "machine lease: kept"     test ! -s "$work/machine.lock"
+rm lease-link.jsonl
+
 # ---- a link to a file in another folder: that file written, the link kept
 mkdir elsewhere
 echo old >elsewhere/runs.jsonl
