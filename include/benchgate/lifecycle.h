@@ -229,29 +229,41 @@ int bg_experiment_abandon(const struct bg_config *cfg, const char *id, const cha
 			  const char **ended, struct bg_ctx *ctx);
 
 /*
- * Whether the RUNS.md text runs[0..len) (NULL: there is no RUNS.md)
- * disagrees with the manifest of experiment id: the manifest is completed
- * or failed and id's row is missing or its status does not start with the
- * one 'check' wants ("ok", "failed"). *have gets the row's status ("" when
- * there is no row). False for a manifest of any other status.
+ * How the RUNS.md text runs[0..len) (NULL: there is no RUNS.md) stands to
+ * the manifest of experiment id, as check reads the rows
+ * (bg_profile_runs_rows; rows, when not NULL, is what that gave for the
+ * text, so that a listing reads the text once): for a completed or failed
+ * manifest, BG_ROW_AGREES when id has one row whose status starts with the
+ * one check wants ("ok", "failed"), BG_ROW_SAYS when it has one that says
+ * otherwise (*have gets its status), BG_ROW_REPEATED for several (*nrows
+ * how many), BG_ROW_UNREAD for a row benchgate finds by its first cell that
+ * check does not read (not starting "| 20": "|2026...|"), BG_ROW_MISSING
+ * for none. An id that does not start "20", whose rows check never reads,
+ * is judged by the row benchgate finds. BG_ROW_AGREES for a manifest of any
+ * other status.
  */
-bool bg_experiment_row_stale(const char *runs, size_t len, const char *id, const json_t *manifest,
-			     struct bg_strbuf *have);
+enum bg_row_state { BG_ROW_AGREES, BG_ROW_SAYS, BG_ROW_REPEATED, BG_ROW_UNREAD, BG_ROW_MISSING };
+struct bg_value;
+enum bg_row_state bg_experiment_row_state(const char *runs, size_t len, const struct bg_value *rows, const char *id,
+					  const json_t *manifest, struct bg_strbuf *have, size_t *nrows);
 /*
  * Writes the RUNS.md row of a completed or failed experiment from its
- * manifest when the two disagree (bg_experiment_row_stale): status "ok"
+ * manifest when the two disagree (bg_experiment_row_state): status "ok"
  * or "failed", the result its manifest's outputs record (a failure note's,
  * else runs.jsonl's, else "failed: REASON", else the last output's, else
  * "n/a"); a missing row also gets the
  * question, "COMPUTER; gate G; tier T" and the manifest's link. The
  * manifest is never changed. *repaired false (nothing written) when the row
  * already agrees; *was gets the row's status before ("" when there was
- * none). BG_ECHECK for a running experiment (abandon is for that), one of
- * another status, or an id with no folder; BG_EUSAGE for an id
- * bg_experiment_abandon refuses; BG_EIO when the manifest cannot be read.
+ * none) and *before how the row stood (bg_experiment_row_state; a row
+ * check does not read is rewritten in its place). BG_ECHECK for a running
+ * experiment (abandon is for that), one of another status, several rows for
+ * the id (check's "repeats": which to keep is a person's call), or an id
+ * with no folder; BG_EUSAGE for an id bg_experiment_abandon refuses;
+ * BG_EIO when the manifest cannot be read.
  */
-int bg_experiment_repair_row(const struct bg_config *cfg, const char *id, struct bg_strbuf *was, bool *repaired,
-			     struct bg_ctx *ctx);
+int bg_experiment_repair_row(const struct bg_config *cfg, const char *id, struct bg_strbuf *was,
+			     enum bg_row_state *before, bool *repaired, struct bg_ctx *ctx);
 
 /*
  * The writer's pid when name (no folder) is a temporary file the atomic

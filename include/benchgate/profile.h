@@ -36,6 +36,15 @@ int bg_profile_check(const struct bg_config *cfg, struct bg_problems *problems,
  */
 bool bg_profile_private_path(const char *text);
 
+/*
+ * RUNS.md's rows as check reads them, as the reference does: each line
+ * that starts "| 20", stripped of '|' at both ends and cut at every '|'
+ * (a "\|" too), its cells stripped; one of 4 cells or more counts for the
+ * id in its first. An object (in ar) from each id to the list of its rows'
+ * status cells (the fourth), in the order of the text.
+ */
+struct bg_value *bg_profile_runs_rows(struct bg_arena *ar, const char *text, size_t len);
+
 /* The RUNS.md status word a manifest status maps to ("completed" -> "ok"), or NULL. */
 const char *bg_profile_runs_status(const char *manifest_status);
 

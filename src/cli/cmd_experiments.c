@@ -10,6 +10,8 @@
 #include "benchgate/fsutil.h"
 #include "benchgate/json.h"
 #include "benchgate/lifecycle.h"
+#include "benchgate/profile.h"
+#include "benchgate/value.h"
 #include "benchgate/store.h"
 
 #include <dirent.h>
@@ -47,6 +49,8 @@ static int collect(const struct bg_config *cfg, json_t **out, struct bg_ctx *ctx
 	struct bg_strbuf dir = BG_STRBUF_INIT, runs_path = BG_STRBUF_INIT, runs = BG_STRBUF_INIT, row = BG_STRBUF_INIT;
 	json_t *list = json_array();
 	bool have_runs, runs_unread;
+	struct bg_arena *rows_arena = NULL;
+	const struct bg_value *rows;
 	struct stat st;
 	char **names = NULL;
 	size_t n = 0;
@@ -81,6 +85,8 @@ static int collect(const struct bg_config *cfg, json_t **out, struct bg_ctx *ctx
 	have_runs = runs_unread && S_ISREG(st.st_mode) &&
 		    bg_file_read(runs_path.buf, cfg->runs_index, &runs, NULL) == BG_OK;
 	runs_unread = runs_unread && !have_runs;
+	/* read once, as check reads them: the listing stays linear in the rows */
+	rows = have_runs ? bg_profile_runs_rows(rows_arena = bg_arena_new(), runs.buf, runs.len) : NULL;
 	for (size_t i = 0; i < n; i++) {
 		struct bg_ctx ctx;
 		json_t *m = NULL, *item;
@@ -103,10 +109,19 @@ static int collect(const struct bg_config *cfg, json_t **out, struct bg_ctx *ctx
 					 json_object_get(m, "failure_reason") ? json_object_get(m, "failure_reason")
 									    : json_null(),
 					 "owner", owner);
-			if (!runs_unread &&
-			    bg_experiment_row_stale(have_runs ? runs.buf : NULL, runs.len, names[i], m, &row)) {
-				json_object_set_new(item, "stale_row", json_true());
-				json_object_set_new(item, "row_status", row.len ? bg_json_text(row.buf) : json_null());
+			if (!runs_unread) {
+				static const char *const said[] = {"agrees", "says", "repeated", "unread", "missing"};
+				size_t nrows;
+				enum bg_row_state rs = bg_experiment_row_state(have_runs ? runs.buf : NULL, runs.len,
+									       rows, names[i], m, &row, &nrows);
+
+				if (rs != BG_ROW_AGREES) {
+					json_object_set_new(item, "stale_row", json_true());
+					json_object_set_new(item, "row", json_string(said[rs]));
+					json_object_set_new(item, "rows", json_integer((json_int_t)nrows));
+					json_object_set_new(item, "row_status",
+							    rs == BG_ROW_SAYS ? bg_json_text(row.buf) : json_null());
+				}
 			}
 			json_array_append_new(list, item);
 		} else {
@@ -139,6 +154,7 @@ static int collect(const struct bg_config *cfg, json_t **out, struct bg_ctx *ctx
 	bg_strbuf_release(&runs_path);
 	bg_strbuf_release(&runs);
 	bg_strbuf_release(&row);
+	bg_arena_free(rows_arena);
 	*out = list;
 	return BG_OK;
 }
@@ -189,16 +205,24 @@ static int list(const struct bg_config *cfg, bool as_json)
 			}
 			if (json_is_true(json_object_get(it, "stale_row"))) {
 				const char *row = json_string_value(json_object_get(it, "row_status"));
+				const char *state = json_string_value(json_object_get(it, "row"));
 
 				bg_strbuf_addf(&out, " %s ", cfg->runs_index);
-				if (row) {
-					bg_strbuf_adds(&out, "row says '");
-					bg_cli_add_shown(&out, row);
-					bg_strbuf_adds(&out, "'");
+				if (strcmp(state, "repeated") == 0) {
+					bg_strbuf_addf(&out, "has %lld rows for it, and check wants one: remove all but one, then run 'benchgate experiments repair ",
+						       (long long)json_integer_value(json_object_get(it, "rows")));
 				} else {
-					bg_strbuf_adds(&out, "has no row for it");
+					if (row) {
+						bg_strbuf_adds(&out, "row says '");
+						bg_cli_add_shown(&out, row);
+						bg_strbuf_adds(&out, "'");
+					} else if (strcmp(state, "unread") == 0) {
+						bg_strbuf_adds(&out, "has a row for it that check does not read (a row starts '| ' and the id)");
+					} else {
+						bg_strbuf_adds(&out, "has no row for it");
+					}
+					bg_strbuf_adds(&out, ": write it from the manifest with 'benchgate experiments repair ");
 				}
-				bg_strbuf_adds(&out, ": write it from the manifest with 'benchgate experiments repair ");
 				bg_cli_add_shown(&out, json_string_value(json_object_get(it, "id")));
 				bg_strbuf_adds(&out, "'");
 			}
@@ -294,12 +318,13 @@ out:
 static int repair(const struct bg_config *cfg, const char *id)
 {
 	struct bg_strbuf out = BG_STRBUF_INIT, was = BG_STRBUF_INIT;
+	enum bg_row_state before = BG_ROW_AGREES;
 	struct bg_ctx ctx;
 	bool repaired;
 	int rc;
 
 	bg_ctx_init(&ctx);
-	rc = bg_experiment_repair_row(cfg, id, &was, &repaired, &ctx);
+	rc = bg_experiment_repair_row(cfg, id, &was, &before, &repaired, &ctx);
 	if (rc) {
 		bg_cli_fail_ctx(rc, &ctx);
 	} else if (!repaired) {
@@ -311,6 +336,8 @@ static int repair(const struct bg_config *cfg, const char *id)
 			bg_strbuf_adds(&out, "said '");
 			bg_cli_add_shown(&out, was.buf);
 			bg_strbuf_adds(&out, "'");
+		} else if (before == BG_ROW_UNREAD) {
+			bg_strbuf_adds(&out, "was not one check reads (a row starts '| ' and the id)");
 		} else {
 			bg_strbuf_adds(&out, "was missing");
 		}

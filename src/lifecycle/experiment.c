@@ -293,9 +293,20 @@ static size_t split_row(const char *line, size_t len, struct bg_strbuf cells[6])
 	return n;
 }
 
+/* A cell kept from the row as it was (split_row), but a "\\|" in it written
+ * as cell() writes a '|', "&#124;": check cuts a row at every '|'. */
 static void raw_cell(struct bg_strbuf *out, const char *s)
 {
-	bg_strbuf_addf(out, " %s |", s);
+	bg_strbuf_addch(out, ' ');
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] == '|') {
+			bg_strbuf_adds(out, "&#124;");
+			s++;
+		} else {
+			bg_strbuf_addch(out, *s);
+		}
+	}
+	bg_strbuf_adds(out, " |");
 }
 
 /* The offset just after the last row of the table whose header starts
@@ -728,29 +739,56 @@ static int known_id(const struct bg_config *cfg, const char *id, struct bg_ctx *
 	return BG_OK;
 }
 
-bool bg_experiment_row_stale(const char *runs, size_t len, const char *id, const json_t *manifest,
-			     struct bg_strbuf *have)
+enum bg_row_state bg_experiment_row_state(const char *runs, size_t len, const struct bg_value *rows, const char *id,
+					  const json_t *manifest, struct bg_strbuf *have, size_t *nrows)
 {
 	const char *status = json_string_value(json_object_get(manifest, "status")), *want, *row;
 	struct bg_strbuf cells[6] = {BG_STRBUF_INIT, BG_STRBUF_INIT, BG_STRBUF_INIT,
 				     BG_STRBUF_INIT, BG_STRBUF_INIT, BG_STRBUF_INIT};
+	const struct bg_value *list;
+	struct bg_arena *a = NULL;
+	enum bg_row_state state;
 	size_t row_len;
-	bool stale;
 
 	bg_strbuf_reset(have);
+	*nrows = 0;
 	/* only an experiment that has ended: a running one's row is its
 	 * owner's to write */
 	if (!status || (strcmp(status, "completed") != 0 && strcmp(status, "failed") != 0))
-		return false;
+		return BG_ROW_AGREES;
 	want = bg_profile_runs_status(status);
-	if (!runs || !(row = find_row(runs, len, id, &row_len)))
-		return true;
-	if (split_row(row, row_len, cells) > 3)
-		bg_strbuf_adds(have, cells[3].buf);
-	stale = strncmp(have->buf ? have->buf : "", want, strlen(want)) != 0;
-	for (int k = 0; k < 6; k++)
-		bg_strbuf_release(&cells[k]);
-	return stale;
+	if (strncmp(id, "20", 2) != 0) {
+		row = runs ? find_row(runs, len, id, &row_len) : NULL;
+		/* check reads no row for an id that does not start "20" (the
+		 * reference's rule): judged by the row as benchgate finds it */
+		if (!row)
+			return BG_ROW_MISSING;
+		*nrows = 1;
+		if (split_row(row, row_len, cells) > 3)
+			bg_strbuf_adds(have, cells[3].buf);
+		state = strncmp(have->buf ? have->buf : "", want, strlen(want)) ? BG_ROW_SAYS : BG_ROW_AGREES;
+		for (int k = 0; k < 6; k++)
+			bg_strbuf_release(&cells[k]);
+		return state;
+	}
+	/* as check reads the rows (bg_profile_runs_rows), so that what the
+	 * listing and repair call agreeing is what check passes */
+	if (!rows && runs)
+		rows = bg_profile_runs_rows(a = bg_arena_new(), runs, len);
+	list = rows ? bg_value_get(rows, id) : NULL;
+	*nrows = bg_value_size(list);
+	if (*nrows > 1) {
+		state = BG_ROW_REPEATED;
+	} else if (*nrows == 1) {
+		bg_strbuf_adds(have, bg_value_str(bg_value_at(list, 0)));
+		state = strncmp(have->buf, want, strlen(want)) ? BG_ROW_SAYS : BG_ROW_AGREES;
+	} else {
+		/* looked for only here: a listing of many experiments, most
+		 * with their row, stays linear */
+		state = runs && find_row(runs, len, id, &row_len) ? BG_ROW_UNREAD : BG_ROW_MISSING;
+	}
+	bg_arena_free(a);
+	return state;
 }
 
 /* The result an output of the manifest records: the last whose artifact
@@ -825,7 +863,7 @@ static int put_row_from_manifest(const struct bg_config *cfg, const char *id, co
 /* Whether id's row disagrees with its ended manifest m (have: the row's
  * status, "" when none); BG_EIO when RUNS.md is there but cannot be read. */
 static int row_disagrees(const struct bg_config *cfg, const char *id, const json_t *m, bool *stale,
-			 bool *missing, struct bg_strbuf *have, struct bg_ctx *ctx)
+			 bool *missing, struct bg_strbuf *have, enum bg_row_state *state, struct bg_ctx *ctx)
 {
 	struct bg_strbuf path = BG_STRBUF_INIT, text = BG_STRBUF_INIT;
 	size_t len;
@@ -835,7 +873,17 @@ static int row_disagrees(const struct bg_config *cfg, const char *id, const json
 	if (bg_is_file(path.buf))
 		rc = bg_file_read(path.buf, cfg->runs_index, &text, ctx);
 	if (!rc) {
-		*stale = bg_experiment_row_stale(text.len ? text.buf : NULL, text.len, id, m, have);
+		size_t nrows;
+		enum bg_row_state st = bg_experiment_row_state(text.len ? text.buf : NULL, text.len, NULL, id, m,
+								   have, &nrows);
+
+		if (state)
+			*state = st;
+		if (st == BG_ROW_REPEATED)
+			rc = bg_error(ctx, BG_ECHECK,
+				      "%s has %zu rows for experiment %s, and check wants one: remove all but one by hand, then run this again",
+				      cfg->runs_index, nrows, id);
+		*stale = st != BG_ROW_AGREES;
 		*missing = !text.len || !find_row(text.buf, text.len, id, &len);
 	}
 	bg_strbuf_release(&path);
@@ -860,8 +908,8 @@ static int manifest_to_act_on(const struct bg_config *cfg, const char *id, const
 	return read_manifest(cfg, id, strcmp(what, "repair") == 0, m, ctx);
 }
 
-int bg_experiment_repair_row(const struct bg_config *cfg, const char *id, struct bg_strbuf *was, bool *repaired,
-			     struct bg_ctx *ctx)
+int bg_experiment_repair_row(const struct bg_config *cfg, const char *id, struct bg_strbuf *was,
+			     enum bg_row_state *before, bool *repaired, struct bg_ctx *ctx)
 {
 	json_t *m = NULL;
 	const char *status;
@@ -880,7 +928,7 @@ int bg_experiment_repair_row(const struct bg_config *cfg, const char *id, struct
 		rc = bg_error(ctx, BG_ECHECK,
 			      "experiment '%s' is %s: benchgate writes the RUNS.md row of a completed or failed experiment only; edit that row by hand",
 			      id, status ? status : "without a status");
-	else if (!(rc = row_disagrees(cfg, id, m, &stale, &missing, was, ctx)) && stale &&
+	else if (!(rc = row_disagrees(cfg, id, m, &stale, &missing, was, before, ctx)) && stale &&
 		 !(rc = put_row_from_manifest(cfg, id, m, missing, ctx)))
 		*repaired = true;
 	json_decref(m);
@@ -913,7 +961,7 @@ int bg_experiment_abandon(const struct bg_config *cfg, const char *id, const cha
 	/* ended (completed or failed), but its RUNS.md row disagrees: the write
 	 * of the row was lost (benchgate killed between the two, RUNS.md
 	 * unwritable then); bring it in line, the manifest unchanged */
-	if ((rc = row_disagrees(cfg, id, m, &stale, &missing, was, ctx)))
+	if ((rc = row_disagrees(cfg, id, m, &stale, &missing, was, NULL, ctx)))
 		goto out;
 	if (stale) {
 		if ((rc = put_row_from_manifest(cfg, id, m, missing, ctx)) == BG_OK)

@@ -732,33 +732,14 @@ static int runs_utf8(const struct bg_strbuf *text, const char *display, struct b
 	return BG_OK;
 }
 
-static int check_runs(struct bg_arena *ar, const struct bg_config *cfg, struct bg_problems *p, struct bg_value *ids,
-		      struct bg_value *statuses, struct bg_ctx *ctx)
+struct bg_value *bg_profile_runs_rows(struct bg_arena *ar, const char *text, size_t text_len)
 {
-	struct bg_strbuf path = BG_STRBUF_INIT, text = BG_STRBUF_INIT;
 	struct bg_value *rows = bg_value_new_object(ar, 0);
-	size_t i = 0, n;
-	struct bg_value **sorted;
-	const char *why;
-	int rc = BG_OK;
+	size_t i = 0;
 
-	bg_config_path(cfg, &path, cfg->runs_index);
-	/* missing is the reference's finding; there but unreadable (a folder,
-	 * a FIFO, never opened: no writer would ever come) is an I/O failure */
-	if ((why = file_problem(path.buf)) && !*why) {
-		bg_problems_add(p, "%s is missing", cfg->runs_index);
-		goto out;
-	}
-	if (why) {
-		rc = bg_error(ctx, BG_EIO, "%s: cannot read: %s", cfg->runs_index, why);
-		goto out;
-	}
-	if ((rc = bg_file_read(path.buf, cfg->runs_index, &text, ctx)) ||
-	    (rc = runs_utf8(&text, cfg->runs_index, ctx)))
-		goto out;
-	while (i < text.len) {
-		size_t next, end = line_end(text.buf, text.len, i, &next);
-		const char *line = text.buf + i;
+	while (i < text_len) {
+		size_t next, end = line_end(text, text_len, i, &next);
+		const char *line = text + i;
 		size_t len = end - i;
 
 		if (len >= 4 && strncmp(line, "| 20", 4) == 0) {
@@ -794,6 +775,34 @@ static int check_runs(struct bg_arena *ar, const struct bg_config *cfg, struct b
 		}
 		i = next;
 	}
+	return rows;
+}
+
+static int check_runs(struct bg_arena *ar, const struct bg_config *cfg, struct bg_problems *p, struct bg_value *ids,
+		      struct bg_value *statuses, struct bg_ctx *ctx)
+{
+	struct bg_strbuf path = BG_STRBUF_INIT, text = BG_STRBUF_INIT;
+	struct bg_value *rows = NULL;
+	size_t n;
+	struct bg_value **sorted;
+	const char *why;
+	int rc = BG_OK;
+
+	bg_config_path(cfg, &path, cfg->runs_index);
+	/* missing is the reference's finding; there but unreadable (a folder,
+	 * a FIFO, never opened: no writer would ever come) is an I/O failure */
+	if ((why = file_problem(path.buf)) && !*why) {
+		bg_problems_add(p, "%s is missing", cfg->runs_index);
+		goto out;
+	}
+	if (why) {
+		rc = bg_error(ctx, BG_EIO, "%s: cannot read: %s", cfg->runs_index, why);
+		goto out;
+	}
+	if ((rc = bg_file_read(path.buf, cfg->runs_index, &text, ctx)) ||
+	    (rc = runs_utf8(&text, cfg->runs_index, ctx)))
+		goto out;
+	rows = bg_profile_runs_rows(ar, text.buf, text.len);
 	/* sorted(experiment_ids): the ids themselves, as Python orders them */
 	n = bg_value_size(ids);
 	sorted = bg_xmalloc((n ? n : 1) * sizeof(*sorted));

@@ -35,6 +35,31 @@ check "python manifest: abandon, exit 3" test "$(rc_of "$B" -C q experiments aba
 check "python manifest: abandon names the member" grep -qxF "benchgate: experiments/20261101-mini-baseline/manifest.json: 'loss_floor' is nan, which JSON cannot hold; write a number or null" "$work/err"
 check "python manifest: abandon leaves it running" grep -q '"status": "running"' $mq
 
+# RUNS.md read as check reads it: a "\|" in a cell shifts the status
+# check reads (flagged, repaired with &#124;); a row that does not start
+# "| 20" is no row for check (flagged, rewritten in its place); two rows for
+# one id are check's "repeats" (flagged; repair refuses, exit 1)
+row_case() { # NAME SED-SCRIPT
+	rm -rf r && cp -R p r
+	sed -i "$2" r/experiments/RUNS.md
+}
+row_case pipe 's/| SIMD matches/| SIMD \\| matches/'
+check "escaped pipe: check fails" test "$(rc_of "$B" -C r check)" = 1
+check "escaped pipe: flagged" grep -q "^20261101-mini-baseline  *completed  experiments/RUNS.md row says '.*': write it from the manifest" <("$B" -C r experiments)
+check "escaped pipe: repaired" test "$(rc_of "$B" -C r experiments repair 20261101-mini-baseline)" = 0
+check "escaped pipe: written &#124;" grep -qF '| SIMD &#124; matches' r/experiments/RUNS.md
+check "escaped pipe: check passes" "$B" -C r check
+row_case nospace 's/^| 20261101-mini-baseline |/|20261101-mini-baseline|/'
+check "row check does not read: flagged" grep -qF "experiments/RUNS.md has a row for it that check does not read (a row starts '| ' and the id): write it from the manifest with 'benchgate experiments repair 20261101-mini-baseline'" <("$B" -C r experiments)
+check "row check does not read: repaired" grep -qF "row was not one check reads" <("$B" -C r experiments repair 20261101-mini-baseline)
+check "row check does not read: one row" test "$(grep -c "20261101-mini-baseline" r/experiments/RUNS.md)" = 1
+check "row check does not read: check passes" "$B" -C r check
+row_case twice '/^| 20261101-mini-baseline |/{p;s/| ok |/| running |/}'
+check "two rows: flagged" grep -qF "experiments/RUNS.md has 2 rows for it, and check wants one: remove all but one, then run 'benchgate experiments repair 20261101-mini-baseline'" <("$B" -C r experiments)
+check "two rows: JSON" jqe '.[0].row == "repeated" and .[0].rows == 2 and .[0].stale_row' <("$B" -C r experiments --json)
+check "two rows: repair refuses (exit 1)" test "$(rc_of "$B" -C r experiments repair 20261101-mini-baseline)" = 1
+check "two rows: said" grep -qxF "benchgate: experiments/RUNS.md has 2 rows for experiment 20261101-mini-baseline, and check wants one: remove all but one by hand, then run this again" "$work/err"
+
 # a running experiment whose owner (a process that has exited) is gone
 sh -c 'exit 0' &
 wait
