@@ -84,6 +84,9 @@ struct bg_run_result {
 	const char *computer;  /* detected computer label (points into cfg or a static) */
 	bool replaced_stale_lease;      /* the lease of a holder that is gone was replaced */
 	bool replaced_unreadable_lease; /* an unreadable owner record was replaced */
+	/* which, when one was: the lease file (from the project root) and, for
+	 * a stale one, the experiment its dead holder ran (owned; "" none) */
+	char *replaced_lease_path, *replaced_lease_experiment;
 };
 
 void bg_run_result_release(struct bg_run_result *res);

@@ -317,10 +317,14 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 			rc = one;
 			break;
 		}
-		if (res.replaced_stale_lease)
-			fprintf(stderr, "benchgate: replaced a lease left by a process that is gone\n");
+		if (res.replaced_stale_lease && *res.replaced_lease_experiment)
+			fprintf(stderr, "benchgate: %s: replaced a lease left by a process that is gone, which ran experiment %s; if that experiment still says running, abandon it ('benchgate experiments abandon %s --why TEXT')\n",
+				res.replaced_lease_path, res.replaced_lease_experiment, res.replaced_lease_experiment);
+		else if (res.replaced_stale_lease)
+			fprintf(stderr, "benchgate: %s: replaced a lease left by a process that is gone\n", res.replaced_lease_path);
 		if (res.replaced_unreadable_lease)
-			fprintf(stderr, "benchgate: replaced an unreadable owner record of the device lease\n");
+			fprintf(stderr, "benchgate: %s: replaced an unreadable owner record of the device lease\n",
+				res.replaced_lease_path);
 		decision = json_string_value(json_object_get(res.decision, "decision"));
 		if (a.json) {
 			json_t *o = json_pack("{s:s, s:I, s:s, s:O, s:O}", "experiment_id", res.experiment_id, "session_id",

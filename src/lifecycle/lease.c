@@ -750,11 +750,21 @@ int bg_lease_status(const struct bg_config *cfg, json_t **out, struct bg_ctx *ct
 		bg_ctx_init(&c2);
 		/* asked, never taken: a status must not make a run refuse */
 		if (!(bad = open_lease_file(cfg, lock.buf, O_RDONLY, &fd, &c2)) && fd >= 0) {
+			int w;
+
 			/* a lock that cannot be tested cannot be taken either */
 			if ((held = bg_ofd_lock_test(fd)) < 0)
 				bad = bg_error(&c2, BG_EIO, "%s: cannot test the lock: %s; keep benchgate's state folder on a file system with file locks",
 					       bg_config_relative(cfg, lock.buf), strerror(errno));
 			close(fd);
+			/* nor one a run cannot open as it does, read-write (another
+			 * user's file of mode 644): unusable, with the run's words */
+			if (!bad && (w = open(lock.buf, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)) < 0 &&
+			    errno != ENOENT)
+				bad = bg_error(&c2, BG_EIO, "%s: cannot open: %s; let benchgate read and write its leases folder",
+					       bg_config_relative(cfg, lock.buf), strerror(errno));
+			else if (!bad && w >= 0)
+				close(w);
 		}
 		if (!bad)
 			bad = read_owner(cfg, owner.buf, &rec, &unreadable, &c2);

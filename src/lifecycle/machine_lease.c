@@ -352,6 +352,38 @@ void bg_machine_lease_drop(int fd)
 	close(fd);
 }
 
+/*
+ * Whether a run could open the lock file at path as it does (read-write,
+ * made where it is not there yet) when the status opened it read-only
+ * (there: whether it is): BG_OK, else the run's error. Creates nothing.
+ */
+static int usable_lock(const char *path, bool there, struct bg_ctx *ctx)
+{
+	struct bg_strbuf dir = BG_STRBUF_INIT;
+	const char *slash = strrchr(path, '/');
+	int fd, rc = BG_OK;
+
+	if (there) {
+		if ((fd = open(path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)) >= 0) {
+			close(fd);
+			return BG_OK;
+		}
+		if (errno == ENOENT) /* removed meanwhile: a run makes it */
+			return BG_OK;
+		rc = open_lock(path, true, &fd, ctx); /* its words, never creating: the file is there */
+		if (fd >= 0)
+			close(fd);
+		return rc;
+	}
+	bg_strbuf_addn(&dir, path, slash && slash != path ? (size_t)(slash - path) : 1);
+	if (access(dir.buf, W_OK | X_OK) != 0)
+		rc = bg_error(ctx, BG_EIO,
+			      "%s: cannot open the machine lease: %s%s; it must be a file in a folder every user of benchgate on this machine can write (or set BENCHGATE_MACHINE_LOCK to one)",
+			      path, errno == ENOENT ? "" : "cannot make it: ", strerror(errno));
+	bg_strbuf_release(&dir);
+	return rc;
+}
+
 int bg_machine_lease_status(json_t **out, struct bg_ctx *ctx)
 {
 	struct bg_strbuf path = BG_STRBUF_INIT;
@@ -366,9 +398,11 @@ int bg_machine_lease_status(json_t **out, struct bg_ctx *ctx)
 		return rc;
 	}
 	bg_ctx_init(&c2);
-	if (open_lock(path.buf, false, &fd, &c2)) {
+	if (open_lock(path.buf, false, &fd, &c2) || usable_lock(path.buf, fd >= 0, &c2)) {
 		state = "unusable";
 		reason = bg_ctx_message(&c2);
+		if (fd >= 0)
+			close(fd);
 	} else if (fd >= 0) {
 		if ((held = bg_ofd_lock_test(fd)) < 0) {
 			bg_error(&c2, BG_EIO, "%s: cannot test the lock: %s; set BENCHGATE_MACHINE_LOCK to a file on a local file system with file locks",
@@ -377,7 +411,7 @@ int bg_machine_lease_status(json_t **out, struct bg_ctx *ctx)
 			reason = bg_ctx_message(&c2);
 		} else if (held == 2) {
 			state = "shared";
-			reason = "diagnostic sessions ('benchgate measure') are measuring; a run waits for them";
+			reason = "diagnostic sessions ('benchgate measure') are measuring; a run started now is refused (exit 3), or with --wait waits for them";
 		} else if (held) {
 			state = "held";
 			if (!(rec = read_record(fd)))

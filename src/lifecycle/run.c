@@ -46,6 +46,8 @@ void bg_run_result_release(struct bg_run_result *res)
 {
 	json_decref(res->session);
 	json_decref(res->decision);
+	free(res->replaced_lease_path);
+	free(res->replaced_lease_experiment);
 	memset(res, 0, sizeof(*res));
 }
 
@@ -1395,6 +1397,12 @@ int bg_run_gate(const struct bg_run_request *req, struct bg_run_result *res, str
 			goto out;
 		res->replaced_stale_lease = r.lease->replaced_stale;
 		res->replaced_unreadable_lease = r.lease->replaced_unreadable;
+		if (res->replaced_stale_lease || res->replaced_unreadable_lease) {
+			const char *e = jstr(r.lease->stale_owner, "experiment_id");
+
+			res->replaced_lease_path = bg_xstrdup(bg_config_relative(r.cfg, r.lease->owner_path));
+			res->replaced_lease_experiment = bg_xstrdup(e ? e : "");
+		}
 	}
 	/* what runs killed mid-write left (their temporary files) goes */
 	bg_experiment_remove_leftovers(r.cfg, NULL);

@@ -116,7 +116,7 @@ unreadable() { # label record
 	check "$1: status says stale"     sh -c "'$B' lease status | grep -qF 'stale    an unreadable owner record; the next run replaces it'"
 	check "$1: the next run takes the device" test "$(rc_of "$B" run -q life.ok --no-repeat -w 0 -r 1)" = 0
 	check "$1: it says it replaced an unreadable record" \
-		grep -qF "benchgate: replaced an unreadable owner record of the device lease" "$work/err"
+		grep -qF "benchgate: .benchgate/leases/test-host.json: replaced an unreadable owner record of the device lease" "$work/err"
 	check "$1: not as a lease of a gone process" sh -c "! grep -q 'left by a process that is gone' '$work/err'"
 }
 unreadable "a list" '[1,2]'

@@ -338,7 +338,7 @@ grep -q "^| $id | .* | failed | failed: abandoned: benchgate was killed in a tes
 expect_rc 1 "lost row: abandon again" "$bin" experiments abandon "$id" --why again
 check_ok "an abandoned experiment"
 expect_rc 0 "after a stale lease" run life.ok
-mentions "after a stale lease" "replaced a lease left by a process that is gone"
+mentions "after a stale lease" "replaced a lease left by a process that is gone, which ran experiment $id; if that experiment still says running, abandon it ('benchgate experiments abandon $id --why TEXT')"
 # the killed benchgate's run cgroup (where it could make one) was removed by that run's session
 [ -z "$(find /sys/fs/cgroup -maxdepth 6 -name "benchgate-$pk-*" 2>/dev/null)" ] || fail "SIGKILL: a run cgroup of the killed benchgate is left"
 

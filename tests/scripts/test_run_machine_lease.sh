@@ -86,7 +86,19 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 	check "a lock file others cannot write: exit 4" test "$(rc_of "${as[@]}" "$B" run -q life.ok)" = 4
 	check "... naming its maker and the remedy" \
 		grep -qF "$work/machine.lock: cannot open the machine lease: Permission denied; user root made it and it must be a file every user of benchgate on this machine can write: ask them (or root) to run 'chmod 666 $work/machine.lock'" "$work/err"
+	# lease status says so too: unusable with the run's words, never free
+	check "... lease status: unusable" test "$(rc_of "${as[@]}" "$B" lease status --json)" = 0
+	check "... lease status: the run's reason" jqe --arg p "$work/machine.lock" \
+		'.[] | select(.scope == "machine") | .state == "unusable" and (.reason | startswith($p + ": cannot open the machine lease: Permission denied; user root made it"))' "$work/out"
+	# a device lease file of another user that this one cannot write
+	rm -f .benchgate/leases/test-host.lock && : >.benchgate/leases/test-host.lock && chown 0:0 .benchgate/leases/test-host.lock && chmod 644 .benchgate/leases/test-host.lock
+	check "a device lease others cannot write: status unusable" test "$(rc_of "${as[@]}" "$B" lease status --json)" = 0
+	check "... with the run's words" jqe '.[] | select(.device == "test-host") | .state == "unusable" and (.reason | startswith(".benchgate/leases/test-host.lock: cannot open: Permission denied"))' "$work/out"
+	rm -f .benchgate/leases/test-host.lock
 	chmod 666 "$work/machine.lock"
+	# a machine lease whose folder is not there: unusable, as a run finds it
+	check "a lock in no folder: status unusable" test "$(BENCHGATE_MACHINE_LOCK="$work/none/machine.lock" rc_of "$B" lease status --json)" = 0
+	check "... saying so" jqe '.[] | select(.scope == "machine") | .state == "unusable" and (.reason | contains("No such file or directory"))' "$work/out"
 else
 	echo "skipped: the other-user checks need root and setpriv"
 fi
@@ -143,7 +155,7 @@ cd "$work/q" || exit 1
 holder=$!
 check "a diagnostic session measures" wait_for napping
 check "lease status: the machine is shared" \
-	sh -c "'$B' lease status | grep -qF \"machine                      shared   diagnostic sessions ('benchgate measure') are measuring; a run waits for them\""
+	sh -c "'$B' lease status | grep -qF \"machine                      shared   diagnostic sessions ('benchgate measure') are measuring; a run started now is refused (exit 3), or with --wait waits for them\""
 check "another diagnostic session measures beside it" test "$(rc_of "$B" measure -q -w 0 -r 1 -- true)" = 0
 check "... and says nothing of a lease" test ! -s "$work/err"
 before=$(ls experiments | wc -l)
