@@ -212,8 +212,10 @@ int bg_experiment_mark_failed(const struct bg_config *cfg, const char *id, json_
 			      struct bg_ctx *ctx);
 /*
  * Marks a running experiment whose owner is dead as failed with reason
- * "abandoned: WHY". BG_EPRECOND while its owner is alive (or on another
- * host), BG_ECHECK when it is not running. An ended (completed or failed)
+ * "abandoned: WHY". BG_EPRECOND while its owner is alive, or runs on
+ * another host (whose processes cannot be seen from here) unless
+ * owner_gone (the caller says it has stopped there), BG_ECHECK when it is
+ * not running. An ended (completed or failed)
  * experiment whose RUNS.md row disagrees with its manifest (its writer was
  * killed between the manifest and the row, or RUNS.md could not be
  * written then) gets its row written from the manifest instead, as
@@ -225,8 +227,8 @@ int bg_experiment_mark_failed(const struct bg_config *cfg, const char *id, json_
  * of text (bg_format_line_problem) or holds a private path; BG_ECHECK for
  * an id with no folder.
  */
-int bg_experiment_abandon(const struct bg_config *cfg, const char *id, const char *why, struct bg_strbuf *was,
-			  const char **ended, struct bg_ctx *ctx);
+int bg_experiment_abandon(const struct bg_config *cfg, const char *id, const char *why, bool owner_gone,
+			  struct bg_strbuf *was, const char **ended, struct bg_ctx *ctx);
 
 /*
  * How the RUNS.md text runs[0..len) (NULL: there is no RUNS.md) stands to

@@ -20,10 +20,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
-enum { OPT_JSON = 1, OPT_WHY };
+enum { OPT_JSON = 1, OPT_WHY, OPT_OWNER_GONE };
 struct opts {
 	bool json;
 	const char *why;
+	bool owner_gone; /* --owner-gone: the owner on another host has stopped */
 };
 
 static const char *on_opt(int id, const char *value, void *data)
@@ -32,6 +33,8 @@ static const char *on_opt(int id, const char *value, void *data)
 
 	if (id == OPT_JSON)
 		o->json = true;
+	else if (id == OPT_OWNER_GONE)
+		o->owner_gone = true;
 	else
 		o->why = value;
 	return NULL;
@@ -193,7 +196,13 @@ static int list(const struct bg_config *cfg, bool as_json)
 			bg_strbuf_addf(&out, "%-48s %-10s", bg_cli_shown(&id, json_string_value(json_object_get(it, "id"))),
 				       bg_cli_shown(&status, json_string_value(json_object_get(it, "status"))));
 			if (owner && strcmp(owner, "dead") == 0) {
-				bg_strbuf_adds(&out, " owner is gone: abandon it with 'benchgate experiments abandon ID --why TEXT'");
+				bg_strbuf_adds(&out, " owner is gone: abandon it with 'benchgate experiments abandon ");
+				bg_cli_add_shown(&out, json_string_value(json_object_get(it, "id")));
+				bg_strbuf_adds(&out, " --why TEXT'");
+			} else if (owner && strcmp(owner, "other-host") == 0) {
+				bg_strbuf_adds(&out, " owner on another host: if it has stopped there, abandon it with 'benchgate experiments abandon ");
+				bg_cli_add_shown(&out, json_string_value(json_object_get(it, "id")));
+				bg_strbuf_adds(&out, " --why TEXT --owner-gone'");
 			} else if (owner) {
 				bg_strbuf_adds(&out, " owner ");
 				bg_cli_add_shown(&out, owner);
@@ -356,9 +365,10 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 	static const struct bg_opt opts[] = {
 		{"json", 0, BG_OPT_FLAG, OPT_JSON, false},
 		{"why", 0, BG_OPT_VALUE, OPT_WHY, false},
+		{"owner-gone", 0, BG_OPT_FLAG, OPT_OWNER_GONE, false},
 		{0},
 	};
-	struct opts o = {false, NULL};
+	struct opts o = {false, NULL, false};
 	struct bg_config cfg;
 	struct bg_parsed parsed;
 	struct bg_ctx ctx;
@@ -366,6 +376,8 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 
 	if ((rc = bg_cli_parse(cli, self, opts, 2, false, on_opt, &o, &parsed)))
 		return rc;
+	if (o.owner_gone && (parsed.npos == 0 || strcmp(parsed.pos[0], "abandon") != 0))
+		return bg_cli_usage_error(self, "--owner-gone goes with 'abandon ID'");
 	if (parsed.npos == 0) {
 		if (o.why)
 			return bg_cli_usage_error(self, "--why goes with 'abandon ID'");
@@ -396,7 +408,7 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 		const char *ended;
 
 		bg_ctx_init(&ctx);
-		rc = bg_experiment_abandon(&cfg, parsed.pos[1], o.why, &was, &ended, &ctx);
+		rc = bg_experiment_abandon(&cfg, parsed.pos[1], o.why, o.owner_gone, &was, &ended, &ctx);
 		if (rc)
 			bg_cli_fail_ctx(rc, &ctx);
 		else if (ended && was.len)
@@ -425,9 +437,11 @@ const struct bg_cmd bg_cmd_experiments = {
 	"experiments",
 	"list experiments and their state; abandon one whose owner died; repair an ended one's RUNS.md row",
 	"benchgate experiments [--json]\n"
-	"       benchgate experiments abandon ID --why TEXT\n"
+	"       benchgate experiments abandon ID --why TEXT [--owner-gone]\n"
 	"       benchgate experiments repair ID",
 	"  --json             print the experiments as JSON\n"
-	"  --why TEXT         the reason recorded when abandoning\n",
+	"  --why TEXT         the reason recorded when abandoning\n"
+	"  --owner-gone       abandon one started on another host, whose processes\n"
+	"                     benchgate cannot see: you say it has stopped there\n",
 	run,
 };

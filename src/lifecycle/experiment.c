@@ -935,12 +935,12 @@ int bg_experiment_repair_row(const struct bg_config *cfg, const char *id, struct
 	return rc;
 }
 
-int bg_experiment_abandon(const struct bg_config *cfg, const char *id, const char *why, struct bg_strbuf *was,
-			  const char **ended, struct bg_ctx *ctx)
+int bg_experiment_abandon(const struct bg_config *cfg, const char *id, const char *why, bool owner_gone,
+			  struct bg_strbuf *was, const char **ended, struct bg_ctx *ctx)
 {
 	json_t *m = NULL, *note;
 	struct bg_strbuf reason = BG_STRBUF_INIT, when = BG_STRBUF_INIT;
-	const char *status, *problem;
+	const char *status, *problem, *owner;
 	bool stale = false, missing = false;
 	int rc;
 
@@ -974,7 +974,15 @@ int bg_experiment_abandon(const struct bg_config *cfg, const char *id, const cha
 			      id, status ? status : "without a status");
 		goto out;
 	}
-	if (owner_alive(m)) {
+	bg_experiment_owner_state(m, &owner);
+	if (strcmp(owner, "other-host") == 0 && !owner_gone) {
+		rc = bg_error(ctx, BG_EPRECOND,
+			      "experiment '%s' was started on host %s (pid %lld), whose processes benchgate cannot see from here: stop it there, or, if it has stopped (the host rebooted, the container is gone), abandon it with --owner-gone",
+			      id, bg_json_str_or(json_object_get(json_object_get(m, "execution"), "host"), "?"),
+			      (long long)json_integer_value(json_object_get(json_object_get(m, "execution"), "pid")));
+		goto out;
+	}
+	if (strcmp(owner, "other-host") != 0 && owner_alive(m)) {
 		rc = bg_error(ctx, BG_EPRECOND,
 			      "experiment '%s' is still running (pid %lld on %s); stop it first (SIGINT records it as interrupted)",
 			      id, (long long)json_integer_value(json_object_get(json_object_get(m, "execution"), "pid")),

@@ -60,6 +60,20 @@ check "two rows: JSON" jqe '.[0].row == "repeated" and .[0].rows == 2 and .[0].s
 check "two rows: repair refuses (exit 1)" test "$(rc_of "$B" -C r experiments repair 20261101-mini-baseline)" = 1
 check "two rows: said" grep -qxF "benchgate: experiments/RUNS.md has 2 rows for experiment 20261101-mini-baseline, and check wants one: remove all but one by hand, then run this again" "$work/err"
 
+# a running experiment started on another host (a CI container with a
+# hostname of its own): its process cannot be seen from here, so abandon
+# needs the user's word that it stopped (--owner-gone), and the listing says so
+rm -rf h && cp -R p h
+mh=h/experiments/20261101-mini-baseline/manifest.json
+jq '.status = "running" | .execution.pid = 12345 | .execution.host = "ci-runner-7f3a"' $mh >m.tmp && mv m.tmp $mh
+sed -i 's/| ok |/| running |/' h/experiments/RUNS.md
+check "other host: listed" grep -qF "owner on another host: if it has stopped there, abandon it with 'benchgate experiments abandon 20261101-mini-baseline --why TEXT --owner-gone'" <("$B" -C h experiments)
+check "other host: abandon refused (exit 3)" test "$(rc_of "$B" -C h experiments abandon 20261101-mini-baseline --why "CI container died")" = 3
+check "other host: said" grep -qxF "benchgate: experiment '20261101-mini-baseline' was started on host ci-runner-7f3a (pid 12345), whose processes benchgate cannot see from here: stop it there, or, if it has stopped (the host rebooted, the container is gone), abandon it with --owner-gone" "$work/err"
+check "other host: --owner-gone abandons" test "$(rc_of "$B" -C h experiments abandon 20261101-mini-baseline --why "CI container died" --owner-gone)" = 0
+check "other host: failed" jqe '.status == "failed"' $mh
+check "--owner-gone without abandon: usage (exit 2)" test "$(rc_of "$B" -C h experiments --owner-gone)" = 2
+
 # a running experiment whose owner (a process that has exited) is gone
 sh -c 'exit 0' &
 wait
