@@ -224,7 +224,8 @@ static const char *on_opt(int id, const char *v, void *data)
 		return count_arg(a, "--max-runs", v, 1, &a->o.max_runs);
 	case O_MIN_TIME:
 		a->o.adaptive = true;
-		return seconds_arg(a, "--min-time", v, false, 0, NULL, &a->o.min_time);
+		return seconds_arg(a, "--min-time", v, false, BG_TIMEOUT_MAX_SECONDS, BG_TIMEOUT_MAX_TEXT,
+				   &a->o.min_time);
 	case O_TIMEOUT:
 		return seconds_arg(a, "--timeout", v, true, BG_TIMEOUT_MAX_SECONDS, BG_TIMEOUT_MAX_TEXT,
 				   &a->o.timeout);

@@ -213,6 +213,13 @@ static int path_pages(const char *path, bool evict, double *fraction, struct bg_
 		rc = file_pages(path, evict, &pages, &resident, ctx);
 	}
 	*fraction = pages ? (double)resident / (double)pages : 0;
+	/* nothing to drop is no evidence of a cold run: an empty file, a
+	 * folder without data (a mistyped dataset folder) */
+	if (rc == BG_OK && evict && pages == 0)
+		rc = bg_error(ctx, BG_EPRECOND,
+			      "'%s': %s: there is nothing to evict, so no run can be shown cold by it; name the data the command reads",
+			      path, S_ISDIR(st.st_mode) ? "a folder with no data in it (no file, or only empty ones)"
+							: "an empty file");
 	return rc;
 }
 
@@ -239,7 +246,8 @@ static bool maps_file(const char *line, unsigned maj, unsigned mnr, unsigned lon
 	return line && sscanf(line + 1, "%x:%x %llu", &a, &b, &i) == 3 && a == maj && b == mnr && i == ino && ino;
 }
 
-size_t bg_cache_mappers(const char *path, struct bg_strbuf *out)
+/* bg_cache_mappers of one regular file */
+static size_t file_mappers(const char *path, struct bg_strbuf *out)
 {
 	struct stat st;
 	struct dirent *e;
@@ -273,5 +281,34 @@ size_t bg_cache_mappers(const char *path, struct bg_strbuf *out)
 	closedir(d);
 	if (found > 3)
 		bg_strbuf_addf(out, " and %zu more", found - 3);
+	return found;
+}
+
+size_t bg_cache_mappers(const char *path, struct bg_strbuf *out, struct bg_strbuf *file)
+{
+	struct stat st;
+	struct bg_ctx ctx;
+	char **rel;
+	size_t n, found = 0;
+
+	bg_strbuf_reset(file);
+	bg_strbuf_adds(file, path);
+	if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+		return file_mappers(path, out);
+	/* a folder: the first of its files that a process maps */
+	bg_ctx_init(&ctx);
+	if (bg_tree_files(path, path, &rel, &n, &ctx) == BG_OK) {
+		for (size_t i = 0; i < n && !found; i++) {
+			bg_strbuf_reset(file);
+			bg_strbuf_addf(file, "%s/%s", path, rel[i]);
+			found = file_mappers(file->buf, out);
+		}
+		bg_tree_files_free(rel, n);
+	}
+	bg_ctx_release(&ctx);
+	if (!found) {
+		bg_strbuf_reset(file);
+		bg_strbuf_adds(file, path);
+	}
 	return found;
 }

@@ -331,10 +331,12 @@ int bg_cache_evict(const char *path, double *resident_fraction, struct bg_ctx *c
  * the page cache (mincore); 0 for no page at all. */
 int bg_cache_resident(const char *path, double *resident_fraction, struct bg_ctx *ctx);
 /* The processes (other than this one) that map the regular file at path,
+ * or, for a folder, the first of its files (bg_tree_files) that some map,
  * appended to out as "PID (NAME)", the first three and "and N more"; how
- * many. Those of other users are not seen unless this process may read
- * their /proc/PID/maps. 0 for a folder or what cannot be examined. */
-size_t bg_cache_mappers(const char *path, struct bg_strbuf *out);
+ * many. *file gets the file they map (path itself for a file, or when none
+ * is found). Those of other users are not seen unless this process may
+ * read their /proc/PID/maps. 0 for what cannot be examined. */
+size_t bg_cache_mappers(const char *path, struct bg_strbuf *out, struct bg_strbuf *file);
 /*
  * The network, cluster or user-space file system path lies on ("nfs",
  * "cifs", "lustre", "gpfs", "ceph", "9p", "fuse", ...; a static string),

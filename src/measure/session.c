@@ -286,18 +286,24 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 		json_object_set_new(cache, "state", json_string(cold ? "cold" : "first-process"));
 		json_object_set_new(cache, "files", files);
 		if (!cold) {
-			struct bg_strbuf who = BG_STRBUF_INIT;
+			struct bg_strbuf who = BG_STRBUF_INIT, mapped = BG_STRBUF_INIT;
 
 			s->any_first_process = true;
-			/* why pages stay: a process that maps the file is the usual
-			 * reason, and one a person can act on */
-			if (!s->block && bg_cache_mappers(o->evict[warm], &who))
+			/* why pages stay: a process that maps the file (for a
+			 * folder, one of its files) is the usual reason, and one a
+			 * person can act on */
+			if (!s->block && bg_cache_mappers(o->evict[warm], &who, &mapped) &&
+			    strcmp(mapped.buf, o->evict[warm]) != 0)
+				block(s, "%s was not cold: '%s' stayed %.1f%% resident after its eviction; process %s maps '%s' in it, and pages a process maps cannot be dropped: close the file there (or end that process), or measure warm",
+				      name, o->evict[warm], 100 * warm_frac, who.buf, mapped.buf);
+			else if (!s->block && who.len)
 				block(s, "%s was not cold: '%s' stayed %.1f%% resident after its eviction; process %s maps it, and pages a process maps cannot be dropped: close the file there (or end that process), or measure warm",
 				      name, o->evict[warm], 100 * warm_frac, who.buf);
 			else
 				block(s, "%s was not cold: '%s' stayed %.1f%% resident after its eviction (more than 1%%): pages another process maps or locks, or that its file system keeps (a network or FUSE one), cannot be dropped; close the file there, or measure warm",
 				      name, o->evict[warm], 100 * warm_frac);
 			bg_strbuf_release(&who);
+			bg_strbuf_release(&mapped);
 		}
 	}
 	if (s->after_valid && !o->prepare && !o->nevict && o->parity != BG_PARITY_COMMAND) {

@@ -38,9 +38,16 @@ check "a folder: cold session" \
 check "a folder: cold every run" jqe '[.runs[].cache.state] == ["cold","cold","cold"] and .cache.state == "cold"' out
 check "a folder: named, below 1% resident" \
 	jqe '[.runs[].cache.files[0]] | all(.path == "adir" and .resident_fraction < 0.01)' out
+# nothing to evict is no evidence of a cold run (a mistyped dataset
+# folder): refused before anything is stored, exit 3
 mkdir empty
-check "an empty folder: nothing to evict, cold" test "$(rc_of "$B" measure -q -w 0 -r 1 --json --evict empty -- true)" = 0
-check "an empty folder: fraction 0" jqe '.runs[0].cache.files[0].resident_fraction == 0' out
+: >empty.bin
+before=$("$B" sessions --json 2>/dev/null | jq length 2>/dev/null || echo 0)
+check "an empty folder: refused (exit 3)" test "$(rc_of "$B" measure -q -w 0 -r 1 --json --evict empty -- true)" = 3
+check "an empty folder: said" grep -qF "'empty': a folder with no data in it (no file, or only empty ones): there is nothing to evict, so no run can be shown cold by it; name the data the command reads" err
+check "an empty file: refused (exit 3)" test "$(rc_of "$B" measure -q -w 0 -r 1 --evict empty.bin -- true)" = 3
+check "an empty file: said" grep -qF "'empty.bin': an empty file: there is nothing to evict" err
+check "empty: nothing stored" test "$("$B" sessions --json 2>/dev/null | jq length 2>/dev/null || echo 0)" = "$before"
 mkfifo adir/pipe
 check "a FIFO in it: exit 4, not a wait" test "$(rc_of timeout 20 "$B" measure -q --evict adir -- true)" = 4
 check "a FIFO in it: said plainly" grep -q "adir/pipe: cannot read: not a regular file or a folder" err
@@ -57,6 +64,15 @@ for _ in $(seq 100); do [ -s mapped.txt ] && break; sleep 0.05; done
 check "a mapped file: blocked (exit 1)" test "$(rc_of "$B" measure -q -w 0 -r 1 --json --evict source.bin -- true)" = 1
 check "a mapped file: the reason names it and the process that maps it" \
 	jqe --arg pid "$mapper" '.reason | startswith("smoke run 1 was not cold: '"'source.bin'"' stayed ") and contains("% resident after its eviction; process \($pid) (mapfile) maps it, and pages a process maps cannot be dropped: close the file there (or end that process), or measure warm")' out
+kill "$mapper" && wait "$mapper" 2>/dev/null
+mapper=
+# in a folder: the reason names the file of it that the process maps
+"${BENCHGATE_BUILD:?}/tests/programs/mapfile" adir/sub/b.bin 60 >mapped.txt &
+mapper=$!
+for _ in $(seq 100); do [ -s mapped.txt ] && break; sleep 0.05; done
+check "a mapped file in a folder: blocked (exit 1)" test "$(rc_of "$B" measure -q -w 0 -r 1 --json --evict adir -- true)" = 1
+check "a mapped file in a folder: named with its process" \
+	jqe --arg pid "$mapper" '.reason | contains("% resident after its eviction; process \($pid) (mapfile) maps '"'adir/sub/b.bin'"' in it,")' out
 kill "$mapper" && wait "$mapper" 2>/dev/null
 mapper=
 check "unmapped again: cold"       test "$(rc_of "$B" measure -q -w 0 -r 1 --evict source.bin -- true)" = 0
