@@ -98,33 +98,52 @@ static const char *remote_fs_of(const char *path)
 	return NULL;
 }
 
+/*
+ * The first file under folder (bg_tree_files, in its order) for which
+ * found(file, data) is true: true with its path in *where; false with
+ * *where the folder itself when none is, or the folder cannot be read.
+ */
+static bool first_file(const char *folder, bool (*found)(const char *file, void *data), void *data,
+		       struct bg_strbuf *where)
+{
+	struct bg_ctx ctx;
+	char **rel;
+	size_t n;
+	bool hit = false;
+
+	bg_ctx_init(&ctx);
+	if (bg_tree_files(folder, folder, &rel, &n, &ctx) == BG_OK) {
+		for (size_t i = 0; i < n && !hit; i++) {
+			bg_strbuf_reset(where);
+			bg_strbuf_addf(where, "%s/%s", folder, rel[i]);
+			hit = found(where->buf, data);
+		}
+		bg_tree_files_free(rel, n);
+	}
+	bg_ctx_release(&ctx);
+	if (!hit) {
+		bg_strbuf_reset(where);
+		bg_strbuf_adds(where, folder);
+	}
+	return hit;
+}
+
+static bool on_remote_fs(const char *file, void *data)
+{
+	return (*(const char **)data = remote_fs_of(file)) != NULL;
+}
+
 const char *bg_cache_remote_fs(const char *path, struct bg_strbuf *where)
 {
 	const char *fs = remote_fs_of(path);
 	struct stat st;
-	struct bg_ctx ctx;
-	char **rel;
-	size_t n;
 
 	bg_strbuf_reset(where);
 	bg_strbuf_adds(where, path);
 	if (fs || stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
 		return fs;
 	/* a local folder may hold a mount of another file system: each file's own */
-	bg_ctx_init(&ctx);
-	if (bg_tree_files(path, path, &rel, &n, &ctx) == BG_OK) {
-		for (size_t i = 0; i < n && !fs; i++) {
-			bg_strbuf_reset(where);
-			bg_strbuf_addf(where, "%s/%s", path, rel[i]);
-			fs = remote_fs_of(where->buf);
-		}
-		bg_tree_files_free(rel, n);
-	}
-	bg_ctx_release(&ctx);
-	if (!fs) {
-		bg_strbuf_reset(where);
-		bg_strbuf_adds(where, path);
-	}
+	first_file(path, on_remote_fs, &fs, where);
 	return fs;
 }
 
@@ -284,31 +303,28 @@ static size_t file_mappers(const char *path, struct bg_strbuf *out)
 	return found;
 }
 
+struct mappers {
+	struct bg_strbuf *out;
+	size_t found;
+};
+
+static bool mapped(const char *file, void *data)
+{
+	struct mappers *m = data;
+
+	return (m->found = file_mappers(file, m->out)) > 0;
+}
+
 size_t bg_cache_mappers(const char *path, struct bg_strbuf *out, struct bg_strbuf *file)
 {
+	struct mappers m = {out, 0};
 	struct stat st;
-	struct bg_ctx ctx;
-	char **rel;
-	size_t n, found = 0;
 
 	bg_strbuf_reset(file);
 	bg_strbuf_adds(file, path);
 	if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
 		return file_mappers(path, out);
 	/* a folder: the first of its files that a process maps */
-	bg_ctx_init(&ctx);
-	if (bg_tree_files(path, path, &rel, &n, &ctx) == BG_OK) {
-		for (size_t i = 0; i < n && !found; i++) {
-			bg_strbuf_reset(file);
-			bg_strbuf_addf(file, "%s/%s", path, rel[i]);
-			found = file_mappers(file->buf, out);
-		}
-		bg_tree_files_free(rel, n);
-	}
-	bg_ctx_release(&ctx);
-	if (!found) {
-		bg_strbuf_reset(file);
-		bg_strbuf_adds(file, path);
-	}
-	return found;
+	first_file(path, mapped, &m, file);
+	return m.found;
 }

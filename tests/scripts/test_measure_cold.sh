@@ -58,23 +58,24 @@ check "a FIFO: said plainly" grep -q "'fifo': not a regular file or a folder" er
 
 # a file another process maps (a notebook holding the dataset): its pages
 # stay; the session is blocked, naming the process, not just "not cold"
-"${BENCHGATE_BUILD:?}/tests/programs/mapfile" source.bin 60 >mapped.txt &
-mapper=$!
-for _ in $(seq 100); do [ -s mapped.txt ] && break; sleep 0.05; done
+map_file() { # FILE: a process that maps FILE, its pid in $mapper
+	rm -f mapped.txt
+	"${BENCHGATE_BUILD:?}/tests/programs/mapfile" "$1" 60 >mapped.txt &
+	mapper=$!
+	for _ in $(seq 100); do [ -s mapped.txt ] && break; sleep 0.05; done
+}
+unmap_file() { kill "$mapper" && wait "$mapper" 2>/dev/null; mapper=; }
+map_file source.bin
 check "a mapped file: blocked (exit 1)" test "$(rc_of "$B" measure -q -w 0 -r 1 --json --evict source.bin -- true)" = 1
 check "a mapped file: the reason names it and the process that maps it" \
 	jqe --arg pid "$mapper" '.reason | startswith("smoke run 1 was not cold: '"'source.bin'"' stayed ") and contains("% resident after its eviction; process \($pid) (mapfile) maps it, and pages a process maps cannot be dropped: close the file there (or end that process), or measure warm")' out
-kill "$mapper" && wait "$mapper" 2>/dev/null
-mapper=
+unmap_file
 # in a folder: the reason names the file of it that the process maps
-"${BENCHGATE_BUILD:?}/tests/programs/mapfile" adir/sub/b.bin 60 >mapped.txt &
-mapper=$!
-for _ in $(seq 100); do [ -s mapped.txt ] && break; sleep 0.05; done
+map_file adir/sub/b.bin
 check "a mapped file in a folder: blocked (exit 1)" test "$(rc_of "$B" measure -q -w 0 -r 1 --json --evict adir -- true)" = 1
 check "a mapped file in a folder: named with its process" \
 	jqe --arg pid "$mapper" '.reason | contains("% resident after its eviction; process \($pid) (mapfile) maps '"'adir/sub/b.bin'"' in it,")' out
-kill "$mapper" && wait "$mapper" 2>/dev/null
-mapper=
+unmap_file
 check "unmapped again: cold"       test "$(rc_of "$B" measure -q -w 0 -r 1 --evict source.bin -- true)" = 0
 
 if [ -d /dev/shm ] && [ "$(stat -f -c %T /dev/shm)" = tmpfs ]; then
