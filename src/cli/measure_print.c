@@ -146,6 +146,32 @@ static void runs_noted(struct bg_strbuf *out, const json_t *doc, const char *fla
 	json_decref(notes);
 }
 
+/*
+ * Under "peak RSS": when its median is no more than benchgate's own peak at
+ * the spawn of a timed run (max_rss_floor_bytes, the largest), which a run
+ * inherits until it execs, a line saying the figure is not the program's.
+ */
+static void rss_floor_note(struct bg_strbuf *out, const json_t *doc)
+{
+	const json_t *p50 = json_object_get(json_object_get(json_object_get(doc, "statistics"), "max_rss_bytes"), "p50");
+	json_t *r, *floor = NULL;
+	size_t i;
+
+	json_array_foreach(json_object_get(doc, "runs"), i, r) {
+		json_t *f = json_object_get(r, "max_rss_floor_bytes");
+		const char *ph = json_string_value(json_object_get(r, "phase"));
+
+		if (ph && strcmp(ph, "timed") == 0 && json_is_integer(f) &&
+		    (!floor || json_integer_value(f) > json_integer_value(floor)))
+			floor = f;
+	}
+	if (!json_is_number(p50) || !floor || json_number_value(p50) > (double)json_integer_value(floor))
+		return;
+	bg_strbuf_adds(out, "              at most benchgate's own peak at spawn (");
+	bg_format_bytes(out, floor);
+	bg_strbuf_adds(out, "), which a run inherits until it execs: not the program's peak (see tree peak)\n");
+}
+
 void bg_mp_summary(struct bg_strbuf *out, const json_t *doc)
 {
 	const json_t *stats = json_object_get(doc, "statistics"), *counts = json_object_get(doc, "counts");
@@ -199,6 +225,7 @@ void bg_mp_summary(struct bg_strbuf *out, const json_t *doc)
 	}
 	stat_line(out, "cpu", json_object_get(stats, "cpu_ns"), false, false, "run");
 	stat_line(out, "peak RSS", json_object_get(stats, "max_rss_bytes"), true, false, "run");
+	rss_floor_note(out, doc);
 	stat_line(out, "tree peak", json_object_get(stats, "tree_peak_bytes"), true, false, "run");
 	if (json_is_object(json_object_get(stats, "cgroup_peak_bytes"))) /* only where a cgroup was used */
 		stat_line(out, "cgroup peak", json_object_get(stats, "cgroup_peak_bytes"), true, false, "run");

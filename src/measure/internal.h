@@ -219,6 +219,7 @@ struct bg_spawn_result {
 	int64_t wall_ns;
 	int64_t user_ns, sys_ns;
 	int64_t maxrss_bytes;
+	int64_t maxrss_floor_bytes; /* benchgate's own peak RSS at spawn: maxrss_bytes is never below it */
 	bool exited;     /* exit_status valid */
 	int exit_status;
 	int term_signal; /* 0 unless killed by a signal */

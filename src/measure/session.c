@@ -382,6 +382,7 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 	rset(r, "suspended", json_boolean(res.suspended));
 	rset(r, "slept_seconds", json_real((double)res.slept_ns / 1e9));
 	rset(r, "max_rss_bytes", json_integer(res.maxrss_bytes));
+	rset(r, "max_rss_floor_bytes", json_integer(res.maxrss_floor_bytes));
 	rset(r, "tree_peak_bytes",
 		jint_or_null(wr.samples > 0, (long long)wr.tree_peak));
 	rset(r, "tree_peak_source", json_string("sampled"));

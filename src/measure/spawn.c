@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -829,6 +830,14 @@ int bg_spawn_run_captured(const struct bg_spawn_prog *prog, double timeout,
 	}
 	stops0 = job_stops;
 	wt.stopped0 = atomic_load(&job_stopped_ns);
+	{
+		/* the child shares benchgate's address space until it execs, and
+		 * execve keeps the high-water mark of the one it replaces: the
+		 * run's ru_maxrss is never below benchgate's own peak so far */
+		struct rusage self;
+
+		res->maxrss_floor_bytes = getrusage(RUSAGE_SELF, &self) == 0 ? (int64_t)self.ru_maxrss * 1024 : 0;
+	}
 	res->start_realtime = bg_sys_realtime();
 	t0 = bg_sys_monotonic_ns();
 	b0 = bg_sys_boottime_ns();

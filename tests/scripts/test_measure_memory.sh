@@ -40,4 +40,15 @@ check "alternating: big, small, big, small" \
 check "alternating tree peaks follow" \
 	jqe "[.runs[].tree_peak_bytes] | (.[0] > 110 * $MiB) and (.[1] < 20 * $MiB)" alt.json
 
+# a small program's ru_maxrss is benchgate's own peak, which the run
+# inherits until it execs: each run records that floor, the figure is never
+# below it, and the summary says the figure is not the program's
+check "small program: exit 0" test "$(rc_of "$B" measure -w 0 -r 3 --json -- true)" = 0
+check "small program: each run's floor, never above its peak" \
+	jqe '[.runs[] | .max_rss_floor_bytes > 0 and .max_rss_bytes >= .max_rss_floor_bytes] | all' "$work/out"
+check "small program: the summary says whose peak it is" \
+	sh -c '"$1" session "$(jq .id "$2")" | grep -q "^              at most benchgate'"'"'s own peak at spawn (.*), which a run inherits until it execs: not the program'"'"'s peak (see tree peak)$"' _ "$B" "$work/out"
+check "a large program: no such line" \
+	sh -c '! "$1" measure -w 0 -r 1 -- "$2/memtree" 1 120 100 | grep -q "inherits until it execs"' _ "$B" "$P"
+
 [ "$fails" = 0 ] || { echo "$fails failed"; exit 1; }
