@@ -180,6 +180,12 @@ int bg_lease_status(const struct bg_config *cfg, json_t **out, struct bg_ctx *ct
  */
 int bg_experiment_reserve(const struct bg_config *cfg, const char *gate_id, struct bg_strbuf *id,
 			  struct bg_ctx *ctx);
+/* Appends "[manifest](PATH)" for RUNS.md's row of experiment id: PATH
+ * from RUNS.md's folder to experiments/ID/manifest.json ("ID/manifest.json"
+ * where RUNS.md is in the experiments folder, "../experiments/ID/..." for a
+ * docs/RUNS.md), so that the link leads to the manifest wherever
+ * benchgate.json keeps the two. */
+void bg_experiment_manifest_link(const struct bg_config *cfg, const char *id, struct bg_strbuf *out);
 /* Writes experiments/ID/manifest.json atomically. */
 int bg_experiment_write_manifest(const struct bg_config *cfg, const char *id, const json_t *manifest,
 				 struct bg_ctx *ctx);

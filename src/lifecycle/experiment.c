@@ -202,6 +202,55 @@ int bg_experiment_read_manifest_view(const struct bg_config *cfg, const char *id
 	return read_manifest(cfg, id, true, out, ctx);
 }
 
+/* Lexical components of the absolute path p (".", "" dropped, ".." taking
+ * one back), at most max; how many. Each points into buf (a copy). */
+static size_t path_parts(const char *p, char *buf, size_t size, const char **parts, size_t max)
+{
+	size_t n = 0;
+	char *save = NULL, *tok;
+
+	snprintf(buf, size, "%s", p);
+	for (tok = strtok_r(buf, "/", &save); tok; tok = strtok_r(NULL, "/", &save)) {
+		if (strcmp(tok, ".") == 0)
+			continue;
+		if (strcmp(tok, "..") == 0) {
+			n -= n > 0;
+			continue;
+		}
+		if (n < max)
+			parts[n++] = tok;
+	}
+	return n;
+}
+
+void bg_experiment_manifest_link(const struct bg_config *cfg, const char *id, struct bg_strbuf *out)
+{
+	struct bg_strbuf from = BG_STRBUF_INIT, to = BG_STRBUF_INIT, rel = BG_STRBUF_INIT;
+	char fbuf[PATH_MAX], tbuf[PATH_MAX];
+	const char *f[128], *t[128];
+	size_t nf, nt, k = 0;
+
+	/* from RUNS.md's folder to experiments/ID/manifest.json, both from the
+	 * root: a RUNS.md kept elsewhere (docs/RUNS.md) links up and across */
+	bg_config_path(cfg, &from, cfg->runs_index);
+	bg_strbuf_addf(&rel, "%s/%s/manifest.json", cfg->experiments, id);
+	bg_config_path(cfg, &to, rel.buf);
+	nf = path_parts(from.buf, fbuf, sizeof(fbuf), f, 128);
+	nt = path_parts(to.buf, tbuf, sizeof(tbuf), t, 128);
+	nf -= nf > 0; /* RUNS.md's folder */
+	while (k < nf && k < nt && strcmp(f[k], t[k]) == 0)
+		k++;
+	bg_strbuf_adds(out, "[manifest](");
+	for (size_t i = k; i < nf; i++)
+		bg_strbuf_adds(out, "../");
+	for (size_t i = k; i < nt; i++)
+		bg_strbuf_addf(out, "%s%s", i > k ? "/" : "", t[i]);
+	bg_strbuf_adds(out, ")");
+	bg_strbuf_release(&from);
+	bg_strbuf_release(&to);
+	bg_strbuf_release(&rel);
+}
+
 static const char runs_header[] =
 	"# Profiling run registry\n\n"
 	"This is the human index of profiling experiments. Each row points to a\n"
@@ -850,7 +899,7 @@ static int put_row_from_manifest(const struct bg_config *cfg, const char *id, co
 				       bg_json_str_or(json_object_get(params, "tier"), "n/a"));
 			row.setup = setup.buf;
 		}
-		bg_strbuf_addf(&artifact, "[manifest](%s/manifest.json)", id);
+		bg_experiment_manifest_link(cfg, id, &artifact);
 		row.artifact = artifact.buf;
 	}
 	rc = bg_runs_index_put(cfg, &row, ctx);

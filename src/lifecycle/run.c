@@ -1414,7 +1414,7 @@ int bg_run_gate(const struct bg_run_request *req, struct bg_run_result *res, str
 	r.manifest = new_manifest(&r);
 	bg_strbuf_addf(&setup, "%s; gate %s; tier %s; %lld warmup(s), %ld run(s)", res->computer ? res->computer : "undetected computer",
 		       r.gate_id, req->tier, (long long)o.warmups, o.runs);
-	bg_strbuf_addf(&artifact, "[manifest](%s/manifest.json)", id.buf);
+	bg_experiment_manifest_link(r.cfg, id.buf, &artifact);
 	row.id = id.buf;
 	row.hypothesis = r.question;
 	row.setup = setup.buf;

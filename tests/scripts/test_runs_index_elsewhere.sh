@@ -21,6 +21,10 @@ git init -q . && git add -A && git -c user.email=t@t -c user.name=t commit -qm i
 
 check "first run: exit 0"       test "$(rc_of "$B" run -q --no-repeat life.ok)" = 0
 check "RUNS.md has its row"     grep -q "life-ok" docs/RUNS.md
+# the row's link leads from docs/ to the manifest
+link=$(grep -o "\[manifest\]([^)]*)" docs/RUNS.md | tail -n 1 | sed 's/^\[manifest\](//; s/)$//')
+check "the row's link: ../experiments/ID/manifest.json" sh -c "echo '$link' | grep -Eqx '\.\./experiments/[0-9]{8}-life-ok/manifest\.json'"
+check "the row's link leads to the manifest" test -f "docs/$link"
 check "second run: exit 0"      test "$(rc_of "$B" run -q --no-repeat life.ok)" = 0
 check "second: not uncommitted" bash -c "! grep -q 'uncommitted changes' '$work/out'"
 check "second: source clean"    jqe '.provenance.git.dirty == false' <("$B" session 2 --json)
@@ -38,6 +42,8 @@ check "experiments elsewhere: exit 0" test "$(rc_of "$B" run -q --no-repeat life
 exp=$(grep -o "manifest: [^ ]*" "$work/out" | cut -d' ' -f2)
 check "experiments elsewhere: the manifest named" test -f "$exp"
 check "experiments elsewhere: under lab/exps" test "${exp#lab/exps/}" != "$exp"
+link=$(grep -o "\[manifest\]([^)]*)" docs/RUNS.md | tail -n 1 | sed 's/^\[manifest\](//; s/)$//')
+check "experiments elsewhere: the row's link leads to it" test "docs/$link" -ef "$exp"
 
 echo "$fails failure(s)"
 [ "$fails" = 0 ]
