@@ -305,10 +305,14 @@ bool bg_experiment_folder_bare(const struct bg_config *cfg, const char *id);
 /* One row of RUNS.md: | id | hypothesis | setup | status | result | artifact | */
 struct bg_runs_row {
 	const char *id, *hypothesis, *setup, *status, *result, *artifact;
+	/* for a row that is added, not one replaced: the cells the fields
+	 * above leave NULL (a manifest's question, setup and link) */
+	const char *new_hypothesis, *new_setup, *new_artifact;
 };
 /*
  * Adds the row, or replaces the row with the same id when present (a NULL
- * field keeps that cell of the existing row); creates
+ * field keeps that cell of the existing row; the new_ ones serve an added
+ * row only); creates
  * RUNS.md with its header when absent. Cells have "|" escaped and newlines
  * folded.
  */

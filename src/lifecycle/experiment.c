@@ -481,11 +481,11 @@ static int runs_index_put_locked(const struct bg_config *cfg, const struct bg_ru
 	if (!replaced) {
 		bg_strbuf_adds(&line, "|");
 		cell(&line, row->id);
-		cell(&line, row->hypothesis);
-		cell(&line, row->setup);
+		cell(&line, row->hypothesis ? row->hypothesis : row->new_hypothesis);
+		cell(&line, row->setup ? row->setup : row->new_setup);
 		cell(&line, row->status);
 		cell(&line, row->result);
-		cell(&line, row->artifact);
+		cell(&line, row->artifact ? row->artifact : row->new_artifact);
 		bg_strbuf_addch(&line, '\n');
 		if (text.len && text.buf[text.len - 1] != '\n')
 			bg_strbuf_addch(&text, '\n');
@@ -597,13 +597,16 @@ int bg_experiment_write_pair(const struct bg_config *cfg, const char *id, const 
 	return rc;
 }
 
+static void new_row_cells(const struct bg_config *cfg, const char *id, const json_t *m, struct bg_runs_row *row,
+			  struct bg_strbuf *setup, struct bg_strbuf *artifact);
+
 int bg_experiment_mark_failed(const struct bg_config *cfg, const char *id, json_t *manifest,
 			      const char *reason, const char *note_name, const json_t *note,
 			      struct bg_ctx *ctx)
 {
 	struct bg_strbuf rel = BG_STRBUF_INIT, abs = BG_STRBUF_INIT, text = BG_STRBUF_INIT;
-	struct bg_strbuf when = BG_STRBUF_INIT, result = BG_STRBUF_INIT;
-	struct bg_runs_row row = {id, NULL, NULL, "failed", NULL, NULL};
+	struct bg_strbuf when = BG_STRBUF_INIT, result = BG_STRBUF_INIT, setup = BG_STRBUF_INIT, artifact = BG_STRBUF_INIT;
+	struct bg_runs_row row = {id, NULL, NULL, "failed", NULL, NULL, NULL, NULL, NULL};
 	json_t *outputs, *ts, *reason_text = NULL;
 	char hex[65];
 	int rc;
@@ -649,6 +652,9 @@ int bg_experiment_mark_failed(const struct bg_config *cfg, const char *id, json_
 	json_array_append_new(outputs, json_pack("{s:s, s:s, s:s}", "artifact", rel.buf, "sha256", hex,
 						 "result", result.buf));
 	row.result = result.buf;
+	/* a row lost before (killed between the first manifest and the first
+	 * row) is added whole, as repair adds it, not as n/a cells */
+	new_row_cells(cfg, id, manifest, &row, &setup, &artifact);
 	rc = bg_experiment_write_pair(cfg, id, manifest, &row, NULL, ctx);
 out:
 	json_decref(reason_text);
@@ -657,6 +663,8 @@ out:
 	bg_strbuf_release(&text);
 	bg_strbuf_release(&when);
 	bg_strbuf_release(&result);
+	bg_strbuf_release(&setup);
+	bg_strbuf_release(&artifact);
 	return rc;
 }
 
@@ -866,14 +874,35 @@ static const char *output_result(const json_t *manifest, const char *suffix)
 /* Rewrites id's RUNS.md row from its ended manifest m (see
  * bg_experiment_repair_row); the cells a row already has but the status and
  * result are kept, a missing row gets them from the manifest. */
+/* The cells of a row added for manifest m of experiment id, as run writes
+ * them (less the counts): its question, "COMPUTER; gate G; tier T" (none
+ * for a manifest that names no gate, one written by hand) into setup, the
+ * manifest's link into artifact. */
+static void new_row_cells(const struct bg_config *cfg, const char *id, const json_t *m, struct bg_runs_row *row,
+			  struct bg_strbuf *setup, struct bg_strbuf *artifact)
+{
+	const json_t *params = json_object_get(m, "parameters");
+
+	row->new_hypothesis = json_string_value(json_object_get(m, "question"));
+	if (json_string_value(json_object_get(json_object_get(params, "gate"), "id"))) {
+		bg_strbuf_addf(setup, "%s; gate %s; tier %s",
+			       bg_json_str_or(json_object_get(json_object_get(m, "execution"), "computer"),
+					      "undetected computer"),
+			       json_string_value(json_object_get(json_object_get(params, "gate"), "id")),
+			       bg_json_str_or(json_object_get(params, "tier"), "n/a"));
+		row->new_setup = setup->buf;
+	}
+	bg_experiment_manifest_link(cfg, id, artifact);
+	row->new_artifact = artifact->buf;
+}
+
 static int put_row_from_manifest(const struct bg_config *cfg, const char *id, const json_t *m, bool missing,
 				 struct bg_ctx *ctx)
 {
 	const char *status = json_string_value(json_object_get(m, "status"));
 	const char *reason = json_string_value(json_object_get(m, "failure_reason"));
-	const json_t *params = json_object_get(m, "parameters");
 	struct bg_strbuf result = BG_STRBUF_INIT, setup = BG_STRBUF_INIT, artifact = BG_STRBUF_INIT;
-	struct bg_runs_row row = {id, NULL, NULL, bg_profile_runs_status(status), NULL, NULL};
+	struct bg_runs_row row = {id, NULL, NULL, bg_profile_runs_status(status), NULL, NULL, NULL, NULL, NULL};
 	int rc;
 
 	/* what the writer of the row would have written: the note of a
@@ -887,21 +916,8 @@ static int put_row_from_manifest(const struct bg_config *cfg, const char *id, co
 	else if (output_result(m, "")) /* a manifest not of run's: its last output's */
 		bg_strbuf_adds(&result, output_result(m, ""));
 	row.result = result.len ? result.buf : "n/a";
-	if (missing) {
-		row.hypothesis = json_string_value(json_object_get(m, "question"));
-		/* as run writes it, less the counts; none for a manifest that
-		 * names no gate (one written by hand) */
-		if (json_string_value(json_object_get(json_object_get(params, "gate"), "id"))) {
-			bg_strbuf_addf(&setup, "%s; gate %s; tier %s",
-				       bg_json_str_or(json_object_get(json_object_get(m, "execution"), "computer"),
-						      "undetected computer"),
-				       json_string_value(json_object_get(json_object_get(params, "gate"), "id")),
-				       bg_json_str_or(json_object_get(params, "tier"), "n/a"));
-			row.setup = setup.buf;
-		}
-		bg_experiment_manifest_link(cfg, id, &artifact);
-		row.artifact = artifact.buf;
-	}
+	(void)missing; /* an added row gets the manifest's cells; a replaced one keeps its own */
+	new_row_cells(cfg, id, m, &row, &setup, &artifact);
 	rc = bg_runs_index_put(cfg, &row, ctx);
 	bg_strbuf_release(&result);
 	bg_strbuf_release(&setup);

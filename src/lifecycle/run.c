@@ -1188,7 +1188,7 @@ static int finish(struct run *r, const json_t *session, struct bg_ctx *ctx)
 	const char *decision = jstr(r->res->decision, "decision");
 	bool blocked = decision && strcmp(decision, "block") == 0;
 	json_t *outputs = json_object_get(r->manifest, "outputs"), *copy, *run;
-	struct bg_runs_row row = {r->res->experiment_id, NULL, NULL, blocked ? "failed" : "ok", NULL, NULL};
+	struct bg_runs_row row = {.id = r->res->experiment_id, .status = blocked ? "failed" : "ok"};
 	bool written = false;
 	size_t i;
 	int rc = BG_OK;
@@ -1345,7 +1345,7 @@ int bg_run_gate(const struct bg_run_request *req, struct bg_run_result *res, str
 	struct bg_measure_opts o;
 	struct bg_store *store = NULL;
 	struct bg_strbuf id = BG_STRBUF_INIT, cap = BG_STRBUF_INIT, capabs = BG_STRBUF_INIT;
-	struct bg_runs_row row = {NULL, NULL, NULL, "running", "in progress", NULL};
+	struct bg_runs_row row = {.status = "running", .result = "in progress"};
 	struct bg_strbuf setup = BG_STRBUF_INIT, artifact = BG_STRBUF_INIT;
 	json_t *session = NULL, *context = NULL;
 	char *argv[4];

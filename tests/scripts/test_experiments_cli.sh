@@ -74,6 +74,18 @@ check "other host: --owner-gone abandons" test "$(rc_of "$B" -C h experiments ab
 check "other host: failed" jqe '.status == "failed"' $mh
 check "--owner-gone without abandon: usage (exit 2)" test "$(rc_of "$B" -C h experiments --owner-gone)" = 2
 
+# abandon of one whose RUNS.md row was never written (killed between the
+# first manifest and the first row): the row is added whole, as repair adds
+# a missing one (question, setup, the manifest's link), not as n/a cells
+rm -rf w && cp -R p w
+sh -c 'exit 0' &
+wait
+mw=w/experiments/20261101-mini-baseline/manifest.json
+jq --argjson pid $! --arg host "$(hostname)" '.status = "running" | .execution.pid = $pid | .execution.host = $host | .execution.computer = "Test box" | .parameters.gate = {id: "bin.cpu.x"} | .parameters.tier = "scheduled-profile"' $mw >m.tmp && mv m.tmp $mw
+sed -i '/^| 20261101-mini-baseline /d' w/experiments/RUNS.md
+check "no row: abandon, exit 0" test "$(rc_of "$B" -C w experiments abandon 20261101-mini-baseline --why "host rebooted")" = 0
+check "no row: the row added whole" grep -qxF "| 20261101-mini-baseline | Does the SIMD binning match the reference byte for byte at bins 1 and 2? | Test box; gate bin.cpu.x; tier scheduled-profile | failed | failed: abandoned: host rebooted | [manifest](20261101-mini-baseline/manifest.json) |" w/experiments/RUNS.md
+
 # a running experiment whose owner (a process that has exited) is gone
 sh -c 'exit 0' &
 wait

@@ -366,7 +366,7 @@ static void test_manifest_and_runs(void **state)
 {
 	struct bg_strbuf id = BG_STRBUF_INIT, path = BG_STRBUF_INIT, text = BG_STRBUF_INIT;
 	struct bg_runs_row row = {NULL, "Is <b>it</b> fast? R&D &amp; &#124;", "box; gate", "running", "",
-				  "[manifest](x)"};
+				  "[manifest](x)", NULL, NULL, NULL};
 	struct bg_ctx ctx;
 	json_t *m, *back;
 
@@ -407,7 +407,7 @@ static void test_manifest_and_runs(void **state)
 static void test_failed_reason_not_utf8(void **state)
 {
 	struct bg_strbuf id = BG_STRBUF_INIT, path = BG_STRBUF_INIT, text = BG_STRBUF_INIT;
-	struct bg_runs_row row = {NULL, "q?", "box", "running", "in progress", "[manifest](x)"};
+	struct bg_runs_row row = {NULL, "q?", "box", "running", "in progress", "[manifest](x)", NULL, NULL, NULL};
 	const char *reason = "cannot open 'out/b\xff" "d.bin'";
 	struct bg_ctx ctx;
 	json_t *m, *back, *note;
@@ -441,7 +441,7 @@ static void test_failed_reason_not_utf8(void **state)
 static void test_runs_table_then_notes(void **state)
 {
 	struct bg_strbuf path = BG_STRBUF_INIT, text = BG_STRBUF_INIT;
-	struct bg_runs_row row = {"20261201-new", "Q?", "box", "running", "", "[manifest](x)"};
+	struct bg_runs_row row = {"20261201-new", "Q?", "box", "running", "", "[manifest](x)", NULL, NULL, NULL};
 	const char *doc = "# Runs\n\n| id | hypothesis | setup | status | result | artifact |\n"
 			  "|---|---|---|---|---|---|\n| 20261130-old | Q | box | ok | fine | [m](y) |\n"
 			  "\n## Notes\n\nSee the wiki.\n";
@@ -476,7 +476,7 @@ static size_t conflict(const char *text)
 static void test_runs_conflict(void **state)
 {
 	struct bg_strbuf path = BG_STRBUF_INIT, text = BG_STRBUF_INIT;
-	struct bg_runs_row row = {"20261202-new", "Q?", "box", "running", "", "[manifest](x)"};
+	struct bg_runs_row row = {"20261202-new", "Q?", "box", "running", "", "[manifest](x)", NULL, NULL, NULL};
 	const char *doc = "# Runs\n\n| id | hypothesis | setup | status | result | artifact |\n"
 			  "|---|---|---|---|---|---|\n<<<<<<< HEAD\n| 20261130-a | Q | box | ok | fine | [m](y) |\n"
 			  "=======\n| 20261130-b | Q | box | ok | fine | [m](y) |\n>>>>>>> topic\n";
