@@ -77,13 +77,35 @@ static void user_name(char *buf, size_t n)
  * read before the curation with its curation now "accepted": it counts
  * (with its decision's notes, where the machine ran otherwise than the
  * baseline), or its tier or status keeps it out. */
-static void counts_line(struct bg_strbuf *sb, json_t *v)
+static void counts_line(struct bg_strbuf *sb, json_t *v, struct bg_store *store, long long id)
 {
-	const char *why;
+	const json_t *window = json_object_get(json_object_get(v, "decision_document"), "window");
+	const char *why, *timing = json_string_value(json_object_get(v, "timing"));
+	json_t *base = NULL, *x;
+	struct bg_ctx ctx;
+	bool within = true;
+	size_t i;
 
 	json_object_set_new(v, "curation", json_string("accepted"));
 	why = bg_store_not_in_baseline(v);
-	if (!why) {
+	/* a later session's baseline is the most recent `window` sessions of
+	 * the key that count: one older than those is read by no later
+	 * decision, whatever its curation */
+	bg_ctx_init(&ctx);
+	if (!why && json_is_integer(window) && json_integer_value(window) > 0 &&
+	    bg_store_baseline(store, json_string_value(json_object_get(v, "key_id")), timing, 0,
+			      (long)json_integer_value(window), &base, &ctx) == BG_OK) {
+		within = false;
+		json_array_foreach(base, i, x)
+			within = within || json_integer_value(json_object_get(x, "id")) == id;
+	}
+	json_decref(base);
+	bg_ctx_release(&ctx);
+	if (!why && !within) {
+		bg_strbuf_addf(sb, "it counts in no later decision even so: at least %lld newer sessions of its key count, and a "
+				   "baseline is the most recent %lld of them (the window)\n",
+			       (long long)json_integer_value(window), (long long)json_integer_value(window));
+	} else if (!why) {
 		const json_t *notes = json_object_get(json_object_get(v, "decision_document"), "conditions");
 
 		/* a person's verdict brings the session's times into the baseline as
@@ -142,7 +164,7 @@ static int curate(struct bg_cli *cli, const struct bg_cmd *self, const char *cur
 	} else {
 		bg_strbuf_addf(&sb, "session %lld %s by %s: %s\n", id, curation, who, why);
 		if (strcmp(curation, "accepted") == 0)
-			counts_line(&sb, v);
+			counts_line(&sb, v, store, id);
 		else
 			bg_strbuf_adds(&sb, "it never counts in a baseline\n");
 		rc = bg_cli_write(&sb, false);

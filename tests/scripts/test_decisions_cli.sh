@@ -387,5 +387,18 @@ for bad in '{bad' '[1,2]'; do
 done
 check "damaged document: named" grep -qxF "benchgate: .benchgate/store.sqlite3: cannot read the decision: session $sb: the stored document is not a JSON object; the store is corrupted: restore it from a backup" "$work/compare.err"
 
+# accepting a session older than its key's baseline window (20): it
+# counts in no later decision, and accept says so rather than "it now counts"
+rm -rf "$work/w" && cp -R "$work/p" "$work/w"
+sw=$("$SEED" seed "$work/w" $G scheduled-profile 0.150 | cut -d' ' -f1)
+"$SEED" sql "$work/w" "UPDATE sessions SET curation = 'pending', decision = 'investigate', decision_doc = json_set(decision_doc, '\$.decision', 'investigate') WHERE id = $sw" || exit 1
+for i in $(seq 21); do "$SEED" seed "$work/w" $G scheduled-profile 0.100 >/dev/null; done
+check "accept beyond the window: exit 0" test "$(rc_of "$B" -C "$work/w" accept "$sw" --why "new allocator, expected")" = 0
+check "accept beyond the window: said" grep -qxF "it counts in no later decision even so: at least 20 newer sessions of its key count, and a baseline is the most recent 20 of them (the window)" "$work/out"
+# within the window it counts, as before
+sw2=$("$SEED" seed "$work/w" $G scheduled-profile 0.150 | cut -d' ' -f1)
+"$SEED" sql "$work/w" "UPDATE sessions SET curation = 'pending', decision = 'investigate', decision_doc = json_set(decision_doc, '\$.decision', 'investigate') WHERE id = $sw2" || exit 1
+check "accept within the window: counts" sh -c '"$1" -C "$2" accept "$3" --why "expected" | grep -q "^it now counts in the baseline of its key"' _ "$B" "$work/w" "$sw2"
+
 echo "$fails failed"
 [ "$fails" = 0 ]
