@@ -11,6 +11,9 @@
  */
 #include "cli/cli.h"
 #include "cli/verdict_print.h"
+#include "benchgate/fsutil.h"
+#include "benchgate/json.h"
+#include "benchgate/promotion.h"
 
 #include <pwd.h>
 #include <stdio.h>
@@ -126,6 +129,47 @@ static void counts_line(struct bg_strbuf *sb, json_t *v, struct bg_store *store,
 	}
 }
 
+/*
+ * After a rejection: the rows of the promotion evidence file (promote's,
+ * bg_promotion_evidence_path) that cite session id with v's key, which the
+ * registry still counts for the gate whatever the store now says: named,
+ * with what to do. Nothing when the file is not there or cites none.
+ */
+static void promoted_note(struct bg_strbuf *sb, const struct bg_config *cfg, long long id, const json_t *v)
+{
+	struct bg_strbuf rel = BG_STRBUF_INIT, abs = BG_STRBUF_INIT;
+	const char *key = json_string_value(json_object_get(v, "key_id"));
+	json_t *ev = NULL, *row;
+	struct bg_ctx ctx;
+	size_t i;
+
+	bg_promotion_evidence_path(cfg, &rel);
+	bg_config_path(cfg, &abs, rel.buf);
+	bg_ctx_init(&ctx);
+	if (bg_is_file(abs.buf) && bg_json_load_file(abs.buf, rel.buf, &ev, &ctx) == BG_OK) {
+		json_array_foreach(json_object_get(ev, "measurements"), i, row) {
+			const json_t *b = json_object_get(row, "benchgate");
+			const char *rk = json_string_value(json_object_get(b, "key_id"));
+
+			if (json_integer_value(json_object_get(b, "session_id")) != id || !key || !rk || strcmp(rk, key) != 0)
+				continue;
+			bg_strbuf_adds(sb, "it was promoted, and the registry still counts it: ");
+			bg_cli_add_shown(sb, rel.buf);
+			bg_strbuf_adds(sb, "'s row '");
+			bg_cli_add_shown(sb, json_string_value(json_object_get(row, "id")));
+			bg_strbuf_adds(sb, "' cites it, which gate '");
+			bg_cli_add_shown(sb, json_string_value(json_object_get(v, "gate_id")));
+			bg_strbuf_adds(sb, "' names in satisfied_by; a rejection changes no registry: take the row out and its id "
+					   "out of the gate's satisfied_by (and its state back), then 'benchgate render', or "
+					   "promote another session of the gate\n");
+		}
+	}
+	json_decref(ev);
+	bg_ctx_release(&ctx);
+	bg_strbuf_release(&rel);
+	bg_strbuf_release(&abs);
+}
+
 static int curate(struct bg_cli *cli, const struct bg_cmd *self, const char *curation)
 {
 	static const struct bg_opt opts[] = {{"why", 0, BG_OPT_VALUE, 1, false}, {0}};
@@ -167,6 +211,8 @@ static int curate(struct bg_cli *cli, const struct bg_cmd *self, const char *cur
 			counts_line(&sb, v, store, id);
 		else
 			bg_strbuf_adds(&sb, "it never counts in a baseline\n");
+		if (strcmp(curation, "rejected") == 0)
+			promoted_note(&sb, &cfg, id, v);
 		rc = bg_cli_write(&sb, false);
 	}
 	json_decref(v);

@@ -143,6 +143,12 @@ check "registry diff: satisfied_by" grep -q "\"satisfied_by\": \[\"test-host-ben
 check "registry diff: import"      grep -q '"path": "experiments/benchgate-evidence.json"' "$work/diff"
 check "list: measured"             test "$("$B" list --state measured | grep -c life.full)" = 1
 check "evidence: device recorded"  jqe '.measurements[0].device | type == "string" and length > 0' experiments/benchgate-evidence.json
+# rejecting a promoted session changes no registry: reject says the row
+# and the gate still count it, and what to do
+check "reject a promoted session: exit 0" test "$(rc_of "$B" reject "$s" --why "the GPU was throttled")" = 0
+check "reject a promoted session: said" grep -qxF "it was promoted, and the registry still counts it: experiments/benchgate-evidence.json's row 'test-host-benchgate-life-full-s$s-$h' cites it, which gate 'life.full' names in satisfied_by; a rejection changes no registry: take the row out and its id out of the gate's satisfied_by (and its state back), then 'benchgate render', or promote another session of the gate" "$work/out"
+check "reject a promoted session: still measured" test "$("$B" list --state measured | grep -c life.full)" = 1
+check "accept it again: no such line" sh -c '! "$1" accept "$2" --why "checked: not throttled" | grep -q "was promoted"' _ "$B" "$s"
 # timing "reported": the command's samples and metrics are what promotion
 # and decisions read (docs/measure.md)
 git add -A && git -c user.email=t@t -c user.name=t commit -qm promoted || exit 1
