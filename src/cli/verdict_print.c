@@ -89,7 +89,9 @@ void bg_vp_curation(struct bg_strbuf *out, const json_t *v)
 		return;
 	}
 	bg_cli_add_shown(out, c);
-	if (by && strcmp(by, "benchgate") != 0) {
+	/* benchgate's own curation of a decision ("decision: pass") shows no
+	 * who and why; a person's does, also one whose user name is benchgate */
+	if (by && !(strcmp(by, "benchgate") == 0 && why && strncmp(why, "decision: ", 10) == 0)) {
 		bg_strbuf_adds(out, " by ");
 		bg_cli_add_shown(out, by);
 		bg_strbuf_adds(out, " at ");

@@ -400,5 +400,13 @@ sw2=$("$SEED" seed "$work/w" $G scheduled-profile 0.150 | cut -d' ' -f1)
 "$SEED" sql "$work/w" "UPDATE sessions SET curation = 'pending', decision = 'investigate', decision_doc = json_set(decision_doc, '\$.decision', 'investigate') WHERE id = $sw2" || exit 1
 check "accept within the window: counts" sh -c '"$1" -C "$2" accept "$3" --why "expected" | grep -q "^it now counts in the baseline of its key"' _ "$B" "$work/w" "$sw2"
 
+# a person whose user name is benchgate: their curation shows who, when
+# and why, as anyone's (benchgate's own, of a decision, shows none)
+sb=$("$SEED" seed "$work/w" $G scheduled-profile 0.100 | cut -d' ' -f1)
+check "user benchgate: reject, exit 0" test "$(USER=benchgate rc_of "$B" -C "$work/w" reject "$sb" --why "thermal throttling on this run")" = 0
+check "user benchgate: compare shows who and why" sh -c '"$1" -C "$2" compare "$3" | grep -q "^curation: rejected by benchgate at .*: thermal throttling on this run$"' _ "$B" "$work/w" "$sb"
+sa=$("$SEED" seed "$work/w" $G scheduled-profile 0.100 | cut -d' ' -f1)
+check "benchgate's own: none shown" sh -c '"$1" -C "$2" compare "$3" | grep -qx "curation: auto-accepted"' _ "$B" "$work/w" "$sa"
+
 echo "$fails failed"
 [ "$fails" = 0 ]
