@@ -32,6 +32,11 @@ int bg_json_load_file(const char *path, const char *display, json_t **out,
 		      struct bg_ctx *ctx);
 int bg_json_load_buffer(const char *data, size_t len, const char *display,
 			json_t **out, struct bg_ctx *ctx);
+/* bg_json_load_buffer, but an object that repeats a key is refused
+ * ("DISPLAY:L:C: invalid JSON: duplicate object key near '\"KEY\"'"): for a
+ * file whose every key is read, where a repeat would drop a value unseen. */
+int bg_json_load_buffer_unique(const char *data, size_t len, const char *display, json_t **out,
+			       struct bg_ctx *ctx);
 /* BG_ECHECK with "DISPLAY: top level must be a JSON object" unless it is. */
 int bg_json_expect_object(const json_t *v, const char *display, struct bg_ctx *ctx);
 

@@ -13,8 +13,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+static int load_buffer(const char *data, size_t len, const char *display, size_t flags, json_t **out,
+		       struct bg_ctx *ctx);
+
 int bg_json_load_buffer(const char *data, size_t len, const char *display,
 			json_t **out, struct bg_ctx *ctx)
+{
+	return load_buffer(data, len, display, 0, out, ctx);
+}
+
+int bg_json_load_buffer_unique(const char *data, size_t len, const char *display, json_t **out,
+			       struct bg_ctx *ctx)
+{
+	return load_buffer(data, len, display, JSON_REJECT_DUPLICATES, out, ctx);
+}
+
+static int load_buffer(const char *data, size_t len, const char *display, size_t flags, json_t **out,
+		       struct bg_ctx *ctx)
 {
 	json_error_t err;
 	json_t *v;
@@ -24,7 +39,7 @@ int bg_json_load_buffer(const char *data, size_t len, const char *display,
 		return bg_error(ctx, BG_ECHECK, "%s: file is empty; expected a JSON object", display);
 	if (bg_span_json_space(data, len) == len)
 		return bg_error(ctx, BG_ECHECK, "%s: file holds only whitespace; expected a JSON object", display);
-	v = json_loadb(data, len, JSON_DECODE_ANY, &err);
+	v = json_loadb(data, len, JSON_DECODE_ANY | flags, &err);
 	if (!v) {
 		int line = err.line > 0 ? err.line : 1;
 		int col = err.column > 0 ? err.column : 1;

@@ -122,7 +122,7 @@ int bg_reported_read(const char *path, const char *display, json_t **samples, js
 	}
 	close(fd);
 	if (rc == BG_OK)
-		rc = bg_json_load_buffer(text.buf ? text.buf : "", text.len, display, &doc, ctx);
+		rc = bg_json_load_buffer_unique(text.buf ? text.buf : "", text.len, display, &doc, ctx);
 	if (rc == BG_OK)
 		rc = bg_reported_check(doc, display, samples, metrics, ctx);
 	bg_strbuf_release(&text);

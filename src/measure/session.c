@@ -1061,6 +1061,19 @@ int bg_measure_session(const struct bg_measure_opts *o, json_t **out, struct bg_
 	bg_spawn_prog_init(&s.prog, s.argv);
 	if (o->timing == BG_TIMING_REPORTED && (rc = reported_begin(&s, ctx)) != BG_OK)
 		goto done;
+	if (o->timing != BG_TIMING_REPORTED && getenv("BENCHGATE_RESULT")) {
+		/* not a reported session: a BENCHGATE_RESULT of the caller's
+		 * (an outer benchgate's) must not make the command report */
+		size_t n = 0, k = 0;
+
+		while (environ[n])
+			n++;
+		s.envp = bg_xcalloc(n + 1, sizeof(char *));
+		for (size_t j = 0; j < n; j++)
+			if (strncmp(environ[j], "BENCHGATE_RESULT=", strlen("BENCHGATE_RESULT=")) != 0)
+				s.envp[k++] = environ[j];
+		s.prog.envp = s.envp;
+	}
 	/* adopt orphans of a run so that its whole tree stays visible and killable */
 	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 	if ((rc = bg_nvml_load(&s.nvml, ctx)) != BG_OK)

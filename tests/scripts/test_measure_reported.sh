@@ -48,6 +48,10 @@ check "stored timing: the reported one" jqe '.[0].wall_p50_ns > 1.39e7 and .[0].
 # process timing (the default) has no reported statistics
 check "process session"     test "$(rc_of "$B" measure -q -r 1 --json -- true)" = 0
 check "process: null"       jqe '.timing == "process" and .statistics.reported_ns == null and (has("metrics") | not)' out
+# nor passes a BENCHGATE_RESULT of the caller's on to the command
+check "process: the caller's BENCHGATE_RESULT, exit 0" \
+	test "$(BENCHGATE_RESULT="$PWD/outer.json" rc_of "$B" measure -q -r 1 -w 0 --shell -- 'printf %s "${BENCHGATE_RESULT-unset}" >seen.txt')" = 0
+check "process: the caller's BENCHGATE_RESULT not passed" test "$(cat seen.txt)" = unset
 
 # every way a result can fail blocks the session (exit 1), with a reason
 blocked() { # NAME REASON-PATTERN SCRIPT-BODY: the smoke run blocks, so no timing
@@ -66,6 +70,7 @@ blocked "negative"       'samples_seconds\[1\] must be a number of seconds from 
 blocked "a string"       'samples_seconds\[0\]' 'echo "{\"samples_seconds\": [\"1\"]}" >"$BENCHGATE_RESULT"'
 blocked "unknown field"  "no field 'sample_seconds'" 'echo "{\"sample_seconds\": [1]}" >"$BENCHGATE_RESULT"'
 blocked "bad metric"     "metric 'x' must be a finite number" 'echo "{\"samples_seconds\": [1], \"metrics\": {\"x\": \"big\"}}" >"$BENCHGATE_RESULT"'
+blocked "repeated key"   "\\\$BENCHGATE_RESULT:1:[0-9]+: invalid JSON: duplicate object key near '\"samples_seconds\"'" 'echo "{\"samples_seconds\": [1], \"samples_seconds\": [2]}" >"$BENCHGATE_RESULT"'
 blocked "metrics a list" "'metrics' must be an object" 'echo "{\"samples_seconds\": [1], \"metrics\": [1]}" >"$BENCHGATE_RESULT"'
 blocked "timed run fails" 'timed run 2 \(#3\): the command wrote no' \
 	'n=$(cat count 2>/dev/null || echo 0); n=$((n + 1)); echo $n >count; [ $n -lt 3 ] && echo "{\"samples_seconds\": [1]}" >"$BENCHGATE_RESULT"; exit 0'
