@@ -627,8 +627,17 @@ int bg_lock_file(const char *lock_path, const char *display, int *fd, struct bg_
 	*fd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (*fd < 0 && (e = errno) == EACCES) /* another user's: flock needs no write */
 		*fd = open(lock_path, O_RDONLY | O_CLOEXEC);
-	if (*fd < 0)
-		return bg_error(ctx, BG_EIO, "%s: cannot lock: %s", display, strerror(e ? e : errno));
+	if (*fd < 0) {
+		size_t nl = strlen(lock_path), nd = strlen(display);
+
+		e = e ? e : errno;
+		/* a file locked through a lock file of its own (RUNS.md's in the
+		 * state folder): that is what could not be opened or made */
+		if (nl < nd || strcmp(lock_path + nl - nd, display) != 0)
+			return bg_error(ctx, BG_EIO, "%s: cannot lock: its lock file %s cannot be opened: %s; let "
+					"benchgate write its state folder", display, lock_path, strerror(e));
+		return bg_error(ctx, BG_EIO, "%s: cannot lock: %s", display, strerror(e));
+	}
 	e = 0;
 	/* polled, not a blocking flock: a wait ends when the holder is done,
 	 * when it lasts BG_LOCK_WAIT_MS (a holder stopped or hung), or when a

@@ -411,6 +411,17 @@ static void test_lock_file(void **state)
 	snprintf(path, sizeof(path), "%s/missing/promote.lock", tmpdir);
 	assert_int_equal(bg_lock_file(path, "missing/promote.lock", &fd, &ctx), BG_EIO);
 	assert_string_equal(bg_ctx_message(&ctx), "missing/promote.lock: cannot lock: No such file or directory");
+	/* a file locked through a lock file of its own: that file is named */
+	snprintf(path, sizeof(path), "%s/missing/runs-index.lock", tmpdir);
+	assert_int_equal(bg_lock_file(path, "experiments/RUNS.md", &fd, &ctx), BG_EIO);
+	{
+		char want[600];
+
+		snprintf(want, sizeof(want),
+			 "experiments/RUNS.md: cannot lock: its lock file %s cannot be opened: No such file or directory; let benchgate write its state folder",
+			 path);
+		assert_string_equal(bg_ctx_message(&ctx), want);
+	}
 	bg_ctx_release(&ctx);
 	snprintf(path, sizeof(path), "%s/promote.lock", tmpdir);
 	unlink(path);
