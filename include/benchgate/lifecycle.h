@@ -212,10 +212,12 @@ int bg_experiment_owner_state(const json_t *manifest, const char **state);
  * lists it among the outputs with its SHA-256, sets status "failed",
  * failure_reason and timestamps.finished, rewrites the manifest and makes
  * the RUNS.md row "failed" with the reason. manifest is modified in place.
+ * *manifest_written (may be NULL) says whether the note and the manifest
+ * were written, also when the row then could not be.
  */
 int bg_experiment_mark_failed(const struct bg_config *cfg, const char *id, json_t *manifest,
 			      const char *reason, const char *note_name, const json_t *note,
-			      struct bg_ctx *ctx);
+			      bool *manifest_written, struct bg_ctx *ctx);
 /*
  * Marks a running experiment whose owner is dead as failed with reason
  * "abandoned: WHY". BG_EPRECOND while its owner is alive, or runs on

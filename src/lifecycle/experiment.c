@@ -602,7 +602,7 @@ static void new_row_cells(const struct bg_config *cfg, const char *id, const jso
 
 int bg_experiment_mark_failed(const struct bg_config *cfg, const char *id, json_t *manifest,
 			      const char *reason, const char *note_name, const json_t *note,
-			      struct bg_ctx *ctx)
+			      bool *manifest_written, struct bg_ctx *ctx)
 {
 	struct bg_strbuf rel = BG_STRBUF_INIT, abs = BG_STRBUF_INIT, text = BG_STRBUF_INIT;
 	struct bg_strbuf when = BG_STRBUF_INIT, result = BG_STRBUF_INIT, setup = BG_STRBUF_INIT, artifact = BG_STRBUF_INIT;
@@ -611,6 +611,8 @@ int bg_experiment_mark_failed(const struct bg_config *cfg, const char *id, json_
 	char hex[65];
 	int rc;
 
+	if (manifest_written)
+		*manifest_written = false;
 	bg_lifecycle_now_rfc3339(&when);
 	bg_strbuf_addf(&rel, "%s/%s/%s", cfg->experiments, id, note_name);
 	bg_config_path(cfg, &abs, rel.buf);
@@ -655,7 +657,7 @@ int bg_experiment_mark_failed(const struct bg_config *cfg, const char *id, json_
 	/* a row lost before (killed between the first manifest and the first
 	 * row) is added whole, as repair adds it, not as n/a cells */
 	new_row_cells(cfg, id, manifest, &row, &setup, &artifact);
-	rc = bg_experiment_write_pair(cfg, id, manifest, &row, NULL, ctx);
+	rc = bg_experiment_write_pair(cfg, id, manifest, &row, manifest_written, ctx);
 out:
 	json_decref(reason_text);
 	bg_strbuf_release(&rel);
@@ -1060,7 +1062,7 @@ int bg_experiment_abandon(const struct bg_config *cfg, const char *id, const cha
 	note = json_pack("{s:s, s:s, s:s, s:O}", "experiment_id", id, "reason", why, "abandoned_at", when.buf,
 			 "owner_pid", json_object_get(json_object_get(m, "execution"), "pid") ?
 			 json_object_get(json_object_get(m, "execution"), "pid") : json_null());
-	rc = bg_experiment_mark_failed(cfg, id, m, reason.buf, "abandoned.json", note, ctx);
+	rc = bg_experiment_mark_failed(cfg, id, m, reason.buf, "abandoned.json", note, NULL, ctx);
 	json_decref(note);
 out:
 	json_decref(m);

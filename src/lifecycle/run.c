@@ -1281,6 +1281,7 @@ static int record_failure(struct run *r, const char *reason, const char *note_na
 {
 	struct bg_ctx c2;
 	struct bg_strbuf when = BG_STRBUF_INIT;
+	bool written;
 	json_t *note;
 	int rc;
 
@@ -1290,8 +1291,14 @@ static int record_failure(struct run *r, const char *reason, const char *note_na
 			 "at", when.buf);
 	if (session) /* measured, then not stored: the figures stay with the experiment */
 		json_object_set(note, "session", session);
-	rc = bg_experiment_mark_failed(r->cfg, r->res->experiment_id, r->manifest, reason, note_name, note, &c2);
-	if (rc)
+	rc = bg_experiment_mark_failed(r->cfg, r->res->experiment_id, r->manifest, reason, note_name, note, &written,
+				       &c2);
+	if (rc && written) /* the note and the manifest say failed; the row was lost */
+		bg_error(ctx, ctx->status, "%s; experiment %s's manifest says failed (%s keeps what happened%s), but its %s "
+			 "row could not be written (%s): once it can be, run 'benchgate experiments repair %s'",
+			 bg_ctx_message(ctx), r->res->experiment_id, note_name, session ? " and what was measured" : "",
+			 r->cfg->runs_index, bg_ctx_message(&c2), r->res->experiment_id);
+	else if (rc)
 		bg_error(ctx, ctx->status, "%s; experiment %s could not be marked failed either (%s)%s: it stays "
 			 "'running' until you abandon it ('benchgate experiments abandon %s --why TEXT')",
 			 bg_ctx_message(ctx), r->res->experiment_id, bg_ctx_message(&c2),

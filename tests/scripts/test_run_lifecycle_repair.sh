@@ -56,6 +56,18 @@ check "repair: experiments flags nothing" bash -c '! "$1" experiments | grep -q 
 check "repair again: nothing to repair, exit 0" test "$(rc_of "$B" experiments repair "$id")" = 0
 check "repair again: says so" grep -qF "already agrees with its manifest; nothing to repair" "$work/out"
 
+# 1b. the first row cannot be written (RUNS.md beyond the file size limit):
+#    the run is recorded failed in its manifest and note, and the message
+#    says so and names the repair, not that it "stays running"
+cp -R "$SRC/tests/cli/trees/lifecycle" "$work/big" && (cd "$work/big" && "$B" render >/dev/null &&
+	awk 'BEGIN { for (i = 0; i < 300000; i++) print "pad" }' >>experiments/RUNS.md &&
+	git init -q . && git add -A && git -c user.email=t@t -c user.name=t commit -qm init) || exit 1
+check "first row fails: exit 4" test "$(cd "$work/big" && rc_of bash -c 'trap "" XFSZ; ulimit -f 1000; exec "$1" run -q --no-repeat life.ok' _ "$B")" = 4
+bid=$(ls "$work/big/experiments" | grep -v '^RUNS.md$' | head -n 1)
+check "first row fails: the manifest says failed" jqe '.status == "failed"' "$work/big/experiments/$bid/manifest.json"
+check "first row fails: said so, with the repair" grep -qF "experiment $bid's manifest says failed (error.json keeps what happened), but its experiments/RUNS.md row could not be written" "$work/err"
+check "first row fails: not 'stays running'" sh -c "! grep -q \"stays 'running'\" '$work/err'"
+
 # 6. an empty RUNS.md is taken for an absent one: the header comes first
 cd "$work" || exit 1
 cp -R "$SRC/tests/cli/trees/lifecycle" p2

@@ -421,7 +421,7 @@ static void test_failed_reason_not_utf8(void **state)
 	row.id = id.buf;
 	assert_int_equal(bg_runs_index_put(&cfg, &row, &ctx), BG_OK);
 	note = json_pack("{s:o}", "reason", bg_json_text(reason));
-	assert_int_equal(bg_experiment_mark_failed(&cfg, id.buf, m, reason, "error.json", note, &ctx), BG_OK);
+	assert_int_equal(bg_experiment_mark_failed(&cfg, id.buf, m, reason, "error.json", note, NULL, &ctx), BG_OK);
 	assert_int_equal(bg_experiment_read_manifest(&cfg, id.buf, &back, &ctx), BG_OK);
 	assert_string_equal(json_string_value(json_object_get(back, "status")), "failed");
 	assert_string_equal(json_string_value(json_object_get(back, "failure_reason")), "cannot open 'out/b\\xffd.bin'");
