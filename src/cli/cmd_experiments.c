@@ -45,6 +45,20 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* Whether folder holds a temporary file of its manifest (manifest.json.tmp.PID). */
+static bool has_manifest_temporary(const char *folder)
+{
+	DIR *d = opendir(folder);
+	struct dirent *e;
+	bool found = false;
+
+	while (d && !found && (e = readdir(d)))
+		found = strncmp(e->d_name, "manifest.json.tmp.", strlen("manifest.json.tmp.")) == 0;
+	if (d)
+		closedir(d);
+	return found;
+}
+
 /* The experiments, sorted by id, into *out; BG_EIO when the folder is there
  * but cannot be listed (never taken for none). */
 static int collect(const struct bg_config *cfg, json_t **out, struct bg_ctx *ctx_out)
@@ -130,9 +144,18 @@ static int collect(const struct bg_config *cfg, json_t **out, struct bg_ctx *ctx
 		} else {
 			/* a folder whose manifest cannot be read is listed as such;
 			 * files beside the folders (RUNS.md, evidence) are not experiments */
-			struct bg_strbuf p = BG_STRBUF_INIT;
+			struct bg_strbuf p = BG_STRBUF_INIT, mp = BG_STRBUF_INIT;
+			struct stat ms;
+			bool no_manifest;
+
 			bg_strbuf_addf(&p, "%s/%s", dir.buf, names[i]);
-			if (bg_is_dir(p.buf) && bg_experiment_folder_bare(cfg, names[i])) {
+			bg_strbuf_addf(&mp, "%s/manifest.json", p.buf);
+			no_manifest = lstat(mp.buf, &ms) != 0 && errno == ENOENT;
+			bg_strbuf_release(&mp);
+			if (strcmp(p.buf, runs_path.buf) == 0) {
+				/* RUNS.md itself made a folder: check's to report, never an
+				 * experiment to remove */
+			} else if (bg_is_dir(p.buf) && bg_experiment_folder_bare(cfg, names[i])) {
 				/* created, then killed before its manifest: no record of anything */
 				struct bg_strbuf why = BG_STRBUF_INIT;
 
@@ -141,6 +164,15 @@ static int collect(const struct bg_config *cfg, json_t **out, struct bg_ctx *ctx
 				json_array_append_new(list, json_pack("{s:o, s:s, s:o}", "id", bg_json_text(names[i]),
 								      "status", "empty", "error", bg_json_text(why.buf)));
 				bg_strbuf_release(&why);
+			} else if (bg_is_dir(p.buf) && no_manifest) {
+				/* no manifest.json but other files: a run writing its
+				 * manifest right now, or a folder of notes or shared
+				 * assets, which check counts as no experiment */
+				json_array_append_new(list, json_pack("{s:o, s:s, s:s}", "id", bg_json_text(names[i]),
+								      "status", "no-manifest", "error",
+								      has_manifest_temporary(p.buf)
+									      ? "no manifest.json yet: a run is writing it"
+									      : "no manifest.json: a folder of other files, which check counts as no experiment"));
 			} else if (bg_is_dir(p.buf)) {
 				json_array_append_new(list, json_pack("{s:o, s:s, s:o}", "id", bg_json_text(names[i]),
 								      "status", "unreadable", "error",

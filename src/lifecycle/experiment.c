@@ -971,6 +971,22 @@ static int manifest_to_act_on(const struct bg_config *cfg, const char *id, const
 	bg_experiment_remove_leftovers(cfg, id);
 	if (bg_experiment_folder_bare(cfg, id))
 		return bare_folder(cfg, id, what, ctx);
+	{
+		/* a folder of other files (notes, shared assets) is no experiment */
+		struct bg_strbuf abs = BG_STRBUF_INIT, rel = BG_STRBUF_INIT;
+		struct stat st;
+		bool none;
+
+		manifest_paths(cfg, id, &abs, &rel);
+		none = lstat(abs.buf, &st) != 0 && errno == ENOENT;
+		if (none)
+			rc = bg_error(ctx, BG_ECHECK, "no experiment '%s': %s/%s holds no manifest.json, so check counts no experiment there",
+				      id, cfg->experiments, id);
+		bg_strbuf_release(&abs);
+		bg_strbuf_release(&rel);
+		if (none)
+			return rc;
+	}
 	/* repair only reads the manifest; abandon writes it back whole */
 	return read_manifest(cfg, id, strcmp(what, "repair") == 0, m, ctx);
 }
