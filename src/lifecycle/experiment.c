@@ -358,9 +358,22 @@ static void raw_cell(struct bg_strbuf *out, const char *s)
 	bg_strbuf_adds(out, " |");
 }
 
+/* Whether the line is the runs table's header: a row whose first cell,
+ * stripped, is "id" in any case ("| id |", "|Id|", "| ID |"). */
+static bool header_row(const char *line, size_t len)
+{
+	const char *bar;
+	size_t start, n;
+
+	if (len < 2 || line[0] != '|' || !(bar = memchr(line + 1, '|', len - 1)))
+		return false;
+	bg_py_strip(line + 1, (size_t)(bar - line) - 1, &start, &n);
+	return n == 2 && (line[1 + start] | 0x20) == 'i' && (line[2 + start] | 0x20) == 'd';
+}
+
 /* The offset just after the last row of the table whose header starts
- * "| id |" (the rows: the lines starting with '|' that follow it), or len
- * when there is no such header. */
+ * with an "id" cell (header_row; the rows: the lines starting with '|'
+ * that follow it), or len when there is no such header. */
 static size_t table_end(const char *text, size_t len)
 {
 	size_t i = 0, end_of_table = len;
@@ -369,7 +382,7 @@ static size_t table_end(const char *text, size_t len)
 	while (i < len) {
 		size_t end = line_after(text, len, i);
 
-		if (!in_table && end - i >= 6 && strncmp(text + i, "| id |", 6) == 0) {
+		if (!in_table && header_row(text + i, end - i)) {
 			in_table = true;
 		} else if (in_table && text[i] != '|') {
 			end_of_table = i;
