@@ -305,15 +305,39 @@ const char *bg_cgroup_run_begin(struct bg_cgroup *cg, long ordinal)
 	return cg->procs;
 }
 
-bool bg_cgroup_run_end(struct bg_cgroup *cg, int join_errno, uint64_t *peak)
+/* Whether the kernel's OOM killer killed a process of the cgroup at dir:
+ * "oom_kill N" of its memory.oom_control (Linux 4.13 and later) above 0. */
+static bool oom_killed(const char *dir)
+{
+	char path[4200], buf[256], *at;
+	unsigned long long n = 0;
+	ssize_t got;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/memory.oom_control", dir);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return false;
+	got = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (got <= 0)
+		return false;
+	buf[got] = '\0';
+	return (at = strstr(buf, "oom_kill ")) && sscanf(at + 9, "%llu", &n) == 1 && n > 0;
+}
+
+bool bg_cgroup_run_end(struct bg_cgroup *cg, int join_errno, uint64_t *peak, bool *oom)
 {
 	char path[4200], buf[64];
 	bool have = false;
 	int fd;
 
 	*peak = 0;
+	if (oom)
+		*oom = false;
 	if (!cg->run[0])
 		return false;
+	if (oom && join_errno == 0)
+		*oom = oom_killed(cg->run);
 	if (join_errno > 0)
 		snprintf(cg->note, sizeof(cg->note),
 			 "run %ld could not join its cgroup ('%.400s': %.100s); its cgroup_peak_bytes is null",

@@ -197,10 +197,12 @@ const char *bg_cgroup_run_begin(struct bg_cgroup *cg, long ordinal);
 /*
  * After the run: true with *peak the cgroup's peak in bytes when the child
  * joined it (join_errno 0); an errno > 0 (why it did not) goes into the
- * note, -1 means the run did not start. Moves what is still running back
- * to benchgate's cgroup and removes the run's cgroup either way.
+ * note, -1 means the run did not start. *oom (may be NULL): whether the
+ * kernel's OOM killer killed a process of it (its memory limit reached).
+ * Moves what is still running back to benchgate's cgroup and removes the
+ * run's cgroup either way.
  */
-bool bg_cgroup_run_end(struct bg_cgroup *cg, int join_errno, uint64_t *peak);
+bool bg_cgroup_run_end(struct bg_cgroup *cg, int join_errno, uint64_t *peak, bool *oom);
 /*
  * After the smoke run: when it took less than BG_CGROUP_MIN_RUN_NS, the
  * later runs get no cgroup (the note says why: its cost against such a

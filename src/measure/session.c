@@ -222,7 +222,7 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 	struct bg_watch_result wr = {0};
 	uint64_t swap0 = 0, swap1 = 0, cg_peak = 0;
 	double psi0 = 0, psi1 = 0;
-	bool have_swap0, have_swap1, have_psi0, have_psi1, have_cg, in_cg, ok;
+	bool have_swap0, have_swap1, have_psi0, have_psi1, have_cg, in_cg, ok, oom = false;
 	char when[64], *out_err = NULL, kt[200];
 	bool timed = strcmp(phase, "timed") == 0, smoke = strcmp(phase, "smoke") == 0;
 	char name[64]; /* "timed run 3 (#5)": the phase's count, and the session's # when it differs */
@@ -338,7 +338,7 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 		rc = bg_spawn_run(&s->prog, o->timeout, o->interrupted, s->watch, &res, ctx);
 	}
 	if (rc != BG_OK) {
-		bg_cgroup_run_end(&s->cg, -1, &cg_peak);
+		bg_cgroup_run_end(&s->cg, -1, &cg_peak, NULL);
 		s->prog.cgroup_procs = NULL;
 		bg_stale_restore(&s->stale);
 		json_decref(cache);
@@ -352,7 +352,7 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 	in_cg = s->prog.cgroup_procs && res.cgroup_errno == 0;
 	left = bg_spawn_leftovers(res.pid, in_cg ? s->prog.cgroup_procs : NULL, BG_LEFTOVER_GRACE_MS) +
 	       res.escaped;
-	have_cg = bg_cgroup_run_end(&s->cg, res.cgroup_errno, &cg_peak);
+	have_cg = bg_cgroup_run_end(&s->cg, res.cgroup_errno, &cg_peak, &oom);
 	s->prog.cgroup_procs = NULL;
 	if (smoke)
 		bg_cgroup_skip_short(&s->cg, res.wall_ns);
@@ -439,6 +439,14 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 			bg_format_signal(&sig, res.stop_signal ? res.stop_signal : res.term_signal);
 			if (res.stop_signal)
 				block(s, "%s was stopped by signal %s; %s", name, sig.buf, killed_text(left, in_cg, kt));
+			else if (oom && res.term_signal == SIGKILL && s->cg.limit)
+				block(s, "%s was killed by signal %s: the kernel's OOM killer ended it, its memory cgroup's limit "
+					 "(%llu bytes, benchgate's own) reached; give it more memory, or measure it on less data",
+				      name, sig.buf, s->cg.limit);
+			else if (oom && res.term_signal == SIGKILL)
+				block(s, "%s was killed by signal %s: the kernel's OOM killer ended it (out of memory); give it "
+					 "more memory, or measure it on less data",
+				      name, sig.buf);
 			else
 				block(s, "%s was killed by signal %s", name, sig.buf);
 			bg_strbuf_release(&sig);

@@ -123,6 +123,12 @@ sh -c 'echo $$ >"$1/cgroup.procs" && exec "$2" measure -q -w 0 -r 1 --shell --js
 check "limit: session ok"          test "$(jq -r .status lim.json)" = ok
 check "limit: the run saw 768 MiB" test "$(sort -u limit.txt)" = $((768 * MiB))
 check "limit: in its own cgroup"   jqe '[.runs[].cgroup_peak_bytes | numbers] | length == 2' lim.json
+# a run the OOM killer ends at that limit: the reason says so, and what to do
+# (memtree holds 900 MiB for 300 ms: the smoke run takes well over 20 ms)
+sh -c 'echo $$ >"$1/cgroup.procs" && exec "$2" measure -q -w 0 -r 1 --json -- "$3/memtree" 1 900 300' sh "$limited" "$B" "$P" >oom.json
+check "out of memory: blocked"     test "$(jq -r .status oom.json)" = blocked
+check "out of memory: said, with the limit" \
+	jqe --arg l "$((768 * MiB))" '.reason == "smoke run 1 was killed by signal 9 (SIGKILL: Killed): the kernel'"'"'s OOM killer ended it, its memory cgroup'"'"'s limit (\($l) bytes, benchgate'"'"'s own) reached; give it more memory, or measure it on less data"' oom.json
 rmdir "$limited" && limited=
 
 # a stale cgroup with a process still in it is left alone until it is empty
