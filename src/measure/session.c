@@ -268,6 +268,12 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 
 			rc = bg_cache_evict(o->evict[i], &frac, ctx);
 			if (rc != BG_OK) {
+				/* which run, and that what ran before it is not kept (a
+				 * run that removed the file, say) */
+				char *msg = bg_xstrdup(bg_ctx_message(ctx));
+
+				bg_error(ctx, rc, "%s (evicting it before %s; nothing of the session is stored)", msg, name);
+				free(msg);
 				json_decref(files);
 				json_decref(f);
 				json_decref(r);

@@ -48,6 +48,11 @@ check "an empty folder: said" grep -qF "'empty': a folder with no data in it (no
 check "an empty file: refused (exit 3)" test "$(rc_of "$B" measure -q -w 0 -r 1 --evict empty.bin -- true)" = 3
 check "an empty file: said" grep -qF "'empty.bin': an empty file: there is nothing to evict" err
 check "empty: nothing stored" test "$("$B" sessions --json 2>/dev/null | jq length 2>/dev/null || echo 0)" = "$before"
+# a file the command removes: the next eviction names it and the run it
+# was to precede, and says nothing of the session is kept (exit 4)
+head -c 5000 /dev/urandom >victim
+check "a removed file: exit 4" test "$(rc_of "$B" measure -q -w 0 -r 2 --evict victim -- rm victim)" = 4
+check "a removed file: the run named, nothing stored" grep -qF "'victim': cannot open the file to evict: No such file or directory (evicting it before timed run 1 (#2); nothing of the session is stored)" err
 mkfifo adir/pipe
 check "a FIFO in it: exit 4, not a wait" test "$(rc_of timeout 20 "$B" measure -q --evict adir -- true)" = 4
 check "a FIFO in it: said plainly" grep -q "adir/pipe: cannot read: not a regular file or a folder" err
