@@ -886,9 +886,6 @@ static const char *output_result(const json_t *manifest, const char *suffix)
 	return found;
 }
 
-/* Rewrites id's RUNS.md row from its ended manifest m (see
- * bg_experiment_repair_row); the cells a row already has but the status and
- * result are kept, a missing row gets them from the manifest. */
 /* The cells of a row added for manifest m of experiment id, as run writes
  * them (less the counts): its question, "COMPUTER; gate G; tier T" (none
  * for a manifest that names no gate, one written by hand) into setup, the
@@ -911,8 +908,10 @@ static void new_row_cells(const struct bg_config *cfg, const char *id, const jso
 	row->new_artifact = artifact->buf;
 }
 
-static int put_row_from_manifest(const struct bg_config *cfg, const char *id, const json_t *m, bool missing,
-				 struct bg_ctx *ctx)
+/* Rewrites id's RUNS.md row from its ended manifest m (see
+ * bg_experiment_repair_row); the cells a row already has but the status and
+ * result are kept, a missing row gets them from the manifest. */
+static int put_row_from_manifest(const struct bg_config *cfg, const char *id, const json_t *m, struct bg_ctx *ctx)
 {
 	const char *status = json_string_value(json_object_get(m, "status"));
 	const char *reason = json_string_value(json_object_get(m, "failure_reason"));
@@ -931,7 +930,7 @@ static int put_row_from_manifest(const struct bg_config *cfg, const char *id, co
 	else if (output_result(m, "")) /* a manifest not of run's: its last output's */
 		bg_strbuf_adds(&result, output_result(m, ""));
 	row.result = result.len ? result.buf : "n/a";
-	(void)missing; /* an added row gets the manifest's cells; a replaced one keeps its own */
+	/* an added row gets the manifest's cells; a replaced one keeps its own */
 	new_row_cells(cfg, id, m, &row, &setup, &artifact);
 	rc = bg_runs_index_put(cfg, &row, ctx);
 	bg_strbuf_release(&result);
@@ -941,12 +940,13 @@ static int put_row_from_manifest(const struct bg_config *cfg, const char *id, co
 }
 
 /* Whether id's row disagrees with its ended manifest m (have: the row's
- * status, "" when none); BG_EIO when RUNS.md is there but cannot be read. */
+ * status, "" when none; *state, when not NULL, how: bg_experiment_row_state);
+ * BG_EIO when RUNS.md is there but cannot be read, BG_ECHECK when it has
+ * several rows for id (which to keep is a person's call). */
 static int row_disagrees(const struct bg_config *cfg, const char *id, const json_t *m, bool *stale,
-			 bool *missing, struct bg_strbuf *have, enum bg_row_state *state, struct bg_ctx *ctx)
+			 struct bg_strbuf *have, enum bg_row_state *state, struct bg_ctx *ctx)
 {
 	struct bg_strbuf path = BG_STRBUF_INIT, text = BG_STRBUF_INIT;
-	size_t len;
 	int rc = BG_OK;
 
 	bg_config_path(cfg, &path, cfg->runs_index);
@@ -964,7 +964,6 @@ static int row_disagrees(const struct bg_config *cfg, const char *id, const json
 				      "%s has %zu rows for experiment %s, and check wants one: remove all but one by hand, then run this again",
 				      cfg->runs_index, nrows, id);
 		*stale = st != BG_ROW_AGREES;
-		*missing = !text.len || !find_row(text.buf, text.len, id, &len);
 	}
 	bg_strbuf_release(&path);
 	bg_strbuf_release(&text);
@@ -1009,7 +1008,7 @@ int bg_experiment_repair_row(const struct bg_config *cfg, const char *id, struct
 {
 	json_t *m = NULL;
 	const char *status;
-	bool stale = false, missing = false;
+	bool stale = false;
 	int rc;
 
 	*repaired = false;
@@ -1024,8 +1023,8 @@ int bg_experiment_repair_row(const struct bg_config *cfg, const char *id, struct
 		rc = bg_error(ctx, BG_ECHECK,
 			      "experiment '%s' is %s: benchgate writes the RUNS.md row of a completed or failed experiment only; edit that row by hand",
 			      id, status ? status : "without a status");
-	else if (!(rc = row_disagrees(cfg, id, m, &stale, &missing, was, before, ctx)) && stale &&
-		 !(rc = put_row_from_manifest(cfg, id, m, missing, ctx)))
+	else if (!(rc = row_disagrees(cfg, id, m, &stale, was, before, ctx)) && stale &&
+		 !(rc = put_row_from_manifest(cfg, id, m, ctx)))
 		*repaired = true;
 	json_decref(m);
 	return rc;
@@ -1037,7 +1036,7 @@ int bg_experiment_abandon(const struct bg_config *cfg, const char *id, const cha
 	json_t *m = NULL, *note;
 	struct bg_strbuf reason = BG_STRBUF_INIT, when = BG_STRBUF_INIT;
 	const char *status, *problem, *owner;
-	bool stale = false, missing = false;
+	bool stale = false;
 	int rc;
 
 	*ended = NULL;
@@ -1057,10 +1056,10 @@ int bg_experiment_abandon(const struct bg_config *cfg, const char *id, const cha
 	/* ended (completed or failed), but its RUNS.md row disagrees: the write
 	 * of the row was lost (benchgate killed between the two, RUNS.md
 	 * unwritable then); bring it in line, the manifest unchanged */
-	if ((rc = row_disagrees(cfg, id, m, &stale, &missing, was, NULL, ctx)))
+	if ((rc = row_disagrees(cfg, id, m, &stale, was, NULL, ctx)))
 		goto out;
 	if (stale) {
-		if ((rc = put_row_from_manifest(cfg, id, m, missing, ctx)) == BG_OK)
+		if ((rc = put_row_from_manifest(cfg, id, m, ctx)) == BG_OK)
 			*ended = strcmp(status, "completed") == 0 ? "completed" : "failed";
 		goto out;
 	}
