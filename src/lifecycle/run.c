@@ -1448,20 +1448,34 @@ int bg_run_gate(const struct bg_run_request *req, struct bg_run_result *res, str
 	/* the session */
 	bg_strbuf_addf(&cap, "%s/runs", r.exp_rel.buf);
 	bg_config_path(r.cfg, &capabs, cap.buf);
-	if ((rc = bg_mkdirs(capabs.buf, ctx)))
-		goto out;
+	rc = bg_mkdirs(capabs.buf, ctx);
 	o.capture_dir = cap.buf;
-	/* the folders of declared outputs exist before the first run */
-	for (size_t k = 0; k < r.noutputs; k++) {
+	/* the folders of declared outputs exist before the first run (that of
+	 * a pattern too, where only its last name has wildcards) */
+	for (size_t k = 0; k < r.noutputs && !rc; k++) {
 		const char *slash = strrchr(r.outputs[k], '/');
-		if (slash && !strpbrk(r.outputs[k], "*?[")) {
-			struct bg_strbuf dir = BG_STRBUF_INIT; /* relative: the root is the working directory */
-			bg_strbuf_addn(&dir, r.outputs[k], (size_t)(slash - r.outputs[k]));
-			rc = bg_mkdirs(dir.buf, ctx);
-			bg_strbuf_release(&dir);
-			if (rc)
-				goto out;
+		struct bg_strbuf dir = BG_STRBUF_INIT; /* relative: the root is the working directory */
+
+		if (!slash)
+			continue;
+		bg_strbuf_addn(&dir, r.outputs[k], (size_t)(slash - r.outputs[k]));
+		if (!strpbrk(dir.buf, "*?[") && (rc = bg_mkdirs(dir.buf, ctx))) {
+			char *msg = bg_xstrdup(bg_ctx_message(ctx));
+
+			bg_error(ctx, rc, "%s: the folder of the runbook's declared output '%s' cannot be made; make it "
+					  "(or what it leads to) a folder benchgate can write",
+				 msg, r.outputs[k]);
+			free(msg);
 		}
+		bg_strbuf_release(&dir);
+	}
+	if (rc) {
+		/* the manifest says running: recorded failed, never left so */
+		char *msg = bg_xstrdup(bg_ctx_message(ctx));
+
+		record_failure(&r, msg, "error.json", NULL, ctx);
+		free(msg);
+		goto out;
 	}
 	rc = bg_measure_session(&o, &session, ctx);
 	if (!rc && ((req->interrupted && *req->interrupted) ||

@@ -163,6 +163,22 @@ check "session whose capture is gone: exit 0" test "$(rc_of "$bin" session "$sid
 check "session whose capture is gone: no stderr lines" test "$(grep -c "^stderr of\|^  | " "$work/out")" = 0
 with_registry '.'
 
+# a declared output's folder that cannot be made (a link to nothing, as a
+# scratch folder not mounted): recorded failed, never left running
+ln -s "$work/nowhere" gone
+with_registry '.runbooks.ok.measure.outputs = ["gone/{id}.txt"] | .runbooks.ok.command = "printf hi > gone/{id}.txt"'
+check "output folder cannot be made: exit 4" test "$(rc_of "$bin" run -q --no-repeat life.ok)" = 4
+check "output folder cannot be made: said" grep -qF "the folder of the runbook's declared output 'gone/life.ok.txt' cannot be made" "$work/err"
+gexp=$(ls -t experiments | grep -- '-life-ok' | head -n 1)
+check "output folder cannot be made: recorded failed" jqe '.status == "failed"' "experiments/$gexp/manifest.json"
+check "output folder cannot be made: its row too" grep -q "^| $gexp | .* | failed | " experiments/RUNS.md
+rm gone
+# the folder of a pattern whose last name alone has wildcards is made first
+with_registry '.runbooks.ok.measure.outputs = ["deep/{id}/x/*.bin"] | .runbooks.ok.command = "printf hello > deep/{id}/x/a.bin"'
+check "a pattern's folder: made, exit 0" test "$(rc_of "$bin" run -q --no-repeat life.ok)" = 0
+rm -rf deep
+with_registry '.'
+
 check "check passes after every experiment" "$bin" check
 [ "$fails" = 0 ] || { echo "$fails failed"; exit 1; }
 echo "run blocks: all checks passed"
