@@ -313,13 +313,22 @@ static bool runs_index_apart(const struct bg_config *cfg)
  * A declared output as a pathspec of every file a gate of the runbook
  * could write there: each "{field}" a '*', so that "out/{id}.npy" matches
  * "out/g1.npy" and every other gate's; "{{" and "}}" a brace; NULL for one
- * not inside the project. New string.
+ * not inside the project, and for one whose first name holds a field
+ * ("{id}.json", "{dir}/x.bin"): its '*' would match sources anywhere at the
+ * top ("*.json", every edited file under "*"), hiding their edits, so what
+ * it writes is left to count as untracked (fail closed). New string.
  */
 static char *outputs_pattern(const char *tmpl)
 {
 	struct bg_strbuf sb = BG_STRBUF_INIT;
+	const char *slash = strchr(tmpl, '/'), *field = strchr(tmpl, '{');
 
 	if (!bg_path_stays_below(tmpl))
+		return NULL;
+	/* a "{{" before the first field is a brace, not a field */
+	while (field && field[1] == '{')
+		field = strchr(field + 2, '{');
+	if (field && (!slash || field < slash))
 		return NULL;
 	for (const char *p = tmpl; *p; p++) {
 		if ((p[0] == '{' && p[1] == '{') || (p[0] == '}' && p[1] == '}')) {
