@@ -218,6 +218,8 @@ int bg_experiment_owner_state(const json_t *manifest, const char **state);
 int bg_experiment_mark_failed(const struct bg_config *cfg, const char *id, json_t *manifest,
 			      const char *reason, const char *note_name, const json_t *note,
 			      bool *manifest_written, struct bg_ctx *ctx);
+/* How an experiment's RUNS.md row stands to its manifest (bg_experiment_row_state). */
+enum bg_row_state { BG_ROW_AGREES, BG_ROW_SAYS, BG_ROW_REPEATED, BG_ROW_UNREAD, BG_ROW_MISSING };
 /*
  * Marks a running experiment whose owner is dead as failed with reason
  * "abandoned: WHY". BG_EPRECOND while its owner is alive, or runs on
@@ -228,15 +230,16 @@ int bg_experiment_mark_failed(const struct bg_config *cfg, const char *id, json_
  * killed between the manifest and the row, or RUNS.md could not be
  * written then) gets its row written from the manifest instead, as
  * bg_experiment_repair_row does: BG_OK with *ended its status ("completed"
- * or "failed", static) and *was the row's status before ("" when there was
- * none; WHY is not used then). *ended is NULL otherwise. BG_EUSAGE for an id that is
+ * or "failed", static), *was the row's status before ("" when there was
+ * none; WHY is not used then) and *before how it stood
+ * (bg_experiment_row_state). *ended is NULL otherwise. BG_EUSAGE for an id that is
  * empty, not one line of UTF-8 text, holds a '/' or starts with '.', and
  * for a WHY that is not one line
  * of text (bg_format_line_problem) or holds a private path; BG_ECHECK for
  * an id with no folder.
  */
 int bg_experiment_abandon(const struct bg_config *cfg, const char *id, const char *why, bool owner_gone,
-			  struct bg_strbuf *was, const char **ended, struct bg_ctx *ctx);
+			  struct bg_strbuf *was, enum bg_row_state *before, const char **ended, struct bg_ctx *ctx);
 
 /*
  * How the RUNS.md text runs[0..len) (NULL: there is no RUNS.md) stands to
@@ -252,7 +255,6 @@ int bg_experiment_abandon(const struct bg_config *cfg, const char *id, const cha
  * is judged by the row benchgate finds. BG_ROW_AGREES for a manifest of any
  * other status.
  */
-enum bg_row_state { BG_ROW_AGREES, BG_ROW_SAYS, BG_ROW_REPEATED, BG_ROW_UNREAD, BG_ROW_MISSING };
 struct bg_value;
 enum bg_row_state bg_experiment_row_state(const char *runs, size_t len, const struct bg_value *rows, const char *id,
 					  const json_t *manifest, struct bg_strbuf *have, size_t *nrows);

@@ -373,9 +373,9 @@ static int repair(const struct bg_config *cfg, const char *id)
 			       cfg->runs_index);
 	} else {
 		bg_strbuf_addf(&out, "experiment %s: its %s row ", id, cfg->runs_index);
-		if (was.len) {
+		if (before == BG_ROW_SAYS) {
 			bg_strbuf_adds(&out, "said '");
-			bg_cli_add_shown(&out, was.buf);
+			bg_cli_add_shown(&out, was.buf ? was.buf : "");
 			bg_strbuf_adds(&out, "'");
 		} else if (before == BG_ROW_UNREAD) {
 			bg_strbuf_adds(&out, "was not one check reads (a row starts '| ' and the id)");
@@ -437,13 +437,17 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 		rc = repair(&cfg, parsed.pos[1]);
 	} else {
 		struct bg_strbuf out = BG_STRBUF_INIT, was = BG_STRBUF_INIT;
+		enum bg_row_state before = BG_ROW_AGREES;
 		const char *ended;
 
 		bg_ctx_init(&ctx);
-		rc = bg_experiment_abandon(&cfg, parsed.pos[1], o.why, o.owner_gone, &was, &ended, &ctx);
+		rc = bg_experiment_abandon(&cfg, parsed.pos[1], o.why, o.owner_gone, &was, &before, &ended, &ctx);
 		if (rc)
 			bg_cli_fail_ctx(rc, &ctx);
-		else if (ended && was.len)
+		else if (ended && before == BG_ROW_UNREAD)
+			bg_strbuf_addf(&out, "experiment %s was already %s; its RUNS.md row, not one check reads (a row starts '| ' and the id), is written from the manifest now\n",
+				       parsed.pos[1], ended);
+		else if (ended && before == BG_ROW_SAYS)
 			bg_strbuf_addf(&out, "experiment %s was already %s; its RUNS.md row, still '%s' (a write lost when benchgate was killed), now says %s\n",
 				       parsed.pos[1], ended, was.buf, strcmp(ended, "completed") == 0 ? "ok" : "failed");
 		else if (ended)

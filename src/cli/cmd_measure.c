@@ -19,6 +19,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <sys/stat.h>
 #include <math.h>
 #include <signal.h>
@@ -343,9 +344,15 @@ static int export_check(const char *path, struct bg_ctx *ctx)
 	return rc;
 }
 
-/* Which of the project's files (benchgate.json, the registry, RUNS.md, the
- * store, ...) the export would replace, also through a link, else NULL:
- * as render --output, never over one of them. */
+/* The absolute name path has, or will have once made (links resolved);
+ * NULL when nothing of it is there. The caller frees it. */
+static char *named(const char *path)
+{
+	char *real = realpath(path, NULL);
+
+	return real ? real : bg_path_named_later(path);
+}
+
 /* What writing the export at path would replace: one of the project's
  * files (bg_cli_project_file_at), or what this command reads: a file or a
  * folder's file that --evict names (the dataset the cold claim is about), a
@@ -364,9 +371,26 @@ static const char *export_over_input(const struct bg_config *cfg, const struct m
 		else if (!S_ISDIR(t.st_mode) && there && st.st_dev == t.st_dev && st.st_ino == t.st_ino)
 			what = "a file --evict names (the data the cold claim is about)";
 	}
-	for (size_t i = 0; !what && there && i < a->noutputs; i++)
-		if (stat(a->outputs[i], &t) == 0 && st.st_dev == t.st_dev && st.st_ino == t.st_ino)
-			what = "a file --output names";
+	/* an output as named (also one the command makes later), or one a
+	 * pattern matches, by name as glob(3) will match it after the runs */
+	for (size_t i = 0; !what && i < a->noutputs; i++) {
+		const char *o = a->outputs[i];
+
+		if (strpbrk(o, "*?[")) {
+			if (fnmatch(o, path, FNM_PATHNAME | FNM_PERIOD) == 0)
+				what = "a file --output names";
+		} else if (there && stat(o, &t) == 0) {
+			if (st.st_dev == t.st_dev && st.st_ino == t.st_ino)
+				what = "a file --output names";
+		} else {
+			char *x = named(path), *y = named(o);
+
+			if (x && y && strcmp(x, y) == 0)
+				what = "a file --output names";
+			free(x);
+			free(y);
+		}
+	}
 	return what;
 }
 

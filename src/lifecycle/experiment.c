@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -430,7 +431,7 @@ static int runs_index_put_locked(const struct bg_config *cfg, const struct bg_ru
 {
 	struct bg_strbuf path = BG_STRBUF_INIT, old = BG_STRBUF_INIT;
 	struct bg_strbuf text = BG_STRBUF_INIT, line = BG_STRBUF_INIT;
-	size_t at;
+	size_t at, target = SIZE_MAX, first = SIZE_MAX;
 	bool replaced = false;
 	int rc;
 	char *slash;
@@ -465,10 +466,26 @@ static int runs_index_put_locked(const struct bg_config *cfg, const struct bg_ru
 	} else {
 		bg_strbuf_adds(&old, runs_header);
 	}
+	/* the row to replace: the one check reads for the id (a line that
+	 * starts "| 20"), else the first benchgate finds by its first cell (a
+	 * row check does not read, rewritten in its place) */
+	for (size_t i = 0; i < old.len && target == SIZE_MAX;) {
+		size_t end = line_after(old.buf, old.len, i);
+
+		if (row_of(old.buf + i, end - i, row->id)) {
+			if (end - i >= 4 && strncmp(old.buf + i, "| 20", 4) == 0)
+				target = i;
+			else if (first == SIZE_MAX)
+				first = i;
+		}
+		i = end;
+	}
+	if (target == SIZE_MAX)
+		target = first;
 	for (size_t i = 0; i < old.len;) {
 		size_t end = line_after(old.buf, old.len, i);
 
-		if (!replaced && row_of(old.buf + i, end - i, row->id)) {
+		if (!replaced && i == target) {
 			struct bg_strbuf prev[6] = {BG_STRBUF_INIT, BG_STRBUF_INIT, BG_STRBUF_INIT,
 						    BG_STRBUF_INIT, BG_STRBUF_INIT, BG_STRBUF_INIT};
 			const char *const want[6] = {row->id, row->hypothesis, row->setup,
@@ -1031,7 +1048,7 @@ int bg_experiment_repair_row(const struct bg_config *cfg, const char *id, struct
 }
 
 int bg_experiment_abandon(const struct bg_config *cfg, const char *id, const char *why, bool owner_gone,
-			  struct bg_strbuf *was, const char **ended, struct bg_ctx *ctx)
+			  struct bg_strbuf *was, enum bg_row_state *before, const char **ended, struct bg_ctx *ctx)
 {
 	json_t *m = NULL, *note;
 	struct bg_strbuf reason = BG_STRBUF_INIT, when = BG_STRBUF_INIT;
@@ -1056,7 +1073,7 @@ int bg_experiment_abandon(const struct bg_config *cfg, const char *id, const cha
 	/* ended (completed or failed), but its RUNS.md row disagrees: the write
 	 * of the row was lost (benchgate killed between the two, RUNS.md
 	 * unwritable then); bring it in line, the manifest unchanged */
-	if ((rc = row_disagrees(cfg, id, m, &stale, was, NULL, ctx)))
+	if ((rc = row_disagrees(cfg, id, m, &stale, was, before, ctx)))
 		goto out;
 	if (stale) {
 		if ((rc = put_row_from_manifest(cfg, id, m, ctx)) == BG_OK)

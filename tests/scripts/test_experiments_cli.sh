@@ -54,6 +54,16 @@ check "row check does not read: flagged" grep -qF "experiments/RUNS.md has a row
 check "row check does not read: repaired" grep -qF "row was not one check reads" <("$B" -C r experiments repair 20261101-mini-baseline)
 check "row check does not read: one row" test "$(grep -c "20261101-mini-baseline" r/experiments/RUNS.md)" = 1
 check "row check does not read: check passes" "$B" -C r check
+# a draft row check does not read, before the real one: repair rewrites the
+# real one (check reads it), never the draft (which made two rows check reads)
+row_case draft 's/| ok |/| running |/; /^| 20261101-mini-baseline /i |20261101-mini-baseline| old draft | x | draft | x | x |'
+check "draft row first: repaired" grep -qF "row said 'running'; it is written from the manifest now" <("$B" -C r experiments repair 20261101-mini-baseline)
+check "draft row first: the draft kept" grep -qxF "|20261101-mini-baseline| old draft | x | draft | x | x |" r/experiments/RUNS.md
+check "draft row first: check passes" "$B" -C r check
+# abandon (an ended experiment) of a row check does not read says so
+row_case nospace2 's/^| 20261101-mini-baseline | \(.*\) | ok |/|20261101-mini-baseline| \1 | running |/'
+check "abandon, a row check does not read: said" grep -qF "its RUNS.md row, not one check reads (a row starts '| ' and the id), is written from the manifest now" <("$B" -C r experiments abandon 20261101-mini-baseline --why x)
+check "abandon, a row check does not read: check passes" "$B" -C r check
 row_case twice '/^| 20261101-mini-baseline |/{p;s/| ok |/| running |/}'
 check "two rows: flagged" grep -qF "experiments/RUNS.md has 2 rows for it, and check wants one: remove all but one, then run 'benchgate experiments repair 20261101-mini-baseline'" <("$B" -C r experiments)
 check "two rows: JSON" jqe '.[0].row == "repeated" and .[0].rows == 2 and .[0].stale_row' <("$B" -C r experiments --json)

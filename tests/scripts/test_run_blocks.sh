@@ -157,6 +157,10 @@ jq '.session_id = 999' "$work/manifest.json" >"$exp/manifest.json"
 check "session whose capture is another's: exit 0" test "$(rc_of "$bin" session "$sid")" = 0
 check "session whose capture is another's: said" grep -qxF "stderr of smoke run 1: not shown: $cap cannot be told to be this session's: $exp/manifest.json names session 999 (projects that share a store number their experiments each on their own)" "$work/out"
 check "session whose capture is another's: no lines" test "$(grep -c "^  | " "$work/out")" = 0
+# a manifest in Python's json dialect (a NaN), which check reads: shown
+sed 's/"schema_version": 1,/"schema_version": 1, "loss_floor": NaN,/' "$work/manifest.json" >"$exp/manifest.json"
+check "session, a NaN in the manifest: stderr shown" \
+	bash -c '"$1" session "$2" | grep -c "^  | " | grep -qx 10' _ "$bin" "$sid"
 cp "$work/manifest.json" "$exp/manifest.json"
 rm "$cap"
 check "session whose capture is gone: exit 0" test "$(rc_of "$bin" session "$sid")" = 0
