@@ -932,17 +932,35 @@ static void collect_block_reasons(struct run *r, const json_t *session, json_t *
 			}
 		}
 	}
-	/* the tree's sampled peak, or, when sampling missed a short run, the
-	 * largest single process's peak RSS (wait4): the tree held at least that */
+	/* the tree's sampled peak, or, only when sampling missed every run,
+	 * the largest single process's peak RSS (wait4): the tree held at least
+	 * that, though it may be benchgate's own peak at the spawn, which a run
+	 * inherits until it execs (max_rss_floor_bytes), and the reason says so */
+	double inherited = 0;
+	{
+		size_t i;
+		json_t *x;
+		json_array_foreach(json_object_get(session, "runs"), i, x) {
+			const json_t *f = json_object_get(x, "max_rss_floor_bytes");
+			if (json_is_number(f) && json_number_value(f) > inherited)
+				inherited = json_number_value(f);
+		}
+	}
 	if (json_is_number(floor) && json_is_number(tree) && json_number_value(tree) > json_number_value(floor)) {
 		bg_strbuf_reset(&sb);
 		bg_strbuf_addf(&sb, "process-tree peak %.0f bytes is over the memory floor of %.0f bytes",
 			       json_number_value(tree), json_number_value(floor));
 		json_array_append_new(reasons, json_string(sb.buf));
-	} else if (json_is_number(floor) && json_is_number(rss) && json_number_value(rss) > json_number_value(floor)) {
+	} else if (json_is_number(floor) && !json_is_number(tree) && json_is_number(rss) &&
+		   json_number_value(rss) > json_number_value(floor)) {
+		/* no sample: fail closed, saying when the figure may be benchgate's */
 		bg_strbuf_reset(&sb);
 		bg_strbuf_addf(&sb, "a process's peak RSS of %.0f bytes is over the memory floor of %.0f bytes",
 			       json_number_value(rss), json_number_value(floor));
+		if (json_number_value(rss) <= inherited)
+			bg_strbuf_addf(&sb, " (no sample of the process tree, and no more than benchgate's own peak of %.0f bytes, "
+					    "which a run inherits until it execs: sample more often, measure.sample_interval_ms)",
+				       inherited);
 		json_array_append_new(reasons, json_string(sb.buf));
 	}
 	if (jstr(cache, "state") && strcmp(jstr(cache, "state"), "cold") == 0) {

@@ -30,6 +30,19 @@ check "memory floor: the reason" reasons "over the memory floor of 1 bytes"
 with_registry '.runbooks.ok.measure.memory_floor_bytes = 1e12'
 check "a floor above the peak: no block" test "$(rc_of "$bin" run -q --no-repeat --json life.ok)" = 0
 check "a floor above the peak: no baseline yet" jqe '.decision.decision == "no-baseline"' "$work/out"
+# a sampled tree under the floor is the figure: a larger single-process
+# peak (benchgate's own, which a small program inherits until it execs) is
+# not taken over it
+with_registry '.runbooks.ok.measure.memory_floor_bytes = 1e12 | .runbooks.ok.measure.sample_interval_ms = 1 | .runbooks.ok.command = "sleep 0.05; printf hello > out/{id}.txt"'
+"$bin" run -q --no-repeat --json life.ok >"$work/peaks.json"
+tree=$(jq '.session.statistics.tree_peak_bytes.max // 0' "$work/peaks.json")
+rss=$(jq '.session.statistics.max_rss_bytes.max // 0' "$work/peaks.json")
+if [ "$tree" -gt 0 ] && [ "$rss" -gt "$tree" ]; then
+	with_registry ".runbooks.ok.measure.memory_floor_bytes = $(((tree + rss) / 2)) | .runbooks.ok.measure.sample_interval_ms = 1 | .runbooks.ok.command = \"sleep 0.05; printf hello > out/{id}.txt\""
+	check "tree under the floor, RSS over it: no block" test "$(rc_of "$bin" run -q --no-repeat --json life.ok)" = 0
+else
+	echo "skip: the tree peak ($tree) is not under the single-process peak ($rss) here"
+fi
 
 if [ "$(stat -f -c %T .)" != tmpfs ]; then
 	with_registry '.runbooks.ok.measure.cache = {"state": "cold", "evict": ["data/input.txt"]}'
