@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 enum { C_REVISIONS, C_MACHINE, C_GEOMETRY, C_CACHE, C_TIMING, C_MEMORY, C_PARITY, C_RECORDS, C_N };
@@ -159,6 +160,15 @@ static char *runs_md_status(const struct bg_config *cfg, const char *id)
 	bg_strbuf_release(&text);
 	bg_ctx_release(&ctx);
 	return status;
+}
+
+/* Whether a gate's cache_state text claims a cold cache: its first word is
+ * "cold", in any case ("cold original source; no prepared index"). */
+static bool claims_cold(const char *state)
+{
+	while (state && (*state == ' ' || *state == '\t'))
+		state++;
+	return state && strncasecmp(state, "cold", 4) == 0 && !isalnum((unsigned char)state[4]);
 }
 
 /*
@@ -432,6 +442,13 @@ int bg_promotion_check(const struct bg_config *cfg, const json_t *gate, const js
 		    (!str(cache, "state") || strcmp(str(cache, "state"), "cold") != 0))
 			add(crit[C_CACHE], "a cold cache was claimed but not verified (state '%s')",
 			    str(cache, "state") ? str(cache, "state") : "unknown");
+		else if (gate && claims_cold(str(gate, "cache_state")) &&
+			 (!str(cache, "state") || strcmp(str(cache, "state"), "cold") != 0))
+			/* the evidence row would carry the gate's cold claim */
+			add(crit[C_CACHE], "the gate's cache state '%s' claims a cold cache, which the session did not "
+					   "verify (cache state '%s'): evict the data before every run (the runbook's "
+					   "measure.cache)",
+			    str(gate, "cache_state"), str(cache, "state") ? str(cache, "state") : "none");
 	}
 	/* 5 timing */
 	json_array_foreach(runs, i, r)

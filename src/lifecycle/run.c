@@ -734,6 +734,10 @@ static int session_opts(struct run *r, struct bg_measure_opts *o, char **argv, s
 			return refuse(ctx, "runbook '%s': parity needs measure.outputs", jstr(q->gate, "runbook"));
 	}
 	o->deterministic = json_is_true(json_object_get(m, "deterministic"));
+	/* a claim nothing could check, as measure --deterministic without --output */
+	if (o->deterministic && r->noutputs == 0)
+		return refuse(ctx, "runbook '%s': deterministic needs measure.outputs (the files compared run by run)",
+			      jstr(q->gate, "runbook"));
 	if (bg_timing_parse(jstr(m, "timing"), &o->timing) != 0)
 		o->timing = BG_TIMING_PROCESS; /* absent (bg_runbook_check_measure refused any other value) */
 	add_strings(json_object_get(cache, "evict"), &r->evict, &r->nevict);

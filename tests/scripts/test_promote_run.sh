@@ -210,5 +210,18 @@ sid=$("$B" compare --last life.café --json | jq .session)
 check "non-ASCII gate: promote"    test "$(rc_of "$B" promote "$sid")" = 0
 check "non-ASCII gate: one '-' for 'é'" grep -qE "^promoted as measured: measurement test-host-benchgate-life-caf--s$sid-[0-9a-f]{8}$" "$work/out"
 check "non-ASCII gate: validate"   "$B" validate
+
+# a gate whose cache_state claims a cold cache ("cold source; ..."), run
+# by a runbook that evicts nothing: not promoted on that claim unproven
+jq '.gates += [(.gates[] | select(.id == "life.full")) + {id: "life.cold", cache_state: "cold source; no prepared index"}]' \
+	benchmarks/benchmark_registry.json >reg.tmp && mv reg.tmp benchmarks/benchmark_registry.json
+"$B" render >/dev/null
+git add -A && git -c user.email=t@t -c user.name=t commit -qm "a gate that claims cold" || exit 1
+check "cold claim: run"            test "$(rc_of "$B" run -q --no-repeat life.cold --tier release-signoff)" = 0
+sid=$("$B" compare --last life.cold --json | jq .session)
+cp benchmarks/benchmark_registry.json "$work/registry.cold"
+check "cold claim: promote refused" test "$(rc_of "$B" promote "$sid")" = 1
+check "cold claim: criterion 4 says why" grep -qF "the gate's cache state 'cold source; no prepared index' claims a cold cache, which the session did not verify (cache state 'none'): evict the data before every run (the runbook's measure.cache)" "$work/out" "$work/err"
+check "cold claim: the registry unchanged" cmp -s benchmarks/benchmark_registry.json "$work/registry.cold"
 echo "$fails failed"
 [ "$fails" = 0 ]

@@ -94,6 +94,7 @@ bad_measure "measure: quoted sample interval" '.runbooks.ok.measure.sample_inter
 bad_measure "measure: quoted floor" '.runbooks.ok.measure.memory_floor_bytes = "6GiB"' "measure.memory_floor_bytes must be a number"
 bad_measure "measure: a number" '.runbooks.ok.measure = 5' "runbook 'ok': 'measure' must be an object"
 bad_measure "parity: no outputs" '.runbooks.ok.measure |= del(.outputs)' "runbook 'ok': parity needs measure.outputs"
+bad_measure "deterministic: no outputs" '.runbooks.ok.measure |= (del(.outputs) | del(.parity) | .deterministic = true)' "runbook 'ok': deterministic needs measure.outputs (the files compared run by run)"
 bad_measure "measure: one output" '.runbooks.ok.measure.outputs = "out/x.txt"' "measure.outputs must be a list of paths"
 bad_measure "parity: a string" '.runbooks.ok.measure.parity = "sha256"' "measure.parity must be {\"kind\": \"sha256\""
 bad_measure "parity: no kind" '.runbooks.ok.measure.parity |= del(.kind)' "measure.parity needs a \"kind\""
