@@ -263,6 +263,58 @@ static void shell_quote(struct bg_strbuf *out, const char *s, size_t n)
 	bg_strbuf_addch(out, '\'');
 }
 
+/* Where the shell would be at the end of s[0..n): outside quotes, inside
+ * single quotes, or inside double quotes (a backslash escaping the next
+ * character outside single quotes). */
+enum shell_at { SH_OUTSIDE, SH_SINGLE, SH_DOUBLE };
+static enum shell_at shell_state(const char *s, size_t n)
+{
+	enum shell_at at = SH_OUTSIDE;
+
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+
+		if (at == SH_SINGLE) {
+			if (c == '\'')
+				at = SH_OUTSIDE;
+		} else if (c == '\\') {
+			i++;
+		} else if (at == SH_DOUBLE) {
+			if (c == '"')
+				at = SH_OUTSIDE;
+		} else if (c == '\'') {
+			at = SH_SINGLE;
+		} else if (c == '"') {
+			at = SH_DOUBLE;
+		}
+	}
+	return at;
+}
+
+/* s[0..n) as the shell reads it where the command so far (out) leaves it:
+ * one word of its own outside quotes (shell_quote); inside the template's
+ * own double quotes ("{title}") with '\', '"', '$' and '`' escaped; inside
+ * its single quotes ('{title}') with a quote written '\'' (close, quote,
+ * open): the command gets the field's text, whatever the template wrote
+ * around it. */
+static void shell_field(struct bg_strbuf *out, const char *s, size_t n)
+{
+	enum shell_at at = shell_state(out->buf ? out->buf : "", out->len);
+
+	if (at == SH_OUTSIDE) {
+		shell_quote(out, s, n);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (at == SH_DOUBLE && strchr("\\\"$`", s[i]) && s[i])
+			bg_strbuf_addch(out, '\\');
+		if (at == SH_SINGLE && s[i] == '\'')
+			bg_strbuf_adds(out, "'\\''");
+		else
+			bg_strbuf_addch(out, s[i]);
+	}
+}
+
 /* Whether text[0..n) is all Unicode decimal digits (n > 0): Python's
  * get_integer, for a field's name (positional) or an index (an integer). */
 static bool py_integer(const char *text, size_t n, size_t *value)
@@ -493,7 +545,7 @@ static int format_field(struct bg_arena *a, const char *name, const char *end, c
 		else if (!rc && !(spec && slen))
 			bg_value_py_str(&text, v);
 		if (!rc && how->quote)
-			shell_quote(out, text.buf ? text.buf : "", text.len);
+			shell_field(out, text.buf ? text.buf : "", text.len);
 		else if (!rc)
 			bg_strbuf_addn(out, text.buf ? text.buf : "", text.len);
 		bg_strbuf_release(&text);

@@ -479,6 +479,18 @@ git add benchmarks docs && git -c user.email=t@t -c user.name=t commit -qm spec-
 expect_rc 3 "format specification refused" run life.ok -w 0 -r 1 --no-repeat
 mentions "format specification refused" "'{id:d}': unknown format code 'd' for a string"
 check_ok "format specifications"
+# a field inside the template's own quotes gets its text, as outside them:
+# "{x}", '{x}' and {x} each pass the gate's title as it is
+jq '.gates[0].title = "a b \"q\" it'"'"'s $HOME" |
+	.runbooks.ok.command = "printf hello > out/{id}.txt; printf %s \"{title}\" >q1.txt; printf %s '"'"'{title}'"'"' >q2.txt; printf %s {title} >q3.txt"' \
+	"$work/registry.json" >benchmarks/benchmark_registry.json && "$bin" render >/dev/null
+printf 'q1.txt\nq2.txt\nq3.txt\n' >>.git/info/exclude
+git add benchmarks docs && git -c user.email=t@t -c user.name=t commit -qm quoted || exit 1
+expect_rc 0 "a field in quotes" run life.ok -w 0 -r 1 --no-repeat
+for q in q1 q2 q3; do
+	[ "$(cat $q.txt)" = 'a b "q" it'"'"'s $HOME' ] || fail "a field in quotes: $q.txt holds '$(cat $q.txt)'"
+done
+rm -f q1.txt q2.txt q3.txt
 # a command longer than Linux passes in one argument to sh -c can never
 # start: refused before anything is written (exit 3), not a failed experiment
 before=$(ls experiments | wc -l)
