@@ -157,6 +157,14 @@ int bg_measure_session(const struct bg_measure_opts *opts, json_t **out, struct 
  * (the eviction before each run says so then).
  */
 int bg_measure_evictable(const char *path, struct bg_ctx *ctx);
+/*
+ * For a target run names before anything is written (a runbook's
+ * measure.cache.evict, which no step of the run makes): BG_EPRECOND when
+ * path is not there, or holds no data (an empty file, a folder with no
+ * file or only empty ones), since no run could then be shown cold by it;
+ * else bg_measure_evictable's answer.
+ */
+int bg_measure_evict_target(const char *path, struct bg_ctx *ctx);
 
 /*
  * The timing's name ("process", "reported"); the timing a name means

@@ -1411,11 +1411,11 @@ int bg_run_gate(const struct bg_run_request *req, struct bg_run_result *res, str
 	if ((rc = session_opts(&r, &o, argv, ctx)) || (rc = runs_index_writable(r.cfg, ctx)) ||
 	    (rc = bg_store_check_write(r.cfg->store, r.cfg->root, ctx)))
 		goto out;
-	/* a cold state cannot be had on a memory file system: refused before
-	 * anything is written (a file the command makes is checked at its
-	 * first eviction) */
+	/* a cold state cannot be had on a memory file system, nor from a file
+	 * that is not there (nothing of the run makes it before the first
+	 * eviction) or holds no data: refused before anything is written */
 	for (size_t i = 0; i < r.nevict; i++) {
-		if ((rc = bg_measure_evictable(r.evict[i], ctx))) {
+		if ((rc = bg_measure_evict_target(r.evict[i], ctx))) {
 			char *msg = bg_xstrdup(bg_ctx_message(ctx));
 			bg_error(ctx, rc, "runbook '%s', measure.cache.evict %s", jstr(req->gate, "runbook"), msg);
 			free(msg);

@@ -154,6 +154,35 @@ int bg_measure_evictable(const char *path, struct bg_ctx *ctx)
 	return statfs(path, &fs) == 0 ? evictable_fs(&fs, path, ctx) : BG_OK;
 }
 
+/* Whether the regular file at file is not empty (for first_file). */
+static bool has_bytes(const char *file, void *data)
+{
+	struct stat st;
+
+	(void)data;
+	return stat(file, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
+}
+
+int bg_measure_evict_target(const char *path, struct bg_ctx *ctx)
+{
+	struct bg_strbuf where = BG_STRBUF_INIT;
+	struct stat st;
+	bool data;
+
+	if (stat(path, &st) != 0)
+		return bg_error(ctx, BG_EPRECOND, "'%s': %s; name a file or folder the gate's command reads, there before "
+				"the run (nothing of the run makes it before the first eviction)",
+				path, strerror(errno));
+	data = S_ISDIR(st.st_mode) ? first_file(path, has_bytes, NULL, &where) : st.st_size > 0 || !S_ISREG(st.st_mode);
+	bg_strbuf_release(&where);
+	if (!data)
+		return bg_error(ctx, BG_EPRECOND,
+				"'%s': %s: there is nothing to evict, so no run can be shown cold by it; name the data the command reads",
+				path, S_ISDIR(st.st_mode) ? "a folder with no data in it (no file, or only empty ones)"
+							  : "an empty file");
+	return bg_measure_evictable(path, ctx);
+}
+
 /* One file: with evict, its pages written back and dropped first; then
  * its pages and resident pages added to *pages and *resident. */
 static int file_pages(const char *path, bool evict, size_t *pages, size_t *resident, struct bg_ctx *ctx)

@@ -180,6 +180,19 @@ check "session whose capture is gone: exit 0" test "$(rc_of "$bin" session "$sid
 check "session whose capture is gone: no stderr lines" test "$(grep -c "^stderr of\|^  | " "$work/out")" = 0
 with_registry '.'
 
+# an eviction target that is not there, or holds no data: refused before
+# anything is written (exit 3), as no step of the run makes it
+: >data/empty.bin
+for t in data/missing.bin data/empty.bin; do
+	before=$(ls experiments | wc -l)
+	with_registry ".runbooks.ok.measure.cache = {\"state\": \"cold\", \"evict\": [\"$t\"]}"
+	check "evict $t: refused (exit 3)" test "$(rc_of "$bin" run -q --no-repeat life.ok)" = 3
+	check "evict $t: said, naming the runbook" grep -qF "runbook 'ok', measure.cache.evict '$t': " "$work/err"
+	check "evict $t: no experiment written" test "$(ls experiments | wc -l)" = "$before"
+done
+rm data/empty.bin
+with_registry '.'
+
 # a declared output's folder that cannot be made (a link to nothing, as a
 # scratch folder not mounted): recorded failed, never left running
 ln -s "$work/nowhere" gone
