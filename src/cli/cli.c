@@ -411,6 +411,12 @@ static const struct bg_opt *find_long(const struct bg_opt *opts, const char *nam
 	const struct bg_opt *hit = NULL;
 	int matches = 0;
 
+	/* "--=X": the empty name begins every option, --help too (argparse:
+	 * ambiguous), never the one option a verb has */
+	if (len == 0) {
+		*err = "ambiguous option";
+		return NULL;
+	}
 	for (const struct bg_opt *o = opts; o && o->long_name; o++) {
 		if (strlen(o->long_name) == len && strncmp(o->long_name, name, len) == 0)
 			return o;
@@ -443,8 +449,10 @@ static int unknown_long(const struct bg_cmd *cmd, const struct bg_opt *opts, con
 	for (const struct bg_opt *o = opts; o && o->long_name && n < 64; o++)
 		names[n++] = o->long_name;
 	if (ambiguous) {
-		const char *hit[64];
+		const char *hit[65];
 
+		if (len == 0) /* "--=X": the empty name begins --help too */
+			hit[k++] = "help";
 		for (size_t i = 0; i < n; i++)
 			if (strncmp(names[i], name, len) == 0)
 				hit[k++] = names[i];
