@@ -533,6 +533,17 @@ static int global_after_verb(const struct bg_cmd *cmd, const char *option)
 				  option, option, cmd->name);
 }
 
+/* The option of opts whose short name is c, or NULL. */
+static const struct bg_opt *short_option(const struct bg_opt *opts, char c)
+{
+	const struct bg_opt *hit = NULL;
+
+	for (const struct bg_opt *p = opts; c && p && p->long_name; p++)
+		if (p->short_name == c)
+			hit = p;
+	return hit;
+}
+
 /*
  * Whether a, where an option may stand, asks for help as argparse reads it:
  * "-h", or "--help" or a beginning of it ("--he"; no verb has another
@@ -649,18 +660,34 @@ int bg_cli_parse(struct bg_cli *cli, const struct bg_cmd *cmd, const struct bg_o
 				value = eq + 1;
 			}
 		} else {
-			for (const struct bg_opt *p = opts; p && p->long_name; p++)
-				if (p->short_name && p->short_name == a[1])
-					o = p;
+			/* -x, -xVALUE, -x=VALUE, and flags joined before the last
+			 * option (-qw0: -q -w 0), as argparse reads them */
+			const char *c = a + 1;
+
+			for (;;) {
+				o = short_option(opts, *c);
+				if (!o && *c == 'h' && c > a + 1) { /* -qh: help where argparse meets it */
+					rc = bg_cli_print_help(cmd);
+					return rc ? rc : BG_CLI_HELP_SHOWN;
+				}
+				if (!o && c == a + 1)
+					break;
+				if (!o)
+					return bg_cli_usage_error(cmd, "unknown option '-%c' in '%s'", *c, a);
+				if (o->kind == BG_OPT_VALUE || !c[1])
+					break;
+				if (c[1] == '=')
+					return bg_cli_usage_error(cmd, "option '-%c' takes no value", *c);
+				if ((msg = on_opt(o->id, NULL, data)))
+					return bg_cli_usage_error(cmd, "%s", msg);
+				c++;
+			}
 			if (!o) {
 				refused = refused ? refused : i;
 				continue;
 			}
-			if (a[2]) {
-				if (o->kind == BG_OPT_FLAG)
-					return bg_cli_usage_error(cmd, "option '-%c' takes no value", a[1]);
-				value = a + 2;
-			}
+			if (c[1])
+				value = c[1] == '=' ? c + 2 : c + 1;
 		}
 		if (o->kind == BG_OPT_VALUE && !value) {
 			if (i + 1 >= cli->argc)

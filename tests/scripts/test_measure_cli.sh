@@ -44,6 +44,7 @@ check "cannot start named"  grep -q "no-such-program" err
 # a plain session, JSON on stdout
 export BG_TEST_VISIBLE=hello BG_TEST_TOKEN=hunter2
 check "measure true"        test "$(rc_of "$B" measure -q -r 4 -w 2 --json --env BG_TEST_VISIBLE --env BG_TEST_TOKEN --export-jsonl runs.jsonl -- true)" = 0
+
 cp out s1.json
 check "status ok"           test "$(jq -r .status s1.json)" = ok
 check "id 1"                test "$(jq -r .id s1.json)" = 1
@@ -242,5 +243,13 @@ full measure -q -w 0 -r 200 --json -- true 2>/dev/null | cat >"$work/out"
 check "full store: --json" test "$(jq -r '[.status, has("id"), (.runs | length)] | @tsv' "$work/out")" = "$(printf 'ok\tfalse\t201')"
 check "full store: one session stored" test "$("$B" sessions | wc -l)" = 2
 cd "$work" || exit 1
+
+# short options as argparse reads them: flags joined before the last option
+# (-qw0: -q -w 0), and -x=VALUE
+check "joined short options: exit 0" test "$(rc_of "$B" measure -qw0 -r1 --json -- true)" = 0
+check "joined short options: read" jqe '.counts.warmup == 0 and .counts.timed == 1' "$work/out"
+check "-w=0: exit 0" test "$(rc_of "$B" measure -q -w=0 -r=1 --json -- true)" = 0
+check "-w=0: read" jqe '.counts.warmup == 0 and .counts.timed == 1' "$work/out"
+check "-qz: an unknown option in it (exit 2)" test "$(rc_of "$B" measure -qz -- true)" = 2
 
 [ "$fails" = 0 ] || { echo "$fails failed"; exit 1; }
