@@ -672,8 +672,8 @@ int bg_cli_parse(struct bg_cli *cli, const struct bg_cmd *cmd, const struct bg_o
 				}
 				if (!o && c == a + 1)
 					break;
-				if (!o)
-					return bg_cli_usage_error(cmd, "unknown option '-%c' in '%s'", *c, a);
+				if (!o) /* argparse: the flag before it "ignored explicit argument" */
+					return bg_cli_usage_error(cmd, "option '-%c' takes no value", c[-1]);
 				if (o->kind == BG_OPT_VALUE || !c[1])
 					break;
 				if (c[1] == '=')
