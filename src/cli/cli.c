@@ -518,7 +518,12 @@ bool bg_cli_option_like(const struct bg_opt *opts, const char *a)
 		size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
 		const char *err = NULL;
 
-		return eq && !memchr(a + 2, ' ', len) && find_long(opts, a + 2, len, &err) != NULL;
+		/* argparse matches the name before '=' first, then reads a word
+		 * holding a space as a value: "--plat=a b" is the option, and an
+		 * ambiguous "--p=a b" (or one --help begins) is refused as one */
+		return eq && !memchr(a + 2, ' ', len) &&
+		       (find_long(opts, a + 2, len, &err) != NULL || err != NULL ||
+			(len && len <= 4 && strncmp(a + 2, "help", len) == 0));
 	}
 	for (const struct bg_opt *p = opts; p && p->long_name; p++)
 		if (p->short_name && p->short_name == a[1])
