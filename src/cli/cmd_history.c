@@ -189,7 +189,7 @@ static int run_history(struct bg_cli *cli, const struct bg_cmd *self)
 		bg_cli_fail(rc, msg.buf); /* which shows its control bytes */
 		goto out;
 	}
-	if (walk.n == 0 && !gate) {
+	if (walk.n == 0 && !gate && a.key) {
 		/* a key exists only through its sessions: none is a mistyped
 		 * or foreign key, as an unknown session is */
 		bg_strbuf_addf(&msg, "unknown key '%s': %s; a session's key is shown by 'benchgate key SESSION' and "
