@@ -62,6 +62,14 @@ int bg_value_to_json(const struct bg_value *v, const char *what, json_t **out, s
  * bits the string of its digits, a lone surrogate U+FFFD.
  */
 json_t *bg_value_to_json_lossy(const struct bg_value *v);
+/*
+ * The file at path read as Python's json reads it (bg_value_parse_file:
+ * NaN, 2**70, a lone surrogate), as a jansson value: with lossy,
+ * bg_value_to_json_lossy's (for reading only), else bg_value_to_json's
+ * (BG_EPRECOND naming what benchgate's records cannot hold). Errors as
+ * bg_value_parse_file's; *out NULL then.
+ */
+int bg_json_load_file_py(const char *path, const char *display, bool lossy, json_t **out, struct bg_ctx *ctx);
 
 /* indent < 0: compact with ", " and ": " separators (json.dumps default). */
 void bg_json_dump_py(struct bg_strbuf *out, const json_t *v, int indent, bool sort_keys);

@@ -6,7 +6,6 @@
 #include "benchgate/format.h"
 #include "benchgate/fsutil.h"
 #include "benchgate/json.h"
-#include "benchgate/value.h"
 #include "benchgate/provenance.h"
 #include <time.h>
 #include <stdio.h>
@@ -412,15 +411,8 @@ static bool capture_of_session(const struct bg_config *cfg, const char *path, lo
 	bg_strbuf_adds(&rel, "/manifest.json");
 	bg_config_path(cfg, &abs, rel.buf);
 	bg_ctx_init(&ctx);
-	{
-		/* read as check reads a manifest (Python's json: NaN, 2**70) */
-		struct bg_arena *a = bg_arena_new();
-		struct bg_value *v;
-
-		if (bg_value_parse_file(a, abs.buf, rel.buf, &v, &ctx) == BG_OK)
-			m = bg_value_to_json_lossy(v);
-		bg_arena_free(a);
-	}
+	/* read as check reads a manifest (Python's json: NaN, 2**70) */
+	(void)bg_json_load_file_py(abs.buf, rel.buf, true, &m, &ctx);
 	sid = json_object_get(m, "session_id");
 	same = json_is_integer(sid) && json_integer_value(sid) == id;
 	if (!same) {

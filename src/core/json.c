@@ -327,6 +327,21 @@ json_t *bg_value_to_json_lossy(const struct bg_value *v)
 	return out;
 }
 
+int bg_json_load_file_py(const char *path, const char *display, bool lossy, json_t **out, struct bg_ctx *ctx)
+{
+	struct bg_arena *a = bg_arena_new();
+	struct bg_value *v;
+	int rc;
+
+	*out = NULL;
+	if (!(rc = bg_value_parse_file(a, path, display, &v, ctx)) && lossy)
+		*out = bg_value_to_json_lossy(v);
+	else if (!rc)
+		rc = bg_value_to_json(v, display, out, ctx);
+	bg_arena_free(a);
+	return rc;
+}
+
 void bg_json_dump_py(struct bg_strbuf *out, const json_t *v, int indent, bool sort_keys)
 {
 	struct bg_arena *a = bg_arena_new();

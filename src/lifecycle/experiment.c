@@ -175,14 +175,7 @@ static int read_manifest(const struct bg_config *cfg, const char *id, bool lossy
 		/* read as check reads it, Python's json: NaN, a 2**70, a lone
 		 * surrogate are a manifest there; what jansson cannot hold is
 		 * then named (exit 3), not called invalid JSON */
-		struct bg_arena *a = bg_arena_new();
-		struct bg_value *v;
-
-		if (!(rc = bg_value_parse_file(a, abs.buf, rel.buf, &v, ctx)) && lossy)
-			*out = bg_value_to_json_lossy(v);
-		else if (!rc)
-			rc = bg_value_to_json(v, rel.buf, out, ctx);
-		bg_arena_free(a);
+		rc = bg_json_load_file_py(abs.buf, rel.buf, lossy, out, ctx);
 	}
 	if (!rc && (rc = bg_json_expect_object(*out, rel.buf, ctx))) {
 		json_decref(*out);

@@ -759,11 +759,7 @@ int bg_lease_status(const struct bg_config *cfg, json_t **out, struct bg_ctx *ct
 			close(fd);
 			/* nor one a run cannot open as it does, read-write (another
 			 * user's file of mode 644): unusable, with the run's words */
-			if (!bad && (w = open(lock.buf, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)) < 0 &&
-			    errno != ENOENT)
-				bad = bg_error(&c2, BG_EIO, "%s: cannot open: %s; let benchgate read and write its leases folder",
-					       bg_config_relative(cfg, lock.buf), strerror(errno));
-			else if (!bad && w >= 0)
+			if (!bad && !(bad = open_lease_file(cfg, lock.buf, O_RDWR, &w, &c2)) && w >= 0)
 				close(w);
 		}
 		if (!bad)

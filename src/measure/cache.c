@@ -154,6 +154,15 @@ int bg_measure_evictable(const char *path, struct bg_ctx *ctx)
 	return statfs(path, &fs) == 0 ? evictable_fs(&fs, path, ctx) : BG_OK;
 }
 
+/* BG_EPRECOND for an eviction target without data: no run can be shown
+ * cold by it (an empty file, or a folder, is_dir, without data in it). */
+static int nothing_to_evict(const char *path, bool is_dir, struct bg_ctx *ctx)
+{
+	return bg_error(ctx, BG_EPRECOND,
+			"'%s': %s: there is nothing to evict, so no run can be shown cold by it; name the data the command reads",
+			path, is_dir ? "a folder with no data in it (no file, or only empty ones)" : "an empty file");
+}
+
 /* Whether the regular file at file is not empty (for first_file). */
 static bool has_bytes(const char *file, void *data)
 {
@@ -176,10 +185,7 @@ int bg_measure_evict_target(const char *path, struct bg_ctx *ctx)
 	data = S_ISDIR(st.st_mode) ? first_file(path, has_bytes, NULL, &where) : st.st_size > 0 || !S_ISREG(st.st_mode);
 	bg_strbuf_release(&where);
 	if (!data)
-		return bg_error(ctx, BG_EPRECOND,
-				"'%s': %s: there is nothing to evict, so no run can be shown cold by it; name the data the command reads",
-				path, S_ISDIR(st.st_mode) ? "a folder with no data in it (no file, or only empty ones)"
-							  : "an empty file");
+		return nothing_to_evict(path, S_ISDIR(st.st_mode), ctx);
 	return bg_measure_evictable(path, ctx);
 }
 
@@ -264,10 +270,7 @@ static int path_pages(const char *path, bool evict, double *fraction, struct bg_
 	/* nothing to drop is no evidence of a cold run: an empty file, a
 	 * folder without data (a mistyped dataset folder) */
 	if (rc == BG_OK && evict && pages == 0)
-		rc = bg_error(ctx, BG_EPRECOND,
-			      "'%s': %s: there is nothing to evict, so no run can be shown cold by it; name the data the command reads",
-			      path, S_ISDIR(st.st_mode) ? "a folder with no data in it (no file, or only empty ones)"
-							: "an empty file");
+		rc = nothing_to_evict(path, S_ISDIR(st.st_mode), ctx);
 	return rc;
 }
 

@@ -601,6 +601,22 @@ static void read_reported(struct session *s, json_t *r, const char *name, bool o
 	bg_ctx_release(&c);
 }
 
+/* The runs' environment: environ's strings without BENCHGATE_RESULT (a
+ * caller's, an outer benchgate's), then add (NULL: nothing). */
+static void env_without_result(struct session *s, char *add)
+{
+	size_t n = 0, k = 0;
+
+	while (environ[n])
+		n++;
+	s->envp = bg_xcalloc(n + 2, sizeof(char *));
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(environ[i], "BENCHGATE_RESULT=", strlen("BENCHGATE_RESULT=")) != 0)
+			s->envp[k++] = environ[i];
+	s->envp[k] = add;
+	s->prog.envp = s->envp;
+}
+
 /*
  * The folder of the result files and the environment that names them.
  * BG_EIO when the capture folder cannot be resolved or a temporary one
@@ -608,8 +624,6 @@ static void read_reported(struct session *s, json_t *r, const char *name, bool o
  */
 static int reported_begin(struct session *s, struct bg_ctx *ctx)
 {
-	size_t n = 0, k = 0;
-
 	if (s->o->capture_dir) {
 		s->result_dir = realpath(s->o->capture_dir, NULL);
 		if (!s->result_dir)
@@ -645,14 +659,7 @@ static int reported_begin(struct session *s, struct bg_ctx *ctx)
 	}
 	s->result_env_cap = strlen(s->result_dir) + 64;
 	s->result_env = bg_xcalloc(1, s->result_env_cap);
-	while (environ[n])
-		n++;
-	s->envp = bg_xcalloc(n + 2, sizeof(char *));
-	for (size_t i = 0; i < n; i++)
-		if (strncmp(environ[i], "BENCHGATE_RESULT=", strlen("BENCHGATE_RESULT=")) != 0)
-			s->envp[k++] = environ[i];
-	s->envp[k] = s->result_env;
-	s->prog.envp = s->envp;
+	env_without_result(s, s->result_env);
 	return BG_OK;
 }
 
@@ -1075,19 +1082,10 @@ int bg_measure_session(const struct bg_measure_opts *o, json_t **out, struct bg_
 	bg_spawn_prog_init(&s.prog, s.argv);
 	if (o->timing == BG_TIMING_REPORTED && (rc = reported_begin(&s, ctx)) != BG_OK)
 		goto done;
-	if (o->timing != BG_TIMING_REPORTED && getenv("BENCHGATE_RESULT")) {
-		/* not a reported session: a BENCHGATE_RESULT of the caller's
-		 * (an outer benchgate's) must not make the command report */
-		size_t n = 0, k = 0;
-
-		while (environ[n])
-			n++;
-		s.envp = bg_xcalloc(n + 1, sizeof(char *));
-		for (size_t j = 0; j < n; j++)
-			if (strncmp(environ[j], "BENCHGATE_RESULT=", strlen("BENCHGATE_RESULT=")) != 0)
-				s.envp[k++] = environ[j];
-		s.prog.envp = s.envp;
-	}
+	/* not a reported session: a BENCHGATE_RESULT of the caller's must
+	 * not make the command report */
+	if (o->timing != BG_TIMING_REPORTED && getenv("BENCHGATE_RESULT"))
+		env_without_result(&s, NULL);
 	/* adopt orphans of a run so that its whole tree stays visible and killable */
 	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 	if ((rc = bg_nvml_load(&s.nvml, ctx)) != BG_OK)
