@@ -525,6 +525,8 @@ bool bg_cli_option_like(const struct bg_opt *opts, const char *a)
 		       (find_long(opts, a + 2, len, &err) != NULL || err != NULL ||
 			(len && len <= 4 && strncmp(a + 2, "help", len) == 0));
 	}
+	if (a[1] == 'h') /* every verb's -h: "-h x" is -h with the value " x" */
+		return true;
 	for (const struct bg_opt *p = opts; p && p->long_name; p++)
 		if (p->short_name && p->short_name == a[1])
 			return true;
@@ -634,6 +636,8 @@ int bg_cli_parse(struct bg_cli *cli, const struct bg_cmd *cmd, const struct bg_o
 		}
 		if (options_done || !bg_cli_option_like(opts, a)) {
 			if (out->npos < max_pos && out->npos < 8) {
+				if (cmd->check_pos && (rc = cmd->check_pos(cmd, out->npos, a)))
+					return rc;
 				out->pos[out->npos++] = a;
 			} else if (!refused) {
 				refused = i;
@@ -675,6 +679,8 @@ int bg_cli_parse(struct bg_cli *cli, const struct bg_cmd *cmd, const struct bg_o
 					rc = bg_cli_print_help(cmd);
 					return rc ? rc : BG_CLI_HELP_SHOWN;
 				}
+				if (!o && *c == 'h' && c == a + 1) /* -hx, -h=: argparse "ignored explicit argument" */
+					return bg_cli_usage_error(cmd, "option '-h' takes no value");
 				if (!o && c == a + 1)
 					break;
 				if (!o) /* argparse: the flag before it "ignored explicit argument" */

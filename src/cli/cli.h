@@ -31,6 +31,11 @@ struct bg_cmd {
 	const char *usage;   /* "benchgate NAME [options] ..." (may be several lines) */
 	const char *options; /* option help text, or NULL */
 	int (*run)(struct bg_cli *cli, const struct bg_cmd *self);
+	/* Checks positional word number index (its type or choice) where
+	 * argparse converts it: as bg_cli_parse takes it, so before a --help
+	 * after it. BG_OK, or the status of the usage error it printed. NULL
+	 * when the verb's positionals take any word. */
+	int (*check_pos)(const struct bg_cmd *self, int index, const char *word);
 };
 
 /* Option descriptors for bg_cli_parse. */

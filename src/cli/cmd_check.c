@@ -58,4 +58,5 @@ const struct bg_cmd bg_cmd_check = {
 	"benchgate check",
 	NULL,
 	run,
+	NULL,
 };

@@ -45,4 +45,5 @@ const struct bg_cmd bg_cmd_command = {
 	"benchgate command GATE",
 	NULL,
 	run,
+	NULL,
 };

@@ -260,4 +260,5 @@ const struct bg_cmd bg_cmd_compare = {
 	"                           person ('benchgate accept'); a pending or rejected\n"
 	"                           investigate session exits 1\n",
 	run_compare,
+	bg_vp_check_session_pos,
 };

@@ -239,6 +239,7 @@ const struct bg_cmd bg_cmd_accept = {
 	"benchgate accept SESSION --why TEXT",
 	"  --why TEXT   why the session is accepted (stored with your user name and the time)\n",
 	run_accept,
+	bg_vp_check_session_pos,
 };
 
 const struct bg_cmd bg_cmd_reject = {
@@ -247,4 +248,5 @@ const struct bg_cmd bg_cmd_reject = {
 	"benchgate reject SESSION --why TEXT",
 	"  --why TEXT   why the session is rejected (stored with your user name and the time)\n",
 	run_reject,
+	bg_vp_check_session_pos,
 };

@@ -511,4 +511,5 @@ const struct bg_cmd bg_cmd_dashboard = {
 	"benchgate dashboard [--output DIR]",
 	"  --output DIR   the folder for index.html (default .benchgate/dashboard, beside the store)\n",
 	run_dashboard,
+	NULL,
 };

@@ -392,6 +392,14 @@ static int repair(const struct bg_config *cfg, const char *id)
 	return rc;
 }
 
+/* The action, checked as argparse checks a choice: where it stands. */
+static int check_action(const struct bg_cmd *self, int index, const char *word)
+{
+	if (index == 0 && strcmp(word, "abandon") != 0 && strcmp(word, "repair") != 0)
+		return bg_cli_usage_error(self, "unknown action '%s'", word);
+	return BG_OK;
+}
+
 static int run(struct bg_cli *cli, const struct bg_cmd *self)
 {
 	static const struct bg_opt opts[] = {
@@ -413,8 +421,6 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 	if (parsed.npos == 0) {
 		if (o.why)
 			return bg_cli_usage_error(self, "--why goes with 'abandon ID'");
-	} else if (strcmp(parsed.pos[0], "abandon") != 0 && strcmp(parsed.pos[0], "repair") != 0) {
-		return bg_cli_usage_error(self, "unknown action '%s'", parsed.pos[0]);
 	} else if (parsed.npos != 2) {
 		return bg_cli_usage_error(self, "'%s' needs an experiment id", parsed.pos[0]);
 	} else if (strcmp(parsed.pos[0], "repair") == 0) {
@@ -480,4 +486,5 @@ const struct bg_cmd bg_cmd_experiments = {
 	"  --owner-gone       abandon one started on another host, whose processes\n"
 	"                     benchgate cannot see: you say it has stopped there\n",
 	run,
+	check_action,
 };

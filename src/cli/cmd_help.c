@@ -37,4 +37,5 @@ const struct bg_cmd bg_cmd_help = {
 	"benchgate help [VERB]",
 	NULL,
 	run_help,
+	NULL,
 };

@@ -229,4 +229,5 @@ const struct bg_cmd bg_cmd_history = {
 	"  --last N   only the last N sessions (still oldest first)\n"
 	"  --json     print a JSON array of session summaries\n",
 	run_history,
+	NULL,
 };

@@ -155,4 +155,5 @@ const struct bg_cmd bg_cmd_key = {
 	"benchgate key SESSION [--json]",
 	"  --json     print the key fields as JSON\n",
 	run_key,
+	bg_vp_check_session_pos,
 };

@@ -45,6 +45,14 @@ static void add_machine(struct bg_strbuf *out, const json_t *m, bool as_json)
 	bg_cli_end_line(out);
 }
 
+/* The action, checked as argparse checks a choice: where it stands. */
+static int check_action(const struct bg_cmd *self, int index, const char *word)
+{
+	if (index == 0 && strcmp(word, "status") != 0)
+		return bg_cli_usage_error(self, "unknown action '%s'; the action is 'status'", word);
+	return BG_OK;
+}
+
 static int run(struct bg_cli *cli, const struct bg_cmd *self)
 {
 	static const struct bg_opt opts[] = {{"json", 0, BG_OPT_FLAG, 1, false}, {0}};
@@ -61,8 +69,6 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 		return rc;
 	if (parsed.npos != 1)
 		return bg_cli_usage_error(self, "expected 'status'");
-	if (strcmp(parsed.pos[0], "status") != 0)
-		return bg_cli_usage_error(self, "unknown action '%s'; the action is 'status'", parsed.pos[0]);
 	if ((rc = bg_cli_load_config(cli, &cfg)))
 		return rc;
 	bg_ctx_init(&ctx);
@@ -123,4 +129,5 @@ const struct bg_cmd bg_cmd_lease = {
 	"benchgate lease status [--json]",
 	"  --json             print the leases as JSON\n",
 	run,
+	check_action,
 };

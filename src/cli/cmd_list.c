@@ -42,4 +42,5 @@ const struct bg_cmd bg_cmd_list = {
 	"benchgate list [--state STATE] [--platform NAME] [--module NAME] [--computer NAME]",
 	BG_FILTER_HELP,
 	run,
+	NULL,
 };

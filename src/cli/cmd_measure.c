@@ -758,4 +758,5 @@ const struct bg_cmd bg_cmd_measure = {
 	"  -q, --quiet              no progress line\n"
 	"  --sample-interval MS     memory sampling period (default 5)\n",
 	run_measure,
+	NULL,
 };

@@ -68,4 +68,5 @@ const struct bg_cmd bg_cmd_next = {
 	"  --performance-entrypoint-only\n"
 	"                     only gates whose runbook's evidence level is 'physical performance'\n" BG_FILTER_HELP,
 	run,
+	NULL,
 };

@@ -144,4 +144,5 @@ const struct bg_cmd bg_cmd_render = {
 	"  --output FILE      write FILE (relative to the project root) instead of\n"
 	"                     registry.generated from benchgate.json; '-': standard output\n",
 	run,
+	NULL,
 };

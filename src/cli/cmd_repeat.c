@@ -279,4 +279,5 @@ const struct bg_cmd bg_cmd_repeat = {
 	"  --wait S           while the device or the machine is leased, wait up to S\n"
 	"                     seconds for it (run --wait) instead of refusing\n",
 	run_repeat,
+	bg_vp_check_session_pos,
 };

@@ -407,4 +407,5 @@ const struct bg_cmd bg_cmd_run = {
 	"  --json             print the outcome as JSON\n"
 	"  -q, --quiet        no progress line\n",
 	run,
+	NULL,
 };

@@ -109,4 +109,5 @@ const struct bg_cmd bg_cmd_sessions = {
 	"  --last N   only the N most recent sessions\n"
 	"  --json     print a JSON array of session summaries\n",
 	run_sessions,
+	NULL,
 };

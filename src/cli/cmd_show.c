@@ -43,4 +43,5 @@ const struct bg_cmd bg_cmd_show = {
 	"benchgate show GATE",
 	NULL,
 	run,
+	NULL,
 };

@@ -60,4 +60,5 @@ const struct bg_cmd bg_cmd_validate = {
 	"benchgate validate [--no-render-check]",
 	"  --no-render-check  do not compare the generated coverage document\n",
 	run,
+	NULL,
 };

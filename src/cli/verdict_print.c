@@ -55,6 +55,13 @@ int bg_vp_session_id(const struct bg_cmd *self, const char *arg, long long *id)
 	return bg_cli_usage_error(self, "session id must be a positive integer, not '%s'", arg);
 }
 
+int bg_vp_check_session_pos(const struct bg_cmd *self, int index, const char *word)
+{
+	long long id;
+
+	return index == 0 ? bg_vp_session_id(self, word, &id) : BG_OK;
+}
+
 int bg_vp_parse_session(struct bg_cli *cli, const struct bg_cmd *self, const struct bg_opt *opts,
 			bg_opt_fn on_opt, void *data, long long *id)
 {

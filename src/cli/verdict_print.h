@@ -26,6 +26,8 @@ int bg_vp_open_gate(struct bg_cli *cli, struct bg_config *cfg, enum bg_store_mod
 		    const char *gate);
 /* Parses a session id (positive integer) or prints a usage error (exit 2). */
 int bg_vp_session_id(const struct bg_cmd *self, const char *arg, long long *id);
+/* A bg_cmd check_pos for verbs whose first positional is a session id. */
+int bg_vp_check_session_pos(const struct bg_cmd *self, int index, const char *word);
 /*
  * Parses a verb's argv (opts, on_opt and data as bg_cli_parse) whose one
  * positional argument is a session id; a usage error (exit 2) when it is
