@@ -253,11 +253,14 @@ int bg_experiment_abandon(const struct bg_config *cfg, const char *id, const cha
  * check does not read (not starting "| 20": "|2026...|"), BG_ROW_MISSING
  * for none. An id that does not start "20", whose rows check never reads,
  * is judged by the row benchgate finds. BG_ROW_AGREES for a manifest of any
- * other status.
+ * other status, unless any_status: then the row of a manifest of every
+ * status check knows (planned, running, refuted, superseded too) is judged
+ * as check judges it.
  */
 struct bg_value;
 enum bg_row_state bg_experiment_row_state(const char *runs, size_t len, const struct bg_value *rows, const char *id,
-					  const json_t *manifest, struct bg_strbuf *have, size_t *nrows);
+					  const json_t *manifest, bool any_status, struct bg_strbuf *have,
+					  size_t *nrows);
 /*
  * Writes the RUNS.md row of a completed or failed experiment from its
  * manifest when the two disagree (bg_experiment_row_state): status "ok"

@@ -7,6 +7,7 @@
  * its manifest.
  */
 #include "cli/cli.h"
+#include "benchgate/format.h"
 #include "benchgate/fsutil.h"
 #include "benchgate/json.h"
 #include "benchgate/lifecycle.h"
@@ -57,6 +58,24 @@ static bool has_manifest_temporary(const char *folder)
 	if (d)
 		closedir(d);
 	return found;
+}
+
+/*
+ * What mends the RUNS.md row of experiment id (status, its row as rs says):
+ * "rename" (no row can name a folder whose name is not one line of UTF-8),
+ * "dedupe" (several rows: which to keep is a person's call), "repair" (an
+ * ended one's, written from its manifest), "run-ends" (a running one's
+ * owner writes it as the run ends) or "by-hand" (repair writes no other).
+ */
+static const char *row_fix(const char *id, const char *status, enum bg_row_state rs)
+{
+	if (bg_format_line_problem(id))
+		return "rename";
+	if (rs == BG_ROW_REPEATED)
+		return "dedupe";
+	if (strcmp(status, "completed") == 0 || strcmp(status, "failed") == 0)
+		return "repair";
+	return strcmp(status, "running") == 0 ? "run-ends" : "by-hand";
 }
 
 /* The experiments, sorted by id, into *out; BG_EIO when the folder is there
@@ -130,7 +149,7 @@ static int collect(const struct bg_config *cfg, json_t **out, struct bg_ctx *ctx
 				static const char *const said[] = {"agrees", "says", "repeated", "unread", "missing"};
 				size_t nrows;
 				enum bg_row_state rs = bg_experiment_row_state(have_runs ? runs.buf : NULL, runs.len,
-									       rows, names[i], m, &row, &nrows);
+									       rows, names[i], m, true, &row, &nrows);
 
 				if (rs != BG_ROW_AGREES) {
 					json_object_set_new(item, "stale_row", json_true());
@@ -138,6 +157,7 @@ static int collect(const struct bg_config *cfg, json_t **out, struct bg_ctx *ctx
 					json_object_set_new(item, "rows", json_integer((json_int_t)nrows));
 					json_object_set_new(item, "row_status",
 							    rs == BG_ROW_SAYS ? bg_json_text(row.buf) : json_null());
+					json_object_set_new(item, "row_fix", json_string(row_fix(names[i], status, rs)));
 				}
 			}
 			json_array_append_new(list, item);
@@ -248,24 +268,37 @@ static int list(const struct bg_config *cfg, bool as_json)
 				const char *row = json_string_value(json_object_get(it, "row_status"));
 				const char *state = json_string_value(json_object_get(it, "row"));
 
+				const char *st = json_string_value(json_object_get(it, "status"));
+				const char *id_text = json_string_value(json_object_get(it, "id"));
+				const char *fix = json_string_value(json_object_get(it, "row_fix"));
+
 				bg_strbuf_addf(&out, " %s ", cfg->runs_index);
 				if (strcmp(state, "repeated") == 0) {
-					bg_strbuf_addf(&out, "has %lld rows for it, and check wants one: remove all but one, then run 'benchgate experiments repair ",
+					bg_strbuf_addf(&out, "has %lld rows for it, and check wants one: remove all but one",
 						       (long long)json_integer_value(json_object_get(it, "rows")));
+				} else if (row) {
+					bg_strbuf_adds(&out, "row says '");
+					bg_cli_add_shown(&out, row);
+					bg_strbuf_adds(&out, "'");
+				} else if (strcmp(state, "unread") == 0) {
+					bg_strbuf_adds(&out, "has a row for it that check does not read (a row starts '| ' and the id)");
 				} else {
-					if (row) {
-						bg_strbuf_adds(&out, "row says '");
-						bg_cli_add_shown(&out, row);
-						bg_strbuf_adds(&out, "'");
-					} else if (strcmp(state, "unread") == 0) {
-						bg_strbuf_adds(&out, "has a row for it that check does not read (a row starts '| ' and the id)");
-					} else {
-						bg_strbuf_adds(&out, "has no row for it");
-					}
-					bg_strbuf_adds(&out, ": write it from the manifest with 'benchgate experiments repair ");
+					bg_strbuf_adds(&out, "has no row for it");
 				}
-				bg_cli_add_shown(&out, json_string_value(json_object_get(it, "id")));
-				bg_strbuf_adds(&out, "'");
+				if (strcmp(fix, "rename") == 0) {
+					bg_strbuf_adds(&out, "; no row can name it: its folder's name is not one line of UTF-8 text, so rename the folder");
+				} else if (strcmp(fix, "repair") == 0 || (strcmp(fix, "dedupe") == 0 &&
+									(strcmp(st, "completed") == 0 || strcmp(st, "failed") == 0))) {
+					bg_strbuf_adds(&out, strcmp(fix, "dedupe") == 0 ? ", then run 'benchgate experiments repair "
+										      : ": write it from the manifest with 'benchgate experiments repair ");
+					bg_cli_add_shown(&out, id_text);
+					bg_strbuf_adds(&out, "'");
+				} else if (strcmp(fix, "run-ends") == 0) {
+					bg_strbuf_adds(&out, ", which check fails until the run ends and writes it (if its owner is gone, abandon it)");
+				} else if (strcmp(fix, "by-hand") == 0) {
+					bg_strbuf_addf(&out, ", which check fails: write its row, status '%s', by hand",
+						       bg_profile_runs_status(st));
+				}
 			}
 			bg_cli_end_line(&out);
 		}

@@ -822,7 +822,8 @@ static int known_id(const struct bg_config *cfg, const char *id, struct bg_ctx *
 }
 
 enum bg_row_state bg_experiment_row_state(const char *runs, size_t len, const struct bg_value *rows, const char *id,
-					  const json_t *manifest, struct bg_strbuf *have, size_t *nrows)
+					  const json_t *manifest, bool any_status, struct bg_strbuf *have,
+					  size_t *nrows)
 {
 	const char *status = json_string_value(json_object_get(manifest, "status")), *want, *row;
 	struct bg_strbuf cells[6] = {BG_STRBUF_INIT, BG_STRBUF_INIT, BG_STRBUF_INIT,
@@ -834,11 +835,13 @@ enum bg_row_state bg_experiment_row_state(const char *runs, size_t len, const st
 
 	bg_strbuf_reset(have);
 	*nrows = 0;
-	/* only an experiment that has ended: a running one's row is its
-	 * owner's to write */
-	if (!status || (strcmp(status, "completed") != 0 && strcmp(status, "failed") != 0))
+	/* only an experiment that has ended, unless any_status: a running
+	 * one's row is its owner's to write */
+	if (!status || (!any_status && strcmp(status, "completed") != 0 && strcmp(status, "failed") != 0))
 		return BG_ROW_AGREES;
-	want = bg_profile_runs_status(status);
+	/* (an invalid status is check's to report as such) */
+	if (!(want = bg_profile_runs_status(status)))
+		return BG_ROW_AGREES;
 	if (strncmp(id, "20", 2) != 0) {
 		row = runs ? find_row(runs, len, id, &row_len) : NULL;
 		/* check reads no row for an id that does not start "20" (the
@@ -965,7 +968,7 @@ static int row_disagrees(const struct bg_config *cfg, const char *id, const json
 	if (!rc) {
 		size_t nrows;
 		enum bg_row_state st = bg_experiment_row_state(text.len ? text.buf : NULL, text.len, NULL, id, m,
-								   have, &nrows);
+								   false, have, &nrows);
 
 		if (state)
 			*state = st;

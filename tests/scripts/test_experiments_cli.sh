@@ -93,8 +93,25 @@ wait
 mw=w/experiments/20261101-mini-baseline/manifest.json
 jq --argjson pid $! --arg host "$(hostname)" '.status = "running" | .execution.pid = $pid | .execution.host = $host | .execution.computer = "Test box" | .parameters.gate = {id: "bin.cpu.x"} | .parameters.tier = "scheduled-profile"' $mw >m.tmp && mv m.tmp $mw
 sed -i '/^| 20261101-mini-baseline /d' w/experiments/RUNS.md
+# a running experiment's row is judged too (check fails without it): the
+# run writes it as it ends, or abandon does
+check "no row, running: flagged" grep -qF "experiments/RUNS.md has no row for it, which check fails until the run ends and writes it (if its owner is gone, abandon it)" <("$B" -C w experiments)
+check "no row, running: JSON" jqe '.[0].row == "missing" and .[0].row_fix == "run-ends"' <("$B" -C w experiments --json)
 check "no row: abandon, exit 0" test "$(rc_of "$B" -C w experiments abandon 20261101-mini-baseline --why "host rebooted")" = 0
 check "no row: the row added whole" grep -qxF "| 20261101-mini-baseline | Does the SIMD binning match the reference byte for byte at bins 1 and 2? | Test box; gate bin.cpu.x; tier scheduled-profile | failed | failed: abandoned: host rebooted | [manifest](20261101-mini-baseline/manifest.json) |" w/experiments/RUNS.md
+
+# a planned experiment whose row says another status: written by hand
+# (repair writes only an ended one's); a folder whose name is not one line
+# of text, which no row can name: renamed
+rm -rf v && cp -R p v
+mv v/experiments/20261101-mini-baseline/manifest.json m.tmp
+jq '.status = "planned"' m.tmp >v/experiments/20261101-mini-baseline/manifest.json
+check "planned, row says ok: flagged" grep -qF "experiments/RUNS.md row says 'ok', which check fails: write its row, status 'planned', by hand" <("$B" -C v experiments)
+check "planned: repair refuses (exit 1)" test "$(rc_of "$B" -C v experiments repair 20261101-mini-baseline)" = 1
+mv v/experiments/20261101-mini-baseline "v/experiments/20261101-mini
+baseline"
+check "name of two lines: rename" grep -qF "no row can name it: its folder's name is not one line of UTF-8 text, so rename the folder" <("$B" -C v experiments)
+check "name of two lines: JSON" jqe '.[0].row_fix == "rename"' <("$B" -C v experiments --json)
 
 # a running experiment whose owner (a process that has exited) is gone
 sh -c 'exit 0' &
