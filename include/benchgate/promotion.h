@@ -45,6 +45,7 @@
 #define BENCHGATE_PROMOTION_H
 
 #include <jansson.h>
+#include <stdbool.h>
 
 #include "benchgate/config.h"
 #include "benchgate/status.h"
@@ -53,6 +54,11 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* Whether a gate's cache_state text claims a cold cache: its first word
+ * is "cold", in any case ("cold original source; no prepared index").
+ * NULL claims none. */
+bool bg_promotion_claims_cold(const char *cache_state);
 
 /* The evidence file, relative to the project root, into out. */
 void bg_promotion_evidence_path(const struct bg_config *cfg, struct bg_strbuf *out);

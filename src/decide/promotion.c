@@ -162,9 +162,7 @@ static char *runs_md_status(const struct bg_config *cfg, const char *id)
 	return status;
 }
 
-/* Whether a gate's cache_state text claims a cold cache: its first word is
- * "cold", in any case ("cold original source; no prepared index"). */
-static bool claims_cold(const char *state)
+bool bg_promotion_claims_cold(const char *state)
 {
 	while (state && (*state == ' ' || *state == '\t'))
 		state++;
@@ -442,7 +440,7 @@ int bg_promotion_check(const struct bg_config *cfg, const json_t *gate, const js
 		    (!str(cache, "state") || strcmp(str(cache, "state"), "cold") != 0))
 			add(crit[C_CACHE], "a cold cache was claimed but not verified (state '%s')",
 			    str(cache, "state") ? str(cache, "state") : "unknown");
-		else if (gate && claims_cold(str(gate, "cache_state")) &&
+		else if (gate && bg_promotion_claims_cold(str(gate, "cache_state")) &&
 			 (!str(cache, "state") || strcmp(str(cache, "state"), "cold") != 0))
 			/* the evidence row would carry the gate's cold claim */
 			add(crit[C_CACHE], "the gate's cache state '%s' claims a cold cache, which the session did not "

@@ -8,6 +8,7 @@
 #include "benchgate/fsutil.h"
 #include "benchgate/json.h"
 #include "benchgate/lifecycle.h"
+#include "benchgate/promotion.h"
 #include "benchgate/profile.h"
 #include "benchgate/provenance.h"
 #include "benchgate/registry.h"
@@ -1089,6 +1090,31 @@ static json_t *conditions_differ(struct bg_store *store, const json_t *session, 
 	return notes;
 }
 
+/*
+ * A note where the gate's cache_state claims a cold cache ("cold original
+ * source") but the runs were not made cold and the runbook claims no cold
+ * cache (one that does and is not verified is a block reason): the
+ * timings may be of data the page cache held, and the evidence row a
+ * promotion writes would carry the gate's claim, which criterion 4 refuses.
+ */
+static void cold_claim_note(const struct run *r, const json_t *session, json_t *notes)
+{
+	const char *claim = jstr(r->req->gate, "cache_state");
+	const char *rb = jstr(json_object_get(r->measure, "cache"), "state");
+	const char *got = jstr(json_object_get(session, "cache"), "state");
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+
+	if (!json_is_array(notes) || !bg_promotion_claims_cold(claim) || (rb && strcmp(rb, "cold") == 0) ||
+	    (got && strcmp(got, "cold") == 0))
+		return;
+	bg_strbuf_addf(&sb, "the gate's cache_state '%s' claims a cold cache, but nothing made the runs cold "
+			    "(cache state '%s'): they may have read data the page cache held, and the session cannot "
+			    "be promoted until the runbook evicts the data before every run (measure.cache)",
+		       claim, got ? got : "none");
+	json_array_append_new(notes, json_string(sb.buf));
+	bg_strbuf_release(&sb);
+}
+
 /* Decides against the key's baseline, then stores the session with its key
  * and decision in one transaction (res->session_id set). */
 static int decide_and_store(struct run *r, struct bg_store *store, json_t *session, json_t *context,
@@ -1152,6 +1178,7 @@ static int decide_and_store(struct run *r, struct bg_store *store, json_t *sessi
 	}
 	d = bg_decide(&me, facts, n, &o, &r->res->decision);
 	json_object_set_new(r->res->decision, "conditions", conditions_differ(store, session, r->res->decision));
+	cold_claim_note(r, session, json_object_get(r->res->decision, "conditions"));
 	json_object_set_new(r->res->decision, "key_id", json_string(r->res->key_id));
 	json_object_set_new(r->res->decision, "tier", json_string(q->tier));
 	curation = d == BG_DECISION_BLOCK ? "rejected" : d == BG_DECISION_INVESTIGATE ? "pending" : "auto-accepted";

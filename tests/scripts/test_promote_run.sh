@@ -218,6 +218,8 @@ jq '.gates += [(.gates[] | select(.id == "life.full")) + {id: "life.cold", cache
 "$B" render >/dev/null
 git add -A && git -c user.email=t@t -c user.name=t commit -qm "a gate that claims cold" || exit 1
 check "cold claim: run"            test "$(rc_of "$B" run -q --no-repeat life.cold --tier release-signoff)" = 0
+check "cold claim: run notes it" grep -qF "note: the gate's cache_state 'cold source; no prepared index' claims a cold cache, but nothing made the runs cold (cache state 'none')" "$work/out" "$work/err"
+check "cold claim: compare notes it" grep -qF "claims a cold cache, but nothing made the runs cold" <("$B" compare --last life.cold)
 sid=$("$B" compare --last life.cold --json | jq .session)
 cp benchmarks/benchmark_registry.json "$work/registry.cold"
 check "cold claim: promote refused" test "$(rc_of "$B" promote "$sid")" = 1
