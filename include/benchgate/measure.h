@@ -147,7 +147,16 @@ void bg_measure_run_name(char *buf, size_t size, const char *phase, long long in
 
 /* Fills opts with the defaults above (argv, root and callbacks left NULL). */
 void bg_measure_opts_init(struct bg_measure_opts *opts);
-/* Runs the session; *out receives the session document (caller decrefs). */
+/*
+ * Runs the session; *out receives the session document (caller decrefs).
+ * For its length the process is a child subreaper (orphans of a run are
+ * adopted, watched and reaped); the caller's setting is given back at the
+ * end. The caller's children of the session's start are never reaped by
+ * it; one that another thread of the caller starts during the session may
+ * be, and so may one when the kernel does not list children
+ * (/proc/self/task/TID/children). A run's process left running past the
+ * session stays the caller's child.
+ */
 int bg_measure_session(const struct bg_measure_opts *opts, json_t **out, struct bg_ctx *ctx);
 /*
  * BG_EPRECOND, saying so, when path (a file, or a folder, followed through

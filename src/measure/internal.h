@@ -323,8 +323,15 @@ int bg_spawn_capture(char *const *argv, const char *dir, const char *const *unse
 /* The same with stderr captured into out too. */
 int bg_spawn_capture_all(char *const *argv, const char *dir, const char *const *unset, struct bg_strbuf *out,
 			 int *status, struct bg_ctx *ctx);
-/* Reaps finished children without blocking (orphans adopted as subreaper). */
+/* Reaps finished children without blocking (orphans adopted as
+ * subreaper), never one of the caller's children when the session began. */
 void bg_spawn_reap_orphans(void);
+/* A session's beginning: notes the caller's children (which
+ * bg_spawn_reap_orphans leaves alone) and makes this process a subreaper,
+ * so that the orphans of a run stay visible and killable. */
+void bg_spawn_adopt_begin(void);
+/* A session's end: the subreaper setting the caller had, back. */
+void bg_spawn_adopt_end(void);
 
 /* ---- cache.c ---- */
 /* Writes back and drops the cached pages of the file, or of every file under

@@ -1087,7 +1087,7 @@ int bg_measure_session(const struct bg_measure_opts *o, json_t **out, struct bg_
 	if (o->timing != BG_TIMING_REPORTED && getenv("BENCHGATE_RESULT"))
 		env_without_result(&s, NULL);
 	/* adopt orphans of a run so that its whole tree stays visible and killable */
-	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+	bg_spawn_adopt_begin();
 	if ((rc = bg_nvml_load(&s.nvml, ctx)) != BG_OK)
 		goto done;
 	if (s.nvml)
@@ -1273,6 +1273,7 @@ int bg_measure_session(const struct bg_measure_opts *o, json_t **out, struct bg_
 	*out = doc;
 	doc = NULL;
 done:
+	bg_spawn_adopt_end();
 	if (s.psi_fd >= 0) /* (a session that stopped before its runs) */
 		close(s.psi_fd);
 	json_decref(metric_stats);

@@ -26,6 +26,7 @@
 #include "benchgate/measure.h"
 #include "benchgate/strbuf.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -34,6 +35,7 @@
 #include <sched.h>
 #include <spawn.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -123,12 +125,94 @@ static void kill_tree(pid_t pid, const char *cg_procs)
 		cgroup_live(cg_procs, true, &live);
 }
 
+/* The caller's children when the session began (bg_spawn_adopt_begin):
+ * never reaped here, so that a program that embeds the library keeps their
+ * exit statuses; and whether it was a subreaper then (-1: no session). */
+static pid_t *callers_children;
+static size_t ncallers_children;
+static bool callers_known;
+static int subreaper_before = -1;
+
+/*
+ * The pids of this process's children, of every thread and zombies too
+ * (/proc/self/task/TID/children), into *out (malloc'd, *n of them); false
+ * when the kernel does not list them (CONFIG_PROC_CHILDREN).
+ */
+static bool list_children(pid_t **out, size_t *n)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	bool listed = false;
+
+	*out = NULL;
+	*n = 0;
+	while (d && (e = readdir(d))) {
+		char path[64];
+		FILE *f;
+		long pid;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%.20s/children", e->d_name);
+		if (!(f = fopen(path, "re")))
+			continue;
+		listed = true;
+		while (fscanf(f, "%ld", &pid) == 1) {
+			*out = bg_xrealloc(*out, (*n + 1) * sizeof(**out));
+			(*out)[(*n)++] = (pid_t)pid;
+		}
+		fclose(f);
+	}
+	if (d)
+		closedir(d);
+	return listed;
+}
+
+void bg_spawn_adopt_begin(void)
+{
+	int was = 0;
+
+	if (prctl(PR_GET_CHILD_SUBREAPER, &was, 0, 0, 0) != 0)
+		was = 0;
+	subreaper_before = was;
+	free(callers_children);
+	callers_known = list_children(&callers_children, &ncallers_children);
+	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+}
+
+void bg_spawn_adopt_end(void)
+{
+	if (subreaper_before == 0)
+		prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0);
+	subreaper_before = -1;
+	free(callers_children);
+	callers_children = NULL;
+	ncallers_children = 0;
+	callers_known = false;
+}
+
 void bg_spawn_reap_orphans(void)
 {
+	pid_t *kids;
+	size_t n;
 	int st;
 
-	while (waitpid(-1, &st, WNOHANG) > 0)
-		;
+	if (!callers_known || !list_children(&kids, &n)) {
+		/* no list of children: every finished one (the old way) */
+		while (waitpid(-1, &st, WNOHANG) > 0)
+			;
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		bool callers = false;
+
+		for (size_t k = 0; k < ncallers_children && !callers; k++)
+			callers = kids[i] == callers_children[k];
+		if (!callers)
+			while (waitpid(kids[i], &st, WNOHANG) < 0 && errno == EINTR)
+				;
+	}
+	free(kids);
 }
 
 size_t bg_spawn_leftovers(pid_t pgid, const char *cgroup_procs, long grace_ms)

@@ -73,6 +73,30 @@ static void test_true(void **state)
 	json_decref(doc);
 }
 
+/* A program that embeds the library keeps its own children: a session
+ * reaps only what its runs left, and gives the subreaper setting back. */
+static void test_callers_children(void **state)
+{
+	char *argv[] = {(char *)"sleep", (char *)"0.05", NULL};
+	pid_t child;
+	int st = 0, sub = -1;
+	json_t *doc;
+
+	(void)state;
+	prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0)
+		_exit(42); /* the caller's: done before the session's first run */
+	usleep(20000);
+	doc = run(argv, 2, NULL, BG_OK);
+	json_decref(doc);
+	assert_int_equal(waitpid(child, &st, 0), child);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 42);
+	assert_int_equal(prctl(PR_GET_CHILD_SUBREAPER, &sub, 0, 0, 0), 0);
+	assert_int_equal(sub, 0);
+}
+
 static void test_failing_smoke_blocks(void **state)
 {
 	char *argv[] = {(char *)"false", NULL};
@@ -421,6 +445,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_true),
+		cmocka_unit_test(test_callers_children),
 		cmocka_unit_test(test_failing_smoke_blocks),
 		cmocka_unit_test(test_cannot_start),
 		cmocka_unit_test(test_bad_options_and_timeout),
