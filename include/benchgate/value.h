@@ -242,10 +242,11 @@ struct bg_value *bg_value_getn(const struct bg_value *obj, const char *key, size
  * for anything but an array (an object's members are not elements) */
 #define BG_VALUE_ARRAY_FOREACH(arr, i, v)                                                    \
 	for ((i) = 0; bg_value_is_array(arr) && (i) < (arr)->n && ((v) = (arr)->u.items[(i)], (void)(v), 1); (i)++)
-/* for each member in insertion order: k (const char *) and v (struct bg_value *) */
+/* for each member in insertion order: k (const char *) and v (struct bg_value *);
+ * no member at all for anything but an object */
 #define BG_VALUE_OBJECT_FOREACH(obj, k, v)                                                   \
 	for (size_t BG_VALUE_CAT(bg_i_, __LINE__) = 0;                                       \
-	     BG_VALUE_CAT(bg_i_, __LINE__) < bg_value_size(obj) &&                           \
+	     bg_value_is_object(obj) && BG_VALUE_CAT(bg_i_, __LINE__) < (obj)->n &&          \
 	     ((k) = (obj)->u.members[BG_VALUE_CAT(bg_i_, __LINE__)].key,                     \
 	      (v) = (obj)->u.members[BG_VALUE_CAT(bg_i_, __LINE__)].value, (void)(k), (void)(v), 1); \
 	     BG_VALUE_CAT(bg_i_, __LINE__)++)

@@ -376,6 +376,34 @@ static void test_depth(void **state)
 	bg_arena_free(a);
 }
 
+/* The walks visit nothing of a value of the other kind (or of none). */
+static void test_foreach_wrong_type(void **state)
+{
+	struct bg_arena *a = bg_arena_new();
+	struct bg_value *arr, *obj, *v, *none = NULL;
+	const char *k;
+	size_t i, seen = 0;
+
+	(void)state;
+	arr = parse(a, "[\"x\", \"y\", 3]");
+	obj = parse(a, "{\"a\": 1, \"b\": 2}");
+	BG_VALUE_OBJECT_FOREACH(arr, k, v)
+		seen++;
+	BG_VALUE_ARRAY_FOREACH(obj, i, v)
+		seen++;
+	BG_VALUE_OBJECT_FOREACH(none, k, v)
+		seen++;
+	BG_VALUE_ARRAY_FOREACH(none, i, v)
+		seen++;
+	assert_int_equal(seen, 0);
+	BG_VALUE_OBJECT_FOREACH(obj, k, v)
+		seen++;
+	BG_VALUE_ARRAY_FOREACH(arr, i, v)
+		seen++;
+	assert_int_equal(seen, 5);
+	bg_arena_free(a);
+}
+
 static void test_duplicates_and_order(void **state)
 {
 	struct bg_arena *a = bg_arena_new();
@@ -1270,6 +1298,7 @@ int main(void)
 		cmocka_unit_test(test_out_of_memory_handler),
 		cmocka_unit_test(test_reals_match_strtod),
 		cmocka_unit_test(test_depth),
+		cmocka_unit_test(test_foreach_wrong_type),
 		cmocka_unit_test(test_duplicates_and_order),
 		cmocka_unit_test(test_index_threshold),
 		cmocka_unit_test(test_large_document),
