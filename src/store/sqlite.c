@@ -139,7 +139,7 @@ static int system_errno(struct sqlite_store *s, int code)
 {
 	if (!s->db || (code != SQLITE_IOERR && code != SQLITE_CANTOPEN))
 		return 0;
-	return sym_sqlite3_system_errno(s->db);
+	return bg_sym_sqlite3_system_errno(s->db);
 }
 
 /*
@@ -148,7 +148,7 @@ static int system_errno(struct sqlite_store *s, int code)
  */
 static int db_error(struct sqlite_store *s, struct bg_ctx *ctx, const char *what)
 {
-	int code = s->db ? sym_sqlite3_errcode(s->db) & 0xff : SQLITE_CANTOPEN;
+	int code = s->db ? bg_sym_sqlite3_errcode(s->db) & 0xff : SQLITE_CANTOPEN;
 	int e = code == SQLITE_FULL ? ENOSPC : system_errno(s, code);
 
 	if (changed_under(s, ctx)) /* the error is the owner's write, not damage */
@@ -157,32 +157,32 @@ static int db_error(struct sqlite_store *s, struct bg_ctx *ctx, const char *what
 		return bg_error(ctx, BG_EIO, "%s: %s: %s (another program's file, or a store whose first bytes were "
 				"overwritten): restore the store from a backup, or name another file in 'store' of "
 				"benchgate.json",
-				s->display, what, sym_sqlite3_errmsg(s->db));
+				s->display, what, bg_sym_sqlite3_errmsg(s->db));
 	if (code == SQLITE_BUSY)
 		return bg_error(ctx, BG_EIO, "%s: %s: %s: another process has held it for writing for 10 s (a "
 				"benchgate storing a session, or one stopped with Ctrl-Z while it wrote); try again "
-				"once it is done", s->display, what, sym_sqlite3_errmsg(s->db));
+				"once it is done", s->display, what, bg_sym_sqlite3_errmsg(s->db));
 	if (code == SQLITE_CORRUPT)
 		return bg_error(ctx, BG_EIO, "%s: %s: %s; the store is corrupted (truncated or changed outside "
-				"benchgate): restore it from a backup", s->display, what, sym_sqlite3_errmsg(s->db));
+				"benchgate): restore it from a backup", s->display, what, bg_sym_sqlite3_errmsg(s->db));
 	/* a file system without room: SQLite's own "database or disk is full",
 	 * or an I/O error whose system call failed for want of space or quota
 	 * (the -shm file growing, say) */
 	if (e == ENOSPC || e == EDQUOT)
 		return bg_error(ctx, BG_EIO, "%s: %s: %s (%s): the file system that holds the store is full; free "
-				"some space there and run it again", s->display, what, sym_sqlite3_errmsg(s->db),
+				"some space there and run it again", s->display, what, bg_sym_sqlite3_errmsg(s->db),
 				strerror(e));
 	if (bg_open_files_advice(e))
-		return bg_error(ctx, BG_EIO, "%s: %s: %s (%s): %s", s->display, what, sym_sqlite3_errmsg(s->db),
+		return bg_error(ctx, BG_EIO, "%s: %s: %s (%s): %s", s->display, what, bg_sym_sqlite3_errmsg(s->db),
 				strerror(e), bg_open_files_advice(e));
 	return bg_error(ctx, BG_EIO, "%s: %s: %s; check that the store is %s and not "
-			"corrupted", s->display, what, sym_sqlite3_errmsg(s->db),
+			"corrupted", s->display, what, bg_sym_sqlite3_errmsg(s->db),
 			s->read_only ? "readable" : "writable");
 }
 
 static int exec(struct sqlite_store *s, const char *sql, const char *what, struct bg_ctx *ctx)
 {
-	if (sym_sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+	if (bg_sym_sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK)
 		return db_error(s, ctx, what);
 	return BG_OK;
 }
@@ -193,23 +193,23 @@ static int current_version(struct sqlite_store *s, int *version, struct bg_ctx *
 	int rc;
 
 	*version = 0;
-	rc = sym_sqlite3_prepare_v2(s->db,
+	rc = bg_sym_sqlite3_prepare_v2(s->db,
 				    "SELECT name FROM sqlite_master WHERE type='table' AND name='schema_migrations'",
 				    -1, &st, NULL);
 	if (rc != SQLITE_OK)
 		return db_error(s, ctx, "cannot read the schema");
-	rc = sym_sqlite3_step(st);
-	sym_sqlite3_finalize(st);
+	rc = bg_sym_sqlite3_step(st);
+	bg_sym_sqlite3_finalize(st);
 	if (rc == SQLITE_DONE)
 		return BG_OK;
 	if (rc != SQLITE_ROW)
 		return db_error(s, ctx, "cannot read the schema");
-	if (sym_sqlite3_prepare_v2(s->db, "SELECT COALESCE(MAX(version), 0) FROM schema_migrations", -1,
+	if (bg_sym_sqlite3_prepare_v2(s->db, "SELECT COALESCE(MAX(version), 0) FROM schema_migrations", -1,
 				   &st, NULL) != SQLITE_OK)
 		return db_error(s, ctx, "cannot read the schema version");
-	if (sym_sqlite3_step(st) == SQLITE_ROW)
-		*version = sym_sqlite3_column_int(st, 0);
-	sym_sqlite3_finalize(st);
+	if (bg_sym_sqlite3_step(st) == SQLITE_ROW)
+		*version = bg_sym_sqlite3_column_int(st, 0);
+	bg_sym_sqlite3_finalize(st);
 	return BG_OK;
 }
 
@@ -225,12 +225,12 @@ static int refuse_foreign(struct sqlite_store *s, struct bg_ctx *ctx)
 
 	if ((rc = current_version(s, &version, ctx)) || version > 0)
 		return rc;
-	if (sym_sqlite3_prepare_v2(s->db, "SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'", -1,
+	if (bg_sym_sqlite3_prepare_v2(s->db, "SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'", -1,
 				   &st, NULL) != SQLITE_OK)
 		return db_error(s, ctx, "cannot read the schema");
-	if (sym_sqlite3_step(st) == SQLITE_ROW)
-		tables = sym_sqlite3_column_int(st, 0);
-	sym_sqlite3_finalize(st);
+	if (bg_sym_sqlite3_step(st) == SQLITE_ROW)
+		tables = bg_sym_sqlite3_column_int(st, 0);
+	bg_sym_sqlite3_finalize(st);
 	if (tables > 0)
 		return bg_error(ctx, BG_EIO, "%s: not a benchgate store (it holds %d table%s or index%s of another "
 				"program's, and no benchgate schema); name another file in 'store' of benchgate.json",
@@ -264,7 +264,7 @@ static int migrate(struct sqlite_store *s, struct bg_ctx *ctx)
 		/* another writer may have migrated meanwhile */
 		rc = current_version(s, &s->version, ctx);
 		if (rc || s->version >= NMIGRATIONS) {
-			sym_sqlite3_exec(s->db, rc ? "ROLLBACK" : "COMMIT", NULL, NULL, NULL);
+			bg_sym_sqlite3_exec(s->db, rc ? "ROLLBACK" : "COMMIT", NULL, NULL, NULL);
 			return rc;
 		}
 		bg_strbuf_addf(&sql,
@@ -275,7 +275,7 @@ static int migrate(struct sqlite_store *s, struct bg_ctx *ctx)
 		rc = exec(s, sql.buf, "cannot upgrade the schema", ctx);
 		bg_strbuf_release(&sql);
 		if (rc) {
-			sym_sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+			bg_sym_sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 			return rc;
 		}
 		rc = exec(s, "COMMIT", "cannot commit the schema upgrade", ctx);
@@ -289,21 +289,21 @@ static int migrate(struct sqlite_store *s, struct bg_ctx *ctx)
 static void bind_text(sqlite3_stmt *st, int i, const json_t *v)
 {
 	if (json_is_string(v))
-		sym_sqlite3_bind_text(st, i, json_string_value(v), -1, SQLITE_TRANSIENT);
+		bg_sym_sqlite3_bind_text(st, i, json_string_value(v), -1, SQLITE_TRANSIENT);
 	else
-		sym_sqlite3_bind_null(st, i);
+		bg_sym_sqlite3_bind_null(st, i);
 }
 
 static void bind_num(sqlite3_stmt *st, int i, const json_t *v)
 {
 	if (json_is_integer(v))
-		sym_sqlite3_bind_int64(st, i, json_integer_value(v));
+		bg_sym_sqlite3_bind_int64(st, i, json_integer_value(v));
 	else if (json_is_real(v))
-		sym_sqlite3_bind_double(st, i, json_real_value(v));
+		bg_sym_sqlite3_bind_double(st, i, json_real_value(v));
 	else if (json_is_boolean(v))
-		sym_sqlite3_bind_int(st, i, json_is_true(v));
+		bg_sym_sqlite3_bind_int(st, i, json_is_true(v));
 	else
-		sym_sqlite3_bind_null(st, i);
+		bg_sym_sqlite3_bind_null(st, i);
 }
 
 static void bind_json(sqlite3_stmt *st, int i, const json_t *v)
@@ -314,7 +314,7 @@ static void bind_json(sqlite3_stmt *st, int i, const json_t *v)
 
 	bg_store_json_compact(&sb, v);
 	text = bg_strbuf_detach(&sb, &len);
-	sym_sqlite3_bind_text(st, i, text, (int)len, free);
+	bg_sym_sqlite3_bind_text(st, i, text, (int)len, free);
 }
 
 /* The columns of table runs that copy a member of the run record, kept by one pass over it. */
@@ -347,7 +347,7 @@ static void dump_run(struct bg_strbuf *out, sqlite3_stmt *st, int base, const js
 	json_t *item;
 	bool first = true;
 
-	sym_sqlite3_bind_int(st, base + 10, 0);
+	bg_sym_sqlite3_bind_int(st, base + 10, 0);
 	if (!json_is_object(r)) {
 		bg_store_json_compact(out, r);
 		return;
@@ -362,9 +362,9 @@ static void dump_run(struct bg_strbuf *out, sqlite3_stmt *st, int base, const js
 			if (run_columns[c].kind == RUN_NUM)
 				bind_num(st, column, item);
 			else if (run_columns[c].kind == RUN_TRUE)
-				sym_sqlite3_bind_int(st, column, json_is_true(item));
+				bg_sym_sqlite3_bind_int(st, column, json_is_true(item));
 			else if (json_is_string(item))
-				sym_sqlite3_bind_text(st, column, json_string_value(item), -1, SQLITE_STATIC);
+				bg_sym_sqlite3_bind_text(st, column, json_string_value(item), -1, SQLITE_STATIC);
 			break;
 		}
 		if (!first)
@@ -402,7 +402,7 @@ static int prepare_runs_insert(struct sqlite_store *s, int rows, sqlite3_stmt **
 		       " VALUES ");
 	for (int k = 0; k < rows; k++)
 		bg_strbuf_adds(&sql, k ? ",(?,?,?,?,?,?,?,?,?,?,?,?,?)" : "(?,?,?,?,?,?,?,?,?,?,?,?,?)");
-	rc = sym_sqlite3_prepare_v2(s->db, sql.buf, (int)sql.len, st, NULL);
+	rc = bg_sym_sqlite3_prepare_v2(s->db, sql.buf, (int)sql.len, st, NULL);
 	bg_strbuf_release(&sql);
 	return rc == SQLITE_OK ? 0 : -1;
 }
@@ -432,7 +432,7 @@ static int insert_session(struct sqlite_store *s, const json_t *doc, const struc
 	rc = exec(s, "BEGIN IMMEDIATE", "cannot start the session transaction", ctx);
 	if (rc)
 		return rc;
-	if (sym_sqlite3_prepare_v2(s->db,
+	if (bg_sym_sqlite3_prepare_v2(s->db,
 				   "INSERT INTO sessions (started_at, finished_at, kind, status, reason, command,"
 				   " timed_runs, wall_min_ns, wall_p50_ns, wall_p95_ns, wall_max_ns, wall_mad_ns,"
 				   " cpu_p50_ns, max_rss_bytes, tree_peak_bytes, gpu_peak_bytes, memory_source,"
@@ -472,54 +472,54 @@ static int insert_session(struct sqlite_store *s, const json_t *doc, const struc
 	bind_text(st, 28, json_object_get(doc, "computer"));
 	/* the document without its runs and id (they have their own places) */
 	bg_store_json_object(&text, doc, "runs", "id");
-	sym_sqlite3_bind_text(st, 29, text.buf, (int)text.len, SQLITE_STATIC);
-	if (sym_sqlite3_step(st) != SQLITE_DONE)
+	bg_sym_sqlite3_bind_text(st, 29, text.buf, (int)text.len, SQLITE_STATIC);
+	if (bg_sym_sqlite3_step(st) != SQLITE_DONE)
 		goto fail;
-	sym_sqlite3_finalize(st);
+	bg_sym_sqlite3_finalize(st);
 	st = NULL;
-	*id = sym_sqlite3_last_insert_rowid(s->db);
+	*id = bg_sym_sqlite3_last_insert_rowid(s->db);
 	/* full batches of RUN_BATCH rows, then the rest one row per statement */
 	nruns = json_array_size(runs);
 	for (i = 0; i < nruns; i += rows) {
 		if (!st || (nruns - i < RUN_BATCH && rows == RUN_BATCH)) {
 			rows = nruns - i < RUN_BATCH ? 1 : RUN_BATCH;
-			sym_sqlite3_finalize(st);
+			bg_sym_sqlite3_finalize(st);
 			st = NULL;
 			if (prepare_runs_insert(s, (int)rows, &st))
 				goto fail;
 		}
-		sym_sqlite3_reset(st);
-		sym_sqlite3_clear_bindings(st);
+		bg_sym_sqlite3_reset(st);
+		bg_sym_sqlite3_clear_bindings(st);
 		/* the texts of the batch, one after another in one buffer that SQLite copies
 		 * while stepping; bound once the buffer no longer moves */
 		bg_strbuf_reset(&text);
 		for (size_t k = 0; k < rows; k++) {
-			sym_sqlite3_bind_int64(st, (int)k * RUN_COLUMNS + 1, *id);
+			bg_sym_sqlite3_bind_int64(st, (int)k * RUN_COLUMNS + 1, *id);
 			starts[k] = text.len;
 			dump_run(&text, st, (int)k * RUN_COLUMNS, json_array_get(runs, i + k));
 		}
 		for (size_t k = 0; k < rows; k++) {
 			size_t end = k + 1 < rows ? starts[k + 1] : text.len;
 
-			sym_sqlite3_bind_text(st, (int)k * RUN_COLUMNS + 13, text.buf + starts[k],
+			bg_sym_sqlite3_bind_text(st, (int)k * RUN_COLUMNS + 13, text.buf + starts[k],
 					      (int)(end - starts[k]), SQLITE_STATIC);
 		}
-		if (sym_sqlite3_step(st) != SQLITE_DONE)
+		if (bg_sym_sqlite3_step(st) != SQLITE_DONE)
 			goto fail;
 	}
-	sym_sqlite3_finalize(st);
+	bg_sym_sqlite3_finalize(st);
 	st = NULL;
 	bg_strbuf_release(&text);
 	if (dec && write_decision(s, *id, dec->key_id, dec->key, dec->decision, dec->curation) != 0)
 		goto fail;
-	if (sym_sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+	if (bg_sym_sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
 		goto fail;
 	return BG_OK;
 fail:
 	rc = db_error(s, ctx, "cannot store the session");
-	sym_sqlite3_finalize(st);
+	bg_sym_sqlite3_finalize(st);
 	bg_strbuf_release(&text);
-	sym_sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	bg_sym_sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 	return rc;
 }
 
@@ -547,13 +547,13 @@ static int put_decided_session(struct bg_store *base, const json_t *doc, const c
  */
 static json_t *column_json(sqlite3_stmt *st, int i)
 {
-	switch (sym_sqlite3_column_type(st, i)) {
+	switch (bg_sym_sqlite3_column_type(st, i)) {
 	case SQLITE_INTEGER:
-		return json_integer(sym_sqlite3_column_int64(st, i));
+		return json_integer(bg_sym_sqlite3_column_int64(st, i));
 	case SQLITE_FLOAT:
-		return json_real(sym_sqlite3_column_double(st, i));
+		return json_real(bg_sym_sqlite3_column_double(st, i));
 	case SQLITE_TEXT:
-		return bg_json_text((const char *)sym_sqlite3_column_text(st, i));
+		return bg_json_text((const char *)bg_sym_sqlite3_column_text(st, i));
 	default:
 		return json_null();
 	}
@@ -627,15 +627,15 @@ static int check_document(struct sqlite_store *s, long long id, const char *what
 	sqlite3_stmt *st;
 	int rc, kind = 0;
 
-	if (sym_sqlite3_prepare_v2(s->db, "SELECT CASE WHEN NOT json_valid(document) THEN 0 WHEN"
+	if (bg_sym_sqlite3_prepare_v2(s->db, "SELECT CASE WHEN NOT json_valid(document) THEN 0 WHEN"
 				   " json_type(document) = 'object' THEN 2 ELSE 1 END FROM sessions WHERE id = ?",
 				   -1, &st, NULL) != SQLITE_OK)
 		return db_error(s, ctx, what);
-	sym_sqlite3_bind_int64(st, 1, id);
-	rc = sym_sqlite3_step(st);
+	bg_sym_sqlite3_bind_int64(st, 1, id);
+	rc = bg_sym_sqlite3_step(st);
 	if (rc == SQLITE_ROW)
-		kind = sym_sqlite3_column_int(st, 0);
-	sym_sqlite3_finalize(st);
+		kind = bg_sym_sqlite3_column_int(st, 0);
+	bg_sym_sqlite3_finalize(st);
 	if (rc == SQLITE_DONE || (rc == SQLITE_ROW && kind == 2))
 		return changed_under(s, ctx);
 	if (rc != SQLITE_ROW)
@@ -654,16 +654,16 @@ static int query_error(struct sqlite_store *s, struct bg_ctx *ctx, const char *w
 
 	bool valid = false;
 
-	if (strstr(sym_sqlite3_errmsg(s->db), "JSON") &&
-	    sym_sqlite3_prepare_v2(s->db, "SELECT id, json_valid(document) FROM sessions WHERE CASE WHEN NOT"
+	if (strstr(bg_sym_sqlite3_errmsg(s->db), "JSON") &&
+	    bg_sym_sqlite3_prepare_v2(s->db, "SELECT id, json_valid(document) FROM sessions WHERE CASE WHEN NOT"
 				   " json_valid(document) THEN 1 ELSE json_type(document) <> 'object' END"
 				   " ORDER BY id LIMIT 1",
 				   -1, &st, NULL) == SQLITE_OK) {
-		if (sym_sqlite3_step(st) == SQLITE_ROW) {
-			id = sym_sqlite3_column_int64(st, 0);
-			valid = sym_sqlite3_column_int(st, 1) != 0;
+		if (bg_sym_sqlite3_step(st) == SQLITE_ROW) {
+			id = bg_sym_sqlite3_column_int64(st, 0);
+			valid = bg_sym_sqlite3_column_int(st, 1) != 0;
 		}
-		sym_sqlite3_finalize(st);
+		bg_sym_sqlite3_finalize(st);
 		if (id)
 			return damaged_document(s, id, what, valid, ctx);
 	}
@@ -711,22 +711,22 @@ static inline bool named(const char *name, const char *want)
 static json_t *row_object(sqlite3_stmt *st, const char **bad, json_error_t *err)
 {
 	json_t *row = json_object();
-	int n = sym_sqlite3_column_count(st);
+	int n = bg_sym_sqlite3_column_count(st);
 
 	if (!row)
 		return NULL; /* out of memory: *bad stays NULL */
 	for (int c = 0; c < n; c++) {
-		const char *name = sym_sqlite3_column_name(st, c);
+		const char *name = bg_sym_sqlite3_column_name(st, c);
 		json_t *v;
 
 		if (named(name, "notes_source")) {
 			json_object_set_new(row, "conditions",
-					    notes_from_doc(sym_sqlite3_column_type(st, c) == SQLITE_TEXT
-								   ? (const char *)sym_sqlite3_column_text(st, c)
+					    notes_from_doc(bg_sym_sqlite3_column_type(st, c) == SQLITE_TEXT
+								   ? (const char *)bg_sym_sqlite3_column_text(st, c)
 								   : NULL));
 			continue;
 		}
-		if (named(name, "timing") && sym_sqlite3_column_type(st, c) == SQLITE_NULL) {
+		if (named(name, "timing") && bg_sym_sqlite3_column_type(st, c) == SQLITE_NULL) {
 			*bad = not_an_object; /* (TIMING_COLUMN) */
 			json_decref(row);
 			return NULL;
@@ -772,7 +772,7 @@ static int each_row(struct sqlite_store *s, sqlite3_stmt *st, const char *what, 
 {
 	int rc;
 
-	while ((rc = sym_sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = bg_sym_sqlite3_step(st)) == SQLITE_ROW) {
 		const char *bad = NULL;
 		json_error_t err;
 		json_t *row = row_object(st, &bad, &err);
@@ -783,21 +783,21 @@ static int each_row(struct sqlite_store *s, sqlite3_stmt *st, const char *what, 
 			if (!rc && !bad)
 				rc = bg_error(ctx, BG_EIO, "%s: out of memory while reading the store", s->display);
 			else if (!rc && bad == not_an_object)
-				rc = damaged_document(s, sym_sqlite3_column_int64(st, 0), what, true, ctx);
+				rc = damaged_document(s, bg_sym_sqlite3_column_int64(st, 0), what, true, ctx);
 			else if (!rc)
-				rc = corrupt(s, sym_sqlite3_column_int64(st, 0),
+				rc = corrupt(s, bg_sym_sqlite3_column_int64(st, 0),
 					     strcmp(bad, "decision_document") == 0 ? "decision" : bad, &err, ctx);
-			sym_sqlite3_finalize(st);
+			bg_sym_sqlite3_finalize(st);
 			return rc;
 		}
 		rc = fn(row, data, ctx);
 		json_decref(row);
 		if (rc) {
-			sym_sqlite3_finalize(st);
+			bg_sym_sqlite3_finalize(st);
 			return rc;
 		}
 	}
-	sym_sqlite3_finalize(st);
+	bg_sym_sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
 		return query_error(s, ctx, what);
 	/* every row read is of the file that was opened */
@@ -825,14 +825,14 @@ static int list_sessions(struct bg_store *base, long last, bg_store_row_fn fn, v
 	sqlite3_stmt *st;
 
 	/* all of them: in id order as they are, without sorting them again */
-	if (sym_sqlite3_prepare_v2(s->db,
+	if (bg_sym_sqlite3_prepare_v2(s->db,
 				   last > 0 ? "SELECT * FROM (SELECT " SUMMARY_COLUMNS
 					      " FROM sessions ORDER BY id DESC LIMIT ?) ORDER BY id"
 					    : "SELECT " SUMMARY_COLUMNS " FROM sessions ORDER BY id",
 				   -1, &st, NULL) != SQLITE_OK)
 		return db_error(s, ctx, "cannot list sessions");
 	if (last > 0)
-		sym_sqlite3_bind_int64(st, 1, last);
+		bg_sym_sqlite3_bind_int64(st, 1, last);
 	return each_row(s, st, "cannot list sessions", fn, data, ctx);
 }
 
@@ -845,41 +845,41 @@ static int get_session(struct bg_store *base, long long id, json_t **out, struct
 	int rc;
 
 	*out = NULL;
-	if (sym_sqlite3_prepare_v2(s->db, "SELECT document FROM sessions WHERE id = ?", -1, &st, NULL) !=
+	if (bg_sym_sqlite3_prepare_v2(s->db, "SELECT document FROM sessions WHERE id = ?", -1, &st, NULL) !=
 	    SQLITE_OK)
 		return db_error(s, ctx, "cannot read the session");
-	sym_sqlite3_bind_int64(st, 1, id);
-	rc = sym_sqlite3_step(st);
+	bg_sym_sqlite3_bind_int64(st, 1, id);
+	rc = bg_sym_sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
-		doc = json_loads((const char *)sym_sqlite3_column_text(st, 0), 0, &err);
+		doc = json_loads((const char *)bg_sym_sqlite3_column_text(st, 0), 0, &err);
 		if (!doc || !json_is_object(doc)) {
-			sym_sqlite3_finalize(st);
+			bg_sym_sqlite3_finalize(st);
 			json_decref(doc);
 			return corrupt(s, id, "document", doc ? NULL : &err, ctx);
 		}
 	}
-	sym_sqlite3_finalize(st);
+	bg_sym_sqlite3_finalize(st);
 	if (rc == SQLITE_DONE)
 		return bg_error(ctx, BG_ECHECK, "%s: no session with id %lld; see 'benchgate sessions'",
 				s->display, id);
 	if (!doc)
 		return db_error(s, ctx, "cannot read the session");
 	runs = json_array();
-	if (sym_sqlite3_prepare_v2(s->db, "SELECT record, ordinal FROM runs WHERE session_id = ? ORDER BY ordinal",
+	if (bg_sym_sqlite3_prepare_v2(s->db, "SELECT record, ordinal FROM runs WHERE session_id = ? ORDER BY ordinal",
 				   -1, &st, NULL) != SQLITE_OK) {
 		json_decref(doc);
 		json_decref(runs);
 		return db_error(s, ctx, "cannot read the runs");
 	}
-	sym_sqlite3_bind_int64(st, 1, id);
-	while ((rc = sym_sqlite3_step(st)) == SQLITE_ROW) {
-		json_t *r = json_loads((const char *)sym_sqlite3_column_text(st, 0), 0, &err);
+	bg_sym_sqlite3_bind_int64(st, 1, id);
+	while ((rc = bg_sym_sqlite3_step(st)) == SQLITE_ROW) {
+		json_t *r = json_loads((const char *)bg_sym_sqlite3_column_text(st, 0), 0, &err);
 
 		if (!r || !json_is_object(r)) {
 			char what[48];
 
-			snprintf(what, sizeof(what), "record of run %lld", (long long)sym_sqlite3_column_int64(st, 1));
-			sym_sqlite3_finalize(st);
+			snprintf(what, sizeof(what), "record of run %lld", (long long)bg_sym_sqlite3_column_int64(st, 1));
+			bg_sym_sqlite3_finalize(st);
 			json_decref(r);
 			json_decref(runs);
 			json_decref(doc);
@@ -887,7 +887,7 @@ static int get_session(struct bg_store *base, long long id, json_t **out, struct
 		}
 		json_array_append_new(runs, r);
 	}
-	sym_sqlite3_finalize(st);
+	bg_sym_sqlite3_finalize(st);
 	/* runs, then id: the order in which measure --json printed them */
 	json_object_set_new(doc, "runs", runs);
 	json_object_set_new(doc, "id", json_integer(id));
@@ -906,19 +906,19 @@ static int log_curation(struct sqlite_store *s, long long id, const char *curati
 	sqlite3_stmt *st;
 	int rc;
 
-	if (sym_sqlite3_prepare_v2(s->db,
+	if (bg_sym_sqlite3_prepare_v2(s->db,
 				   "INSERT INTO curations (session_id, curation, why, who, at)"
 				   " VALUES (?, ?, ?, ?, strftime('%Y-%m-%dT%H:%M:%fZ','now'))",
 				   -1, &st, NULL) != SQLITE_OK)
 		return -1;
-	sym_sqlite3_bind_int64(st, 1, id);
-	sym_sqlite3_bind_text(st, 2, curation, -1, SQLITE_TRANSIENT);
+	bg_sym_sqlite3_bind_int64(st, 1, id);
+	bg_sym_sqlite3_bind_text(st, 2, curation, -1, SQLITE_TRANSIENT);
 	if (why)
-		sym_sqlite3_bind_text(st, 3, why, -1, SQLITE_TRANSIENT);
+		bg_sym_sqlite3_bind_text(st, 3, why, -1, SQLITE_TRANSIENT);
 	if (who)
-		sym_sqlite3_bind_text(st, 4, who, -1, SQLITE_TRANSIENT);
-	rc = sym_sqlite3_step(st);
-	sym_sqlite3_finalize(st);
+		bg_sym_sqlite3_bind_text(st, 4, who, -1, SQLITE_TRANSIENT);
+	rc = bg_sym_sqlite3_step(st);
+	bg_sym_sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
@@ -930,23 +930,23 @@ static int write_notes(struct sqlite_store *s, long long id, const json_t *condi
 	sqlite3_stmt *st = NULL;
 	int rc;
 
-	if (sym_sqlite3_prepare_v2(s->db, "DELETE FROM decision_notes WHERE session_id = ?", -1, &st, NULL) !=
+	if (bg_sym_sqlite3_prepare_v2(s->db, "DELETE FROM decision_notes WHERE session_id = ?", -1, &st, NULL) !=
 	    SQLITE_OK)
 		return -1;
-	sym_sqlite3_bind_int64(st, 1, id);
-	rc = sym_sqlite3_step(st);
-	sym_sqlite3_finalize(st);
+	bg_sym_sqlite3_bind_int64(st, 1, id);
+	rc = bg_sym_sqlite3_step(st);
+	bg_sym_sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
 		return -1;
 	if (!json_is_array(conditions) || json_array_size(conditions) == 0)
 		return 0;
-	if (sym_sqlite3_prepare_v2(s->db, "INSERT INTO decision_notes (session_id, conditions) VALUES (?, ?)", -1,
+	if (bg_sym_sqlite3_prepare_v2(s->db, "INSERT INTO decision_notes (session_id, conditions) VALUES (?, ?)", -1,
 				   &st, NULL) != SQLITE_OK)
 		return -1;
-	sym_sqlite3_bind_int64(st, 1, id);
+	bg_sym_sqlite3_bind_int64(st, 1, id);
 	bind_json(st, 2, conditions);
-	rc = sym_sqlite3_step(st);
-	sym_sqlite3_finalize(st);
+	rc = bg_sym_sqlite3_step(st);
+	bg_sym_sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
@@ -960,7 +960,7 @@ static int write_decision(struct sqlite_store *s, long long id, const char *key_
 	sqlite3_stmt *st = NULL;
 	char why[64];
 
-	if (sym_sqlite3_prepare_v2(s->db,
+	if (bg_sym_sqlite3_prepare_v2(s->db,
 				   "UPDATE sessions SET key_id = ?, key = ?, decision = ?, decision_doc = ?,"
 				   " curation = ?, curated_by = 'benchgate',"
 				   " curated_at = strftime('%Y-%m-%dT%H:%M:%fZ','now'), curation_why = ?"
@@ -968,19 +968,19 @@ static int write_decision(struct sqlite_store *s, long long id, const char *key_
 				   -1, &st, NULL) != SQLITE_OK)
 		return -1;
 	snprintf(why, sizeof(why), "decision: %s", name);
-	sym_sqlite3_bind_text(st, 1, key_id, -1, SQLITE_TRANSIENT);
+	bg_sym_sqlite3_bind_text(st, 1, key_id, -1, SQLITE_TRANSIENT);
 	bind_json(st, 2, key);
-	sym_sqlite3_bind_text(st, 3, name, -1, SQLITE_TRANSIENT);
+	bg_sym_sqlite3_bind_text(st, 3, name, -1, SQLITE_TRANSIENT);
 	bind_json(st, 4, decision);
-	sym_sqlite3_bind_text(st, 5, curation, -1, SQLITE_TRANSIENT);
-	sym_sqlite3_bind_text(st, 6, why, -1, SQLITE_TRANSIENT);
-	sym_sqlite3_bind_int64(st, 7, id);
-	if (sym_sqlite3_step(st) != SQLITE_DONE) {
-		sym_sqlite3_finalize(st);
+	bg_sym_sqlite3_bind_text(st, 5, curation, -1, SQLITE_TRANSIENT);
+	bg_sym_sqlite3_bind_text(st, 6, why, -1, SQLITE_TRANSIENT);
+	bg_sym_sqlite3_bind_int64(st, 7, id);
+	if (bg_sym_sqlite3_step(st) != SQLITE_DONE) {
+		bg_sym_sqlite3_finalize(st);
 		return -1;
 	}
-	sym_sqlite3_finalize(st);
-	if (sym_sqlite3_changes(s->db) == 0)
+	bg_sym_sqlite3_finalize(st);
+	if (bg_sym_sqlite3_changes(s->db) == 0)
 		return 1;
 	if (write_notes(s, id, json_object_get(decision, "conditions")))
 		return -1;
@@ -1006,14 +1006,14 @@ static int set_decision(struct bg_store *base, long long id, const char *key_id,
 		return rc;
 	rc = write_decision(s, id, key_id, key, decision, curation);
 	if (rc == 1) {
-		sym_sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+		bg_sym_sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 		return bg_error(ctx, BG_ECHECK, "%s: no session with id %lld; see 'benchgate sessions'",
 				s->display, id);
 	}
-	if (rc == 0 && sym_sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK)
+	if (rc == 0 && bg_sym_sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK)
 		return BG_OK;
 	rc = db_error(s, ctx, "cannot store the decision");
-	sym_sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	bg_sym_sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 	return rc;
 }
 
@@ -1028,7 +1028,7 @@ static int baseline(struct bg_store *base, const char *key_id, const char *timin
 	 * for word, so that SQLite uses it; then the decision, which a store
 	 * changed outside benchgate may hold as block or as a word no one
 	 * decides on a session still curated accepted (bg_store_not_in_baseline) */
-	if (sym_sqlite3_prepare_v2(s->db,
+	if (bg_sym_sqlite3_prepare_v2(s->db,
 				   "SELECT " VERDICT_COLUMNS " FROM sessions WHERE key_id = ?1"
 				   " AND curation IN ('accepted', 'auto-accepted')"
 				   " AND tier IN ('scheduled-profile', 'release-signoff') AND status = 'ok'"
@@ -1037,11 +1037,11 @@ static int baseline(struct bg_store *base, const char *key_id, const char *timin
 				   " AND id <> ?2 ORDER BY id DESC LIMIT ?3",
 				   -1, &st, NULL) != SQLITE_OK)
 		return db_error(s, ctx, "cannot read the baseline");
-	sym_sqlite3_bind_text(st, 1, key_id ? key_id : "", -1, SQLITE_TRANSIENT);
-	sym_sqlite3_bind_int64(st, 2, exclude_id);
-	sym_sqlite3_bind_int64(st, 3, limit > 0 ? limit : -1);
+	bg_sym_sqlite3_bind_text(st, 1, key_id ? key_id : "", -1, SQLITE_TRANSIENT);
+	bg_sym_sqlite3_bind_int64(st, 2, exclude_id);
+	bg_sym_sqlite3_bind_int64(st, 3, limit > 0 ? limit : -1);
 	if (timing)
-		sym_sqlite3_bind_text(st, 4, timing, -1, SQLITE_TRANSIENT);
+		bg_sym_sqlite3_bind_text(st, 4, timing, -1, SQLITE_TRANSIENT);
 	return collect_rows(s, st, "cannot read the baseline", out, ctx);
 }
 
@@ -1082,11 +1082,11 @@ static int curate(struct bg_store *base, long long id, const char *curation, con
 	rc = exec(s, "BEGIN IMMEDIATE", "cannot start the curation transaction", ctx);
 	if (rc)
 		return rc;
-	if (sym_sqlite3_prepare_v2(s->db, "SELECT decision, gate_id, decision_doc AS decision_document FROM sessions"
+	if (bg_sym_sqlite3_prepare_v2(s->db, "SELECT decision, gate_id, decision_doc AS decision_document FROM sessions"
 				   " WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
 		goto fail;
-	sym_sqlite3_bind_int64(st, 1, id);
-	step = sym_sqlite3_step(st);
+	bg_sym_sqlite3_bind_int64(st, 1, id);
+	step = bg_sym_sqlite3_step(st);
 	if (step == SQLITE_ROW) {
 		/* never curated into a baseline: a decision no one made, or a
 		 * session and its document that name two (as bg_store_verdict) */
@@ -1099,8 +1099,8 @@ static int curate(struct bg_store *base, long long id, const char *curation, con
 			rc = check_document(s, id, "cannot read the decision", ctx);
 		if (rc) {
 			json_decref(row);
-			sym_sqlite3_finalize(st);
-			sym_sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+			bg_sym_sqlite3_finalize(st);
+			bg_sym_sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 			return rc;
 		}
 		if (json_is_string(json_object_get(row, "decision")))
@@ -1108,13 +1108,13 @@ static int curate(struct bg_store *base, long long id, const char *curation, con
 		gate = json_is_string(json_object_get(row, "gate_id"));
 		json_decref(row);
 	}
-	sym_sqlite3_finalize(st);
+	bg_sym_sqlite3_finalize(st);
 	st = NULL;
 	if (step != SQLITE_ROW && step != SQLITE_DONE)
 		goto fail;
 	if (step == SQLITE_DONE || !decision ||
 	    (strcmp(decision, "block") == 0 && strcmp(curation, "accepted") == 0)) {
-		sym_sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+		bg_sym_sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 		if (step == SQLITE_DONE)
 			rc = bg_error(ctx, BG_ECHECK, "%s: no session with id %lld; see 'benchgate sessions'",
 				      s->display, id);
@@ -1134,29 +1134,29 @@ static int curate(struct bg_store *base, long long id, const char *curation, con
 		return rc;
 	}
 	free(decision);
-	if (sym_sqlite3_prepare_v2(s->db,
+	if (bg_sym_sqlite3_prepare_v2(s->db,
 				   "UPDATE sessions SET curation = ?, curation_why = ?, curated_by = ?,"
 				   " curated_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?",
 				   -1, &st, NULL) != SQLITE_OK)
 		goto fail;
-	sym_sqlite3_bind_text(st, 1, curation, -1, SQLITE_TRANSIENT);
-	sym_sqlite3_bind_text(st, 2, why, -1, SQLITE_TRANSIENT);
+	bg_sym_sqlite3_bind_text(st, 1, curation, -1, SQLITE_TRANSIENT);
+	bg_sym_sqlite3_bind_text(st, 2, why, -1, SQLITE_TRANSIENT);
 	if (who)
-		sym_sqlite3_bind_text(st, 3, who, -1, SQLITE_TRANSIENT);
-	sym_sqlite3_bind_int64(st, 4, id);
-	if (sym_sqlite3_step(st) != SQLITE_DONE)
+		bg_sym_sqlite3_bind_text(st, 3, who, -1, SQLITE_TRANSIENT);
+	bg_sym_sqlite3_bind_int64(st, 4, id);
+	if (bg_sym_sqlite3_step(st) != SQLITE_DONE)
 		goto fail;
-	sym_sqlite3_finalize(st);
+	bg_sym_sqlite3_finalize(st);
 	st = NULL;
 	if (log_curation(s, id, curation, why, who))
 		goto fail;
-	if (sym_sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+	if (bg_sym_sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
 		goto fail;
 	return BG_OK;
 fail:
 	rc = db_error(s, ctx, "cannot store the curation");
-	sym_sqlite3_finalize(st);
-	sym_sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	bg_sym_sqlite3_finalize(st);
+	bg_sym_sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 	return rc;
 }
 
@@ -1175,14 +1175,14 @@ static int history(struct bg_store *base, const char *gate_id, const char *key_i
 				     " ORDER BY id DESC LIMIT ?2) ORDER BY id", HISTORY(s), where);
 	else
 		bg_strbuf_addf(&sql, "SELECT %s FROM sessions WHERE %s ORDER BY id", HISTORY(s), where);
-	rc = sym_sqlite3_prepare_v2(s->db, sql.buf, -1, &st, NULL);
+	rc = bg_sym_sqlite3_prepare_v2(s->db, sql.buf, -1, &st, NULL);
 	bg_strbuf_release(&sql);
 	if (rc != SQLITE_OK)
 		return db_error(s, ctx, "cannot read the history");
 	if (gate_id || key_id)
-		sym_sqlite3_bind_text(st, 1, gate_id ? gate_id : key_id, -1, SQLITE_TRANSIENT);
+		bg_sym_sqlite3_bind_text(st, 1, gate_id ? gate_id : key_id, -1, SQLITE_TRANSIENT);
 	if (last > 0)
-		sym_sqlite3_bind_int64(st, 2, last);
+		bg_sym_sqlite3_bind_int64(st, 2, last);
 	return each_row(s, st, "cannot read the history", fn, data, ctx);
 }
 
@@ -1205,21 +1205,21 @@ static int keys_with_prefix(struct bg_store *base, const char *prefix, json_t **
 	*out = NULL;
 	if (n == 0 || (unsigned char)prefix[n - 1] == 0xff)
 		return bg_error(ctx, BG_ECHECK, "a key prefix must be 1 or more hexadecimal digits, not '%s'", prefix);
-	if (sym_sqlite3_prepare_v2(s->db,
+	if (bg_sym_sqlite3_prepare_v2(s->db,
 				   "SELECT key_id FROM sessions WHERE key_id >= ?1 AND key_id < ?2"
 				   " GROUP BY key_id ORDER BY min(id) LIMIT 2",
 				   -1, &st, NULL) != SQLITE_OK)
 		return db_error(s, ctx, "cannot read the keys");
 	upper = bg_xstrdup(prefix);
 	upper[n - 1] = (char)(upper[n - 1] + 1);
-	sym_sqlite3_bind_text(st, 1, prefix, -1, SQLITE_TRANSIENT);
-	sym_sqlite3_bind_text(st, 2, upper, -1, SQLITE_TRANSIENT);
+	bg_sym_sqlite3_bind_text(st, 1, prefix, -1, SQLITE_TRANSIENT);
+	bg_sym_sqlite3_bind_text(st, 2, upper, -1, SQLITE_TRANSIENT);
 	free(upper);
 	arr = json_array();
-	while ((rc = sym_sqlite3_step(st)) == SQLITE_ROW)
-		if (sym_sqlite3_column_type(st, 0) == SQLITE_TEXT)
+	while ((rc = bg_sym_sqlite3_step(st)) == SQLITE_ROW)
+		if (bg_sym_sqlite3_column_type(st, 0) == SQLITE_TEXT)
 			json_array_append_new(arr, column_json(st, 0));
-	sym_sqlite3_finalize(st);
+	bg_sym_sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {
 		json_decref(arr);
 		return db_error(s, ctx, "cannot read the keys");
@@ -1238,7 +1238,7 @@ static int each_key(struct bg_store *base, bg_store_row_fn fn, void *data, struc
 	struct sqlite_store *s = (struct sqlite_store *)base;
 	sqlite3_stmt *st;
 
-	if (sym_sqlite3_prepare_v2(s->db,
+	if (bg_sym_sqlite3_prepare_v2(s->db,
 				   "SELECT min(id) AS id, key_id, max(id) AS latest, count(*) AS sessions FROM sessions"
 				   " WHERE key_id IS NOT NULL GROUP BY key_id ORDER BY latest DESC",
 				   -1, &st, NULL) != SQLITE_OK)
@@ -1257,11 +1257,11 @@ static int key_history(struct bg_store *base, long long session_id, bg_store_row
 
 	bg_strbuf_addf(&sql, "SELECT %s FROM sessions WHERE key_id = (SELECT key_id FROM sessions WHERE id = ?)"
 			     " ORDER BY id", HISTORY(s));
-	rc = sym_sqlite3_prepare_v2(s->db, sql.buf, -1, &st, NULL);
+	rc = bg_sym_sqlite3_prepare_v2(s->db, sql.buf, -1, &st, NULL);
 	bg_strbuf_release(&sql);
 	if (rc != SQLITE_OK)
 		return db_error(s, ctx, "cannot read the history");
-	sym_sqlite3_bind_int64(st, 1, session_id);
+	bg_sym_sqlite3_bind_int64(st, 1, session_id);
 	return each_row(s, st, "cannot read the history", fn, data, ctx);
 }
 
@@ -1281,8 +1281,8 @@ static void read_end(struct bg_store *base)
 {
 	struct sqlite_store *s = (struct sqlite_store *)base;
 
-	if (!sym_sqlite3_get_autocommit(s->db))
-		sym_sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
+	if (!bg_sym_sqlite3_get_autocommit(s->db))
+		bg_sym_sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
 }
 
 /*
@@ -1320,12 +1320,12 @@ static int verdict(struct bg_store *base, long long id, json_t **out, struct bg_
 	int rc;
 
 	*out = NULL;
-	if (sym_sqlite3_prepare_v2(s->db,
+	if (bg_sym_sqlite3_prepare_v2(s->db,
 				   "SELECT " VERDICT_COLUMNS ", key, decision_doc AS decision_document"
 				   " FROM sessions WHERE id = ?",
 				   -1, &st, NULL) != SQLITE_OK)
 		return db_error(s, ctx, "cannot read the decision");
-	sym_sqlite3_bind_int64(st, 1, id);
+	bg_sym_sqlite3_bind_int64(st, 1, id);
 	if ((rc = collect_rows(s, st, "cannot read the decision", &rows, ctx)))
 		return rc;
 	if (json_array_size(rows) == 0) {
@@ -1338,13 +1338,13 @@ static int verdict(struct bg_store *base, long long id, json_t **out, struct bg_
 		json_decref(rows);
 		return rc;
 	}
-	if (sym_sqlite3_prepare_v2(s->db,
+	if (bg_sym_sqlite3_prepare_v2(s->db,
 				   "SELECT curation, why, who, at FROM curations WHERE session_id = ? ORDER BY seq",
 				   -1, &st, NULL) != SQLITE_OK) {
 		json_decref(rows);
 		return db_error(s, ctx, "cannot read the curations");
 	}
-	sym_sqlite3_bind_int64(st, 1, id);
+	bg_sym_sqlite3_bind_int64(st, 1, id);
 	if ((rc = collect_rows(s, st, "cannot read the curations", &log, ctx))) {
 		json_decref(rows);
 		return rc;
@@ -1363,14 +1363,14 @@ static int last_of_gate(struct bg_store *base, const char *gate_id, long long *i
 	int rc;
 
 	*id = 0;
-	if (sym_sqlite3_prepare_v2(s->db, "SELECT MAX(id) FROM sessions WHERE gate_id = ?", -1, &st, NULL) !=
+	if (bg_sym_sqlite3_prepare_v2(s->db, "SELECT MAX(id) FROM sessions WHERE gate_id = ?", -1, &st, NULL) !=
 	    SQLITE_OK)
 		return db_error(s, ctx, "cannot read the sessions of the gate");
-	sym_sqlite3_bind_text(st, 1, gate_id, -1, SQLITE_TRANSIENT);
-	rc = sym_sqlite3_step(st);
-	if (rc == SQLITE_ROW && sym_sqlite3_column_type(st, 0) == SQLITE_INTEGER)
-		*id = sym_sqlite3_column_int64(st, 0);
-	sym_sqlite3_finalize(st);
+	bg_sym_sqlite3_bind_text(st, 1, gate_id, -1, SQLITE_TRANSIENT);
+	rc = bg_sym_sqlite3_step(st);
+	if (rc == SQLITE_ROW && bg_sym_sqlite3_column_type(st, 0) == SQLITE_INTEGER)
+		*id = bg_sym_sqlite3_column_int64(st, 0);
+	bg_sym_sqlite3_finalize(st);
 	if (rc != SQLITE_ROW)
 		return db_error(s, ctx, "cannot read the sessions of the gate");
 	if (*id == 0)
@@ -1388,7 +1388,7 @@ static void close_store(struct bg_store *base)
 {
 	struct sqlite_store *s = (struct sqlite_store *)base;
 
-	sym_sqlite3_close(s->db);
+	bg_sym_sqlite3_close(s->db);
 	free(s->display);
 	free(s->path);
 	free(s);
@@ -1405,15 +1405,15 @@ static int gate_sessions_after(struct bg_store *base, const char *gate_id, long 
 	int rc;
 
 	*n = 0;
-	if (sym_sqlite3_prepare_v2(s->db, "SELECT id FROM sessions WHERE gate_id = ?1 AND id > ?2 ORDER BY id LIMIT ?3",
+	if (bg_sym_sqlite3_prepare_v2(s->db, "SELECT id FROM sessions WHERE gate_id = ?1 AND id > ?2 ORDER BY id LIMIT ?3",
 				   -1, &st, NULL) != SQLITE_OK)
 		return db_error(s, ctx, "cannot read the sessions of the gate");
-	sym_sqlite3_bind_text(st, 1, gate_id, -1, SQLITE_TRANSIENT);
-	sym_sqlite3_bind_int64(st, 2, after);
-	sym_sqlite3_bind_int64(st, 3, (sqlite3_int64)max);
-	while ((rc = sym_sqlite3_step(st)) == SQLITE_ROW && *n < max)
-		ids[(*n)++] = sym_sqlite3_column_int64(st, 0);
-	sym_sqlite3_finalize(st);
+	bg_sym_sqlite3_bind_text(st, 1, gate_id, -1, SQLITE_TRANSIENT);
+	bg_sym_sqlite3_bind_int64(st, 2, after);
+	bg_sym_sqlite3_bind_int64(st, 3, (sqlite3_int64)max);
+	while ((rc = bg_sym_sqlite3_step(st)) == SQLITE_ROW && *n < max)
+		ids[(*n)++] = bg_sym_sqlite3_column_int64(st, 0);
+	bg_sym_sqlite3_finalize(st);
 	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
 		return db_error(s, ctx, "cannot read the sessions of the gate");
 	return BG_OK;
@@ -1596,7 +1596,7 @@ static int open_read_only(struct sqlite_store *s, const char *path, struct bg_ct
 			s->path = bg_xstrdup(path);
 		}
 	}
-	if (sym_sqlite3_open_v2(uri.len ? uri.buf : path, &s->db, flags, NULL) != SQLITE_OK)
+	if (bg_sym_sqlite3_open_v2(uri.len ? uri.buf : path, &s->db, flags, NULL) != SQLITE_OK)
 		rc = db_error(s, ctx, "cannot open the store");
 	bg_strbuf_release(&uri);
 	return rc;
@@ -1726,17 +1726,17 @@ static int create_store(const char *path, const char *display, struct bg_ctx *ct
 	}
 	close(fd);
 	t.display = bg_xstrdup(display);
-	if (sym_sqlite3_open_v2(tmp.buf, &t.db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+	if (bg_sym_sqlite3_open_v2(tmp.buf, &t.db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
 		rc = db_error(&t, ctx, "cannot create the store");
 	} else {
-		sym_sqlite3_busy_timeout(t.db, 10000);
+		bg_sym_sqlite3_busy_timeout(t.db, 10000);
 		rc = exec(&t, "PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON; PRAGMA synchronous=FULL;",
 			  "cannot create the store", ctx);
 		if (rc == BG_OK)
 			rc = migrate(&t, ctx);
 	}
-	if (t.db && sym_sqlite3_close(t.db) != SQLITE_OK && rc == BG_OK)
-		rc = bg_error(ctx, BG_EIO, "%s: cannot create the store: %s", display, sym_sqlite3_errmsg(t.db));
+	if (t.db && bg_sym_sqlite3_close(t.db) != SQLITE_OK && rc == BG_OK)
+		rc = bg_error(ctx, BG_EIO, "%s: cannot create the store: %s", display, bg_sym_sqlite3_errmsg(t.db));
 	if (rc == BG_OK && (beside(tmp.buf, "-wal", NULL) || beside(tmp.buf, "-shm", NULL)))
 		rc = bg_error(ctx, BG_EIO, "%s: cannot create the store: SQLite left the -wal or -shm file of the new "
 			      "store when it closed it; check the file system of the store's folder", display);
@@ -1807,12 +1807,12 @@ int bg_store_sqlite_open(const char *path, const char *display, enum bg_store_mo
 	s->read_only = err != 0;
 	if (s->read_only) {
 		rc = open_read_only(s, path, ctx);
-	} else if (sym_sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
+	} else if (bg_sym_sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
 		   SQLITE_OK) {
 		rc = db_error(s, ctx, "cannot open the store");
 	}
 	if (rc == BG_OK) {
-		sym_sqlite3_busy_timeout(s->db, 10000);
+		bg_sym_sqlite3_busy_timeout(s->db, 10000);
 		rc = refuse_foreign(s, ctx);
 	}
 	if (rc == BG_OK && s->read_only) {

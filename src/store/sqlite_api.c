@@ -9,11 +9,11 @@
 #define BG_LIBSQLITE3_SONAME "libsqlite3.so.0"
 #endif
 
-#define BG_SQLITE_DEFINE(name) __typeof__(name) *sym_##name;
+#define BG_SQLITE_DEFINE(name) __typeof__(name) *bg_sym_##name;
 BG_SQLITE_SYMBOLS(BG_SQLITE_DEFINE)
 #undef BG_SQLITE_DEFINE
 
-#define BG_SQLITE_ENTRY(name) {#name, &sym_##name},
+#define BG_SQLITE_ENTRY(name) {#name, &bg_sym_##name},
 static const struct bg_dynsym sqlite_syms[] = {BG_SQLITE_SYMBOLS(BG_SQLITE_ENTRY){NULL, NULL}};
 #undef BG_SQLITE_ENTRY
 

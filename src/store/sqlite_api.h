@@ -2,7 +2,7 @@
  * sqlite_api.h - the SQLite functions the store calls, bound from
  * libsqlite3 when the first store is opened (core/dynlib.h): verbs that
  * never open a store do not load SQLite, nor libm with it. Call sites use
- * sym_sqlite3_NAME exactly as sqlite3_NAME. Internal to src/store.
+ * bg_sym_sqlite3_NAME exactly as sqlite3_NAME. Internal to src/store.
  */
 #ifndef BENCHGATE_STORE_SQLITE_API_H
 #define BENCHGATE_STORE_SQLITE_API_H
@@ -40,7 +40,7 @@
 	X(sqlite3_step) \
 	X(sqlite3_system_errno)
 
-#define BG_SQLITE_DECLARE(name) extern __typeof__(name) *sym_##name;
+#define BG_SQLITE_DECLARE(name) extern __typeof__(name) *bg_sym_##name;
 BG_SQLITE_SYMBOLS(BG_SQLITE_DECLARE)
 #undef BG_SQLITE_DECLARE
 

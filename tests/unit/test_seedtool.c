@@ -448,17 +448,17 @@ static int run_sql(const char *root, char **sql, int n)
 	if (bg_sqlite_api_load(&ctx) != BG_OK) {
 		fprintf(stderr, "test_seedtool: %s\n", bg_ctx_message(&ctx));
 		rc = 1;
-	} else if (sym_sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
-		fprintf(stderr, "test_seedtool: %s: %s\n", path, db ? sym_sqlite3_errmsg(db) : "cannot open");
+	} else if (bg_sym_sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+		fprintf(stderr, "test_seedtool: %s: %s\n", path, db ? bg_sym_sqlite3_errmsg(db) : "cannot open");
 		rc = 1;
 	}
 	for (int i = 0; !rc && i < n; i++)
-		if (sym_sqlite3_exec(db, sql[i], NULL, NULL, NULL) != SQLITE_OK) {
-			fprintf(stderr, "test_seedtool: %s: %s\n", sql[i], sym_sqlite3_errmsg(db));
+		if (bg_sym_sqlite3_exec(db, sql[i], NULL, NULL, NULL) != SQLITE_OK) {
+			fprintf(stderr, "test_seedtool: %s: %s\n", sql[i], bg_sym_sqlite3_errmsg(db));
 			rc = 1;
 		}
 	if (db)
-		sym_sqlite3_close(db);
+		bg_sym_sqlite3_close(db);
 	bg_ctx_release(&ctx);
 	return rc;
 }

@@ -140,9 +140,9 @@ static void damage(const char *path, const char *sql)
 
 	bg_ctx_init(&ctx);
 	assert_int_equal(bg_sqlite_api_load(&ctx), BG_OK);
-	assert_int_equal(sym_sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
-	assert_int_equal(sym_sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
-	sym_sqlite3_close(db);
+	assert_int_equal(bg_sym_sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
+	assert_int_equal(bg_sym_sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	bg_sym_sqlite3_close(db);
 	bg_ctx_release(&ctx);
 }
 
@@ -331,15 +331,15 @@ static int query_int(const char *path, const char *sql, const char *arg)
 	sqlite3_stmt *q = NULL;
 	int n = -1;
 
-	assert_int_equal(sym_sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-	if (sym_sqlite3_prepare_v2(db, sql, -1, &q, NULL) == SQLITE_OK) {
+	assert_int_equal(bg_sym_sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	if (bg_sym_sqlite3_prepare_v2(db, sql, -1, &q, NULL) == SQLITE_OK) {
 		if (arg)
-			sym_sqlite3_bind_text(q, 1, arg, -1, SQLITE_TRANSIENT);
-		if (sym_sqlite3_step(q) == SQLITE_ROW)
-			n = sym_sqlite3_column_int(q, 0);
+			bg_sym_sqlite3_bind_text(q, 1, arg, -1, SQLITE_TRANSIENT);
+		if (bg_sym_sqlite3_step(q) == SQLITE_ROW)
+			n = bg_sym_sqlite3_column_int(q, 0);
 	}
-	sym_sqlite3_finalize(q);
-	sym_sqlite3_close(db);
+	bg_sym_sqlite3_finalize(q);
+	bg_sym_sqlite3_close(db);
 	return n;
 }
 
@@ -526,19 +526,19 @@ static void test_foreign_database(void **state)
 	bg_ctx_init(&ctx);
 	snprintf(path, sizeof(path), "%s/app.db", dir);
 	assert_int_equal(bg_sqlite_api_load(&ctx), BG_OK);
-	assert_int_equal(sym_sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL), SQLITE_OK);
-	assert_int_equal(sym_sqlite3_exec(db, "CREATE TABLE customers (id INTEGER)", NULL, NULL, NULL), SQLITE_OK);
-	sym_sqlite3_close(db);
+	assert_int_equal(bg_sym_sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL), SQLITE_OK);
+	assert_int_equal(bg_sym_sqlite3_exec(db, "CREATE TABLE customers (id INTEGER)", NULL, NULL, NULL), SQLITE_OK);
+	bg_sym_sqlite3_close(db);
 	assert_int_equal(bg_store_open("sqlite:app.db", dir, BG_STORE_READ, &st, &ctx), BG_EIO);
 	assert_null(st);
 	assert_non_null(strstr(bg_ctx_message(&ctx), "app.db: not a benchgate store"));
 	assert_int_equal(bg_store_open("sqlite:app.db", dir, BG_STORE_CREATE, &st, &ctx), BG_EIO);
-	assert_int_equal(sym_sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-	assert_int_equal(sym_sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master", -1, &q, NULL), SQLITE_OK);
-	if (sym_sqlite3_step(q) == SQLITE_ROW)
-		n = sym_sqlite3_column_int(q, 0);
-	sym_sqlite3_finalize(q);
-	sym_sqlite3_close(db);
+	assert_int_equal(bg_sym_sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	assert_int_equal(bg_sym_sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master", -1, &q, NULL), SQLITE_OK);
+	if (bg_sym_sqlite3_step(q) == SQLITE_ROW)
+		n = bg_sym_sqlite3_column_int(q, 0);
+	bg_sym_sqlite3_finalize(q);
+	bg_sym_sqlite3_close(db);
 	assert_int_equal(n, 1); /* no table of benchgate's added */
 	bg_ctx_release(&ctx);
 }
