@@ -28,8 +28,17 @@ grep -q '^BENCHGATE_SANITIZE:BOOL=ON' "$BUILD/CMakeCache.txt" 2>/dev/null &&
 	san=(-fsanitize=address,undefined)
 export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
 cflags=$(pkg-config --cflags benchgate) || cflags=
-libs=$(pkg-config --static --libs benchgate) || libs=
+# the library is static only: the plain flags link, as CMake's
+# pkg_check_modules and meson's dependency() ask for them
+libs=$(pkg-config --libs benchgate) || libs=
 check "pkg-config knows benchgate" pkg-config --exists benchgate
+check "--static adds nothing the plain flags lack" \
+	test "$(pkg-config --libs benchgate)" = "$(pkg-config --static --libs benchgate)"
+# every name the library defines for the linker is benchgate's own (bg_),
+# so that none clashes with a program's (a sanitizer's __odr_asan.bg_...
+# names one of them)
+others() { nm -g --defined-only "$prefix/lib/libbenchgate.a" | awk 'NF == 3 {sub(/^__odr_asan\./, "", $3); if ($3 !~ /^bg_/) print $3}'; }
+check "the library defines only bg_ names ($(others 2>/dev/null | head -n 3 | tr '\n' ' '))" test "$(others | wc -l)" = 0
 cxx=$(command -v c++ || command -v g++ || true)
 
 # each header alone: no POSIX or GNU feature macro, no other header first
