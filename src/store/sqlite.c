@@ -20,6 +20,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -207,14 +208,90 @@ static int current_version(struct sqlite_store *s, int *version, struct bg_ctx *
 	if (bg_sym_sqlite3_prepare_v2(s->db, "SELECT COALESCE(MAX(version), 0) FROM schema_migrations", -1,
 				   &st, NULL) != SQLITE_OK)
 		return db_error(s, ctx, "cannot read the schema version");
-	if (bg_sym_sqlite3_step(st) == SQLITE_ROW)
-		*version = bg_sym_sqlite3_column_int(st, 0);
+	if (bg_sym_sqlite3_step(st) == SQLITE_ROW) {
+		sqlite3_int64 v = bg_sym_sqlite3_column_int64(st, 0);
+		*version = v > INT_MAX ? INT_MAX : v < 0 ? 0 : (int)v;
+	}
 	bg_sym_sqlite3_finalize(st);
 	return BG_OK;
 }
 
 /*
- * A database with tables of its own but no schema_migrations is some other
+ * The columns of table, as ",NAME,NAME,...," into cols (empty when there
+ * is no such table).
+ */
+static int table_columns(struct sqlite_store *s, const char *table, struct bg_strbuf *cols, struct bg_ctx *ctx)
+{
+	sqlite3_stmt *st;
+	char sql[96];
+	int rc;
+
+	bg_strbuf_reset(cols);
+	snprintf(sql, sizeof(sql), "PRAGMA table_info(%s)", table);
+	if (bg_sym_sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return db_error(s, ctx, "cannot read the schema");
+	while ((rc = bg_sym_sqlite3_step(st)) == SQLITE_ROW) {
+		const unsigned char *name = bg_sym_sqlite3_column_text(st, 1);
+		bg_strbuf_addf(cols, "%s%s,", cols->len ? "" : ",", name ? (const char *)name : "");
+	}
+	bg_sym_sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return db_error(s, ctx, "cannot read the schema");
+	return BG_OK;
+}
+
+/*
+ * Whether the schema_migrations table there is benchgate's: its columns
+ * (version, applied_at), and, once migration 1 is applied, the sessions
+ * and runs tables with the columns benchgate reads. Other programs keep a
+ * table of that name too (golang-migrate, Rails, Ecto).
+ */
+static int schema_is_ours(struct sqlite_store *s, bool *ours, struct bg_ctx *ctx)
+{
+	static const char *const need[][2] = {
+		{"sessions", ",id,started_at,"}, {"sessions", ",kind,status,"}, {"sessions", ",command,timed_runs,"},
+		{"sessions", ",document,"}, {"runs", ",session_id,ordinal,phase,"}, {"runs", ",record,"},
+	};
+	struct bg_strbuf cols = BG_STRBUF_INIT;
+	int rc, version = 0;
+
+	*ours = false;
+	if ((rc = table_columns(s, "schema_migrations", &cols, ctx)))
+		goto out;
+	if (strcmp(cols.buf ? cols.buf : "", ",version,applied_at,") != 0)
+		goto out;
+	if ((rc = current_version(s, &version, ctx)))
+		goto out;
+	*ours = true;
+	for (size_t i = 0; version >= 1 && i < sizeof(need) / sizeof(need[0]) && *ours; i++) {
+		if (i == 0 || strcmp(need[i][0], need[i - 1][0]) != 0)
+			if ((rc = table_columns(s, need[i][0], &cols, ctx)))
+				goto out;
+		*ours = cols.buf && strstr(cols.buf, need[i][1]) != NULL;
+	}
+out:
+	bg_strbuf_release(&cols);
+	return rc;
+}
+
+/* Whether the database has a table of that name. */
+static bool table_exists(struct sqlite_store *s, const char *name)
+{
+	sqlite3_stmt *st;
+	bool found = false;
+
+	if (bg_sym_sqlite3_prepare_v2(s->db, "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?1", -1, &st,
+				   NULL) != SQLITE_OK)
+		return false;
+	bg_sym_sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	found = bg_sym_sqlite3_step(st) == SQLITE_ROW;
+	bg_sym_sqlite3_finalize(st);
+	return found;
+}
+
+/*
+ * A database with tables of its own but no schema_migrations, or with a
+ * schema_migrations that is not benchgate's (schema_is_ours), is some other
  * program's: refused before anything (WAL mode, benchgate's tables) is
  * written into it.
  */
@@ -222,11 +299,25 @@ static int refuse_foreign(struct sqlite_store *s, struct bg_ctx *ctx)
 {
 	sqlite3_stmt *st;
 	int rc, version, tables = 0;
+	bool ours;
 
-	if ((rc = current_version(s, &version, ctx)) || version > 0)
+	if ((rc = current_version(s, &version, ctx)))
 		return rc;
-	if (bg_sym_sqlite3_prepare_v2(s->db, "SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'", -1,
-				   &st, NULL) != SQLITE_OK)
+	if (version > 0 || table_exists(s, "schema_migrations")) {
+		if ((rc = schema_is_ours(s, &ours, ctx)))
+			return rc;
+		if (!ours)
+			return bg_error(ctx, BG_EIO, "%s: not a benchgate store (a table 'schema_migrations' of "
+					"another program's, such as a migration tool's, and not benchgate's tables); "
+					"name another file in 'store' of benchgate.json",
+					s->display);
+		if (version > 0)
+			return BG_OK;
+	}
+	/* (SQLite's own tables are named sqlite_...; LIKE's '_' is a wildcard) */
+	if (bg_sym_sqlite3_prepare_v2(s->db,
+				   "SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\'",
+				   -1, &st, NULL) != SQLITE_OK)
 		return db_error(s, ctx, "cannot read the schema");
 	if (bg_sym_sqlite3_step(st) == SQLITE_ROW)
 		tables = bg_sym_sqlite3_column_int(st, 0);
@@ -1527,8 +1618,21 @@ static int store_file(const char *path, const char *display, bool *exists, struc
 	return BG_OK;
 }
 
+/*
+ * The file a store path names, links followed (malloc'd), where it is
+ * there: SQLite keeps the -wal and -shm beside the file a link leads to,
+ * so that is the folder to look in and to write. NULL when not there.
+ */
+static char *store_target(const char *path, bool exists)
+{
+	struct stat st;
+
+	return exists && lstat(path, &st) == 0 && S_ISLNK(st.st_mode) ? realpath(path, NULL) : NULL;
+}
+
 int bg_store_sqlite_check_write(const char *path, const char *display, struct bg_ctx *ctx)
 {
+	char *target;
 	bool exists;
 	int rc;
 
@@ -1536,7 +1640,10 @@ int bg_store_sqlite_check_write(const char *path, const char *display, struct bg
 		display = path;
 	if ((rc = store_file(path, display, &exists, ctx)))
 		return rc;
-	return refuse_writer(path, display, exists, ctx);
+	target = store_target(path, exists);
+	rc = refuse_writer(target ? target : path, display, exists, ctx);
+	free(target);
+	return rc;
 }
 
 /* Whether path + suffix is there; *size (when size is not NULL): its size, 0 when not there. */
@@ -1768,19 +1875,38 @@ out:
 	return rc;
 }
 
+static int sqlite_open_file(const char *path, const char *display, bool exists, enum bg_store_mode mode,
+			    struct bg_store **out, struct bg_ctx *ctx);
+
 int bg_store_sqlite_open(const char *path, const char *display, enum bg_store_mode mode,
 			 struct bg_store **out, struct bg_ctx *ctx)
 {
-	struct bg_strbuf what = BG_STRBUF_INIT;
-	struct sqlite_store *s;
+	char *target;
 	bool exists;
-	int rc, err;
+	int rc;
 
 	*out = NULL;
 	if (!display)
 		display = path;
 	if ((rc = store_file(path, display, &exists, ctx)))
 		return rc;
+	if ((target = store_target(path, exists))) {
+		rc = sqlite_open_file(target, display, exists, mode, out, ctx);
+		free(target);
+		return rc;
+	}
+	return sqlite_open_file(path, display, exists, mode, out, ctx);
+}
+
+/* bg_store_sqlite_open of the file path (no link), after store_file found
+ * it there (exists) or not. */
+static int sqlite_open_file(const char *path, const char *display, bool exists, enum bg_store_mode mode,
+			    struct bg_store **out, struct bg_ctx *ctx)
+{
+	struct bg_strbuf what = BG_STRBUF_INIT;
+	struct sqlite_store *s;
+	int rc, err;
+
 	if (!exists) {
 		char *dir;
 
@@ -1831,8 +1957,15 @@ int bg_store_sqlite_open(const char *path, const char *display, enum bg_store_mo
 				      "who may write it",
 				      s->display, s->version, READER_VERSION, NMIGRATIONS);
 	} else if (rc == BG_OK) {
-		rc = exec(s, "PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL;",
-			  "cannot configure the store", ctx);
+		/* a database without benchgate's schema (and no tables) is no
+		 * store yet: a verb that only reads it leaves it as it is */
+		if (mode == BG_STORE_READ && (rc = current_version(s, &s->version, ctx)) == BG_OK && s->version == 0) {
+			close_store(&s->base);
+			return BG_OK;
+		}
+		if (rc == BG_OK)
+			rc = exec(s, "PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL;",
+				  "cannot configure the store", ctx);
 		if (rc == BG_OK)
 			rc = migrate(s, ctx);
 	}
