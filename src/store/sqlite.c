@@ -1593,7 +1593,8 @@ static int store_file(const char *path, const char *display, bool *exists, struc
 	*exists = false;
 	if (stat(path, &st) == 0) {
 		if (!S_ISREG(st.st_mode))
-			return bg_error(ctx, BG_EIO, "%s: cannot open the store: not a regular file", display);
+			return bg_error(ctx, BG_EIO, "%s: cannot open the store: %s, not a file; name a file in 'store' "
+					"of benchgate.json", display, S_ISDIR(st.st_mode) ? "a folder" : "a device or pipe");
 		/* benchgate makes a store whole (create_store): an empty one was
 		 * cut short, never a new store to write a schema into */
 		if (st.st_size == 0)
@@ -1604,7 +1605,14 @@ static int store_file(const char *path, const char *display, bool *exists, struc
 					display);
 		*exists = true;
 	} else if (errno != ENOENT) {
-		return bg_error(ctx, BG_EIO, "%s: cannot open the store: %s", display, strerror(errno));
+		int e = errno;
+		return bg_error(ctx, BG_EIO, "%s: cannot open the store: %s; %s", display, strerror(e),
+				e == ENOTDIR ? "a name on its path is a file where a folder should be: move that file, "
+					       "or name another store in benchgate.json"
+				: e == EACCES ? "a folder on its path cannot be searched by this user: check the "
+						"folders' permissions"
+				: e == ENAMETOOLONG ? "name a shorter path in 'store' of benchgate.json"
+						    : "check the path in 'store' of benchgate.json");
 	} else if (lstat(path, &st) == 0) {
 		return bg_error(ctx, BG_EIO, "%s: cannot open the store: a link to nothing", display);
 	} else if (beside(path, "-wal", &wal) && wal > 0) {
@@ -1824,6 +1832,19 @@ static int create_store(const char *path, const char *display, struct bg_ctx *ct
 		return bg_error(ctx, BG_EIO, "%s: cannot create the store: the -wal file of a store no longer there "
 				"is beside it; restore that store from a backup, or remove its -wal and -shm files if "
 				"it is gone for good", display);
+	{
+		/* made as NAME.tmp.PID, beside which SQLite makes its -journal:
+		 * each name must fit the folder's limit */
+		const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+		size_t most = NAME_MAX - strlen(".tmp.4294967295-journal");
+
+		if (strlen(base) > most)
+			return bg_error(ctx, BG_EIO, "%s: cannot create the store: its file name is %zu bytes, and "
+					"benchgate makes it under a name up to %zu bytes longer (a temporary one, and "
+					"SQLite's -journal beside it) within the system's limit of %d; name a file of at "
+					"most %zu bytes in 'store' of benchgate.json",
+					display, strlen(base), NAME_MAX - most, NAME_MAX, most);
+	}
 	bg_strbuf_addf(&tmp, "%s.tmp.%ld", path, (long)getpid());
 	remove_dead_temps(path); /* left by a benchgate killed while it made one */
 	fd = open(tmp.buf, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);

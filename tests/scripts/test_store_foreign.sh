@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The store file another program's SQLite database, or a store reached
-# through a symbolic link:
+# The store file another program's SQLite database, a store reached
+# through a symbolic link, a store name at the system's limit:
 # - a database with a table schema_migrations that is not benchgate's
 #   (golang-migrate's, Rails', with a timestamp for a version) is refused,
 #   exit 4, by a verb that reads and one that writes, and left byte for
@@ -10,7 +10,9 @@
 #   (left as it is) and becomes one for a verb that writes;
 # - through a link, a reader who may not write reads the sessions still in
 #   the owner's -wal beside the file the link leads to, and one who may
-#   write the file but not the folder the link leads to is told so.
+#   write the file but not the folder the link leads to is told so;
+# - a store name too long for the temporary name it is made under is
+#   refused, saying the most it may be.
 # Needs python3 (its sqlite3 module); the link cases as root need setpriv.
 set -u
 . "$(cd "$(dirname "$0")" && pwd)/checks.sh"
@@ -47,6 +49,15 @@ check "no table: no sessions yet (exit 0)" test "$(rc_of "$B" -C e sessions)" = 
 check "no table: a reader leaves it as it was" unchanged e
 check "no table: measure makes it a store" test "$(rc_of "$B" -C e measure -q -r 1 -w 0 -- true)" = 0
 check "no table: the session is stored" jqe 'length == 1' <("$B" -C e sessions --json)
+
+# a store file name too long to be made beside its temporary name: said
+# so, with the most it may be (one of that length is made)
+mkdir -p n && long=$(printf 's%.0s' $(seq 240))
+printf '{"store": "sqlite:%s"}\n' "$long" >n/benchgate.json
+check "a long store name: measure refused (exit 4)" test "$(rc_of "$B" -C n measure -q -r 1 -w 0 -- true)" = 4
+check "a long store name: the most said" grep -qF "its file name is 240 bytes" "$work/err"
+printf '{"store": "sqlite:%s"}\n' "${long:0:232}" >n/benchgate.json
+check "a store name of the most: made" test "$(rc_of "$B" -C n measure -q -r 1 -w 0 -- true)" = 0
 
 # through a link, as a reader who may not write
 as=()
