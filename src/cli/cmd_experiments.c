@@ -73,6 +73,8 @@ static const char *row_fix(const char *id, const char *status, enum bg_row_state
 		return "rename";
 	if (rs == BG_ROW_REPEATED)
 		return "dedupe";
+	if (!status) /* (not judged: an invalid status is check's to report) */
+		return "by-hand";
 	if (strcmp(status, "completed") == 0 || strcmp(status, "failed") == 0)
 		return "repair";
 	return strcmp(status, "running") == 0 ? "run-ends" : "by-hand";
