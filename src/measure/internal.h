@@ -16,6 +16,7 @@
 #include <jansson.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <sys/stat.h>
 #include <stdint.h>
 #include <sys/resource.h>
 #include <sys/types.h>
@@ -70,12 +71,22 @@ json_t *bg_outputs_hash(const char *const *patterns, size_t npatterns, const str
  * one that only b has. */
 struct bg_strbuf;
 bool bg_outputs_same(const struct bg_outputs *a, const struct bg_outputs *b, struct bg_strbuf *why);
-/* The reference of --parity allclose, loaded by the first check that needs
- * it; zero-initialised, released with bg_parity_ref_release. */
+/* The reference of --parity allclose, read once before the smoke run
+ * (bg_parity_ref_open); zero-initialised, released with
+ * bg_parity_ref_release. */
 struct bg_parity_ref {
 	struct bg_npy npy;
 	bool loaded;
+	char sha256[65]; /* of its bytes when read */
+	struct stat st;  /* the file then: a change shows in it */
 };
+/*
+ * Reads and hashes o's allclose reference (after the setup, before any
+ * run, so that no run can write what its outputs are compared with); BG_OK,
+ * or BG_ECHECK with why it cannot be (the session is blocked: parity
+ * cannot be proven).
+ */
+int bg_parity_ref_open(const struct bg_measure_opts *o, struct bg_parity_ref *ref, struct bg_ctx *ctx);
 void bg_parity_ref_release(struct bg_parity_ref *ref);
 /*
  * The parity object of a run's outputs under o's parity (a new reference):

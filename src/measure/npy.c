@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 struct npy_header {
 	char order;   /* '<' little, '>' big, '|' not applicable */
@@ -336,6 +337,15 @@ int bg_npy_load(const char *path, const char *display, struct bg_npy *out, struc
 	int rc;
 
 	memset(out, 0, sizeof(*out));
+	{
+		/* never a FIFO or a device: reading one would wait without end */
+		struct stat st;
+
+		if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+			return bg_error(ctx, BG_EIO, "%s: cannot read: not a regular file (%s); name a .npy file",
+					display ? display : path,
+					S_ISDIR(st.st_mode) ? "a folder" : S_ISFIFO(st.st_mode) ? "a FIFO" : "a device or socket");
+	}
 	rc = bg_file_read(path, display, &sb, ctx);
 	if (rc == BG_OK)
 		rc = bg_npy_parse((const unsigned char *)sb.buf, sb.len, display ? display : path, out,

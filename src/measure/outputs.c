@@ -11,10 +11,12 @@
 #include "benchgate/strbuf.h"
 #include "measure/internal.h"
 
+#include <errno.h>
 #include <glob.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <strings.h>
 
 static json_t *jreal_or_null(bool ok, double v)
@@ -142,6 +144,76 @@ static void allclose_detail(struct bg_strbuf *d, const struct bg_allclose *r, co
 	bg_strbuf_addch(d, ')');
 }
 
+/* Whether two stats are of one file as it was: same file, size, times. */
+static bool same_file_state(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+	       a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
+int bg_parity_ref_open(const struct bg_measure_opts *o, struct bg_parity_ref *ref, struct bg_ctx *ctx)
+{
+	struct bg_ctx c2;
+	int rc;
+
+	if (o->parity != BG_PARITY_ALLCLOSE || ref->loaded)
+		return BG_OK;
+	bg_ctx_init(&c2);
+	if ((rc = bg_npy_load(o->parity_reference, NULL, &ref->npy, &c2)) == BG_OK) {
+		ref->loaded = true;
+		if (stat(o->parity_reference, &ref->st) != 0)
+			rc = bg_error(&c2, BG_EIO, "%s: cannot read: %s", o->parity_reference, strerror(errno));
+		else
+			rc = bg_sha256_file(o->parity_reference, NULL, ref->sha256, &c2);
+	}
+	if (rc != BG_OK)
+		rc = bg_error(ctx, BG_ECHECK, "the allclose reference: %s", bg_ctx_message(&c2));
+	bg_ctx_release(&c2);
+	return rc;
+}
+
+/*
+ * Whether the reference is no longer what was read before the runs (a run
+ * rewrote it), or the output is the reference itself: either proves
+ * nothing. detail says which. A file only touched, its bytes the same,
+ * still counts as the reference.
+ */
+static bool ref_moved(const struct bg_measure_opts *o, struct bg_parity_ref *ref, const char *output,
+		      struct bg_strbuf *detail)
+{
+	struct stat now, out;
+	char hex[65];
+	struct bg_ctx ctx;
+	bool moved = false;
+
+	if (stat(output, &out) == 0 && out.st_dev == ref->st.st_dev && out.st_ino == ref->st.st_ino) {
+		bg_strbuf_addf(detail, "the output '%s' is the reference file itself: an output cannot prove itself; "
+				       "compare it with a reference the command does not write",
+			       output);
+		return true;
+	}
+	if (stat(o->parity_reference, &now) == 0 && same_file_state(&now, &ref->st))
+		return false;
+	bg_ctx_init(&ctx);
+	if (bg_sha256_file(o->parity_reference, NULL, hex, &ctx) != BG_OK) {
+		bg_strbuf_addf(detail, "the reference, read before the runs, is no longer there to compare with "
+				       "(%s): a run may not remove or replace it",
+			       bg_ctx_message(&ctx));
+		moved = true;
+	} else if (strcmp(hex, ref->sha256) != 0) {
+		bg_strbuf_addf(detail, "the reference '%s' changed during the session (SHA-256 %.12s... before the "
+				       "runs, %.12s... now): a run may not write what its outputs are compared with; "
+				       "keep the reference out of the command's reach",
+			       o->parity_reference, ref->sha256, hex);
+		moved = true;
+	} else if (stat(o->parity_reference, &now) == 0) {
+		ref->st = now; /* rewritten with the same bytes */
+	}
+	bg_ctx_release(&ctx);
+	return moved;
+}
+
 json_t *bg_parity_check(const struct bg_measure_opts *o, const struct bg_outputs *outputs, const char *out_err,
 			struct bg_parity_ref *ref)
 {
@@ -174,12 +246,16 @@ json_t *bg_parity_check(const struct bg_measure_opts *o, const struct bg_outputs
 
 		bg_ctx_init(&ctx);
 		if (outputs->n != 1) {
-			bg_strbuf_addf(&detail, "allclose needs exactly one output file, %zu matched",
-				       outputs->n);
-		} else if (!ref->loaded && bg_npy_load(o->parity_reference, NULL, &ref->npy, &ctx) != BG_OK) {
-			bg_strbuf_addf(&detail, "reference: %s", bg_ctx_message(&ctx));
+			bg_strbuf_addf(&detail, "allclose needs exactly one output file, %zu matched", outputs->n);
+			for (size_t i = 0; i < outputs->n && i < 3; i++)
+				bg_strbuf_addf(&detail, "%s'%s'", i ? ", " : " (", outputs->v[i].path);
+			if (outputs->n > 1)
+				bg_strbuf_addf(&detail, "%s); name the one file to compare", outputs->n > 3 ? ", ..." : "");
+		} else if (!ref->loaded) {
+			bg_strbuf_adds(&detail, "the reference was not read before the runs");
+		} else if (ref_moved(o, ref, outputs->v[0].path, &detail)) {
+			/* (detail says how) */
 		} else {
-			ref->loaded = true;
 			path = outputs->v[0].path;
 			if (bg_npy_load(path, NULL, &a, &ctx) != BG_OK) {
 				bg_strbuf_adds(&detail, bg_ctx_message(&ctx));

@@ -854,7 +854,7 @@ const json_t *bg_measure_timing_stats(const json_t *doc)
 			       bg_measure_reported(doc) ? "reported_ns" : "wall_ns");
 }
 
-static json_t *options_json(const struct bg_measure_opts *o)
+static json_t *options_json(const struct bg_measure_opts *o, const struct bg_parity_ref *ref)
 {
 	json_t *j = json_object(), *a;
 
@@ -885,6 +885,9 @@ static json_t *options_json(const struct bg_measure_opts *o)
 	case BG_PARITY_ALLCLOSE:
 		json_object_set_new(a, "kind", json_string("allclose"));
 		json_object_set_new(a, "reference", bg_json_text(o->parity_reference));
+		/* the bytes every run's output was compared with (null: never read) */
+		json_object_set_new(a, "reference_sha256",
+				    ref->loaded && ref->sha256[0] ? json_string(ref->sha256) : json_null());
 		json_object_set_new(a, "rtol", json_real(o->rtol));
 		json_object_set_new(a, "atol", json_real(o->atol));
 		break;
@@ -1126,6 +1129,18 @@ int bg_measure_session(const struct bg_measure_opts *o, json_t **out, struct bg_
 			bg_strbuf_release(&how);
 		}
 	}
+	if (rc == BG_OK && !s.block) {
+		/* read before any run can write it (after the setup, which may
+		 * make it) */
+		struct bg_ctx c2;
+
+		bg_ctx_init(&c2);
+		if (bg_parity_ref_open(o, &s.ref, &c2) != BG_OK) {
+			s.all_parity_pass = false;
+			block(&s, "parity cannot be checked: %s", bg_ctx_message(&c2));
+		}
+		bg_ctx_release(&c2);
+	}
 	if (rc == BG_OK && !s.block)
 		run_phases(&s, ctx, &rc);
 	if (rc == BG_OK && !s.block && !interrupted(&s)) {
@@ -1194,7 +1209,7 @@ int bg_measure_session(const struct bg_measure_opts *o, json_t **out, struct bg_
 	for (int k = 0; k < o->argc; k++)
 		json_array_append_new(r, bg_json_text(o->argv[k]));
 	json_object_set_new(doc, "command", r);
-	json_object_set_new(doc, "options", options_json(o));
+	json_object_set_new(doc, "options", options_json(o, &s.ref));
 	json_object_set_new(doc, "memory_source", json_string("sampled"));
 	json_object_set_new(doc, "memory_source_note", bg_json_text(s.cg.note));
 	/* what else ran meanwhile: null for runs too short to tell */

@@ -113,9 +113,28 @@ check "malformed npy"     test "$(rc_of "${M[@]}" --output out.npy --parity allc
 check "malformed message" jqe '.reason | test("out.npy: not a valid .npy file: missing the")' out
 check "missing reference" test "$(rc_of "${M[@]}" --output out.npy --parity allclose:nope.npy --shell -- 'cp ref.npy out.npy')" = 1
 check "reference message" jqe '.reason | test("nope.npy")' out
+check "missing reference: nothing run" jqe '.runs == []' out
+# the reference is read before the first run: a run that rewrites it, or
+# an output that is the reference itself, proves nothing; a FIFO is
+# refused, never waited on; its bytes are recorded
+cp ref.npy ref-keep.npy
+check "reference rewritten by the run: blocked" test "$(rc_of "${M[@]}" --output out.npy --parity allclose:ref.npy --shell -- 'cp far.npy ref.npy; cp far.npy out.npy')" = 1
+check "reference rewritten: said" jqe '.reason | test("the reference .ref.npy. changed during the session")' out
+cp ref-keep.npy ref.npy
+check "reference made by the run: blocked" test "$(rc_of "${M[@]}" --output out.npy --parity allclose:made.npy --shell -- 'cp ref.npy made.npy; cp ref.npy out.npy')" = 1
+check "reference made by the run: said" jqe '.reason | test("parity cannot be checked: the allclose reference: made.npy: cannot read")' out
+rm -f made.npy
+check "output is the reference: blocked" test "$(rc_of "${M[@]}" --output ref.npy --parity allclose:ref.npy --shell -- 'touch ref.npy')" = 1
+check "output is the reference: said" jqe '.reason | test("the output .ref.npy. is the reference file itself")' out
+check "reference only touched: still the reference" test "$(rc_of "${M[@]}" --output out.npy --parity allclose:ref.npy --shell -- 'cp close.npy out.npy; touch ref.npy')" = 0
+check "the reference's SHA-256 recorded" jqe --arg h "$(sha256sum ref.npy | cut -c1-64)" '.options.parity.reference_sha256 == $h' out
+mkfifo fifo.npy
+check "FIFO reference: blocked, not waited on" test "$(rc_of timeout 20 "${M[@]}" --output out.npy --parity allclose:fifo.npy --shell -- 'cp ref.npy out.npy')" = 1
+check "FIFO reference: said" jqe '.reason | test("fifo.npy: cannot read: not a regular file \\(a FIFO\\)")' out
+rm -f fifo.npy
 cp ref.npy out2.npy
 check "allclose, two outputs" test "$(rc_of "${M[@]}" --output 'out*.npy' --parity allclose:ref.npy --shell -- 'cp ref.npy out.npy; cp ref.npy out2.npy')" = 1
-check "two outputs message" jqe '.reason | test("allclose needs exactly one output file, 2 matched")' out
+check "two outputs message" jqe '.reason | test("allclose needs exactly one output file, 2 matched \\(.out.npy., .out2.npy.\\); name the one file")' out
 rm -f out2.npy
 check "allclose, one file matched twice" test "$(rc_of "${M[@]}" --output out.npy --output 'out*.npy' --parity allclose:ref.npy --shell -- 'cp close.npy out.npy')" = 0
 
