@@ -209,7 +209,7 @@ if command -v git >/dev/null; then
 	rm -f "$work/p/.benchgate/store.sqlite3"*
 	mkdir "$work/p/.benchgate/store.sqlite3"
 	check "run: a folder for the store, exit 4" test "$(rc_of "$B" -C "$work/p" run -q --no-repeat life.ok)" = 4
-	check "run: says it is not a file" grep -q "benchgate: .benchgate/store.sqlite3: cannot open the store: not a regular file" "$work/err"
+	check "run: says it is not a file" grep -q "benchgate: .benchgate/store.sqlite3: cannot open the store: a folder, not a file; name a file in 'store' of benchgate.json" "$work/err"
 	check "run: still no experiment"   bash -c "ls '$work/p/experiments' | cmp -s - '$work/exps.before'"
 	check "run: RUNS.md still unchanged" cmp -s "$work/p/experiments/RUNS.md" "$work/runs.before"
 else

@@ -566,7 +566,7 @@ static void test_check_write(void **state)
 	snprintf(path, sizeof(path), "%s/folder.sqlite3", dir);
 	assert_int_equal(mkdir(path, 0755), 0);
 	assert_int_equal(bg_store_check_write("sqlite:folder.sqlite3", dir, &ctx), BG_EIO);
-	assert_string_equal(bg_ctx_message(&ctx), "folder.sqlite3: cannot open the store: not a regular file");
+	assert_string_equal(bg_ctx_message(&ctx), "folder.sqlite3: cannot open the store: a folder, not a file; name a file in 'store' of benchgate.json");
 	snprintf(path, sizeof(path), "%s/dangling.sqlite3", dir);
 	assert_int_equal(symlink("nowhere", path), 0);
 	assert_int_equal(bg_store_check_write("sqlite:dangling.sqlite3", dir, &ctx), BG_EIO);
