@@ -37,11 +37,11 @@ void bg_lifecycle_state_dir(const struct bg_config *cfg, struct bg_strbuf *out);
  * them) into out; returns how many. Always BG_GIT_EXCLUDE_STATE_FOLDERS,
  * every folder named .benchgate in the repository (the default folder of
  * the store, leases and dashboard, of this project or of another in the
- * same repository); then, for a store named elsewhere, the folder of the
- * store (relative to the project root), or, for a store in the project's
- * own folder, the store's file, SQLite's -journal, -wal and -shm beside
- * it, "leases", "dashboard", "runs-index.lock", "promote.lock" and
- * "promote-journal"; a store named by an absolute path inside the project
+ * same repository); then, for a store named elsewhere, the store's file,
+ * SQLite's -journal, -wal and -shm beside it, and "leases", "dashboard",
+ * "runs-index.lock", "promote.lock" and "promote-journal" in its folder
+ * (relative to the project root), never that folder itself, which may
+ * hold sources; a store named by an absolute path inside the project
  * root as the relative path it names; nothing more for a store named by
  * another absolute path or through "..", which may lie outside the
  * repository. Each is a glob pattern (provenance.h), plain names escaped.

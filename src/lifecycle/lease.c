@@ -81,21 +81,25 @@ size_t bg_lifecycle_state_excludes(const struct bg_config *cfg, char **out, size
 	if (slash && !(slash - path == 1 && path[0] == '.')) {
 		char *dir = bg_xstrndup(path, (size_t)(slash - path));
 		const char *base = strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir;
-		if (strcmp(base, ".benchgate") != 0 && n < max)
-			out[n++] = bg_provenance_glob_escape(dir);
+		bool state_folder = strcmp(base, ".benchgate") == 0;
+
 		free(dir);
-		return n;
+		if (state_folder) /* (left out whole above) */
+			return n;
 	}
-	/* the store in the project's own folder: its files, not the folder */
-	for (size_t k = 0; k < 4 && n < max; k++) {
+	/* the store's files and the rest of benchgate's state beside it
+	 * (state_dir is the store's folder), never that folder itself: it may
+	 * hold sources (a store in benchmarks/) */
+	for (size_t k = 0; k < 4 + sizeof(root_state) / sizeof(root_state[0]) && n < max; k++) {
 		struct bg_strbuf sb = BG_STRBUF_INIT;
-		bg_strbuf_addf(&sb, "%s%s", path, beside[k]);
+
+		if (k < 4)
+			bg_strbuf_addf(&sb, "%s%s", path, beside[k]);
+		else
+			bg_strbuf_addf(&sb, "%.*s%s", slash ? (int)(slash - path + 1) : 0, path, root_state[k - 4]);
 		out[n++] = bg_provenance_glob_escape(sb.buf);
 		bg_strbuf_release(&sb);
 	}
-	/* and the rest of benchgate's state there (state_dir is the root) */
-	for (size_t k = 0; k < sizeof(root_state) / sizeof(root_state[0]) && n < max; k++)
-		out[n++] = bg_xstrdup(root_state[k]);
 	return n;
 }
 

@@ -217,8 +217,15 @@ printf '{"schema_version": 1, "store": "sqlite:%s/lab/db/s.sqlite3"}\n' "$(pwd -
 git add lab && git commit -qm "lab: an absolute store"
 (cd lab && m -- true >/dev/null 2>&1)
 (cd lab && m -- true) >"$work/lab3.json"
-check "a store named by an absolute path inside the project: its folder left out" \
-	jqe '.provenance.git.excluded[-1] == "db" and .provenance.git.dirty == false' "$work/lab3.json"
+check "a store named by an absolute path inside the project: its files left out" \
+	jqe '.provenance.git.excluded[1:] == ["db/s.sqlite3", "db/s.sqlite3-journal", "db/s.sqlite3-wal", "db/s.sqlite3-shm", "db/leases", "db/dashboard", "db/runs-index.lock", "db/promote.lock", "db/promote-journal"] and .provenance.git.dirty == false' "$work/lab3.json"
+# never the folder: a source beside the store is part of the source
+printf 'echo v1\n' >lab/db/kernel.sh
+git add lab && git commit -qm "lab: a source beside the store"
+printf 'echo v2\n' >lab/db/kernel.sh
+(cd lab && m -- true) >"$work/lab3b.json"
+check "a source edited beside the store: dirty" jqe '.provenance.git.dirty == true' "$work/lab3b.json"
+git checkout -q lab/db/kernel.sh && git rm -q lab/db/kernel.sh && git commit -qm "lab: no source beside the store"
 rm -rf lab/db
 # a store folder whose name holds glob characters: escaped, and its files left out
 printf '{"schema_version": 1, "store": "sqlite:st[1]/s.sqlite3"}\n' >lab/benchgate.json
@@ -226,7 +233,7 @@ git add lab && git commit -qm "lab: a store folder named st[1]"
 (cd lab && m -- true >/dev/null 2>&1)
 (cd lab && m -- true) >"$work/lab4.json"
 check "a store folder named st[1]: escaped, its files left out" \
-	jqe '.provenance.git.excluded[-1] == "st\\[1]" and .provenance.git.dirty == false' "$work/lab4.json"
+	jqe '.provenance.git.excluded[1] == "st\\[1]/s.sqlite3" and .provenance.git.excluded[-1] == "st\\[1]/promote-journal" and .provenance.git.dirty == false' "$work/lab4.json"
 rm -rf 'lab/st[1]'
 printf '{"schema_version": 1, "store": "sqlite:bg.sqlite3"}\n' >lab/benchgate.json
 git add lab && git commit -qm "lab: the store in its folder again"
