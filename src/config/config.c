@@ -481,6 +481,58 @@ static void tidy_path(struct bg_strbuf *out, const char *root, const char *rel)
 }
 
 /*
+ * BG_ECHECK when the file tidy (as tidy_path gives it; field names it, as
+ * given) is one SQLite or benchgate keeps beside the sqlite store: the
+ * store's -wal, -shm or -journal, or in its folder (the state folder)
+ * leases/, dashboard/, promote-journal/, runs-index.lock or promote.lock.
+ */
+static int not_state(const struct bg_config *cfg, const char *tidy, const char *field, const char *given,
+		     const char *display, struct bg_ctx *ctx)
+{
+	static const char *const side[] = {"-wal", "-shm", "-journal"};
+	static const char *const held[][2] = {
+		{"leases/", "the device leases' folder"},   {"dashboard/", "the dashboard's folder"},
+		{"promote-journal/", "a promotion's journal"}, {"runs-index.lock", "the lock of RUNS.md"},
+		{"promote.lock", "the lock of promotions"},
+	};
+	const char *store = strncmp(cfg->store, "sqlite:", 7) == 0 ? cfg->store + 7 : NULL;
+	struct bg_strbuf st = BG_STRBUF_INIT;
+	const char *what = NULL, *slash;
+	bool folder = false;
+	size_t dir;
+	int rc = BG_OK;
+
+	if (store) {
+		tidy_path(&st, cfg->root, store);
+	} else { /* (the state folder without a sqlite store) */
+		tidy_path(&st, cfg->root, ".benchgate/x");
+	}
+	for (size_t k = 0; store && k < 3 && !what; k++)
+		if (strncmp(tidy, st.buf, st.len) == 0 && strcmp(tidy + st.len, side[k]) == 0)
+			what = side[k];
+	slash = strrchr(st.buf, '/');
+	dir = slash ? (size_t)(slash - st.buf) + 1 : 0;
+	for (size_t k = 0; !what && k < sizeof(held) / sizeof(held[0]); k++) {
+		size_t n = strlen(held[k][0]);
+		if (strncmp(tidy, st.buf, dir) == 0 && strncmp(tidy + dir, held[k][0], n) == 0 &&
+		    (held[k][0][n - 1] == '/' || tidy[dir + n] == '\0')) {
+			what = held[k][1];
+			folder = held[k][0][n - 1] == '/';
+		}
+	}
+	if (what && what[0] == '-')
+		rc = bg_error(ctx, BG_ECHECK, "%s: '%s' names '%s', which is the store's %s file (SQLite makes and "
+				"removes it beside the store); name another file",
+				display, field, given, what);
+	else if (what)
+		rc = bg_error(ctx, BG_ECHECK, "%s: '%s' names '%s', which is %s%s, benchgate's own state beside the "
+				"store; name another file",
+				display, field, given, folder ? "in " : "", what);
+	bg_strbuf_release(&st);
+	return rc;
+}
+
+/*
  * A file benchgate writes (the generated document, RUNS.md, the sqlite
  * store) must not be one it reads or another it writes: run would append
  * a Markdown row to the registry, render overwrite the profile matrix.
@@ -520,6 +572,25 @@ static int written_apart(const struct bg_config *cfg, const char *display, struc
 				rc = bg_error(ctx, BG_ECHECK, "%s: '%s' names '%s', which is %s; name another file",
 					      display, f[i].field, f[i].path, f[j].what);
 		}
+	}
+	/* nor a file SQLite or benchgate keeps beside the store: the store's
+	 * -wal, -shm or -journal (made and removed as the store is opened),
+	 * a device lease, the dashboard, a lock or a promotion's journal */
+	for (size_t i = 4; i < 6 && !rc; i++) {
+		if (f[i].path)
+			rc = not_state(cfg, tidy[i].buf, f[i].field, f[i].path, display, ctx);
+	}
+	/* the generated document among the experiments, where every new file
+	 * is an experiment's, which render never writes */
+	if (!rc && cfg->generated_path) {
+		struct bg_strbuf exp = BG_STRBUF_INIT;
+
+		tidy_path(&exp, cfg->root, cfg->experiments);
+		if (strncmp(tidy[4].buf, exp.buf, exp.len) == 0 && tidy[4].buf[exp.len] == '/')
+			rc = bg_error(ctx, BG_ECHECK, "%s: 'registry.generated' names '%s', which is in the experiments "
+					"folder ('profile.experiments'), where render writes nothing; name a file outside it",
+					display, cfg->generated_path);
+		bg_strbuf_release(&exp);
 	}
 	for (size_t i = 0; i < N; i++)
 		bg_strbuf_release(&tidy[i]);
