@@ -4,7 +4,8 @@
 # benchgate's own record, not the source under test, so the next session
 # is not taken for one of uncommitted source (which run stores pending,
 # never joining the baseline by itself). Then the experiments folder
-# elsewhere too (profile.experiments): run names the manifest there. Measured with BENCHGATE_NO_CGROUP
+# elsewhere too (profile.experiments): run names the manifest there; and
+# both outside the repository, which git is not asked about. Measured with BENCHGATE_NO_CGROUP
 # set (no run cgroup: nothing shared with other tests). Needs jq and git.
 set -u
 . "$(cd "$(dirname "$0")" && pwd)/checks.sh"
@@ -44,6 +45,16 @@ check "experiments elsewhere: the manifest named" test -f "$exp"
 check "experiments elsewhere: under lab/exps" test "${exp#lab/exps/}" != "$exp"
 link=$(grep -o "\[manifest\]([^)]*)" docs/RUNS.md | tail -n 1 | sed 's/^\[manifest\](//; s/)$//')
 check "experiments elsewhere: the row's link leads to it" test "docs/$link" -ef "$exp"
+
+
+# the experiments folder and RUNS.md outside the repository (../results):
+# nothing of them is named to git, which refuses a pathspec there
+mkdir -p "$work/results" && mv docs/RUNS.md "$work/results/RUNS.md"
+jq '.profile.experiments = "../results" | .profile.runs_index = "../results/RUNS.md"' benchgate.json >"$work/cfg" && cat "$work/cfg" >benchgate.json
+git add -A && git -c user.email=t@t -c user.name=t commit -qm "outside" || exit 1
+check "experiments outside the repository: exit 0" test "$(rc_of "$B" run -q --no-repeat life.ok)" = 0
+check "experiments outside the repository: clean" jqe '.provenance.git.dirty == false' <("$B" session "$("$B" compare --last life.ok --json | jq .session)" --json)
+check "experiments outside the repository: the row" grep -q "life-ok" "$work/results/RUNS.md"
 
 echo "$fails failure(s)"
 [ "$fails" = 0 ]
