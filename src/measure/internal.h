@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include <sys/resource.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "benchgate/npy.h"
 #include "benchgate/status.h"
@@ -255,6 +256,10 @@ struct bg_spawn_result {
 	 * the boot clock's advance beyond the monotonic clock's, which stops
 	 * during a system sleep; 0 below BG_SLEPT_MIN_NS */
 	int64_t slept_ns;
+	/* CLOCK_REALTIME as the run's own process was reaped: a file's time
+	 * later than it was written after the run's own process ended (a file
+	 * time is never later than its write, coarse or fine) */
+	struct timespec ended_at;
 };
 #define BG_SLEPT_MIN_NS 100000000LL /* 0.1 s: far above either clock's resolution */
 /*
@@ -308,12 +313,13 @@ int bg_spawn_run_captured(const struct bg_spawn_prog *prog, double timeout,
 /*
  * What a run left behind once its own process ended: waits, reaping, up to
  * grace_ms for the rest of its tree to end, and returns how many still run
- * then (they are left running). Its tree: every process of its run cgroup
- * when cgroup_procs (the cgroup.procs it joined) is not NULL, else the
- * processes still in its process group and their descendants. Returns at
- * once, 0, when the run left nothing.
+ * then (they are left running); *outlived receives how many still ran at
+ * the start (the run's own process had ended before them). Its tree: every
+ * process of its run cgroup when cgroup_procs (the cgroup.procs it joined)
+ * is not NULL, else the processes still in its process group and their
+ * descendants. Returns at once, 0, when the run left nothing.
  */
-size_t bg_spawn_leftovers(pid_t pgid, const char *cgroup_procs, long grace_ms);
+size_t bg_spawn_leftovers(pid_t pgid, const char *cgroup_procs, long grace_ms, size_t *outlived);
 /*
  * Runs /bin/sh -c CMD (with args as "$1"...) as bg_spawn_run runs a
  * program (its own process group, killed when *interrupted

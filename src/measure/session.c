@@ -196,6 +196,21 @@ static void progress(struct session *s, const char *phase, long index, long tota
  * after the kill: into buf[200], returned. Without a run cgroup only its
  * process group and what descends from it are reached.
  */
+/* The first of outs whose file was last written after ended (the
+ * realtime clock), or NULL. */
+static const char *written_after(const struct bg_outputs *outs, const struct timespec *ended)
+{
+	for (size_t i = 0; i < outs->n; i++) {
+		struct stat st;
+
+		if (stat(outs->v[i].path, &st) == 0 &&
+		    (st.st_mtim.tv_sec > ended->tv_sec ||
+		     (st.st_mtim.tv_sec == ended->tv_sec && st.st_mtim.tv_nsec > ended->tv_nsec)))
+			return outs->v[i].path;
+	}
+	return NULL;
+}
+
 static const char *killed_text(size_t left, bool in_cg, char *buf)
 {
 	if (!left)
@@ -227,7 +242,7 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 	bool timed = strcmp(phase, "timed") == 0, smoke = strcmp(phase, "smoke") == 0;
 	char name[64]; /* "timed run 3 (#5)": the phase's count, and the session's # when it differs */
 	long failures = s->failures; /* a check of this run that fails adds one */
-	size_t left;
+	size_t left, outlived = 0;
 	int rc;
 
 	bg_spawn_reap_orphans();
@@ -356,7 +371,7 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 	 * time, and they overlap the runs after it (kept running, counted);
 	 * all of its cgroup when it has one, so also what left its group */
 	in_cg = s->prog.cgroup_procs && res.cgroup_errno == 0;
-	left = bg_spawn_leftovers(res.pid, in_cg ? s->prog.cgroup_procs : NULL, BG_LEFTOVER_GRACE_MS) +
+	left = bg_spawn_leftovers(res.pid, in_cg ? s->prog.cgroup_procs : NULL, BG_LEFTOVER_GRACE_MS, &outlived) +
 	       res.escaped;
 	have_cg = bg_cgroup_run_end(&s->cg, res.cgroup_errno, &cg_peak, &oom);
 	s->prog.cgroup_procs = NULL;
@@ -466,6 +481,17 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 		rset(r, "outputs", json_array());
 		rset(r, "outputs_error", json_null());
 	}
+	if (ok && outlived && !out_err) {
+		/* an output its process tree wrote after the run's own process
+		 * ended: work the time taken does not hold */
+		const char *late = written_after(&outs, &res.ended_at);
+
+		if (late)
+			block(s, "%s: its output '%s' was written after the run's own process ended, by one of the %zu "
+				 "process(es) it left running then: its time does not hold that work; make the command "
+				 "wait for them (the shell's 'wait')",
+			      name, late, outlived);
+	}
 	if (out_err && (strstr(out_err, bg_open_files_advice(EMFILE)) || strstr(out_err, bg_open_files_advice(ENFILE)))) {
 		/* out of descriptors reading the outputs: a limit of benchgate's
 		 * (exit 4, as for starting the command), never a parity failure
@@ -507,9 +533,12 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 		bg_strbuf_release(&why);
 	}
 	rset(r, "left_running", json_integer((json_int_t)left));
+	rset(r, "outlived_by", json_integer((json_int_t)outlived));
 	rset(r, "flags", json_array());
 	if (left)
 		json_array_append_new(json_object_get(r, "flags"), json_string("left_running"));
+	else if (outlived)
+		json_array_append_new(json_object_get(r, "flags"), json_string("outlived"));
 	if (res.suspended)
 		json_array_append_new(json_object_get(r, "flags"), json_string("suspended"));
 	if (res.slept_ns)

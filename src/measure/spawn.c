@@ -215,8 +215,9 @@ void bg_spawn_reap_orphans(void)
 	free(kids);
 }
 
-size_t bg_spawn_leftovers(pid_t pgid, const char *cgroup_procs, long grace_ms)
+size_t bg_spawn_leftovers(pid_t pgid, const char *cgroup_procs, long grace_ms, size_t *outlived)
 {
+	*outlived = 0;
 	for (long waited = 0;; waited++) {
 		struct timespec ms = {0, 1000000};
 		size_t n;
@@ -237,6 +238,8 @@ size_t bg_spawn_leftovers(pid_t pgid, const char *cgroup_procs, long grace_ms)
 			bg_spawn_reap_orphans();
 			n = bg_proc_tree_live(pgid);
 		}
+		if (waited == 0)
+			*outlived = n;
 		if (n == 0 || waited >= grace_ms)
 			return n;
 		nanosleep(&ms, NULL);
@@ -956,6 +959,7 @@ int bg_spawn_run_captured(const struct bg_spawn_prog *prog, double timeout,
 	}
 	t1 = bg_sys_monotonic_ns();
 	b1 = bg_sys_boottime_ns();
+	clock_gettime(CLOCK_REALTIME, &res->ended_at);
 	/* a system sleep stops the monotonic clock, not the boot clock */
 	res->slept_ns = (b1 - b0) - (t1 - t0) >= BG_SLEPT_MIN_NS ? (b1 - b0) - (t1 - t0) : 0;
 	res->pid = pid;

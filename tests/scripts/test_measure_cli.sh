@@ -200,7 +200,8 @@ check "no secret argument written" bash -c '! grep -aq -e hunter3 -e hunter4 .be
 check "sessions shows it scrubbed" bash -c "'$B' sessions | grep -qF '~/bin/w ~/o.txt --api-key=<redacted> --password'"
 
 # a run that leaves a process running: counted on every run, flagged, shown
-# in the summary, and left running; one whose leftover ends at once is clean
+# in the summary, and left running; one whose leftover ends at once is not
+# left running
 nap=$(printf '3.%05d7' $(( ($$ * 7919 + RANDOM) % 100000 )))
 check "leftover measured"   test "$(rc_of "$B" measure -w 0 -r 2 --json -- sh -c "sleep $nap & exit 0")" = 0
 check "leftover counted"    test "$(jq -c '[.runs[] | .left_running]' out)" = "[1,1,1]"
@@ -211,6 +212,15 @@ check "leftover summary"    test "$(rc_of "$B" measure -q -w 0 -r 1 -- sh -c "sl
 pkill -f "sleep $nap"
 check "quick leftover clean" test "$(rc_of "$B" measure -q -w 0 -r 2 --json -- sh -c 'true & exit 0'; jq -c '[.runs[] | .left_running]' out)" = "0[0,0,0]"
 check "clean: no summary line" bash -c "'$B' session \$(jq .id out) | grep -vq leftovers"
+# a process that outlives the run's own and ends within the grace: counted
+# (outlived_by) and flagged; one that writes an output then blocks the
+# session, since the run's time does not hold that work; an output written
+# before the run's own process ended does not
+check "outlived: measured" test "$(rc_of "$B" measure -w 0 -r 2 --json -- sh -c '(sleep 0.02) & exit 0')" = 0
+check "outlived: counted and flagged" jqe '[.runs[] | .outlived_by == 1 and .left_running == 0 and (.flags | index("outlived"))] | all' out
+check "outlived, output written after: blocked" test "$(rc_of "$B" measure -w 0 -r 2 --json --output late.txt -- sh -c '(sleep 0.05; date > late.txt) & exit 0')" = 1
+check "outlived, output written after: said" jqe '.reason | test("its output .late.txt. was written after the run.s own process ended")' out
+check "outlived, output written before: ok" test "$(rc_of "$B" measure -w 0 -r 3 --json --output early.txt -- sh -c 'date > early.txt; (sleep 0.02) & exit 0')" = 0
 
 # the source changed during the session (an edit, a commit): blocked, since
 # the revision and diff recorded at the start do not describe every run
