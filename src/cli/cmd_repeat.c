@@ -19,12 +19,16 @@
 #include "benchgate/format.h"
 #include "benchgate/lifecycle.h"
 #include "benchgate/measure.h"
+#include "benchgate/value.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -92,6 +96,57 @@ static int run_child(char **argv)
 	return BG_EIO;
 }
 
+/*
+ * The child run's --config word into arg: "--config=PATH" of the file
+ * cfg was read from, or, when that cannot be read again (a pipe, as
+ * --config <(...) gives), of a copy of what was read, made in $TMPDIR
+ * (*copy: its path, malloc'd, for the caller to remove and free).
+ */
+static int config_copy(const struct bg_config *cfg, char *arg, size_t size, char **copy, struct bg_ctx *ctx)
+{
+	struct bg_strbuf path = BG_STRBUF_INIT, text = BG_STRBUF_INIT;
+	struct stat st;
+	const char *dir = getenv("TMPDIR");
+	int rc = BG_OK, fd;
+
+	bg_config_path(cfg, &path, cfg->config_path);
+	if (stat(path.buf, &st) == 0 && S_ISREG(st.st_mode)) {
+		snprintf(arg, size, "--config=%s", cfg->config_path);
+		bg_strbuf_release(&path);
+		return BG_OK;
+	}
+	bg_strbuf_reset(&path);
+	bg_strbuf_addf(&path, "%s/benchgate-config-XXXXXX.json", dir && *dir ? dir : "/tmp");
+	bg_value_dump(&text, cfg->raw, 2, false);
+	bg_strbuf_addch(&text, '\n');
+	fd = mkstemps(path.buf, 5);
+	if (fd >= 0) {
+		bool whole = write(fd, text.buf, text.len) == (ssize_t)text.len;
+		int e = errno;
+
+		if (close(fd) != 0 && whole) {
+			whole = false;
+			e = errno;
+		}
+		errno = e;
+		if (!whole) {
+			unlink(path.buf);
+			fd = -1;
+		}
+	}
+	if (fd < 0) {
+		rc = bg_error(ctx, BG_EIO, "'%s': cannot write a copy of the configuration for the runs, read from '%s' "
+				 "(a pipe cannot be read twice): %s; set TMPDIR to a folder that can be written",
+			      path.buf, cfg->config_path, strerror(errno));
+	} else {
+		snprintf(arg, size, "--config=%s", path.buf);
+		*copy = bg_strbuf_detach(&path, NULL);
+	}
+	bg_strbuf_release(&path);
+	bg_strbuf_release(&text);
+	return rc;
+}
+
 static int run_repeat(struct bg_cli *cli, const struct bg_cmd *self)
 {
 	static const struct bg_opt opts[] = {{"wait", 0, BG_OPT_VALUE, 1, false}, {0}};
@@ -107,6 +162,7 @@ static int run_repeat(struct bg_cli *cli, const struct bg_cmd *self)
 	long long id, ids[3] = {0, 0, 0};
 	struct bg_cli_stop stop;
 	bool caught = false;
+	char *tmp_config = NULL; /* a copy of a --config read from a pipe */
 	int rc, worst = 0;
 
 	if ((rc = bg_vp_parse_session(cli, self, opts, on_opt, &wait, &id)))
@@ -148,7 +204,7 @@ static int run_repeat(struct bg_cli *cli, const struct bg_cmd *self)
 	caught = true;
 	measure = json_object_get(json_object_get(doc, "context"), "measure");
 	{
-		char *argv[24], warmups[32], runs[32], timeout[40];
+		char *argv[24], warmups[32], runs[32], timeout[40], cfgarg[PATH_MAX + 16];
 		long long before = 0;
 		size_t got = 0;
 		int n = 0, st;
@@ -157,9 +213,15 @@ static int run_repeat(struct bg_cli *cli, const struct bg_cmd *self)
 		argv[n++] = (char *)"-C";
 		argv[n++] = cfg.root;
 		if (cli->config_file && cfg.config_path) {
-			/* as the root names it: the child reads it from -C ROOT */
-			argv[n++] = (char *)"--config";
-			argv[n++] = cfg.config_path;
+			/* as the root names it: the child reads it from -C ROOT, one
+			 * word (a name that starts with '-'); one read from a pipe
+			 * (--config <(...)) cannot be read again: a copy of what was
+			 * read, removed after */
+			if (config_copy(&cfg, cfgarg, sizeof(cfgarg), &tmp_config, &ctx)) {
+				rc = bg_cli_fail(BG_EIO, bg_ctx_message(&ctx));
+				goto out;
+			}
+			argv[n++] = cfgarg;
 		}
 		argv[n++] = (char *)"run";
 		argv[n++] = (char *)gate;
@@ -260,6 +322,10 @@ static int run_repeat(struct bg_cli *cli, const struct bg_cmd *self)
 	if (worst) /* a block or a failure stands when stdout cannot be written */
 		rc = worst;
 out:
+	if (tmp_config) {
+		unlink(tmp_config);
+		free(tmp_config);
+	}
 	if (caught)
 		bg_cli_release_stop(&stop);
 	json_decref(doc);

@@ -67,6 +67,15 @@ mkdir sub && cp benchgate.json sub/alt.json && commit alt
 check "repeat --config from a subfolder" \
 	test "$(rc_of sh -c "cd sub && '$B' --config alt.json repeat 1")" = 0
 check "repeat --config: two more sessions" test "$("$B" history life.ok --json | jq length)" = 15
+# a --config read from a pipe (a copy for the runs, removed after), and
+# one whose name starts with '-'
+tmpd=$(mktemp -d)
+check "repeat --config <(...)" test "$(rc_of env TMPDIR="$tmpd" bash -c "'$B' --config <(cat benchgate.json) repeat 1")" = 0
+check "repeat --config <(...): two more sessions" test "$("$B" history life.ok --json | jq length)" = 17
+check "repeat --config <(...): the copy removed" test -z "$(ls -A "$tmpd")"
+rmdir "$tmpd"
+cp benchgate.json ./-c.json && commit dash-config
+check "repeat --config=-c.json" test "$(rc_of "$B" --config=-c.json repeat 1)" = 0
 
 # exit 1 when a repeat blocked, also when the last repeat did not: each
 # experiment reads its line of plan (fast, slow or bad output)
