@@ -5,6 +5,7 @@
 #include "benchgate/fsutil.h"
 #include "benchgate/strbuf.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -69,14 +70,23 @@ static bool parse_descr(const char *d, struct npy_header *h)
 	char *end;
 	unsigned long size;
 
-	if (d[0] != '<' && d[0] != '>' && d[0] != '|' && d[0] != '=')
+	/* no byte order ('f8') is the machine's own, as numpy reads it */
+	if (d[0] && strchr("biufc", d[0])) {
+		h->order = '<';
+		d--;
+	} else if (d[0] != '<' && d[0] != '>' && d[0] != '|' && d[0] != '=') {
 		return false;
-	h->order = d[0] == '=' ? '<' : d[0];
+	} else {
+		h->order = d[0] == '=' ? '<' : d[0];
+	}
 	h->kind = d[1];
-	if (!strchr("biufc", h->kind) || !h->kind)
+	if (!h->kind || !strchr("biufc", h->kind))
+		return false;
+	/* digits only: strtoul would take a sign or a space ('<f+8') */
+	if (!isdigit((unsigned char)d[2]) || strspn(d + 2, "0123456789") != strlen(d + 2))
 		return false;
 	size = strtoul(d + 2, &end, 10);
-	if (*end || end == d + 2)
+	if (*end)
 		return false;
 	h->size = size;
 	switch (h->kind) {
@@ -165,6 +175,8 @@ static const char *parse_dict(const char *p, const char *end, struct npy_header 
 			}
 			h->have_order = true;
 		} else if (strcmp(key, "shape") == 0) {
+			bool comma = false;
+
 			if (p >= end || *p++ != '(')
 				return "'shape' must be a tuple";
 			out->ndim = 0;
@@ -174,6 +186,9 @@ static const char *parse_dict(const char *p, const char *end, struct npy_header 
 				p = skip_ws(p, end);
 				if (p < end && *p == ')') {
 					p++;
+					/* (3) is the number 3 to Python, not a tuple */
+					if (out->ndim == 1 && !comma)
+						return "'shape' must be a tuple: (N) is a number; write (N,)";
 					break;
 				}
 				if (p >= end)
@@ -190,7 +205,8 @@ static const char *parse_dict(const char *p, const char *end, struct npy_header 
 					return "'shape' has too many dimensions";
 				out->shape[out->ndim++] = v;
 				p = skip_ws(p, end);
-				if (p < end && *p == ',')
+				comma = p < end && *p == ',';
+				if (comma)
 					p++;
 				else if (p < end && *p != ')')
 					return "'shape' is malformed";
@@ -209,6 +225,10 @@ static const char *parse_dict(const char *p, const char *end, struct npy_header 
 	}
 	if (!h->have_descr || !h->have_order || !h->have_shape)
 		return "header lacks 'descr', 'fortran_order' or 'shape'";
+	/* after the dictionary only the padding and the line's end */
+	for (p++; p < end; p++)
+		if (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\r')
+			return "header has text after its dictionary";
 	return NULL;
 }
 
@@ -258,13 +278,20 @@ int bg_npy_parse(const unsigned char *data, size_t len, const char *display, str
 		 struct bg_ctx *ctx)
 {
 	struct npy_header h = {0};
-	size_t hlen, hstart, count = 1, esize, csize;
+	size_t hlen = 0, hstart = 0, count = 1, esize, csize;
 	const char *err;
 	const unsigned char *body;
 
 	memset(out, 0, sizeof(*out));
 	if (len < 10 || memcmp(data, "\x93NUMPY", 6) != 0)
 		return bad(ctx, display, "missing the \\x93NUMPY magic");
+	if (data[7] != 0 || data[6] < 1 || data[6] > 3) {
+		char what[96];
+
+		snprintf(what, sizeof(what), "unsupported format version %u.%u (numpy writes 1.0, 2.0 and 3.0)",
+			 data[6], data[7]);
+		return bad(ctx, display, what);
+	}
 	if (data[6] == 1) {
 		hlen = (size_t)data[8] | (size_t)data[9] << 8;
 		hstart = 10;
@@ -274,11 +301,6 @@ int bg_npy_parse(const unsigned char *data, size_t len, const char *display, str
 		hlen = (size_t)data[8] | (size_t)data[9] << 8 | (size_t)data[10] << 16 |
 		       (size_t)data[11] << 24;
 		hstart = 12;
-	} else {
-		char what[64];
-
-		snprintf(what, sizeof(what), "unsupported format version %u.%u", data[6], data[7]);
-		return bad(ctx, display, what);
 	}
 	if (hlen > len - hstart)
 		return bad(ctx, display, "truncated header");
@@ -436,10 +458,35 @@ static bool close_single(double ar, double ai, double br, double bi, double rtol
 	return (double)diff <= tol64;
 }
 
+/*
+ * A sum of squares kept as scale^2 * ssq (LAPACK's dnrm2), so that the
+ * norm of values near the ends of a double's range neither overflows nor
+ * underflows on the way: x >= 0.
+ */
+struct sumsq {
+	double scale, ssq;
+};
+
+static void sumsq_add(struct sumsq *q, double x)
+{
+	if (x == 0)
+		return;
+	if (q->scale < x) {
+		double t = q->scale / x;
+
+		q->ssq = 1 + q->ssq * t * t;
+		q->scale = x;
+	} else {
+		double t = x / q->scale;
+
+		q->ssq += t * t;
+	}
+}
+
 int bg_npy_allclose(const struct bg_npy *a, const struct bg_npy *b, double rtol, double atol,
 		    struct bg_allclose *r, struct bg_ctx *ctx)
 {
-	double num = 0, den = 0;
+	struct sumsq num = {0, 0}, den = {0, 0};
 	size_t rel = 0; /* finite elements with b != 0 */
 	bool single;
 
@@ -495,15 +542,17 @@ int bg_npy_allclose(const struct bg_npy *a, const struct bg_npy *b, double rtol,
 			if (diff / babs > r->max_rel)
 				r->max_rel = diff / babs;
 		}
-		num += diff * diff;
-		den += babs * babs;
+		sumsq_add(&num, diff);
+		sumsq_add(&den, babs);
 	}
-	if (den > 0) {
-		r->rel_l2 = sqrt(num) / sqrt(den);
-		r->rel_l2_valid = true;
+	if (den.scale > 0) {
+		/* ||a - b|| / ||b||, each scaled: a true 0.1 of values near 1e155
+		 * or 1e-200 is 0.1, never a 0 from a sum that overflowed */
+		r->rel_l2 = num.scale > 0 ? num.scale / den.scale * sqrt(num.ssq / den.ssq) : 0;
+		r->rel_l2_valid = !(num.scale > 0 && r->rel_l2 == 0); /* a ratio below a double's range */
 	} else {
 		r->rel_l2 = 0;
-		r->rel_l2_valid = num == 0;
+		r->rel_l2_valid = num.scale == 0;
 	}
 	/* a figure over no element, or beyond the range of a double, is none */
 	r->max_abs_valid = r->finite > 0 && isfinite(r->max_abs);

@@ -175,6 +175,30 @@ static void test_malformed(void **state)
 	buf[6] = 9;
 	expect_bad(buf, n, "version 9");
 	expect_bad(buf, 20, "version");
+	/* what numpy.load refuses is refused: a minor version, (N) (a number,
+	 * not a tuple), text after the dictionary, a size with a sign */
+	n = build(buf, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }", d, sizeof(d));
+	buf[7] = 5;
+	expect_bad(buf, n, "unsupported format version 1.5");
+	n = build(buf, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (2), }", d, sizeof(d));
+	expect_bad(buf, n, "'shape' must be a tuple: (N) is a number; write (N,)");
+	n = build(buf, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (2,), } junk", d, sizeof(d));
+	expect_bad(buf, n, "header has text after its dictionary");
+	n = build(buf, 1, "{'descr': '<f+8', 'fortran_order': False, 'shape': (2,), }", d, sizeof(d));
+	expect_bad(buf, n, "dtype '<f+8' is not supported");
+	/* and what it reads is read: no byte order is the machine's own */
+	{
+		struct bg_npy a;
+		struct bg_ctx ctx;
+
+		bg_ctx_init(&ctx);
+		n = build(buf, 1, "{'descr': 'f8', 'fortran_order': False, 'shape': (2, ), }", d, sizeof(d));
+		assert_int_equal(bg_npy_parse(buf, n, "ok.npy", &a, &ctx), BG_OK);
+		assert_int_equal(a.ndim, 1);
+		assert_true(a.re[1] == 2.0);
+		bg_npy_release(&a);
+		bg_ctx_release(&ctx);
+	}
 }
 
 static struct bg_npy vec(const double *re, size_t n, const char *dtype)
@@ -226,6 +250,23 @@ static struct bg_allclose allclose_of(const double *out, const double *ref, size
 	assert_int_equal(bg_npy_allclose(&a, &b, 1e-5, 1e-8, &r, &ctx), BG_OK);
 	bg_ctx_release(&ctx);
 	return r;
+}
+
+/* The relative L2 error of values near the ends of a double's range: as
+ * measured, never a 0 from a sum of squares that overflowed or underflowed. */
+static void test_allclose_rel_l2_extremes(void **state)
+{
+	const double big[] = {1.1e155}, bigref[] = {1e155};
+	const double tiny[] = {1e-200}, tinyref[] = {2e-200};
+	struct bg_allclose r;
+
+	(void)state;
+	r = allclose_of(big, bigref, 1);
+	assert_true(r.rel_l2_valid);
+	assert_float_equal(r.rel_l2, 0.1, 1e-12);
+	r = allclose_of(tiny, tinyref, 1);
+	assert_true(r.rel_l2_valid);
+	assert_float_equal(r.rel_l2, 0.5, 1e-12);
 }
 
 static void test_allclose_nonfinite_figures(void **state)
@@ -359,6 +400,7 @@ int main(void)
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_allclose_by_hand),
 		cmocka_unit_test(test_allclose_nan_inf_mismatch),
+		cmocka_unit_test(test_allclose_rel_l2_extremes),
 		cmocka_unit_test(test_allclose_nonfinite_figures),
 		cmocka_unit_test(test_allclose_float32_as_numpy),
 	};
