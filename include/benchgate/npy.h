@@ -65,6 +65,7 @@ struct bg_allclose {
 	bool max_abs_valid;
 	bool max_rel_valid;
 	bool rel_l2_valid;
+	size_t first; /* the first element beyond the tolerance (C order), when beyond > 0 */
 };
 /* a: the output, b: the reference. BG_ECHECK naming both on a shape or dtype mismatch
  * (nothing is broadcast or converted). */

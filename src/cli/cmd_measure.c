@@ -171,32 +171,40 @@ static const char *parse_parity(struct measure_args *a, const char *v)
 		return NULL;
 	}
 	if (strncmp(v, "allclose:", 9) == 0) {
-		char *spec = bg_xstrdup(v + 9), *save = NULL, *tok;
+		char *spec = bg_xstrdup(v + 9), *tok;
 
 		free(a->parity_ref);
 		a->parity_ref = spec;
-		tok = strtok_r(spec, ",", &save);
-		if (!tok || !*tok)
-			return "--parity allclose:REF.npy needs a reference file";
-		a->o.parity_reference = tok;
-		while ((tok = strtok_r(NULL, ",", &save))) {
-			double *dst = strncmp(tok, "rtol=", 5) == 0   ? &a->o.rtol
-				      : strncmp(tok, "atol=", 5) == 0 ? &a->o.atol
-								      : NULL;
+		/* the settings are the words after the last commas that read
+		 * NAME=VALUE; the rest, commas and all, is the reference */
+		while ((tok = strrchr(spec, ',')) && tok[1 + strspn(tok + 1, "abcdefghijklmnopqrstuvwxyz_")] == '=' &&
+		       strspn(tok + 1, "abcdefghijklmnopqrstuvwxyz_") > 0) {
+			double *dst = strncmp(tok + 1, "rtol=", 5) == 0   ? &a->o.rtol
+				      : strncmp(tok + 1, "atol=", 5) == 0 ? &a->o.atol
+									  : NULL;
 			char *end;
 
 			if (!dst) {
 				snprintf(a->msg, sizeof(a->msg),
-					 "unknown allclose setting '%s'; use rtol=R or atol=A", tok);
+					 "unknown allclose setting '%s'; use rtol=R or atol=A", tok + 1);
 				return a->msg;
 			}
-			*dst = strtod(tok + 5, &end);
-			if (end == tok + 5 || *end || !isfinite(*dst) || *dst < 0) {
+			*dst = strtod(tok + 6, &end);
+			if (end == tok + 6 || *end || *dst < 0 || isnan(*dst)) {
 				snprintf(a->msg, sizeof(a->msg),
-					 "allclose setting '%s' needs a non-negative number", tok);
+					 "allclose setting '%s' needs a non-negative number", tok + 1);
 				return a->msg;
 			}
+			if (!isfinite(*dst)) {
+				snprintf(a->msg, sizeof(a->msg),
+					 "allclose setting '%s' is beyond a double's range; give a finite number", tok + 1);
+				return a->msg;
+			}
+			*tok = '\0';
 		}
+		if (!*spec)
+			return "--parity allclose:REF.npy needs a reference file";
+		a->o.parity_reference = spec;
 		a->o.parity = BG_PARITY_ALLCLOSE;
 		return NULL;
 	}

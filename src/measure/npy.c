@@ -517,13 +517,15 @@ int bg_npy_allclose(const struct bg_npy *a, const struct bg_npy *b, double rtol,
 		bool close;
 
 		if (nan) {
-			r->beyond++;
+			if (!r->beyond++)
+				r->first = i;
 			r->nonfinite++;
 			continue;
 		}
 		if (inf) {
 			if (!(ar == br && ai == bi)) {
-				r->beyond++;
+				if (!r->beyond++)
+					r->first = i;
 				r->nonfinite++;
 			}
 			continue;
@@ -533,8 +535,8 @@ int bg_npy_allclose(const struct bg_npy *a, const struct bg_npy *b, double rtol,
 		babs = hypot(br, bi);
 		close = single ? close_single(ar, ai, br, bi, rtol, atol, b->ndim == 0)
 			       : close_double(diff, babs, rtol, atol);
-		if (!close)
-			r->beyond++;
+		if (!close && !r->beyond++)
+			r->first = i;
 		if (diff > r->max_abs)
 			r->max_abs = diff;
 		if (babs > 0) {

@@ -130,9 +130,20 @@ static int outputs_digest(const struct bg_outputs *outputs, char hex[65], struct
 
 /* Why allclose failed: how many elements, the largest error ("n/a" over
  * no finite element, "inf" beyond a double) and how many are NaN or infinite. */
-static void allclose_detail(struct bg_strbuf *d, const struct bg_allclose *r, const char *path,
-			    const struct bg_measure_opts *o)
+/* Element k of a as numpy prints a scalar: 3.1, or (1+2j) for a complex. */
+static void add_element(struct bg_strbuf *d, const struct bg_npy *a, size_t k)
 {
+	if (a->im)
+		bg_strbuf_addf(d, "(%.10g%+.10gj)", a->re[k], a->im[k]);
+	else
+		bg_strbuf_addf(d, "%.10g", a->re[k]);
+}
+
+static void allclose_detail(struct bg_strbuf *d, const struct bg_allclose *r, const char *path,
+			    const struct bg_measure_opts *o, const struct bg_npy *a, const struct bg_npy *b)
+{
+	size_t idx[BG_NPY_MAX_DIMS], k = r->first;
+
 	bg_strbuf_addf(d, "%zu of %zu elements of %s beyond rtol=%g atol=%g (max abs error ", r->beyond,
 		       r->count, path, o->rtol, o->atol);
 	if (r->finite)
@@ -142,6 +153,18 @@ static void allclose_detail(struct bg_strbuf *d, const struct bg_allclose *r, co
 	if (r->nonfinite)
 		bg_strbuf_addf(d, "; %zu of them NaN or infinite", r->nonfinite);
 	bg_strbuf_addch(d, ')');
+	/* the first, by its index in the array, beside the reference's */
+	for (size_t i = a->ndim; i-- > 0;) {
+		idx[i] = a->shape[i] ? k % a->shape[i] : 0;
+		k = a->shape[i] ? k / a->shape[i] : 0;
+	}
+	bg_strbuf_adds(d, "; the first at [");
+	for (size_t i = 0; i < a->ndim; i++)
+		bg_strbuf_addf(d, "%s%zu", i ? ", " : "", idx[i]);
+	bg_strbuf_adds(d, "]: ");
+	add_element(d, a, r->first);
+	bg_strbuf_addf(d, " against %s's ", o->parity_reference);
+	add_element(d, b, r->first);
 }
 
 /* Whether two stats are of one file as it was: same file, size, times. */
@@ -279,7 +302,7 @@ json_t *bg_parity_check(const struct bg_measure_opts *o, const struct bg_outputs
 					json_object_set_new(p, "rel_l2_error",
 							    jreal_or_null(r.rel_l2_valid, r.rel_l2));
 					if (!pass)
-						allclose_detail(&detail, &r, path, o);
+						allclose_detail(&detail, &r, path, o, &a, &ref->npy);
 				}
 				bg_npy_release(&a);
 			}
