@@ -52,6 +52,17 @@ static bool outputs_have(const struct bg_outputs *l, size_t n, const char *path)
 	return false;
 }
 
+/* The first folder glob(3) could not read, and why (GLOB_ERR stops there). */
+static int glob_errno;
+static char glob_path[512];
+
+static int glob_error(const char *path, int err)
+{
+	glob_errno = err;
+	snprintf(glob_path, sizeof(glob_path), "%s", path);
+	return 1;
+}
+
 json_t *bg_outputs_hash(const char *const *patterns, size_t npatterns, const struct bg_stale *stale,
 			struct bg_outputs *list, char **err)
 {
@@ -60,11 +71,18 @@ json_t *bg_outputs_hash(const char *const *patterns, size_t npatterns, const str
 
 	for (size_t i = 0; i < npatterns; i++) {
 		glob_t g;
-		int rc = glob(patterns[i], GLOB_ERR, NULL, &g);
+		int rc, gerr;
 		size_t earlier = list->n; /* matched by the patterns before this one */
 
+		glob_errno = 0;
+		rc = glob(patterns[i], GLOB_ERR, glob_error, &g);
+		gerr = glob_errno;
 		if (rc != 0) {
-			if (!e.len)
+			if (!e.len && rc == GLOB_ABORTED)
+				bg_strbuf_addf(&e, "output pattern '%s': a folder on its path cannot be read (%s): %s; "
+						   "check that folder",
+					       patterns[i], glob_path, strerror(gerr ? gerr : EIO));
+			else if (!e.len)
 				bg_strbuf_addf(&e, "output pattern '%s' matched no file", patterns[i]);
 			if (rc != GLOB_NOMATCH)
 				globfree(&g);

@@ -69,6 +69,11 @@ rm -f a.txt b.txt c.txt out.txt
 check "no match: exit 1"  test "$(rc_of "${M[@]}" --output 'nothing-*.bin' --parity "sha256:$good" -- true)" = 1
 check "no match message"  jqe '.reason | test("output pattern .nothing-\\*\\.bin. matched no file")' out
 check "no match without parity" test "$(rc_of "${M[@]}" --output 'nothing-*.bin' -- true)" = 1
+# a folder the pattern cannot read (a loop of links) is said so, not "no file"
+ln -s loopdir loopdir
+check "unreadable folder in a pattern" test "$(rc_of "${M[@]}" --output 'loopdir/*.bin' -- true)" = 1
+check "unreadable folder: said" jqe '.reason | test("output pattern .loopdir/\\*\\.bin.: a folder on its path cannot be read \\(loopdir\\): Too many levels of symbolic links")' out
+rm loopdir
 
 # allclose: ref = [1, 2, 3, 0], out = [1, 2.00001, 3.1, 0] (float64)
 "$P/npywrite" ref.npy '<f8' 4 1 2 3 0
