@@ -237,6 +237,18 @@ static const char *const rule_fields[] = {
 	"computer", "device_contains", "computer_equals_ignoring_case", "machine_in", NULL,
 };
 
+/* known_fields of list[i] when it is an object (its shape is checked after). */
+static int known_item_fields(const struct bg_value *item, const char *list, size_t i, const char *const *fields,
+			     const char *display, struct bg_ctx *ctx)
+{
+	char where[64];
+
+	if (!bg_value_is_object(item))
+		return BG_OK;
+	snprintf(where, sizeof(where), "%s[%zu]", list, i);
+	return known_fields(item, where, fields, display, ctx);
+}
+
 static int load_computers(struct bg_config *cfg, const char *display, struct bg_ctx *ctx)
 {
 	struct bg_value *v = bg_value_get(cfg->raw, "computers");
@@ -250,19 +262,16 @@ static int load_computers(struct bg_config *cfg, const char *display, struct bg_
 	cfg->computers = bg_xcalloc(bg_value_size(v) + 1, sizeof(*cfg->computers));
 	BG_VALUE_ARRAY_FOREACH(v, i, item) {
 		struct bg_value *label = bg_value_get(item, "label"), *slug = bg_value_get(item, "slug");
+		int rc;
 
+		/* a misspelt field first: named, rather than the shape it leaves */
+		if ((rc = known_item_fields(item, "computers", i, computer_fields, display, ctx)))
+			return rc;
 		if (!bg_value_is_object(item) || !bg_value_is_string(label) || !bg_value_is_string(slug) ||
 		    !bg_value_len(label) || !bg_value_len(slug))
 			return bg_error(ctx, BG_ECHECK,
 					"%s: computers[%zu] must be an object with nonempty string 'label' and 'slug'",
 					display, i);
-		{
-			char where[48];
-			int rc;
-			snprintf(where, sizeof(where), "computers[%zu]", i);
-			if ((rc = known_fields(item, where, computer_fields, display, ctx)))
-				return rc;
-		}
 		/* the slug names the device's lease files: refused here, not
 		 * when a run first leases the device */
 		if (!bg_config_slug_valid(bg_value_str(slug)))
@@ -322,8 +331,11 @@ static int load_rules(struct bg_config *cfg, const char *display, struct bg_ctx 
 		struct bg_value *machines = bg_value_get(item, "machine_in");
 		struct bg_value *computer = bg_value_get(item, "computer");
 		struct bg_computer_rule *r = &cfg->rules[i];
-		int kinds = !!contains + !!equals + !!machines;
+		int kinds = !!contains + !!equals + !!machines, rc;
 
+		/* a misspelt field first: named, rather than the shape it leaves */
+		if ((rc = known_item_fields(item, "computer_rules", i, rule_fields, display, ctx)))
+			return rc;
 		if (!bg_value_is_object(item) || !bg_value_is_string(computer) || kinds != 1 ||
 		    (contains && !bg_value_is_string(contains)) || (equals && !bg_value_is_string(equals)) ||
 		    (machines && !bg_value_is_array(machines)))
@@ -343,13 +355,6 @@ static int load_rules(struct bg_config *cfg, const char *display, struct bg_ctx 
 		if (!bg_value_len(computer))
 			return bg_error(ctx, BG_ECHECK, "%s: computer_rules[%zu]: 'computer' must not be empty", display,
 					i);
-		{
-			char where[48];
-			int rc;
-			snprintf(where, sizeof(where), "computer_rules[%zu]", i);
-			if ((rc = known_fields(item, where, rule_fields, display, ctx)))
-				return rc;
-		}
 		if (machines) {
 			struct bg_strbuf words = BG_STRBUF_INIT;
 			size_t k;
