@@ -748,6 +748,35 @@ bool bg_cli_add_project_hint(struct bg_strbuf *msg, const struct bg_cli *cli, in
 			missing = why && !*why; /* "": not there */
 		}
 	}
+	if (status == BG_EIO && cfg->config_path) {
+		/* a file benchgate.json names, not there: which key names it,
+		 * and what it is relative to (run from a subfolder, or with a
+		 * --config from elsewhere) */
+		const struct {
+			const char *path, *key;
+		} named[] = {
+			{cfg->registry_path, "registry.path"},   {cfg->profile_path, "profile.path"},
+			{cfg->parity_matrix, "profile.parity_matrix"}, {cfg->generated_path, "registry.generated"},
+			{cfg->runs_index, "profile.runs_index"},  {cfg->experiments, "profile.experiments"},
+		};
+		const char *m = msg->buf ? msg->buf : "";
+
+		for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++) {
+			size_t n = named[i].path ? strlen(named[i].path) : 0;
+
+			const char *why;
+
+			if (!n || strncmp(m, named[i].path, n) != 0 || m[n] != ':')
+				continue;
+			bg_strbuf_reset(&path);
+			bg_config_path(cfg, &path, named[i].path);
+			why = bg_file_problem(path.buf);
+			if (why && !*why) /* "": not there */
+				bg_strbuf_addf(msg, " ('%s' of %s names it, relative to the project's folder '%s')",
+					       named[i].key, cfg->config_path, cfg->root);
+			break;
+		}
+	}
 	if (missing && cli->chdir_root)
 		bg_strbuf_addf(msg, " (there is no benchgate.json in '%s': is it the project's folder?)", cfg->root);
 	else if (missing)

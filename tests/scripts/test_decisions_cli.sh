@@ -201,7 +201,7 @@ check "compare --last, registry malformed: says why" grep -qxF "benchgate: bench
 check "history, registry malformed, gate with sessions: 0" test "$(rc_of "$B" -C "$work/r" history $G)" = 0
 rm "$work/r/benchmarks/benchmark_registry.json"
 check "history, registry missing: 4" test "$(rc_of "$B" -C "$work/r" history $G.typo)" = 4
-check "history, registry missing: says why" grep -qxF "benchgate: benchmarks/benchmark_registry.json: cannot read: No such file or directory; $why" "$work/err"
+check "history, registry missing: says why" grep -qxF "benchgate: benchmarks/benchmark_registry.json: cannot read: No such file or directory ('registry.path' of benchgate.json names it, relative to the project's folder '$work/r'); $why" "$work/err"
 check "compare --last, registry missing: 4" test "$(rc_of "$B" -C "$work/r" compare --last $G.typo)" = 4
 check "compare --last, registry missing, gate with sessions: 0" test "$(rc_of "$B" -C "$work/r" compare --last $G)" = 0
 # sessions the program timed itself (their p50 is its own samples): history
