@@ -107,6 +107,14 @@ const char *bg_config_store_side_file(const struct bg_config *cfg, const char *p
 /* path as shown to a person: relative to the root when inside it (a pointer
  * into path), else path itself. */
 const char *bg_config_relative(const struct bg_config *cfg, const char *path);
+/*
+ * path (as benchgate.json gives it) relative to the project's folder and
+ * inside it, as a git pathspec from there may name it (an absolute one
+ * inside the project as the relative path it names; a pointer into path),
+ * or NULL for one that may lie outside (through "..", or elsewhere), where
+ * git refuses a pathspec.
+ */
+const char *bg_config_in_project(const struct bg_config *cfg, const char *path);
 /* True when computers is empty or label is one of them. */
 bool bg_config_computer_known(const struct bg_config *cfg, const char *label);
 /* The slug of a computer label, or NULL. */

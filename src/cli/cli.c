@@ -763,7 +763,6 @@ bool bg_cli_add_project_hint(struct bg_strbuf *msg, const struct bg_cli *cli, in
 
 		for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++) {
 			size_t n = named[i].path ? strlen(named[i].path) : 0;
-
 			const char *why;
 
 			if (!n || strncmp(m, named[i].path, n) != 0 || m[n] != ':')

@@ -172,13 +172,14 @@ static const char *parse_parity(struct measure_args *a, const char *v)
 	}
 	if (strncmp(v, "allclose:", 9) == 0) {
 		char *spec = bg_xstrdup(v + 9), *tok;
+		size_t name;
 
 		free(a->parity_ref);
 		a->parity_ref = spec;
 		/* the settings are the words after the last commas that read
 		 * NAME=VALUE; the rest, commas and all, is the reference */
-		while ((tok = strrchr(spec, ',')) && tok[1 + strspn(tok + 1, "abcdefghijklmnopqrstuvwxyz_")] == '=' &&
-		       strspn(tok + 1, "abcdefghijklmnopqrstuvwxyz_") > 0) {
+		while ((tok = strrchr(spec, ',')) && (name = strspn(tok + 1, "abcdefghijklmnopqrstuvwxyz_")) > 0 &&
+		       tok[1 + name] == '=') {
 			double *dst = strncmp(tok + 1, "rtol=", 5) == 0   ? &a->o.rtol
 				      : strncmp(tok + 1, "atol=", 5) == 0 ? &a->o.atol
 									  : NULL;

@@ -840,6 +840,13 @@ const char *bg_config_relative(const struct bg_config *cfg, const char *path)
 	return strncmp(path, cfg->root, n) == 0 && path[n] == '/' ? path + n + 1 : path;
 }
 
+const char *bg_config_in_project(const struct bg_config *cfg, const char *path)
+{
+	if (path && path[0] == '/')
+		path = bg_config_relative(cfg, path);
+	return path && bg_path_stays_below(path) ? path : NULL;
+}
+
 bool bg_config_computer_known(const struct bg_config *cfg, const char *label)
 {
 	if (cfg->ncomputers == 0)

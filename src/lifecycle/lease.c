@@ -69,13 +69,10 @@ size_t bg_lifecycle_state_excludes(const struct bg_config *cfg, char **out, size
 		out[n++] = bg_xstrdup(BG_GIT_EXCLUDE_STATE_FOLDERS);
 	if (strncmp(spec, "sqlite:", 7) != 0)
 		return n;
-	path = spec + 7;
-	/* an absolute path inside the project is the relative one it names */
-	if (path[0] == '/')
-		path = bg_config_relative(cfg, path);
-	/* a folder that may lie outside the project cannot be named to git
-	 * from it (git refuses a pathspec outside the repository) */
-	if (!bg_path_stays_below(path))
+	/* an absolute path inside the project is the relative one it names; a
+	 * folder that may lie outside the project cannot be named to git from
+	 * it (git refuses a pathspec outside the repository) */
+	if (!(path = bg_config_in_project(cfg, spec + 7)))
 		return n;
 	slash = strrchr(path, '/');
 	if (slash && !(slash - path == 1 && path[0] == '.')) {

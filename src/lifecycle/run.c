@@ -300,22 +300,10 @@ static int refuse_private_paths(struct run *r, struct bg_ctx *ctx)
  * and inside it (a git pathspec can leave it out): run writes its rows
  * there, so it is no part of the source under test either.
  */
-/*
- * path (of benchgate.json) as git may be given it from the project's
- * folder: relative, and inside the project (an absolute one inside it as
- * the relative path it names); NULL for one that may lie outside the
- * repository, where git refuses a pathspec.
- */
-static const char *in_project(const struct bg_config *cfg, const char *path)
-{
-	if (path && path[0] == '/')
-		path = bg_config_relative(cfg, path);
-	return path && bg_path_stays_below(path) ? path : NULL;
-}
-
 static bool runs_index_apart(const struct bg_config *cfg)
 {
-	const char *ri = in_project(cfg, cfg->runs_index), *ex = in_project(cfg, cfg->experiments);
+	const char *ri = bg_config_in_project(cfg, cfg->runs_index);
+	const char *ex = bg_config_in_project(cfg, cfg->experiments);
 	size_t n = ex ? strlen(ex) : 0;
 
 	if (!ri)
@@ -370,7 +358,7 @@ static char *outputs_pattern(const char *tmpl)
 static void build_git_exclude(struct run *r)
 {
 	const json_t *outputs = json_object_get(r->measure, "outputs"), *x, *rb;
-	const char *name;
+	const char *name, *experiments;
 	size_t n = 0, i, cap = 3 + BG_STATE_EXCLUDES_MAX + json_array_size(outputs);
 
 	json_object_foreach((json_t *)r->req->runbooks, name, rb)
@@ -378,10 +366,10 @@ static void build_git_exclude(struct run *r)
 	r->git_exclude = bg_xcalloc(cap, sizeof(*r->git_exclude));
 	r->owned_exclude = bg_xcalloc(cap, sizeof(*r->owned_exclude));
 	/* plain paths, escaped as globs (provenance.h) */
-	if (in_project(r->cfg, r->cfg->experiments))
-		r->owned_exclude[r->nowned_exclude++] = bg_provenance_glob_escape(in_project(r->cfg, r->cfg->experiments));
+	if ((experiments = bg_config_in_project(r->cfg, r->cfg->experiments)))
+		r->owned_exclude[r->nowned_exclude++] = bg_provenance_glob_escape(experiments);
 	if (runs_index_apart(r->cfg))
-		r->owned_exclude[r->nowned_exclude++] = bg_provenance_glob_escape(in_project(r->cfg, r->cfg->runs_index));
+		r->owned_exclude[r->nowned_exclude++] = bg_provenance_glob_escape(bg_config_in_project(r->cfg, r->cfg->runs_index));
 	r->nowned_exclude += bg_lifecycle_state_excludes(r->cfg, r->owned_exclude + r->nowned_exclude,
 							 BG_STATE_EXCLUDES_MAX);
 	for (i = 0; i < r->nowned_exclude; i++)

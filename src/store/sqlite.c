@@ -243,27 +243,29 @@ static int table_columns(struct sqlite_store *s, const char *table, struct bg_st
 /*
  * Whether the schema_migrations table there is benchgate's: its columns
  * (version, applied_at), and, once migration 1 is applied, the sessions
- * and runs tables with the columns benchgate reads. Other programs keep a
- * table of that name too (golang-migrate, Rails, Ecto).
+ * and runs tables with the columns benchgate reads (*version: its
+ * version, 0 when not ours). Other programs keep a table of that name too
+ * (golang-migrate, Rails, Ecto).
  */
-static int schema_is_ours(struct sqlite_store *s, bool *ours, struct bg_ctx *ctx)
+static int schema_is_ours(struct sqlite_store *s, bool *ours, int *version, struct bg_ctx *ctx)
 {
 	static const char *const need[][2] = {
 		{"sessions", ",id,started_at,"}, {"sessions", ",kind,status,"}, {"sessions", ",command,timed_runs,"},
 		{"sessions", ",document,"}, {"runs", ",session_id,ordinal,phase,"}, {"runs", ",record,"},
 	};
 	struct bg_strbuf cols = BG_STRBUF_INIT;
-	int rc, version = 0;
+	int rc;
 
 	*ours = false;
+	*version = 0;
 	if ((rc = table_columns(s, "schema_migrations", &cols, ctx)))
 		goto out;
 	if (strcmp(cols.buf ? cols.buf : "", ",version,applied_at,") != 0)
 		goto out;
-	if ((rc = current_version(s, &version, ctx)))
+	if ((rc = current_version(s, version, ctx)))
 		goto out;
 	*ours = true;
-	for (size_t i = 0; version >= 1 && i < sizeof(need) / sizeof(need[0]) && *ours; i++) {
+	for (size_t i = 0; *version >= 1 && i < sizeof(need) / sizeof(need[0]) && *ours; i++) {
 		if (i == 0 || strcmp(need[i][0], need[i - 1][0]) != 0)
 			if ((rc = table_columns(s, need[i][0], &cols, ctx)))
 				goto out;
@@ -301,10 +303,8 @@ static int refuse_foreign(struct sqlite_store *s, struct bg_ctx *ctx)
 	int rc, version, tables = 0;
 	bool ours;
 
-	if ((rc = current_version(s, &version, ctx)))
-		return rc;
-	if (version > 0 || table_exists(s, "schema_migrations")) {
-		if ((rc = schema_is_ours(s, &ours, ctx)))
+	if (table_exists(s, "schema_migrations")) {
+		if ((rc = schema_is_ours(s, &ours, &version, ctx)))
 			return rc;
 		if (!ours)
 			return bg_error(ctx, BG_EIO, "%s: not a benchgate store (a table 'schema_migrations' of "
@@ -1911,12 +1911,10 @@ int bg_store_sqlite_open(const char *path, const char *display, enum bg_store_mo
 		display = path;
 	if ((rc = store_file(path, display, &exists, ctx)))
 		return rc;
-	if ((target = store_target(path, exists))) {
-		rc = sqlite_open_file(target, display, exists, mode, out, ctx);
-		free(target);
-		return rc;
-	}
-	return sqlite_open_file(path, display, exists, mode, out, ctx);
+	target = store_target(path, exists);
+	rc = sqlite_open_file(target ? target : path, display, exists, mode, out, ctx);
+	free(target);
+	return rc;
 }
 
 /* bg_store_sqlite_open of the file path (no link), after store_file found
@@ -1962,15 +1960,17 @@ static int sqlite_open_file(const char *path, const char *display, bool exists, 
 		bg_sym_sqlite3_busy_timeout(s->db, 10000);
 		rc = refuse_foreign(s, ctx);
 	}
-	if (rc == BG_OK && s->read_only) {
+	if (rc == BG_OK && (s->read_only || mode == BG_STORE_READ)) {
+		/* a database without benchgate's schema yet (and no tables): no
+		 * session stored, and a verb that only reads it leaves it as it is */
 		rc = current_version(s, &s->version, ctx);
-		if (rc == BG_OK)
-			rc = schema_known(s, ctx);
 		if (rc == BG_OK && s->version == 0) {
-			/* a database without benchgate's schema yet: no session stored */
 			close_store(&s->base);
 			return BG_OK;
 		}
+	}
+	if (rc == BG_OK && s->read_only) {
+		rc = schema_known(s, ctx);
 		if (rc == BG_OK && s->version < READER_VERSION)
 			rc = bg_error(ctx, BG_EIO, "%s: store schema version %d is older than this benchgate "
 				      "reads (%d; it writes %d), and this user may not write the store to upgrade "
@@ -1978,15 +1978,8 @@ static int sqlite_open_file(const char *path, const char *display, bool exists, 
 				      "who may write it",
 				      s->display, s->version, READER_VERSION, NMIGRATIONS);
 	} else if (rc == BG_OK) {
-		/* a database without benchgate's schema (and no tables) is no
-		 * store yet: a verb that only reads it leaves it as it is */
-		if (mode == BG_STORE_READ && (rc = current_version(s, &s->version, ctx)) == BG_OK && s->version == 0) {
-			close_store(&s->base);
-			return BG_OK;
-		}
-		if (rc == BG_OK)
-			rc = exec(s, "PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL;",
-				  "cannot configure the store", ctx);
+		rc = exec(s, "PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL;",
+			  "cannot configure the store", ctx);
 		if (rc == BG_OK)
 			rc = migrate(s, ctx);
 	}
