@@ -24,6 +24,9 @@ int bg_sha256_hex(const void *data, size_t len, char hex[65], struct bg_ctx *ctx
 /* Also BG_EIO "PATH: cannot read: REASON" when the file cannot be read or is
  * not a regular file (a FIFO, a device, a folder: never waited on). */
 int bg_sha256_file(const char *path, const char *display, char hex[65], struct bg_ctx *ctx);
+/* What the open file fd holds, from its start (its offset is left as it
+ * is); BG_EIO "DISPLAY: cannot read: REASON". */
+int bg_sha256_fd(int fd, const char *display, char hex[65], struct bg_ctx *ctx);
 /*
  * Appends to out the line GNU sha256sum (coreutils 9) writes for a file
  * name whose digest is hex: HEX, two spaces, NAME, a line feed. A name

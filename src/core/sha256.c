@@ -139,13 +139,41 @@ void bg_sha256sum_line(struct bg_strbuf *out, const char hex[65], const char *na
 	bg_strbuf_addch(out, '\n');
 }
 
-int bg_sha256_file(const char *path, const char *display, char hex[65], struct bg_ctx *ctx)
+int bg_sha256_fd(int fd, const char *display, char hex[65], struct bg_ctx *ctx)
 {
 	unsigned char buf[1 << 16];
-	EVP_MD_CTX *md_ctx;
+	EVP_MD_CTX *md_ctx = digest_new(ctx);
+	off_t at = 0;
+
+	if (!md_ctx)
+		return ctx->status;
+	for (;;) {
+		ssize_t r = pread(fd, buf, sizeof(buf), at);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int e = errno;
+
+			sym_EVP_MD_CTX_free(md_ctx);
+			return bg_error(ctx, BG_EIO, "%s: cannot read: %s", display, strerror(e));
+		}
+		if (r == 0)
+			break;
+		if (!sym_EVP_DigestUpdate(md_ctx, buf, (size_t)r)) {
+			sym_EVP_MD_CTX_free(md_ctx);
+			return bg_error(ctx, BG_EIO, "%s: cannot compute its SHA-256 digest", display);
+		}
+		at += r;
+	}
+	return digest_finish(md_ctx, hex, ctx);
+}
+
+int bg_sha256_file(const char *path, const char *display, char hex[65], struct bg_ctx *ctx)
+{
 	struct stat st;
 	const char *why;
-	int fd;
+	int fd, rc;
 
 	if (!display)
 		display = path;
@@ -165,29 +193,7 @@ int bg_sha256_file(const char *path, const char *display, char hex[65], struct b
 		close(fd);
 		return bg_error(ctx, BG_EIO, "%s: cannot read: %s", display, why);
 	}
-	md_ctx = digest_new(ctx);
-	if (!md_ctx) {
-		close(fd);
-		return ctx->status;
-	}
-	for (;;) {
-		ssize_t r = read(fd, buf, sizeof(buf));
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			int e = errno;
-			sym_EVP_MD_CTX_free(md_ctx);
-			close(fd);
-			return bg_error(ctx, BG_EIO, "%s: cannot read: %s", display, strerror(e));
-		}
-		if (r == 0)
-			break;
-		if (!sym_EVP_DigestUpdate(md_ctx, buf, (size_t)r)) {
-			sym_EVP_MD_CTX_free(md_ctx);
-			close(fd);
-			return bg_error(ctx, BG_EIO, "%s: cannot compute its SHA-256 digest", display);
-		}
-	}
+	rc = bg_sha256_fd(fd, display, hex, ctx); /* (pread: from offset 0) */
 	close(fd);
-	return digest_finish(md_ctx, hex, ctx);
+	return rc;
 }

@@ -151,10 +151,13 @@ static int outputs_digest(const struct bg_outputs *outputs, char hex[65], struct
 /* Element k of a as numpy prints a scalar: 3.1, or (1+2j) for a complex. */
 static void add_element(struct bg_strbuf *d, const struct bg_npy *a, size_t k)
 {
-	if (a->im)
-		bg_strbuf_addf(d, "(%.10g%+.10gj)", a->re[k], a->im[k]);
+	double re, im;
+
+	bg_npy_at(a, k, &re, &im);
+	if (a->is_complex)
+		bg_strbuf_addf(d, "(%.10g%+.10gj)", re, im);
 	else
-		bg_strbuf_addf(d, "%.10g", a->re[k]);
+		bg_strbuf_addf(d, "%.10g", re);
 }
 
 static void allclose_detail(struct bg_strbuf *d, const struct bg_allclose *r, const char *path,
@@ -201,13 +204,12 @@ int bg_parity_ref_open(const struct bg_measure_opts *o, struct bg_parity_ref *re
 	if (o->parity != BG_PARITY_ALLCLOSE || ref->loaded)
 		return BG_OK;
 	bg_ctx_init(&c2);
-	if ((rc = bg_npy_load(o->parity_reference, NULL, &ref->npy, &c2)) == BG_OK) {
+	/* a private copy, hashed: the very bytes compared with (the file's
+	 * state is taken first, so that any later change shows) */
+	if (stat(o->parity_reference, &ref->st) != 0)
+		rc = bg_error(&c2, BG_EIO, "%s: cannot read: %s", o->parity_reference, strerror(errno));
+	else if ((rc = bg_npy_open_copy(o->parity_reference, NULL, &ref->npy, ref->sha256, &c2)) == BG_OK)
 		ref->loaded = true;
-		if (stat(o->parity_reference, &ref->st) != 0)
-			rc = bg_error(&c2, BG_EIO, "%s: cannot read: %s", o->parity_reference, strerror(errno));
-		else
-			rc = bg_sha256_file(o->parity_reference, NULL, ref->sha256, &c2);
-	}
 	if (rc != BG_OK)
 		rc = bg_error(ctx, BG_ECHECK, "the allclose reference: %s", bg_ctx_message(&c2));
 	bg_ctx_release(&c2);
@@ -298,7 +300,7 @@ json_t *bg_parity_check(const struct bg_measure_opts *o, const struct bg_outputs
 			/* (detail says how) */
 		} else {
 			path = outputs->v[0].path;
-			if (bg_npy_load(path, NULL, &a, &ctx) != BG_OK) {
+			if (bg_npy_open(path, NULL, &a, &ctx) != BG_OK) {
 				bg_strbuf_adds(&detail, bg_ctx_message(&ctx));
 			} else {
 				if (bg_npy_allclose(&a, &ref->npy, o->rtol, o->atol, &r, &ctx) != BG_OK) {

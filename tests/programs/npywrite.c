@@ -1,11 +1,12 @@
 /*
  * npywrite - test program: writes a .npy file.
- *   npywrite OUT DESCR SHAPE [-F] [-V MAJOR] VALUE...
+ *   npywrite OUT DESCR SHAPE [-F] [-V MAJOR] [-Z BYTES] VALUE...
  * DESCR is a numpy descr such as '<f8', '>i4', '|b1', '<c16'; SHAPE is
  * comma-separated ("2,3"; "" for a 0-d array); -F writes Fortran order
  * (VALUES are then given in Fortran order); -V 2 or 3 writes that format
  * version. Complex values take two VALUEs each (real, imaginary). VALUEs
- * are parsed with strtod ("nan", "inf" allowed).
+ * are parsed with strtod ("nan", "inf" allowed). -Z writes BYTES zero
+ * bytes after the header, before any VALUE (a big array of zeros).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -25,22 +26,25 @@ int main(int argc, char **argv)
 {
 	const char *out, *descr, *shape;
 	int fortran = 0, major = 1, big, i = 4;
+	unsigned long long zeros = 0;
 	char kind, header[512], shp[128] = "";
 	size_t size, hlen, pre, total;
 	FILE *f;
 
 	if (argc < 4) {
-		fprintf(stderr, "usage: npywrite OUT DESCR SHAPE [-F] [-V MAJOR] VALUE...\n");
+		fprintf(stderr, "usage: npywrite OUT DESCR SHAPE [-F] [-V MAJOR] [-Z BYTES] VALUE...\n");
 		return 2;
 	}
 	out = argv[1];
 	descr = argv[2];
 	shape = argv[3];
-	while (i < argc && argv[i][0] == '-' && (argv[i][1] == 'F' || argv[i][1] == 'V')) {
+	while (i < argc && argv[i][0] == '-' && (argv[i][1] == 'F' || argv[i][1] == 'V' || argv[i][1] == 'Z')) {
 		if (argv[i][1] == 'F')
 			fortran = 1;
-		else
+		else if (argv[i][1] == 'V')
 			major = atoi(argv[++i]);
+		else
+			zeros = strtoull(argv[++i], NULL, 10);
 		i++;
 	}
 	big = descr[0] == '>';
@@ -79,6 +83,16 @@ int main(int argc, char **argv)
 	fputc(0, f);
 	put(f, hlen, major == 1 ? 2 : 4, 0);
 	fwrite(header, 1, hlen, f);
+	{
+		static const unsigned char zero[65536];
+
+		while (zeros > 0) {
+			size_t n = zeros < sizeof(zero) ? (size_t)zeros : sizeof(zero);
+
+			fwrite(zero, 1, n, f);
+			zeros -= n;
+		}
+	}
 	for (; i < argc; i++) {
 		double d = strtod(argv[i], NULL);
 		size_t part = kind == 'c' ? size / 2 : size;

@@ -138,6 +138,29 @@ mkfifo fifo.npy
 check "FIFO reference: blocked, not waited on" test "$(rc_of timeout 20 "${M[@]}" --output out.npy --parity allclose:fifo.npy --shell -- 'cp ref.npy out.npy')" = 1
 check "FIFO reference: said" jqe '.reason | test("fifo.npy: cannot read: not a regular file \\(a FIFO\\)")' out
 rm -f fifo.npy
+# Arrays are compared a block at a time, never converted whole into doubles,
+# and the reference is kept in a memory file, not benchgate's own memory:
+# two 48 MiB uint8 arrays within a 60 MB address space (9 bytes an element,
+# 900 MB, before), and no run inherits a peak they made. A Fortran-ordered
+# output against a C-ordered reference is read whole: beyond the memory
+# allowed, the reason names the file, its size and what to do.
+big=$((48 * 1048576))
+"$P/npywrite" bigref.npy '|u1' 6144,8192 -Z "$big"
+"$P/npywrite" bigf.npy '|u1' 6144,8192 -F -Z "$big"
+M1=("$B" measure -q -w 0 -r 1 --json --output out.npy --parity allclose:bigref.npy --)
+if ldd "$B" 2>/dev/null | grep -q libasan; then
+	echo "skipped: an address-space limit and AddressSanitizer do not mix"
+else
+	check "48 MiB arrays within 60 MB: exit 0" \
+		test "$(rc_of sh -c 'ulimit -v 60000; exec "$@"' sh "${M1[@]}" cp bigref.npy out.npy)" = 0
+	check "... every element compared" jqe '.runs[1].parity | .result == "pass" and .elements == 50331648' out
+	check "... no run inherits them" jqe '[.runs[].max_rss_floor_bytes] | max < 30000000' out
+	check "Fortran against C order beyond memory: exit 1" \
+		test "$(rc_of sh -c 'ulimit -v 60000; exec "$@"' sh "${M1[@]}" cp bigf.npy out.npy)" = 1
+	check "... the file and its size named" jqe '.reason | endswith("out.npy: cannot read: stored in Fortran order and compared in C order, it is read whole, and its 50331648 bytes (48.0 MiB) do not fit in the memory this process may use; save both arrays in one order, or run where more memory is free")' out
+fi
+check "Fortran against C order: exit 0" test "$(rc_of "${M1[@]}" cp bigf.npy out.npy)" = 0
+rm -f bigref.npy bigf.npy out.npy
 cp ref.npy out2.npy
 check "allclose, two outputs" test "$(rc_of "${M[@]}" --output 'out*.npy' --parity allclose:ref.npy --shell -- 'cp ref.npy out.npy; cp ref.npy out2.npy')" = 1
 check "two outputs message" jqe '.reason | test("allclose needs exactly one output file, 2 matched \\(.out.npy., .out2.npy.\\); name the one file")' out

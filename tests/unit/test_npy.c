@@ -13,8 +13,28 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "benchgate/npy.h"
+#include "benchgate/sha256.h"
+
+/* element i of a (C order): its real part, and its imaginary one in *im */
+static double re_at(const struct bg_npy *a, size_t i)
+{
+	double re, im;
+
+	bg_npy_at(a, i, &re, &im);
+	return re;
+}
+
+static double im_at(const struct bg_npy *a, size_t i)
+{
+	double re, im;
+
+	bg_npy_at(a, i, &re, &im);
+	return im;
+}
 
 /* Builds a .npy image: header dict, padding, then raw data bytes. */
 static size_t build(unsigned char *buf, int major, const char *dict, const void *data, size_t len)
@@ -55,7 +75,7 @@ static void test_float64_c_order(void **state)
 	assert_string_equal(a.dtype, "float64");
 	assert_int_equal(a.ndim, 2);
 	assert_int_equal(a.count, 6);
-	assert_float_equal(a.re[5], 6, 0);
+	assert_float_equal(re_at(&a, 5), 6, 0);
 	bg_npy_shape_str(&a, shape, sizeof(shape));
 	assert_string_equal(shape, "(2, 3)");
 	bg_npy_release(&a);
@@ -77,7 +97,7 @@ static void test_fortran_big_endian_v2(void **state)
 	assert_int_equal(bg_npy_parse(buf, n, "f.npy", &a, &ctx), BG_OK);
 	assert_string_equal(a.dtype, "int32");
 	for (int i = 0; i < 6; i++)
-		assert_float_equal(a.re[i], i + 1, 0);
+		assert_float_equal(re_at(&a, i), i + 1, 0);
 	bg_npy_release(&a);
 	bg_ctx_release(&ctx);
 }
@@ -97,21 +117,21 @@ static void test_small_types_v3(void **state)
 	n = build(buf, 3, "{'descr': '|i1', 'fortran_order': False, 'shape': (3,), }", i8, 3);
 	assert_int_equal(bg_npy_parse(buf, n, "i.npy", &a, &ctx), BG_OK);
 	assert_string_equal(a.dtype, "int8");
-	assert_float_equal(a.re[0], -1, 0);
-	assert_float_equal(a.re[1], -128, 0);
-	assert_float_equal(a.re[2], 127, 0);
+	assert_float_equal(re_at(&a, 0), -1, 0);
+	assert_float_equal(re_at(&a, 1), -128, 0);
+	assert_float_equal(re_at(&a, 2), 127, 0);
 	bg_npy_release(&a);
 	n = build(buf, 1, "{'descr': '|b1', 'fortran_order': False, 'shape': (3,), }", b1, 3);
 	assert_int_equal(bg_npy_parse(buf, n, "b.npy", &a, &ctx), BG_OK);
 	assert_string_equal(a.dtype, "bool");
-	assert_float_equal(a.re[2], 1, 0);
+	assert_float_equal(re_at(&a, 2), 1, 0);
 	bg_npy_release(&a);
 	n = build(buf, 1, "{'descr': '<c8', 'fortran_order': False, 'shape': (), }", c8, 8);
 	assert_int_equal(bg_npy_parse(buf, n, "c.npy", &a, &ctx), BG_OK);
 	assert_string_equal(a.dtype, "complex64");
 	assert_int_equal(a.count, 1);
-	assert_float_equal(a.re[0], 1.5, 0);
-	assert_float_equal(a.im[0], -2.0, 0);
+	assert_float_equal(re_at(&a, 0), 1.5, 0);
+	assert_float_equal(im_at(&a, 0), -2.0, 0);
 	bg_npy_release(&a);
 	bg_ctx_release(&ctx);
 }
@@ -195,22 +215,44 @@ static void test_malformed(void **state)
 		n = build(buf, 1, "{'descr': 'f8', 'fortran_order': False, 'shape': (2, ), }", d, sizeof(d));
 		assert_int_equal(bg_npy_parse(buf, n, "ok.npy", &a, &ctx), BG_OK);
 		assert_int_equal(a.ndim, 1);
-		assert_true(a.re[1] == 2.0);
+		assert_true(re_at(&a, 1) == 2.0);
 		bg_npy_release(&a);
 		bg_ctx_release(&ctx);
 	}
 }
 
+/* A 1-d array of n elements (n <= 16) of dtype float64, float32 or
+ * complex64 (imaginary parts 0) holding re, read as bg_npy_parse reads a
+ * file; the caller releases it. */
 static struct bg_npy vec(const double *re, size_t n, const char *dtype)
 {
+	unsigned char buf[512], data[16 * 8];
+	char dict[128];
+	const char *descr = strcmp(dtype, "float64") == 0   ? "<f8"
+			    : strcmp(dtype, "float32") == 0 ? "<f4"
+							    : "<c8";
+	size_t esize = descr[2] == '4' ? 4 : 8, len;
 	struct bg_npy a;
+	struct bg_ctx ctx;
 
-	memset(&a, 0, sizeof(a));
-	snprintf(a.dtype, sizeof(a.dtype), "%s", dtype);
-	a.ndim = 1;
-	a.shape[0] = n;
-	a.count = n;
-	a.re = (double *)re;
+	assert_true(n <= 16);
+	memset(data, 0, sizeof(data));
+	for (size_t i = 0; i < n; i++) {
+		if (esize == 8 && descr[1] == 'f') {
+			memcpy(data + i * 8, &re[i], 8);
+		} else {
+			float f = (float)re[i];
+
+			memcpy(data + i * esize, &f, 4);
+		}
+	}
+	snprintf(dict, sizeof(dict), "{'descr': '%s', 'fortran_order': False, 'shape': (%zu,), }", descr,
+		 n);
+	len = build(buf, 1, dict, data, n * esize);
+	bg_ctx_init(&ctx);
+	assert_int_equal(bg_npy_parse(buf, len, "vec.npy", &a, &ctx), BG_OK);
+	assert_string_equal(a.dtype, dtype);
+	bg_ctx_release(&ctx);
 	return a;
 }
 
@@ -236,6 +278,8 @@ static void test_allclose_by_hand(void **state)
 	assert_true(r.rel_l2_valid);
 	assert_int_equal(bg_npy_allclose(&a, &b, 0.05, 0, &r, &ctx), BG_OK);
 	assert_true(r.pass);
+	bg_npy_release(&a);
+	bg_npy_release(&b);
 	bg_ctx_release(&ctx);
 }
 
@@ -248,6 +292,8 @@ static struct bg_allclose allclose_of(const double *out, const double *ref, size
 
 	bg_ctx_init(&ctx);
 	assert_int_equal(bg_npy_allclose(&a, &b, 1e-5, 1e-8, &r, &ctx), BG_OK);
+	bg_npy_release(&a);
+	bg_npy_release(&b);
 	bg_ctx_release(&ctx);
 	return r;
 }
@@ -332,6 +378,10 @@ static void test_allclose_nan_inf_mismatch(void **state)
 	assert_string_equal(bg_ctx_message(&ctx),
 			    "dtype mismatch: output is float32, reference is float64 (not converted: "
 			    "save both with the same dtype)");
+	bg_npy_release(&a);
+	bg_npy_release(&b);
+	bg_npy_release(&c);
+	bg_npy_release(&f32);
 	bg_ctx_release(&ctx);
 }
 
@@ -355,6 +405,8 @@ static bool close1(double out, double ref, const char *dtype, bool zero_d, doubl
 		a.ndim = b.ndim = 0;
 	bg_ctx_init(&ctx);
 	assert_int_equal(bg_npy_allclose(&a, &b, rtol, atol, &r, &ctx), BG_OK);
+	bg_npy_release(&a);
+	bg_npy_release(&b);
 	bg_ctx_release(&ctx);
 	assert_int_equal(r.beyond, r.pass ? 0 : 1);
 	return r.pass;
@@ -391,6 +443,165 @@ static void test_allclose_float32_as_numpy(void **state)
 	assert_false(close1(INFINITY, 1.0, "float32", false, 1e39, 0));
 }
 
+/* A temporary file holding len bytes of data; its name in path. */
+static void temp_file(char path[64], const void *data, size_t len)
+{
+	int fd;
+
+	snprintf(path, 64, "/tmp/test_npy.XXXXXX");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, data, len), (ssize_t)len);
+	close(fd);
+}
+
+/* The elements of a file are read from it a block at a time; what reads
+ * them in memory and what leaves them in the file agree. */
+static void test_open_in_file(void **state)
+{
+	unsigned char buf[512];
+	const double d[] = {1, 2, 3, 4, 5, 6}, e[] = {1, 2, 3.5, 4, 5, 6};
+	size_t n = build(buf, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }", d, sizeof(d));
+	char path[64], path2[64];
+	struct bg_npy f, m;
+	struct bg_allclose r;
+	struct bg_ctx ctx;
+	double re, im;
+
+	(void)state;
+	bg_ctx_init(&ctx);
+	temp_file(path, buf, n);
+	assert_int_equal(bg_npy_open(path, "f.npy", &f, &ctx), BG_OK);
+	assert_true(f.in_fd);
+	assert_int_equal(f.count, 6);
+	assert_true(bg_npy_at(&f, 4, &re, &im));
+	assert_true(re == 5 && im == 0);
+	n = build(buf, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }", e, sizeof(e));
+	assert_int_equal(bg_npy_parse(buf, n, "m.npy", &m, &ctx), BG_OK);
+	assert_int_equal(bg_npy_allclose(&f, &m, 1e-5, 1e-8, &r, &ctx), BG_OK);
+	assert_false(r.pass);
+	assert_int_equal(r.beyond, 1);
+	assert_int_equal(r.first, 2);
+	assert_float_equal(r.max_abs, 0.5, 0);
+	/* a file that shrinks while compared: named, never a pass */
+	assert_int_equal(truncate(path, 100), 0);
+	assert_int_equal(bg_npy_allclose(&f, &m, 1e-5, 1e-8, &r, &ctx), BG_EIO);
+	assert_non_null(strstr(bg_ctx_message(&ctx), "f.npy: cannot read: it shrank while it was read"));
+	assert_false(r.pass);
+	assert_false(bg_npy_at(&f, 5, &re, &im));
+	assert_true(isnan(re) && isnan(im));
+	bg_npy_release(&f);
+	bg_npy_release(&m);
+	bg_npy_release(&f); /* twice: harmless */
+	/* neither a FIFO nor a folder is waited on or read */
+	unlink(path);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	assert_int_equal(bg_npy_open(path, "p.npy", &f, &ctx), BG_EIO);
+	assert_string_equal(bg_ctx_message(&ctx), "p.npy: cannot read: not a regular file (a FIFO); name a .npy file");
+	bg_npy_release(&f);
+	unlink(path);
+	assert_int_equal(bg_npy_open("/tmp", "t.npy", &f, &ctx), BG_EIO);
+	assert_string_equal(bg_ctx_message(&ctx), "t.npy: cannot read: not a regular file (a folder); name a .npy file");
+	assert_int_equal(bg_npy_open("/nonexistent/x.npy", NULL, &f, &ctx), BG_EIO);
+	assert_string_equal(bg_ctx_message(&ctx), "/nonexistent/x.npy: cannot read: No such file or directory");
+	/* a header longer than is read */
+	{
+		size_t hl = ((size_t)1 << 20) + 64;
+		unsigned char *big = calloc(1, 12 + hl);
+
+		memcpy(big, "\x93NUMPY\x02\x00", 8);
+		big[8] = (unsigned char)(hl & 0xff);
+		big[9] = (unsigned char)(hl >> 8 & 0xff);
+		big[10] = (unsigned char)(hl >> 16 & 0xff);
+		temp_file(path2, big, 12 + hl);
+		free(big);
+		assert_int_equal(bg_npy_open(path2, "h.npy", &f, &ctx), BG_ECHECK);
+		assert_non_null(strstr(bg_ctx_message(&ctx), "h.npy: not a valid .npy file: a header of 1048640 bytes"));
+		unlink(path2);
+	}
+	bg_ctx_release(&ctx);
+}
+
+/* Fortran order: two Fortran files are walked in their own order, and the
+ * first element beyond the tolerance is still the first in C order; a
+ * Fortran file against a C-ordered array is read whole, either way round. */
+static void test_fortran_in_file(void **state)
+{
+	unsigned char buf[512];
+	/* logical [[1,2,3],[4,5,6]], Fortran order: 1 4 2 5 3 6 */
+	const double fa[] = {1, 4, 2, 5, 3, 6};
+	/* C index 3 (storage 1) and C index 1 (storage 2) differ */
+	const double fb[] = {1, 40, 20, 5, 3, 6};
+	const double c[] = {1, 2, 3, 4, 5, 6};
+	char pa[64], pb[64];
+	struct bg_npy a, b, m;
+	struct bg_allclose r;
+	struct bg_ctx ctx;
+	size_t n;
+
+	(void)state;
+	bg_ctx_init(&ctx);
+	n = build(buf, 1, "{'descr': '<f8', 'fortran_order': True, 'shape': (2, 3), }", fa, sizeof(fa));
+	temp_file(pa, buf, n);
+	n = build(buf, 1, "{'descr': '<f8', 'fortran_order': True, 'shape': (2, 3), }", fb, sizeof(fb));
+	temp_file(pb, buf, n);
+	n = build(buf, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }", c, sizeof(c));
+	assert_int_equal(bg_npy_parse(buf, n, "c.npy", &m, &ctx), BG_OK);
+	assert_int_equal(bg_npy_open(pa, "a.npy", &a, &ctx), BG_OK);
+	assert_int_equal(bg_npy_open(pb, "b.npy", &b, &ctx), BG_OK);
+	assert_int_equal(bg_npy_allclose(&b, &a, 1e-5, 1e-8, &r, &ctx), BG_OK);
+	assert_int_equal(r.beyond, 2);
+	assert_int_equal(r.first, 1);
+	assert_int_equal(bg_npy_allclose(&a, &m, 1e-5, 1e-8, &r, &ctx), BG_OK);
+	assert_true(r.pass);
+	assert_int_equal(bg_npy_allclose(&m, &a, 1e-5, 1e-8, &r, &ctx), BG_OK);
+	assert_true(r.pass);
+	assert_int_equal(bg_npy_allclose(&b, &m, 1e-5, 1e-8, &r, &ctx), BG_OK);
+	assert_int_equal(r.beyond, 2);
+	assert_int_equal(r.first, 1);
+	bg_npy_release(&a);
+	bg_npy_release(&b);
+	bg_npy_release(&m);
+	unlink(pa);
+	unlink(pb);
+	bg_ctx_release(&ctx);
+}
+
+/* The reference is a private copy: its hash is of the bytes kept, and a
+ * file rewritten after the copy changes nothing compared with. */
+static void test_open_copy(void **state)
+{
+	unsigned char buf[512];
+	const double d[] = {1, 2, 3}, e[] = {7, 8, 9};
+	size_t n = build(buf, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (3,), }", d, sizeof(d));
+	char path[64], hex[65], want[65];
+	struct bg_npy ref, m;
+	struct bg_allclose r;
+	struct bg_ctx ctx;
+	FILE *f;
+
+	(void)state;
+	bg_ctx_init(&ctx);
+	temp_file(path, buf, n);
+	assert_int_equal(bg_sha256_hex(buf, n, want, &ctx), BG_OK);
+	assert_int_equal(bg_npy_open_copy(path, "ref.npy", &ref, hex, &ctx), BG_OK);
+	assert_string_equal(hex, want);
+	assert_int_equal(bg_npy_parse(buf, n, "m.npy", &m, &ctx), BG_OK);
+	n = build(buf, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (3,), }", e, sizeof(e));
+	f = fopen(path, "r+b");
+	assert_non_null(f);
+	assert_int_equal(fwrite(buf, 1, n, f), n);
+	fclose(f);
+	assert_int_equal(bg_npy_allclose(&m, &ref, 0, 0, &r, &ctx), BG_OK);
+	assert_true(r.pass);
+	bg_npy_release(&ref);
+	bg_npy_release(&m);
+	unlink(path);
+	assert_int_equal(bg_npy_open_copy(path, "gone.npy", &ref, hex, &ctx), BG_EIO);
+	assert_string_equal(bg_ctx_message(&ctx), "gone.npy: cannot read: No such file or directory");
+	bg_ctx_release(&ctx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -403,6 +614,9 @@ int main(void)
 		cmocka_unit_test(test_allclose_rel_l2_extremes),
 		cmocka_unit_test(test_allclose_nonfinite_figures),
 		cmocka_unit_test(test_allclose_float32_as_numpy),
+		cmocka_unit_test(test_open_in_file),
+		cmocka_unit_test(test_fortran_in_file),
+		cmocka_unit_test(test_open_copy),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
