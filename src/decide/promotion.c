@@ -720,18 +720,114 @@ struct saved {
 	bool existed;
 };
 
+/* The files the registry imports as evidence, by device and inode (those
+ * there when the promotion starts): never written through another name. */
+struct imports {
+	struct stat *st;
+	char **path;
+	size_t n;
+};
+
+static void imports_collect(const struct bg_config *cfg, const struct bg_registry *reg, struct imports *im)
+{
+	const struct bg_value *list = bg_value_get(reg->root, "evidence_imports"), *item;
+	struct bg_strbuf p = BG_STRBUF_INIT;
+	size_t i;
+
+	memset(im, 0, sizeof(*im));
+	im->st = bg_xcalloc(bg_value_size(list) + 1, sizeof(*im->st));
+	im->path = bg_xcalloc(bg_value_size(list) + 1, sizeof(*im->path));
+	BG_VALUE_ARRAY_FOREACH(list, i, item) {
+		const char *path = bg_value_is_object(item) ? bg_value_str(bg_value_get(item, "path")) : NULL;
+
+		if (!path || !*path)
+			continue;
+		bg_strbuf_reset(&p);
+		bg_config_path(cfg, &p, path);
+		if (stat(p.buf, &im->st[im->n]) == 0)
+			im->path[im->n++] = bg_xstrdup(path);
+	}
+	bg_strbuf_release(&p);
+}
+
+static void imports_release(struct imports *im)
+{
+	for (size_t i = 0; i < im->n; i++)
+		free(im->path[i]);
+	free(im->path);
+	free(im->st);
+	memset(im, 0, sizeof(*im));
+}
+
+/*
+ * Whether writing the file at abs (st, a regular file) would write, by
+ * another name, a file a promotion must never write: BG_ECHECK saying
+ * which. The evidence index (role 0) is never a link: through one it could
+ * be an experiment's own evidence, which the promotion would reformat and
+ * append to. The generated document is never a file of the experiments
+ * folder (a manifest) nor an evidence import.
+ */
+static int written_elsewhere(const struct bg_config *cfg, const char *abs, const char *rel, const struct stat *st,
+			     unsigned role, const struct imports *im, struct bg_ctx *ctx)
+{
+	struct stat lst;
+	int rc = BG_OK;
+
+	if (role == 0) {
+		if (lstat(abs, &lst) == 0 && S_ISLNK(lst.st_mode)) {
+			char *to = realpath(abs, NULL);
+
+			rc = bg_error(ctx, BG_ECHECK,
+				      "%s: a link (to '%s'): promote keeps benchgate's evidence index as a file of its "
+				      "own and writes no other file through it; replace the link with a copy of the "
+				      "file it leads to, or remove it; nothing was changed",
+				      rel, to ? bg_config_relative(cfg, to) : "?");
+			free(to);
+		}
+		return rc;
+	}
+	if (role != BG_FILE_GENERATED)
+		return BG_OK;
+	for (size_t i = 0; i < im->n; i++)
+		if (im->st[i].st_dev == st->st_dev && im->st[i].st_ino == st->st_ino)
+			return bg_error(ctx, BG_ECHECK,
+					"%s: it is the evidence import '%s' too (one file under two names); make it a "
+					"file of its own; nothing was changed",
+					rel, im->path[i]);
+	if (cfg->experiments) {
+		struct bg_strbuf ex = BG_STRBUF_INIT;
+		char *top, *real = realpath(abs, NULL);
+		size_t n;
+
+		bg_config_path(cfg, &ex, cfg->experiments);
+		top = realpath(ex.buf, NULL);
+		if (top && real && (n = strlen(top)) && strncmp(real, top, n) == 0 && (real[n] == '/' || n == 1))
+			rc = bg_error(ctx, BG_ECHECK,
+				      "%s: it is '%s' too, a file of the experiments folder (one file under two "
+				      "names); make it a file of its own; nothing was changed",
+				      rel, bg_config_relative(cfg, real));
+		free(top);
+		free(real);
+		bg_strbuf_release(&ex);
+	}
+	return rc;
+}
+
 /*
  * Keeps the text of rel so that a failed promotion can put it back. A path
  * that exists but is not a regular file, or cannot be read, fails (nothing
  * is written then): taking it for absent would start the evidence index
  * afresh over the retained rows, or remove the file on the way back. One
  * that is, through a link, another of the project's files than role (a
- * BG_FILE_* bit, 0 for the evidence index) fails too (BG_ECHECK).
+ * BG_FILE_* bit, 0 for the evidence index) fails too (BG_ECHECK), as
+ * does one written_elsewhere refuses.
  */
-static int save(const struct bg_config *cfg, struct saved *s, const char *rel, unsigned role, struct bg_ctx *ctx)
+static int save(const struct bg_config *cfg, struct saved *s, const char *rel, unsigned role,
+		const struct imports *im, struct bg_ctx *ctx)
 {
 	struct stat st;
 	const char *other;
+	int rc;
 
 	s->rel = rel;
 	s->existed = false;
@@ -740,7 +836,7 @@ static int save(const struct bg_config *cfg, struct saved *s, const char *rel, u
 	bg_config_path(cfg, &s->abs, rel);
 	if (stat(s->abs.buf, &st) != 0) {
 		struct bg_strbuf target = BG_STRBUF_INIT;
-		int e = errno, rc;
+		int e = errno;
 
 		/* a link to nothing is there: never taken for absent (removed on
 		 * the way back); it, or a loop, is said as the writer says it */
@@ -758,6 +854,8 @@ static int save(const struct bg_config *cfg, struct saved *s, const char *rel, u
 	if ((other = bg_config_file_role(cfg, &st, BG_FILE_ALL & ~role)))
 		return bg_error(ctx, BG_ECHECK, "%s: it is %s too (one file under two names); make it a file of "
 				"its own; nothing was changed", rel, other);
+	if ((rc = written_elsewhere(cfg, s->abs.buf, rel, &st, role, im, ctx)))
+		return rc;
 	if (bg_file_read(s->abs.buf, rel, &s->text, ctx) != BG_OK)
 		return BG_EIO;
 	s->existed = true;
@@ -816,7 +914,14 @@ static void journal_remove(const struct bg_config *cfg)
 	bg_strbuf_release(&p);
 }
 
-static int journal_write(const struct bg_config *cfg, const struct saved *sv, int n, struct bg_ctx *ctx)
+/*
+ * written[k] is the text the promotion is about to write to file k (NULL
+ * when not known beforehand: the generated document); its SHA-256 goes in
+ * the index ("written_sha256"), so that the undo can tell a file the
+ * killed promotion left from one edited since.
+ */
+static int journal_write(const struct bg_config *cfg, const struct saved *sv, const struct bg_strbuf *const *written,
+			 int n, struct bg_ctx *ctx)
 {
 	struct bg_strbuf dir = BG_STRBUF_INIT, p = BG_STRBUF_INIT, text = BG_STRBUF_INIT;
 	json_t *files = json_array(), *index;
@@ -832,6 +937,12 @@ static int journal_write(const struct bg_config *cfg, const struct saved *sv, in
 			rc = bg_file_write_atomic(p.buf, bg_config_relative(cfg, p.buf), sv[k].text.buf, sv[k].text.len,
 						  ctx);
 		json_array_append_new(files, json_pack("{s:s, s:b}", "path", sv[k].rel, "existed", sv[k].existed));
+		if (rc == BG_OK && written[k]) {
+			char hex[65];
+
+			if ((rc = bg_sha256_hex(written[k]->buf, written[k]->len, hex, ctx)) == BG_OK)
+				json_object_set_new(json_array_get(files, (size_t)k), "written_sha256", json_string(hex));
+		}
 	}
 	index = json_pack("{s:o}", "files", files);
 	if (rc == BG_OK) {
@@ -847,7 +958,45 @@ static int journal_write(const struct bg_config *cfg, const struct saved *sv, in
 	return rc;
 }
 
-/* Puts back what a journal left by a killed promotion names; *undone says whether there was one. */
+/*
+ * Whether the file the journal's entry f (number k) names holds what the
+ * killed promotion left there: its text from before, or the text the
+ * promotion wrote (by the SHA-256 the index holds; an entry without one,
+ * the generated document, always does). *changed is false when it does.
+ */
+static int journal_file_as_left(const char *dir, size_t k, const json_t *f, const char *abs, bool *changed,
+				struct bg_ctx *ctx)
+{
+	const char *want = json_string_value(json_object_get(f, "written_sha256"));
+	bool existed = json_is_true(json_object_get(f, "existed"));
+	struct bg_strbuf p = BG_STRBUF_INIT;
+	char now[65], before[65];
+	struct stat st;
+	int rc = BG_OK;
+
+	*changed = false;
+	if (!want)
+		return BG_OK;
+	if (stat(abs, &st) != 0) {
+		*changed = existed; /* removed since (the promotion only writes it) */
+		return BG_OK;
+	}
+	if ((rc = bg_sha256_file(abs, NULL, now, ctx)) || strcmp(now, want) == 0)
+		return rc;
+	*changed = true;
+	if (existed) {
+		bg_strbuf_addf(&p, "%s/%zu", dir, k);
+		if ((rc = bg_sha256_file(p.buf, NULL, before, ctx)) == BG_OK)
+			*changed = strcmp(now, before) != 0;
+	}
+	bg_strbuf_release(&p);
+	return rc;
+}
+
+/* Puts back what a journal left by a killed promotion names; *undone says
+ * whether there was one. A file edited since the promotion was killed
+ * (neither its text from before nor what the promotion wrote) is never
+ * overwritten: nothing is put back, and the message says what to do. */
 static int journal_recover(const struct bg_config *cfg, bool *undone, struct bg_ctx *ctx)
 {
 	struct bg_strbuf dir = BG_STRBUF_INIT, p = BG_STRBUF_INIT, text = BG_STRBUF_INIT, abs = BG_STRBUF_INIT;
@@ -871,8 +1020,10 @@ static int journal_recover(const struct bg_config *cfg, bool *undone, struct bg_
 		goto out;
 	}
 	bg_promotion_evidence_path(cfg, &ev);
+	/* first, each file: one a promotion writes, and as the promotion left it */
 	json_array_foreach(json_object_get(index, "files"), k, f) {
 		const char *rel = json_string_value(json_object_get(f, "path"));
+		bool changed;
 
 		/* only the three files a promotion writes, in their order */
 		if (k > 2 || !rel || strcmp(rel, k == 0 ? ev.buf : k == 1 ? cfg->registry_path : cfg->generated_path) != 0) {
@@ -881,6 +1032,25 @@ static int journal_recover(const struct bg_config *cfg, bool *undone, struct bg_
 				      p.buf, k, k == 0 ? "evidence index" : k == 1 ? "registry" : "generated document", dir.buf);
 			goto out;
 		}
+		bg_strbuf_reset(&abs);
+		bg_config_path(cfg, &abs, rel);
+		if ((rc = journal_file_as_left(dir.buf, k, f, abs.buf, &changed, ctx)))
+			goto out;
+		if (changed) {
+			rc = bg_error(ctx, BG_EIO,
+				      "%s has changed since a promotion was interrupted (it holds neither its text from "
+				      "before the promotion nor what the promotion wrote), so the promotion is not "
+				      "undone and nothing was changed: if the project's files are as they should be "
+				      "('benchgate validate' passes), remove '%s' and promote again; else put back the "
+				      "journal's copies by hand (0 the evidence index, 1 the registry, 2 the generated "
+				      "document), then remove it",
+				      rel, bg_config_relative(cfg, dir.buf));
+			goto out;
+		}
+	}
+	json_array_foreach(json_object_get(index, "files"), k, f) {
+		const char *rel = json_string_value(json_object_get(f, "path"));
+
 		bg_strbuf_reset(&abs);
 		bg_config_path(cfg, &abs, rel);
 		if (json_is_true(json_object_get(f, "existed"))) {
@@ -1046,6 +1216,7 @@ int bg_promotion_run(const struct bg_config *cfg, struct bg_store *store, long l
 	const char *state, *gate_id;
 	char *gen_dir = NULL, *made = NULL, *slash, *ev_import = NULL, *problem = NULL;
 	bool saved = false, undone = false;
+	struct imports im = {0};
 	int rc, lock = -1;
 
 	*report = NULL;
@@ -1080,6 +1251,7 @@ int bg_promotion_run(const struct bg_config *cfg, struct bg_store *store, long l
 	rc = bg_registry_gate_json(&reg, gate_id ? bg_registry_find_gate(&reg, gate_id) : NULL, &gate, &runbook, ctx);
 	bg_promotion_evidence_path(cfg, &ev_rel);
 	ev_import = imported_as(cfg, &reg, ev_rel.buf);
+	imports_collect(cfg, &reg, &im);
 	bg_registry_release(&reg);
 	if (rc)
 		goto out;
@@ -1104,9 +1276,9 @@ int bg_promotion_run(const struct bg_config *cfg, struct bg_store *store, long l
 	bg_promotion_row(cfg, gate, session, verdict, state, &row, &artifact, &mid, ctx);
 	memset(sv, 0, sizeof(sv));
 	saved = true;
-	if ((rc = save(cfg, &sv[0], ev_rel.buf, 0, ctx)) ||
-	    (rc = save(cfg, &sv[1], cfg->registry_path, BG_FILE_REGISTRY, ctx)) ||
-	    (rc = save(cfg, &sv[2], cfg->generated_path, BG_FILE_GENERATED, ctx)))
+	if ((rc = save(cfg, &sv[0], ev_rel.buf, 0, &im, ctx)) ||
+	    (rc = save(cfg, &sv[1], cfg->registry_path, BG_FILE_REGISTRY, &im, ctx)) ||
+	    (rc = save(cfg, &sv[2], cfg->generated_path, BG_FILE_GENERATED, &im, ctx)))
 		goto out;
 	if (sv[0].existed) {
 		size_t i;
@@ -1184,9 +1356,10 @@ int bg_promotion_run(const struct bg_config *cfg, struct bg_store *store, long l
 	{
 		sigset_t old;
 		bool put_back = true;
+		const struct bg_strbuf *written[3] = {&text, &edited, NULL};
 
 		bg_stops_hold(&old);
-		if ((rc = journal_write(cfg, sv, 3, ctx)) ||
+		if ((rc = journal_write(cfg, sv, written, 3, ctx)) ||
 		    (rc = bg_file_write_atomic(sv[0].abs.buf, ev_rel.buf, text.buf, text.len, ctx)) ||
 		    (rc = bg_file_write_atomic(sv[1].abs.buf, cfg->registry_path, edited.buf, edited.len, ctx)) ||
 		    (rc = revalidate(cfg, true, mid.buf, state, &problem, ctx)) ||
@@ -1231,6 +1404,7 @@ out:
 	json_decref(evidence);
 	free(ev_import);
 	free(problem);
+	imports_release(&im);
 	bg_strbuf_release(&ev_rel);
 	bg_strbuf_release(&mid);
 	bg_strbuf_release(&text);

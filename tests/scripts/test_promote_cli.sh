@@ -138,6 +138,35 @@ diff "${BENCHGATE_SOURCE}/tests/cli/trees/mini/benchmarks/benchmark_registry.jso
 check "killed: registry diff exact" diff -u "$work/want" "$work/diff"
 check "killed: journal gone"        test ! -e "$j"
 check "killed: check passes"        "$B" -C "$work/p" check
+# killed after its writes, and the registry edited by hand since: the undo
+# would throw the edit away; refused, nothing changed, the journal kept
+# until the edit is undone (then the promotion is undone as above)
+killed_after_writes() {
+	rm -rf "$j"; mkdir -p "$j"
+	cp "${BENCHGATE_SOURCE}/tests/cli/trees/mini/benchmarks/benchmark_registry.json" "$j/1"
+	cp "${BENCHGATE_SOURCE}/tests/cli/trees/mini/docs/_generated/benchmark_coverage.md" "$j/2"
+	printf '{"files": [{"path": "experiments/benchgate-evidence.json", "existed": false, "written_sha256": "%s"}, {"path": "benchmarks/benchmark_registry.json", "existed": true, "written_sha256": "%s"}, {"path": "docs/_generated/benchmark_coverage.md", "existed": true}]}\n' \
+		"$(sha256sum <"$work/p/experiments/benchgate-evidence.json" | cut -c1-64)" \
+		"$(sha256sum <"$work/p/benchmarks/benchmark_registry.json" | cut -c1-64)" >"$j/index.json"
+}
+killed_after_writes
+reg="$work/p/benchmarks/benchmark_registry.json"
+cp "$reg" "$work/reg-written.json"
+sed -i 's/"next_gate": "[^"]*"/"next_gate": "HAND EDIT"/' "$reg"
+"$B" -C "$work/p" render >/dev/null
+snap >"$work/before"
+check "edited since: exit 4"        test "$(rc_of "$B" -C "$work/p" promote "$s")" = 4
+check "edited since: says so"       grep -qF "benchmarks/benchmark_registry.json has changed since a promotion was interrupted (it holds neither its text from before the promotion nor what the promotion wrote), so the promotion is not undone and nothing was changed: if the project's files are as they should be ('benchgate validate' passes), remove '.benchgate/promote-journal' and promote again" "$work/err"
+snap >"$work/after"
+check "edited since: nothing changed" cmp -s "$work/before" "$work/after"
+check "edited since: the edit kept" grep -q "HAND EDIT" "$reg"
+check "edited since: journal kept"  test -e "$j/index.json"
+cp "$work/reg-written.json" "$reg"
+"$B" -C "$work/p" render >/dev/null
+check "as left: promoted again"     test "$(rc_of "$B" -C "$work/p" promote "$s")" = 0
+check "as left: undone first"       grep -q "an interrupted promotion (killed between its writes) was undone first" "$work/out"
+check "as left: one row"            test "$(jq '.measurements | length' "$work/p/experiments/benchgate-evidence.json")" = 1
+check "as left: journal gone"       test ! -e "$j"
 # copies without an index: the killed promotion had changed nothing yet
 mkdir -p "$j" && echo junk >"$j/1"
 check "unfinished journal: refused as promoted" test "$(rc_of "$B" -C "$work/p" promote "$s")" = 1

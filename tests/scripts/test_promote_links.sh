@@ -4,7 +4,9 @@
 # leads to is written, atomically beside it, and the link stays a link; an
 # evidence index that is a link to nothing, or a loop of links, is exit 4
 # with nothing changed and the link kept (never removed on the way back); a
-# link that makes one of them another of the project's files is refused.
+# link that makes one of them another of the project's files is refused, as
+# is the generated document through a link a file of an experiment, and an
+# evidence index that is a link.
 # Sessions are stored the way `benchgate run` stores them
 # (tests/unit/test_seedtool.c), so nothing is measured. Needs jq.
 set -u
@@ -70,6 +72,34 @@ check "two names: exit 1"            test "$(rc_of "$B" -C "$work/p" promote "$s
 check "two names: says so"           grep -q "docs/_generated/benchmark_coverage.md: it is the parity matrix too (one file under two names); make it a file of its own; nothing was changed" "$work/err"
 snap >"$work/after"
 check "two names: nothing changed"   cmp -s "$work/before" "$work/after"
+
+# ---- through a link, a file of an experiment: the generated document a
+# link to its manifest or its evidence, the evidence index a link to an
+# experiment's evidence (which the promotion would reformat and append to):
+# refused, nothing changed
+x=experiments/20261101-mini-baseline
+for case in "manifest.json:it is '$x/manifest.json' too, a file of the experiments folder" \
+	"evidence-index.json:it is the evidence import '$x/evidence-index.json' too"; do
+	fresh
+	rm "$work/p/docs/_generated/benchmark_coverage.md"
+	ln -s "../../$x/${case%%:*}" "$work/p/docs/_generated/benchmark_coverage.md"
+	s=$(seed $G release-signoff 0.100 experiment=1)
+	snap >"$work/before"
+	check "document a link to ${case%%:*}: exit 1" test "$(rc_of "$B" -C "$work/p" promote "$s")" = 1
+	check "... says so" grep -qF "docs/_generated/benchmark_coverage.md: ${case#*:} (one file under two names); make it a file of its own; nothing was changed" "$work/err"
+	snap >"$work/after"
+	check "... nothing changed" cmp -s "$work/before" "$work/after"
+done
+fresh
+ln -s 20261101-mini-baseline/evidence-index.json "$work/p/experiments/benchgate-evidence.json"
+s=$(seed $G release-signoff 0.100 experiment=1)
+snap >"$work/before"
+check "evidence index a link: exit 1" test "$(rc_of "$B" -C "$work/p" promote "$s")" = 1
+check "... says so" grep -qF "experiments/benchgate-evidence.json: a link (to '$x/evidence-index.json'): promote keeps benchgate's evidence index as a file of its own and writes no other file through it; replace the link with a copy of the file it leads to, or remove it; nothing was changed" "$work/err"
+snap >"$work/after"
+check "... nothing changed" cmp -s "$work/before" "$work/after"
+rm "$work/p/experiments/benchgate-evidence.json"
+check "... and without the link: exit 0" test "$(rc_of "$B" -C "$work/p" promote "$s")" = 0
 
 echo "$fails failed"
 [ "$fails" = 0 ]
