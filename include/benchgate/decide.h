@@ -64,11 +64,18 @@ void bg_envelope_compute(const double *values, size_t n, double k, double floor_
 
 struct bg_decide_opts {
 	size_t min_sessions; /* 5: the contract's minimum_accepted_sessions_before_hard_threshold */
-	size_t window;       /* 20 */
+	size_t window;       /* 20 (never below min_sessions: bg_decide_opts_minimum) */
 	double k;            /* 4 */
 	double floor_rel;    /* 0.01 */
+	/* NULL, or how the session was timed ("process", "reported") when its
+	 * key holds accepted sessions timed the other way, which never count:
+	 * a no-baseline reason then says its count is of this timing */
+	const char *timing;
 };
 void bg_decide_opts_init(struct bg_decide_opts *o);
+/* Sets the contract's minimum, and raises the window to it when it is
+ * smaller: a window that cannot hold the minimum could never decide. */
+void bg_decide_opts_minimum(struct bg_decide_opts *o, size_t min_sessions);
 
 /* The metrics a decision looks at, in order. */
 enum { BG_METRIC_P50, BG_METRIC_P95, BG_METRIC_MAX, BG_METRIC_TREE_PEAK, BG_METRIC_GPU_PEAK, BG_NMETRICS };

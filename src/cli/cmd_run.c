@@ -131,6 +131,25 @@ static int registry_json(const struct bg_registry *reg, const struct bg_value *g
 
 	if (!rc)
 		rc = bg_value_to_json(bg_value_get(reg->root, "thresholds"), "the registry's thresholds", thresholds, ctx);
+	if (!rc) {
+		/* an entry for a gate the registry does not have (a typo) would be ignored */
+		size_t i;
+		json_t *t;
+
+		json_array_foreach(*thresholds, i, t) {
+			const char *g = json_string_value(json_object_get(t, "gate"));
+			struct bg_strbuf near = BG_STRBUF_INIT;
+
+			if (rc || !g || bg_registry_find_gate(reg, g))
+				continue;
+			bg_cli_add_near_gate(&near, reg, g);
+			rc = bg_error(ctx, BG_EPRECOND,
+				      "the registry's thresholds[%zu].gate '%s' names no gate of the registry%s, and the "
+				      "entry would be ignored; name a gate 'benchgate list' shows",
+				      i, g, near.buf);
+			bg_strbuf_release(&near);
+		}
+	}
 	*runbooks = json_object();
 	BG_VALUE_OBJECT_FOREACH(reg->runbooks, name, rb) {
 		const struct bg_value *outputs = bg_value_get(bg_value_get(rb, "measure"), "outputs");

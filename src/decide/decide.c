@@ -47,6 +47,30 @@ static void metric_text(struct bg_strbuf *out, int m, double v)
 	bg_decide_metric_text(out, bg_metric_names[m], v);
 }
 
+/*
+ * When v and the bound it crossed read the same in the units shown (a
+ * value just beyond the edge of a closed envelope), both in full, so that
+ * the reason does not contradict itself: " (1.0400000000000003 s against
+ * the bound 1.04 s)".
+ */
+static void exact_edge(struct bg_strbuf *out, int m, double v, double bound)
+{
+	struct bg_strbuf a = BG_STRBUF_INIT, b = BG_STRBUF_INIT;
+	const char *unit = strncmp(bg_metric_names[m], "wall_", 5) == 0 ? " s" : " bytes";
+
+	metric_text(&a, m, v);
+	metric_text(&b, m, bound);
+	if (isfinite(v) && isfinite(bound) && strcmp(a.buf, b.buf) == 0) {
+		bg_strbuf_adds(out, " (");
+		bg_py_float_repr(out, v);
+		bg_strbuf_addf(out, "%s against the bound ", unit);
+		bg_py_float_repr(out, bound);
+		bg_strbuf_addf(out, "%s)", unit);
+	}
+	bg_strbuf_release(&a);
+	bg_strbuf_release(&b);
+}
+
 const char *bg_decision_name(enum bg_decision d)
 {
 	switch (d) {
@@ -168,6 +192,14 @@ void bg_decide_opts_init(struct bg_decide_opts *o)
 	o->window = 20;
 	o->k = 4.0;
 	o->floor_rel = 0.01;
+	o->timing = NULL;
+}
+
+void bg_decide_opts_minimum(struct bg_decide_opts *o, size_t min_sessions)
+{
+	o->min_sessions = min_sessions;
+	if (o->window < min_sessions)
+		o->window = min_sessions;
 }
 
 /* A figure of the document: null when not measured (NaN) or beyond the range
@@ -197,8 +229,10 @@ enum bg_decision bg_decide(const struct bg_session_facts *s, const struct bg_ses
 		char buf[200];
 		d = BG_DECISION_NO_BASELINE;
 		snprintf(buf, sizeof(buf),
-			 "%zu accepted session%s of this key; no threshold applies before %zu (report only)",
-			 nbaseline, nbaseline == 1 ? "" : "s", o->min_sessions);
+			 "%zu accepted session%s of this key%s%s%s; no threshold applies before %zu (report only)",
+			 nbaseline, nbaseline == 1 ? "" : "s", o->timing ? " timed as this one (" : "",
+			 o->timing ? o->timing : "", o->timing ? "; those timed otherwise never count)" : "",
+			 o->min_sessions);
 		json_array_append_new(reasons, json_string(buf));
 	} else {
 		double *vals = bg_xmalloc((used + 1) * sizeof(*vals));
@@ -250,6 +284,7 @@ enum bg_decision bg_decide(const struct bg_session_facts *s, const struct bg_ses
 				metric_text(&why, m, env.low);
 				bg_strbuf_adds(&why, " .. ");
 				metric_text(&why, m, env.high);
+				exact_edge(&why, m, v, v > env.high ? env.high : env.low);
 				if (isfinite(devn)) {
 					bg_strbuf_addf(&why, " (%.2f scales from the centre)", devn);
 				} else if (env.scale > 0) { /* an infinite value (the API; run stores none) */

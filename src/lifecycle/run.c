@@ -1144,7 +1144,7 @@ static int decide_and_store(struct run *r, struct bg_store *store, json_t *sessi
 	if (rc)
 		goto out;
 	bg_decide_opts_init(&o);
-	o.min_sessions = contract_minimum(q);
+	bg_decide_opts_minimum(&o, contract_minimum(q));
 	apply_thresholds(q, r->gate_id, r->res->key_id, &o);
 	/* the session is not stored yet: it is stored with its decision, below */
 	/* timed the same way only: a key that does not hold the runbook's
@@ -1152,6 +1152,17 @@ static int decide_and_store(struct run *r, struct bg_store *store, json_t *sessi
 	if ((rc = bg_store_baseline(store, r->res->key_id, bg_measure_reported(session) ? "reported" : "process", 0,
 				    (long)o.window, &base, ctx)))
 		goto out;
+	{
+		/* accepted sessions of the other timing: said beside the count */
+		json_t *other = NULL;
+
+		if ((rc = bg_store_baseline(store, r->res->key_id, bg_measure_reported(session) ? "process" : "reported",
+					    0, 1, &other, ctx)))
+			goto out;
+		if (json_array_size(other))
+			o.timing = bg_measure_reported(session) ? "reported" : "process";
+		json_decref(other);
+	}
 	n = json_array_size(base);
 	facts = bg_xcalloc(n + 1, sizeof(*facts));
 	json_array_foreach(base, i, x) {

@@ -250,9 +250,21 @@ int bg_runbook_check_measure(const json_t *m, const char *rb, struct bg_ctx *ctx
  * a list of {"gate" or "key": ID, "k": > 0, "window": >= 1, "floor": >= 0},
  * the window never below min_sessions (the contract's minimum: a smaller
  * window would never hold enough sessions to decide). An entry that would
- * be ignored or would make decisions meaningless is refused before the
- * session rather than dropped.
+ * be ignored (a key that is not a whole key id) or would make decisions
+ * meaningless is refused before the session rather than dropped. (That a
+ * gate entry names a gate of the registry is the caller's to check.)
  */
+/* Whether s is a comparison key id as stored: 64 lower-case hex digits. */
+static bool key_id_text(const char *s)
+{
+	size_t n = 0;
+
+	for (; s[n]; n++)
+		if (!((s[n] >= '0' && s[n] <= '9') || (s[n] >= 'a' && s[n] <= 'f')))
+			return false;
+	return n == 64;
+}
+
 int bg_runbook_check_thresholds(const json_t *list, size_t min_sessions, struct bg_ctx *ctx)
 {
 	static const char *const fields[] = {"gate", "key", "k", "window", "floor", NULL};
@@ -283,6 +295,12 @@ int bg_runbook_check_thresholds(const json_t *list, size_t min_sessions, struct 
 				      i, (long long)json_integer_value(v), min_sessions, min_sessions);
 		else if ((v = json_object_get(t, "floor")) && !(json_is_number(v) && json_number_value(v) >= 0))
 			rc = bg_error(ctx, BG_EPRECOND, "the registry's thresholds[%zu].floor must be a number >= 0", i);
+		else if (json_is_string(json_object_get(t, "key")) && !key_id_text(json_string_value(json_object_get(t, "key"))))
+			rc = bg_error(ctx, BG_EPRECOND,
+				      "the registry's thresholds[%zu].key '%s' is not a comparison key id: give all 64 "
+				      "lower-case hexadecimal digits, as 'benchgate key SESSION' prints them (a prefix "
+				      "matches no key, and the entry would be ignored)",
+				      i, json_string_value(json_object_get(t, "key")));
 		bg_strbuf_release(&names);
 		if (rc)
 			return rc;

@@ -741,7 +741,7 @@ int bg_report_dashboard_keys(const json_t *model, const struct bg_report_keys *k
 	window = json_integer_value(json_object_get(model, "window"));
 	bg_strbuf_addf(out, "<p class=\"rule\">A gate session's decision compares it only with sessions of exactly "
 			    "the same comparison key: the most recent %lld of them that count toward the key's "
-			    "baseline (unless the registry's thresholds give the gate or key another window). A session counts when its decision is not block, its status is ok, it is "
+			    "baseline (or the comparison contract's minimum of accepted sessions when that is more; the registry's thresholds may give the gate or key another window). A session counts when its decision is not block, its status is ok, it is "
 			    "accepted (automatically on pass or no-baseline of committed source, or by a person: an "
 			    "investigate session, and one of uncommitted source, is pending review until accepted, "
 			    "a rejected one never counts) and its tier is "

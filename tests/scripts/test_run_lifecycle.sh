@@ -123,6 +123,10 @@ bad_measure "inputs: unknown field" '.runbooks.ok.inputs[0].path = "data/{datase
 bad_measure "thresholds: a typo" '.thresholds = [{"gate": "life.ok", "K": 3}]' "thresholds[0] has no field 'K'"
 bad_measure "thresholds: k 0" '.thresholds = [{"key": "x", "k": 0}]' "thresholds[0].k must be a number > 0"
 bad_measure "thresholds: a window below the minimum" '.thresholds = [{"gate": "life.ok", "window": 3}]' "thresholds[0].window 3 is below the comparison contract's minimum of 5 accepted sessions"
+# an entry that could match nothing would be ignored without a word: a key
+# prefix (what history shows), a gate the registry does not have
+bad_measure "thresholds: a key prefix" '.thresholds = [{"key": "0123abcd", "k": 2}]' "thresholds[0].key '0123abcd' is not a comparison key id: give all 64 lower-case hexadecimal digits, as 'benchgate key SESSION' prints them"
+bad_measure "thresholds: an unknown gate" '.thresholds = [{"gate": "life.ok", "k": 2}, {"gate": "life.okk", "k": 2}]' "thresholds[1].gate 'life.okk' names no gate of the registry"
 # a file to make cold on a memory file system (through a link, as a dataset
 # moved to /dev/shm): refused before anything is written, not measured only
 # to be blocked

@@ -372,6 +372,61 @@ static void test_bound_is_inside(void **state)
 	json_decref(d);
 }
 
+/* A value just beyond a bound that reads as the bound in the units shown
+ * (1.0400000000000003 s against 1.04 s, "1.040 s" both): the reason gives
+ * both in full, so that it does not contradict itself; one that reads
+ * otherwise gets no such words. */
+static void test_edge_said_exactly(void **state)
+{
+	const double base[] = {1.0, 1.0, 1.0, 1.0, 1.0};
+	struct bg_session_facts s, b[5];
+	struct bg_decide_opts o;
+	json_t *d;
+
+	(void)state;
+	bg_decide_opts_init(&o);
+	for (size_t i = 0; i < 5; i++)
+		b[i] = facts((long long)i + 1, base[i]);
+	s = facts(9, 1.0400000000000003);
+	assert_int_equal(bg_decide(&s, b, 5, &o, &d), BG_DECISION_INVESTIGATE);
+	assert_string_equal(json_string_value(json_array_get(json_object_get(d, "reasons"), 0)),
+			    "wall_p50 1.040 s is outside 960.00 ms .. 1.040 s (1.0400000000000003 s against the "
+			    "bound 1.04 s) (4.00 scales from the centre)");
+	json_decref(d);
+	s = facts(9, 1.5);
+	assert_int_equal(bg_decide(&s, b, 5, &o, &d), BG_DECISION_INVESTIGATE);
+	assert_null(strstr(json_string_value(json_array_get(json_object_get(d, "reasons"), 0)), "against the bound"));
+	json_decref(d);
+}
+
+/* The window holds at least the contract's minimum, and a no-baseline
+ * count beside sessions of the other timing says which timing it counts. */
+static void test_minimum_and_timing(void **state)
+{
+	const double base[] = {1.0, 1.0};
+	struct bg_session_facts s, b[2];
+	struct bg_decide_opts o;
+	json_t *d;
+
+	(void)state;
+	bg_decide_opts_init(&o);
+	bg_decide_opts_minimum(&o, 25);
+	assert_int_equal(o.window, 25);
+	bg_decide_opts_minimum(&o, 3);
+	assert_int_equal(o.window, 25); /* never lowered */
+	assert_int_equal(o.min_sessions, 3);
+	bg_decide_opts_init(&o);
+	o.timing = "reported";
+	for (size_t i = 0; i < 2; i++)
+		b[i] = facts((long long)i + 1, base[i]);
+	s = facts(9, 1.0);
+	assert_int_equal(bg_decide(&s, b, 2, &o, &d), BG_DECISION_NO_BASELINE);
+	assert_string_equal(json_string_value(json_array_get(json_object_get(d, "reasons"), 0)),
+			    "2 accepted sessions of this key timed as this one (reported; those timed otherwise "
+			    "never count); no threshold applies before 5 (report only)");
+	json_decref(d);
+}
+
 /* An envelope bound beyond the range of a double (absurd figures, a store
  * changed outside benchgate, or the API) is null in the document; the
  * metric is still listed (it was dropped: jansson holds no infinity). */
@@ -426,6 +481,8 @@ int main(void)
 		cmocka_unit_test(test_reason_bytes),
 		cmocka_unit_test(test_zero_baseline),
 		cmocka_unit_test(test_bound_is_inside),
+		cmocka_unit_test(test_edge_said_exactly),
+		cmocka_unit_test(test_minimum_and_timing),
 		cmocka_unit_test(test_bound_beyond_double),
 		cmocka_unit_test(test_fewer_than_five),
 		cmocka_unit_test(test_block_wins),
