@@ -365,7 +365,8 @@ int bg_promotion_check(const struct bg_config *cfg, const json_t *gate, const js
 		if (!rev)
 			add(crit[C_REVISIONS], "the source revision was not recorded (not a Git checkout?)");
 		else if (!full_hex(rev, 40))
-			add(crit[C_REVISIONS], "source revision '%s' is not a full Git SHA", rev);
+			add(crit[C_REVISIONS], "source revision '%s' is not a full Git SHA (40 lower-case hexadecimal "
+			    "digits, as git records it): promote a session run in a Git checkout", rev);
 		if (!json_is_false(json_object_get(git, "dirty")) && !manifest_clean(cfg, session, rev)) {
 			struct bg_strbuf u = BG_STRBUF_INIT;
 			bg_provenance_untracked_text(git, &u);
@@ -375,7 +376,8 @@ int bg_promotion_check(const struct bg_config *cfg, const json_t *gate, const js
 			bg_strbuf_release(&u);
 		}
 		if (impl && !full_hex(impl, 40))
-			add(crit[C_REVISIONS], "implementation revision '%s' is not a full Git SHA", impl);
+			add(crit[C_REVISIONS], "implementation revision '%s' is not a full Git SHA (40 lower-case "
+			    "hexadecimal digits): give the whole commit in the gate's implementation_revision", impl);
 	}
 	/* 2 machine */
 	{
@@ -1286,6 +1288,23 @@ int bg_promotion_run(const struct bg_config *cfg, struct bg_store *store, long l
 
 		if ((rc = bg_json_load_buffer(sv[0].text.buf, sv[0].text.len, ev_rel.buf, &evidence, ctx)))
 			goto out;
+		if (!json_is_string(json_object_get(evidence, "schema")) ||
+		    strcmp(json_string_value(json_object_get(evidence, "schema")), "benchgate-evidence/v1") != 0) {
+			struct bg_strbuf seen = BG_STRBUF_INIT;
+
+			if (json_is_string(json_object_get(evidence, "schema")))
+				bg_strbuf_addf(&seen, "its schema is '%s'",
+					       json_string_value(json_object_get(evidence, "schema")));
+			else
+				bg_strbuf_adds(&seen, "it has no \"schema\"");
+			rc = bg_error(ctx, BG_ECHECK,
+				      "%s: not benchgate's evidence index (%s, not 'benchgate-evidence/v1'): benchgate "
+				      "keeps this file for itself; move the file away, or give benchgate.json another "
+				      "experiments folder; nothing was changed",
+				      ev_rel.buf, seen.buf);
+			bg_strbuf_release(&seen);
+			goto out;
+		}
 		if (!json_is_array(json_object_get(evidence, "measurements")) ||
 		    !json_is_array(json_object_get(evidence, "artifacts"))) {
 			rc = bg_error(ctx, BG_ECHECK, "%s: 'artifacts' and 'measurements' must be lists", ev_rel.buf);
@@ -1295,8 +1314,8 @@ int bg_promotion_run(const struct bg_config *cfg, struct bg_store *store, long l
 			const json_t *bg = json_object_get(m, "benchgate");
 
 			if (str(m, "id") && strcmp(str(m, "id"), mid.buf) == 0) {
-				rc = bg_error(ctx, BG_ECHECK, "session %lld is already promoted as '%s' in %s", id,
-					      mid.buf, ev_rel.buf);
+				rc = bg_error(ctx, BG_ECHECK, "session %lld is already promoted as '%s' in %s: "
+					      "nothing to do; nothing was changed", id, mid.buf, ev_rel.buf);
 				goto out;
 			}
 			/* the id holds the manifest's hash: a manifest whose bytes

@@ -155,9 +155,9 @@ static double py(const struct frame *fr, double v)
 
 /*
  * One point of session s: filled when it counts, hollow when it does not;
- * a value off the axis (only a session that does not count can be: the
- * axis spans those that do) is a hollow triangle at the edge, pointing
- * where it lies. The title names the session, the figure and, for one
+ * a value off the axis (a session that does not count, as the axis spans
+ * those that do, or a figure below 0, where a time or size axis stops) is
+ * a triangle at the edge, pointing where it lies. The title names the session, the figure and, for one
  * that does not count, why. A session marker (the first series) whose
  * decision has notes is ringed, and its title holds them.
  */
@@ -266,13 +266,15 @@ void bg_report_svg_plot(struct bg_strbuf *out, const char *title, const char *un
 	axis = duration ? bg_format_duration_unit(v) : bg_format_bytes_unit(v);
 	scale = 1.0 / axis.factor;
 	{
-		bool nonnegative = fr.lo >= 0; /* a time or a size: no axis below 0 for it */
-		double pad = fr.hi - fr.lo < 1e-12 * fmax(1.0, fabs(fr.hi)) ? fabs(fr.hi) * 0.05 + 1e-9
-									  : (fr.hi - fr.lo) * 0.08;
-		fr.lo -= pad;
+		double pad;
+
+		/* a time or a size: never an axis below 0; a negative figure (a
+		 * store changed outside benchgate) lies below the axis */
+		fr.lo = fmax(fr.lo, 0);
+		fr.hi = fmax(fr.hi, 0);
+		pad = fr.hi - fr.lo < 1e-12 * fmax(1.0, fabs(fr.hi)) ? fabs(fr.hi) * 0.05 + 1e-9 : (fr.hi - fr.lo) * 0.08;
+		fr.lo = fmax(fr.lo - pad, 0);
 		fr.hi += pad;
-		if (nonnegative && fr.lo < 0)
-			fr.lo = 0;
 	}
 	/* axes and grid: round figures of the unit, from a multiple of the
 	 * step at or below the lowest value to one at or above the highest */
@@ -323,7 +325,9 @@ void bg_report_svg_plot(struct bg_strbuf *out, const char *title, const char *un
 			if (!counts(s))
 				continue;
 			if (num(s, fields[f], &v)) {
-				bg_strbuf_addf(out, "%c%.1f %.1f ", pen ? 'L' : 'M', px(&fr, i), py(&fr, v));
+				/* (at the axis's edge, as its marker, when beyond it) */
+				bg_strbuf_addf(out, "%c%.1f %.1f ", pen ? 'L' : 'M', px(&fr, i),
+					       py(&fr, fmin(fmax(v, fr.lo), fr.hi)));
 				pen = true;
 			} else {
 				pen = false;

@@ -247,6 +247,14 @@ check "noisy baseline: the envelope is below 0" bash -c "'$B' -C p compare 6 | g
 check "noisy baseline: exit 0" test "$(rc_of "$B" -C p dashboard)" = 0
 check "noisy baseline: no tick below 0" bash -c "! grep -q 'class=\"tick\" text-anchor=\"end\">-' '$page'"
 check "noisy baseline: the axis starts at 0" grep -q 'class="tick" text-anchor="end">0<' "$page"
+# a negative time (a store changed outside benchgate; measure stores none):
+# below the axis, which still starts at 0
+fresh
+"$SEED" seed p $G scheduled-profile 0.1 >/dev/null
+"$SEED" seed p $G scheduled-profile -0.05 >/dev/null
+check "negative time: exit 0" test "$(rc_of "$B" -C p dashboard)" = 0
+check "negative time: no tick below 0" bash -c "! grep -q 'class=\"tick\" text-anchor=\"end\">-' '$page'"
+check "negative time: below the axis" grep -q "(below the axis)" "$page"
 
 echo "$fails failed"
 [ "$fails" = 0 ]

@@ -310,6 +310,13 @@ s=$(seed $G release-signoff 0.1 experiment=1)
 echo '{"schema": "benchgate-evidence/v1", "artifacts": {}, "measurements": []}' >"$work/p/experiments/benchgate-evidence.json"
 refused "evidence lists not lists" "$s" -qxF \
 	"benchgate: experiments/benchgate-evidence.json: 'artifacts' and 'measurements' must be lists"
+# another program's evidence index where benchgate keeps its own: never
+# appended to (it would keep its schema and lose its generator)
+echo '{"schema": "my-own/v9", "artifacts": [], "measurements": []}' >"$work/p/experiments/benchgate-evidence.json"
+refused "foreign evidence index" "$s" -qxF \
+	"benchgate: experiments/benchgate-evidence.json: not benchgate's evidence index (its schema is 'my-own/v9', not 'benchgate-evidence/v1'): benchgate keeps this file for itself; move the file away, or give benchgate.json another experiments folder; nothing was changed"
+echo '{"artifacts": [], "measurements": []}' >"$work/p/experiments/benchgate-evidence.json"
+refused "evidence index without a schema" "$s" -qF "(it has no \"schema\", not 'benchgate-evidence/v1')"
 # a registry that did not validate before: said so, not blamed on the promotion
 fresh
 (cd "$work/p" && jq '(.gates[] | select(.id != "'$G'")).priority = 9' benchmarks/benchmark_registry.json >r.tmp &&
