@@ -25,7 +25,7 @@
 extern "C" {
 #endif
 
-#define BG_NPY_MAX_DIMS 32
+#define BG_NPY_MAX_DIMS 64
 
 struct bg_npy {
 	char dtype[16]; /* numpy name: "float64", "int8", "bool", "complex64", ... */

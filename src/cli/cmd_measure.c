@@ -172,6 +172,7 @@ static const char *parse_parity(struct measure_args *a, const char *v)
 	}
 	if (strncmp(v, "allclose:", 9) == 0) {
 		char *spec = bg_xstrdup(v + 9), *tok;
+		bool seen_rtol = false, seen_atol = false;
 		size_t name;
 
 		free(a->parity_ref);
@@ -183,6 +184,7 @@ static const char *parse_parity(struct measure_args *a, const char *v)
 			double *dst = strncmp(tok + 1, "rtol=", 5) == 0   ? &a->o.rtol
 				      : strncmp(tok + 1, "atol=", 5) == 0 ? &a->o.atol
 									  : NULL;
+			bool *seen = dst == &a->o.rtol ? &seen_rtol : &seen_atol;
 			char *end;
 
 			if (!dst) {
@@ -190,6 +192,12 @@ static const char *parse_parity(struct measure_args *a, const char *v)
 					 "unknown allclose setting '%s'; use rtol=R or atol=A", tok + 1);
 				return a->msg;
 			}
+			if (*seen) {
+				snprintf(a->msg, sizeof(a->msg), "allclose setting '%.4s' is given twice; give it once",
+					 tok + 1);
+				return a->msg;
+			}
+			*seen = true;
 			*dst = strtod(tok + 6, &end);
 			if (end == tok + 6 || *end || *dst < 0 || isnan(*dst)) {
 				snprintf(a->msg, sizeof(a->msg),

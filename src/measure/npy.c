@@ -44,9 +44,10 @@ static void printable(char *s)
 			*s = '?';
 }
 
+/* Python's whitespace within brackets: a header may break its dictionary over lines. */
 static const char *skip_ws(const char *p, const char *end)
 {
-	while (p < end && (*p == ' ' || *p == '\t'))
+	while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == '\f' || *p == '\v'))
 		p++;
 	return p;
 }
@@ -239,7 +240,7 @@ static const char *parse_dict(const char *p, const char *end, struct npy_header 
 }
 
 /* A header longer than this is refused (numpy itself reads 10,000 bytes
- * unless told otherwise; 32 dimensions need under 1,000). */
+ * unless told otherwise; 64 dimensions need under 1,500). */
 #define HEADER_MAX ((size_t)1 << 20)
 
 /* Elements read from a file per block while two arrays are compared. */
@@ -359,8 +360,10 @@ static void decode(const struct bg_npy *a, const unsigned char *p, double *re, d
 static int header_span(const unsigned char *data, size_t avail, uint64_t file_size, const char *display,
 		       size_t *hstart, size_t *hlen, struct bg_ctx *ctx)
 {
-	if (avail < 10 || memcmp(data, "\x93NUMPY", 6) != 0)
+	if (memcmp(data, "\x93NUMPY", avail < 6 ? avail : 6) != 0 || avail == 0)
 		return bad(ctx, display, "missing the \\x93NUMPY magic");
+	if (avail < 10)
+		return bad(ctx, display, "truncated header");
 	if (data[7] != 0 || data[6] < 1 || data[6] > 3) {
 		char what[96];
 
@@ -521,7 +524,7 @@ static int open_read(const char *path, const char *display, int *fd, struct bg_n
 int bg_npy_open_fd(int fd, const char *display, struct bg_npy *out, struct bg_ctx *ctx)
 {
 	unsigned char prefix[12], *head;
-	uint64_t size;
+	uint64_t size = 0;
 	size_t hstart, hlen;
 	int rc;
 
@@ -562,45 +565,40 @@ int bg_npy_open(const char *path, const char *display, struct bg_npy *out, struc
 	return bg_npy_open_fd(fd, display, out, ctx);
 }
 
-int bg_npy_open_copy(const char *path, const char *display, struct bg_npy *out, char sha256[65],
-		     struct bg_ctx *ctx)
+/* The memory the system says is free for new use (MemAvailable), in bytes;
+ * false where /proc/meminfo does not say. */
+static bool memory_available(uint64_t *bytes)
 {
-	unsigned char *buf;
-	uint64_t size;
-	int src, mfd, rc;
+	FILE *f = fopen("/proc/meminfo", "re");
+	char line[128];
+	bool found = false;
+	unsigned long long kib;
 
-	if (!display)
-		display = path;
-	if ((rc = open_read(path, display, &src, out, ctx)) != BG_OK)
-		return rc;
-	if ((rc = regular_size(src, display, &size, ctx)) != BG_OK) {
-		close(src);
-		empty(out);
-		return rc;
-	}
-	mfd = memfd_create("benchgate-reference", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	if (mfd < 0) {
-		/* no memory files here: the copy is this process's memory */
-		close(src);
-		if ((rc = bg_npy_load(path, display, out, ctx)) == BG_OK &&
-		    (rc = bg_sha256_hex(out->file, out->file_len, sha256, ctx)) != BG_OK)
-			bg_npy_release(out);
-		return rc;
-	}
-	buf = bg_xmalloc(BLOCK_BYTES);
-	for (;;) {
-		ssize_t n = read(src, buf, BLOCK_BYTES);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			rc = bg_error(ctx, BG_EIO, "%s: cannot read: %s", display, strerror(errno));
-			break;
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1) {
+			*bytes = (uint64_t)kib * 1024u;
+			found = true;
 		}
-		if (n == 0)
+	fclose(f);
+	return found;
+}
+
+/* Copies the size bytes of src into mfd (both from offset 0). */
+static int copy_file(int src, int mfd, uint64_t size, const char *display, struct bg_ctx *ctx)
+{
+	unsigned char *buf = bg_xmalloc(BLOCK_BYTES);
+	uint64_t at = 0;
+	int rc = BG_OK;
+
+	while (rc == BG_OK && at < size) {
+		size_t n = size - at < BLOCK_BYTES ? (size_t)(size - at) : BLOCK_BYTES;
+
+		if ((rc = read_at(src, buf, n, at, display, ctx)) != BG_OK)
 			break;
-		for (ssize_t done = 0; done < n;) {
-			ssize_t w = write(mfd, buf + done, (size_t)(n - done));
+		for (size_t done = 0; done < n;) {
+			ssize_t w = write(mfd, buf + done, n - done);
 
 			if (w < 0 && errno == EINTR)
 				continue;
@@ -611,13 +609,48 @@ int bg_npy_open_copy(const char *path, const char *display, struct bg_npy *out, 
 					      display, (uintmax_t)size, (double)size / 1048576.0, strerror(errno));
 				break;
 			}
-			done += w;
+			done += (size_t)w;
 		}
-		if (rc != BG_OK)
-			break;
+		at += n;
 	}
 	free(buf);
-	close(src);
+	return rc;
+}
+
+int bg_npy_open_copy(const char *path, const char *display, struct bg_npy *out, char sha256[65],
+		     struct bg_ctx *ctx)
+{
+	struct bg_npy src;
+	uint64_t size, avail;
+	int mfd, rc;
+
+	if (!display)
+		display = path;
+	/* the header first: a file that is no array is refused before a byte is copied */
+	if ((rc = bg_npy_open(path, display, &src, ctx)) != BG_OK) {
+		empty(out);
+		return rc;
+	}
+	size = (uint64_t)src.body_offset + (uint64_t)src.count * src.itemsize;
+	if (memory_available(&avail) && size > avail) {
+		bg_npy_release(&src);
+		empty(out);
+		return bg_error(ctx, BG_EIO,
+				"%s: cannot keep a copy of its %ju bytes (%.1f MiB) in memory: %.1f MiB is free; run "
+				"where more memory is free",
+				display, (uintmax_t)size, (double)size / 1048576.0, (double)avail / 1048576.0);
+	}
+	mfd = memfd_create("benchgate-reference", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (mfd < 0) {
+		/* no memory files here: the copy is this process's memory */
+		bg_npy_release(&src);
+		if ((rc = bg_npy_load(path, display, out, ctx)) == BG_OK &&
+		    (rc = bg_sha256_hex(out->file, out->file_len, sha256, ctx)) != BG_OK)
+			bg_npy_release(out);
+		return rc;
+	}
+	rc = copy_file(src.fd, mfd, size, display, ctx);
+	bg_npy_release(&src);
 	if (rc != BG_OK) {
 		close(mfd);
 		empty(out);
@@ -630,6 +663,7 @@ int bg_npy_open_copy(const char *path, const char *display, struct bg_npy *out, 
 		empty(out);
 		return rc;
 	}
+	/* the copy is read again: a file that grew or changed while copied is judged as copied */
 	return bg_npy_open_fd(mfd, display, out, ctx);
 }
 
@@ -647,7 +681,7 @@ static int alloc_for(size_t n, const char *display, unsigned char **buf, struct 
 int bg_npy_load(const char *path, const char *display, struct bg_npy *out, struct bg_ctx *ctx)
 {
 	unsigned char *data;
-	uint64_t size;
+	uint64_t size = 0;
 	int fd, rc;
 
 	if (!display)
@@ -843,6 +877,7 @@ static void sumsq_add(struct sumsq *q, double x)
 struct tally {
 	struct sumsq num, den;
 	size_t rel; /* finite elements with b != 0 */
+	bool halved; /* num and den hold half of each figure: an a - b beyond a double's range was seen */
 	bool single, zero_d;
 	double rtol, atol;
 	const struct bg_npy *fortran; /* elements come in this array's Fortran order, or NULL: C order */
@@ -885,7 +920,21 @@ static void tally_element(struct bg_allclose *r, struct tally *t, size_t s, doub
 	if (!close)
 		beyond(r, t, s);
 	if (diff > r->max_abs)
-		r->max_abs = diff;
+		r->max_abs = diff; /* infinite where a - b is beyond a double's range: no figure */
+	if (!isfinite(diff) || !isfinite(babs)) {
+		/* the relative figures from halves, which stay in range: a ratio
+		 * is the same, and the sums switch to halves for good */
+		diff = ai == 0 && bi == 0 ? fabs(ar / 2 - br / 2) : hypot(ar / 2 - br / 2, ai / 2 - bi / 2);
+		babs = bi == 0 ? fabs(br / 2) : hypot(br / 2, bi / 2);
+		if (!t->halved) {
+			t->num.scale /= 2;
+			t->den.scale /= 2;
+			t->halved = true;
+		}
+	} else if (t->halved) {
+		diff /= 2;
+		babs /= 2;
+	}
 	if (babs > 0) {
 		t->rel++;
 		if (diff / babs > r->max_rel)
@@ -937,7 +986,7 @@ static int block_at(const struct bg_npy *a, unsigned char *buf, size_t s, size_t
 int bg_npy_allclose(const struct bg_npy *a, const struct bg_npy *b, double rtol, double atol,
 		    struct bg_allclose *r, struct bg_ctx *ctx)
 {
-	struct tally t = {{0, 0}, {0, 0}, 0, false, false, 0, 0, NULL};
+	struct tally t = {{0, 0}, {0, 0}, 0, false, false, false, 0, 0, NULL};
 	struct bg_npy ma, mb;
 	const struct bg_npy *pa, *pb;
 	unsigned char *bufa = NULL, *bufb = NULL;

@@ -230,13 +230,21 @@ static bool ref_moved(const struct bg_measure_opts *o, struct bg_parity_ref *ref
 	struct bg_ctx ctx;
 	bool moved = false;
 
-	if (stat(output, &out) == 0 && out.st_dev == ref->st.st_dev && out.st_ino == ref->st.st_ino) {
+	/* the reference as it is now: an output written where a moved
+	 * reference was may have its inode number, and is not it */
+	if (stat(o->parity_reference, &now) != 0) {
+		bg_strbuf_addf(detail, "the reference, read before the runs, is no longer there to compare with "
+				       "(%s: cannot read: %s): a run may not remove or replace it",
+			       o->parity_reference, strerror(errno));
+		return true;
+	}
+	if (stat(output, &out) == 0 && out.st_dev == now.st_dev && out.st_ino == now.st_ino) {
 		bg_strbuf_addf(detail, "the output '%s' is the reference file itself: an output cannot prove itself; "
 				       "compare it with a reference the command does not write",
 			       output);
 		return true;
 	}
-	if (stat(o->parity_reference, &now) == 0 && same_file_state(&now, &ref->st))
+	if (same_file_state(&now, &ref->st))
 		return false;
 	bg_ctx_init(&ctx);
 	if (bg_sha256_file(o->parity_reference, NULL, hex, &ctx) != BG_OK) {

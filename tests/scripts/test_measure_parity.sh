@@ -101,11 +101,12 @@ check "nan fails"          test "$(rc_of "${M[@]}" --output out.npy --parity all
 check "all NaN fails"      test "$(rc_of "${M[@]}" --output out.npy --parity allclose:ref.npy --shell -- 'cp allnan.npy out.npy')" = 1
 check "all NaN figures"    jqe '.runs[0].parity | .beyond_tolerance == 4 and .nonfinite_mismatches == 4 and .max_abs_error == null and .max_rel_error == null and .rel_l2_error == null and has("max_abs_error") and has("max_rel_error")' out
 check "all NaN reason"     jqe '.reason | test("4 of 4 elements of out.npy beyond rtol=1e-05 atol=1e-08 \\(max abs error n/a; 4 of them NaN or infinite\\); the first at \\[0\\]: nan against ref.npy.s 1$")' out
-# an error beyond the range of a double: null, present, and "inf" in the reason
+# an error beyond the range of a double: null, present, and "inf" in the
+# reason; the relative figures, from halves, are still there
 "$P/npywrite" huge.npy '<f8' 4 1 2 -1.7e308 0
 "$P/npywrite" hugeref.npy '<f8' 4 1 2 1.7e308 0
 check "overflow fails"     test "$(rc_of "${M[@]}" --output out.npy --parity allclose:hugeref.npy --shell -- 'cp huge.npy out.npy')" = 1
-check "overflow figures"   jqe '.runs[0].parity | .beyond_tolerance == 1 and .nonfinite_mismatches == 0 and has("max_abs_error") and .max_abs_error == null and has("max_rel_error") and .max_rel_error == null' out
+check "overflow figures"   jqe '.runs[0].parity | .beyond_tolerance == 1 and .nonfinite_mismatches == 0 and has("max_abs_error") and .max_abs_error == null and .max_rel_error == 2 and .rel_l2_error == 2' out
 check "overflow reason"    jqe '.reason | test("\\(max abs error inf\\); the first at \\[2\\]: -1.7e\\+308 against hugeref.npy.s 1.7e\\+308$")' out
 # mismatches name both
 "$P/npywrite" short.npy '<f8' 3 1 2 3
@@ -134,6 +135,29 @@ check "output is the reference: blocked" test "$(rc_of "${M[@]}" --output ref.np
 check "output is the reference: said" jqe '.reason | test("the output .ref.npy. is the reference file itself")' out
 check "reference only touched: still the reference" test "$(rc_of "${M[@]}" --output out.npy --parity allclose:ref.npy --shell -- 'cp close.npy out.npy; touch ref.npy')" = 0
 check "the reference's SHA-256 recorded" jqe --arg h "$(sha256sum ref.npy | cut -c1-64)" '.options.parity.reference_sha256 == $h' out
+# the reference as it is after the run decides: one written anew where the
+# output is (its bytes the same) is the output itself; one moved away is
+# no longer there, whatever the output's inode number
+check "reference rewritten as the output: blocked" test "$(rc_of "$B" measure -q -w 0 -r 1 --json --output ref.npy --parity allclose:ref.npy --shell -- 'cp ref.npy t.npy; mv t.npy ref.npy')" = 1
+check "... said" jqe '.reason | test("the output .ref.npy. is the reference file itself")' out
+check "reference moved to the output: blocked" test "$(rc_of "${M[@]}" --output out.npy --parity allclose:ref.npy --shell -- 'rm -f out.npy; mv ref.npy out.npy')" = 1
+check "... no longer there" jqe '.reason | test("the reference, read before the runs, is no longer there to compare with \\(ref.npy: cannot read: No such file or directory\\)")' out
+cp ref-keep.npy ref.npy
+check "a setting twice: exit 2" test "$(rc_of "$B" measure -q --output out.npy --parity allclose:ref.npy,rtol=1,rtol=2 -- true)" = 2
+check "... said" grep -q "allclose setting 'rtol' is given twice; give it once" err
+# a reference is read and checked before it is copied: 1 TB that is no
+# array, or an array beyond the memory free, is refused at once
+"$P/npywrite" vast.npy '|u1' 1099511627776,
+if truncate -s $(($(stat -c %s vast.npy) + 1099511627776)) vast.npy 2>/dev/null &&
+	truncate -s 1099511627776 vastjunk.npy 2>/dev/null; then
+	check "1 TB of junk as the reference: exit 1" test "$(rc_of timeout 20 "${M[@]}" --output out.npy --parity allclose:vastjunk.npy -- true)" = 1
+	check "... refused as no array" jqe '.reason | test("vastjunk.npy: not a valid .npy file: missing the")' out
+	check "a 1 TB reference: exit 1" test "$(rc_of timeout 20 "${M[@]}" --output out.npy --parity allclose:vast.npy -- true)" = 1
+	check "... beyond the memory free" jqe '.reason | test("vast.npy: cannot keep a copy of its 1099511627904 bytes \\(1048576.0 MiB\\) in memory: [0-9.]+ MiB is free; run where more memory is free")' out
+else
+	echo "skipped: this file system holds no 1 TB sparse file"
+fi
+rm -f vast.npy vastjunk.npy
 mkfifo fifo.npy
 check "FIFO reference: blocked, not waited on" test "$(rc_of timeout 20 "${M[@]}" --output out.npy --parity allclose:fifo.npy --shell -- 'cp ref.npy out.npy')" = 1
 check "FIFO reference: said" jqe '.reason | test("fifo.npy: cannot read: not a regular file \\(a FIFO\\)")' out

@@ -156,6 +156,11 @@ static void test_malformed(void **state)
 
 	(void)state;
 	expect_bad((const unsigned char *)"hello world!", 12, "magic");
+	/* the magic, then the file ends: truncated, not "missing the magic" */
+	expect_bad((const unsigned char *)"\x93NUMPY\x01\x00", 8, "truncated header");
+	expect_bad((const unsigned char *)"\x93NUMPY\x01\x00\x10", 9, "truncated header");
+	expect_bad((const unsigned char *)"\x93NU", 3, "truncated header");
+	expect_bad((const unsigned char *)"", 0, "magic");
 	n = build(buf, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (3,), }", d, sizeof(d));
 	expect_bad(buf, n, "data holds 16 bytes, shape and dtype need 24 (write it with numpy.save)");
 	n = build(buf, 1, "{'descr': [('a', '<f8')], 'fortran_order': False, 'shape': (2,), }", d,
@@ -206,10 +211,13 @@ static void test_malformed(void **state)
 	expect_bad(buf, n, "header has text after its dictionary");
 	n = build(buf, 1, "{'descr': '<f+8', 'fortran_order': False, 'shape': (2,), }", d, sizeof(d));
 	expect_bad(buf, n, "dtype '<f+8' is not supported");
-	/* and what it reads is read: no byte order is the machine's own */
+	/* and what it reads is read: no byte order is the machine's own; a
+	 * dictionary over lines (Python reads it so); 64 dimensions (numpy 2) */
 	{
 		struct bg_npy a;
 		struct bg_ctx ctx;
+		char dict[400];
+		size_t at;
 
 		bg_ctx_init(&ctx);
 		n = build(buf, 1, "{'descr': 'f8', 'fortran_order': False, 'shape': (2, ), }", d, sizeof(d));
@@ -217,7 +225,24 @@ static void test_malformed(void **state)
 		assert_int_equal(a.ndim, 1);
 		assert_true(re_at(&a, 1) == 2.0);
 		bg_npy_release(&a);
+		n = build(buf, 1, "{'descr': '<f8',\n 'fortran_order': False,\r\n 'shape': (\n2,\n),\n}", d,
+			  sizeof(d));
+		assert_int_equal(bg_npy_parse(buf, n, "lines.npy", &a, &ctx), BG_OK);
+		assert_int_equal(a.count, 2);
+		bg_npy_release(&a);
+		at = (size_t)snprintf(dict, sizeof(dict), "{'descr': '<f8', 'fortran_order': False, 'shape': (2,");
+		for (int k = 1; k < 64; k++)
+			at += (size_t)snprintf(dict + at, sizeof(dict) - at, "1,");
+		snprintf(dict + at, sizeof(dict) - at, "), }");
+		n = build(buf, 1, dict, d, sizeof(d));
+		assert_int_equal(bg_npy_parse(buf, n, "deep.npy", &a, &ctx), BG_OK);
+		assert_int_equal(a.ndim, 64);
+		assert_true(re_at(&a, 1) == 2.0);
+		bg_npy_release(&a);
 		bg_ctx_release(&ctx);
+		memcpy(dict + at, "1,), }", 7);
+		n = build(buf, 1, dict, d, sizeof(d));
+		expect_bad(buf, n, "'shape' has too many dimensions");
 	}
 }
 
@@ -340,8 +365,22 @@ static void test_allclose_nonfinite_figures(void **state)
 	assert_int_equal(r.finite, 2);
 	assert_false(r.max_abs_valid);
 	assert_true(isinf(r.max_abs));
-	assert_false(r.max_rel_valid);
-	assert_false(r.rel_l2_valid);
+	/* the relative figures from halves: 2e308 / 1e308 */
+	assert_true(r.max_rel_valid);
+	assert_float_equal(r.max_rel, 2.0, 1e-12);
+	assert_true(r.rel_l2_valid);
+	assert_float_equal(r.rel_l2, 2.0, 1e-12);
+	{
+		/* an error seen before the overflow is kept, halved with the rest */
+		const double o3[] = {4.0, 1e308, 0.0}, r3[] = {3.0, -1e308, 2.0};
+
+		r = allclose_of(o3, r3, 3);
+		assert_int_equal(r.beyond, 3);
+		assert_false(r.max_abs_valid);
+		assert_float_equal(r.max_rel, 2.0, 1e-12);
+		/* sqrt(1 + 4e616 + 4) / sqrt(9 + 1e616 + 4) */
+		assert_float_equal(r.rel_l2, 2.0, 1e-12);
+	}
 	/* all NaN against zeros: nothing to compute a figure over */
 	r = allclose_of(nan2, zero2, 2);
 	assert_int_equal(r.beyond, 2);
