@@ -24,15 +24,13 @@
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-extern char **environ;
 
 /* --wait S: passed on to the run, as given once it is a valid number */
 static const char *on_opt(int id, const char *v, void *data)
@@ -51,7 +49,9 @@ static volatile sig_atomic_t interrupted;
 /*
  * Runs argv (argv[0] is /proc/self/exe) and returns its exit status, or 4.
  * A SIGINT, SIGTERM or SIGHUP meanwhile is passed on to it (as SIGTERM: it
- * records its experiment as interrupted), and this process waits for it.
+ * records its experiment as interrupted), and this process waits for it;
+ * a death it cannot catch (SIGKILL) is passed on by the kernel, as
+ * SIGTERM (PR_SET_PDEATHSIG).
  * When it stops (it suspends itself on Ctrl-Z: bg_measure_suspend), this
  * process stops too, so that the shell sees the job stopped, and goes on
  * with it when continued.
@@ -59,14 +59,25 @@ static volatile sig_atomic_t interrupted;
 static int run_child(char **argv)
 {
 	bool passed_on = false;
-	pid_t pid;
+	pid_t pid, parent;
 	int status, err;
 
 	fflush(stdout);
 	fflush(stderr);
-	err = posix_spawn(&pid, "/proc/self/exe", NULL, NULL, argv, environ);
-	if (err) {
+	parent = getpid();
+	pid = fork();
+	if (pid == 0) {
+		/* this process gone (SIGKILL, SIGQUIT), the run stops as on a
+		 * SIGTERM: its experiment recorded, its leases released */
+		if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != parent)
+			_exit(BG_EIO);
+		execv("/proc/self/exe", argv);
+		err = errno;
 		fprintf(stderr, "benchgate: cannot start '/proc/self/exe run': %s\n", strerror(err));
+		_exit(BG_EIO);
+	}
+	if (pid < 0) {
+		fprintf(stderr, "benchgate: cannot start '/proc/self/exe run': %s\n", strerror(errno));
 		return BG_EIO;
 	}
 	for (;;) {

@@ -330,6 +330,9 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 		int one;
 
 		if ((one = bg_run_gate(&q, &res, &ctx))) {
+			if (interrupted && i > 0) /* the sessions before it stand */
+				bg_error(&ctx, one, "%s (session %d of %d); the sessions made are stored",
+					 bg_ctx_message(&ctx), i + 1, attempts);
 			bg_cli_fail_ctx(one, &ctx);
 			bg_ctx_init(&ctx);
 			bg_run_result_release(&res);

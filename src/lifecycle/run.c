@@ -1417,6 +1417,18 @@ static int lease_waiting(struct run *r, struct bg_ctx *ctx)
 	}
 }
 
+/*
+ * A preflight step that failed while a stop signal came: it failed for
+ * the signal (a Ctrl-C reaches git, run in benchgate's process group, as
+ * it reaches benchgate), so the run was interrupted, not refused.
+ */
+static int interrupted_instead(const struct bg_run_request *req, int rc, struct bg_ctx *ctx)
+{
+	if (!req->interrupted || !*req->interrupted)
+		return rc;
+	return bg_error(ctx, BG_EIO, "interrupted before the experiment started; nothing was recorded");
+}
+
 int bg_run_gate(const struct bg_run_request *req, struct bg_run_result *res, struct bg_ctx *ctx)
 {
 	struct run r;
@@ -1444,26 +1456,32 @@ int bg_run_gate(const struct bg_run_request *req, struct bg_run_result *res, str
 	if (!bg_run_tier_valid(req->tier))
 		return bg_error(ctx, BG_EUSAGE, "unknown tier '%s' (scheduled-profile, release-signoff, diagnostic, pr-smoke)",
 				req->tier);
-	if ((rc = preflight(&r, ctx)))
-		goto out;
 	/* the session is stored at the end: a store this user may not write
 	 * stops the run before anything runs */
-	if ((rc = session_opts(&r, &o, argv, ctx)) || (rc = runs_index_writable(r.cfg, ctx)) ||
-	    (rc = bg_store_check_write(r.cfg->store, r.cfg->root, ctx)))
+	if ((rc = preflight(&r, ctx)) || (rc = session_opts(&r, &o, argv, ctx)) ||
+	    (rc = runs_index_writable(r.cfg, ctx)) || (rc = bg_store_check_write(r.cfg->store, r.cfg->root, ctx))) {
+		rc = interrupted_instead(req, rc, ctx);
 		goto out;
+	}
 	/* a cold state cannot be had on a memory file system, nor from a file
 	 * that is not there (nothing of the run makes it before the first
 	 * eviction) or holds no data: refused before anything is written */
 	for (size_t i = 0; i < r.nevict; i++) {
 		if ((rc = bg_measure_evict_target(r.evict[i], ctx))) {
 			char *msg = bg_xstrdup(bg_ctx_message(ctx));
+
+			if (req->interrupted && *req->interrupted) {
+				free(msg);
+				rc = interrupted_instead(req, rc, ctx);
+				goto out;
+			}
 			bg_error(ctx, rc, "runbook '%s', measure.cache.evict %s", jstr(req->gate, "runbook"), msg);
 			free(msg);
 			goto out;
 		}
 	}
 	if (req->interrupted && *req->interrupted) {
-		rc = bg_error(ctx, BG_EIO, "interrupted before the experiment started");
+		rc = interrupted_instead(req, BG_EIO, ctx);
 		goto out;
 	}
 	/* a kept lease serves while it still holds this device's lock: one

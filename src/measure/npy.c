@@ -32,8 +32,8 @@ struct npy_header {
 /* A malformed file: says what is wrong and to write it again. */
 static int bad(struct bg_ctx *ctx, const char *display, const char *what)
 {
-	return bg_error(ctx, BG_ECHECK, "%s: not a valid .npy file: %s (write it with numpy.save)",
-			display, what);
+	bg_error(ctx, BG_ECHECK, "%s: not a valid .npy file: %s (write it with numpy.save)", display, what);
+	return BG_ECHECK;
 }
 
 /* No byte or control character of the file reaches a message as it is. */
@@ -324,7 +324,7 @@ static double load_value(const unsigned char *p, char kind, char order, size_t s
 	case 'u':
 		return (double)u;
 	case 'i':
-		if (size < 8 && (u >> (size * 8 - 1)) & 1)
+		if (size > 0 && size < 8 && (u >> (size * 8 - 1)) & 1)
 			u |= ~(uint64_t)0 << (size * 8);
 		return (double)(int64_t)u;
 	default:
@@ -360,6 +360,7 @@ static void decode(const struct bg_npy *a, const unsigned char *p, double *re, d
 static int header_span(const unsigned char *data, size_t avail, uint64_t file_size, const char *display,
 		       size_t *hstart, size_t *hlen, struct bg_ctx *ctx)
 {
+	*hstart = *hlen = 0;
 	if (memcmp(data, "\x93NUMPY", avail < 6 ? avail : 6) != 0 || avail == 0)
 		return bad(ctx, display, "missing the \\x93NUMPY magic");
 	if (avail < 10)
@@ -516,6 +517,9 @@ static int open_read(const char *path, const char *display, int *fd, struct bg_n
 		     struct bg_ctx *ctx)
 {
 	empty(out);
+	*fd = -1;
+	if (!path)
+		return bg_error(ctx, BG_EUSAGE, "no .npy file was named");
 	if ((*fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0)
 		return bg_error(ctx, BG_EIO, "%s: cannot read: %s", display, strerror(errno));
 	return BG_OK;
@@ -752,6 +756,10 @@ bool bg_npy_at(const struct bg_npy *a, size_t i, double *re, double *im)
 	unsigned char buf[16];
 
 	if (!a->in_fd) {
+		if (!a->body) { /* (an array that holds nothing) */
+			*re = *im = NAN;
+			return false;
+		}
 		decode(a, a->body + at * a->itemsize, re, im);
 		return true;
 	}
@@ -976,6 +984,8 @@ static int block_at(const struct bg_npy *a, unsigned char *buf, size_t s, size_t
 		    struct bg_ctx *ctx)
 {
 	if (!a->in_fd) {
+		if (!a->body)
+			return bg_error(ctx, BG_EIO, "%s: holds no elements to compare", a->display);
 		*p = a->body + s * a->itemsize;
 		return BG_OK;
 	}

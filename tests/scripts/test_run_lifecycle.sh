@@ -273,6 +273,60 @@ grep -q '"failure_reason": "interrupted"' "experiments/$id/manifest.json" || fai
 "$bin" lease status | grep -q "test-host *free" || { fail "repeat interrupted: lease not released"; "$bin" lease status; }
 check_ok "an interrupted repeat"
 
+# repeat killed where it cannot pass a signal on (SIGKILL): its run stops
+# as on a SIGTERM (the kernel sends it), records the experiment, frees the lease
+"$bin" repeat "$sid" >"$work/r.out" 2>"$work/r.err" &
+pr=$!
+for _ in $(seq 50); do pgrep -f "sleep $nap" >/dev/null && break; sleep 0.1; done
+kill -KILL $pr
+wait $pr 2>/dev/null
+for _ in $(seq 100); do "$bin" lease status | grep -q "test-host *free" && break; sleep 0.1; done
+"$bin" lease status | grep -q "test-host *free" || { fail "repeat killed: its run still holds the lease"; "$bin" lease status; }
+pgrep -f "sleep $nap" >/dev/null && fail "repeat killed: the run's child survived"
+id=$(ls -t experiments | grep slow | head -n 1)
+grep -q '"failure_reason": "interrupted"' "experiments/$id/manifest.json" || fail "repeat killed: the run is not recorded as interrupted"
+check_ok "a killed repeat"
+
+# Ctrl-C reaches the whole process group, git too: a git the signal
+# stopped is the interruption, exit 4, never a refusal (exit 3). A git
+# that sleeps on its Nth call, run in a group of its own
+realgit=$(command -v git)
+mkdir "$work/gitbin"
+cat >"$work/gitbin/git" <<EOF
+#!/bin/sh
+n=\$(cat "$work/git-calls" 2>/dev/null || echo 0); n=\$((n + 1)); echo \$n >"$work/git-calls"
+[ "\$n" = "\$(cat "$work/git-slow")" ] && { touch "$work/git-slowed"; sleep 5; }
+exec "$realgit" "\$@"
+EOF
+chmod +x "$work/gitbin/git"
+ctrl_c() { # N label cmd...: Ctrl-C while the Nth git call runs
+	local n=$1 label=$2
+	shift 2
+	rm -f "$work/git-calls" "$work/git-slowed"
+	echo "$n" >"$work/git-slow"
+	PATH="$work/gitbin:$PATH" setsid "$@" >"$work/out" 2>"$work/err" &
+	local pc=$!
+	for _ in $(seq 100); do [ -e "$work/git-slowed" ] && break; sleep 0.05; done
+	[ -e "$work/git-slowed" ] || fail "$label: git was never called $n times"
+	kill -INT -- "-$pc"
+	wait $pc
+	local rc=$?
+	[ "$rc" = 4 ] || { fail "$label: exit $rc, expected 4"; sed 's/^/    /' "$work/out" "$work/err" | head -20; }
+}
+before=$(ls experiments | grep -c ok)
+ctrl_c 1 "Ctrl-C in the preflight's git" "$bin" run -q life.ok -r 1 -w 0
+mentions "Ctrl-C in the preflight's git" "interrupted before the experiment started; nothing was recorded"
+[ "$(ls experiments | grep -c ok)" = "$before" ] || fail "Ctrl-C in the preflight's git: an experiment was made"
+# the first session's git calls are 1 and 2 (the preflight's), 3 to 6 (the
+# session's, at its start and its end); 7 is the second session's preflight
+ctrl_c 7 "Ctrl-C between sessions" "$bin" run -q life.ok -r 1 -w 0 --times 2
+mentions "Ctrl-C between sessions" "interrupted before the experiment started; nothing was recorded (session 2 of 2); the sessions made are stored"
+[ "$(ls experiments | grep -c ok)" = "$((before + 1))" ] || fail "Ctrl-C between sessions: not one experiment made"
+ctrl_c 1 "Ctrl-C in repeat's run's git" "$bin" repeat "$sid"
+mentions "Ctrl-C in repeat's run's git" "interrupted before the experiment started"
+"$bin" lease status | grep -q "test-host *free" || { fail "Ctrl-C in git: lease not released"; "$bin" lease status; }
+check_ok "Ctrl-C in git"
+
 # SIGKILL of benchgate: the manifest stays running; abandon marks it failed
 "$bin" run -q life.slow >"$work/k.out" 2>"$work/k.err" &
 pk=$!
