@@ -25,6 +25,7 @@ struct npy_header {
 	size_t size;  /* item size in bytes */
 	bool fortran;
 	bool have_descr, have_order, have_shape;
+	bool long_ints; /* Python 2's 3L is read as 3 (numpy does so in format 1.0 and 2.0) */
 	char msg[256]; /* a message naming what is not supported */
 	bool unsupported; /* msg is a valid file benchgate does not read (it says what to do) */
 };
@@ -208,6 +209,8 @@ static const char *parse_dict(const char *p, const char *end, struct npy_header 
 						return "'shape' is too large";
 					v = v * 10 + (size_t)(*p - '0');
 				}
+				if (h->long_ints && p < end && *p == 'L')
+					p++;
 				if (out->ndim >= BG_NPY_MAX_DIMS)
 					return "'shape' has too many dimensions";
 				out->shape[out->ndim++] = v;
@@ -402,6 +405,7 @@ static int parse_header(const unsigned char *data, size_t avail, uint64_t file_s
 
 	if ((rc = header_span(data, avail, file_size, display, &hstart, &hlen, ctx)) != BG_OK)
 		return rc;
+	h.long_ints = data[6] <= 2;
 	err = parse_dict((const char *)data + hstart, (const char *)data + hstart + hlen, &h, out);
 	if (err && h.unsupported)
 		return bg_error(ctx, BG_ECHECK, "%s: not a valid .npy file: %s", display, err);

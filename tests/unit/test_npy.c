@@ -225,6 +225,17 @@ static void test_malformed(void **state)
 		assert_int_equal(a.ndim, 1);
 		assert_true(re_at(&a, 1) == 2.0);
 		bg_npy_release(&a);
+		/* Python 2 wrote its shapes as longs: numpy reads (2L,) in 1.0 and 2.0 */
+		n = build(buf, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (2L,), }", d, sizeof(d));
+		assert_int_equal(bg_npy_parse(buf, n, "py2.npy", &a, &ctx), BG_OK);
+		assert_int_equal(a.count, 2);
+		bg_npy_release(&a);
+		n = build(buf, 2, "{'descr': '<f8', 'fortran_order': False, 'shape': (1L, 2L), }", d, sizeof(d));
+		assert_int_equal(bg_npy_parse(buf, n, "py2.npy", &a, &ctx), BG_OK);
+		assert_int_equal(a.ndim, 2);
+		bg_npy_release(&a);
+		n = build(buf, 3, "{'descr': '<f8', 'fortran_order': False, 'shape': (2L,), }", d, sizeof(d));
+		assert_int_equal(bg_npy_parse(buf, n, "py2.npy", &a, &ctx), BG_ECHECK);
 		n = build(buf, 1, "{'descr': '<f8',\n 'fortran_order': False,\r\n 'shape': (\n2,\n),\n}", d,
 			  sizeof(d));
 		assert_int_equal(bg_npy_parse(buf, n, "lines.npy", &a, &ctx), BG_OK);
