@@ -21,11 +21,13 @@ mkdir -p out
 "$B" render >/dev/null
 git init -q . && git add -A && git -c user.email=t@t -c user.name=t commit -qm init || exit 1
 
-check "22 sessions: exit 0"          test "$(rc_of "$B" run -q life.ok --times 22 -r 1 -w 0)" = 0
+# (the 22nd's decision is of real timings: pass, investigate or, slowed by
+# the machine, block, exit 1; any of them is a decision)
+check "22 sessions: exit 0 or 1"     test "$(rc_of "$B" run -q life.ok --times 22 -r 1 -w 0)" -le 1
 check "the 21st: no baseline, 20 before it" \
 	jqe '.decision == "no-baseline" and (.reasons[0] | startswith("20 accepted sessions of this key; no threshold applies before 21"))' \
 	<("$B" compare 21 --json)
-check "the 22nd: decided"            jqe '.decision == "pass" and .window == 21 and (.baseline | length) == 21' \
+check "the 22nd: decided"            jqe '(.decision | IN("pass", "investigate", "block")) and .window == 21 and (.baseline | length) == 21' \
 	<("$B" compare 22 --json)
 
 echo "$fails failed"
