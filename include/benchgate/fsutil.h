@@ -111,7 +111,8 @@ void bg_atomic_remove_dead(const char *dir, const char *const *bases);
 /* mkdir -p; BG_EIO on failure. */
 int bg_mkdirs(const char *path, struct bg_ctx *ctx);
 /* The same; *made receives the first directory it created (the caller
- * frees it), or NULL when path existed, so that bg_rmdirs_made can undo.
+ * frees it), or NULL when path existed, so that bg_rmdirs_made can undo;
+ * on failure the folders it made are removed again and *made is NULL.
  * display (NULL: path) is path as messages name it, such as
  * bg_config_relative's: the folder that could not be made is named as
  * display names it ("site/x: cannot create directory: Not a directory"),

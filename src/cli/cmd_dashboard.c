@@ -32,11 +32,13 @@
 #include "benchgate/store.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static const char *on_opt(int id, const char *v, void *data)
 {
@@ -396,6 +398,37 @@ static int key_entry(size_t i, void *data, json_t **entry, struct bg_ctx *ctx)
 	return rc;
 }
 
+
+/*
+ * Whether the file at path is not there, empty, or a page a dashboard
+ * wrote (its generator line, or the sentence every page before that line
+ * had): what the dashboard may replace. Another file (a project's own
+ * index.html) is never replaced. One that cannot be read is left to the
+ * write to report.
+ */
+static bool written_by_benchgate(const char *path)
+{
+	enum { HEAD = 65536 };
+	char *head;
+	ssize_t n;
+	bool ours;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+
+	if (fd < 0)
+		return true;
+	head = bg_xmalloc(HEAD + 1);
+	n = read(fd, head, HEAD);
+	close(fd);
+	ours = n <= 0;
+	if (!ours) {
+		head[n] = '\0';
+		ours = strstr(head, "<meta name=\"generator\" content=\"benchgate\">") ||
+		       strstr(head, " by benchgate. A timing is compared only with sessions of exactly the same ");
+	}
+	free(head);
+	return ours;
+}
+
 static int run_dashboard(struct bg_cli *cli, const struct bg_cmd *self)
 {
 	static const struct bg_opt opts[] = {{"output", 0, BG_OPT_VALUE, 1, false}, {0}};
@@ -468,12 +501,17 @@ static int run_dashboard(struct bg_cli *cli, const struct bg_cmd *self)
 	if (rc == BG_OK) {
 		bg_path_join(&path, dir.buf, "index.html");
 		shown = bg_config_relative(&cfg, path.buf);
-		if ((what = bg_cli_input_at(path.buf, &reg, true))) {
-			/* nothing made: mkdirs made no folder where a file exists */
+		if ((what = bg_cli_input_at(path.buf, &reg, true)))
 			rc = bg_error(&ctx, output ? BG_EUSAGE : BG_ECHECK,
 				      "%s is %s; the dashboard never replaces a file the project is read from: "
 				      "choose another --output", shown, what);
-		}
+		else if (!written_by_benchgate(path.buf))
+			rc = bg_error(&ctx, output ? BG_EUSAGE : BG_ECHECK,
+				      "%s is there and is not a page benchgate wrote; the dashboard never replaces "
+				      "another file: remove it, or choose another --output", shown);
+		/* a page refused leaves no folder made for it */
+		if (rc)
+			bg_rmdirs_made(dir.buf, made);
 	}
 	if (rc == BG_OK) {
 		rc = bg_file_write_atomic(path.buf, shown, page.buf, page.len, &ctx);

@@ -529,7 +529,7 @@ static int mkdirs_fail(const char *path, const char *display, const char *p, int
 
 int bg_mkdirs_made(const char *path, const char *display, char **made, struct bg_ctx *ctx)
 {
-	char *p = bg_xstrdup(path);
+	char *p = bg_xstrdup(path), *first = NULL;
 	struct stat st;
 	int rc = BG_OK;
 
@@ -542,12 +542,15 @@ int bg_mkdirs_made(const char *path, const char *display, char **made, struct bg
 			char c = *s;
 			*s = '\0';
 			if (mkdir(p, 0755) == 0) {
-				if (made && !*made)
-					*made = bg_xstrdup(p);
+				if (!first)
+					first = bg_xstrdup(p);
 			} else if (errno != EEXIST) {
 				int err = errno;
 
 				rc = mkdirs_fail(path, display, p, err, strerror(err), ctx);
+				/* the folders made above the one that failed go again */
+				bg_rmdirs_made(p, first);
+				errno = err;
 				break;
 			}
 			*s = c;
@@ -569,6 +572,10 @@ int bg_mkdirs_made(const char *path, const char *display, char **made, struct bg
 				 ctx);
 	}
 	free(p);
+	if (rc == BG_OK && made)
+		*made = first;
+	else
+		free(first);
 	return rc;
 }
 

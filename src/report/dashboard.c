@@ -691,6 +691,7 @@ int bg_report_dashboard_keys(const json_t *model, const struct bg_report_keys *k
 	if (!json_is_object(model))
 		return bg_error(ctx, BG_EUSAGE, "dashboard model must be an object");
 	bg_strbuf_adds(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+			    "<meta name=\"generator\" content=\"benchgate\">\n"
 			    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>");
 	bg_report_escape(out, str(model, "title"));
 	bg_strbuf_addf(out, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<h1>", css);

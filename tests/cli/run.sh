@@ -9,6 +9,7 @@
 #   expect.stderr optional: stderr exactly
 #   expect.mention optional: lines that must each appear in stdout+stderr
 #   expect.files/ optional: files that must equal those in the copy
+#   expect.absent optional: paths, one per line, that must not be in the copy
 # Outputs show the scratch folder as SCRATCH (the machine lease's lock,
 # $BENCHGATE_MACHINE_LOCK, is SCRATCH/machine.lock).
 # Adding a case needs no code. Ends with "N passed, N failed".
@@ -73,6 +74,14 @@ for dir in "$here"/cases/$glob; do
 			diff -u "$f" "$root/$rel" >"$scratch/diff" 2>&1 || { bad="$rel"; break; }
 		done < <(find "$dir/expect.files" -type f | sort)
 		if [ -n "$bad" ]; then fail "$name" "file $bad differs" "$scratch/diff"; continue; fi
+	fi
+	if [ -f "$dir/expect.absent" ]; then
+		there=""
+		while IFS= read -r rel; do
+			[ -n "$rel" ] || continue
+			[ -e "$root/$rel" ] || [ -L "$root/$rel" ] && there="$there '$rel'"
+		done <"$dir/expect.absent"
+		if [ -n "$there" ]; then fail "$name" "left in the project:$there"; continue; fi
 	fi
 	passed=$((passed + 1))
 	echo "ok $name"
