@@ -181,14 +181,11 @@ static int curate(struct bg_cli *cli, const struct bg_cmd *self, const char *cur
 	json_t *v = NULL;
 	char who[256];
 	long long id;
-	size_t k;
 	int rc;
 
 	if ((rc = bg_vp_parse_session(cli, self, opts, on_opt, &why, &id)))
 		return rc;
-	for (k = 0; why && why[k] && (why[k] == ' ' || why[k] == '\t' || why[k] == '\n'); k++)
-		;
-	if (!why || !why[k])
+	if (!why)
 		return bg_cli_usage_error(self, "--why TEXT is required: say why the session is %s", curation);
 	/* judged before the store is opened: a reason that shows nothing is a
 	 * usage error whatever the session (bg_store_curate says the same) */

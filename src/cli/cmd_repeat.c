@@ -165,7 +165,7 @@ static int run_repeat(struct bg_cli *cli, const struct bg_cmd *self)
 	struct bg_config cfg;
 	struct bg_store *store = NULL;
 	/* g, t: the gate and tier as a terminal shows them (cli.h) */
-	struct bg_strbuf sb = BG_STRBUF_INIT, g = BG_STRBUF_INIT, t = BG_STRBUF_INIT;
+	struct bg_strbuf sb = BG_STRBUF_INIT, g = BG_STRBUF_INIT, t = BG_STRBUF_INIT, qarg = BG_STRBUF_INIT;
 	struct bg_ctx ctx;
 	json_t *doc = NULL;
 	const json_t *measure;
@@ -243,8 +243,9 @@ static int run_repeat(struct bg_cli *cli, const struct bg_cmd *self)
 		argv[n++] = (char *)"--times";
 		argv[n++] = (char *)"2";
 		if (question) {
-			argv[n++] = (char *)"--question";
-			argv[n++] = (char *)question;
+			/* one word: a question that starts with '-' is not an option */
+			bg_strbuf_addf(&qarg, "--question=%s", question);
+			argv[n++] = qarg.buf;
 		}
 		/* what the session ran with (its -w, -r and --timeout included), so
 		 * that the repeats land on the same key */
@@ -343,6 +344,7 @@ out:
 	bg_strbuf_release(&sb);
 	bg_strbuf_release(&g);
 	bg_strbuf_release(&t);
+	bg_strbuf_release(&qarg);
 	bg_store_close(store);
 	bg_ctx_release(&ctx);
 	bg_config_release(&cfg);

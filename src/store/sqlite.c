@@ -1118,12 +1118,16 @@ static int baseline(struct bg_store *base, const char *key_id, const char *timin
 	/* the terms of the partial index sessions_baseline (migration 3) word
 	 * for word, so that SQLite uses it; then the decision, which a store
 	 * changed outside benchgate may hold as block or as a word no one
-	 * decides on a session still curated accepted (bg_store_not_in_baseline) */
+	 * decides on a session still curated accepted (bg_store_not_in_baseline),
+	 * or as another than its decision document's (check_decision: such a
+	 * session is no one's decision, and counts nowhere) */
 	if (bg_sym_sqlite3_prepare_v2(s->db,
 				   "SELECT " VERDICT_COLUMNS " FROM sessions WHERE key_id = ?1"
 				   " AND curation IN ('accepted', 'auto-accepted')"
 				   " AND tier IN ('scheduled-profile', 'release-signoff') AND status = 'ok'"
 				   " AND decision IN ('pass', 'investigate', 'no-baseline')"
+				   " AND CASE WHEN json_valid(decision_doc) THEN json_extract(decision_doc, '$.decision')"
+				   " END IS decision"
 				   " AND (?4 IS NULL OR coalesce(json_extract(document, '$.timing'), 'process') = ?4)"
 				   " AND id <> ?2 ORDER BY id DESC LIMIT ?3",
 				   -1, &st, NULL) != SQLITE_OK)
@@ -1381,8 +1385,9 @@ static void read_end(struct bg_store *base)
  * the parsed decision_document) names one benchgate never makes, or the
  * session and its document name two different ones: BG_EIO, the store was
  * changed outside benchgate, and a reader that went on would pass a gate
- * on a decision no one made. (A decision missing from either is the
- * reader's "has no decision", never a pass.)
+ * on a decision no one made. A decision missing from both is the
+ * reader's "has no decision", never a pass; missing from one of them (a
+ * document that is none, or not an object) is a change by hand too.
  */
 static int check_decision(struct sqlite_store *s, long long id, const json_t *row, struct bg_ctx *ctx)
 {
@@ -1395,9 +1400,15 @@ static int check_decision(struct sqlite_store *s, long long id, const json_t *ro
 		return unknown_decision(s, id, name, ctx);
 	if (named && !bg_store_known_decision(named))
 		return unknown_decision(s, id, named, ctx);
-	if (!name || !named || strcmp(name, named) == 0)
+	if ((!name && !named) || (name && named && strcmp(name, named) == 0))
 		return BG_OK;
-	bg_strbuf_addf(&what, "the session says '%s' but its decision document '%s'", name, named);
+	/* benchgate writes both or neither: one without the other was changed by hand */
+	if (!named)
+		bg_strbuf_addf(&what, "the session says '%s' but it holds no decision document that names one", name);
+	else if (!name)
+		bg_strbuf_addf(&what, "the session names no decision but its decision document '%s'", named);
+	else
+		bg_strbuf_addf(&what, "the session says '%s' but its decision document '%s'", name, named);
 	rc = foreign_decision(s, id, what.buf, ctx);
 	bg_strbuf_release(&what);
 	return rc;

@@ -238,8 +238,9 @@ check "key --json: whole value"   test "$("$B" key --json "$s13" | jq -r '.field
 sql() { "$SEED" sql "$work/p" "$@"; }
 sql "UPDATE sessions SET decision_doc = json_remove(json_set(decision_doc, '\$.reasons', json_array(7)), '\$.decision') WHERE id = $s10" \
     "UPDATE sessions SET key_id = NULL WHERE id = $s10" || exit 1
-check "damaged decision: exit 1"  test "$(rc_of "$B" compare "$s10")" = 1
-check "damaged decision: told"    grep -q "has no decision" "$work/err"
+# (its decision taken out of the document: the session and it disagree)
+check "damaged decision: exit 4"  test "$(rc_of "$B" compare "$s10")" = 4
+check "damaged decision: told"    grep -qF "(the session says 'block' but it holds no decision document that names one)" "$work/err"
 sql "UPDATE sessions SET decision_doc = json_set(decision_doc, '\$.decision', 'block', '\$.reasons', json_array(7, 'ok')), key = json_set(key, '\$.fields[0].source', 5, '\$.fields[1].field', json('null')) WHERE id = $s10" || exit 1
 check "wrong types: compare 1"    test "$(rc_of "$B" compare "$s10")" = 1
 check "wrong types: n/a reason"   grep -q "^  - n/a$" "$work/out"
@@ -326,7 +327,7 @@ check "history: note's ESC as \\xNN"  grep -qF '      note: other processes used
 check "promote: no control byte"  test "$(rc_of "$B" promote "$sc"; has_ctl && echo ctl)" = 1
 check "promote: gate as \\xNN"   grep -qF 'gate bin.cpu\x1b[31m.bin1\x0awarm  tier' "$work/out"
 # and in a message: a gate session stored without its decision
-sql "UPDATE sessions SET decision_doc = NULL, key = NULL WHERE id = $sc" || exit 1
+sql "UPDATE sessions SET decision = NULL, decision_doc = NULL, key = NULL WHERE id = $sc" || exit 1
 for v in compare key; do
 	check "$v undecided: gate as \\xNN" test "$(rc_of "$B" $v "$sc"; cp "$work/err" "$work/out"; has_ctl && echo ctl)" = 1
 	check "$v undecided: message"  grep -qF "of gate 'bin.cpu\x1b[31m.bin1\x0awarm' stored without" "$work/err"
@@ -354,6 +355,22 @@ sql "UPDATE sessions SET decision = 'investigate', curation = 'pending', decisio
 check "two decisions: accept 4"         test "$(rc_of "$B" accept "$sw" --why "looks fine")" = 4
 check "two decisions: accept said"      grep -qF "(the session says 'investigate' but its decision document 'block')" "$work/err"
 check "two decisions: still pending"    test "$("$B" history --json $G | jq -r ".[] | select(.id == $sw) | .curation")" = pending
+# one of the two missing, or a document that is no object: changed by hand
+# as well (compare said "stored without a decision", exit 1, while accept
+# curated it and run counted it)
+sql "UPDATE sessions SET decision = 'pass', curation = 'pending', decision_doc = '[]' WHERE id = $sw" || exit 1
+check "decision, no document: compare 4" test "$(rc_of "$B" compare "$sw")" = 4
+check "... said"                        grep -qF "(the session says 'pass' but it holds no decision document that names one)" "$work/err"
+check "... accept 4"                    test "$(rc_of "$B" accept "$sw" --why "looks fine")" = 4
+sql "UPDATE sessions SET decision = NULL, decision_doc = json_object('decision', 'investigate') WHERE id = $sw" || exit 1
+check "document, no decision: compare 4" test "$(rc_of "$B" compare "$sw")" = 4
+check "... said"                        grep -qF "(the session names no decision but its decision document 'investigate')" "$work/err"
+# and a session accepted, its document changed to name another decision,
+# counts in no baseline: the next session's leaves it out
+sm=$(seed $G scheduled-profile 0.100)
+sql "UPDATE sessions SET decision_doc = json_set(decision_doc, '\$.decision', 'investigate') WHERE id = $sm" || exit 1
+sn=$(seed $G scheduled-profile 0.100)
+check "two decisions: in no baseline"   jqe --argjson m "$sm" '(.baseline | length) > 0 and ([.baseline[] | if type == "object" then .id else . end] | index($m)) == null' <("$B" compare --json "$sn")
 
 # --fail-on unaccepted of a session of uncommitted source: running again
 # from the same tree would be pending again; it says to commit first

@@ -190,5 +190,16 @@ check "run stopped: said so"        grep -qF "benchgate: repeat of session $s st
 check "run stopped: no 'kept' claim" sh -c "! grep -q 'the three sessions are kept' '$work/out'"
 cp "$work/registry.good" benchmarks/benchmark_registry.json
 
+# a question that starts with '-' (run takes it as --question=-...) is
+# passed on as one word: repeat exited 2 with a usage error of run's
+# (decisions of real timings: exit 0 or 1, both runs made)
+for _ in $(seq 10); do echo fast; done >>plan
+check "question '-...': run"        test "$(rc_of "$B" run -q life.ok --no-repeat --question=-is-it-faster?)" -le 1
+s=$("$B" history life.ok --json | jq '.[-1].id')
+check "question '-...': repeat"     test "$(rc_of "$B" repeat "$s")" -le 1
+check "... two sessions more"       test "$("$B" history life.ok --json | jq '.[-1].id')" = $((s + 2))
+m=$(ls -d experiments/*-life-ok* | sort -V | tail -n 1)/manifest.json
+check "... the same question"       test "$(jq -r .question "$m")" = "-is-it-faster?"
+
 echo "$fails failed"
 [ "$fails" = 0 ]

@@ -316,6 +316,9 @@ static void test_format_line_problem(void **state)
 		{"\xef\xbb\xbf", "it is blank"},			/* byte order mark */
 		{"\xe3\x85\xa4 \xe2\xa0\x80", "it is blank"},		/* U+3164, U+2800 */
 		{"\xc2\xad\xe2\x81\xa0\xf3\xa0\x80\x81", "it is blank"},	/* U+00AD, U+2060, U+E0001 */
+		{" \xcc\x81", "it is blank"},				/* U+0301 alone: marks nothing */
+		{"\xef\xbf\xb9 \xe2\x83\x9d", "it is blank"},		/* U+FFF9, U+20DD */
+		{"e\xcc\x81", NULL},					/* e and U+0301: an e acute */
 		{"\xe2\x80\xae evil", "it holds a bidirectional control"},	/* U+202E */
 		{"ok \xe2\x81\xa6x", "it holds a bidirectional control"},	/* U+2066 */
 		{"a\nb", "it holds a control character"},
