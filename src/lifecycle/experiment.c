@@ -315,21 +315,25 @@ static bool row_of(const char *line, size_t len, const char *id)
 }
 
 /* The cells of a table row, split at unescaped '|' and stripped as check
- * strips them (Python's str.strip); escapes kept. */
+ * strips them (Python's str.strip); escapes kept. The first six into
+ * cells; the count of them all is returned (more than six: a '|' written
+ * into a cell by hand, and no cell after it is where it should be). */
 static size_t split_row(const char *line, size_t len, struct bg_strbuf cells[6])
 {
 	size_t n = 0, i = 0;
 
-	while (len && (line[len - 1] == '\n' || line[len - 1] == ' '))
+	while (len && (line[len - 1] == '\n' || line[len - 1] == '\r' || line[len - 1] == ' '))
 		len--;
 	if (i < len && line[i] == '|')
 		i++;
-	while (i < len && n < 6) {
+	while (i < len) {
 		size_t start = i, skip, keep;
 		while (i < len && !(line[i] == '|' && (i == 0 || line[i - 1] != '\\')))
 			i++;
 		bg_py_strip(line + start, i - start, &skip, &keep);
-		bg_strbuf_addn(&cells[n++], line + start + skip, keep);
+		if (n < 6)
+			bg_strbuf_addn(&cells[n], line + start + skip, keep);
+		n++;
 		if (i < len)
 			i++;
 	}
@@ -359,6 +363,11 @@ static bool header_row(const char *line, size_t len)
 	const char *bar;
 	size_t start, n;
 
+	/* (a byte order mark, as editors on Windows save one, before it) */
+	if (len >= 3 && memcmp(line, "\xef\xbb\xbf", 3) == 0) {
+		line += 3;
+		len -= 3;
+	}
 	if (len < 2 || line[0] != '|' || !(bar = memchr(line + 1, '|', len - 1)))
 		return false;
 	bg_py_strip(line + 1, (size_t)(bar - line) - 1, &start, &n);
@@ -483,12 +492,18 @@ static int runs_index_put_locked(const struct bg_config *cfg, const struct bg_ru
 						    BG_STRBUF_INIT, BG_STRBUF_INIT, BG_STRBUF_INIT};
 			const char *const want[6] = {row->id, row->hypothesis, row->setup,
 						     row->status, row->result, row->artifact};
+			const char *const fresh[6] = {row->id, row->new_hypothesis, row->new_setup,
+						      row->status, row->result, row->new_artifact};
 			size_t n = split_row(old.buf + i, end - i, prev);
 
+			/* a row of other than six cells cannot be kept cell by cell:
+			 * it is written as an added row is */
 			bg_strbuf_adds(&line, "|");
 			for (size_t k = 0; k < 6; k++) {
-				if (want[k] || k >= n)
+				if (want[k])
 					cell(&line, want[k]);
+				else if (n != 6)
+					cell(&line, fresh[k]);
 				else
 					raw_cell(&line, prev[k].buf);
 				bg_strbuf_release(&prev[k]);
@@ -597,11 +612,22 @@ int bg_experiment_owner_state(const json_t *manifest, const char **state)
 	return BG_OK;
 }
 
+static void new_row_cells(const struct bg_config *cfg, const char *id, const json_t *m, struct bg_runs_row *row,
+			  struct bg_strbuf *setup, struct bg_strbuf *artifact);
+
 int bg_experiment_write_pair(const struct bg_config *cfg, const char *id, const json_t *manifest,
-			 const struct bg_runs_row *row, bool *manifest_written, struct bg_ctx *ctx)
+			 const struct bg_runs_row *given, bool *manifest_written, struct bg_ctx *ctx)
 {
+	struct bg_strbuf setup = BG_STRBUF_INIT, artifact = BG_STRBUF_INIT;
+	struct bg_runs_row filled = *given;
+	const struct bg_runs_row *row = &filled;
 	sigset_t old;
 	int rc, fd = -1;
+
+	/* the cells an added row (or one that cannot be kept cell by cell)
+	 * takes from the manifest, where the caller gave none */
+	if (!given->new_hypothesis && !given->new_setup && !given->new_artifact)
+		new_row_cells(cfg, id, manifest, &filled, &setup, &artifact);
 
 	if (manifest_written)
 		*manifest_written = false;
@@ -617,11 +643,11 @@ int bg_experiment_write_pair(const struct bg_config *cfg, const char *id, const 
 		rc = runs_index_put_locked(cfg, row, ctx);
 	bg_unlock(fd);
 	bg_stops_release(&old);
+	bg_strbuf_release(&setup);
+	bg_strbuf_release(&artifact);
 	return rc;
 }
 
-static void new_row_cells(const struct bg_config *cfg, const char *id, const json_t *m, struct bg_runs_row *row,
-			  struct bg_strbuf *setup, struct bg_strbuf *artifact);
 
 int bg_experiment_mark_failed(const struct bg_config *cfg, const char *id, json_t *manifest,
 			      const char *reason, const char *note_name, const json_t *note,

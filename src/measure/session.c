@@ -1071,6 +1071,33 @@ static void run_phases(struct session *s, struct bg_ctx *ctx, int *rc)
 }
 
 
+
+/*
+ * The source as the setup left it is the source the runs ran: a file the
+ * setup wrote into the project (a generated module, an edited one) is in
+ * the provenance, the tree recorded dirty, never clean for files that were
+ * not there at the start (the end check covers only those). The "git"
+ * object of prov is taken again where it changed; *untracked_all with it.
+ */
+static void setup_source(json_t *prov, const struct bg_provenance_opts *po, json_t **untracked_all)
+{
+	json_t *git = json_object_get(prov, "git"), *after, *all = NULL;
+	struct bg_strbuf why = BG_STRBUF_INIT;
+
+	if (!json_string_value(json_object_get(git, "revision")))
+		return;
+	after = bg_provenance_git(po->root ? po->root : ".", po->git_exclude, NULL, NULL, &all);
+	if (bg_provenance_git_changed(git, after, &why)) {
+		json_object_set(prov, "git", after);
+		json_decref(*untracked_all);
+		*untracked_all = all;
+		all = NULL;
+	}
+	json_decref(after);
+	json_decref(all);
+	bg_strbuf_release(&why);
+}
+
 int bg_measure_session(const struct bg_measure_opts *o, json_t **out, struct bg_ctx *ctx)
 {
 	struct session s;
@@ -1156,6 +1183,8 @@ int bg_measure_session(const struct bg_measure_opts *o, json_t **out, struct bg_
 			bg_measure_shell_ended(&how, st, sig);
 			block(&s, "the setup command %s", how.buf);
 			bg_strbuf_release(&how);
+		} else if (rc == BG_OK) {
+			setup_source(prov, &po, &untracked_all);
 		}
 	}
 	if (rc == BG_OK && !s.block) {

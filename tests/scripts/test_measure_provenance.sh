@@ -150,4 +150,16 @@ check "a status git cannot make: measured (exit 0)" test "$(rc_of "$B" measure -
 check "... the flag null"          jqe '.provenance.git.dirty == null' "$work/out"
 check "... said, in git's words" grep -qxF "benchgate: this session's provenance lacks whether the source has uncommitted changes (git status: fatal: blob.bin: clean filter 'broken' failed); make 'git status' and 'git diff HEAD' work in the project (install the program a filter names), as 'benchgate run' requires" "$work/err"
 
+# the source the runs ran is the one the setup left: a module it writes is
+# in the provenance, dirty (it was recorded clean: the end check covers
+# only the untracked files there at the start), and a tracked file it edits
+# is the uncommitted change recorded, not a change during the session
+cd "$work" && mkdir setup && cd setup || exit 1
+git init -q . && printf 'x\n' >a.txt && git add a.txt && git -c user.email=t@t -c user.name=t commit -qm init || exit 1
+check "a module the setup writes: exit 0" test "$(rc_of "$B" measure -q -w 0 -r 1 --json --setup 'echo "exit 0" >gen.sh' -- sh gen.sh)" = 0
+check "... dirty, the module listed"      jqe '.provenance.git.dirty == true and .provenance.git.untracked == ["gen.sh"]' "$work/out"
+rm -f gen.sh
+check "a tracked file the setup edits: exit 0" test "$(rc_of "$B" measure -q -w 0 -r 1 --json --setup 'echo y >a.txt' -- cat a.txt)" = 0
+check "... dirty, its diff hashed"        jqe '.provenance.git.dirty == true and (.provenance.git.diff_sha256 | type) == "string"' "$work/out"
+
 [ "$fails" = 0 ] || { echo "$fails failed"; exit 1; }

@@ -44,6 +44,11 @@ reap() {
 
 check "timeout: exit 1" test "$(rc_of timeout 60 "$B" measure -q -w 0 -r 1 --timeout 0.3 --json --shell -- "$S 30 & $S 31; wait")" = 1
 check "timed out recorded" jqe '.runs[0].timed_out == true and .runs[0].signal == 9 and .runs[0].exit_status == null' out
+# the timeout counts from where the run's wall time does (after benchgate
+# joins it to its cgroup, milliseconds on a busy v1 hierarchy): a run
+# killed at 0.3 s never took less (they were recorded at 0.28-0.295 s, and
+# runs of 0.297 s killed)
+check "timed out: not before its time" jqe '.runs[0].wall_ns >= 300000000' out
 check "timeout reason" jqe '.reason | test("smoke run 1 timed out after 0.3 s; its process tree was killed")' out
 sleep 0.2
 check "no process left after timeout" bash -c "! pgrep -f [b]gsleep-$$"
