@@ -147,5 +147,23 @@ check "stored session: abandon removes the experiment's leftovers" \
 	test ! -e "experiments/$id/runs.jsonl.tmp.$dead" -a ! -e experiments/RUNS.md.tmp.$dead
 check "stored session: check passes" test "$(rc_of "$B" check)" = 0
 
+# a '|' written into a cell by hand: the row is rewritten whole from the
+# manifest (repair kept its cells by place: the setup and the manifest's
+# link were lost, the result written twice, and check passed)
+id=$(ls experiments | grep -v '^RUNS.md$' | sort | tail -n 1)
+sed -i "s/^| $id | \([^|]*\) |/| $id | \1 | more |/" experiments/RUNS.md
+check "a '|' in a cell: repair exit 0" test "$(rc_of "$B" experiments repair "$id")" = 0
+check "... the manifest's link kept" grep -qF "| [manifest]($id/manifest.json) |" experiments/RUNS.md
+check "... the setup kept"            grep -q "^| $id | .* | Test host; gate life.ok; tier scheduled-profile.* | failed | " experiments/RUNS.md
+check "... six cells"                 test "$(grep "^| $id |" experiments/RUNS.md | tr -cd '|' | wc -c)" = 7
+check "... check passes"              test "$(rc_of "$B" check)" = 0
+# a byte order mark before the table (an editor on Windows): a new row
+# goes into the table, before the section after it (it went to the end)
+{ printf '\357\273\277'; cat experiments/RUNS.md; printf '\n## Notes\n\nkept by hand\n'; } >r.tmp && mv r.tmp experiments/RUNS.md
+git add -A && git -c user.email=t@t -c user.name=t commit -qm notes || exit 1
+check "BOM: run exit 0"               test "$(rc_of "$B" run -q --no-repeat life.ok)" -le 1
+check "BOM: the notes stay last"      test "$(tail -n 1 experiments/RUNS.md)" = "kept by hand"
+check "BOM: the row in the table"     test "$(grep -n '^| 20' experiments/RUNS.md | tail -n 1 | cut -d: -f1)" -lt "$(grep -n '^## Notes' experiments/RUNS.md | cut -d: -f1)"
+
 echo "$fails failed"
 [ "$fails" = 0 ]
