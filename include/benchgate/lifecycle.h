@@ -218,6 +218,10 @@ int bg_experiment_owner_state(const json_t *manifest, const char **state);
 int bg_experiment_mark_failed(const struct bg_config *cfg, const char *id, json_t *manifest,
 			      const char *reason, const char *note_name, const json_t *note,
 			      bool *manifest_written, struct bg_ctx *ctx);
+/* Why no RUNS.md row can name the experiment folder id (not one line of
+ * UTF-8; a '|', '<' or '&', which a cell writes as an entity; a space at
+ * either end, which check strips), or NULL: such a folder is to be renamed. */
+const char *bg_experiment_id_unnameable(const char *id);
 /* How an experiment's RUNS.md row stands to its manifest (bg_experiment_row_state). */
 enum bg_row_state { BG_ROW_AGREES, BG_ROW_SAYS, BG_ROW_REPEATED, BG_ROW_UNREAD, BG_ROW_MISSING };
 /*

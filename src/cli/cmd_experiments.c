@@ -69,7 +69,7 @@ static bool has_manifest_temporary(const char *folder)
  */
 static const char *row_fix(const char *id, const char *status, enum bg_row_state rs)
 {
-	if (bg_format_line_problem(id))
+	if (bg_experiment_id_unnameable(id))
 		return "rename";
 	if (rs == BG_ROW_REPEATED)
 		return "dedupe";
@@ -288,7 +288,11 @@ static int list(const struct bg_config *cfg, bool as_json)
 					bg_strbuf_adds(&out, "has no row for it");
 				}
 				if (strcmp(fix, "rename") == 0) {
-					bg_strbuf_adds(&out, "; no row can name it: its folder's name is not one line of UTF-8 text, so rename the folder");
+					const char *cannot = id_text ? bg_experiment_id_unnameable(id_text) : NULL;
+
+					/* (the listing's id is the name as shown: one not UTF-8 is no longer so) */
+					bg_strbuf_addf(&out, "; no row can name it (%s), so rename the folder",
+						       cannot ? cannot : "its folder's name is not one line of UTF-8 text");
 				} else if (strcmp(fix, "repair") == 0 || (strcmp(fix, "dedupe") == 0 &&
 									(strcmp(st, "completed") == 0 || strcmp(st, "failed") == 0))) {
 					bg_strbuf_adds(&out, strcmp(fix, "dedupe") == 0 ? ", then run 'benchgate experiments repair "

@@ -339,7 +339,9 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 			rc = one;
 			break;
 		}
-		if (res.replaced_stale_lease && *res.replaced_lease_experiment)
+		/* (an owner that died before naming its experiment holds a
+		 * placeholder, "(starting)": no experiment to abandon) */
+		if (res.replaced_stale_lease && *res.replaced_lease_experiment && *res.replaced_lease_experiment != '(')
 			fprintf(stderr, "benchgate: %s: replaced a lease left by a process that is gone, which ran experiment %s; if that experiment still says running, abandon it ('benchgate experiments abandon %s --why TEXT')\n",
 				res.replaced_lease_path, res.replaced_lease_experiment, res.replaced_lease_experiment);
 		else if (res.replaced_stale_lease)

@@ -823,7 +823,8 @@ static int known_id(const struct bg_config *cfg, const char *id, struct bg_ctx *
 {
 	struct bg_strbuf dir = BG_STRBUF_INIT, rel = BG_STRBUF_INIT;
 	const char *problem;
-	bool known;
+	struct stat st;
+	bool known, link;
 
 	if (!*id)
 		return bg_error(ctx, BG_EUSAGE, "'' is not an experiment id; see 'benchgate experiments'");
@@ -839,12 +840,38 @@ static int known_id(const struct bg_config *cfg, const char *id, struct bg_ctx *
 	bg_strbuf_addf(&rel, "%s/%s", cfg->experiments, id);
 	bg_config_path(cfg, &dir, rel.buf);
 	known = bg_is_dir(dir.buf);
+	link = lstat(dir.buf, &st) == 0 && S_ISLNK(st.st_mode);
 	bg_strbuf_release(&dir);
 	bg_strbuf_release(&rel);
 	if (!known)
 		return bg_error(ctx, BG_ECHECK, "no experiment '%s' under %s/; see 'benchgate experiments'", id,
 				cfg->experiments);
+	/* a link to another experiment's folder: its manifest names that one,
+	 * and a row written for the link's name would be a second row */
+	if (link)
+		return bg_error(ctx, BG_ECHECK,
+				"'%s' under %s/ is a link to a folder, not an experiment's own folder: name the experiment it leads to",
+				id, cfg->experiments);
+	if ((problem = bg_experiment_id_unnameable(id)))
+		return bg_error(ctx, BG_ECHECK,
+				"experiment '%s': no RUNS.md row can name it (%s): rename its folder and its manifest's experiment_id",
+				id, problem);
 	return BG_OK;
+}
+
+const char *bg_experiment_id_unnameable(const char *id)
+{
+	size_t start, len;
+	const char *problem;
+
+	if ((problem = bg_format_line_problem(id)))
+		return problem;
+	if (strchr(id, '|') || strchr(id, '<') || strchr(id, '&'))
+		return "it holds '|', '<' or '&', which a row's cell writes otherwise";
+	bg_py_strip(id, strlen(id), &start, &len);
+	if (start || len != strlen(id))
+		return "it begins or ends with a space, which check strips from a row's cell";
+	return NULL;
 }
 
 enum bg_row_state bg_experiment_row_state(const char *runs, size_t len, const struct bg_value *rows, const char *id,
@@ -1076,7 +1103,7 @@ int bg_experiment_abandon(const struct bg_config *cfg, const char *id, const cha
 	struct bg_strbuf reason = BG_STRBUF_INIT, when = BG_STRBUF_INIT;
 	const char *status, *problem, *owner;
 	bool stale = false;
-	int rc;
+	int rc, lock = -1;
 
 	*ended = NULL;
 	bg_strbuf_reset(was);
@@ -1089,8 +1116,14 @@ int bg_experiment_abandon(const struct bg_config *cfg, const char *id, const cha
 		return bg_error(ctx, BG_EUSAGE,
 				"the reason holds an absolute private path ('%s'), which 'benchgate check' rejects in a manifest; say it without the path",
 				why);
-	if ((rc = manifest_to_act_on(cfg, id, "abandon", &m, ctx)))
+	/* one abandon at a time: the state is read and written under one lock,
+	 * so that a second abandon finds the experiment failed (both said
+	 * they recorded their reason, and the note, the manifest and its
+	 * hash of the note disagreed) */
+	if ((rc = bg_lifecycle_lock(cfg, "abandon.lock", cfg->experiments, &lock, ctx)))
 		return rc;
+	if ((rc = manifest_to_act_on(cfg, id, "abandon", &m, ctx)))
+		goto out;
 	status = json_string_value(json_object_get(m, "status"));
 	/* ended (completed or failed), but its RUNS.md row disagrees: the write
 	 * of the row was lost (benchgate killed between the two, RUNS.md
@@ -1132,6 +1165,7 @@ int bg_experiment_abandon(const struct bg_config *cfg, const char *id, const cha
 	rc = bg_experiment_mark_failed(cfg, id, m, reason.buf, "abandoned.json", note, NULL, ctx);
 	json_decref(note);
 out:
+	bg_unlock(lock);
 	json_decref(m);
 	bg_strbuf_release(&reason);
 	bg_strbuf_release(&when);

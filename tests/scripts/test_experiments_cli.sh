@@ -110,8 +110,43 @@ check "planned, row says ok: flagged" grep -qF "experiments/RUNS.md row says 'ok
 check "planned: repair refuses (exit 1)" test "$(rc_of "$B" -C v experiments repair 20261101-mini-baseline)" = 1
 mv v/experiments/20261101-mini-baseline "v/experiments/20261101-mini
 baseline"
-check "name of two lines: rename" grep -qF "no row can name it: its folder's name is not one line of UTF-8 text, so rename the folder" <("$B" -C v experiments)
+check "name of two lines: rename" grep -qF "no row can name it (it holds a control character (a newline, tab or escape)), so rename the folder" <("$B" -C v experiments)
 check "name of two lines: JSON" jqe '.[0].row_fix == "rename"' <("$B" -C v experiments --json)
+# nor a name holding '|' (a cell writes it &#124;) or a space at an end
+# (check strips it): repair said it wrote the row, each time one more
+mv "v/experiments/20261101-mini
+baseline" "v/experiments/20261101-mini|baseline"
+check "name with '|': rename" grep -qF "no row can name it (it holds '|', '<' or '&', which a row's cell writes otherwise), so rename the folder" <("$B" -C v experiments)
+check "name with '|': repair refuses (exit 1)" test "$(rc_of "$B" -C v experiments repair "20261101-mini|baseline")" = 1
+check "... said"                 grep -qF "no RUNS.md row can name it (it holds '|'" "$work/err"
+check "... RUNS.md untouched"    test "$(grep -c 'mini&#124;baseline' v/experiments/RUNS.md)" = 0
+mv "v/experiments/20261101-mini|baseline" "v/experiments/20261101-mini-baseline$(printf '\302\240')"
+check "name ending in a no-break space: repair refuses" test "$(rc_of "$B" -C v experiments repair "20261101-mini-baseline$(printf '\302\240')")" = 1
+
+# a link to an experiment's folder is not an experiment: abandon through
+# it marked the real one failed and added a row for the link's name
+rm -rf a && cp -R p a
+ma=a/experiments/20261101-mini-baseline/manifest.json
+jq --arg host "$(hostname)" '.status = "running" | .execution.pid = 999999999 | .execution.host = $host' $ma >m.tmp && mv m.tmp $ma
+sed -i 's/| ok |/| running |/' a/experiments/RUNS.md
+ln -s 20261101-mini-baseline a/experiments/alias
+check "a link: abandon refused (exit 1)" test "$(rc_of "$B" -C a experiments abandon alias --why "host died")" = 1
+check "... said"                 grep -qF "'alias' under experiments/ is a link to a folder, not an experiment's own folder" "$work/err"
+check "... nothing written"      test "$(jq -r .status $ma)$(grep -c '^| alias' a/experiments/RUNS.md)" = running0
+# two abandons at once: one records its reason, the other finds it failed
+# (both said they had, and the note, the manifest and its hash disagreed)
+rm a/experiments/alias
+"$B" -C a experiments abandon 20261101-mini-baseline --why "first reason" >"$work/a1" 2>&1 &
+p1=$!
+"$B" -C a experiments abandon 20261101-mini-baseline --why "second reason" >"$work/a2" 2>&1
+r2=$?
+wait $p1
+r1=$?
+check "two abandons: one exit 0, one exit 1" test "$(printf '%s\n' $r1 $r2 | sort | tr -d '\n')" = 01
+kept=$(jq -r .reason a/experiments/20261101-mini-baseline/abandoned.json)
+check "... the manifest's reason is the note's" test "$(jq -r .failure_reason $ma)" = "abandoned: $kept"
+check "... the note's hash is the manifest's" test "$(jq -r '.outputs[] | select(.artifact | endswith("abandoned.json")) | .sha256' $ma)" = "$(sha256sum a/experiments/20261101-mini-baseline/abandoned.json | cut -c1-64)"
+check "... check passes"         "$B" -C a check
 
 # a running experiment whose owner (a process that has exited) is gone
 sh -c 'exit 0' &
