@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <limits.h>
 #include <sys/stat.h>
 #include <math.h>
 #include <signal.h>
@@ -345,6 +346,23 @@ static int export_check(const char *path, struct bg_ctx *ctx)
 		return rc;
 	}
 	slash = strrchr(target.buf, '/');
+	{
+		/* written through a temporary file NAME.tmp.PID beside it, which
+		 * must be a name the file system takes too (it was found too long
+		 * only once the session was stored) */
+		const char *base = slash ? slash + 1 : target.buf;
+		char pid[24];
+		size_t most = NAME_MAX - strlen(".tmp.") - (size_t)snprintf(pid, sizeof(pid), "%ld", (long)getpid());
+
+		if (strlen(base) > most) {
+			rc = bg_error(ctx, BG_EUSAGE,
+				      "'%s': its name is %zu bytes, and benchgate writes it through a temporary file "
+				      "named after it: give --export-jsonl a name of at most %zu bytes",
+				      path, strlen(base), most);
+			bg_strbuf_release(&target);
+			return rc;
+		}
+	}
 	dir = slash ? bg_xstrndup(target.buf, slash == target.buf ? 1 : (size_t)(slash - target.buf))
 		    : bg_xstrdup(".");
 	bg_strbuf_release(&target);
@@ -433,11 +451,26 @@ static int export_jsonl(const char *path, const json_t *doc, long long id)
 	}
 	bg_ctx_init(&ctx);
 	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		/* a device, FIFO or terminal (/dev/stdout): write into it, never rename over it */
-		FILE *f = fopen(path, "w");
+		/* a device, FIFO or terminal (/dev/stdout): write into it, never
+		 * rename over it; a FIFO no process reads is refused, never waited
+		 * on (the open does not block; the writes then may) */
+		int fd = open(path, O_WRONLY | O_CLOEXEC | O_NONBLOCK);
+		FILE *f = NULL;
 
+		if (fd >= 0 && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) == 0)
+			f = fdopen(fd, "w");
+		if (!f && fd >= 0) {
+			int e = errno;
+
+			close(fd);
+			errno = e;
+		}
 		rc = BG_OK;
-		if (!f || fwrite(sb.buf, 1, sb.len, f) != sb.len)
+		if (!f && errno == ENXIO)
+			rc = bg_error(&ctx, BG_EIO, "'%s': cannot write the runs: no process reads this FIFO; start its "
+				      "reader first (session %lld is stored: 'benchgate session %lld --json' has its runs)",
+				      path, id, id);
+		else if (!f || fwrite(sb.buf, 1, sb.len, f) != sb.len)
 			rc = bg_error(&ctx, BG_EIO, "'%s': cannot write the runs: %s", path,
 				      strerror(errno));
 		if (f && fclose(f) != 0 && rc == BG_OK)

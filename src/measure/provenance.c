@@ -57,6 +57,32 @@ static const char *const git_env_unset[] = {"GIT_DIR", "GIT_WORK_TREE", "GIT_IND
 					    "GIT_ICASE_PATHSPECS", "GIT_IMPLICIT_WORK_TREE", "GIT_GRAFT_FILE",
 					    "GIT_SHALLOW_FILE", "GIT_REPLACE_REF_BASE", "GIT_NO_REPLACE_OBJECTS", NULL};
 
+
+/*
+ * pattern, a glob as glob(3) reads it, appended to sb as git's glob magic
+ * reads the same: a run of '*' is one (glob(3) reads two as one, where git
+ * reads a folder named by two as any depth, so that an output pattern of
+ * two '*', a '/' and "*.npy" hid every edited tracked .npy of the
+ * repository); an escaped '*' stays as it is.
+ */
+static void add_glob_as_glob3(struct bg_strbuf *sb, const char *pattern)
+{
+	bool star = false; /* the last written is a '*' not escaped */
+
+	for (const char *p = pattern; *p; p++) {
+		if (p[0] == '\\' && p[1]) {
+			bg_strbuf_addch(sb, *p++);
+			bg_strbuf_addch(sb, *p);
+			star = false;
+		} else if (*p == '*' && star) {
+			continue;
+		} else {
+			bg_strbuf_addch(sb, *p);
+			star = *p == '*';
+		}
+	}
+}
+
 /*
  * git --no-optional-locks ARGS... [-- :/ :(exclude,glob)P...] in root (args ends
  * with NULL); stdout (with_stderr: and stderr) in out, the exit status in
@@ -91,8 +117,10 @@ static int git_run(const char *root, const char *const *args, const char *const 
 			struct bg_strbuf spec = BG_STRBUF_INIT;
 			if (strcmp(exclude[k], BG_GIT_EXCLUDE_STATE_FOLDERS) == 0)
 				bg_strbuf_addf(&spec, ":(exclude,%s", BG_GIT_EXCLUDE_STATE_FOLDERS + 2);
-			else /* '*' within a name, as glob(3) matched the outputs */
-				bg_strbuf_addf(&spec, ":(exclude,glob)%s", exclude[k]);
+			else { /* '*' within a name, as glob(3) matched the outputs */
+				bg_strbuf_adds(&spec, ":(exclude,glob)");
+				add_glob_as_glob3(&spec, exclude[k]);
+			}
 			argv[n++] = bg_strbuf_detach(&spec, NULL);
 			/* an escaped name no longer matches what lies below it as
 			 * a leading folder (git compares that part as it is

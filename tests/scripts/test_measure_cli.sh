@@ -155,6 +155,17 @@ check "export into a fifo"  test "$(rc_of "$B" measure -q -r 1 --export-jsonl fi
 wait
 check "fifo still a fifo"   test -p fifo
 check "fifo got 3 lines"    test "$(wc -l <fifo.out)" = 3
+# ... but one no process reads is never waited on (it hung for ever after
+# the session was stored, saying nothing)
+n0=$("$B" sessions --json | jq length)
+check "fifo, no reader: exit 4" test "$(rc_of timeout 20 "$B" measure -q -r 1 --export-jsonl fifo -- true)" = 4
+check "... said, the session named" grep -qF "'fifo': cannot write the runs: no process reads this FIFO; start its reader first (session $((n0 + 1)) is stored" err
+# a name the file system takes, whose temporary name it does not: refused
+# before anything runs (exit 4 once the session was stored)
+long=$(printf 'x%.0s' $(seq 250)).json
+check "export, a 255-byte name: exit 2" test "$(rc_of "$B" measure -q -r 1 --export-jsonl "$long" -- touch ran-long)" = 2
+check "... said"            grep -qF "its name is 255 bytes, and benchgate writes it through a temporary file named after it: give --export-jsonl a name of at most" err
+check "... nothing ran"     test ! -e ran-long
 
 # an export target that cannot be written fails (exit 4) before anything
 # runs or is stored, and leaves nothing behind

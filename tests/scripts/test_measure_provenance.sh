@@ -162,4 +162,12 @@ rm -f gen.sh
 check "a tracked file the setup edits: exit 0" test "$(rc_of "$B" measure -q -w 0 -r 1 --json --setup 'echo y >a.txt' -- cat a.txt)" = 0
 check "... dirty, its diff hashed"        jqe '.provenance.git.dirty == true and (.provenance.git.diff_sha256 | type) == "string"' "$work/out"
 
+# an output pattern is left out of the check as glob(3) matched it: '**' is
+# '*' there, never git's "any depth" (an edited tracked ref/deep/expected.npy
+# was hidden by --output '**/*.npy', the tree recorded clean)
+mkdir -p ref/deep out && printf A >ref/deep/expected.npy && git add -A && git -c user.email=t@t -c user.name=t commit -qm ref || exit 1
+printf B >ref/deep/expected.npy
+check "'**' in --output: exit 0"         test "$(rc_of "$B" measure -q -w 0 -r 1 --json --output '**/*.npy' -- sh -c 'echo x >out/r.npy')" = 0
+check "... the edited tracked file counts" jqe '.provenance.git.dirty == true' "$work/out"
+
 [ "$fails" = 0 ] || { echo "$fails failed"; exit 1; }
