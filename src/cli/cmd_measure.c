@@ -388,6 +388,28 @@ static char *named(const char *path)
 	return real ? real : bg_path_named_later(path);
 }
 
+/* A pattern as an absolute one, the folders before its first wildcard
+ * resolved (links, "." and ".."); NULL when they are not there. The
+ * caller frees it. */
+static char *pattern_named(const char *pattern)
+{
+	const char *wild = strpbrk(pattern, "*?["), *slash = NULL;
+	struct bg_strbuf sb = BG_STRBUF_INIT;
+	char *dir, *real;
+
+	for (const char *p = pattern; p < wild; p++)
+		if (*p == '/')
+			slash = p;
+	dir = slash ? bg_xstrndup(pattern, slash == pattern ? 1 : (size_t)(slash - pattern)) : bg_xstrdup(".");
+	real = realpath(dir, NULL);
+	free(dir);
+	if (!real)
+		return NULL;
+	bg_strbuf_addf(&sb, "%s/%s", strcmp(real, "/") == 0 ? "" : real, slash ? slash + 1 : pattern);
+	free(real);
+	return bg_strbuf_detach(&sb, NULL);
+}
+
 /* What writing the export at path would replace: one of the project's
  * files (bg_cli_project_file_at), or what this command reads: a file or a
  * folder's file that --evict names (the dataset the cold claim is about), a
@@ -412,8 +434,15 @@ static const char *export_over_input(const struct bg_config *cfg, const struct m
 		const char *o = a->outputs[i];
 
 		if (strpbrk(o, "*?[")) {
-			if (fnmatch(o, path, FNM_PATHNAME | FNM_PERIOD) == 0)
+			/* also spelled otherwise ("./o/r.txt", through a link, absolute):
+			 * both named from the root, links resolved */
+			char *x = named(path), *y = pattern_named(o);
+
+			if (fnmatch(o, path, FNM_PATHNAME | FNM_PERIOD) == 0 ||
+			    (x && y && fnmatch(y, x, FNM_PATHNAME | FNM_PERIOD) == 0))
 				what = "a file --output names";
+			free(x);
+			free(y);
 		} else if (there && stat(o, &t) == 0) {
 			if (st.st_dev == t.st_dev && st.st_ino == t.st_ino)
 				what = "a file --output names";

@@ -35,6 +35,17 @@ check "machine lease: nothing ran" test ! -e ran
 check "machine lease: kept"     test ! -s "$work/machine.lock"
 rm lease-link.jsonl
 
+# ---- a file an --output pattern matches, however spelled: refused before
+# measuring (./o/r.txt, olink/r.txt and an absolute name replaced the
+# output the session had just proved with the export)
+mkdir o && ln -s o olink
+for e in o/r.txt ./o/r.txt olink/r.txt "$work/p/o//r.txt"; do
+	check "output '$e': exit 2" test "$(rc_of "$B" measure -q -r 1 -w 0 --output 'o/*.txt' --export-jsonl "$e" -- sh -c 'echo data >o/r.txt; touch ran')" = 2
+	check "... nothing ran"     test ! -e ran
+done
+check "... said"                grep -qF "is a file --output names" "$work/err"
+rm -rf o olink
+
 # ---- a link to a file in another folder: that file written, the link kept
 mkdir elsewhere
 echo old >elsewhere/runs.jsonl
