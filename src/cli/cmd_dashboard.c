@@ -399,6 +399,47 @@ static int key_entry(size_t i, void *data, json_t **entry, struct bg_ctx *ctx)
 }
 
 
+
+/* Whether a and b (there or not yet) name one folder, links resolved. */
+static bool same_folder(const char *a, const char *b)
+{
+	char *x = realpath(a, NULL), *y = realpath(b, NULL);
+	bool same;
+
+	if (!x)
+		x = bg_path_named_later(a);
+	if (!y)
+		y = bg_path_named_later(b);
+	same = x && y && strcmp(x, y) == 0;
+	free(x);
+	free(y);
+	return same;
+}
+
+/*
+ * BG_EUSAGE when the folder dir (an --output) is benchgate's state folder
+ * or inside it, other than the default dashboard folder there: the store,
+ * the leases and the promotion journal live there, and a page among them
+ * (in the journal's folder, which a promotion removes when it is done)
+ * is no one's to read.
+ */
+static int in_state_folder(const struct bg_config *cfg, const char *dir, struct bg_ctx *ctx)
+{
+	struct bg_strbuf state = BG_STRBUF_INIT, own = BG_STRBUF_INIT;
+	int rc = BG_OK;
+
+	bg_lifecycle_state_dir(cfg, &state);
+	bg_strbuf_addf(&own, "%s/dashboard", state.buf);
+	if ((same_folder(dir, state.buf) || bg_cli_file_within(dir, state.buf)) && !same_folder(dir, own.buf) &&
+	    !bg_cli_file_within(dir, own.buf))
+		rc = bg_error(ctx, BG_EUSAGE,
+			      "%s is benchgate's state folder or inside it (its store, leases and journals): "
+			      "choose another --output (without one, the page is written in %s)",
+			      bg_config_relative(cfg, dir), bg_config_relative(cfg, own.buf));
+	bg_strbuf_release(&state);
+	bg_strbuf_release(&own);
+	return rc;
+}
 /*
  * Whether the file at path is not there, empty, or a page a dashboard
  * wrote (its generator line, or the sentence every page before that line
@@ -489,10 +530,12 @@ static int run_dashboard(struct bg_cli *cli, const struct bg_cmd *self)
 			bg_lifecycle_state_dir(&cfg, &dir);
 			bg_strbuf_adds(&dir, "/dashboard");
 		}
-		rc = bg_mkdirs_made(dir.buf, bg_config_relative(&cfg, dir.buf), &made, &ctx);
+		rc = output ? in_state_folder(&cfg, dir.buf, &ctx) : BG_OK;
+		if (rc == BG_OK)
+			rc = bg_mkdirs_made(dir.buf, bg_config_relative(&cfg, dir.buf), &made, &ctx);
 		/* something in the way can be removed; a folder this user may
 		 * not write (a shared store's) is no one's to change */
-		if (rc)
+		if (rc && rc != BG_EUSAGE) /* (the state folder refused: said) */
 			bg_error(&ctx, rc, "%s; %s", bg_ctx_message(&ctx),
 				 output ? "choose another --output"
 				 : errno == ENOTDIR ? "remove what is in its way, or choose another folder with --output"
