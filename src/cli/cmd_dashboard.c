@@ -399,23 +399,6 @@ static int key_entry(size_t i, void *data, json_t **entry, struct bg_ctx *ctx)
 }
 
 
-
-/* Whether a and b (there or not yet) name one folder, links resolved. */
-static bool same_folder(const char *a, const char *b)
-{
-	char *x = realpath(a, NULL), *y = realpath(b, NULL);
-	bool same;
-
-	if (!x)
-		x = bg_path_named_later(a);
-	if (!y)
-		y = bg_path_named_later(b);
-	same = x && y && strcmp(x, y) == 0;
-	free(x);
-	free(y);
-	return same;
-}
-
 /*
  * BG_EUSAGE when the folder dir (an --output) is benchgate's state folder
  * or inside it, other than the default dashboard folder there: the store,
@@ -425,21 +408,24 @@ static bool same_folder(const char *a, const char *b)
  */
 static int in_state_folder(const struct bg_config *cfg, const char *dir, struct bg_ctx *ctx)
 {
-	struct bg_strbuf state = BG_STRBUF_INIT, own = BG_STRBUF_INIT;
+	struct bg_strbuf state = BG_STRBUF_INIT, own = BG_STRBUF_INIT, page = BG_STRBUF_INIT;
 	int rc = BG_OK;
 
 	bg_lifecycle_state_dir(cfg, &state);
 	bg_strbuf_addf(&own, "%s/dashboard", state.buf);
-	if ((same_folder(dir, state.buf) || bg_cli_file_within(dir, state.buf)) && !same_folder(dir, own.buf) &&
-	    !bg_cli_file_within(dir, own.buf))
+	/* the page, not the folder: one in the folder itself is in it too */
+	bg_path_join(&page, dir, "index.html");
+	if (bg_cli_file_within(page.buf, state.buf) && !bg_cli_file_within(page.buf, own.buf))
 		rc = bg_error(ctx, BG_EUSAGE,
 			      "%s is benchgate's state folder or inside it (its store, leases and journals): "
 			      "choose another --output (without one, the page is written in %s)",
 			      bg_config_relative(cfg, dir), bg_config_relative(cfg, own.buf));
 	bg_strbuf_release(&state);
 	bg_strbuf_release(&own);
+	bg_strbuf_release(&page);
 	return rc;
 }
+
 /*
  * Whether the file at path is not there, empty, or a page a dashboard
  * wrote (its generator line, or the sentence every page before that line

@@ -648,13 +648,12 @@ int bg_experiment_write_pair(const struct bg_config *cfg, const char *id, const 
 	return rc;
 }
 
-
 int bg_experiment_mark_failed(const struct bg_config *cfg, const char *id, json_t *manifest,
 			      const char *reason, const char *note_name, const json_t *note,
 			      bool *manifest_written, struct bg_ctx *ctx)
 {
 	struct bg_strbuf rel = BG_STRBUF_INIT, abs = BG_STRBUF_INIT, text = BG_STRBUF_INIT;
-	struct bg_strbuf when = BG_STRBUF_INIT, result = BG_STRBUF_INIT, setup = BG_STRBUF_INIT, artifact = BG_STRBUF_INIT;
+	struct bg_strbuf when = BG_STRBUF_INIT, result = BG_STRBUF_INIT;
 	struct bg_runs_row row = {id, NULL, NULL, "failed", NULL, NULL, NULL, NULL, NULL};
 	json_t *outputs, *ts, *reason_text = NULL;
 	char hex[65];
@@ -703,9 +702,8 @@ int bg_experiment_mark_failed(const struct bg_config *cfg, const char *id, json_
 	json_array_append_new(outputs, json_pack("{s:s, s:s, s:s}", "artifact", rel.buf, "sha256", hex,
 						 "result", result.buf));
 	row.result = result.buf;
-	/* a row lost before (killed between the first manifest and the first
-	 * row) is added whole, as repair adds it, not as n/a cells */
-	new_row_cells(cfg, id, manifest, &row, &setup, &artifact);
+	/* (a row lost before, killed between the first manifest and the first
+	 * row, is added whole, as repair adds it: bg_experiment_write_pair) */
 	rc = bg_experiment_write_pair(cfg, id, manifest, &row, manifest_written, ctx);
 out:
 	json_decref(reason_text);
@@ -714,8 +712,6 @@ out:
 	bg_strbuf_release(&text);
 	bg_strbuf_release(&when);
 	bg_strbuf_release(&result);
-	bg_strbuf_release(&setup);
-	bg_strbuf_release(&artifact);
 	return rc;
 }
 

@@ -1468,13 +1468,13 @@ int bg_run_gate(const struct bg_run_request *req, struct bg_run_result *res, str
 	 * eviction) or holds no data: refused before anything is written */
 	for (size_t i = 0; i < r.nevict; i++) {
 		if ((rc = bg_measure_evict_target(r.evict[i], ctx))) {
-			char *msg = bg_xstrdup(bg_ctx_message(ctx));
+			char *msg;
 
 			if (req->interrupted && *req->interrupted) {
-				free(msg);
 				rc = interrupted_instead(req, rc, ctx);
 				goto out;
 			}
+			msg = bg_xstrdup(bg_ctx_message(ctx));
 			bg_error(ctx, rc, "runbook '%s', measure.cache.evict %s", jstr(req->gate, "runbook"), msg);
 			free(msg);
 			goto out;

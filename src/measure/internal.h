@@ -386,6 +386,9 @@ bool bg_sys_cpu_times(double *busy, double *steal);
 double bg_sys_own_cpu(void);
 /* Swap in use in bytes; false when /proc/meminfo lacks it. */
 bool bg_sys_swap_used(uint64_t *bytes);
+/* The memory the system says is free for new use (MemAvailable), in bytes;
+ * false where /proc/meminfo does not say. */
+bool bg_sys_memory_available(uint64_t *bytes);
 /* An fd on /proc/pressure/memory, or -1 when the kernel lacks PSI; close() it. */
 int bg_sys_psi_open(void);
 /* PSI memory "some avg10" read through fd (re-read each call); false when unavailable. */

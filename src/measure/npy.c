@@ -6,6 +6,7 @@
 #include "benchgate/npy.h"
 #include "benchgate/sha256.h"
 #include "benchgate/strbuf.h"
+#include "measure/internal.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -573,26 +574,6 @@ int bg_npy_open(const char *path, const char *display, struct bg_npy *out, struc
 	return bg_npy_open_fd(fd, display, out, ctx);
 }
 
-/* The memory the system says is free for new use (MemAvailable), in bytes;
- * false where /proc/meminfo does not say. */
-static bool memory_available(uint64_t *bytes)
-{
-	FILE *f = fopen("/proc/meminfo", "re");
-	char line[128];
-	bool found = false;
-	unsigned long long kib;
-
-	if (!f)
-		return false;
-	while (!found && fgets(line, sizeof(line), f))
-		if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1) {
-			*bytes = (uint64_t)kib * 1024u;
-			found = true;
-		}
-	fclose(f);
-	return found;
-}
-
 /* Copies the size bytes of src into mfd (both from offset 0). */
 static int copy_file(int src, int mfd, uint64_t size, const char *display, struct bg_ctx *ctx)
 {
@@ -640,7 +621,7 @@ int bg_npy_open_copy(const char *path, const char *display, struct bg_npy *out, 
 		return rc;
 	}
 	size = (uint64_t)src.body_offset + (uint64_t)src.count * src.itemsize;
-	if (memory_available(&avail) && size > avail) {
+	if (bg_sys_memory_available(&avail) && size > avail) {
 		bg_npy_release(&src);
 		empty(out);
 		return bg_error(ctx, BG_EIO,

@@ -258,7 +258,7 @@ static bool ref_moved(const struct bg_measure_opts *o, struct bg_parity_ref *ref
 				       "keep the reference out of the command's reach",
 			       o->parity_reference, ref->sha256, hex);
 		moved = true;
-	} else if (stat(o->parity_reference, &now) == 0) {
+	} else {
 		ref->st = now; /* rewritten with the same bytes */
 	}
 	bg_ctx_release(&ctx);

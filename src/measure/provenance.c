@@ -57,7 +57,6 @@ static const char *const git_env_unset[] = {"GIT_DIR", "GIT_WORK_TREE", "GIT_IND
 					    "GIT_ICASE_PATHSPECS", "GIT_IMPLICIT_WORK_TREE", "GIT_GRAFT_FILE",
 					    "GIT_SHALLOW_FILE", "GIT_REPLACE_REF_BASE", "GIT_NO_REPLACE_OBJECTS", NULL};
 
-
 /*
  * pattern, a glob as glob(3) reads it, appended to sb as git's glob magic
  * reads the same: a run of '*' is one (glob(3) reads two as one, where git

@@ -1070,8 +1070,6 @@ static void run_phases(struct session *s, struct bg_ctx *ctx, int *rc)
 	}
 }
 
-
-
 /*
  * The source as the setup left it is the source the runs ran: a file the
  * setup wrote into the project (a generated module, an edited one) is in

@@ -22,6 +22,24 @@ bool bg_sys_swap_used(uint64_t *bytes)
 	return true;
 }
 
+bool bg_sys_memory_available(uint64_t *bytes)
+{
+	FILE *f = fopen("/proc/meminfo", "re");
+	char line[128];
+	bool found = false;
+	unsigned long long kib;
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1) {
+			*bytes = (uint64_t)kib * 1024u;
+			found = true;
+		}
+	fclose(f);
+	return found;
+}
+
 int bg_sys_psi_open(void)
 {
 	return open("/proc/pressure/memory", O_RDONLY | O_CLOEXEC);
