@@ -277,6 +277,11 @@ void bg_mp_summary(struct bg_strbuf *out, const json_t *doc)
 	runs_flagged(out, doc, "left_running", "leftovers",
 		     " left processes running after they exited: their work is not in the timing, and they "
 		     "overlap later runs\n");
+	/* nor what the prepare command left beside a run */
+	runs_flagged(out, doc, "prepare_left_running", "prepare",
+		     " began while processes their prepare command started still ran: their work ran beside the "
+		     "runs, competing with them; make the prepare command wait for what it starts, or start what "
+		     "the runs need in --setup\n");
 	/* nor a run whose time holds a suspension */
 	runs_flagged(out, doc, "suspended", "suspended",
 		     " spanned a suspension (SIGTSTP, or a SIGSTOP of benchgate): their time holds it, so they are not in the statistics "

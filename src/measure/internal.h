@@ -327,10 +327,13 @@ size_t bg_spawn_leftovers(pid_t pgid, const char *cgroup_procs, long grace_ms, s
  * signal (the shell's convention, which the stored records keep), and
  * *signal (when not NULL) the signal that killed the shell, else 0: a
  * shell that exits 137 itself is told apart from one killed by SIGKILL.
- * BG_EIO when /bin/sh cannot start.
+ * With left (not NULL), *left is how many processes of its process group
+ * (and their descendants) still ran BG_LEFTOVER_GRACE_MS after the shell
+ * ended (bg_spawn_leftovers; 0 when it was killed). BG_EIO when /bin/sh
+ * cannot start.
  */
 int bg_spawn_shell(const char *cmd, const char *const *args, size_t nargs,
-		   volatile sig_atomic_t *interrupted, int *status, int *signal, struct bg_ctx *ctx);
+		   volatile sig_atomic_t *interrupted, int *status, int *signal, size_t *left, struct bg_ctx *ctx);
 /* Runs argv in dir capturing stdout into out; *status as above. The
  * environment is this process's, less the names in unset (NULL-terminated,
  * or NULL for none). */

@@ -346,7 +346,7 @@ json_t *bg_parity_check(const struct bg_measure_opts *o, const struct bg_outputs
 		for (size_t i = 0; i < n; i++)
 			paths[i] = outputs->v[i].path;
 		bg_ctx_init(&ctx);
-		if (bg_spawn_shell(o->parity_command, paths, n, o->interrupted, &st, &sig, &ctx) != BG_OK) {
+		if (bg_spawn_shell(o->parity_command, paths, n, o->interrupted, &st, &sig, NULL, &ctx) != BG_OK) {
 			bg_strbuf_adds(&detail, bg_ctx_message(&ctx));
 		} else if (st != 0) {
 			bg_strbuf_adds(&detail, "parity command ");

@@ -242,14 +242,14 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 	bool timed = strcmp(phase, "timed") == 0, smoke = strcmp(phase, "smoke") == 0;
 	char name[64]; /* "timed run 3 (#5)": the phase's count, and the session's # when it differs */
 	long failures = s->failures; /* a check of this run that fails adds one */
-	size_t left, outlived = 0;
+	size_t left, outlived = 0, prep_left = 0;
 	int rc;
 
 	bg_spawn_reap_orphans();
 	if (o->prepare) {
 		int st = -1, sig = 0;
 
-		rc = bg_spawn_shell(o->prepare, NULL, 0, o->interrupted, &st, &sig, ctx);
+		rc = bg_spawn_shell(o->prepare, NULL, 0, o->interrupted, &st, &sig, &prep_left, ctx);
 		if (rc != BG_OK) {
 			json_decref(r);
 			return rc;
@@ -534,11 +534,14 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 	}
 	rset(r, "left_running", json_integer((json_int_t)left));
 	rset(r, "outlived_by", json_integer((json_int_t)outlived));
+	rset(r, "prepare_left_running", o->prepare ? json_integer((json_int_t)prep_left) : json_null());
 	rset(r, "flags", json_array());
 	if (left)
 		json_array_append_new(json_object_get(r, "flags"), json_string("left_running"));
 	else if (outlived)
 		json_array_append_new(json_object_get(r, "flags"), json_string("outlived"));
+	if (prep_left) /* they ran beside it: not in its time, but competing with it */
+		json_array_append_new(json_object_get(r, "flags"), json_string("prepare_left_running"));
 	if (res.suspended)
 		json_array_append_new(json_object_get(r, "flags"), json_string("suspended"));
 	if (res.slept_ns)
@@ -1174,7 +1177,7 @@ int bg_measure_session(const struct bg_measure_opts *o, json_t **out, struct bg_
 	if (rc == BG_OK && o->setup) {
 		int st = -1, sig = 0;
 
-		rc = bg_spawn_shell(o->setup, NULL, 0, o->interrupted, &st, &sig, ctx);
+		rc = bg_spawn_shell(o->setup, NULL, 0, o->interrupted, &st, &sig, NULL, ctx);
 		if (rc == BG_OK && st != 0) {
 			struct bg_strbuf how = BG_STRBUF_INIT;
 
@@ -1225,7 +1228,7 @@ int bg_measure_session(const struct bg_measure_opts *o, json_t **out, struct bg_
 		if (o->interrupted)
 			*o->interrupted = 0;
 		bg_ctx_init(&c2);
-		if (bg_spawn_shell(o->cleanup, NULL, 0, o->interrupted, &st, &sig, &c2) == BG_OK) {
+		if (bg_spawn_shell(o->cleanup, NULL, 0, o->interrupted, &st, &sig, NULL, &c2) == BG_OK) {
 			json_object_set_new(doc, "cleanup_exit_status", json_integer(st));
 			json_object_set_new(doc, "cleanup_signal", sig ? json_integer(sig) : json_null());
 		}

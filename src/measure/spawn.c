@@ -987,7 +987,7 @@ int bg_spawn_run_captured(const struct bg_spawn_prog *prog, double timeout,
 }
 
 int bg_spawn_shell(const char *cmd, const char *const *args, size_t nargs,
-		   volatile sig_atomic_t *interrupted, int *status, int *signal, struct bg_ctx *ctx)
+		   volatile sig_atomic_t *interrupted, int *status, int *signal, size_t *left, struct bg_ctx *ctx)
 {
 	char **argv = bg_xcalloc(nargs + 5, sizeof(char *));
 	struct bg_spawn_prog prog;
@@ -1022,6 +1022,11 @@ int bg_spawn_shell(const char *cmd, const char *const *args, size_t nargs,
 	*status = WIFEXITED(wt.wstatus) ? WEXITSTATUS(wt.wstatus) : 128 + WTERMSIG(wt.wstatus);
 	if (signal)
 		*signal = WIFEXITED(wt.wstatus) ? 0 : WTERMSIG(wt.wstatus);
+	if (left) { /* what it left running, as a run's leftovers are counted without a cgroup */
+		size_t outlived;
+
+		*left = wt.killed ? 0 : bg_spawn_leftovers(wt.pid, NULL, BG_LEFTOVER_GRACE_MS, &outlived);
+	}
 	return BG_OK;
 }
 

@@ -223,6 +223,17 @@ check "leftover summary"    test "$(rc_of "$B" measure -q -w 0 -r 1 -- sh -c "sl
 pkill -f "sleep $nap"
 check "quick leftover clean" test "$(rc_of "$B" measure -q -w 0 -r 2 --json -- sh -c 'true & exit 0'; jq -c '[.runs[] | .left_running]' out)" = "0[0,0,0]"
 check "clean: no summary line" bash -c "'$B' session \$(jq .id out) | grep -vq leftovers"
+# a prepare command that leaves a process running: each run it began is
+# counted and flagged (the process ran beside it), the summary says so; one
+# whose leftover ends at once, and a session without --prepare, are not
+check "prepare leftover measured" test "$(rc_of "$B" measure -w 0 -r 2 --json --prepare "sleep $nap & true" -- true)" = 0
+check "prepare leftover counted" test "$(jq -c '[.runs[] | .prepare_left_running]' out)" = "[1,1,1]"
+check "prepare leftover flagged" jqe '[.runs[] | .flags | index("prepare_left_running")] | all' out
+check "prepare leftover said" bash -c "'$B' session \$(jq .id out) | grep -qF '  prepare     runs 1, 2, 3 began while processes their prepare command started still ran'"
+pkill -f "sleep $nap"
+check "prepare leftover ends at once" test "$(rc_of "$B" measure -w 0 -r 1 --json --prepare 'true & true' -- true; jq -c '[.runs[] | .prepare_left_running]' out)" = "0[0,0]"
+check "prepare ends at once: no line" bash -c "! '$B' session \$(jq .id out) | grep -q '^  prepare '"
+check "no prepare: null" test "$(rc_of "$B" measure -w 0 -r 1 --json -- true; jq -c '[.runs[] | .prepare_left_running]' out)" = "0[null,null]"
 # a process that outlives the run's own and ends within the grace: counted
 # (outlived_by) and flagged; one that writes an output then blocks the
 # session, since the run's time does not hold that work; an output written
