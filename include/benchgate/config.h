@@ -97,13 +97,6 @@ enum {
  */
 struct stat;
 const char *bg_config_file_role(const struct bg_config *cfg, const struct stat *at, unsigned roles);
-/*
- * "the store" when path, a file not there yet, would be the sqlite store's
- * -wal, -shm or -journal by name (its folder resolved, links followed):
- * SQLite makes and removes those as it opens and closes the store, so a
- * file written there would be lost or read as the store's. NULL otherwise.
- */
-const char *bg_config_store_side_file(const struct bg_config *cfg, const char *path);
 /* path as shown to a person: relative to the root when inside it (a pointer
  * into path), else path itself. */
 const char *bg_config_relative(const struct bg_config *cfg, const char *path);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* Whether the file at path (which exists) lies inside folder: its parent,
  * links resolved, is folder or below it (the parent of the file it leads
@@ -72,49 +73,195 @@ static const char *folder_role(const struct bg_config *cfg, const char *path,
 	return what;
 }
 
-const char *bg_cli_input_at(const char *path, const struct bg_registry *reg, bool generated)
+/* Whether a (a path as bg_path_named_later gives it) is rel from the root, named as it is or will be. */
+static bool named(const struct bg_config *cfg, const char *a, const char *rel, const char *suffix)
 {
-	const struct bg_config *cfg = reg->cfg;
+	struct bg_strbuf p = BG_STRBUF_INIT;
+	char *b;
+	bool same;
+
+	bg_config_path(cfg, &p, rel);
+	bg_strbuf_adds(&p, suffix);
+	b = realpath(p.buf, NULL);
+	if (!b)
+		b = bg_path_named_later(p.buf);
+	same = b && strcmp(a, b) == 0;
+	free(b);
+	bg_strbuf_release(&p);
+	return same;
+}
+
+/*
+ * What a (absolute, links resolved, as bg_path_named_later gives it) is by
+ * its name, there or not yet: one of the files benchgate.json names (those
+ * in roles; benchgate.json itself also where there is none yet, since it is
+ * read once made), the sqlite store or a file SQLite keeps beside it, a lock
+ * or a promotion's journal in benchgate's state folder, the machine lease;
+ * NULL for none. A lock replaced by a new file locks nothing: whoever holds
+ * it holds the old one.
+ */
+static const char *named_role(const struct bg_config *cfg, const char *a, unsigned roles)
+{
+	static const char *const store_files[] = {"", "-wal", "-shm", "-journal"};
+	static const struct {
+		const char *name, *what;
+		bool folder; /* what lies in it too */
+	} held[] = {
+		{"/runs-index.lock", "the lock of RUNS.md", false},
+		{"/promote.lock", "the lock of promotions", false},
+		{"/promote-journal", "a promotion's journal", true},
+	};
+	const struct {
+		unsigned role;
+		const char *path, *what;
+	} files[] = {
+		{BG_FILE_CONFIG, cfg->config_path ? cfg->config_path : "benchgate.json", "benchgate.json"},
+		{BG_FILE_REGISTRY, cfg->registry_path, "the registry"},
+		{BG_FILE_PROFILE, cfg->profile_path, "the profile matrix"},
+		{BG_FILE_PARITY, cfg->parity_matrix, "the parity matrix"},
+		{BG_FILE_RUNS_INDEX, cfg->runs_index, "the experiments' RUNS.md"},
+		{BG_FILE_GENERATED, cfg->generated_path, "the registry's generated document"},
+	};
+	struct bg_strbuf p = BG_STRBUF_INIT;
+	const char *what = NULL;
+	struct bg_ctx ctx;
+	char *state;
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]) && !what; i++)
+		if ((roles & files[i].role) && files[i].path && named(cfg, a, files[i].path, ""))
+			what = files[i].what;
+	if (!what && (roles & BG_FILE_STORE) && strncmp(cfg->store, "sqlite:", 7) == 0 && cfg->store[7])
+		for (size_t i = 0; i < sizeof(store_files) / sizeof(store_files[0]) && !what; i++)
+			if (named(cfg, a, cfg->store + 7, store_files[i]))
+				what = "the store";
+	bg_lifecycle_state_dir(cfg, &p);
+	state = realpath(p.buf, NULL);
+	if (!state)
+		state = bg_path_named_later(p.buf);
+	for (size_t i = 0; state && i < sizeof(held) / sizeof(held[0]) && !what; i++) {
+		size_t n = strlen(state), m = strlen(held[i].name);
+
+		if (strncmp(a, state, n) == 0 && strncmp(a + n, held[i].name, m) == 0 &&
+		    (a[n + m] == '\0' || (held[i].folder && a[n + m] == '/')))
+			what = held[i].what;
+	}
+	free(state);
+	bg_strbuf_reset(&p);
+	bg_ctx_init(&ctx);
+	if (!what && bg_machine_lease_path(&p, &ctx) == BG_OK) {
+		char *lease = realpath(p.buf, NULL);
+
+		if (!lease)
+			lease = bg_path_named_later(p.buf);
+		if (lease && strcmp(a, lease) == 0)
+			what = "the machine lease";
+		free(lease);
+	}
+	bg_ctx_release(&ctx);
+	bg_strbuf_release(&p);
+	return what;
+}
+
+/* An evidence import of reg whose file is the file at; NULL when none is. */
+static const char *evidence_import(const struct bg_registry *reg, const struct stat *at)
+{
 	const struct bg_value *imports = bg_value_get(reg->root, "evidence_imports"), *item;
 	struct bg_strbuf p = BG_STRBUF_INIT;
 	const char *what = NULL;
-	struct stat at, b;
-	char *later = NULL;
+	struct stat b;
 	size_t i;
 
-	/* a new file (or a link to nothing, refused when written) replaces
-	 * nothing, unless a folder made on the way leads back to one
-	 * ("new/../benchmarks/benchmark_registry.json") */
-	if (stat(path, &at) != 0) {
-		if (!(later = bg_path_named_later(path)))
-			return NULL;
-		if (stat(later, &at) != 0) {
-			/* a new file: only where a folder benchgate reads would hold it */
-			what = folder_role(reg->cfg, later, inside_later);
-			if (!what)
-				what = bg_config_store_side_file(reg->cfg, later);
-			free(later);
-			return what;
-		}
-		path = later;
-	}
-	/* links followed on both sides: the atomic writer writes where a link leads */
-	what = bg_config_file_role(cfg, &at, generated ? BG_FILE_ALL : BG_FILE_ALL & ~BG_FILE_GENERATED);
 	BG_VALUE_ARRAY_FOREACH(imports, i, item) {
 		const char *ev = bg_value_str(bg_value_get(item, "path"));
 
 		if (what || !ev)
 			continue;
 		bg_strbuf_reset(&p);
-		bg_config_path(cfg, &p, ev);
-		if (stat(p.buf, &b) == 0 && at.st_dev == b.st_dev && at.st_ino == b.st_ino)
+		bg_config_path(reg->cfg, &p, ev);
+		if (stat(p.buf, &b) == 0 && at->st_dev == b.st_dev && at->st_ino == b.st_ino)
 			what = "an evidence import of the registry";
 	}
+	bg_strbuf_release(&p);
+	return what;
+}
+
+/*
+ * path as bg_path_named_later gives it, a link to nothing followed to the
+ * name it leads to (the file a write through it would make); NULL when no
+ * folder on the way is there.
+ */
+static char *named_later_followed(const char *path)
+{
+	char *p = bg_xstrdup(path), *later;
+
+	for (int hops = 0; hops < 40; hops++) {
+		char to[PATH_MAX];
+		struct stat st;
+		ssize_t n;
+		const char *slash;
+
+		if (lstat(p, &st) != 0 || !S_ISLNK(st.st_mode) || (n = readlink(p, to, sizeof(to) - 1)) < 0)
+			break;
+		to[n] = '\0';
+		slash = strrchr(p, '/');
+		if (to[0] != '/' && slash) { /* from the link's folder */
+			struct bg_strbuf sb = BG_STRBUF_INIT;
+
+			bg_strbuf_addf(&sb, "%.*s/%s", (int)(slash - p), p, to);
+			free(p);
+			p = bg_strbuf_detach(&sb, NULL);
+		} else {
+			free(p);
+			p = bg_xstrdup(to);
+		}
+	}
+	later = bg_path_named_later(p);
+	free(p);
+	return later;
+}
+
+/* bg_cli_input_at and bg_cli_project_file_at: reg NULL when there is none. */
+static const char *file_at(const struct bg_config *cfg, const struct bg_registry *reg, const char *path,
+			   unsigned roles)
+{
+	const char *what = NULL;
+	struct stat at;
+	char *later = NULL, *a;
+
+	/* a new file (or a link to nothing, refused when written) replaces
+	 * nothing that is there, unless a folder made on the way leads back to
+	 * one ("new/../benchmarks/benchmark_registry.json"); but it may be one
+	 * that benchgate reads or locks once it is there */
+	if (stat(path, &at) != 0) {
+		if (!(later = named_later_followed(path)))
+			return NULL;
+		if (stat(later, &at) != 0) {
+			/* where a folder benchgate reads would hold it, or by its name */
+			what = folder_role(cfg, later, inside_later);
+			if (!what)
+				what = named_role(cfg, later, roles);
+			free(later);
+			return what;
+		}
+		path = later;
+	}
+	/* links followed on both sides: the atomic writer writes where a link leads */
+	what = bg_config_file_role(cfg, &at, roles);
+	if (!what && reg)
+		what = evidence_import(reg, &at);
 	if (!what)
 		what = folder_role(cfg, path, inside);
-	bg_strbuf_release(&p);
+	if (!what && (a = realpath(path, NULL))) {
+		what = named_role(cfg, a, roles);
+		free(a);
+	}
 	free(later);
 	return what;
+}
+
+const char *bg_cli_input_at(const char *path, const struct bg_registry *reg, bool generated)
+{
+	return file_at(reg->cfg, reg, path, generated ? BG_FILE_ALL : BG_FILE_ALL & ~BG_FILE_GENERATED);
 }
 
 bool bg_cli_file_within(const char *path, const char *folder)
@@ -134,33 +281,5 @@ bool bg_cli_file_within(const char *path, const char *folder)
 
 const char *bg_cli_project_file_at(const struct bg_config *cfg, const char *path)
 {
-	struct bg_strbuf lock = BG_STRBUF_INIT;
-	struct bg_ctx ctx;
-	const char *what = NULL;
-	struct stat at, b;
-	char *later = NULL;
-
-	if (stat(path, &at) != 0) {
-		if (!(later = bg_path_named_later(path)))
-			return NULL;
-		if (stat(later, &at) != 0) {
-			what = folder_role(cfg, later, inside_later);
-			if (!what)
-				what = bg_config_store_side_file(cfg, later);
-			free(later);
-			return what;
-		}
-		path = later;
-	}
-	what = bg_config_file_role(cfg, &at, BG_FILE_ALL);
-	if (!what)
-		what = folder_role(cfg, path, inside);
-	bg_ctx_init(&ctx);
-	if (!what && bg_machine_lease_path(&lock, &ctx) == BG_OK && stat(lock.buf, &b) == 0 &&
-	    at.st_dev == b.st_dev && at.st_ino == b.st_ino)
-		what = "the machine lease";
-	bg_ctx_release(&ctx);
-	bg_strbuf_release(&lock);
-	free(later);
-	return what;
+	return file_at(cfg, NULL, path, BG_FILE_ALL);
 }

@@ -9,21 +9,24 @@
 
 /*
  * What writing path (absolute, or relative to the working directory) would
- * replace: "the registry", "the store", "a file of the experiments folder",
- * ... (a static string), or NULL when it replaces none of the project's
- * inputs. The registry's generated document counts when generated is true
- * (it is render's own output). Files are compared by device and inode,
- * links followed (the atomic writer writes the file a link leads to); a
- * path through folders not made yet is compared as it will be once they
- * are ("new/../benchmarks/x.json" is benchmarks/x.json).
+ * replace or make: "the registry", "the store", "a file of the experiments
+ * folder", "the lock of promotions", "the machine lease", ... (a static
+ * string), or NULL when it is none of the project's inputs nor of
+ * benchgate's own state. The registry's generated document counts when
+ * generated is true (it is render's own output). Files there are compared
+ * by device and inode, links followed (the atomic writer writes the file a
+ * link leads to), and by name, as are files not there yet (benchgate.json,
+ * the store, RUNS.md, a lock: read or locked once made; a link to nothing
+ * by the name it leads to); a path through folders not made yet is
+ * compared as it will be once they are ("new/../benchmarks/x.json" is
+ * benchmarks/x.json).
  */
 const char *bg_cli_input_at(const char *path, const struct bg_registry *reg, bool generated);
 
 /*
- * What writing path would replace without a registry at hand (measure
- * --export-jsonl): benchgate.json's files and the store's
- * (bg_config_file_role), a file of the experiments folder, a device lease,
- * the machine lease; NULL for none. Static strings.
+ * bg_cli_input_at without a registry at hand (measure --export-jsonl):
+ * the same files but the registry's evidence imports, the generated
+ * document included.
  */
 const char *bg_cli_project_file_at(const struct bg_config *cfg, const char *path);
 /* Whether path (there or not yet) lies in folder or below it, links resolved. */

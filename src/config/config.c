@@ -810,29 +810,6 @@ const char *bg_config_file_role(const struct bg_config *cfg, const struct stat *
 	return what;
 }
 
-const char *bg_config_store_side_file(const struct bg_config *cfg, const char *path)
-{
-	static const char *const sides[] = {"-wal", "-shm", "-journal"};
-	struct bg_strbuf p = BG_STRBUF_INIT;
-	const char *what = NULL;
-	char *want, *have;
-
-	if (!cfg->store || strncmp(cfg->store, "sqlite:", 7) != 0 || !cfg->store[7] ||
-	    !(want = bg_path_named_later(path)))
-		return NULL;
-	for (size_t i = 0; i < sizeof(sides) / sizeof(sides[0]) && !what; i++) {
-		bg_strbuf_reset(&p);
-		bg_config_path(cfg, &p, cfg->store + 7);
-		bg_strbuf_adds(&p, sides[i]);
-		if ((have = bg_path_named_later(p.buf)) && strcmp(have, want) == 0)
-			what = "the store";
-		free(have);
-	}
-	free(want);
-	bg_strbuf_release(&p);
-	return what;
-}
-
 const char *bg_config_relative(const struct bg_config *cfg, const char *path)
 {
 	size_t n = strlen(cfg->root);

@@ -35,6 +35,19 @@ check "machine lease: nothing ran" test ! -e ran
 check "machine lease: kept"     test ! -s "$work/machine.lock"
 rm lease-link.jsonl
 
+# ---- benchgate's own files by their names, there or not yet: a link to
+# nothing that leads to the store's -journal, the store before the first
+# session made it, the locks of RUNS.md and of promotions (a lock replaced
+# by a new file locks nothing); exit 2 before anything runs
+ln -s "$work/p/.benchgate/store.sqlite3-journal" journal-link.jsonl
+for e in journal-link.jsonl .benchgate/store.sqlite3 .benchgate/runs-index.lock .benchgate/promote.lock; do
+	check "own file '$e': exit 2" test "$(rc_of "$B" measure -q -r 1 -w 0 --export-jsonl "$e" -- touch ran)" = 2
+	check "... nothing ran"     test ! -e ran
+done
+check "... said"                grep -qF "argument --export-jsonl: '.benchgate/promote.lock' is the lock of promotions; choose another file" "$work/err"
+check "... no store made"       test ! -e .benchgate
+rm journal-link.jsonl
+
 # ---- a file an --output pattern matches, however spelled: refused before
 # measuring (./o/r.txt, olink/r.txt and an absolute name replaced the
 # output the session had just proved with the export)
