@@ -66,6 +66,8 @@ static int run_promote(struct bg_cli *cli, const struct bg_cmd *self)
 		return rc;
 	bg_ctx_init(&ctx);
 	rc = bg_promotion_run(&cfg, store, id, &report, &ctx);
+	if (json && !report && rc) /* refused before any criterion was checked: the report is its error */
+		report = json_pack("{s:I, s:s}", "session", (json_int_t)id, "error", bg_ctx_message(&ctx));
 	if (json && report) {
 		/* a refusal that is no criterion (already promoted, a store or
 		 * file failure) is said in the report too, not only on stderr */
@@ -83,6 +85,8 @@ static int run_promote(struct bg_cli *cli, const struct bg_cmd *self)
 		bg_strbuf_addch(&sb, '\n');
 		if (json_is_true(json_object_get(report, "undid_interrupted_promotion")))
 			bg_strbuf_adds(&sb, "an interrupted promotion (killed between its writes) was undone first\n");
+		if (json_is_true(json_object_get(report, "finished_interrupted_promotion")))
+			bg_strbuf_adds(&sb, "an interrupted promotion (killed after its writes) was finished first\n");
 		criteria(&sb, report);
 		/* the decision's notes: no criterion, but the figures promoted are that session's */
 		bg_vp_notes(&sb, json_object_get(report, "notes"), "");

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 enum { C_REVISIONS, C_MACHINE, C_GEOMETRY, C_CACHE, C_TIMING, C_MEMORY, C_PARITY, C_RECORDS, C_N };
 static const char *const criterion_names[C_N] = {
@@ -920,10 +921,12 @@ static void journal_remove(const struct bg_config *cfg)
  * written[k] is the text the promotion is about to write to file k (NULL
  * when not known beforehand: the generated document); its SHA-256 goes in
  * the index ("written_sha256"), so that the undo can tell a file the
- * killed promotion left from one edited since.
+ * killed promotion left from one edited since, and one it finished
+ * writing; the row it promotes (mid, as state) too, so that a promotion
+ * killed after both writes can be finished rather than undone.
  */
 static int journal_write(const struct bg_config *cfg, const struct saved *sv, const struct bg_strbuf *const *written,
-			 int n, struct bg_ctx *ctx)
+			 int n, const char *mid, const char *state, struct bg_ctx *ctx)
 {
 	struct bg_strbuf dir = BG_STRBUF_INIT, p = BG_STRBUF_INIT, text = BG_STRBUF_INIT;
 	json_t *files = json_array(), *index;
@@ -946,7 +949,7 @@ static int journal_write(const struct bg_config *cfg, const struct saved *sv, co
 				json_object_set_new(json_array_get(files, (size_t)k), "written_sha256", json_string(hex));
 		}
 	}
-	index = json_pack("{s:o}", "files", files);
+	index = json_pack("{s:o, s:s, s:s}", "files", files, "measurement_id", mid, "state", state);
 	if (rc == BG_OK) {
 		bg_json_dump_py(&text, index, 2, false);
 		bg_strbuf_reset(&p);
@@ -964,10 +967,11 @@ static int journal_write(const struct bg_config *cfg, const struct saved *sv, co
  * Whether the file the journal's entry f (number k) names holds what the
  * killed promotion left there: its text from before, or the text the
  * promotion wrote (by the SHA-256 the index holds; an entry without one,
- * the generated document, always does). *changed is false when it does.
+ * the generated document, always does). *changed is false when it does;
+ * *written is true when it holds the text the promotion wrote.
  */
 static int journal_file_as_left(const char *dir, size_t k, const json_t *f, const char *abs, bool *changed,
-				struct bg_ctx *ctx)
+				bool *written, struct bg_ctx *ctx)
 {
 	const char *want = json_string_value(json_object_get(f, "written_sha256"));
 	bool existed = json_is_true(json_object_get(f, "existed"));
@@ -977,13 +981,14 @@ static int journal_file_as_left(const char *dir, size_t k, const json_t *f, cons
 	int rc = BG_OK;
 
 	*changed = false;
+	*written = false;
 	if (!want)
 		return BG_OK;
 	if (stat(abs, &st) != 0) {
 		*changed = existed; /* removed since (the promotion only writes it) */
 		return BG_OK;
 	}
-	if ((rc = bg_sha256_file(abs, NULL, now, ctx)) || strcmp(now, want) == 0)
+	if ((rc = bg_sha256_file(abs, NULL, now, ctx)) || (*written = strcmp(now, want) == 0))
 		return rc;
 	*changed = true;
 	if (existed) {
@@ -995,20 +1000,61 @@ static int journal_file_as_left(const char *dir, size_t k, const json_t *f, cons
 	return rc;
 }
 
-/* Puts back what a journal left by a killed promotion names; *undone says
- * whether there was one. A file edited since the promotion was killed
- * (neither its text from before nor what the promotion wrote) is never
- * overwritten: nothing is put back, and the message says what to do. */
-static int journal_recover(const struct bg_config *cfg, bool *undone, struct bg_ctx *ctx)
+/* What journal_recover found and did, and how a failure after it says so. */
+enum journal_outcome { JOURNAL_NONE, JOURNAL_UNDONE, JOURNAL_FINISHED };
+#define JOURNAL_UNDONE_TEXT                                                                                  \
+	"before that, an interrupted promotion (killed between its writes) was undone: the evidence index, " \
+	"the registry and the generated document are as they were before it"
+#define JOURNAL_FINISHED_TEXT                                                                               \
+	"before that, an interrupted promotion (killed after its writes) was finished: its row is in the " \
+	"evidence index and the registry, the generated document re-rendered, and the registry validates"
+
+static int revalidate(const struct bg_config *cfg, bool render, const char *mid, const char *state,
+		      char **problem, struct bg_ctx *ctx);
+
+/*
+ * Whether a killed promotion that wrote both its files (the evidence index
+ * and the registry: the journal's mid row as state) is finished by
+ * rendering the generated document, the registry validating with the row
+ * resolving as promoted: what the promotion itself would have done next.
+ */
+static bool journal_finish(const struct bg_config *cfg, const json_t *index)
+{
+	const char *mid = json_string_value(json_object_get(index, "measurement_id"));
+	const char *state = json_string_value(json_object_get(index, "state"));
+	char *problem = NULL;
+	struct bg_ctx c2;
+	bool done;
+
+	if (!mid || !state)
+		return false; /* a journal of an older benchgate: undone */
+	bg_ctx_init(&c2);
+	done = revalidate(cfg, true, mid, state, &problem, &c2) == BG_OK &&
+	       revalidate(cfg, false, mid, state, &problem, &c2) == BG_OK;
+	free(problem);
+	bg_ctx_release(&c2);
+	return done;
+}
+
+/*
+ * Ends what a journal left by a killed promotion names, *outcome saying
+ * what was done: a promotion killed after writing the evidence index and
+ * the registry (both hold what it wrote) is finished (journal_finish);
+ * one killed before, or one that cannot be finished, is undone (the files
+ * put back). A file edited since the promotion was killed (neither its
+ * text from before nor what the promotion wrote) is never overwritten:
+ * nothing is put back, and the message says what to do.
+ */
+static int journal_recover(const struct bg_config *cfg, enum journal_outcome *outcome, struct bg_ctx *ctx)
 {
 	struct bg_strbuf dir = BG_STRBUF_INIT, p = BG_STRBUF_INIT, text = BG_STRBUF_INIT, abs = BG_STRBUF_INIT;
 	struct bg_strbuf ev = BG_STRBUF_INIT;
 	json_t *index = NULL, *f;
 	struct stat st;
-	size_t k;
+	size_t k, nwritten = 0;
 	int rc = BG_OK;
 
-	*undone = false;
+	*outcome = JOURNAL_NONE;
 	journal_dir(cfg, &dir);
 	bg_strbuf_addf(&p, "%s/index.json", dir.buf);
 	if (stat(p.buf, &st) != 0) {
@@ -1025,7 +1071,7 @@ static int journal_recover(const struct bg_config *cfg, bool *undone, struct bg_
 	/* first, each file: one a promotion writes, and as the promotion left it */
 	json_array_foreach(json_object_get(index, "files"), k, f) {
 		const char *rel = json_string_value(json_object_get(f, "path"));
-		bool changed;
+		bool changed, written;
 
 		/* only the three files a promotion writes, in their order */
 		if (k > 2 || !rel || strcmp(rel, k == 0 ? ev.buf : k == 1 ? cfg->registry_path : cfg->generated_path) != 0) {
@@ -1036,8 +1082,9 @@ static int journal_recover(const struct bg_config *cfg, bool *undone, struct bg_
 		}
 		bg_strbuf_reset(&abs);
 		bg_config_path(cfg, &abs, rel);
-		if ((rc = journal_file_as_left(dir.buf, k, f, abs.buf, &changed, ctx)))
+		if ((rc = journal_file_as_left(dir.buf, k, f, abs.buf, &changed, &written, ctx)))
 			goto out;
+		nwritten += written;
 		if (changed) {
 			rc = bg_error(ctx, BG_EIO,
 				      "%s has changed since a promotion was interrupted (it holds neither its text from "
@@ -1049,6 +1096,12 @@ static int journal_recover(const struct bg_config *cfg, bool *undone, struct bg_
 				      rel, bg_config_relative(cfg, dir.buf));
 			goto out;
 		}
+	}
+	/* both of its writes made: finished, as it would have been */
+	if (nwritten == 2 && json_array_size(json_object_get(index, "files")) == 3 && journal_finish(cfg, index)) {
+		journal_remove(cfg);
+		*outcome = JOURNAL_FINISHED;
+		goto out;
 	}
 	json_array_foreach(json_object_get(index, "files"), k, f) {
 		const char *rel = json_string_value(json_object_get(f, "path"));
@@ -1069,7 +1122,7 @@ static int journal_recover(const struct bg_config *cfg, bool *undone, struct bg_
 		}
 	}
 	journal_remove(cfg);
-	*undone = true;
+	*outcome = JOURNAL_UNDONE;
 out:
 	json_decref(index);
 	bg_strbuf_release(&ev);
@@ -1217,7 +1270,8 @@ int bg_promotion_run(const struct bg_config *cfg, struct bg_store *store, long l
 	struct saved sv[3];
 	const char *state, *gate_id;
 	char *gen_dir = NULL, *made = NULL, *slash, *ev_import = NULL, *problem = NULL;
-	bool saved = false, undone = false;
+	bool saved = false;
+	enum journal_outcome journal = JOURNAL_NONE;
 	struct imports im = {0};
 	int rc, lock = -1;
 
@@ -1234,15 +1288,20 @@ int bg_promotion_run(const struct bg_config *cfg, struct bg_store *store, long l
 
 		bg_lifecycle_state_dir(cfg, &at);
 		bg_strbuf_adds(&at, "/promote.lock");
-		if ((rc = bg_lifecycle_lock(cfg, "promote.lock", bg_config_relative(cfg, at.buf), &lock, ctx)))
-			bg_error(ctx, rc, "%s; promote keeps its lock and journal in the store's folder: run it as a "
-				 "user who may write there", bg_ctx_message(ctx));
+		if ((rc = bg_lifecycle_lock(cfg, "promote.lock", bg_config_relative(cfg, at.buf), &lock, ctx))) {
+			/* the advice only where it helps: not after a wait for another promotion */
+			bg_strbuf_reset(&at);
+			bg_lifecycle_state_dir(cfg, &at);
+			if (access(at.buf, W_OK) != 0 && errno != ENOENT)
+				bg_error(ctx, rc, "%s; promote keeps its lock and journal in the store's folder: run "
+					 "it as a user who may write there", bg_ctx_message(ctx));
+		}
 		bg_strbuf_release(&at);
 		if (rc)
 			return rc;
 	}
 	/* a promotion killed between its writes is undone before anything is read */
-	if ((rc = journal_recover(cfg, &undone, ctx)))
+	if ((rc = journal_recover(cfg, &journal, ctx)))
 		goto out;
 	if ((rc = bg_store_get_session(store, id, &session, ctx)) || (rc = bg_store_verdict(store, id, &verdict, ctx)))
 		goto out;
@@ -1259,8 +1318,10 @@ int bg_promotion_run(const struct bg_config *cfg, struct bg_store *store, long l
 		goto out;
 	if ((rc = bg_promotion_check(cfg, gate, runbook, session, verdict, report, ctx)))
 		goto out;
-	if (undone)
-		json_object_set_new(*report, "undid_interrupted_promotion", json_true());
+	if (journal != JOURNAL_NONE)
+		json_object_set_new(*report, journal == JOURNAL_UNDONE ? "undid_interrupted_promotion"
+								       : "finished_interrupted_promotion",
+				    json_true());
 	state = str(*report, "state");
 	if (!state) {
 		const json_t *refusals = json_object_get(*report, "refusals");
@@ -1378,7 +1439,7 @@ int bg_promotion_run(const struct bg_config *cfg, struct bg_store *store, long l
 		const struct bg_strbuf *written[3] = {&text, &edited, NULL};
 
 		bg_stops_hold(&old);
-		if ((rc = journal_write(cfg, sv, written, 3, ctx)) ||
+		if ((rc = journal_write(cfg, sv, written, 3, mid.buf, state, ctx)) ||
 		    (rc = bg_file_write_atomic(sv[0].abs.buf, ev_rel.buf, text.buf, text.len, ctx)) ||
 		    (rc = bg_file_write_atomic(sv[1].abs.buf, cfg->registry_path, edited.buf, edited.len, ctx)) ||
 		    (rc = revalidate(cfg, true, mid.buf, state, &problem, ctx)) ||
@@ -1407,6 +1468,10 @@ int bg_promotion_run(const struct bg_config *cfg, struct bg_store *store, long l
 	json_object_set_new(*report, "registry", json_string(cfg->registry_path));
 	json_object_set_new(*report, "generated", json_string(cfg->generated_path));
 out:
+	/* what was done to an interrupted promotion is said whatever became of this one */
+	if (rc && journal != JOURNAL_NONE && !*report)
+		bg_error(ctx, rc, "%s (%s)", bg_ctx_message(ctx),
+			 journal == JOURNAL_UNDONE ? JOURNAL_UNDONE_TEXT : JOURNAL_FINISHED_TEXT);
 	if (rc && gen_dir && gen_dir[0])
 		bg_rmdirs_made(gen_dir, made); /* only while empty: never a document put back */
 	free(gen_dir);

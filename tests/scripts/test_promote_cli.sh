@@ -167,6 +167,26 @@ check "as left: promoted again"     test "$(rc_of "$B" -C "$work/p" promote "$s"
 check "as left: undone first"       grep -q "an interrupted promotion (killed between its writes) was undone first" "$work/out"
 check "as left: one row"            test "$(jq '.measurements | length' "$work/p/experiments/benchgate-evidence.json")" = 1
 check "as left: journal gone"       test ! -e "$j"
+# killed after both writes, its journal naming the row it promoted: the
+# next promote finishes it (renders, validates) rather than undo a promotion
+# that a person may already have committed; this one then refused as done
+killed_after_writes
+mid=$(jq -r '.measurements[0].id' "$work/p/experiments/benchgate-evidence.json")
+jq --arg m "$mid" '. + {measurement_id: $m, state: "measured"}' "$j/index.json" >"$j/i" && mv "$j/i" "$j/index.json"
+: >"$work/p/docs/_generated/benchmark_coverage.md"   # killed before the render
+check "written: refused as promoted" test "$(rc_of "$B" -C "$work/p" promote "$s")" = 1
+check "written: finished first"     grep -q "an interrupted promotion (killed after its writes) was finished first" "$work/out"
+check "written: row kept"           test "$(jq -r '.measurements[0].id' "$work/p/experiments/benchgate-evidence.json")" = "$mid"
+check "written: journal gone"       test ! -e "$j"
+check "written: validates"          "$B" -C "$work/p" validate
+# an interrupted promotion undone by a promote refused before any
+# criterion (an unknown session): said on stderr, and in --json
+killed_after_writes
+check "undone, unknown: exit 1"     test "$(rc_of "$B" -C "$work/p" promote 999 --json)" = 1
+check "undone, unknown: said"       grep -qF "no session with id 999; see 'benchgate sessions' (before that, an interrupted promotion (killed between its writes) was undone: the evidence index, the registry and the generated document are as they were before it)" "$work/err"
+check "undone, unknown: --json"     jqe '.session == 999 and (.error | test("was undone"))' "$work/out"
+check "undone, unknown: journal gone" test ! -e "$j"
+check "undone, unknown: then promoted" test "$(rc_of "$B" -C "$work/p" promote "$s")" = 0
 # copies without an index: the killed promotion had changed nothing yet
 mkdir -p "$j" && echo junk >"$j/1"
 check "unfinished journal: refused as promoted" test "$(rc_of "$B" -C "$work/p" promote "$s")" = 1
