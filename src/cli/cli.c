@@ -818,7 +818,7 @@ int bg_cli_load_registry(struct bg_cli *cli, struct bg_config *cfg, struct bg_re
 }
 
 static volatile sig_atomic_t *stop_flag;
-static const int stop_signals[3] = {SIGINT, SIGTERM, SIGHUP};
+static const int stop_signals[BG_CLI_STOP_SIGNALS] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 
 static void on_stop(int sig)
 {
@@ -837,7 +837,7 @@ void bg_cli_catch_stop(volatile sig_atomic_t *flag, struct bg_cli_stop *saved)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_stop;
 	sigemptyset(&sa.sa_mask);
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < BG_CLI_STOP_SIGNALS; i++) {
 		sigaction(stop_signals[i], NULL, &saved->old[i]);
 		/* under nohup a hang-up is meant to pass unnoticed */
 		if (stop_signals[i] == SIGHUP && saved->old[i].sa_handler == SIG_IGN)
@@ -848,7 +848,7 @@ void bg_cli_catch_stop(volatile sig_atomic_t *flag, struct bg_cli_stop *saved)
 
 void bg_cli_release_stop(const struct bg_cli_stop *saved)
 {
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < BG_CLI_STOP_SIGNALS; i++)
 		sigaction(stop_signals[i], &saved->old[i], NULL);
 	if (saved->suspend)
 		sigaction(SIGTSTP, &saved->old_tstp, NULL);

@@ -163,14 +163,17 @@ bool bg_cli_add_project_hint(struct bg_strbuf *msg, const struct bg_cli *cli, in
 
 /*
  * The signals that end a measuring verb cleanly (the run's tree killed, the
- * session or experiment recorded as interrupted): SIGINT, SIGTERM, and
- * SIGHUP (a closed terminal or ssh connection) unless it was ignored when
- * benchgate started (nohup). bg_cli_catch_stop sets *flag to 1 on any of
- * them, saving the old dispositions in saved; bg_cli_release_stop puts
- * them back. One verb at a time: the flag is kept in a static.
+ * session or experiment recorded as interrupted): SIGINT, SIGTERM, SIGQUIT
+ * (Ctrl-\, which would otherwise kill benchgate and leave the run, its
+ * lease and its outputs' marks behind), and SIGHUP (a closed terminal or
+ * ssh connection) unless it was ignored when benchgate started (nohup).
+ * bg_cli_catch_stop sets *flag to 1 on any of them, saving the old
+ * dispositions in saved; bg_cli_release_stop puts them back. One verb at
+ * a time: the flag is kept in a static.
  */
+enum { BG_CLI_STOP_SIGNALS = 4 };
 struct bg_cli_stop {
-	struct sigaction old[3];
+	struct sigaction old[BG_CLI_STOP_SIGNALS];
 	struct sigaction old_tstp, old_cont;
 	bool suspend; /* bg_cli_catch_suspend installed its handler */
 	bool cont;    /* ... and its SIGCONT handler */

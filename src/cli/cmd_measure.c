@@ -497,8 +497,7 @@ static int export_jsonl(const char *path, const json_t *doc, long long id)
 		rc = BG_OK;
 		if (!f && errno == ENXIO)
 			rc = bg_error(&ctx, BG_EIO, "'%s': cannot write the runs: no process reads this FIFO; start its "
-				      "reader first (session %lld is stored: 'benchgate session %lld --json' has its runs)",
-				      path, id, id);
+				      "reader first", path);
 		else if (!f || fwrite(sb.buf, 1, sb.len, f) != sb.len)
 			rc = bg_error(&ctx, BG_EIO, "'%s': cannot write the runs: %s", path,
 				      strerror(errno));
@@ -508,6 +507,10 @@ static int export_jsonl(const char *path, const json_t *doc, long long id)
 	} else {
 		rc = bg_file_write_atomic(path, NULL, sb.buf, sb.len, &ctx);
 	}
+	/* whatever went wrong (a reader gone mid-write: EPIPE), the session is not lost */
+	if (rc && id > 0)
+		bg_error(&ctx, rc, "%s (session %lld is stored: 'benchgate session %lld --json' has its runs)",
+			 bg_ctx_message(&ctx), id, id);
 	if (rc)
 		bg_cli_fail(rc, bg_ctx_message(&ctx));
 	bg_ctx_release(&ctx);

@@ -48,7 +48,7 @@ static volatile sig_atomic_t interrupted;
 
 /*
  * Runs argv (argv[0] is /proc/self/exe) and returns its exit status, or 4.
- * A SIGINT, SIGTERM or SIGHUP meanwhile is passed on to it (as SIGTERM: it
+ * A SIGINT, SIGTERM, SIGQUIT or SIGHUP meanwhile is passed on to it (as SIGTERM: it
  * records its experiment as interrupted), and this process waits for it;
  * a death it cannot catch (SIGKILL) is passed on by the kernel, as
  * SIGTERM (PR_SET_PDEATHSIG).
@@ -67,7 +67,7 @@ static int run_child(char **argv)
 	parent = getpid();
 	pid = fork();
 	if (pid == 0) {
-		/* this process gone (SIGKILL, SIGQUIT), the run stops as on a
+		/* this process gone (SIGKILL), the run stops as on a
 		 * SIGTERM: its experiment recorded, its leases released */
 		if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != parent)
 			_exit(BG_EIO);

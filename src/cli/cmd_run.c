@@ -10,7 +10,7 @@
  * the last (one lease kept across bg_run_gate calls), so no other run takes
  * the device between them. A reader that goes away (`run --times 5 | head
  * -1`) stops the run after the session it is in, the device released,
- * exit 4 without a word (SIGPIPE is ignored meanwhile, so that run is not
+ * exit 4 without a word (SIGPIPE is ignored, main.c, so that run is not
  * killed holding the lease).
  */
 #include "cli/cli.h"
@@ -235,7 +235,6 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 	struct bg_ctx ctx;
 	struct bg_lease lease; /* held from the first session to the last repeat */
 	int rc, wrote = BG_OK, attempts = 1;
-	struct sigaction ignore, old_pipe;
 	bool blocked = false;
 
 	memset(&lease, 0, sizeof(lease));
@@ -315,11 +314,6 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 	}
 	bg_cli_catch_stop(&interrupted, &stop);
 	bg_cli_catch_suspend(&stop);
-	/* the measured programs get SIGPIPE back (bg_spawn resets it) */
-	sigemptyset(&ignore.sa_mask);
-	ignore.sa_flags = 0;
-	ignore.sa_handler = SIG_IGN;
-	sigaction(SIGPIPE, &ignore, &old_pipe);
 	/* --times N sessions, or one and, on investigate, its two repeats; the
 	 * device is held from the first to the last */
 	attempts = (int)a.times;
@@ -395,7 +389,6 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 		if (bg_cli_write(&out, false) != BG_OK && rc == BG_OK)
 			rc = BG_EIO;
 	}
-	sigaction(SIGPIPE, &old_pipe, NULL);
 out:
 	json_decref(all);
 	json_decref(gate);

@@ -267,6 +267,13 @@ static int run_main(int argc, char **argv)
 		sa.sa_handler = on_sigbus;
 		sigemptyset(&sa.sa_mask);
 		sigaction(SIGBUS, &sa, NULL);
+		/* a reader that closed its pipe (`| head -1`) is a failed write,
+		 * exit 4 without a word (bg_cli_write), never a death by SIGPIPE
+		 * (status 141, after measure stored a session, or a run killed
+		 * holding its lease); what benchgate runs gets SIGPIPE back
+		 * (bg_spawn resets it) */
+		sa.sa_handler = SIG_IGN;
+		sigaction(SIGPIPE, &sa, NULL);
 	}
 	while (i < argc && argv[i][0] == '-') {
 		const char *a = argv[i], *joined;

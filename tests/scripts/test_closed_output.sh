@@ -33,6 +33,14 @@ check "a failed check into /dev/full keeps its status" test "$rc" = 1
 # a reader that stopped: the write fails with EPIPE (SIGPIPE ignored), not said
 (trap '' PIPE; { sleep 0.3; "$B" list 2>"$work/err"; } | true)
 check "a closed pipe is not said" test ! -s "$work/err"
+# ... also where the caller left SIGPIPE at its default (a shell's pipe):
+# exit 4, never a death by SIGPIPE (141)
+for args in "list" "validate" "show life.ok" "--help"; do
+	# shellcheck disable=SC2086
+	rc=$( (trap - PIPE; { sleep 0.3; "$B" $args 2>"$work/err"; echo $? >"$work/rc"; } | true); cat "$work/rc")
+	check "$args into a closed pipe: exit 4" test "$rc" = 4
+	check "$args into a closed pipe: not said" test ! -s "$work/err"
+done
 
 # render with standard output closed: the document is written whole
 "$B" render --output "$work/open.md" >/dev/null

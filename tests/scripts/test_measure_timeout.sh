@@ -107,6 +107,16 @@ check "no process left after a hang-up" bash -c "! pgrep -f [b]gsleep-$$"
 mid_run HUP "$S 0.6" nohup "$B" measure -q -w 0 -r 1 -- "$S" 0.6
 check "hang-up under nohup: ignored, exit 0" test "$rc" = 0
 
+# SIGQUIT (Ctrl-\) ends the session as SIGINT does: it killed benchgate
+# (status 131), leaving the run's tree, its outputs' marks and no cleanup
+mid_run QUIT "$S 30" "$B" measure -w 0 -r 1 --cleanup ': > cleaned' -- "$S" 30
+check "quit: exit 4" test "$rc" = 4
+check "quit message" grep -q "interrupted: the session was not stored" err
+check "quit: the cleanup ran" test -e cleaned
+sleep 0.2
+check "no process left after a quit" bash -c "! pgrep -f [b]gsleep-$$"
+rm -f cleaned
+
 # benchgate killed outright (SIGKILL cannot be caught): the run's process
 # dies with it rather than running on as an orphan
 mid_run KILL "$S 30" "$B" measure -w 0 -r 1 -- "$S" 30
