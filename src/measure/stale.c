@@ -60,16 +60,20 @@ void bg_stale_mark(struct bg_stale *s, const char *const *patterns, size_t n)
 			struct bg_stale_file f;
 			struct stat st;
 
-			if (stat(g.gl_pathv[k], &st) != 0 || !S_ISREG(st.st_mode) ||
-			    same_time(st.st_mtim, sentinel))
+			if (stat(g.gl_pathv[k], &st) != 0 || !S_ISREG(st.st_mode))
 				continue;
 			f.dev = st.st_dev;
 			f.ino = st.st_ino;
+			/* a file a killed benchgate left marked holds the sentinel
+			 * already: marked as it is (its own time is lost), never
+			 * exempt from the check */
 			f.mtime = st.st_mtim;
-			if (utimensat(AT_FDCWD, g.gl_pathv[k], t, 0) != 0 || stat(g.gl_pathv[k], &st) != 0)
-				continue;
-			if (same_time(st.st_mtim, f.mtime)) /* the sentinel did not hold */
-				continue;
+			if (!same_time(st.st_mtim, sentinel)) {
+				if (utimensat(AT_FDCWD, g.gl_pathv[k], t, 0) != 0 || stat(g.gl_pathv[k], &st) != 0)
+					continue;
+				if (same_time(st.st_mtim, f.mtime)) /* the sentinel did not hold */
+					continue;
+			}
 			f.marked = st.st_mtim;
 			f.path = bg_xstrdup(g.gl_pathv[k]);
 			if (s->n == s->cap) {

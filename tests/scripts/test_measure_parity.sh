@@ -63,6 +63,12 @@ check "skips when present: exit 1" test "$(rc_of "${M[@]}" --output c.txt --pari
 check "skips when present: timed run blocked" jqe '.reason | test("^parity failed on timed run 1 \\(#3\\): output .c.txt. was not written by the run")' out
 check "rewritten, same bytes: ok" test "$(rc_of "${M[@]}" --output c.txt --parity "sha256:$good" --shell -- 'echo hello >c.txt')" = 0
 check "replaced by rename: ok" test "$(rc_of "${M[@]}" --output c.txt --parity "sha256:$good" --shell -- 'echo hello >c.new && mv c.new c.txt')" = 0
+# a file that already holds the sentinel (left by a benchgate killed with
+# SIGKILL during a run, or copied with its times) is checked all the same:
+# it was exempt for good, and a command that skips its work passed parity
+touch -d '1970-01-01 00:00:01.123456789 UTC' c.txt
+check "left marked: exit 1" test "$(rc_of "${M[@]}" --output c.txt --parity "sha256:$good" --shell -- '[ -e c.txt ] || echo hello >c.txt')" = 1
+check "left marked: stale" jqe '.reason | test("output .c.txt. was not written by the run")' out
 rm -f a.txt b.txt c.txt out.txt
 
 # pattern matching no file
