@@ -1208,6 +1208,26 @@ out:
 	return rc;
 }
 
+/*
+ * The source as the session read it (after the wait for the leases and
+ * after --setup) replaces the preflight's reading, which an edit or a
+ * commit made meanwhile (minutes, with --wait) leaves behind: whether the
+ * session counts as of committed source, the manifest's code and the key's
+ * revision then describe what was measured.
+ */
+static void adopt_session_source(struct run *r, const json_t *session)
+{
+	json_t *now = json_object_get(json_object_get(session, "provenance"), "git"), *code;
+
+	if (!json_is_object(now) || json_equal(now, json_object_get(r->provenance, "git")))
+		return;
+	json_object_set(r->provenance, "git", now);
+	code = json_object_get(r->manifest, "code");
+	json_object_set(code, "revision", or_null(json_object_get(now, "revision")));
+	json_object_set(code, "dirty", or_null(json_object_get(now, "dirty")));
+	json_object_set(code, "diff_sha256", or_null(json_object_get(now, "diff_sha256")));
+}
+
 static json_t *new_manifest(struct run *r)
 {
 	const struct bg_run_request *q = r->req;
@@ -1583,6 +1603,7 @@ int bg_run_gate(const struct bg_run_request *req, struct bg_run_result *res, str
 		}
 		goto out;
 	}
+	adopt_session_source(&r, session);
 	context = context_of(&r);
 	json_object_set_new(session, "kind", json_string(strcmp(req->tier, "diagnostic") == 0 ? "diagnostic" : "gate"));
 	json_object_set_new(session, "experiment_id", json_string(id.buf));

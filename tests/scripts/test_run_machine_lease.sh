@@ -125,11 +125,20 @@ check "... nothing was started" grep -qF "interrupted while waiting for the leas
 check "... nothing written" test "$(ls experiments | wc -l)" = "$before"
 "$B" run -q --wait 60 life.ok >"$work/w.out" 2>"$work/w.err" &
 waiter=$!
+# the source edited while it waits: the session is of uncommitted source
+# (pending, the manifest dirty), as its own reading says; it was decided
+# clean (auto-accepted, the manifest clean) from the reading before the wait
+check "--wait 60: waits again"     wait_for grep -qF "benchgate: waiting up to 60 s (--wait)" "$work/w.err"
+echo '# edited during the wait' >>.gitignore
 wait "$holder"
 holder=
 wait "$waiter"
 check "--wait 60: runs once p's run is done (exit 0)" test $? = 0
 check "... its session recorded" grep -q "^key: .* manifest: experiments/" "$work/w.out"
+w_id=$(ls -t experiments | grep "life-ok" | head -n 1)
+check "... edited meanwhile: pending" test "$("$B" history --json life.ok | jq -r 'max_by(.id).curation')" = pending
+check "... edited meanwhile: the manifest dirty" jqe '.code.dirty == true and (.code.diff_sha256 | type) == "string"' "experiments/$w_id/manifest.json"
+git checkout -q .gitignore
 
 # repeat --wait passes the wait on to its run: it waits for p's run too
 sid=$("$B" sessions --json | jq '[.[] | select(.gate_id == "life.ok")] | max_by(.id).id')
