@@ -241,6 +241,8 @@ void bg_mp_summary(struct bg_strbuf *out, const json_t *doc)
 	}
 	if (json_is_boolean(det))
 		bg_strbuf_addf(out, ", deterministic: %s", json_is_true(det) ? "yes" : "no");
+	else if (json_is_true(json_object_get(json_object_get(doc, "options"), "deterministic")))
+		bg_strbuf_adds(out, ", deterministic: n/a (no run after the smoke run to compare)");
 	bg_strbuf_addch(out, '\n');
 	if (json_is_string(json_object_get(cache, "requested"))) {
 		bg_strbuf_addf(out, "  %-12s", "cache");

@@ -60,6 +60,7 @@ struct session {
 	bool any_first_process; /* a run was not cold although cold was asked for */
 	bool any_parity_checked, all_parity_pass;
 	bool deterministic_ok;
+	bool deterministic_compared; /* a run's outputs were compared with the smoke run's */
 	double timed_wall_s; /* sum of timed wall times */
 	/* what else the machine ran while the runs did (run_phases): other
 	 * processes' CPU and a hypervisor's steal, in cores, over load_s
@@ -526,6 +527,7 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 	} else if (o->deterministic && ok && !out_err && s->have_smoke_outputs) {
 		struct bg_strbuf why = BG_STRBUF_INIT;
 
+		s->deterministic_compared = true;
 		if (!bg_outputs_same(&outs, &s->smoke_outputs, &why)) {
 			s->deterministic_ok = false;
 			block(s, "outputs are not deterministic: in %s, %s", name, why.buf);
@@ -1316,8 +1318,12 @@ int bg_measure_session(const struct bg_measure_opts *o, json_t **out, struct bg_
 			    !s.any_parity_checked ? json_null()
 						  : json_string(s.all_parity_pass ? "pass" : "fail"));
 	json_object_set_new(doc, "parity", parity);
+	/* true only once a run was compared: a session blocked at its smoke
+	 * run proved nothing either way */
 	json_object_set_new(doc, "deterministic",
-			    o->deterministic ? json_boolean(s.deterministic_ok) : json_null());
+			    o->deterministic && (s.deterministic_compared || !s.deterministic_ok)
+				    ? json_boolean(s.deterministic_ok)
+				    : json_null());
 	stats = json_object();
 	json_object_set_new(stats, "wall_ns", stats_json(&s.wall));
 	json_object_set_new(stats, "user_ns", stats_json(&s.user));

@@ -247,6 +247,11 @@ check "output gone: reason" jqe '.reason | test("outputs are not deterministic: 
 rm -f n set*.txt
 check "same output deterministic" test "$(rc_of "${M[@]}" --deterministic --output same.txt --shell -- 'echo same >same.txt')" = 0
 check "deterministic true" jqe '.deterministic == true' out
+# blocked at its smoke run: no run was compared, so determinism is unknown
+# (null, n/a in the summary), never "yes"
+check "blocked at smoke: exit 1" test "$(rc_of "${M[@]}" --deterministic --output same.txt --parity "sha256:$(printf '0%.0s' {1..64})" --shell -- 'echo same >same.txt')" = 1
+check "blocked at smoke: deterministic null" jqe '.deterministic == null and .counts.timed == 0' out
+check "blocked at smoke: n/a said" bash -c "'$B' session \$(jq .id out) | grep -qF 'deterministic: n/a (no run after the smoke run to compare)'"
 
 # a timed run whose outputs fail a check is not in the statistics, nor in
 # the store's wall_* columns: the run that blocks (run 5, the third timed
