@@ -277,7 +277,13 @@ static int run_main(int argc, char **argv)
 	}
 	while (i < argc && argv[i][0] == '-') {
 		const char *a = argv[i], *joined;
-		const char *g = global_long(a, &joined);
+		const char *g;
+
+		if (strcmp(a, "--") == 0) { /* the end of the options, as argparse reads it: the verb follows */
+			i++;
+			break;
+		}
+		g = global_long(a, &joined);
 
 		if (g && joined && strcmp(g, "config") != 0) {
 			fprintf(stderr, "benchgate: option '--%s' takes no value\n", g);
@@ -308,7 +314,8 @@ static int run_main(int argc, char **argv)
 				return BG_EUSAGE;
 			i += 2;
 		} else if (strncmp(a, "-C", 2) == 0) {
-			if (!global_value(&cli.chdir_root, "-C", a + 2))
+			/* -CDIR, or -C=DIR as argparse reads it */
+			if (!global_value(&cli.chdir_root, "-C", a + 2 + (a[2] == '=')))
 				return BG_EUSAGE;
 			i++;
 		} else if (g) { /* --config=FILE */
