@@ -62,6 +62,15 @@ bool bg_promotion_claims_cold(const char *cache_state);
 
 /* The evidence file, relative to the project root, into out. */
 void bg_promotion_evidence_path(const struct bg_config *cfg, struct bg_strbuf *out);
+/*
+ * Whether row, a measurement of the evidence index, was promoted from the
+ * stored session id whose verdict (bg_store_verdict: key_id, wall_p50_ns,
+ * wall_p95_ns, wall_max_ns) is given: the same session number and key, and
+ * the same figures. A session number and an experiment id repeat in every
+ * clone of a project (each has a store of its own, and ids are dated),
+ * a session's figures do not.
+ */
+bool bg_promotion_row_of(const json_t *row, long long id, const json_t *verdict);
 
 /*
  * Judges session (its document with "runs") with verdict (bg_store_verdict)

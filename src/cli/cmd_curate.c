@@ -138,7 +138,6 @@ static void counts_line(struct bg_strbuf *sb, json_t *v, struct bg_store *store,
 static void promoted_note(struct bg_strbuf *sb, const struct bg_config *cfg, long long id, const json_t *v)
 {
 	struct bg_strbuf rel = BG_STRBUF_INIT, abs = BG_STRBUF_INIT;
-	const char *key = json_string_value(json_object_get(v, "key_id"));
 	json_t *ev = NULL, *row;
 	struct bg_ctx ctx;
 	size_t i;
@@ -148,10 +147,7 @@ static void promoted_note(struct bg_strbuf *sb, const struct bg_config *cfg, lon
 	bg_ctx_init(&ctx);
 	if (bg_is_file(abs.buf) && bg_json_load_file(abs.buf, rel.buf, &ev, &ctx) == BG_OK) {
 		json_array_foreach(json_object_get(ev, "measurements"), i, row) {
-			const json_t *b = json_object_get(row, "benchgate");
-			const char *rk = json_string_value(json_object_get(b, "key_id"));
-
-			if (json_integer_value(json_object_get(b, "session_id")) != id || !key || !rk || strcmp(rk, key) != 0)
+			if (!bg_promotion_row_of(row, id, v)) /* (a clone's row of the same number is not) */
 				continue;
 			bg_strbuf_adds(sb, "it was promoted, and the registry still counts it: ");
 			bg_cli_add_shown(sb, rel.buf);

@@ -61,6 +61,28 @@ static const char *str(const json_t *o, const char *k)
 	return json_string_value(json_object_get(o, k));
 }
 
+/* Whether seconds (a row's figure) is ns (a stored one) / 1e9, as the row was written. */
+static bool same_figure(const json_t *seconds, const json_t *ns)
+{
+	double a = json_number_value(seconds), b = json_number_value(ns) / 1e9;
+
+	if (!json_is_number(seconds) || !json_is_number(ns))
+		return !json_is_number(seconds) && !json_is_number(ns);
+	return a == b || fabs(a - b) <= 1e-12 * fabs(b);
+}
+
+bool bg_promotion_row_of(const json_t *row, long long id, const json_t *verdict)
+{
+	const json_t *b = json_object_get(row, "benchgate");
+	const char *rk = str(b, "key_id"), *key = str(verdict, "key_id");
+
+	return json_is_integer(json_object_get(b, "session_id")) &&
+	       json_integer_value(json_object_get(b, "session_id")) == id && rk && key && strcmp(rk, key) == 0 &&
+	       same_figure(json_object_get(row, "wall_p50_seconds"), json_object_get(verdict, "wall_p50_ns")) &&
+	       same_figure(json_object_get(row, "wall_p95_seconds"), json_object_get(verdict, "wall_p95_ns")) &&
+	       same_figure(json_object_get(row, "wall_max_seconds"), json_object_get(verdict, "wall_max_ns"));
+}
+
 static bool full_hex(const char *s, size_t n)
 {
 	size_t i;
@@ -1381,11 +1403,12 @@ int bg_promotion_run(const struct bg_config *cfg, struct bg_store *store, long l
 			}
 			/* the id holds the manifest's hash: a manifest whose bytes
 			 * changed since (reformatted, a newline added) gives another
-			 * id, but the experiment's manifest names one session */
+			 * id, but the experiment's manifest names one session, and
+			 * its figures are that session's (a clone's session of the
+			 * same number and experiment id, promoted there, is not) */
 			if (str(bg, "experiment_id") && str(session, "experiment_id") &&
 			    strcmp(str(bg, "experiment_id"), str(session, "experiment_id")) == 0 &&
-			    json_is_integer(json_object_get(bg, "session_id")) &&
-			    json_integer_value(json_object_get(bg, "session_id")) == id) {
+			    bg_promotion_row_of(m, id, verdict)) {
 				rc = bg_error(ctx, BG_ECHECK, "session %lld is already promoted as '%s' in %s (its "
 					      "experiment's manifest has changed since, so it would now be '%s')", id,
 					      str(m, "id") ? str(m, "id") : "n/a", ev_rel.buf, mid.buf);

@@ -149,6 +149,14 @@ check "reject a promoted session: exit 0" test "$(rc_of "$B" reject "$s" --why "
 check "reject a promoted session: said" grep -qxF "it was promoted, and the registry still counts it: experiments/benchgate-evidence.json's row 'test-host-benchgate-life-full-s$s-$h' cites it, which gate 'life.full' names in satisfied_by; a rejection changes no registry: take the row out and its id out of the gate's satisfied_by (and its state back), then 'benchgate render', or promote another session of the gate" "$work/out"
 check "reject a promoted session: still measured" test "$("$B" list --state measured | grep -c life.full)" = 1
 check "accept it again: no such line" sh -c '! "$1" accept "$2" --why "checked: not throttled" | grep -q "was promoted"' _ "$B" "$s"
+# a row of another clone's session of the same number, key and experiment
+# id (its figures differ): not this session's, so reject says nothing of it
+cp experiments/benchgate-evidence.json "$work/ev.kept"
+jq '.measurements[0].wall_p50_seconds *= 1.5' "$work/ev.kept" >experiments/benchgate-evidence.json
+check "another clone's row: reject exit 0" test "$(rc_of "$B" reject "$s" --why "the GPU was throttled")" = 0
+check "another clone's row: not said" sh -c '! grep -q "was promoted" "$1"' _ "$work/out"
+cp "$work/ev.kept" experiments/benchgate-evidence.json
+"$B" accept "$s" --why "checked: not throttled" >/dev/null
 # timing "reported": the command's samples and metrics are what promotion
 # and decisions read (docs/measure.md)
 git add -A && git -c user.email=t@t -c user.name=t commit -qm promoted || exit 1
