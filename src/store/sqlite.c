@@ -24,6 +24,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -641,8 +642,9 @@ static json_t *column_json(sqlite3_stmt *st, int i)
 	switch (bg_sym_sqlite3_column_type(st, i)) {
 	case SQLITE_INTEGER:
 		return json_integer(bg_sym_sqlite3_column_int64(st, i));
-	case SQLITE_FLOAT:
-		return json_real(bg_sym_sqlite3_column_double(st, i));
+	case SQLITE_FLOAT: /* an infinity (a store changed outside benchgate) is no figure: null, never a member lost */
+		return isfinite(bg_sym_sqlite3_column_double(st, i)) ? json_real(bg_sym_sqlite3_column_double(st, i))
+								      : json_null();
 	case SQLITE_TEXT:
 		return bg_json_text((const char *)bg_sym_sqlite3_column_text(st, i));
 	default:

@@ -425,5 +425,11 @@ check "user benchgate: compare shows who and why" sh -c '"$1" -C "$2" compare "$
 sa=$("$SEED" seed "$work/w" $G scheduled-profile 0.100 | cut -d' ' -f1)
 check "benchgate's own: none shown" sh -c '"$1" -C "$2" compare "$3" | grep -qx "curation: auto-accepted"' _ "$B" "$work/w" "$sa"
 
+# a figure stored as an infinity (changed outside benchgate) is null in the
+# listing, never a member dropped from it
+sql "UPDATE sessions SET wall_p50_ns = 9e999 WHERE id = $s6" || exit 1
+check "infinite figure: listed"   test "$(rc_of "$B" sessions --json)" = 0
+check "infinite figure: null"     jqe --argjson i "$s6" '.[] | select(.id == $i) | has("wall_p50_ns") and .wall_p50_ns == null' "$work/out"
+
 echo "$fails failed"
 [ "$fails" = 0 ]
