@@ -375,12 +375,21 @@ out:
 	return ok;
 }
 
-bool bg_cli_parse_seconds(const char *s, double *out)
+bool bg_cli_parse_double(const char *s, double *out)
 {
 	char *end;
 
 	*out = strtod(s, &end);
-	return *s && !*end && *out > 0 && *out <= BG_TIMEOUT_MAX_SECONDS;
+	if (end == s || strpbrk(s, "xX"))
+		return false;
+	while (isspace((unsigned char)*end))
+		end++;
+	return *end == '\0';
+}
+
+bool bg_cli_parse_seconds(const char *s, double *out)
+{
+	return bg_cli_parse_double(s, out) && *out > 0 && *out <= BG_TIMEOUT_MAX_SECONDS;
 }
 
 bool bg_cli_parse_int(const char *s, long long *out)

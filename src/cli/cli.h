@@ -217,6 +217,10 @@ size_t bg_cli_control_at(const char *s);
  * well formed, else 1. Walks text one character at a time with the above. */
 size_t bg_cli_char_at(const char *s);
 
+/* A number as Python's float() reads it (argparse type=float): decimal or
+ * inf/nan, white space around it; a C hexadecimal float ("0x10") is not
+ * one. False when s is none, *out set anyway. */
+bool bg_cli_parse_double(const char *s, double *out);
 /* A number of seconds for --timeout or --wait: the whole of s, above 0 and
  * at most BG_TIMEOUT_MAX_SECONDS (measure.h); false otherwise, *out set anyway. */
 bool bg_cli_parse_seconds(const char *s, double *out);

@@ -136,10 +136,9 @@ static const char *count_arg(struct measure_args *a, const char *name, const cha
 static const char *seconds_arg(struct measure_args *a, const char *name, const char *v,
 			       bool positive, double max, const char *max_text, double *out)
 {
-	char *end;
-	double d = strtod(v, &end);
+	double d;
 
-	if (end == v || *end || !isfinite(d) || d < 0 || (positive && d <= 0)) {
+	if (!bg_cli_parse_double(v, &d) || !isfinite(d) || d < 0 || (positive && d <= 0)) {
 		snprintf(a->msg, sizeof(a->msg), "%s must be a %s number of seconds, not '%s'", name,
 			 positive ? "positive" : "non-negative", v);
 		return a->msg;
@@ -186,7 +185,6 @@ static const char *parse_parity(struct measure_args *a, const char *v)
 				      : strncmp(tok + 1, "atol=", 5) == 0 ? &a->o.atol
 									  : NULL;
 			bool *seen = dst == &a->o.rtol ? &seen_rtol : &seen_atol;
-			char *end;
 
 			if (!dst) {
 				snprintf(a->msg, sizeof(a->msg),
@@ -199,8 +197,7 @@ static const char *parse_parity(struct measure_args *a, const char *v)
 				return a->msg;
 			}
 			*seen = true;
-			*dst = strtod(tok + 6, &end);
-			if (end == tok + 6 || *end || *dst < 0 || isnan(*dst)) {
+			if (!bg_cli_parse_double(tok + 6, dst) || *dst < 0 || isnan(*dst)) {
 				snprintf(a->msg, sizeof(a->msg),
 					 "allclose setting '%s' needs a non-negative number", tok + 1);
 				return a->msg;

@@ -752,7 +752,7 @@ static int tree_walk(const char *root, const char *display, const char *rel, int
 		else if (lstat(full.buf, &lst) != 0)
 			why = strerror(errno);
 		else if (S_ISLNK(lst.st_mode) && stat(full.buf, &st) != 0)
-			why = "a link to nothing";
+			why = errno == ELOOP ? "a loop of links" : errno == ENOENT ? "a link to nothing" : strerror(errno);
 		else if (S_ISLNK(lst.st_mode) && S_ISDIR(st.st_mode))
 			why = "a link to a folder (declare the folder it leads to instead)";
 		else if (S_ISDIR(lst.st_mode))

@@ -557,7 +557,8 @@ static int preflight(struct run *r, struct bg_ctx *ctx)
 			bg_error(&c2, BG_EIO, "%s", strerror(errno));
 		if (!there || bg_input_hash(path.buf, path.buf, hex, &r->input_st[i], &c2)) {
 			rc = refuse(ctx, "declared input '%s' cannot be hashed (%s); %s", path.buf, bg_ctx_message(&c2),
-				    there ? "make all of it readable, or declare another path"
+				    there ? "make it readable regular files and folders (no link to nothing, no pipe or "
+					    "device), or declare another path"
 					  : "create it first (see the runbook's preflight)");
 			bg_ctx_release(&c2);
 			bg_strbuf_release(&path);

@@ -18,6 +18,8 @@ check "no command after --" test "$(rc_of "$B" measure --)" = 2
 check "zero runs"           test "$(rc_of "$B" measure -r 0 -- true)" = 2
 check "negative warmups"    test "$(rc_of "$B" measure -w -1 -- true)" = 2
 check "bad timeout"         test "$(rc_of "$B" measure --timeout 0 -- true)" = 2
+check "hex timeout"         test "$(rc_of "$B" measure --timeout 0x10 -- true)" = 2   # not Python's float()
+check "hex rtol"            test "$(rc_of "$B" measure --output x --parity allclose:r.npy,rtol=0x1p-3 -- true)" = 2
 check "unknown option"      test "$(rc_of "$B" measure --frobnicate -- true)" = 2
 check "bad parity"          test "$(rc_of "$B" measure --output x --parity md5:00 -- true)" = 2
 check "short sha256"        test "$(rc_of "$B" measure --output x --parity sha256:abc -- true)" = 2

@@ -592,7 +592,12 @@ done
 before=$(ls experiments | wc -l)
 ln -s ../../data data/input.txt/loop
 expect_rc 3 "folder input: a link to a folder" "$bin" run -q -w 0 -r 1 life.ok
-mentions "folder input: a link to a folder" "declared input 'data/input.txt' cannot be hashed (data/input.txt/loop: cannot read: a link to a folder (declare the folder it leads to instead)); make all of it readable, or declare another path"
+mentions "folder input: a link to a folder" "declared input 'data/input.txt' cannot be hashed (data/input.txt/loop: cannot read: a link to a folder (declare the folder it leads to instead)); make it readable regular files and folders (no link to nothing, no pipe or device), or declare another path"
+# a loop of links is said as one, not as "a link to nothing"
+rm data/input.txt/loop && ln -s loop2 data/input.txt/loop && ln -s loop data/input.txt/loop2
+expect_rc 3 "folder input: a loop of links" "$bin" run -q -w 0 -r 1 life.ok
+mentions "folder input: a loop of links" ": cannot read: a loop of links); make it readable"
+rm data/input.txt/loop data/input.txt/loop2
 [ "$(ls experiments | wc -l)" = "$before" ] || fail "folder input: a refused run wrote an experiment"
 cd "$work/p" || exit 1
 
