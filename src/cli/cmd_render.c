@@ -94,9 +94,14 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 	if (!output)
 		output = cfg.generated_path;
 	bg_config_path(&cfg, &path, output);
-	if (output != cfg.generated_path && stat(path.buf, &st) == 0 && S_ISDIR(st.st_mode)) {
-		rc = bg_cli_usage_error(self, "argument --output: '%s' names a folder; name the file to write",
-					output);
+	if (stat(path.buf, &st) == 0 && S_ISDIR(st.st_mode)) {
+		if (output == cfg.generated_path) /* benchgate.json's mistake, or the folder's: both said */
+			rc = bg_error(&ctx, BG_EIO, "%s: 'registry.generated' names '%s', which is a folder; name the "
+				      "file to write there, or remove the folder if it was made by mistake",
+				      cfg.config_path ? cfg.config_path : "benchgate.json", output);
+		else
+			rc = bg_cli_usage_error(self, "argument --output: '%s' names a folder; name the file to write",
+						output);
 		goto out;
 	}
 	if ((what = bg_cli_input_at(path.buf, &reg, false))) {

@@ -102,10 +102,14 @@ static int file_path_check(const char *path, const char *field, const char *valu
 			   struct bg_ctx *ctx)
 {
 	size_t n = strlen(path);
+	const char *last = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 
 	if (n && path[n - 1] == '/')
 		return bg_error(ctx, BG_ECHECK,
 				"%s: '%s' must name a file, not '%s' (a trailing '/' names a folder); remove the '/'",
+				display, field, value);
+	if (strcmp(last, ".") == 0 || strcmp(last, "..") == 0)
+		return bg_error(ctx, BG_ECHECK, "%s: '%s' must name a file, not '%s' (a folder); name a file in it",
 				display, field, value);
 	return BG_OK;
 }
