@@ -693,6 +693,9 @@ static const char not_an_object[] = "document (not an object)";
 static int corrupt(struct sqlite_store *s, long long id, const char *what, const json_error_t *err,
 		   struct bg_ctx *ctx)
 {
+	if (err && err->line == -1) /* valid JSON of the wrong kind (row_object) */
+		return bg_error(ctx, BG_EIO, "%s: session %lld: the stored %s is not %s; the store is corrupted:"
+				" restore it from a backup", s->display, id, what, err->text);
 	if (err)
 		return bg_error(ctx, BG_EIO, "%s: session %lld: the stored %s is not valid JSON (%d:%d: %s);"
 				" the store is corrupted: restore it from a backup", s->display, id, what,
@@ -837,6 +840,14 @@ static json_t *row_object(sqlite3_stmt *st, const char **bad, json_error_t *err)
 			json_t *parsed = json_loads(json_string_value(v), JSON_DECODE_ANY, err);
 
 			json_decref(v);
+			/* benchgate stores a command as an array and a key as an object */
+			if (parsed && ((named(name, "command") && !json_is_array(parsed)) ||
+				       (named(name, "key") && !json_is_object(parsed) && !json_is_null(parsed)))) {
+				err->line = -1; /* (corrupt: the wrong kind of JSON) */
+				snprintf(err->text, sizeof(err->text), "%s", named(name, "command") ? "an array" : "an object");
+				json_decref(parsed);
+				parsed = NULL;
+			}
 			if (!parsed) {
 				*bad = name;
 				json_decref(row);

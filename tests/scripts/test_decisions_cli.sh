@@ -430,6 +430,17 @@ check "benchgate's own: none shown" sh -c '"$1" -C "$2" compare "$3" | grep -qx 
 sql "UPDATE sessions SET wall_p50_ns = 9e999 WHERE id = $s6" || exit 1
 check "infinite figure: listed"   test "$(rc_of "$B" sessions --json)" = 0
 check "infinite figure: null"     jqe --argjson i "$s6" '.[] | select(.id == $i) | has("wall_p50_ns") and .wall_p50_ns == null' "$work/out"
+# a key or a command stored as valid JSON of the wrong kind: corrupted, as
+# one that does not parse (key said "no comparison key ... run the gate
+# again", and sessions listed the command as a string)
+sk=$(seed $G scheduled-profile 0.100)
+sql "UPDATE sessions SET key = '[1]' WHERE id = $sk" || exit 1
+check "key an array: key 4"        test "$(rc_of "$B" key "$sk")" = 4
+check "key an array: said"         grep -qF "session $sk: the stored key is not an object; the store is corrupted" "$work/err"
+sql "UPDATE sessions SET key = NULL, decision = NULL, decision_doc = NULL, command = '\"just a string\"' WHERE id = $sk" || exit 1
+check "command a string: sessions 4" test "$(rc_of "$B" sessions --json)" = 4
+check "command a string: said"     grep -qF "session $sk: the stored command is not an array; the store is corrupted" "$work/err"
+sql "DELETE FROM sessions WHERE id = $sk" || exit 1
 
 echo "$fails failed"
 [ "$fails" = 0 ]
