@@ -1274,6 +1274,36 @@ static json_t *new_manifest(struct run *r)
 	return m;
 }
 
+/*
+ * A run's captured output as the experiment keeps it: home directories and
+ * secrets written as in the session document (bg_provenance_scrub_text),
+ * since the records are committed and nothing written may hold an
+ * absolute path of a home (a traceback's file names, a program printing
+ * its working directory); NUL bytes kept, each piece between them
+ * scrubbed. Rewritten only when that changes it.
+ */
+static int scrub_capture(const struct bg_config *cfg, const char *rel, struct bg_ctx *ctx)
+{
+	struct bg_strbuf abs = BG_STRBUF_INIT, text = BG_STRBUF_INIT, out = BG_STRBUF_INIT;
+	int rc;
+
+	bg_config_path(cfg, &abs, rel);
+	if ((rc = bg_file_read(abs.buf, rel, &text, ctx)) == BG_OK) {
+		for (size_t at = 0; at <= text.len;) {
+			bg_provenance_scrub_text(text.buf + at, getenv("HOME"), NULL, &out);
+			at += strlen(text.buf + at) + 1;
+			if (at <= text.len)
+				bg_strbuf_addch(&out, '\0');
+		}
+		if (out.len != text.len || memcmp(out.buf, text.buf, out.len) != 0)
+			rc = bg_file_write_atomic(abs.buf, rel, out.buf, out.len, ctx);
+	}
+	bg_strbuf_release(&abs);
+	bg_strbuf_release(&text);
+	bg_strbuf_release(&out);
+	return rc;
+}
+
 static int finish(struct run *r, const json_t *session, struct bg_ctx *ctx)
 {
 	struct bg_strbuf text = BG_STRBUF_INIT, rel = BG_STRBUF_INIT, result = BG_STRBUF_INIT, when = BG_STRBUF_INIT;
@@ -1326,7 +1356,7 @@ static int finish(struct run *r, const json_t *session, struct bg_ctx *ctx)
 			bg_strbuf_reset(&text);
 			bg_strbuf_addf(&text, "%s run %lld %s", jstr(run, "phase"),
 				       (long long)json_integer_value(json_object_get(run, "ordinal")), streams[k]);
-			if ((rc = add_output(r->cfg, outputs, p, text.buf, ctx)))
+			if ((rc = scrub_capture(r->cfg, p, ctx)) || (rc = add_output(r->cfg, outputs, p, text.buf, ctx)))
 				goto out;
 		}
 	}

@@ -603,6 +603,19 @@ cd "$work/p" || exit 1
 
 # nothing written holds the scratch folder or the home directory
 if grep -rqF -e "$work" -e "$HOME/" experiments; then fail "an absolute path was written: $(grep -rlF -e "$work" -e "$HOME/" experiments | head -3)"; fi
+# ... nor what a run printed: its captured output holds a home written as
+# in the session document (a traceback's file names were committed as
+# printed), and the manifest's SHA-256 is of what is kept
+jq --arg c 'printf hello > out/{id}.txt; printf "Traceback: File /%s/ana/proj/k.py\n" home >&2' '.runbooks.ok.command = $c' \
+	"$work/registry.json" >benchmarks/benchmark_registry.json && "$bin" render >/dev/null
+git add benchmarks docs && git -c user.email=t@t -c user.name=t commit -qm capture || exit 1
+expect_rc 0 "a home in the capture: a session" "$bin" run -q --no-repeat -w 0 -r 1 life.ok
+id=$(ls -t experiments | grep ok | head -n 1)
+grep -qxF "Traceback: File ~ana/proj/k.py" "experiments/$id/runs/run-001.stderr" || fail "a home in the capture: not written as ~ana"
+if grep -rqi "/home/ana" experiments; then fail "a home in the capture: kept"; fi
+check_ok "a home in the capture"
+cp "$work/registry.json" benchmarks/benchmark_registry.json && "$bin" render >/dev/null
+git add benchmarks docs && git -c user.email=t@t -c user.name=t commit -qm restore || exit 1
 # a repository that names commits with SHA-256: check needs a 40-digit
 # revision, so run refuses before writing anything
 cp -R "$src/tests/cli/trees/lifecycle" "$work/sha256"
