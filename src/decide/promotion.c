@@ -890,15 +890,19 @@ static int save(const struct bg_config *cfg, struct saved *s, const char *rel, u
 /* Puts the file back as it was; false when it cannot. */
 static bool restore(struct saved *s)
 {
+	struct bg_strbuf now = BG_STRBUF_INIT;
 	struct bg_ctx ctx;
 	bool ok;
 
 	bg_ctx_init(&ctx);
-	if (s->existed)
-		ok = bg_file_write_atomic(s->abs.buf, s->rel, s->text.buf, s->text.len, &ctx) == BG_OK;
+	if (s->existed) /* one that still holds its text (its write failed) is left alone */
+		ok = (bg_file_read(s->abs.buf, s->rel, &now, &ctx) == BG_OK && now.len == s->text.len &&
+		      memcmp(now.buf, s->text.buf, now.len) == 0) ||
+		     bg_file_write_atomic(s->abs.buf, s->rel, s->text.buf, s->text.len, &ctx) == BG_OK;
 	else
 		ok = remove(s->abs.buf) == 0 || errno == ENOENT;
 	bg_ctx_release(&ctx);
+	bg_strbuf_release(&now);
 	return ok;
 }
 
@@ -1482,6 +1486,23 @@ int bg_promotion_run(const struct bg_config *cfg, struct bg_store *store, long l
 					 "('benchgate validate' lists every problem), then promote again; nothing was "
 					 "changed", cfg->registry_path, before.buf);
 			bg_strbuf_release(&before);
+		}
+		/* a write that failed (a full disk, a read-only file): what became
+		 * of the three files, and what to do */
+		if (rc && !strstr(bg_ctx_message(ctx), "nothing was changed")) {
+			struct bg_strbuf jd = BG_STRBUF_INIT;
+
+			journal_dir(cfg, &jd);
+			if (put_back)
+				bg_error(ctx, rc, "%s; the promotion was undone, nothing was changed: make the file "
+					 "writable (or free space), then promote again", bg_ctx_message(ctx));
+			else
+				bg_error(ctx, rc, "%s; the promotion could not be undone either: its journal '%s' "
+					 "holds the files as they were, and the next 'benchgate promote' puts them back "
+					 "once they can be written (or copy them back by hand: 0 the evidence index, 1 "
+					 "the registry, 2 the generated document)",
+					 bg_ctx_message(ctx), bg_config_relative(cfg, jd.buf));
+			bg_strbuf_release(&jd);
 		}
 		if (rc)
 			goto out;

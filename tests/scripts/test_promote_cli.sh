@@ -118,6 +118,16 @@ check "evidence a folder: exit 4"   test "$(rc_of "$B" -C "$work/p" promote "$s3
 check "evidence a folder: names it" grep -q "experiments/benchgate-evidence.json: not a regular file; nothing was changed" "$work/err"
 check "evidence a folder: kept"     test -d "$ev"
 rmdir "$ev" && mv "$work/ev.json" "$ev"
+# the registry's folder may not be written (the evidence index is written
+# first): undone, and said so with what to do (it said only "cannot write")
+snap >"$work/before"
+chmod 555 "$work/p/benchmarks"
+check "registry not writable: exit 4" test "$(rc_of "${as[@]}" "$B" -C "$work/p" promote "$s3")" = 4
+check "registry not writable: said" grep -q "benchmarks/benchmark_registry.json: cannot .*; the promotion was undone, nothing was changed: make the file writable (or free space), then promote again" "$work/err"
+chmod 777 "$work/p/benchmarks"
+snap >"$work/after"
+check "registry not writable: nothing changed" cmp -s "$work/before" "$work/after"
+check "registry not writable: no journal" test ! -e "$work/p/.benchgate/promote-journal"
 check "then promoted"               test "$(rc_of "$B" -C "$work/p" promote "$s3")" = 0
 check "three rows"                  test "$(jq '.measurements | length' "$ev")" = 3
 
