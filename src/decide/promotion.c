@@ -1373,8 +1373,12 @@ int bg_promotion_run(const struct bg_config *cfg, struct bg_store *store, long l
 		size_t i;
 		json_t *m;
 
-		if ((rc = bg_json_load_buffer(sv[0].text.buf, sv[0].text.len, ev_rel.buf, &evidence, ctx)))
+		if ((rc = bg_json_load_buffer(sv[0].text.buf, sv[0].text.len, ev_rel.buf, &evidence, ctx))) {
+			bg_error(ctx, rc, "%s; the evidence index is benchgate's own file: put back what it wrote "
+				 "(git checkout -- %s), or move the file away; nothing was changed",
+				 bg_ctx_message(ctx), ev_rel.buf);
 			goto out;
+		}
 		if (!json_is_string(json_object_get(evidence, "schema")) ||
 		    strcmp(json_string_value(json_object_get(evidence, "schema")), "benchgate-evidence/v1") != 0) {
 			struct bg_strbuf seen = BG_STRBUF_INIT;
@@ -1394,7 +1398,9 @@ int bg_promotion_run(const struct bg_config *cfg, struct bg_store *store, long l
 		}
 		if (!json_is_array(json_object_get(evidence, "measurements")) ||
 		    !json_is_array(json_object_get(evidence, "artifacts"))) {
-			rc = bg_error(ctx, BG_ECHECK, "%s: 'artifacts' and 'measurements' must be lists", ev_rel.buf);
+			rc = bg_error(ctx, BG_ECHECK, "%s: 'artifacts' and 'measurements' must be lists; the evidence "
+				      "index is benchgate's own file: put back what it wrote (git checkout -- %s), or "
+				      "move the file away; nothing was changed", ev_rel.buf, ev_rel.buf);
 			goto out;
 		}
 		json_array_foreach(json_object_get(evidence, "measurements"), i, m) {

@@ -339,7 +339,9 @@ fresh
 s=$(seed $G release-signoff 0.1 experiment=1)
 echo '{"schema": "benchgate-evidence/v1", "artifacts": {}, "measurements": []}' >"$work/p/experiments/benchgate-evidence.json"
 refused "evidence lists not lists" "$s" -qxF \
-	"benchgate: experiments/benchgate-evidence.json: 'artifacts' and 'measurements' must be lists"
+	"benchgate: experiments/benchgate-evidence.json: 'artifacts' and 'measurements' must be lists; the evidence index is benchgate's own file: put back what it wrote (git checkout -- experiments/benchgate-evidence.json), or move the file away; nothing was changed"
+printf '{"schema": ' >"$work/p/experiments/benchgate-evidence.json"
+refused "evidence index not JSON" "$s" -qF "; the evidence index is benchgate's own file: put back what it wrote (git checkout -- experiments/benchgate-evidence.json), or move the file away; nothing was changed"
 # another program's evidence index where benchgate keeps its own: never
 # appended to (it would keep its schema and lose its generator)
 echo '{"schema": "my-own/v9", "artifacts": [], "measurements": []}' >"$work/p/experiments/benchgate-evidence.json"
