@@ -98,7 +98,7 @@ static int collect(const struct bg_config *cfg, json_t **out, struct bg_ctx *ctx
 	bg_config_path(cfg, &dir, cfg->experiments);
 	d = opendir(dir.buf);
 	if (!d && errno != ENOENT) {
-		int rc = bg_error(ctx_out, BG_EIO, "%s: cannot list the experiments: %s", cfg->experiments,
+		int rc = bg_error(ctx_out, BG_EIO, "%s: cannot list the experiments: %s; make 'profile.experiments' of benchgate.json name a folder benchgate can read", cfg->experiments,
 				  strerror(errno));
 		bg_strbuf_release(&dir);
 		json_decref(list);

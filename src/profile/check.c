@@ -637,7 +637,7 @@ static int check_experiments(struct bg_arena *ar, const struct bg_config *cfg, s
 	 * whose manifest cannot be looked at, is never taken for none */
 	d = opendir(root.buf);
 	if (!d && errno != ENOENT)
-		rc = bg_error(ctx, BG_EIO, "%s: cannot list the experiments: %s", cfg->experiments, strerror(errno));
+		rc = bg_error(ctx, BG_EIO, "%s: cannot list the experiments: %s; make 'profile.experiments' of benchgate.json name a folder benchgate can read", cfg->experiments, strerror(errno));
 	if (d) {
 		while (!rc && (e = readdir(d))) {
 			struct bg_strbuf mp = BG_STRBUF_INIT;

@@ -1638,7 +1638,8 @@ static int store_file(const char *path, const char *display, bool *exists, struc
 				: e == ENAMETOOLONG ? "name a shorter path in 'store' of benchgate.json"
 						    : "check the path in 'store' of benchgate.json");
 	} else if (lstat(path, &st) == 0) {
-		return bg_error(ctx, BG_EIO, "%s: cannot open the store: a link to nothing", display);
+		return bg_error(ctx, BG_EIO, "%s: cannot open the store: a link to nothing; make it lead to the store "
+				"(restore the file it named), or remove the link to start a new store", display);
 	} else if (beside(path, "-wal", &wal) && wal > 0) {
 		/* the store removed (or moved) without its log: what the log holds
 		 * is lost with the file, and SQLite would replay it into a new one */

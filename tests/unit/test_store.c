@@ -570,7 +570,7 @@ static void test_check_write(void **state)
 	snprintf(path, sizeof(path), "%s/dangling.sqlite3", dir);
 	assert_int_equal(symlink("nowhere", path), 0);
 	assert_int_equal(bg_store_check_write("sqlite:dangling.sqlite3", dir, &ctx), BG_EIO);
-	assert_string_equal(bg_ctx_message(&ctx), "dangling.sqlite3: cannot open the store: a link to nothing");
+	assert_string_equal(bg_ctx_message(&ctx), "dangling.sqlite3: cannot open the store: a link to nothing; make it lead to the store (restore the file it named), or remove the link to start a new store");
 	assert_int_equal(bg_store_check_write("sqlite:new/store.sqlite3", dir, &ctx), BG_OK);
 	snprintf(path, sizeof(path), "%s/new", dir);
 	assert_int_equal(access(path, F_OK), -1);
