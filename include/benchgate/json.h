@@ -35,6 +35,10 @@ int bg_json_load_buffer(const char *data, size_t len, const char *display,
 /* bg_json_load_buffer, but an object that repeats a key is refused
  * ("DISPLAY:L:C: invalid JSON: duplicate object key near '\"KEY\"'"): for a
  * file whose every key is read, where a repeat would drop a value unseen. */
+/* jansson's text of a parse error as a person reads it: one that names
+ * a jansson flag (a \u0000 in a string) says what is wrong instead.
+ * A static string, or err->text. */
+const char *bg_json_error_text(const json_error_t *err);
 int bg_json_load_buffer_unique(const char *data, size_t len, const char *display, json_t **out,
 			       struct bg_ctx *ctx);
 /* BG_ECHECK with "DISPLAY: top level must be a JSON object" unless it is. */

@@ -28,6 +28,13 @@ int bg_json_load_buffer_unique(const char *data, size_t len, const char *display
 	return load_buffer(data, len, display, JSON_REJECT_DUPLICATES, out, ctx);
 }
 
+const char *bg_json_error_text(const json_error_t *err)
+{
+	if (strstr(err->text, "JSON_ALLOW_NUL"))
+		return "a string holds \\u0000, a NUL character, which benchgate never writes nor reads";
+	return err->text;
+}
+
 static int load_buffer(const char *data, size_t len, const char *display, size_t flags, json_t **out,
 		       struct bg_ctx *ctx)
 {
@@ -48,8 +55,9 @@ static int load_buffer(const char *data, size_t len, const char *display, size_t
 		if (bg_format_conflict_line(data, len, line))
 			return bg_error(ctx, BG_ECHECK,
 					"%s:%d:%d: invalid JSON: %s; the line is a merge conflict marker: resolve the conflict, then run again",
-					display, line, col, err.text);
-		return bg_error(ctx, BG_ECHECK, "%s:%d:%d: invalid JSON: %s", display, line, col, err.text);
+					display, line, col, bg_json_error_text(&err));
+		return bg_error(ctx, BG_ECHECK, "%s:%d:%d: invalid JSON: %s", display, line, col,
+				bg_json_error_text(&err));
 	}
 	*out = v;
 	return BG_OK;

@@ -699,7 +699,7 @@ static int corrupt(struct sqlite_store *s, long long id, const char *what, const
 	if (err)
 		return bg_error(ctx, BG_EIO, "%s: session %lld: the stored %s is not valid JSON (%d:%d: %s);"
 				" the store is corrupted: restore it from a backup", s->display, id, what,
-				err->line, err->column, err->text);
+				err->line, err->column, bg_json_error_text(err));
 	return bg_error(ctx, BG_EIO, "%s: session %lld: the stored %s is not a JSON object; the store is"
 			" corrupted: restore it from a backup", s->display, id, what);
 }

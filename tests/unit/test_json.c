@@ -193,6 +193,22 @@ static void test_value_to_json(void **state)
 	}
 }
 
+/* a parse error that names a jansson flag is said in words */
+static void test_error_text(void **state)
+{
+	json_error_t err;
+	json_t *v;
+
+	(void)state;
+	v = json_loads("{\"a\": \"x\\u0000y\"}", 0, &err);
+	assert_null(v);
+	assert_string_equal(bg_json_error_text(&err),
+			    "a string holds \\u0000, a NUL character, which benchgate never writes nor reads");
+	v = json_loads("{\"a\": ", 0, &err);
+	assert_null(v);
+	assert_ptr_equal(bg_json_error_text(&err), err.text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -204,6 +220,7 @@ int main(void)
 		cmocka_unit_test(test_load_errors),
 		cmocka_unit_test(test_truthy_equal),
 		cmocka_unit_test(test_value_to_json),
+		cmocka_unit_test(test_error_text),
 	};
 	return cmocka_run_group_tests_name("json", tests, NULL, NULL);
 }
