@@ -97,6 +97,13 @@ enum {
  */
 struct stat;
 const char *bg_config_file_role(const struct bg_config *cfg, const struct stat *at, unsigned roles);
+/*
+ * The same by name: which of those files (benchgate.json also where there
+ * is none yet, since it is read once made) name is, there or not yet, as
+ * bg_path_named_later names a file (its folder's links resolved; name
+ * itself given so).
+ */
+const char *bg_config_file_named(const struct bg_config *cfg, const char *name, unsigned roles);
 /* path as shown to a person: relative to the root when inside it (a pointer
  * into path), else path itself. */
 const char *bg_config_relative(const struct bg_config *cfg, const char *path);

@@ -73,22 +73,12 @@ static const char *folder_role(const struct bg_config *cfg, const char *path,
 	return what;
 }
 
-/* Whether a (a path as bg_path_named_later gives it) is rel from the root, named as it is or will be. */
-static bool named(const struct bg_config *cfg, const char *a, const char *rel, const char *suffix)
+/* path as bg_path_named_later names it, links resolved where it is there; NULL as it gives. */
+static char *resolved(const char *path)
 {
-	struct bg_strbuf p = BG_STRBUF_INIT;
-	char *b;
-	bool same;
+	char *r = realpath(path, NULL);
 
-	bg_config_path(cfg, &p, rel);
-	bg_strbuf_adds(&p, suffix);
-	b = realpath(p.buf, NULL);
-	if (!b)
-		b = bg_path_named_later(p.buf);
-	same = b && strcmp(a, b) == 0;
-	free(b);
-	bg_strbuf_release(&p);
-	return same;
+	return r ? r : bg_path_named_later(path);
 }
 
 /*
@@ -102,7 +92,6 @@ static bool named(const struct bg_config *cfg, const char *a, const char *rel, c
  */
 static const char *named_role(const struct bg_config *cfg, const char *a, unsigned roles)
 {
-	static const char *const store_files[] = {"", "-wal", "-shm", "-journal"};
 	static const struct {
 		const char *name, *what;
 		bool folder; /* what lies in it too */
@@ -111,33 +100,13 @@ static const char *named_role(const struct bg_config *cfg, const char *a, unsign
 		{"/promote.lock", "the lock of promotions", false},
 		{"/promote-journal", "a promotion's journal", true},
 	};
-	const struct {
-		unsigned role;
-		const char *path, *what;
-	} files[] = {
-		{BG_FILE_CONFIG, cfg->config_path ? cfg->config_path : "benchgate.json", "benchgate.json"},
-		{BG_FILE_REGISTRY, cfg->registry_path, "the registry"},
-		{BG_FILE_PROFILE, cfg->profile_path, "the profile matrix"},
-		{BG_FILE_PARITY, cfg->parity_matrix, "the parity matrix"},
-		{BG_FILE_RUNS_INDEX, cfg->runs_index, "the experiments' RUNS.md"},
-		{BG_FILE_GENERATED, cfg->generated_path, "the registry's generated document"},
-	};
 	struct bg_strbuf p = BG_STRBUF_INIT;
-	const char *what = NULL;
+	const char *what = bg_config_file_named(cfg, a, roles);
 	struct bg_ctx ctx;
-	char *state;
+	char *state, *lease;
 
-	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]) && !what; i++)
-		if ((roles & files[i].role) && files[i].path && named(cfg, a, files[i].path, ""))
-			what = files[i].what;
-	if (!what && (roles & BG_FILE_STORE) && strncmp(cfg->store, "sqlite:", 7) == 0 && cfg->store[7])
-		for (size_t i = 0; i < sizeof(store_files) / sizeof(store_files[0]) && !what; i++)
-			if (named(cfg, a, cfg->store + 7, store_files[i]))
-				what = "the store";
 	bg_lifecycle_state_dir(cfg, &p);
-	state = realpath(p.buf, NULL);
-	if (!state)
-		state = bg_path_named_later(p.buf);
+	state = resolved(p.buf);
 	for (size_t i = 0; state && i < sizeof(held) / sizeof(held[0]) && !what; i++) {
 		size_t n = strlen(state), m = strlen(held[i].name);
 
@@ -148,12 +117,8 @@ static const char *named_role(const struct bg_config *cfg, const char *a, unsign
 	free(state);
 	bg_strbuf_reset(&p);
 	bg_ctx_init(&ctx);
-	if (!what && bg_machine_lease_path(&p, &ctx) == BG_OK) {
-		char *lease = realpath(p.buf, NULL);
-
-		if (!lease)
-			lease = bg_path_named_later(p.buf);
-		if (lease && strcmp(a, lease) == 0)
+	if (!what && bg_machine_lease_path(&p, &ctx) == BG_OK && (lease = resolved(p.buf))) {
+		if (strcmp(a, lease) == 0)
 			what = "the machine lease";
 		free(lease);
 	}

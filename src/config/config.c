@@ -781,13 +781,39 @@ static bool same_file(const struct bg_config *cfg, const struct stat *at, const 
 	return same;
 }
 
-const char *bg_config_file_role(const struct bg_config *cfg, const struct stat *at, unsigned roles)
+/* Whether the file rel (from the root) is named a, as bg_path_named_later names it (links resolved). */
+static bool same_name(const struct bg_config *cfg, const void *a, const char *rel)
+{
+	struct bg_strbuf p = BG_STRBUF_INIT;
+	char *b;
+	bool same;
+
+	if (!rel)
+		return false;
+	bg_config_path(cfg, &p, rel);
+	if (!(b = realpath(p.buf, NULL)))
+		b = bg_path_named_later(p.buf);
+	same = b && strcmp(a, b) == 0;
+	free(b);
+	bg_strbuf_release(&p);
+	return same;
+}
+
+static bool same_inode(const struct bg_config *cfg, const void *at, const char *rel)
+{
+	return same_file(cfg, at, rel);
+}
+
+/* Which of the files benchgate.json names (in roles) is(cfg, key, its path) says is key. */
+static const char *file_role(const struct bg_config *cfg, unsigned roles,
+			     bool (*is)(const struct bg_config *cfg, const void *key, const char *rel), const void *key)
 {
 	const struct {
 		unsigned role;
 		const char *path, *what;
 	} files[] = {
-		{BG_FILE_CONFIG, cfg->config_path, "benchgate.json"},
+		/* benchgate.json where there is none yet: read once it is there */
+		{BG_FILE_CONFIG, cfg->config_path ? cfg->config_path : CONFIG_NAME, "benchgate.json"},
 		{BG_FILE_REGISTRY, cfg->registry_path, "the registry"},
 		{BG_FILE_PROFILE, cfg->profile_path, "the profile matrix"},
 		{BG_FILE_PARITY, cfg->parity_matrix, "the parity matrix"},
@@ -800,18 +826,28 @@ const char *bg_config_file_role(const struct bg_config *cfg, const struct stat *
 	size_t i;
 
 	for (i = 0; i < sizeof(files) / sizeof(files[0]) && !what; i++)
-		if ((roles & files[i].role) && same_file(cfg, at, files[i].path))
+		if ((roles & files[i].role) && is(cfg, key, files[i].path))
 			what = files[i].what;
 	if (!what && (roles & BG_FILE_STORE) && cfg->store && strncmp(cfg->store, "sqlite:", 7) == 0 &&
 	    cfg->store[7])
 		for (i = 0; i < sizeof(store_files) / sizeof(store_files[0]) && !what; i++) {
 			bg_strbuf_reset(&p);
 			bg_strbuf_addf(&p, "%s%s", cfg->store + 7, store_files[i]);
-			if (same_file(cfg, at, p.buf))
+			if (is(cfg, key, p.buf))
 				what = "the store";
 		}
 	bg_strbuf_release(&p);
 	return what;
+}
+
+const char *bg_config_file_role(const struct bg_config *cfg, const struct stat *at, unsigned roles)
+{
+	return file_role(cfg, roles, same_inode, at);
+}
+
+const char *bg_config_file_named(const struct bg_config *cfg, const char *name, unsigned roles)
+{
+	return file_role(cfg, roles, same_name, name);
 }
 
 const char *bg_config_relative(const struct bg_config *cfg, const char *path)
