@@ -796,7 +796,8 @@ static int check_runs(struct bg_arena *ar, const struct bg_config *cfg, struct b
 		goto out;
 	}
 	if (why) {
-		rc = bg_error(ctx, BG_EIO, "%s: cannot read: %s", cfg->runs_index, why);
+		rc = bg_error(ctx, BG_EIO, "%s: cannot read: %s; RUNS.md is a file ('profile.runs_index' of benchgate.json "
+			      "names it): move what is there away, or name another file", cfg->runs_index, why);
 		goto out;
 	}
 	if ((rc = bg_file_read(path.buf, cfg->runs_index, &text, ctx)) ||
