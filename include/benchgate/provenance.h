@@ -207,7 +207,10 @@ bool bg_provenance_git_changed(const json_t *before, const json_t *after, struct
  * before they were recorded).
  */
 void bg_provenance_untracked_text(const json_t *git, struct bg_strbuf *out);
-/* True when an environment variable name looks secret. */
+/* True when an environment variable (or option, header) name looks secret:
+ * it holds TOKEN, SECRET, PASSWORD, PASSWD, PASSPHRASE, KEY, CREDENTIAL,
+ * AUTHORIZATION or COOKIE, or AUTH, PASS or PW as a whole part (between
+ * bytes that are not letters or digits: "--auth", not "AUTHOR"), any case. */
 bool bg_provenance_secret_name(const char *name);
 
 /*
@@ -223,12 +226,18 @@ bool bg_provenance_secret_name(const char *name);
  *  - the value of an option or assignment whose name looks secret
  *    (bg_provenance_secret_name) written "<redacted>": "--token=abc",
  *    "API_KEY=abc", and the word after "--password" (unless it starts with
- *    '-'), a quoted value whole.
+ *    '-'), a quoted value whole;
+ *  - inside a word: a URL's password ("://user:<redacted>@host") or
+ *    password-less user info ("://<redacted>@host"), a query parameter's
+ *    value whose name looks secret ("?token=<redacted>"), the value of a
+ *    header whose name looks secret ("Cookie: <redacted>", to the quote
+ *    that closes it or the end of s), the word after "Bearer" or "Basic"
+ *    ("Bearer <redacted>").
  * *pending (may be NULL) carries "the next word is a secret value" from one
  * string to the next, as between the words of an argv array: a string that
  * starts pending is redacted whole (unless it starts with '-').
- * The result scrubs to itself: a home holding '<', '>' or '=' (which a
- * redaction could write) is not looked for.
+ * The result scrubs to itself: a home holding '<', '>', '=', ':' or white
+ * space (which a redaction could write, or write after) is not looked for.
  * bg_provenance_scrub applies this to every string of doc, in place (the
  * strings of one array share the pending state; home is looked for as
  * bg_json_text writes it, as the document's strings are). Neither fails.

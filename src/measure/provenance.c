@@ -22,19 +22,43 @@
 
 extern char **environ;
 
-bool bg_provenance_secret_name(const char *name)
+/* Whether the n bytes at s hold word (upper case) in any case; with part,
+ * only as a whole part, between bytes that are not letters or digits:
+ * "AUTH" in "HTTP_AUTH" or "--auth", not in "AUTHOR". */
+static bool name_has(const char *s, size_t n, const char *word, bool part)
 {
-	static const char *const words[] = {"TOKEN", "SECRET", "PASSWORD", "KEY", "CREDENTIAL"};
-	char up[256];
-	size_t i;
+	size_t m = strlen(word);
 
-	for (i = 0; name[i] && i + 1 < sizeof(up); i++)
-		up[i] = (char)toupper((unsigned char)name[i]);
-	up[i] = '\0';
-	for (size_t k = 0; k < sizeof(words) / sizeof(words[0]); k++)
-		if (strstr(up, words[k]))
+	for (size_t i = 0; i + m <= n; i++)
+		if (strncasecmp(s + i, word, m) == 0 &&
+		    (!part || ((i == 0 || !isalnum((unsigned char)s[i - 1])) &&
+			       (i + m == n || !isalnum((unsigned char)s[i + m])))))
 			return true;
 	return false;
+}
+
+/* bg_provenance_secret_name for the n bytes at s, of any length (a name
+ * that a redaction shortens cannot start to look secret). */
+static bool secret_name_n(const char *s, size_t n)
+{
+	/* anywhere in the name: AUTHORIZATION, not AUTHOR or AUTHORITY */
+	static const char *const words[] = {"TOKEN",  "SECRET",	"PASSWORD",	 "PASSWD", "PASSPHRASE",
+					    "KEY",    "CREDENTIAL", "AUTHORIZATION", "COOKIE"};
+	/* only as a whole part: "--auth", "DB_PASS", "--pw"; not "PASSES", "PWD" */
+	static const char *const parts[] = {"AUTH", "PASS", "PW"};
+
+	for (size_t k = 0; k < sizeof(words) / sizeof(words[0]); k++)
+		if (name_has(s, n, words[k], false))
+			return true;
+	for (size_t k = 0; k < sizeof(parts) / sizeof(parts[0]); k++)
+		if (name_has(s, n, parts[k], true))
+			return true;
+	return false;
+}
+
+bool bg_provenance_secret_name(const char *name)
+{
+	return secret_name_n(name, strlen(name));
 }
 
 static void chomp(struct bg_strbuf *sb)
@@ -852,23 +876,138 @@ static const char *value_end(const char *s)
 /* Whether the option or assignment name in [s, e) (leading dashes skipped) looks secret. */
 static bool secret_span(const char *s, const char *e)
 {
-	char name[256];
-	size_t n;
-
 	while (s < e && *s == '-')
 		s++;
-	n = (size_t)(e - s);
-	if (n == 0 || n >= sizeof(name))
-		return false;
-	memcpy(name, s, n);
-	name[n] = '\0';
-	return bg_provenance_secret_name(name);
+	return s < e && secret_name_n(s, (size_t)(e - s));
 }
 
-/* Appends s with the values of secret-looking options and assignments
- * redacted; *pending says the next word is such a value (an option such as
- * "--token" ended the previous word or string: then s is that word whole)
- * and is updated. */
+/* A byte of an HTTP header name ("X-Api-Key"). */
+static bool header_byte(unsigned char c)
+{
+	return isalnum(c) || c == '-' || c == '_';
+}
+
+/* Whether p, in the word that starts at w, is the "://" of a URL. */
+static bool url_at(const char *w, const char *p)
+{
+	return p > w && strncmp(p, "://", 3) == 0 && isalnum((unsigned char)p[-1]);
+}
+
+/* The end of a URL's authority (user info, host, port) that starts at a. */
+static const char *authority_end(const char *a)
+{
+	return a + strcspn(a, " \t\n\v\f\r'\"/?#");
+}
+
+/* The quote open after c, when q was open before it (0: none). */
+static char quote_after(char q, char c)
+{
+	if (!q && (c == '\'' || c == '"'))
+		return c;
+	return c == q ? 0 : q;
+}
+
+/*
+ * What is redacted inside a word: when p, in the word that starts at w and
+ * inside the quote q (0: none), starts a secret, returns where its value
+ * ends and sets *v to where it starts (what is before it stays); else NULL.
+ * A secret is:
+ *  - where a word starts (after a byte that is not a path byte), the value
+ *    of a header whose name looks secret ("Cookie: v", "X-Api-Key: v"; not
+ *    "x://"), to the quote that closes it or the end of the text; the word
+ *    after "Bearer " or "Basic " (any case; outside quotes a quoted word
+ *    whole);
+ *  - in a URL, the user info's password ("://user:pw@") or the whole user
+ *    info ("://token@");
+ *  - the value of a query parameter whose name looks secret ("?token=v",
+ *    "&api_key=v").
+ * An empty value is none. Every value starts after a byte that is not a
+ * letter or digit and ends before a separator, so that what is written
+ * ("<redacted>") is found and redacted again as itself.
+ */
+static const char *secret_at(const char *w, const char *p, char q, const char **v)
+{
+	static const char *const ends = " \t\n\v\f\r'\"";
+	const char *end = NULL;
+
+	if (isalnum((unsigned char)*p) && (p == w || !path_byte((unsigned char)p[-1]))) {
+		const char *n = p;
+		size_t k = strncasecmp(p, "bearer", 6) == 0 ? 6 : strncasecmp(p, "basic", 5) == 0 ? 5 : 0;
+
+		while (header_byte((unsigned char)*n))
+			n++;
+		if (k && (p[k] == ' ' || p[k] == '\t')) {
+			*v = p + k + strspn(p + k, " \t");
+			end = !q && (**v == '\'' || **v == '"') ? value_end(*v) : *v + strcspn(*v, ends);
+		} else if (*n == ':' && strncmp(n + 1, "//", 2) != 0 && secret_span(p, n)) {
+			*v = n + 1 + strspn(n + 1, " \t");
+			end = q && strchr(*v, q) ? strchr(*v, q) : *v + strlen(*v);
+		}
+	} else if (url_at(w, p)) {
+		const char *a = p + 3, *colon;
+
+		for (const char *c = a; c < authority_end(a); c++)
+			if (*c == '@')
+				end = c;
+		colon = end ? memchr(a, ':', (size_t)(end - a)) : NULL;
+		*v = colon ? colon + 1 : a;
+	} else if (*p == '?' || *p == '&') {
+		const char *n = p + 1 + strcspn(p + 1, "=&#?/ \t\n\v\f\r'\"");
+
+		if (*n == '=' && secret_span(p + 1, n)) {
+			*v = n + 1;
+			end = *v + strcspn(*v, "&# \t\n\v\f\r'\"");
+		}
+	}
+	return end && end > *v ? end : NULL;
+}
+
+/* Appends the shell word [w, e) with the secrets inside it (secret_at)
+ * written "<redacted>"; returns where the text goes on: e, or past it
+ * where a secret's value went on. *to_end says a secret's value ran to the
+ * word's end or past it. */
+static const char *scrub_word(const char *w, const char *e, bool *to_end, struct bg_strbuf *out)
+{
+	const char *p = w, *v, *r;
+	char q = 0; /* the quote open at p */
+
+	*to_end = false;
+	while (p < e) {
+		r = secret_at(w, p, q, &v);
+		if (url_at(w, p)) {
+			/* a URL's authority is written whole (its user info
+			 * redacted): a secret seen in it could reach past its end
+			 * and make another URL of it */
+			const char *a = p + 3, *ae = authority_end(a);
+
+			if (r) {
+				bg_strbuf_addn(out, p, (size_t)(v - p));
+				bg_strbuf_adds(out, "<redacted>");
+				p = r;
+			}
+			bg_strbuf_addn(out, p, (size_t)(ae - p));
+			*to_end = false;
+			p = ae;
+			continue;
+		}
+		if (r) {
+			bg_strbuf_addn(out, p, (size_t)(v - p));
+			bg_strbuf_adds(out, "<redacted>");
+			*to_end = r >= e;
+			p = r;
+			continue;
+		}
+		*to_end = false;
+		q = quote_after(q, *p);
+		bg_strbuf_addch(out, *p++);
+	}
+	return p;
+}
+
+/* Appends s with the values of secret-looking options and assignments and
+ * the secrets inside its words (secret_at) redacted; *pending says the next
+ * word is such a value (an option such as "--token" ended the previous word
+ * or string: then s is that word whole) and is updated. */
 static void scrub_secrets(const char *s, bool *pending, struct bg_strbuf *out)
 {
 	if (*pending && *s && *s != '-') { /* the value is this whole argv word */
@@ -877,7 +1016,9 @@ static void scrub_secrets(const char *s, bool *pending, struct bg_strbuf *out)
 		return;
 	}
 	while (*s) {
-		const char *w = s, *e, *eq;
+		const char *w = s, *e, *eq, *v;
+		bool to_end;
+		char q;
 
 		while (*w && isspace((unsigned char)*w))
 			w++;
@@ -892,9 +1033,16 @@ static void scrub_secrets(const char *s, bool *pending, struct bg_strbuf *out)
 			continue;
 		}
 		*pending = false;
-		e = w;
-		while (*e && !isspace((unsigned char)*e) && *e != '=')
-			e++;
+		/* an assignment's name ends before the first secret in its word
+		 * and before a URL or a query ('?', '&'): the '=' after them (or
+		 * after white space in them) could be gone or written over once
+		 * they are redacted, or its value redacted make a secret of
+		 * them, and the text would not scrub to itself */
+		for (e = w, q = 0; *e && !isspace((unsigned char)*e) && !strchr("=?&", *e); e++) {
+			if (url_at(w, e) || secret_at(w, e, q, &v))
+				break;
+			q = quote_after(q, *e);
+		}
 		eq = *e == '=' ? e : NULL;
 		if (eq && secret_span(w, eq)) {
 			bg_strbuf_addn(out, w, (size_t)(eq + 1 - w));
@@ -903,10 +1051,10 @@ static void scrub_secrets(const char *s, bool *pending, struct bg_strbuf *out)
 			continue;
 		}
 		e = value_end(w);
-		if (!eq && *w == '-' && secret_span(w, e))
-			*pending = true;
-		bg_strbuf_addn(out, w, (size_t)(e - w));
-		s = e;
+		s = scrub_word(w, e, &to_end, out);
+		/* the next word is the value of "--password" ending this one,
+		 * unless a value redacted in this one ran to its end */
+		*pending = !eq && *w == '-' && !to_end && secret_span(w, e);
 	}
 }
 
@@ -915,11 +1063,12 @@ void bg_provenance_scrub_text(const char *s, const char *home, bool *pending, st
 	struct bg_strbuf p = BG_STRBUF_INIT;
 	bool none = false;
 
-	/* a home holding what a redaction writes or ends a secret's name with
-	 * ('<', '>', '=': no real home does) could be made by a redaction, and
-	 * the text would not scrub to itself (fuzz_scrub found such homes):
-	 * such a home is not looked for; /home/NAME and /users/NAME still are */
-	if (home && strpbrk(home, "<>="))
+	/* a home holding what a redaction writes or writes it after ('<', '>',
+	 * '=', ':', white space: no real home does) could be made by a
+	 * redaction, and the text would not scrub to itself (fuzz_scrub found
+	 * such homes): such a home is not looked for; /home/NAME and
+	 * /users/NAME still are */
+	if (home && strpbrk(home, "<>=: \t\n\v\f\r"))
 		home = NULL;
 	/* until nothing changes: writing an inner /home/NAME as ~NAME can
 	 * leave a text that now starts with $HOME (a home holding "~"). Each

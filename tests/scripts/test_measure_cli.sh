@@ -211,6 +211,24 @@ check "outputs scrubbed"    test "$(jq -r '.runs[0].outputs[0].path' s2.json)" =
 check "no home path written" bash -c '! grep -aqi -e /home/ -e /users/ .benchgate/store.sqlite3 runs2.jsonl s2.json'
 check "no secret argument written" bash -c '! grep -aq -e hunter3 -e hunter4 .benchgate/store.sqlite3 runs2.jsonl s2.json'
 check "sessions shows it scrubbed" bash -c "'$B' sessions | grep -qF '~/bin/w ~/o.txt --api-key=<redacted> --password'"
+# secrets inside an argument too: a URL's password (or its token, with no
+# user name), a header whose name looks secret, "Bearer X", a query token,
+# PASSWD=; a single-letter option ("-p s3cr3t") is too ambiguous and kept.
+# What is written scrubs to itself: measuring the written command again
+# stores it unchanged.
+check "secret forms measured" test "$(rc_of "$B" measure -q -w 0 -r 1 --json --export-jsonl runs3.jsonl -- /bin/echo \
+	-H 'Authorization: Bearer hunter5' https://user:hunter6@example.com/repo.git https://hunter7@github.com/x \
+	-p s3cr3t PASSWD=hunter8 '--header=X-Api-Key: hunter9' 'Cookie: a=crumb1' 'bearer crumb2 done' \
+	'https://h/q?x=1&access_token=crumb3')" = 0
+cp out s3.json
+check "secret forms scrubbed" test "$(jq -c .command s3.json)" = '["/bin/echo","-H","Authorization: <redacted>","https://user:<redacted>@example.com/repo.git","https://<redacted>@github.com/x","-p","s3cr3t","PASSWD=<redacted>","--header=X-Api-Key: <redacted>","Cookie: <redacted>","bearer <redacted> done","https://h/q?x=1&access_token=<redacted>"]'
+check "secret forms: stored so" test "$("$B" session "$(jq .id s3.json)" --json | jq -c .command)" = "$(jq -c .command s3.json)"
+check "secret forms: argv too" jqe '.provenance.argv | index("https://user:<redacted>@example.com/repo.git")' s3.json
+check "secret forms: exported" test -s runs3.jsonl
+check "secret forms: none written" bash -c '! grep -aq -e hunter5 -e hunter6 -e hunter7 -e hunter8 -e hunter9 -e crumb .benchgate/store.sqlite3 runs3.jsonl s3.json'
+check "secret forms: shown scrubbed" bash -c "'$B' sessions | grep -qF \"/bin/echo -H 'Authorization: <redacted>' https://user:<redacted>@example.com/repo.git\""
+mapfile -t scrubbed < <(jq -r '.command[]' s3.json)
+check "secret forms: scrub to themselves" test "$(rc_of "$B" measure -q -w 0 -r 1 --json -- "${scrubbed[@]}"; jq -c .command out)" = "0$(jq -c .command s3.json)"
 
 # a run that leaves a process running: counted on every run, flagged, shown
 # in the summary, and left running; one whose leftover ends at once is not

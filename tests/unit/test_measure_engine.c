@@ -155,6 +155,21 @@ static void test_secret_names(void **state)
 	assert_true(bg_provenance_secret_name("MY_CREDENTIALS"));
 	assert_false(bg_provenance_secret_name("PATH"));
 	assert_false(bg_provenance_secret_name("OMP_NUM_THREADS"));
+	/* more ways to name a secret; a part such as AUTH only whole */
+	assert_true(bg_provenance_secret_name("PASSWD"));
+	assert_true(bg_provenance_secret_name("gpg_passphrase"));
+	assert_true(bg_provenance_secret_name("Proxy-Authorization"));
+	assert_true(bg_provenance_secret_name("Set-Cookie"));
+	assert_true(bg_provenance_secret_name("SSH_PRIVATE_KEY"));
+	assert_true(bg_provenance_secret_name("--auth"));
+	assert_true(bg_provenance_secret_name("DB_PASS"));
+	assert_true(bg_provenance_secret_name("pw"));
+	assert_false(bg_provenance_secret_name("AUTHOR"));
+	assert_false(bg_provenance_secret_name("GIT_AUTHOR_NAME"));
+	assert_false(bg_provenance_secret_name("XAUTHORITY"));
+	assert_false(bg_provenance_secret_name("PWD"));
+	assert_false(bg_provenance_secret_name("--passes"));
+	assert_false(bg_provenance_secret_name(""));
 }
 
 static char *scrub(const char *s, const char *home)
@@ -205,9 +220,42 @@ static void test_scrub(void **state)
 	assert_scrub("prog --password -n 3 --sort=x", NULL, "prog --password -n 3 --sort=x");
 	assert_scrub("https://h/q?x=1 --secret=\"a b\" z", NULL, "https://h/q?x=1 --secret=<redacted> z");
 	assert_scrub("", "/home/ann", "");
-	/* a home a redaction could make (one holding '<', '>' or '=') is not
-	 * looked for, so that what is written scrubs to itself (fuzz_scrub);
-	 * /home/NAME still is */
+	/* secrets inside a word: a URL's password (its user info with no
+	 * password), a secret query parameter, a header whose name looks
+	 * secret (its value to the closing quote or the end), Bearer's and
+	 * Basic's word; a single-letter option is kept */
+	assert_scrub("https://user:pw123@example.com/repo.git https://ghp_abc@github.com/x http://u:@h", NULL,
+		     "https://user:<redacted>@example.com/repo.git https://<redacted>@github.com/x http://u:@h");
+	assert_scrub("git clone https://u:p@h/r?x=1&access_token=t#f", NULL,
+		     "git clone https://u:<redacted>@h/r?x=1&access_token=<redacted>#f");
+	assert_scrub("Authorization: Bearer sk-live-XYZ", NULL, "Authorization: <redacted>");
+	assert_scrub("--header=X-Api-Key: zzz", NULL, "--header=X-Api-Key: <redacted>");
+	assert_scrub("curl -H 'Cookie: a=b; c=d' -H \"proxy-authorization:Basic QQ==\" https://h", NULL,
+		     "curl -H 'Cookie: <redacted>' -H \"proxy-authorization:<redacted>\" https://h");
+	assert_scrub("Set-Cookie: s=1 (more)", NULL, "Set-Cookie: <redacted>");
+	assert_scrub("x bearer tok y Basic QQ== z", NULL, "x bearer <redacted> y Basic <redacted> z");
+	assert_scrub("PASSWD=x GPG_PASSPHRASE=y AUTHOR=ann -p s3cr3t", NULL,
+		     "PASSWD=<redacted> GPG_PASSPHRASE=<redacted> AUTHOR=ann -p s3cr3t");
+	assert_scrub("Content-Type: text/plain author: ann https://h:8080/x", NULL,
+		     "Content-Type: text/plain author: ann https://h:8080/x");
+	{ /* what is written scrubs to itself */
+		static const char *const texts[] = {
+			"Authorization: Bearer a b", "'X-Api-Key: a b'=c", "-a://u:p=q@key v", "x://a@b@c/d",
+			"https://h/q?token=a=b&c", "Bearer 'a b'", "'PW:\f'=", "--header=Cookie:a=b d"};
+
+		for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+			char *once = scrub(texts[i], NULL), *twice = scrub(once, NULL);
+
+			assert_string_not_equal(once, texts[i]);
+			assert_string_equal(twice, once);
+			free(once);
+			free(twice);
+		}
+	}
+	/* a home a redaction could make (one holding '<', '>', '=', ':' or
+	 * white space, which "<redacted>" is written after) is not looked for,
+	 * so that what is written scrubs to itself (fuzz_scrub); /home/NAME
+	 * still is */
 	{
 		static const char *const homes[] = {"/x/secret=<redacted>", "/x/token=", "/x/<y>"};
 
@@ -215,6 +263,21 @@ static void test_scrub(void **state)
 			char *once = scrub("/x/secret=abc /x/token=abc /home/ann/d", homes[h]), *twice = scrub(once, homes[h]);
 
 			assert_string_equal(once, "/x/secret=<redacted> /x/token=<redacted> ~ann/d");
+			assert_string_equal(twice, once);
+			free(once);
+			free(twice);
+		}
+	}
+	{
+		static const char *const homes[] = {"/a --password ", "/a Cookie:", "/a X-Key: ", "/a Bearer "};
+		static const char *const texts[] = {"/a --password v", "/a Cookie:v", "/a X-Key: v", "/a Bearer v"};
+		static const char *const want[] = {"/a --password <redacted>", "/a Cookie:<redacted>",
+						   "/a X-Key: <redacted>", "/a Bearer <redacted>"};
+
+		for (size_t h = 0; h < sizeof(homes) / sizeof(homes[0]); h++) {
+			char *once = scrub(texts[h], homes[h]), *twice = scrub(once, homes[h]);
+
+			assert_string_equal(once, want[h]);
 			assert_string_equal(twice, once);
 			free(once);
 			free(twice);
