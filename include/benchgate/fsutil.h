@@ -180,11 +180,13 @@ void bg_path_join(struct bg_strbuf *out, const char *dir, const char *rel);
 void bg_path_add_names(struct bg_strbuf *out, const char *path);
 /*
  * The absolute path that path (relative: to the working directory) will
- * name once the folders it goes through are made: its longest leading part
- * that is there, links resolved, then the rest with "." and ".." applied by
- * name, since a folder made by benchgate holds no link
- * ("new/../benchmarks/x.json" is benchmarks/x.json). NULL when no leading
- * part is there. The caller frees it.
+ * name once the folders it goes through are made, name by name as the
+ * kernel will read it then: a name that is there is resolved (links
+ * followed, and ".." after it is its real parent), one not there yet is a
+ * folder benchgate makes, holding no link, so ".." after it goes back
+ * ("new/../benchmarks/x.json" is benchmarks/x.json, and "new/../L/.." is
+ * the folder link L leads into). A link to nothing is kept as its name.
+ * NULL when the working directory cannot be resolved. The caller frees it.
  */
 char *bg_path_named_later(const char *path);
 

@@ -849,30 +849,50 @@ void bg_path_join(struct bg_strbuf *out, const char *dir, const char *rel)
 
 char *bg_path_named_later(const char *path)
 {
-	char *head = bg_xstrdup(path), *base = NULL, *cut;
-	struct bg_strbuf out = BG_STRBUF_INIT;
-	const char *rest = NULL;
+	struct bg_strbuf cur = BG_STRBUF_INIT, next = BG_STRBUF_INIT;
+	bool there = true; /* cur is there, links resolved */
+	char *base = realpath(path[0] == '/' ? "/" : ".", NULL);
 
-	while (!base && (cut = strrchr(head, '/'))) {
-		*cut = '\0';
-		base = realpath(*head ? head : "/", NULL);
-		rest = path + (cut - head) + 1;
-	}
-	if (!base && path[0] != '/') { /* from the working directory */
-		base = realpath(".", NULL);
-		rest = path;
-	}
-	if (!base) {
-		free(head);
+	if (!base)
 		return NULL;
-	}
-	bg_strbuf_adds(&out, strcmp(base, "/") == 0 ? "" : base);
-	bg_path_add_names(&out, rest);
-	if (!out.len)
-		bg_strbuf_addch(&out, '/');
+	bg_strbuf_adds(&cur, strcmp(base, "/") == 0 ? "" : base);
 	free(base);
-	free(head);
-	return bg_strbuf_detach(&out, NULL);
+	/* name by name: one that is there is resolved (a link leads on), and
+	 * ".." after it is its real parent; one not there yet will be a folder
+	 * benchgate makes, holding no link, so ".." after it is cur again */
+	for (const char *p = path; *p;) {
+		size_t n = strcspn(p, "/");
+
+		if (n == 2 && p[0] == '.' && p[1] == '.') {
+			char *last = strrchr(cur.buf, '/');
+			struct stat st;
+
+			if (last)
+				bg_strbuf_setlen(&cur, (size_t)(last - cur.buf));
+			/* the parent: there when it was before the name just left */
+			there = lstat(cur.len ? cur.buf : "/", &st) == 0;
+		} else if (n && !(n == 1 && p[0] == '.')) {
+			struct stat st;
+			char *real;
+
+			bg_strbuf_reset(&next);
+			bg_strbuf_addf(&next, "%s/%.*s", cur.buf, (int)n, p);
+			if (there && lstat(next.buf, &st) == 0 && (real = realpath(next.buf, NULL))) {
+				bg_strbuf_reset(&cur);
+				bg_strbuf_adds(&cur, strcmp(real, "/") == 0 ? "" : real);
+				free(real);
+			} else {
+				bg_strbuf_reset(&cur);
+				bg_strbuf_addn(&cur, next.buf, next.len);
+				there = false;
+			}
+		}
+		p += n + (p[n] == '/');
+	}
+	if (!cur.len)
+		bg_strbuf_addch(&cur, '/');
+	bg_strbuf_release(&next);
+	return bg_strbuf_detach(&cur, NULL);
 }
 
 void bg_path_add_names(struct bg_strbuf *out, const char *path)

@@ -512,9 +512,47 @@ static void test_runs_conflict(void **state)
 	bg_ctx_release(&ctx);
 }
 
+/* A path through folders not made yet is named as the kernel will read it
+ * once they are: ".." after a name not there goes back; after a link, to
+ * the real parent of what it leads to (render --output nd/../L/../x wrote
+ * over the file L/.. holds). */
+static void expect_named(const char *path, const char *want)
+{
+	char *got = bg_path_named_later(path), full[256];
+
+	snprintf(full, sizeof(full), "%s%s", root, want);
+	assert_non_null(got);
+	assert_string_equal(got, full);
+	free(got);
+}
+
+static void test_path_named_later(void **state)
+{
+	char dir[128], cwd[4096];
+	struct bg_ctx ctx;
+
+	(void)state;
+	bg_ctx_init(&ctx);
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	snprintf(dir, sizeof(dir), "%s/d/sub", root);
+	assert_int_equal(bg_mkdirs(dir, &ctx), BG_OK);
+	bg_ctx_release(&ctx);
+	assert_int_equal(chdir(root), 0);
+	assert_int_equal(symlink("d/sub", "L"), 0);
+	expect_named("x/../y", "/y");
+	expect_named("x/y/../../z", "/z");
+	expect_named("x/../L/../f", "/d/f");
+	expect_named("L/f", "/d/sub/f");
+	expect_named("./d//sub/./g", "/d/sub/g");
+	expect_named("nope/../nope2/../L/../../d", "/d");
+	assert_int_equal(unlink("L"), 0);
+	assert_int_equal(chdir(cwd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_path_named_later),
 		cmocka_unit_test(test_lease_exclusive),
 		cmocka_unit_test(test_lease_dead_owner_replaced),
 		cmocka_unit_test(test_machine_lease_between_projects),
