@@ -17,6 +17,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -930,7 +931,7 @@ static void journal_dir(const struct bg_config *cfg, struct bg_strbuf *out)
 static void journal_remove(const struct bg_config *cfg)
 {
 	struct bg_strbuf dir = BG_STRBUF_INIT, p = BG_STRBUF_INIT;
-	static const char *const names[] = {"index.json", "0", "1", "2"};
+	static const char *const names[] = {"index.json", "0", "1", "2", "undo"};
 
 	journal_dir(cfg, &dir);
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) { /* the index first: it makes it count */
@@ -940,6 +941,21 @@ static void journal_remove(const struct bg_config *cfg)
 	}
 	rmdir(dir.buf);
 	bg_strbuf_release(&dir);
+	bg_strbuf_release(&p);
+}
+
+/* Marks the journal as one of a promotion that failed and said it would
+ * be undone: the next promotion undoes it even where both its writes were
+ * made (journal_recover). */
+static void journal_mark_undo(const struct bg_config *cfg)
+{
+	struct bg_strbuf p = BG_STRBUF_INIT;
+	int fd;
+
+	journal_dir(cfg, &p);
+	bg_strbuf_adds(&p, "/undo");
+	if ((fd = open(p.buf, O_WRONLY | O_CREAT | O_CLOEXEC, 0644)) >= 0)
+		close(fd);
 	bg_strbuf_release(&p);
 }
 
@@ -1123,8 +1139,12 @@ static int journal_recover(const struct bg_config *cfg, enum journal_outcome *ou
 			goto out;
 		}
 	}
-	/* both of its writes made: finished, as it would have been */
-	if (nwritten == 2 && json_array_size(json_object_get(index, "files")) == 3 && journal_finish(cfg, index)) {
+	/* both of its writes made: finished, as it would have been; never one
+	 * that failed and said so (its "undo" mark): it is undone, as said */
+	bg_strbuf_reset(&p);
+	bg_strbuf_addf(&p, "%s/undo", dir.buf);
+	if (nwritten == 2 && json_array_size(json_object_get(index, "files")) == 3 && stat(p.buf, &st) != 0 &&
+	    journal_finish(cfg, index)) {
 		journal_remove(cfg);
 		*outcome = JOURNAL_FINISHED;
 		goto out;
@@ -1480,8 +1500,10 @@ int bg_promotion_run(const struct bg_config *cfg, struct bg_store *store, long l
 			for (int k = 0; k < 3; k++)
 				put_back &= restore(&sv[k]);
 		}
-		if (put_back) /* else the journal stays, and the next promotion puts them back */
+		if (put_back) /* else the journal stays, marked, and the next promotion puts them back */
 			journal_remove(cfg);
+		else
+			journal_mark_undo(cfg);
 		bg_stops_release(&old);
 		/* a registry that did not validate before: said so, not blamed on the promotion */
 		if (rc && problem && put_back) {

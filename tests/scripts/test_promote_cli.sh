@@ -189,6 +189,15 @@ check "written: finished first"     grep -q "an interrupted promotion (killed af
 check "written: row kept"           test "$(jq -r '.measurements[0].id' "$work/p/experiments/benchgate-evidence.json")" = "$mid"
 check "written: journal gone"       test ! -e "$j"
 check "written: validates"          "$B" -C "$work/p" validate
+# ... but one that failed and said it would be undone (its journal marked
+# "undo": a write failed, and so did the putting back) is undone even
+# where both its writes were made, never kept against what was said
+killed_after_writes
+jq --arg m "$mid" '. + {measurement_id: $m, state: "measured"}' "$j/index.json" >"$j/i" && mv "$j/i" "$j/index.json"
+: >"$j/undo"
+check "failed, marked: promoted again" test "$(rc_of "$B" -C "$work/p" promote "$s")" = 0
+check "failed, marked: undone first"  grep -q "an interrupted promotion (killed between its writes) was undone first" "$work/out"
+check "failed, marked: journal gone"  test ! -e "$j"
 # an interrupted promotion undone by a promote refused before any
 # criterion (an unknown session): said on stderr, and in --json
 killed_after_writes
