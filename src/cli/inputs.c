@@ -82,6 +82,33 @@ static char *resolved(const char *path)
 }
 
 /*
+ * "a benchgate.json that benchgate would read from here" when a is a file
+ * named benchgate.json in the working directory or a folder above it, at
+ * or below the project's root (above it too where the project has no
+ * benchgate.json): benchgate reads the nearest one upwards, so one written
+ * there makes another project of this one (every later verb reads it);
+ * NULL otherwise.
+ */
+static const char *config_found_here(const struct bg_config *cfg, const char *a)
+{
+	const char *slash = strrchr(a, '/');
+	char *cwd, *top;
+	size_t n;
+	bool found;
+
+	if (!slash || strcmp(slash + 1, "benchgate.json") != 0 || !(cwd = realpath(".", NULL)))
+		return NULL;
+	n = (size_t)(slash - a);
+	found = strncmp(cwd, a, n) == 0 && (cwd[n] == '\0' || cwd[n] == '/' || n == 0);
+	if (found && cfg->config_path && (top = realpath(cfg->root, NULL))) {
+		found = n >= strlen(top); /* a folder above the root holding one: this project's is nearer */
+		free(top);
+	}
+	free(cwd);
+	return found ? "a benchgate.json that benchgate would read from here" : NULL;
+}
+
+/*
  * What a (absolute, links resolved, as bg_path_named_later gives it) is by
  * its name, there or not yet: one of the files benchgate.json names (those
  * in roles; benchgate.json itself also where there is none yet, since it is
@@ -124,6 +151,8 @@ static const char *named_role(const struct bg_config *cfg, const char *a, unsign
 	}
 	bg_ctx_release(&ctx);
 	bg_strbuf_release(&p);
+	if (!what)
+		what = config_found_here(cfg, a);
 	return what;
 }
 

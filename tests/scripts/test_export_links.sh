@@ -48,6 +48,16 @@ check "... said"                grep -qF "argument --export-jsonl: '.benchgate/p
 check "... no store made"       test ! -e .benchgate
 rm journal-link.jsonl
 
+# ---- a benchgate.json that benchgate would read from here: in a folder
+# of a project without one, one written in a folder above made every later
+# verb read it as its configuration
+mkdir -p "$work/noconf/sub" && (cd "$work/noconf" && git init -q)
+(cd "$work/noconf/sub" && exec "$B" measure -q -r 1 -w 0 --export-jsonl ../benchgate.json -- touch ran) >"$work/out" 2>"$work/err"
+check "config above: exit 2"    test "$?" = 2
+check "config above: said"      grep -qF "'../benchgate.json' is a benchgate.json that benchgate would read from here" "$work/err"
+check "config above: not made"  test ! -e "$work/noconf/benchgate.json"
+rm -rf "$work/noconf"
+
 # ---- a file an --output pattern matches, however spelled: refused before
 # measuring (./o/r.txt, olink/r.txt and an absolute name replaced the
 # output the session had just proved with the export)
