@@ -829,13 +829,22 @@ static const char *file_role(const struct bg_config *cfg, unsigned roles,
 		if ((roles & files[i].role) && is(cfg, key, files[i].path))
 			what = files[i].what;
 	if (!what && (roles & BG_FILE_STORE) && cfg->store && strncmp(cfg->store, "sqlite:", 7) == 0 &&
-	    cfg->store[7])
+	    cfg->store[7]) {
+		/* SQLite keeps its files beside the store a link leads to */
+		struct bg_strbuf store = BG_STRBUF_INIT;
+		char *real;
+
+		bg_config_path(cfg, &store, cfg->store + 7);
+		real = realpath(store.buf, NULL);
 		for (i = 0; i < sizeof(store_files) / sizeof(store_files[0]) && !what; i++) {
 			bg_strbuf_reset(&p);
-			bg_strbuf_addf(&p, "%s%s", cfg->store + 7, store_files[i]);
+			bg_strbuf_addf(&p, "%s%s", real ? real : store.buf, store_files[i]);
 			if (is(cfg, key, p.buf))
 				what = "the store";
 		}
+		free(real);
+		bg_strbuf_release(&store);
+	}
 	bg_strbuf_release(&p);
 	return what;
 }
