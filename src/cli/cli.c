@@ -375,16 +375,34 @@ out:
 	return ok;
 }
 
-bool bg_cli_parse_double(const char *s, double *out)
+bool bg_cli_parse_double(const char *text, double *out)
 {
+	struct bg_strbuf t = BG_STRBUF_INIT, d = BG_STRBUF_INIT;
 	char *end;
+	bool ok = true;
 
-	*out = strtod(s, &end);
-	if (end == s || strpbrk(s, "xX"))
-		return false;
-	while (isspace((unsigned char)*end))
-		end++;
-	return *end == '\0';
+	*out = 0;
+	/* Python's digits and spaces as ASCII, then '_' between two digits dropped
+	 * (float('1_0') is 10; any other '_' is no number) */
+	bg_py_number_ascii(&t, text, strlen(text));
+	for (size_t i = 0; i < t.len && ok; i++) {
+		if (t.buf[i] != '_')
+			bg_strbuf_addch(&d, t.buf[i]);
+		else
+			ok = i > 0 && isdigit((unsigned char)t.buf[i - 1]) && isdigit((unsigned char)t.buf[i + 1]);
+	}
+	/* C's hexadecimal floats and nan(...) are strtod's, not Python's */
+	if (ok && !strpbrk(d.buf, "xX(")) {
+		*out = strtod(d.buf, &end);
+		while (isspace((unsigned char)*end))
+			end++;
+		ok = end != d.buf && *end == '\0';
+	} else {
+		ok = false;
+	}
+	bg_strbuf_release(&t);
+	bg_strbuf_release(&d);
+	return ok;
 }
 
 bool bg_cli_parse_seconds(const char *s, double *out)

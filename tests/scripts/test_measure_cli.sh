@@ -19,6 +19,8 @@ check "zero runs"           test "$(rc_of "$B" measure -r 0 -- true)" = 2
 check "negative warmups"    test "$(rc_of "$B" measure -w -1 -- true)" = 2
 check "bad timeout"         test "$(rc_of "$B" measure --timeout 0 -- true)" = 2
 check "hex timeout"         test "$(rc_of "$B" measure --timeout 0x10 -- true)" = 2   # not Python's float()
+check "timeout 1_0 and ١: Python's float()" test "$(rc_of "$B" measure -q -w 0 -r 1 --timeout 1_0 -- true)$(rc_of "$B" measure -q -w 0 -r 1 --timeout '١' -- true)" = 00
+check "timeout 1__0: no number" test "$(rc_of "$B" measure --timeout 1__0 -- true)" = 2
 check "hex rtol"            test "$(rc_of "$B" measure --output x --parity allclose:r.npy,rtol=0x1p-3 -- true)" = 2
 check "unknown option"      test "$(rc_of "$B" measure --frobnicate -- true)" = 2
 check "bad parity"          test "$(rc_of "$B" measure --output x --parity md5:00 -- true)" = 2
