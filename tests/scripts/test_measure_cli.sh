@@ -19,7 +19,6 @@ check "zero runs"           test "$(rc_of "$B" measure -r 0 -- true)" = 2
 check "negative warmups"    test "$(rc_of "$B" measure -w -1 -- true)" = 2
 check "bad timeout"         test "$(rc_of "$B" measure --timeout 0 -- true)" = 2
 check "hex timeout"         test "$(rc_of "$B" measure --timeout 0x10 -- true)" = 2   # not Python's float()
-check "timeout 1_0 and ١: Python's float()" test "$(rc_of "$B" measure -q -w 0 -r 1 --timeout 1_0 -- true)$(rc_of "$B" measure -q -w 0 -r 1 --timeout '١' -- true)" = 00
 check "timeout 1__0: no number" test "$(rc_of "$B" measure --timeout 1__0 -- true)" = 2
 check "hex rtol"            test "$(rc_of "$B" measure --output x --parity allclose:r.npy,rtol=0x1p-3 -- true)" = 2
 check "unknown option"      test "$(rc_of "$B" measure --frobnicate -- true)" = 2
@@ -256,6 +255,7 @@ pkill -f "sleep $nap"
 check "prepare leftover ends at once" test "$(rc_of "$B" measure -w 0 -r 1 --json --prepare 'true & true' -- true; jq -c '[.runs[] | .prepare_left_running]' out)" = "0[0,0]"
 check "prepare ends at once: no line" bash -c "! '$B' session \$(jq .id out) | grep -q '^  prepare '"
 check "no prepare: null" test "$(rc_of "$B" measure -w 0 -r 1 --json -- true; jq -c '[.runs[] | .prepare_left_running]' out)" = "0[null,null]"
+check "timeout 1_0 and ١: Python's float()" test "$(rc_of "$B" measure -q -w 0 -r 1 --timeout 1_0 -- true)$(rc_of "$B" measure -q -w 0 -r 1 --timeout '١' -- true)" = 00
 # a process that outlives the run's own and ends within the grace: counted
 # (outlived_by) and flagged; one that writes an output then blocks the
 # session, since the run's time does not hold that work; an output written
