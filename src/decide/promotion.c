@@ -1042,6 +1042,26 @@ static int journal_file_as_left(const char *dir, size_t k, const json_t *f, cons
 	return rc;
 }
 
+/* The temporary files a killed promotion's writer left beside the file
+ * abs (or the file a link there leads to): removed once its journal is
+ * ended, so that none lingers as an untracked file. */
+static void remove_dead_temps(const char *abs)
+{
+	struct bg_strbuf target = BG_STRBUF_INIT;
+	struct bg_ctx ctx;
+	char *slash;
+
+	bg_ctx_init(&ctx);
+	if (bg_atomic_target(abs, abs, &target, &ctx) == BG_OK && (slash = strrchr(target.buf, '/'))) {
+		const char *base[2] = {slash + 1, NULL};
+
+		*slash = '\0';
+		bg_atomic_remove_dead(*target.buf ? target.buf : "/", base);
+	}
+	bg_ctx_release(&ctx);
+	bg_strbuf_release(&target);
+}
+
 /* What journal_recover found and did, and how a failure after it says so. */
 enum journal_outcome { JOURNAL_NONE, JOURNAL_UNDONE, JOURNAL_FINISHED };
 #define JOURNAL_UNDONE_TEXT                                                                                  \
@@ -1170,6 +1190,12 @@ static int journal_recover(const struct bg_config *cfg, enum journal_outcome *ou
 	journal_remove(cfg);
 	*outcome = JOURNAL_UNDONE;
 out:
+	if (*outcome != JOURNAL_NONE)
+		json_array_foreach(json_object_get(index, "files"), k, f) {
+			bg_strbuf_reset(&abs);
+			bg_config_path(cfg, &abs, json_string_value(json_object_get(f, "path")));
+			remove_dead_temps(abs.buf);
+		}
 	json_decref(index);
 	bg_strbuf_release(&ev);
 	bg_strbuf_release(&dir);

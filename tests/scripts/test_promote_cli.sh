@@ -201,7 +201,10 @@ check "failed, marked: journal gone"  test ! -e "$j"
 # an interrupted promotion undone by a promote refused before any
 # criterion (an unknown session): said on stderr, and in --json
 killed_after_writes
+dead=$(sh -c 'echo $$')   # the writer's temporary file, as SIGKILL leaves it
+echo partial >"$work/p/experiments/benchgate-evidence.json.tmp.$dead"
 check "undone, unknown: exit 1"     test "$(rc_of "$B" -C "$work/p" promote 999 --json)" = 1
+check "undone, unknown: temporary file gone" test ! -e "$work/p/experiments/benchgate-evidence.json.tmp.$dead"
 check "undone, unknown: said"       grep -qF "no session with id 999; see 'benchgate sessions' (before that, an interrupted promotion (killed between its writes) was undone: the evidence index, the registry and the generated document are as they were before it)" "$work/err"
 check "undone, unknown: --json"     jqe '.session == 999 and (.error | test("was undone"))' "$work/out"
 check "undone, unknown: journal gone" test ! -e "$j"
