@@ -73,14 +73,6 @@ static const char *folder_role(const struct bg_config *cfg, const char *path,
 	return what;
 }
 
-/* path as bg_path_named_later names it, links resolved where it is there; NULL as it gives. */
-static char *resolved(const char *path)
-{
-	char *r = realpath(path, NULL);
-
-	return r ? r : bg_path_named_later(path);
-}
-
 /*
  * "a benchgate.json that benchgate would read from here" when a is a file
  * named benchgate.json in the working directory or a folder above it, at
@@ -133,7 +125,7 @@ static const char *named_role(const struct bg_config *cfg, const char *a, unsign
 	char *state, *lease;
 
 	bg_lifecycle_state_dir(cfg, &p);
-	state = resolved(p.buf);
+	state = bg_path_named_later(p.buf);
 	for (size_t i = 0; state && i < sizeof(held) / sizeof(held[0]) && !what; i++) {
 		size_t n = strlen(state), m = strlen(held[i].name);
 
@@ -144,7 +136,7 @@ static const char *named_role(const struct bg_config *cfg, const char *a, unsign
 	free(state);
 	bg_strbuf_reset(&p);
 	bg_ctx_init(&ctx);
-	if (!what && bg_machine_lease_path(&p, &ctx) == BG_OK && (lease = resolved(p.buf))) {
+	if (!what && bg_machine_lease_path(&p, &ctx) == BG_OK && (lease = bg_path_named_later(p.buf))) {
 		if (strcmp(a, lease) == 0)
 			what = "the machine lease";
 		free(lease);

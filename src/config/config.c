@@ -791,8 +791,7 @@ static bool same_name(const struct bg_config *cfg, const void *a, const char *re
 	if (!rel)
 		return false;
 	bg_config_path(cfg, &p, rel);
-	if (!(b = realpath(p.buf, NULL)))
-		b = bg_path_named_later(p.buf);
+	b = bg_path_named_later(p.buf); /* (links resolved where they are there) */
 	same = b && strcmp(a, b) == 0;
 	free(b);
 	bg_strbuf_release(&p);
