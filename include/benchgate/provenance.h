@@ -232,7 +232,8 @@ bool bg_provenance_secret_name(const char *name);
  *    value whose name looks secret ("?token=<redacted>"), the value of a
  *    header whose name looks secret ("Cookie: <redacted>", to the quote
  *    that closes it or the end of s), the word after "Bearer" or "Basic"
- *    ("Bearer <redacted>").
+ *    ("Bearer <redacted>"); a quoted value after a quoted name that looks
+ *    secret, as JSON or a Python dict writes it ("\"token\": \"<redacted>\"").
  * *pending (may be NULL) carries "the next word is a secret value" from one
  * string to the next, as between the words of an argv array: a string that
  * starts pending is redacted whole (unless it starts with '-').

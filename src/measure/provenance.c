@@ -81,29 +81,56 @@ static const char *const git_env_unset[] = {"GIT_DIR", "GIT_WORK_TREE", "GIT_IND
 					    "GIT_ICASE_PATHSPECS", "GIT_IMPLICIT_WORK_TREE", "GIT_GRAFT_FILE",
 					    "GIT_SHALLOW_FILE", "GIT_REPLACE_REF_BASE", "GIT_NO_REPLACE_OBJECTS", NULL};
 
-/*
- * pattern, a glob as glob(3) reads it, appended to sb as git's glob magic
- * reads the same: a run of '*' is one (glob(3) reads two as one, where git
- * reads a folder named by two as any depth, so that an output pattern of
- * two '*', a '/' and "*.npy" hid every edited tracked .npy of the
- * repository); an escaped '*' stays as it is.
- */
-static void add_glob_as_glob3(struct bg_strbuf *sb, const char *pattern)
-{
-	bool star = false; /* the last written is a '*' not escaped */
+/* At most this many git globs stand for one output pattern (see glob_alts). */
+#define GLOB_ALTS_MAX 16
 
-	for (const char *p = pattern; *p; p++) {
+/*
+ * The git globs (glob magic) that together match what pattern, a glob as
+ * glob(3) reads it, matches; cur holds what was written before p (at the
+ * start of a name when at_start); each is pushed to alts (*n of them, at
+ * most GLOB_ALTS_MAX: the rest are dropped, so that less is left out of
+ * the dirty check, never more). Two differences are written away:
+ *  - a run of '*' is one: glob(3) reads two as one, where git reads a
+ *    folder named by two as any depth (an output pattern of two '*', a '/'
+ *    and "*.npy" hid every edited tracked .npy of the repository);
+ *  - glob(3) matches a name starting with '.' only with a '.' written
+ *    there, where git's '*' and '?' match it (an output pattern of "out",
+ *    a '/' and "*.json" left an edited tracked out/.meta.json out): at a name's start, '?' is
+ *    written "[!.]" and '*' "[!.]*", with, for a '*' that can match
+ *    nothing before a byte other than '.' ("*x" matches "x"), a second
+ *    glob without it.
+ * An escaped byte stays as it is.
+ */
+static void glob_alts(const char *p, bool at_start, struct bg_strbuf *cur, char **alts, size_t *n)
+{
+	while (*p) {
 		if (p[0] == '\\' && p[1]) {
-			bg_strbuf_addch(sb, *p++);
-			bg_strbuf_addch(sb, *p);
-			star = false;
-		} else if (*p == '*' && star) {
-			continue;
+			bg_strbuf_addn(cur, p, 2);
+			p += 2;
+			at_start = false;
+		} else if (*p == '*') {
+			while (*p == '*')
+				p++;
+			if (at_start && *p && *p != '/' && *p != '.' && !(p[0] == '\\' && p[1] == '.')) {
+				struct bg_strbuf alt = BG_STRBUF_INIT; /* the '*' matching nothing */
+
+				bg_strbuf_addn(&alt, cur->buf, cur->len);
+				glob_alts(p, true, &alt, alts, n);
+				bg_strbuf_release(&alt);
+			}
+			bg_strbuf_adds(cur, at_start ? "[!.]*" : "*");
+			at_start = false;
+		} else if (*p == '?' && at_start) {
+			bg_strbuf_adds(cur, "[!.]");
+			p++;
+			at_start = false;
 		} else {
-			bg_strbuf_addch(sb, *p);
-			star = *p == '*';
+			at_start = *p == '/';
+			bg_strbuf_addch(cur, *p++);
 		}
 	}
+	if (*n < GLOB_ALTS_MAX)
+		alts[(*n)++] = bg_xstrdup(cur->len ? cur->buf : "");
 }
 
 /*
@@ -125,7 +152,7 @@ static int git_run(const char *root, const char *const *args, const char *const 
 		na++;
 	while (exclude && exclude[nx])
 		nx++;
-	argv = bg_xcalloc(2 + na + 2 + 2 * nx + 1, sizeof(*argv));
+	argv = bg_xcalloc(2 + na + 2 + (GLOB_ALTS_MAX + 1) * nx + 1, sizeof(*argv));
 	argv[n++] = bg_xstrdup("git");
 	argv[n++] = bg_xstrdup("--no-optional-locks");
 	for (size_t i = 0; i < na; i++)
@@ -138,13 +165,19 @@ static int git_run(const char *root, const char *const *args, const char *const 
 		argv[n++] = bg_xstrdup(":/");
 		for (size_t k = 0; k < nx; k++) {
 			struct bg_strbuf spec = BG_STRBUF_INIT;
-			if (strcmp(exclude[k], BG_GIT_EXCLUDE_STATE_FOLDERS) == 0)
+			if (strcmp(exclude[k], BG_GIT_EXCLUDE_STATE_FOLDERS) == 0) {
 				bg_strbuf_addf(&spec, ":(exclude,%s", BG_GIT_EXCLUDE_STATE_FOLDERS + 2);
-			else { /* '*' within a name, as glob(3) matched the outputs */
+				argv[n++] = bg_strbuf_detach(&spec, NULL);
+			} else { /* what glob(3) matched as the outputs */
+				char *alts[GLOB_ALTS_MAX];
+				size_t nalts = 0;
+
 				bg_strbuf_adds(&spec, ":(exclude,glob)");
-				add_glob_as_glob3(&spec, exclude[k]);
+				glob_alts(exclude[k], true, &spec, alts, &nalts);
+				bg_strbuf_release(&spec);
+				for (size_t a = 0; a < nalts; a++)
+					argv[n++] = alts[a];
 			}
-			argv[n++] = bg_strbuf_detach(&spec, NULL);
 			/* an escaped name no longer matches what lies below it as
 			 * a leading folder (git compares that part as it is
 			 * written): a folder's contents are named too */
@@ -920,7 +953,11 @@ static char quote_after(char q, char c)
  *  - in a URL, the user info's password ("://user:pw@") or the whole user
  *    info ("://token@");
  *  - the value of a query parameter whose name looks secret ("?token=v",
- *    "&api_key=v").
+ *    "&api_key=v");
+ *  - the quoted value of a quoted name that looks secret, as JSON or a
+ *    Python dict writes it ("\"token\": \"v\"", "'api_key': 'v'"), to its
+ *    closing quote, or to the end of the text when that quote is escaped
+ *    or missing.
  * An empty value is none. Every value starts after a byte that is not a
  * letter or digit and ends before a separator, so that what is written
  * ("<redacted>") is found and redacted again as itself.
@@ -951,6 +988,27 @@ static const char *secret_at(const char *w, const char *p, char q, const char **
 				end = c;
 		colon = end ? memchr(a, ':', (size_t)(end - a)) : NULL;
 		*v = colon ? colon + 1 : a;
+	} else if ((*p == '"' || *p == '\'') && !q) {
+		/* "NAME": "v" as JSON (or a Python dict) writes it */
+		const char *n = p + 1;
+
+		while (header_byte((unsigned char)*n))
+			n++;
+		if (*n == *p && secret_span(p + 1, n)) {
+			n += 1 + strspn(n + 1, " \t");
+			if (*n == ':') {
+				n += 1 + strspn(n + 1, " \t");
+				/* to the quote that closes it as a shell word's quote
+				 * does (value_end), so that what follows reads as it
+				 * did; one escaped ("a\\"b"): to the end of the text */
+				if (*n == '"' || *n == '\'') {
+					*v = n + 1;
+					end = strchr(*v, *n);
+					if (!end || (end > *v && end[-1] == '\\'))
+						end = *v + strlen(*v);
+				}
+			}
+		}
 	} else if (*p == '?' || *p == '&') {
 		const char *n = p + 1 + strcspn(p + 1, "=&#?/ \t\n\v\f\r'\"");
 
@@ -994,7 +1052,15 @@ static const char *scrub_word(const char *w, const char *e, bool *to_end, struct
 			bg_strbuf_addn(out, p, (size_t)(v - p));
 			bg_strbuf_adds(out, "<redacted>");
 			*to_end = r >= e;
+			while (p < v) /* the quotes before the value ("NAME": ") stay open or closed */
+				q = quote_after(q, *p++);
 			p = r;
+			/* a value that ran past the word to the quote closing it
+			 * ("NAME": "a b"): the word goes on after that quote */
+			if (r >= e && q && *r == q) {
+				e = value_end(r + 1);
+				*to_end = false;
+			}
 			continue;
 		}
 		*to_end = false;

@@ -169,5 +169,22 @@ mkdir -p ref/deep out && printf A >ref/deep/expected.npy && git add -A && git -c
 printf B >ref/deep/expected.npy
 check "'**' in --output: exit 0"         test "$(rc_of "$B" measure -q -w 0 -r 1 --json --output '**/*.npy' -- sh -c 'echo x >out/r.npy')" = 0
 check "... the edited tracked file counts" jqe '.provenance.git.dirty == true' "$work/out"
+git checkout -q -- ref
+# ... and a name starting with '.' only where a '.' is written there, as
+# glob(3) matches: an edited tracked out/.meta.json is not an output of
+# 'out/*.json' or 'out/?meta.json' (git's '*' and '?' match a leading '.');
+# what the pattern matched is still left out ('*x' matching "x" too)
+printf A >out/.meta.json && git add -A && git -c user.email=t@t -c user.name=t commit -qm meta || exit 1
+printf B >out/.meta.json
+for pat in 'out/*.json' 'out/?meta.json' 'out/**.json' 'o*/*.json'; do
+	check "'$pat': exit 0" test "$(rc_of "$B" measure -q -w 0 -r 1 --json --output "$pat" -- sh -c 'echo x >out/xmeta.json')" = 0
+	check "... the edited tracked out/.meta.json counts" jqe '.provenance.git.dirty == true and .provenance.git.untracked == []' "$work/out"
+done
+git checkout -q -- out && git clean -qfd out
+check "'*x' leaves out x: exit 0" test "$(rc_of "$B" measure -q -w 0 -r 1 --json --output 'out/*x' -- sh -c 'echo 1 >out/x; echo 2 >out/ax')" = 0
+check "... clean"                jqe '.provenance.git.dirty == false' "$work/out"
+git clean -qfd out
+check "'out/.*.json' leaves out a dot name: exit 0" test "$(rc_of "$B" measure -q -w 0 -r 1 --json --output 'out/.*.json' -- sh -c 'echo x >out/.meta.json')" = 0
+check "... clean"                jqe '.provenance.git.dirty == false' "$work/out"
 
 [ "$fails" = 0 ] || { echo "$fails failed"; exit 1; }

@@ -236,12 +236,22 @@ static void test_scrub(void **state)
 	assert_scrub("x bearer tok y Basic QQ== z", NULL, "x bearer <redacted> y Basic <redacted> z");
 	assert_scrub("PASSWD=x GPG_PASSPHRASE=y AUTHOR=ann -p s3cr3t", NULL,
 		     "PASSWD=<redacted> GPG_PASSPHRASE=<redacted> AUTHOR=ann -p s3cr3t");
+	/* a quoted value of a quoted secret name, as JSON or a Python dict
+	 * prints it; other names and unquoted values are kept */
+	assert_scrub("config {\"api_key\": \"abc def\", \"n\": 1, \"author\": \"ann\"}", NULL,
+		     "config {\"api_key\": \"<redacted>\", \"n\": 1, \"author\": \"ann\"}");
+	assert_scrub("{'token': 'xyz', 'password':'p w', 'user': 'ann', 'pin': 12}", NULL,
+		     "{'token': '<redacted>', 'password':'<redacted>', 'user': 'ann', 'pin': 12}");
+	assert_scrub("\"Secret\" : \"a\\\"b\" tail", NULL, "\"Secret\" : \"<redacted>");
+	assert_scrub("\"token\": \"never closed", NULL, "\"token\": \"<redacted>");
+	assert_scrub("{\"token\": \"\"}", NULL, "{\"token\": \"\"}");
 	assert_scrub("Content-Type: text/plain author: ann https://h:8080/x", NULL,
 		     "Content-Type: text/plain author: ann https://h:8080/x");
 	{ /* what is written scrubs to itself */
 		static const char *const texts[] = {
 			"Authorization: Bearer a b", "'X-Api-Key: a b'=c", "-a://u:p=q@key v", "x://a@b@c/d",
-			"https://h/q?token=a=b&c", "Bearer 'a b'", "'PW:\f'=", "--header=Cookie:a=b d"};
+			"https://h/q?token=a=b&c", "Bearer 'a b'", "'PW:\f'=", "--header=Cookie:a=b d",
+			"{\"token\": \"a", "'pw':'x'y'", "\"a\": \"token\": \"v\" \"key\":'q\\'"};
 
 		for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
 			char *once = scrub(texts[i], NULL), *twice = scrub(once, NULL);
