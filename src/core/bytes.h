@@ -135,6 +135,32 @@ static inline size_t bg_span_json_space(const char *s, size_t n)
 	return i;
 }
 
+/* Whether a[0..n) and b[0..n) hold the same bytes: keys and short strings
+ * are mostly under 24 bytes, where a call to memcmp costs more than the
+ * comparison. Reads only inside both ranges. */
+static inline bool bg_same_bytes(const char *a, const char *b, size_t n)
+{
+	if (n >= 8) {
+		size_t i = 0;
+		for (; i + 8 <= n; i += 8)
+			if (bg_load8(a + i) != bg_load8(b + i))
+				return false;
+		return bg_load8(a + n - 8) == bg_load8(b + n - 8);
+	}
+	if (n >= 4) {
+		uint32_t x, y, u, v;
+		memcpy(&x, a, 4);
+		memcpy(&y, b, 4);
+		memcpy(&u, a + n - 4, 4);
+		memcpy(&v, b + n - 4, 4);
+		return x == y && u == v;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (a[i] != b[i])
+			return false;
+	return true;
+}
+
 /*
  * The hash of s[0..n) used by object indexes and the parser's key table:
  * eight bytes at a time, then the tail (read overlapping; the length is

@@ -299,7 +299,7 @@ static long idx_probe(const struct bg_value *o, const char *key, uint32_t klen, 
 			return -1;
 		}
 		const struct bg_member *m = &o->u.members[e - 1];
-		if (m->hash == hash && m->klen == klen && memcmp(m->key, key, klen) == 0) {
+		if (m->hash == hash && m->klen == klen && bg_same_bytes(m->key, key, klen)) {
 			*slot = i;
 			return (long)e - 1;
 		}
@@ -355,7 +355,7 @@ static long find_member(const struct bg_value *obj, const char *key, size_t klen
 	}
 	for (uint32_t i = 0; i < obj->n; i++) {
 		const struct bg_member *m = &obj->u.members[i];
-		if (m->hash == hash && m->klen == klen && memcmp(m->key, key, klen) == 0)
+		if (m->hash == hash && m->klen == klen && bg_same_bytes(m->key, key, klen))
 			return (long)i;
 	}
 	return -1;
@@ -517,7 +517,7 @@ void bg_value_project(struct bg_value_proj *p, const struct bg_value *obj, struc
 		for (uint32_t s = m->hash & 255; p->slot[s]; s = (s + 1) & 255) {
 			uint32_t i = p->slot[s] - 1u;
 			if (p->hash[i] == m->hash && p->len[i] == m->klen &&
-			    (p->seen[i] == m->key || memcmp(p->names[i], m->key, m->klen) == 0)) {
+			    (p->seen[i] == m->key || bg_same_bytes(p->names[i], m->key, m->klen))) {
 				p->seen[i] = m->key; /* documents share key text: next time no memcmp */
 				out[i] = m->value;
 				break;

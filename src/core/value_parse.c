@@ -20,9 +20,26 @@
 
 /* ------------------------------------------------------------------ parser */
 
-#define SHARED_INT_MAX 1024      /* integers 0..1023 are one value each per document */
+#if defined(__GNUC__)
+#define BG_NOINLINE __attribute__((noinline))
+#else
+#define BG_NOINLINE
+#endif
+
+#define SHARED_INT_MAX 1024      /* integers 0..1023 are one static value each */
 #define SHARED_STR_LEN 24        /* strings this long or shorter are shared... */
 #define SHARED_STR_MAX (1u << 16) /* ...the first this many distinct ones */
+
+/* The integers 0..SHARED_INT_MAX-1, shared by every document (values are
+ * never modified once built, as bg_value_true_v) */
+#define SMALL_INT(n) {.type = BG_VINT, .u = {.i = (n)}}
+#define SMALL_INT4(n) SMALL_INT(n), SMALL_INT((n) + 1), SMALL_INT((n) + 2), SMALL_INT((n) + 3)
+#define SMALL_INT16(n) SMALL_INT4(n), SMALL_INT4((n) + 4), SMALL_INT4((n) + 8), SMALL_INT4((n) + 12)
+#define SMALL_INT64(n) SMALL_INT16(n), SMALL_INT16((n) + 16), SMALL_INT16((n) + 32), SMALL_INT16((n) + 48)
+#define SMALL_INT256(n) SMALL_INT64(n), SMALL_INT64((n) + 64), SMALL_INT64((n) + 128), SMALL_INT64((n) + 192)
+static struct bg_value small_ints[SHARED_INT_MAX] = {
+	SMALL_INT256(0), SMALL_INT256(256), SMALL_INT256(512), SMALL_INT256(768),
+};
 
 /* A shared string: its hash and length are kept beside it, so that a probe
  * reads only the table until they match (the strings are scattered over the
@@ -44,11 +61,11 @@ struct parser {
 	size_t mn, mcap;
 	struct intern *itab; /* interned keys, open addressing */
 	uint32_t icap, icount;
-	/* scalars shared within the document (values are never modified once
-	 * built): short strings, open addressing, and small integers */
+	/* short strings shared within the document (values are never
+	 * modified once built), open addressing; small integers are
+	 * small_ints */
 	struct shared_slot *stab;
 	uint32_t scap, scount;
-	struct bg_value *small_int[SHARED_INT_MAX];
 	bool failed;
 	bool skip; /* checking a value that is not kept: no values are built */
 	bool reject_dups; /* BG_VALUE_REJECT_DUPLICATES */
@@ -102,7 +119,7 @@ static const char *intern_key(struct parser *ps, const char *key, uint32_t klen,
 	mask = ps->icap - 1;
 	for (i = h & mask; ps->itab[i].key; i = (i + 1) & mask) {
 		const struct intern *e = &ps->itab[i];
-		if (e->hash == h && e->klen == klen && memcmp(e->key, key, klen) == 0) {
+		if (e->hash == h && e->klen == klen && bg_same_bytes(e->key, key, klen)) {
 			*hash = e->hash;
 			*entry = &ps->itab[i];
 			return e->key;
@@ -272,12 +289,15 @@ static long read_hex4(const char *p)
  * Parses the string at ps->p (on its opening quote). *out receives its text
  * (*len bytes, not NUL-terminated): the input itself when the string is
  * plain ASCII without escapes, else the decoded copy in ps->scratch, valid
- * until the next string.
+ * until the next string. Inline: most strings are plain ASCII, and this
+ * path is small enough to inline where keys and values are read; the rest
+ * is parse_string_slow's.
  */
-static int parse_string(struct parser *ps, const char **out, uint32_t *len)
+static int parse_string_slow(struct parser *ps, const char *p, const char **out, uint32_t *len);
+
+static inline int parse_string(struct parser *ps, const char **out, uint32_t *len)
 {
 	const char *open = ps->p, *p = open + 1;
-	struct bg_strbuf *sb = &ps->scratch;
 
 	p += bg_span_json_plain(p, (size_t)(ps->end - p));
 	if (*p == '"') {
@@ -286,6 +306,17 @@ static int parse_string(struct parser *ps, const char **out, uint32_t *len)
 		ps->p = p + 1;
 		return BG_OK;
 	}
+	return parse_string_slow(ps, p, out, len);
+}
+
+/* parse_string past its plain ASCII prefix (open + 1 .. p): an escape, a
+ * byte >= 0x80, a control byte or the end of the text at p. */
+static BG_NOINLINE int parse_string_slow(struct parser *ps, const char *p, const char **out,
+							uint32_t *len)
+{
+	const char *open = ps->p;
+	struct bg_strbuf *sb = &ps->scratch;
+
 	bg_strbuf_reset(sb);
 	bg_strbuf_addn(sb, open + 1, (size_t)(p - (open + 1)));
 	for (;;) {
@@ -455,11 +486,7 @@ static int parse_number(struct parser *ps, struct bg_value **out)
 			return BG_OK;
 		}
 		if (!neg && mant < SHARED_INT_MAX) {
-			if (!ps->small_int[mant]) {
-				ps->small_int[mant] = new_value(ps->a, BG_VINT);
-				ps->small_int[mant]->u.i = (int64_t)mant;
-			}
-			*out = ps->small_int[mant];
+			*out = &small_ints[mant];
 			return BG_OK;
 		}
 		v = new_value(ps->a, BG_VINT);
@@ -506,6 +533,82 @@ static int parse_number(struct parser *ps, struct bg_value **out)
 static int parse_value(struct parser *ps, struct bg_value **out, int depth,
 		       const struct bg_value_keep *keep);
 
+/* The document's one value for the short string s[0..len): documents repeat
+ * their vocabulary (dtypes, states, platforms, dates) thousands of times. */
+static struct bg_value *shared_string(struct parser *ps, const char *s, uint32_t len)
+{
+	uint32_t h = hash_key(s, len), mask, i;
+	struct bg_value *v;
+
+	if (2 * (ps->scount + 1) > ps->scap && ps->scount < SHARED_STR_MAX) {
+		struct shared_slot *old = ps->stab;
+		uint32_t oldcap = ps->scap;
+		ps->scap = oldcap ? 2 * oldcap : 1024;
+		ps->stab = bg_xcalloc(ps->scap, sizeof(*ps->stab));
+		for (uint32_t j = 0; j < oldcap; j++) {
+			if (!old[j].v)
+				continue;
+			i = old[j].hash & (ps->scap - 1);
+			while (ps->stab[i].v)
+				i = (i + 1) & (ps->scap - 1);
+			ps->stab[i] = old[j];
+		}
+		free(old);
+	}
+	mask = ps->scap - 1;
+	for (i = h & mask; ps->stab[i].v; i = (i + 1) & mask) {
+		const struct shared_slot *e = &ps->stab[i];
+		if (e->hash == h && e->len == len && bg_same_bytes(e->v->u.s, s, len))
+			return (struct bg_value *)e->v;
+	}
+	v = new_value(ps->a, BG_VSTRING);
+	v->u.s = bg_arena_strndup(ps->a, s, len);
+	v->n = len;
+	if (ps->scount < SHARED_STR_MAX) {
+		ps->stab[i].hash = h;
+		ps->stab[i].len = len;
+		ps->stab[i].v = v;
+		ps->scount++;
+	}
+	return v;
+}
+
+/* The string value at ps->p (on its opening quote). */
+static inline int parse_string_value(struct parser *ps, struct bg_value **out)
+{
+	struct bg_value *v;
+	const char *s;
+	uint32_t len;
+
+	if (parse_string(ps, &s, &len))
+		return BG_ECHECK;
+	if (ps->skip) {
+		*out = NULL;
+		return BG_OK;
+	}
+	if (len <= SHARED_STR_LEN) {
+		*out = shared_string(ps, s, len);
+		return BG_OK;
+	}
+	v = new_value(ps->a, BG_VSTRING);
+	v->u.s = bg_arena_strndup(ps->a, s, len);
+	v->n = len;
+	*out = v;
+	return BG_OK;
+}
+
+/* parse_value, a string's path inline: most members and elements are
+ * strings, read here without a call */
+static inline int parse_element(struct parser *ps, struct bg_value **out, int depth,
+				const struct bg_value_keep *keep)
+{
+	skip_ws(ps);
+	if (*ps->p == '"')
+		return parse_string_value(ps, out);
+	return parse_value(ps, out, depth, keep);
+}
+
+
 /*
  * After an element of an array or object: consumes ',' (another element
  * follows) or stops at the closing bracket (*done, not consumed); anything
@@ -542,7 +645,7 @@ static int parse_array(struct parser *ps, struct bg_value **out, int depth,
 			struct bg_value *item;
 			if (ps->p >= ps->end) /* jansson: an element missing at the end */
 				return perr(ps, ps->p, NULL, "']' expected");
-			if (parse_value(ps, &item, depth, keep))
+			if (parse_element(ps, &item, depth, keep))
 				return BG_ECHECK;
 			if (ps->skip)
 				goto next_item;
@@ -738,7 +841,7 @@ static int parse_object(struct parser *ps, struct bg_value **out, int depth,
 					return rc;
 				goto next_member;
 			}
-			if (parse_value(ps, &m.value, depth, sub))
+			if (parse_element(ps, &m.value, depth, sub))
 				return BG_ECHECK;
 			if (ps->skip)
 				goto next_member;
@@ -797,46 +900,6 @@ static int parse_object(struct parser *ps, struct bg_value **out, int depth,
 	return BG_OK;
 }
 
-/* The document's one value for the short string s[0..len): documents repeat
- * their vocabulary (dtypes, states, platforms, dates) thousands of times. */
-static struct bg_value *shared_string(struct parser *ps, const char *s, uint32_t len)
-{
-	uint32_t h = hash_key(s, len), mask, i;
-	struct bg_value *v;
-
-	if (2 * (ps->scount + 1) > ps->scap && ps->scount < SHARED_STR_MAX) {
-		struct shared_slot *old = ps->stab;
-		uint32_t oldcap = ps->scap;
-		ps->scap = oldcap ? 2 * oldcap : 1024;
-		ps->stab = bg_xcalloc(ps->scap, sizeof(*ps->stab));
-		for (uint32_t j = 0; j < oldcap; j++) {
-			if (!old[j].v)
-				continue;
-			i = old[j].hash & (ps->scap - 1);
-			while (ps->stab[i].v)
-				i = (i + 1) & (ps->scap - 1);
-			ps->stab[i] = old[j];
-		}
-		free(old);
-	}
-	mask = ps->scap - 1;
-	for (i = h & mask; ps->stab[i].v; i = (i + 1) & mask) {
-		const struct shared_slot *e = &ps->stab[i];
-		if (e->hash == h && e->len == len && memcmp(e->v->u.s, s, len) == 0)
-			return (struct bg_value *)e->v;
-	}
-	v = new_value(ps->a, BG_VSTRING);
-	v->u.s = bg_arena_strndup(ps->a, s, len);
-	v->n = len;
-	if (ps->scount < SHARED_STR_MAX) {
-		ps->stab[i].hash = h;
-		ps->stab[i].len = len;
-		ps->stab[i].v = v;
-		ps->scount++;
-	}
-	return v;
-}
-
 static int parse_literal(struct parser *ps, const char *word, size_t n, struct bg_value *v,
 			 struct bg_value **out)
 {
@@ -888,26 +951,8 @@ static int parse_value(struct parser *ps, struct bg_value **out, int depth,
 			return perr(ps, ps->p, NULL, "maximum parsing depth reached");
 		return *ps->p == '{' ? parse_object(ps, out, depth + 1, keep)
 				     : parse_array(ps, out, depth + 1, keep);
-	case '"': {
-		struct bg_value *v;
-		const char *s;
-		uint32_t len;
-		if (parse_string(ps, &s, &len))
-			return BG_ECHECK;
-		if (ps->skip) {
-			*out = NULL;
-			return BG_OK;
-		}
-		if (len <= SHARED_STR_LEN) {
-			*out = shared_string(ps, s, len);
-			return BG_OK;
-		}
-		v = new_value(ps->a, BG_VSTRING);
-		v->u.s = bg_arena_strndup(ps->a, s, len);
-		v->n = len;
-		*out = v;
-		return BG_OK;
-	}
+	case '"':
+		return parse_string_value(ps, out);
 	case '-':
 		if (ps->p[1] == 'I')
 			return parse_nonfinite(ps, out);

@@ -615,7 +615,7 @@ bool bg_value_equal(const struct bg_value *a, const struct bg_value *b)
 		return false;
 	switch (a->type) {
 	case BG_VSTRING:
-		return a->n == b->n && memcmp(a->u.s, b->u.s, a->n) == 0;
+		return a->n == b->n && bg_same_bytes(a->u.s, b->u.s, a->n);
 	case BG_VARRAY:
 		if (a->n != b->n)
 			return false;
