@@ -110,9 +110,11 @@ bool bg_pid_alive(long pid);
 void bg_atomic_remove_dead(const char *dir, const char *const *bases);
 /* mkdir -p; BG_EIO on failure. */
 int bg_mkdirs(const char *path, struct bg_ctx *ctx);
-/* The same; *made receives the first directory it created (the caller
- * frees it), or NULL when path existed, so that bg_rmdirs_made can undo;
- * on failure the folders it made are removed again and *made is NULL.
+/* The same; *made receives the folders it created (a list only
+ * bg_rmdirs_made reads; the caller frees it), or NULL when it created
+ * none, so that bg_rmdirs_made can undo, also along a path with ".." in
+ * it ("new/../keep" made new: keep, there before, is never removed); on
+ * failure the folders it made are removed again and *made is NULL.
  * display (NULL: path) is path as messages name it, such as
  * bg_config_relative's: the folder that could not be made is named as
  * display names it ("site/x: cannot create directory: Not a directory"),
@@ -121,9 +123,9 @@ int bg_mkdirs(const char *path, struct bg_ctx *ctx);
  * EACCES or EROFS when this user may not make it there), so that a caller
  * can say what to do. */
 int bg_mkdirs_made(const char *path, const char *display, char **made, struct bg_ctx *ctx);
-/* Removes path and its parents up to made (from bg_mkdirs_made), while they
- * are empty; never a folder above made. NULL made removes nothing. */
-void bg_rmdirs_made(const char *path, const char *made);
+/* Removes the folders bg_mkdirs_made made (made), the last made first,
+ * each while it is empty; never another. NULL made removes nothing. */
+void bg_rmdirs_made(const char *made);
 /*
  * Waits for an exclusive lock (flock) on the file lock_path (created when
  * absent, and left there for the next holder), so that read-modify-write

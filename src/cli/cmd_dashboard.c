@@ -427,33 +427,53 @@ static int in_state_folder(const struct bg_config *cfg, const char *dir, struct 
 }
 
 /*
- * Whether the file at path is not there, empty, or a page a dashboard
- * wrote (its generator line, or the sentence every page before that line
- * had): what the dashboard may replace. Another file (a project's own
- * index.html) is never replaced. One that cannot be read is left to the
- * write to report.
+ * Whether the dashboard may replace the file at path: BG_OK when it is not
+ * there, empty, or a page a dashboard wrote (its generator line, or the
+ * sentence every page before that line had); code (BG_EUSAGE for an
+ * --output, BG_ECHECK for the default folder) with the message for
+ * another file (a project's own index.html, never replaced) and for one
+ * that cannot be read (it cannot be told whose it is: a rename would
+ * replace it all the same). A folder there is left to the write to report.
  */
-static bool written_by_benchgate(const char *path)
+static int page_replaceable(const char *path, const char *shown, int code, struct bg_ctx *ctx)
 {
 	enum { HEAD = 65536 };
 	char *head;
 	ssize_t n;
 	bool ours;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), err;
 
+	if (fd < 0 && errno == ENOENT)
+		return BG_OK;
 	if (fd < 0)
-		return true;
+		err = errno;
 	head = bg_xmalloc(HEAD + 1);
-	n = read(fd, head, HEAD);
-	close(fd);
-	ours = n <= 0;
-	if (!ours) {
-		head[n] = '\0';
-		ours = strstr(head, "<meta name=\"generator\" content=\"benchgate\">") ||
-		       strstr(head, " by benchgate. A timing is compared only with sessions of exactly the same ");
+	n = fd < 0 ? -1 : read(fd, head, HEAD);
+	if (fd >= 0) {
+		err = errno;
+		close(fd);
 	}
+	if (n < 0 && err == EISDIR) {
+		free(head);
+		return BG_OK;
+	}
+	if (n < 0) {
+		free(head);
+		return bg_error(ctx, code,
+				"%s is there and cannot be read (%s), so it cannot be told whether benchgate "
+				"wrote it; the dashboard never replaces another file: remove it, or choose another --output",
+				shown, strerror(err));
+	}
+	head[n] = '\0';
+	ours = n == 0 || strstr(head, "<meta name=\"generator\" content=\"benchgate\">") ||
+	       strstr(head, " by benchgate. A timing is compared only with sessions of exactly the same ");
 	free(head);
-	return ours;
+	if (ours)
+		return BG_OK;
+	return bg_error(ctx, code,
+			"%s is there and is not a page benchgate wrote; the dashboard never replaces "
+			"another file: remove it, or choose another --output",
+			shown);
 }
 
 static int run_dashboard(struct bg_cli *cli, const struct bg_cmd *self)
@@ -534,19 +554,17 @@ static int run_dashboard(struct bg_cli *cli, const struct bg_cmd *self)
 			rc = bg_error(&ctx, output ? BG_EUSAGE : BG_ECHECK,
 				      "%s is %s; the dashboard never replaces a file the project is read from: "
 				      "choose another --output", shown, what);
-		else if (!written_by_benchgate(path.buf))
-			rc = bg_error(&ctx, output ? BG_EUSAGE : BG_ECHECK,
-				      "%s is there and is not a page benchgate wrote; the dashboard never replaces "
-				      "another file: remove it, or choose another --output", shown);
+		else
+			rc = page_replaceable(path.buf, shown, output ? BG_EUSAGE : BG_ECHECK, &ctx);
 		/* a page refused leaves no folder made for it */
 		if (rc)
-			bg_rmdirs_made(dir.buf, made);
+			bg_rmdirs_made(made);
 	}
 	if (rc == BG_OK) {
 		rc = bg_file_write_atomic(path.buf, shown, page.buf, page.len, &ctx);
 		/* a page not written leaves no folder made for it */
 		if (rc) {
-			bg_rmdirs_made(dir.buf, made);
+			bg_rmdirs_made(made);
 			bg_error(&ctx, rc, "%s; to write the page elsewhere, %s", bg_ctx_message(&ctx),
 				 output ? "choose another --output" : "use --output DIR");
 		}

@@ -122,7 +122,7 @@ static int run(struct bg_cli *cli, const struct bg_cmd *self)
 	if (!rc)
 		rc = bg_registry_render_to_file(&reg, path.buf, output, &ctx);
 	if (rc && dir)
-		bg_rmdirs_made(dir, made);
+		bg_rmdirs_made(made);
 	free(made);
 	free(dir);
 	if (!rc) {

@@ -527,9 +527,17 @@ static int mkdirs_fail(const char *path, const char *display, const char *p, int
 	return rc;
 }
 
+/* Appends dir to the list of folders made (each NUL-terminated, the list
+ * ended by an empty one: bg_mkdirs_made's *made). */
+static void made_add(struct bg_strbuf *list, const char *dir)
+{
+	bg_strbuf_addn(list, dir, strlen(dir) + 1);
+}
+
 int bg_mkdirs_made(const char *path, const char *display, char **made, struct bg_ctx *ctx)
 {
-	char *p = bg_xstrdup(path), *first = NULL;
+	struct bg_strbuf list = BG_STRBUF_INIT;
+	char *p = bg_xstrdup(path);
 	struct stat st;
 	int rc = BG_OK;
 
@@ -542,14 +550,14 @@ int bg_mkdirs_made(const char *path, const char *display, char **made, struct bg
 			char c = *s;
 			*s = '\0';
 			if (mkdir(p, 0755) == 0) {
-				if (!first)
-					first = bg_xstrdup(p);
+				made_add(&list, p);
 			} else if (errno != EEXIST) {
 				int err = errno;
 
 				rc = mkdirs_fail(path, display, p, err, strerror(err), ctx);
 				/* the folders made above the one that failed go again */
-				bg_rmdirs_made(p, first);
+				bg_strbuf_addch(&list, '\0');
+				bg_rmdirs_made(list.buf);
 				errno = err;
 				break;
 			}
@@ -572,10 +580,11 @@ int bg_mkdirs_made(const char *path, const char *display, char **made, struct bg
 				 ctx);
 	}
 	free(p);
-	if (rc == BG_OK && made)
-		*made = first;
-	else
-		free(first);
+	if (rc == BG_OK && made && list.len) {
+		bg_strbuf_addch(&list, '\0');
+		*made = bg_strbuf_detach(&list, NULL);
+	}
+	bg_strbuf_release(&list);
 	return rc;
 }
 
@@ -584,26 +593,25 @@ int bg_mkdirs(const char *path, struct bg_ctx *ctx)
 	return bg_mkdirs_made(path, NULL, NULL, ctx);
 }
 
-void bg_rmdirs_made(const char *path, const char *made)
+void bg_rmdirs_made(const char *made)
 {
-	size_t n;
-	char *cur, *s;
+	size_t n = 0;
+	const char **dirs;
 
 	if (!made)
 		return;
-	n = strlen(made);
-	cur = bg_xstrdup(path);
-	/* every folder from path up to made, and no higher: those below made
-	 * were made with it. One that is not there (creation stopped above it)
-	 * is passed over; one that is not empty stays, and so do its parents. */
-	while (strncmp(cur, made, n) == 0 && (cur[n] == '\0' || cur[n] == '/')) {
-		if (rmdir(cur) != 0 && errno == ENOTEMPTY)
-			break;
-		if (cur[n] == '\0' || !(s = strrchr(cur, '/')) || s == cur)
-			break;
-		*s = '\0';
-	}
-	free(cur);
+	for (const char *d = made; *d; d += strlen(d) + 1)
+		n++;
+	dirs = bg_xcalloc(n + 1, sizeof(*dirs));
+	n = 0;
+	for (const char *d = made; *d; d += strlen(d) + 1)
+		dirs[n++] = d;
+	/* the last made first: each below the ones made before it (or beside
+	 * them, past a ".."); one that is no longer empty stays, and so does
+	 * what it is in, which then is not empty either */
+	while (n--)
+		(void)rmdir(dirs[n]);
+	free(dirs);
 }
 
 /* Whether SIGINT, SIGTERM, SIGHUP or SIGQUIT waits, held back (stops.h):

@@ -1571,7 +1571,7 @@ out:
 		bg_error(ctx, rc, "%s (%s)", bg_ctx_message(ctx),
 			 journal == JOURNAL_UNDONE ? JOURNAL_UNDONE_TEXT : JOURNAL_FINISHED_TEXT);
 	if (rc && gen_dir && gen_dir[0])
-		bg_rmdirs_made(gen_dir, made); /* only while empty: never a document put back */
+		bg_rmdirs_made(made); /* only while empty: never a document put back */
 	free(gen_dir);
 	free(made);
 	if (saved)

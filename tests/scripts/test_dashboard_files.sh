@@ -53,5 +53,31 @@ check "--output ./x//y/: the path shown tidied" test "$("$B" -C p dashboard --ou
 check "--output ./x//y/: written there" test -s p/x/y/index.html
 check "--output .: the root's index.html" test "$("$B" -C p dashboard --output .)" = index.html
 
+# a folder refused past a "..": none of the folders made for it left, and
+# never one that was there (experiments/new would read as an experiment
+# killed as it was created; keep, empty, was removed in its place)
+mkdir p/own && echo '<html>own</html>' >p/own/index.html
+check "--output experiments/new/../../own, another's page: exit 2" \
+	test "$(rc_of "$B" -C p dashboard --output experiments/new/../../own)" = 2
+check "... experiments/new not left" test ! -e p/experiments/new
+check "... the page kept" grep -qx '<html>own</html>' p/own/index.html
+mkdir p/keep p/keep/index.html p/keep/index.html/x
+check "--output new/../keep, a folder in the page's place: exit 4" \
+	test "$(rc_of "$B" -C p dashboard --output new/../keep)" = 4
+check "... new not left, keep kept" test ! -e p/new -a -d p/keep/index.html/x
+
+# a page that cannot be read is not replaced: whose it is cannot be told
+as=()
+if [ "$(id -u)" = 0 ]; then
+	chmod a+x "$work" && chmod -R a+rwX p
+	as=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+fi
+chmod 000 p/own/index.html
+check "an unreadable index.html: exit 2" test "$(rc_of "${as[@]}" "$B" -C p dashboard --output own)" = 2
+check "... said, with what to do" test "$(cat "$work/err")" = \
+	"benchgate: own/index.html is there and cannot be read (Permission denied), so it cannot be told whether benchgate wrote it; the dashboard never replaces another file: remove it, or choose another --output"
+chmod 644 p/own/index.html
+check "... the page kept" grep -qx '<html>own</html>' p/own/index.html
+
 echo "$fails failed"
 [ "$fails" = 0 ]

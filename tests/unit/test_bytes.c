@@ -349,8 +349,8 @@ static void test_atomic_file_killed(void **state)
 	unlink(path);
 }
 
-/* A failed mkdir -p undoes itself up to the first folder it made, no
- * further; one that succeeded is undone so by bg_rmdirs_made. */
+/* A failed mkdir -p removes the folders it made, no other; one that
+ * succeeded is undone so by bg_rmdirs_made. */
 static void test_rmdirs_made(void **state)
 {
 	char top[128], dir[512], *made = NULL;
@@ -372,11 +372,32 @@ static void test_rmdirs_made(void **state)
 	/* made everything: all of it removed, the folder above kept */
 	snprintf(dir, sizeof(dir), "%s/c/d", top);
 	assert_int_equal(bg_mkdirs_made(dir, NULL, &made, &ctx), BG_OK);
-	bg_rmdirs_made(dir, made);
+	bg_rmdirs_made(made);
 	snprintf(dir, sizeof(dir), "%s/c", top);
 	assert_int_not_equal(stat(dir, &st), 0);
 	assert_int_equal(stat(top, &st), 0);
 	free(made);
+	/* past a "..": exactly the folders made, never one that was there
+	 * (keep/new/../old made keep/new only: keep/old stays) */
+	snprintf(dir, sizeof(dir), "%s/old", top);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	snprintf(dir, sizeof(dir), "%s/new/../old", top);
+	assert_int_equal(bg_mkdirs_made(dir, NULL, &made, &ctx), BG_OK);
+	bg_rmdirs_made(made);
+	free(made);
+	snprintf(dir, sizeof(dir), "%s/new", top);
+	assert_int_not_equal(stat(dir, &st), 0);
+	snprintf(dir, sizeof(dir), "%s/old", top);
+	assert_int_equal(rmdir(dir), 0);
+	/* ... and one made past a ".." goes too (keep/x/../y made x and y) */
+	snprintf(dir, sizeof(dir), "%s/x/../y", top);
+	assert_int_equal(bg_mkdirs_made(dir, NULL, &made, &ctx), BG_OK);
+	bg_rmdirs_made(made);
+	free(made);
+	snprintf(dir, sizeof(dir), "%s/x", top);
+	assert_int_not_equal(stat(dir, &st), 0);
+	snprintf(dir, sizeof(dir), "%s/y", top);
+	assert_int_not_equal(stat(dir, &st), 0);
 	assert_int_equal(rmdir(top), 0);
 	bg_ctx_release(&ctx);
 }
