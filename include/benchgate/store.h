@@ -137,7 +137,9 @@ int bg_store_baseline(struct bg_store *st, const char *key_id, const char *timin
  * The same rule for one summary (as bg_store_history gives it): NULL when
  * the session counts toward its key's baseline, else the first reason it
  * does not, one of "no decision", "blocked" (decision block), "unknown
- * decision" (one benchgate never makes: a store changed outside it), "status"
+ * decision" (one benchgate never makes: a store changed outside it),
+ * "decision document disagrees" (its "decision_document_agrees" is false:
+ * the decision document holds another decision, or is missing), "status"
  * (status not "ok"), "rejected", "pending" (investigate, not accepted yet),
  * "not accepted" (any other curation), "tier" (not scheduled-profile or
  * release-signoff). Parity is no part of it: a runbook may declare none.

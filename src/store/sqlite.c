@@ -676,14 +676,21 @@ static const char not_an_object[] = "document (not an object)";
 /* ... and those a decision adds (migration 2); bg_store_not_in_baseline
  * (store.c) states the rule of baseline() below for one row. */
 #define VERDICT_COLUMNS SUMMARY_COLUMNS ", key_id, decision, curation, curated_by, curated_at, curation_why"
+/* Whether the stored decision is its document's, as the baseline query
+ * requires (a store changed outside benchgate may hold another, or no
+ * document): row_object writes "decision_document_agrees": false where it
+ * is not, and bg_store_not_in_baseline reads it */
+#define DECISION_AGREES                                                                         \
+	"(CASE WHEN json_valid(decision_doc) THEN json_extract(decision_doc, '$.decision') END"  \
+	" IS decision) AS decision_agrees"
 /* ... and, for the history of a gate or a key, the decision's notes: from
  * decision_notes (migration 4), or, in a store older than that which this
  * user may not upgrade, from the decision document's text (notes_from_doc) */
 #define HISTORY_COLUMNS                                                                        \
 	VERDICT_COLUMNS ", CASE WHEN decision IS NOT NULL THEN"                                 \
 			" (SELECT conditions FROM decision_notes WHERE session_id = sessions.id) END" \
-			" AS conditions"
-#define HISTORY_COLUMNS_OLD VERDICT_COLUMNS ", decision_doc AS notes_source"
+			" AS conditions, " DECISION_AGREES
+#define HISTORY_COLUMNS_OLD VERDICT_COLUMNS ", decision_doc AS notes_source, " DECISION_AGREES
 #define HISTORY(s) ((s)->version >= NOTES_VERSION ? HISTORY_COLUMNS : HISTORY_COLUMNS_OLD)
 
 /*
@@ -820,6 +827,14 @@ static json_t *row_object(sqlite3_stmt *st, const char **bad, json_error_t *err)
 					    notes_from_doc(bg_sym_sqlite3_column_type(st, c) == SQLITE_TEXT
 								   ? (const char *)bg_sym_sqlite3_column_text(st, c)
 								   : NULL));
+			continue;
+		}
+		if (named(name, "decision_agrees")) {
+			if (bg_sym_sqlite3_column_int64(st, c) == 0 &&
+			    json_object_set_new(row, "decision_document_agrees", json_false())) {
+				json_decref(row);
+				return NULL; /* out of memory: *bad stays NULL */
+			}
 			continue;
 		}
 		if (named(name, "timing") && bg_sym_sqlite3_column_type(st, c) == SQLITE_NULL) {

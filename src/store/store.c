@@ -144,6 +144,8 @@ const char *bg_store_not_in_baseline(const json_t *summary)
 		return "blocked";
 	if (!bg_store_known_decision(json_string_value(json_object_get(summary, "decision"))))
 		return "unknown decision";
+	if (json_is_false(json_object_get(summary, "decision_document_agrees")))
+		return "decision document disagrees";
 	if (!text_is(json_object_get(summary, "status"), "ok"))
 		return "status";
 	if (text_is(curation, "rejected"))

@@ -327,6 +327,42 @@ static void test_baseline_decision_rule(void **state)
 	assert_string_equal(why_not("K", good), "(counts)");
 }
 
+/*
+ * A stored decision that its decision document does not hold (a document
+ * with another decision, or none: a store changed outside benchgate) keeps
+ * the session out of the baseline query, and bg_store_not_in_baseline says
+ * so for the history's rows: the dashboard's Counts column showed "yes".
+ */
+static void test_baseline_document_disagrees(void **state)
+{
+	long long none, other, good;
+	char cmd[512];
+	json_t *rows;
+
+	(void)state;
+	if (system("command -v sqlite3 >/dev/null 2>&1") != 0)
+		skip();
+	none = put("g", "scheduled-profile", "ok", 1e6);
+	decide(none, "KA", "pass", "auto-accepted");
+	other = put("g", "scheduled-profile", "ok", 1e6);
+	decide(other, "KA", "pass", "auto-accepted");
+	good = put("g", "scheduled-profile", "ok", 1e6);
+	decide(good, "KA", "pass", "auto-accepted");
+	snprintf(cmd, sizeof(cmd),
+		 "sqlite3 '%s/store.sqlite3' \"UPDATE sessions SET decision_doc = NULL WHERE id = %lld; "
+		 "UPDATE sessions SET decision_doc = json_set(decision_doc, '$.decision', 'block') WHERE id = %lld\"",
+		 dir, none, other);
+	assert_int_equal(system(cmd), 0);
+	rows = baseline("KA", 0, 0);
+	assert_int_equal(json_array_size(rows), 1);
+	assert_int_equal(id_at(rows, 0), good);
+	json_decref(rows);
+	rule_agrees("KA");
+	assert_string_equal(why_not("KA", none), "decision document disagrees");
+	assert_string_equal(why_not("KA", other), "decision document disagrees");
+	assert_string_equal(why_not("KA", good), "(counts)");
+}
+
 static void test_curation_rules(void **state)
 {
 	struct bg_ctx ctx;
@@ -734,6 +770,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_baseline_selection, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_baseline_timing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_baseline_decision_rule, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_baseline_document_disagrees, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_curation_rules, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_curate_damaged_document, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_history_and_last, setup, teardown),
