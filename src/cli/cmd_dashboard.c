@@ -400,26 +400,43 @@ static int key_entry(size_t i, void *data, json_t **entry, struct bg_ctx *ctx)
 
 
 /*
- * BG_EUSAGE when the folder dir (an --output) is benchgate's state folder
- * or inside it, other than the default dashboard folder there: the store,
- * the leases and the promotion journal live there, and a page among them
- * (in the journal's folder, which a promotion removes when it is done)
- * is no one's to read.
+ * BG_EUSAGE when the folder dir (an --output) is benchgate's own: its state
+ * folder (.benchgate) or inside it, other than the default dashboard
+ * folder there, where the store, the leases and the promotion journal live
+ * (a page in the journal's folder kept a promotion from removing it, and
+ * is no one's to read). A store kept elsewhere (sqlite:bench.sqlite3 at
+ * the project root, or in benchmarks/) shares its folder with the
+ * project's files: there only the leases and the journal are refused.
  */
 static int in_state_folder(const struct bg_config *cfg, const char *dir, struct bg_ctx *ctx)
 {
+	static const char *const own_dirs[] = {"leases", "promote-journal"};
 	struct bg_strbuf state = BG_STRBUF_INIT, own = BG_STRBUF_INIT, page = BG_STRBUF_INIT;
+	const char *base;
 	int rc = BG_OK;
 
 	bg_lifecycle_state_dir(cfg, &state);
+	base = strrchr(state.buf, '/') ? strrchr(state.buf, '/') + 1 : state.buf;
 	bg_strbuf_addf(&own, "%s/dashboard", state.buf);
 	/* the page, not the folder: one in the folder itself is in it too */
 	bg_path_join(&page, dir, "index.html");
-	if (bg_cli_file_within(page.buf, state.buf) && !bg_cli_file_within(page.buf, own.buf))
-		rc = bg_error(ctx, BG_EUSAGE,
-			      "%s is benchgate's state folder or inside it (its store, leases and journals): "
-			      "choose another --output (without one, the page is written in %s)",
-			      bg_config_relative(cfg, dir), bg_config_relative(cfg, own.buf));
+	if (strcmp(base, ".benchgate") == 0) {
+		if (bg_cli_file_within(page.buf, state.buf) && !bg_cli_file_within(page.buf, own.buf))
+			rc = bg_error(ctx, BG_EUSAGE,
+				      "%s is benchgate's state folder or inside it (its store, leases and journals): "
+				      "choose another --output (without one, the page is written in %s)",
+				      bg_config_relative(cfg, dir), bg_config_relative(cfg, own.buf));
+	} else {
+		for (size_t i = 0; i < sizeof(own_dirs) / sizeof(own_dirs[0]) && rc == BG_OK; i++) {
+			bg_strbuf_reset(&own);
+			bg_strbuf_addf(&own, "%s/%s", state.buf, own_dirs[i]);
+			if (bg_cli_file_within(page.buf, own.buf))
+				rc = bg_error(ctx, BG_EUSAGE,
+					      "%s is benchgate's %s folder or inside it (beside its store): choose "
+					      "another --output",
+					      bg_config_relative(cfg, dir), i ? "promotion journal" : "leases");
+		}
+	}
 	bg_strbuf_release(&state);
 	bg_strbuf_release(&own);
 	bg_strbuf_release(&page);

@@ -66,6 +66,18 @@ check "--output new/../keep, a folder in the page's place: exit 4" \
 	test "$(rc_of "$B" -C p dashboard --output new/../keep)" = 4
 check "... new not left, keep kept" test ! -e p/new -a -d p/keep/index.html/x
 
+# a store kept at the project root shares its folder with the project:
+# only benchgate's leases and promotion journal are refused there
+cp -R "$SRC/tests/cli/trees/mini" rootstore
+jq '.store = "sqlite:bench.sqlite3"' rootstore/benchgate.json >rootstore/b.json && mv rootstore/b.json rootstore/benchgate.json
+check "store at the root, --output site: written" test "$("$B" -C rootstore dashboard --output site)" = site/index.html
+check "store at the root, --output leases/x: exit 2" test "$(rc_of "$B" -C rootstore dashboard --output leases/x)" = 2
+check "... said" test "$(cat "$work/err")" = \
+	"benchgate: leases/x is benchgate's leases folder or inside it (beside its store): choose another --output"
+check "store at the root, --output promote-journal: exit 2" \
+	test "$(rc_of "$B" -C rootstore dashboard --output promote-journal)" = 2
+check "... nothing made" test ! -e rootstore/leases -a ! -e rootstore/promote-journal
+
 # a page that cannot be read is not replaced: whose it is cannot be told
 as=()
 if [ "$(id -u)" = 0 ]; then
