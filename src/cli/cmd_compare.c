@@ -207,7 +207,13 @@ static int run_compare(struct bg_cli *cli, const struct bg_cmd *self)
 	 * exit 4 only where the status was not already 1, 2 or 3) */
 	wrote = bg_cli_write(&sb, false);
 	rc = BG_OK;
-	if (strcmp(name, "block") == 0) {
+	if (strcmp(name, "block") == 0 && a.fail_on == FAIL_UNACCEPTED) {
+		/* waiting for a review, a blocked session waits for nothing */
+		bg_strbuf_reset(&sb);
+		bg_strbuf_addf(&sb, "session %lld is blocked and cannot be accepted: fix what blocked it "
+			       "('benchgate compare %lld' says why), then run the gate again", id, id);
+		rc = bg_cli_fail(BG_ECHECK, sb.buf);
+	} else if (strcmp(name, "block") == 0) {
 		rc = BG_ECHECK;
 	} else if (a.fail_on == FAIL_INVESTIGATE && strcmp(name, "investigate") == 0) {
 		rc = BG_ECHECK;

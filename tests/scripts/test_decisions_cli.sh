@@ -120,6 +120,8 @@ check "reject investigate"        test "$(rc_of env USER=bo "$B" reject "$s8" --
 check "unaccepted, rejected: 1"   test "$(rc_of "$B" compare --fail-on unaccepted "$s8")" = 1
 check "unaccepted, rejected: who" grep -qF "benchgate: session $s8 (investigate) was rejected by bo: run the gate again" "$work/err"
 check "unaccepted, block: 1"      test "$(rc_of "$B" compare --fail-on unaccepted "$s9")" = 1
+check "unaccepted, block: says what to do" test "$(cat "$work/err")" = "benchgate: session $s9 is blocked and cannot be accepted: fix what blocked it ('benchgate compare $s9' says why), then run the gate again"
+check "unaccepted, block, --json: said too" test "$(rc_of "$B" compare --json --fail-on unaccepted "$s9")$(cat "$work/err")" = "1benchgate: session $s9 is blocked and cannot be accepted: fix what blocked it ('benchgate compare $s9' says why), then run the gate again"
 # a session of a tier no baseline is made of: accepted, and told it does not count
 sd=$(seed io.cpu.ci.bin4 diagnostic 0.300)
 check "accept diagnostic"         test "$(rc_of "$B" accept "$sd" --why "a probe")" = 0
