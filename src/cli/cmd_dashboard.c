@@ -54,6 +54,18 @@ static json_t *vstr(const struct bg_value *v)
 	return bg_json_text(bg_value_str(v));
 }
 
+/* A gate's next step: its next_gate, or where it has none its reason (an
+ * unsupported gate says why), as the generated document's "Next gate"
+ * column shows it; null when it has neither. */
+static json_t *next_step(const struct bg_value *g)
+{
+	const struct bg_value *next = bg_value_get(g, "next_gate"), *reason = bg_value_get(g, "reason");
+
+	if (!bg_value_str_blank(next))
+		return vstr(next);
+	return bg_value_str_blank(reason) ? json_null() : vstr(reason);
+}
+
 /*
  * DIR as it is meant: "//" is one "/", "." folders are dropped, and so is a
  * trailing "/" ("/" stays "/"; nothing left is ".").
@@ -121,9 +133,7 @@ static json_t *coverage(const struct bg_registry *reg, json_t *model)
 						       "state", vstr(bg_value_get(g, "state")), "label",
 						       label ? json_string(label) : json_null(), "platform",
 						       vstr(bg_value_get(g, "platform")), "computer",
-						       vstr(bg_value_get(g, "computer")), "next",
-						       bg_value_str_blank(bg_value_get(g, "next_gate"))
-							       ? json_null() : vstr(bg_value_get(g, "next_gate"))));
+						       vstr(bg_value_get(g, "computer")), "next", next_step(g)));
 	}
 	for (int s = 0; s < 7; s++)
 		json_array_append_new(states, json_pack("{s:s, s:s, s:I}", "state", bg_state_order[s], "label",

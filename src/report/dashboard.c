@@ -261,18 +261,21 @@ void bg_report_svg_plot(struct bg_strbuf *out, const char *title, const char *un
 			       L, H / 2);
 		return;
 	}
-	/* the axis in the unit the largest value is written in (format.h) */
-	v = fmax(fabs(fr.lo), fabs(fr.hi));
-	axis = duration ? bg_format_duration_unit(v) : bg_format_bytes_unit(v);
+	/* a time or a size: never an axis below 0; a negative figure (a store
+	 * changed outside benchgate) lies below the axis */
+	fr.lo = fmax(fr.lo, 0);
+	fr.hi = fmax(fr.hi, 0);
+	/* the axis in the unit the largest value on it is written in (format.h) */
+	axis = duration ? bg_format_duration_unit(fr.hi) : bg_format_bytes_unit(fr.hi);
 	scale = 1.0 / axis.factor;
 	{
 		double pad;
 
-		/* a time or a size: never an axis below 0; a negative figure (a
-		 * store changed outside benchgate) lies below the axis */
-		fr.lo = fmax(fr.lo, 0);
-		fr.hi = fmax(fr.hi, 0);
-		pad = fr.hi - fr.lo < 1e-12 * fmax(1.0, fabs(fr.hi)) ? fabs(fr.hi) * 0.05 + 1e-9 : (fr.hi - fr.lo) * 0.08;
+		/* one value (all 0: one unit above it, not lines all labelled 0) */
+		if (fr.hi - fr.lo < 1e-12 * fmax(1.0, fabs(fr.hi)))
+			pad = fr.hi > 0 ? fr.hi * 0.05 + 1e-9 : axis.factor;
+		else
+			pad = (fr.hi - fr.lo) * 0.08;
 		fr.lo = fmax(fr.lo - pad, 0);
 		fr.hi += pad;
 	}

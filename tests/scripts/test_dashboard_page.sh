@@ -33,6 +33,8 @@ check "a diagnostic session stored" test "$("$B" -C p sessions | wc -l)" = 2
 check "diagnostic only: exit 0" test "$(rc_of "$B" -C p dashboard)" = 0
 check "diagnostic only: not called empty" bash -c "! grep -q 'No sessions are stored' '$page'"
 check "diagnostic only: says no gate session has a key" grep -q "No gate sessions with a comparison key are stored yet" "$page"
+# an unsupported gate's next step is its reason, as the generated document shows it
+check "an unsupported gate says why" grep -qF '<td>CI runner</td><td>The CI runner has no GPU.</td></tr>' "$page"
 
 # the figures read as history writes them: sub-millisecond times in us or
 # ns, small peaks in B or KiB (they were "0.100 ms" and "0.0 MiB")

@@ -510,6 +510,8 @@ static void test_axis_ticks(void **state)
 	json_t *ms = json_loads("[{\"id\": 1, \"p50\": 30000000}, {\"id\": 2, \"p50\": 33000000}]", 0, &err);
 	json_t *one = json_loads("[{\"id\": 1, \"p50\": 1153433}]", 0, &err);
 	json_t *wide = json_loads("[{\"id\": 1, \"p50\": 1153433}, {\"id\": 2, \"p50\": 2147483648}]", 0, &err);
+	json_t *zero = json_loads("[{\"id\": 1, \"p50\": 0}, {\"id\": 2, \"p50\": 0}]", 0, &err);
+	json_t *neg = json_loads("[{\"id\": 1, \"p50\": -1e300}, {\"id\": 2, \"p50\": 1153433}]", 0, &err);
 	const char *const f[] = {"p50"};
 	struct bg_strbuf out = BG_STRBUF_INIT;
 
@@ -539,10 +541,27 @@ static void test_axis_ticks(void **state)
 	assert_non_null(strstr(out.buf, "text-anchor=\"end\">2</text>"));
 	assert_null(strstr(out.buf, "text-anchor=\"end\">-"));
 	assert_non_null(strstr(out.buf, ">GiB</text>"));
+	/* every figure 0: an axis of one unit (0 to 1 B), not five lines
+	 * all labelled 0 */
+	bg_strbuf_reset(&out);
+	bg_report_svg_plot(&out, "t", "B", zero, f, f, 1, NULL);
+	assert_non_null(strstr(out.buf, "text-anchor=\"end\">0.00</text>"));
+	assert_non_null(strstr(out.buf, "text-anchor=\"end\">1.00</text>"));
+	assert_non_null(strstr(out.buf, ">B</text>"));
+	/* a negative figure (a store changed outside benchgate) lies below
+	 * the axis, which is in the unit of what is on it: MiB for 1.1 MiB,
+	 * not GiB ticks of 0.0000 chosen for -1e300 */
+	bg_strbuf_reset(&out);
+	bg_report_svg_plot(&out, "t", "B", neg, f, f, 1, NULL);
+	assert_non_null(strstr(out.buf, ">MiB</text>"));
+	assert_non_null(strstr(out.buf, "text-anchor=\"end\">1.0</text>"));
+	assert_null(strstr(out.buf, "0.0005"));
 	bg_strbuf_release(&out);
 	json_decref(ms);
 	json_decref(one);
 	json_decref(wide);
+	json_decref(zero);
+	json_decref(neg);
 }
 
 int main(void)
