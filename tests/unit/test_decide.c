@@ -327,6 +327,18 @@ static void test_key_resolution(void **state)
 	assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(key, "fields"), 2), "source")),
 			    "context: revision");
 	json_decref(key);
+	/* a mapped field the context holds as null is present: null is the value */
+	{
+		json_t *nulled = json_loads("{\"gate\": \"g\", \"source_revision\": null, \"git_revision\": \"abc\"}", 0, &err);
+
+		assert_int_equal(bg_key_compute(fields, nulled, map, &key, id, &ctx), BG_OK);
+		assert_true(json_is_null(json_object_get(json_object_get(key, "values"), "revision")));
+		assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(key, "fields"), 2),
+								      "source")),
+				    "key_fields: source_revision");
+		json_decref(key);
+		json_decref(nulled);
+	}
 	/* a list with a non-name, or a map that is not an object, is refused */
 	assert_int_equal(bg_key_compute(fields, context, mixed, &key, id, &ctx), BG_ECHECK);
 	assert_non_null(strstr(bg_ctx_message(&ctx), "key_fields.revision must name a context field or a list of them"));
