@@ -543,7 +543,7 @@ static struct bg_value *shared_string(struct parser *ps, const char *s, uint32_t
 	if (2 * (ps->scount + 1) > ps->scap && ps->scount < SHARED_STR_MAX) {
 		struct shared_slot *old = ps->stab;
 		uint32_t oldcap = ps->scap;
-		ps->scap = oldcap ? 2 * oldcap : 1024;
+		ps->scap = oldcap ? 2 * oldcap : 256;
 		ps->stab = bg_xcalloc(ps->scap, sizeof(*ps->stab));
 		for (uint32_t j = 0; j < oldcap; j++) {
 			if (!old[j].v)

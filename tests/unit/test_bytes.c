@@ -84,6 +84,29 @@ static void test_spans(void **state)
 	}
 }
 
+/* bg_same_bytes against memcmp: every length up to 40, a difference at
+ * every position. */
+static void test_same_bytes(void **state)
+{
+	char a[48], b[48];
+
+	(void)state;
+	for (size_t len = 0; len <= 40; len++) {
+		memset(a, 'k', sizeof(a));
+		memset(b, 'k', sizeof(b));
+		assert_true(bg_same_bytes(a, b, len));
+		for (size_t at = 0; at < len; at++) {
+			b[at] = 'j';
+			assert_false(bg_same_bytes(a, b, len));
+			assert_false(bg_same_bytes(b, a, len));
+			b[at] = 'k';
+		}
+		/* bytes past the length are not read into the answer */
+		b[len] = 'z';
+		assert_true(bg_same_bytes(a, b, len));
+	}
+}
+
 static void test_hash(void **state)
 {
 	char a[40], b[40];
@@ -473,9 +496,11 @@ static void test_shared_scalars(void **state)
 	assert_string_equal(bg_value_str(bg_value_at(v, 12)), "tab\tx");
 	assert_int_equal(bg_value_int(bg_value_at(v, 5)), 1023);
 	assert_int_equal(bg_value_int(bg_value_at(v, 9)), -1);
-	/* not across documents: each lives in its own arena */
+	/* strings not across documents: each lives in its own arena; the
+	 * integers 0-1023 are static values, the same in every document */
 	assert_int_equal(bg_value_parse(b, text, strlen(text), "t.json", &w, &ctx), BG_OK);
 	assert_ptr_not_equal(bg_value_at(v, 0), bg_value_at(w, 0));
+	assert_ptr_equal(bg_value_at(v, 2), bg_value_at(w, 2));
 	assert_true(bg_value_equal(v, w));
 	assert_int_equal(sizeof(struct bg_value), 16);
 	bg_ctx_release(&ctx);
@@ -504,6 +529,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_spans),
+		cmocka_unit_test(test_same_bytes),
 		cmocka_unit_test(test_hash),
 		cmocka_unit_test(test_file_view),
 		cmocka_unit_test(test_atomic_file),
