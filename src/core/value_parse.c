@@ -681,8 +681,10 @@ static int parse_array(struct parser *ps, struct bg_value **out, int depth,
 static const struct bg_value_keep *keep_entry(const struct bg_value_keep *keep, const char *key,
 					      uint32_t klen)
 {
-	for (; keep->key; keep++)
-		if (strncmp(keep->key, key, klen) == 0 && keep->key[klen] == '\0')
+	char first = klen ? key[0] : '\0';
+
+	for (; keep->key; keep++) /* (the first byte first: most differ there) */
+		if (keep->key[0] == first && strncmp(keep->key, key, klen) == 0 && keep->key[klen] == '\0')
 			return keep;
 	return NULL;
 }
