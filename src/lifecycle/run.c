@@ -1535,9 +1535,12 @@ int bg_run_gate(const struct bg_run_request *req, struct bg_run_result *res, str
 		rc = interrupted_instead(req, BG_EIO, ctx);
 		goto out;
 	}
-	/* a kept lease serves while it still holds this device's lock: one
-	 * whose lock file was removed (or another device's) is taken anew */
-	if (r.lease->fd >= 0 && (strcmp(r.lease->slug, r.computer_slug) != 0 || !bg_lease_held(r.lease)))
+	/* a kept lease serves while it still holds this device's lock and the
+	 * machine's: one whose lock file was removed (or another device's)
+	 * is taken anew, both locks with it (a later session of --times ran
+	 * with no machine lease, and another project's run beside it) */
+	if (r.lease->fd >= 0 && (strcmp(r.lease->slug, r.computer_slug) != 0 || !bg_lease_held(r.lease) ||
+				 !bg_lease_machine_held(r.lease)))
 		bg_lease_release(r.lease);
 	if (r.lease->fd < 0) {
 		if ((rc = lease_waiting(&r, ctx)))

@@ -23,6 +23,7 @@ holder=
 trap '[ -z "$holder" ] || kill "$holder" 2>/dev/null; pkill -f "sleep $nap" 2>/dev/null; rm -rf "$work"' EXIT
 export BENCHGATE_MACHINE_LOCK="$work/machine.lock"
 wait_for() { for _ in $(seq 200); do "$@" && return 0; sleep 0.05; done; return 1; }
+wait_for_long() { for _ in $(seq 600); do "$@" && return 0; sleep 0.05; done; return 1; }
 # (the sleep itself: a `measure -- sleep NAP` holds the words in its own
 # command line, before it has taken the machine lease)
 napping() { pgrep -f "^sleep $nap" >/dev/null; }
@@ -187,6 +188,23 @@ wait "$holder"
 check "a session whose machine lock was removed is blocked (exit 1)" test $? = 1
 holder=
 check "... saying why"             grep -qF "the machine lease was not held for the whole session" "$work/p.out" "$work/p.err"
+
+# ... and with --times, the next session takes the machine lease anew: it
+# never measures without one (another project's run was let in beside it)
+n0=$(ls experiments | grep -c slow)
+(exec "$B" run -q life.slow --times 2 >"$work/p.out" 2>"$work/p.err") &
+holder=$!
+check "--times 2: the first session measures" wait_for napping
+rm -f "$work/machine.lock"
+slow_started() { [ "$(ls experiments | grep -c slow)" -ge $((n0 + 2)) ] && napping; }
+check "--times 2: the second session measures" wait_for_long slow_started
+check "... holding the machine lease anew" sh -c "'$B' lease status | grep -q '^machine *held'"
+check "... so another project's run is refused (exit 3)" test "$(cd "$work/q" && rc_of "$B" run -q life.ok)" = 3
+wait "$holder"
+check "--times 2: exit 1 (the first session blocked)" test $? = 1
+holder=
+check "... the second held the machine throughout" \
+	sh -c "'$B' session \$('$B' sessions --json | jq '.[-1].id') --json | jq -e '.lease.machine_held_throughout == true and .decision != \"block\"'"
 
 # BENCHGATE_MACHINE_LOCK must be one path for every run: not a relative one
 check "a relative BENCHGATE_MACHINE_LOCK: exit 3" \
