@@ -80,6 +80,25 @@ static const char *row_fix(const char *id, const char *status, enum bg_row_state
 	return strcmp(status, "running") == 0 ? "run-ends" : "by-hand";
 }
 
+/* Whether dir/name is a symbolic link that leads to a folder; *target
+ * (reset) then holds what the link says. */
+static bool link_to_folder(const char *dir, const char *name, struct bg_strbuf *target)
+{
+	struct bg_strbuf p = BG_STRBUF_INIT;
+	struct stat st;
+	bool link;
+	char buf[4096];
+	ssize_t n;
+
+	bg_strbuf_addf(&p, "%s/%s", dir, name);
+	link = lstat(p.buf, &st) == 0 && S_ISLNK(st.st_mode) && bg_is_dir(p.buf);
+	bg_strbuf_reset(target);
+	if (link && (n = readlink(p.buf, buf, sizeof(buf))) > 0)
+		bg_strbuf_addn(target, buf, (size_t)n);
+	bg_strbuf_release(&p);
+	return link;
+}
+
 /* The experiments, sorted by id, into *out; BG_EIO when the folder is there
  * but cannot be listed (never taken for none). */
 static int collect(const struct bg_config *cfg, json_t **out, struct bg_ctx *ctx_out)
@@ -131,7 +150,17 @@ static int collect(const struct bg_config *cfg, json_t **out, struct bg_ctx *ctx
 		const char *status, *owner = NULL;
 
 		bg_ctx_init(&ctx);
-		if (bg_experiment_read_manifest_view(cfg, names[i], &m, &ctx) == BG_OK) {
+		if (link_to_folder(dir.buf, names[i], &row)) {
+			/* no experiment of its own: repair and abandon refuse it */
+			struct bg_strbuf why = BG_STRBUF_INIT;
+
+			bg_strbuf_addf(&why, "a link to the folder %s, not an experiment's own folder: nothing to repair "
+					     "or abandon under this name; name the experiment it leads to, or remove the link "
+					     "('rm %s/%s')", row.buf, cfg->experiments, names[i]);
+			json_array_append_new(list, json_pack("{s:o, s:s, s:o}", "id", bg_json_text(names[i]), "status",
+							      "link", "error", bg_json_text(why.buf)));
+			bg_strbuf_release(&why);
+		} else if (bg_experiment_read_manifest_view(cfg, names[i], &m, &ctx) == BG_OK) {
 			status = json_string_value(json_object_get(m, "status"));
 			if (status && strcmp(status, "running") == 0)
 				bg_experiment_owner_state(m, &owner);

@@ -133,6 +133,11 @@ ln -s 20261101-mini-baseline a/experiments/alias
 check "a link: abandon refused (exit 1)" test "$(rc_of "$B" -C a experiments abandon alias --why "host died")" = 1
 check "... said"                 grep -qF "'alias' under experiments/ is a link to a folder, not an experiment's own folder" "$work/err"
 check "... nothing written"      test "$(jq -r .status $ma)$(grep -c '^| alias' a/experiments/RUNS.md)" = running0
+# ... and the listing says what it is, with no repair or abandon to run
+check "a link: listed (exit 0)"  test "$(rc_of "$B" -C a experiments)" = 0
+check "... as a link, to be removed" grep -qF "alias                                            link       (a link to the folder 20261101-mini-baseline, not an experiment's own folder: nothing to repair or abandon under this name; name the experiment it leads to, or remove the link ('rm experiments/alias'))" "$work/out"
+check "... no abandon offered for it" sh -c "! grep -q 'abandon alias' '$work/out'"
+check "a link: --json"           jqe '.[] | select(.id == "alias") | .status == "link" and (has("row_fix") | not) and (has("stale_row") | not)' <("$B" -C a experiments --json)
 # two abandons at once: one records its reason, the other finds it failed
 # (both said they had, and the note, the manifest and its hash disagreed)
 rm a/experiments/alias
