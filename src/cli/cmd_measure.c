@@ -409,8 +409,9 @@ static char *pattern_named(const char *pattern)
 
 /* What writing the export at path would replace: one of the project's
  * files (bg_cli_project_file_at), or what this command reads: a file or a
- * folder's file that --evict names (the dataset the cold claim is about), a
- * file --output names; NULL for none. */
+ * folder's file that --evict names (the dataset the cold claim is about),
+ * the reference of --parity allclose, a file --output names; NULL for
+ * none. */
 static const char *export_over_input(const struct bg_config *cfg, const struct measure_args *a, const char *path)
 {
 	const char *what = bg_cli_project_file_at(cfg, path);
@@ -424,6 +425,22 @@ static const char *export_over_input(const struct bg_config *cfg, const struct m
 			what = "inside a folder --evict names (the data the cold claim is about)";
 		else if (!S_ISDIR(t.st_mode) && there && st.st_dev == t.st_dev && st.st_ino == t.st_ino)
 			what = "a file --evict names (the data the cold claim is about)";
+	}
+	/* the reference --parity allclose compares with, there or not yet */
+	if (!what && a->o.parity_reference) {
+		const char *ref = a->o.parity_reference;
+
+		if (there && stat(ref, &t) == 0) {
+			if (st.st_dev == t.st_dev && st.st_ino == t.st_ino)
+				what = "the reference --parity allclose compares with";
+		} else {
+			char *x = named(path), *y = named(ref);
+
+			if (x && y && strcmp(x, y) == 0)
+				what = "the reference --parity allclose compares with";
+			free(x);
+			free(y);
+		}
 	}
 	/* an output as named (also one the command makes later), or one a
 	 * pattern matches, by name as glob(3) will match it after the runs */

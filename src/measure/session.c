@@ -516,7 +516,9 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 	} else {
 		rset(r, "parity", json_null());
 	}
-	if (ok && out_err && o->parity == BG_PARITY_NONE)
+	/* outputs not checked by parity on this run (none declared, or a
+	 * warmup, which parity never reads) block by themselves */
+	if (ok && out_err && (o->parity == BG_PARITY_NONE || !(smoke || timed)))
 		block(s, "%s: %s", name, out_err);
 	if (s->result_env)
 		read_reported(s, r, name, ok && !s->interrupted);
@@ -524,11 +526,13 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 		s->smoke_outputs = outs;
 		s->have_smoke_outputs = true;
 		memset(&outs, 0, sizeof(outs));
-	} else if (o->deterministic && ok && !out_err && s->have_smoke_outputs) {
+	} else if (o->deterministic && ok && s->have_smoke_outputs) {
 		struct bg_strbuf why = BG_STRBUF_INIT;
 
 		s->deterministic_compared = true;
-		if (!bg_outputs_same(&outs, &s->smoke_outputs, &why)) {
+		if (out_err) /* no outputs to compare: not the smoke run's (blocked above, or by parity) */
+			s->deterministic_ok = false;
+		else if (!bg_outputs_same(&outs, &s->smoke_outputs, &why)) {
 			s->deterministic_ok = false;
 			block(s, "outputs are not deterministic: in %s, %s", name, why.buf);
 		}
@@ -604,7 +608,8 @@ static int do_run(struct session *s, const char *phase, long index, struct bg_ct
 /*
  * The run's reported-timing file into its record ("result_file",
  * "reported", "reported_error"); a run that exited 0 without a valid file
- * blocks the session. do_run adds the samples of a timed run that fully
+ * blocks the session; nothing is read from one that failed (ok false:
+ * both null). do_run adds the samples of a timed run that fully
  * succeeded to the timing series.
  */
 static void read_reported(struct session *s, json_t *r, const char *name, bool ok)
@@ -619,6 +624,11 @@ static void read_reported(struct session *s, json_t *r, const char *name, bool o
 	else
 		snprintf(display, sizeof(display), "$BENCHGATE_RESULT");
 	rset(r, "result_file", s->result_dir_temporary ? json_null() : bg_json_text(display));
+	if (!ok) { /* nothing is read from a run that failed: blocked for that */
+		rset(r, "reported", json_null());
+		rset(r, "reported_error", json_null());
+		return;
+	}
 	bg_ctx_init(&c);
 	if (access(path, F_OK) != 0) {
 		bg_error(&c, BG_ECHECK, "the command wrote no $BENCHGATE_RESULT file (%s)",
@@ -630,7 +640,7 @@ static void read_reported(struct session *s, json_t *r, const char *name, bool o
 	}
 	rset(r, "reported", rep);
 	rset(r, "reported_error", bg_json_text(c.msg));
-	if (ok && c.msg)
+	if (c.msg)
 		block(s, "%s: %s", name, c.msg);
 	bg_ctx_release(&c);
 }

@@ -60,7 +60,7 @@ check "stale output: its time put back" test "$(stat -c %y a.txt)" = "2020-01-02
 check "stale without parity: exit 1" test "$(rc_of "${M[@]}" --output a.txt -- true)" = 1
 check "stale without parity: reason" jqe '.reason | test("smoke run 1: output .a.txt. was not written by the run")' out
 check "skips when present: exit 1" test "$(rc_of "${M[@]}" --output c.txt --parity "sha256:$good" --shell -- '[ -e c.txt ] || echo hello >c.txt')" = 1
-check "skips when present: timed run blocked" jqe '.reason | test("^parity failed on timed run 1 \\(#3\\): output .c.txt. was not written by the run")' out
+check "skips when present: blocked at the warmup" jqe '.reason | test("^warmup run 1 \\(#2\\): output .c.txt. was not written by the run")' out
 check "rewritten, same bytes: ok" test "$(rc_of "${M[@]}" --output c.txt --parity "sha256:$good" --shell -- 'echo hello >c.txt')" = 0
 check "replaced by rename: ok" test "$(rc_of "${M[@]}" --output c.txt --parity "sha256:$good" --shell -- 'echo hello >c.new && mv c.new c.txt')" = 0
 # a file that already holds the sentinel (left by a benchgate killed with
@@ -292,5 +292,35 @@ mkdir -p outdir
 check "output a folder: blocked" test "$(rc_of "${M[@]}" --output outdir -- true)" = 1
 check "output a folder: reason" jqe '.reason == "smoke run 1: output '"'outdir'"' is a folder, not a file: name the files a run writes (those in it: '"'outdir/*'"')"' out
 rm -f zero.out fifo.out
+
+# a warmup's outputs are not checked by parity: with a parity check
+# declared, a warmup that wrote no output, or left the smoke run's, is
+# blocked as without one, and --deterministic is false (it was let
+# through, stored ok and deterministic)
+cat >w.sh <<'EOF'
+#!/bin/sh
+n=$(cat cnt 2>/dev/null || echo 0); n=$((n + 1)); echo $n >cnt
+[ "$n" = 2 ] && { rm -f out.txt; exit 0; }
+echo same >out.txt
+EOF
+chmod +x w.sh
+same=$(echo same | sha256sum | cut -d' ' -f1)
+for par in "--parity-command true" "--parity sha256:$same"; do
+	rm -f cnt out.txt
+	# shellcheck disable=SC2086
+	check "warmup wrote nothing, $par: blocked (exit 1)" test "$(rc_of "$B" measure -q -w 1 -r 2 --json --output out.txt --deterministic $par -- ./w.sh)" = 1
+	check "... for its output, not deterministic" jqe '.status == "blocked" and .reason == "warmup run 1 (#2): output pattern '"'out.txt'"' matched no file" and .deterministic == false' out
+done
+cat >keep.sh <<'EOF'
+#!/bin/sh
+n=$(cat cnt 2>/dev/null || echo 0); n=$((n + 1)); echo $n >cnt
+[ "$n" = 2 ] && exit 0
+echo same >out.txt
+EOF
+chmod +x keep.sh
+rm -f cnt out.txt
+check "warmup left the smoke run's output, parity declared: blocked" test "$(rc_of "$B" measure -q -w 1 -r 2 --json --output out.txt --parity-command true -- ./keep.sh)" = 1
+check "... as stale" jqe '.status == "blocked" and (.reason | startswith("warmup run 1 (#2): output '"'out.txt'"' was not written by the run"))' out
+rm -f cnt out.txt w.sh keep.sh
 
 [ "$fails" = 0 ] || { echo "$fails failed"; exit 1; }

@@ -133,4 +133,11 @@ check "leftovers: folder removed" test -z "$(ls "$TMPDIR")"
 check "leftovers: a link's target kept" test -f kept
 rm -f kept
 
+# nothing is read from a run that failed: its exit status blocks it, and
+# its record holds no samples and no second reason
+check "a failed run's file: blocked (exit 1)" test "$(rc_of "$B" measure -q -w 0 -r 1 --timing reported --json -- sh -c 'echo "{\"samples_seconds\": [0.001], \"metrics\": {\"m\": 5}}" >"$BENCHGATE_RESULT"; exit 2')" = 1
+check "... not read" jqe '.runs[0].reported == null and .runs[0].reported_error == null and (.reason | test("exited with status 2"))' out
+check "a failed run, no file: no second reason" test "$(rc_of "$B" measure -q -w 0 -r 1 --timing reported --json -- sh -c 'exit 2')" = 1
+check "... reported_error null" jqe '.runs[0].reported_error == null' out
+
 [ "$fails" = 0 ] || { echo "$fails failed"; exit 1; }
