@@ -59,10 +59,12 @@ static char *find_root(const char *start)
 		}
 		bg_strbuf_release(&p);
 		slash = strrchr(dir, '/');
-		if (!slash || slash == dir) {
+		if (!slash || (slash == dir && dir[1] == '\0')) { /* (the root itself looked at) */
 			free(dir);
 			return NULL;
 		}
+		if (slash == dir) /* "/sub": the root "/" is looked at too */
+			slash++;
 		*slash = '\0';
 	}
 }
