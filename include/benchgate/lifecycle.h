@@ -39,7 +39,7 @@ void bg_lifecycle_state_dir(const struct bg_config *cfg, struct bg_strbuf *out);
  * the store, leases and dashboard, of this project or of another in the
  * same repository); then, for a store named elsewhere, the store's file,
  * SQLite's -journal, -wal and -shm beside it, and "leases", "dashboard",
- * "runs-index.lock", "promote.lock" and "promote-journal" in its folder
+ * "runs-index.lock", "promote.lock", "abandon.lock" and "promote-journal" in its folder
  * (relative to the project root), never that folder itself, which may
  * hold sources; a store named by an absolute path inside the project
  * root as the relative path it names; nothing more for a store named by
@@ -47,7 +47,7 @@ void bg_lifecycle_state_dir(const struct bg_config *cfg, struct bg_strbuf *out);
  * repository. Each is a glob pattern (provenance.h), plain names escaped.
  * BG_STATE_EXCLUDES_MAX is the most there can be.
  */
-#define BG_STATE_EXCLUDES_MAX 10
+#define BG_STATE_EXCLUDES_MAX 11
 size_t bg_lifecycle_state_excludes(const struct bg_config *cfg, char **out, size_t max);
 /* Its leases/ folder, where the device leases are kept (absolute), into out. */
 void bg_lifecycle_leases_dir(const struct bg_config *cfg, struct bg_strbuf *out);

@@ -117,6 +117,7 @@ static const char *named_role(const struct bg_config *cfg, const char *a, unsign
 	} held[] = {
 		{"/runs-index.lock", "the lock of RUNS.md", false},
 		{"/promote.lock", "the lock of promotions", false},
+		{"/abandon.lock", "the lock of abandons", false},
 		{"/promote-journal", "a promotion's journal", true},
 	};
 	struct bg_strbuf p = BG_STRBUF_INIT;

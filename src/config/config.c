@@ -495,17 +495,20 @@ static void tidy_path(struct bg_strbuf *out, const char *root, const char *rel)
  * BG_ECHECK when the file tidy (as tidy_path gives it; field names it, as
  * given) is one SQLite or benchgate keeps beside the sqlite store: the
  * store's -wal, -shm or -journal, or in its folder (the state folder)
- * leases/, dashboard/, promote-journal/, runs-index.lock or promote.lock.
+ * leases/, dashboard/, promote-journal/, runs-index.lock, promote.lock or
+ * abandon.lock.
  */
+/* What benchgate keeps in the store's folder (a folder ends in '/'). */
+static const char *const held[][2] = {
+	{"leases/", "the device leases' folder"},   {"dashboard/", "the dashboard's folder"},
+	{"promote-journal/", "a promotion's journal"}, {"runs-index.lock", "the lock of RUNS.md"},
+	{"promote.lock", "the lock of promotions"}, {"abandon.lock", "the lock of abandons"},
+};
+
 static int not_state(const struct bg_config *cfg, const char *tidy, const char *field, const char *given,
 		     const char *display, struct bg_ctx *ctx)
 {
 	static const char *const side[] = {"-wal", "-shm", "-journal"};
-	static const char *const held[][2] = {
-		{"leases/", "the device leases' folder"},   {"dashboard/", "the dashboard's folder"},
-		{"promote-journal/", "a promotion's journal"}, {"runs-index.lock", "the lock of RUNS.md"},
-		{"promote.lock", "the lock of promotions"},
-	};
 	const char *store = strncmp(cfg->store, "sqlite:", 7) == 0 ? cfg->store + 7 : NULL;
 	struct bg_strbuf st = BG_STRBUF_INIT;
 	const char *what = NULL, *slash;
@@ -590,6 +593,19 @@ static int written_apart(const struct bg_config *cfg, const char *display, struc
 	for (size_t i = 4; i < 6 && !rc; i++) {
 		if (f[i].path)
 			rc = not_state(cfg, tidy[i].buf, f[i].field, f[i].path, display, ctx);
+	}
+	/* nor the store one of them: a run locks RUNS.md (making the empty
+	 * lock file) before it stores, so every session was lost */
+	if (!rc && store) {
+		const char *base = strrchr(tidy[N - 1].buf, '/') ? strrchr(tidy[N - 1].buf, '/') + 1 : tidy[N - 1].buf;
+
+		for (size_t k = 0; k < sizeof(held) / sizeof(held[0]) && !rc; k++) {
+			size_t n = strlen(held[k][0]) - (held[k][0][strlen(held[k][0]) - 1] == '/');
+			if (strncmp(base, held[k][0], n) == 0 && base[n] == '\0')
+				rc = bg_error(ctx, BG_ECHECK, "%s: 'store' names '%s', which is %s, benchgate's own "
+						"state in the store's folder; name another file",
+					      display, cfg->store, held[k][1]);
+		}
 	}
 	/* the generated document among the experiments, where every new file
 	 * is an experiment's, which render never writes */

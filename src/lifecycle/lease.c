@@ -53,9 +53,10 @@ void bg_lifecycle_state_dir(const struct bg_config *cfg, struct bg_strbuf *out)
 }
 
 /* What benchgate keeps in its state folder besides the store: the leases,
- * the dashboard, the locks of RUNS.md and of promotions, a promotion's
- * journal. */
-static const char *const root_state[] = {"leases", "dashboard", "runs-index.lock", "promote.lock", "promote-journal"};
+ * the dashboard, the locks of RUNS.md, of promotions and of abandons, a
+ * promotion's journal. */
+static const char *const root_state[] = {"leases", "dashboard", "runs-index.lock", "promote.lock", "abandon.lock",
+					  "promote-journal"};
 
 size_t bg_lifecycle_state_excludes(const struct bg_config *cfg, char **out, size_t max)
 {

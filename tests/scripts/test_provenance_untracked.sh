@@ -201,24 +201,24 @@ git add lab && git commit -qm lab
 (cd lab && m -- true >/dev/null 2>&1)
 (cd lab && m -- true) >"$work/lab1.json"
 check "a store in the project's folder: its files left out" \
-	jqe '.provenance.git.excluded == [":(top,glob)**/.benchgate/**", "bg.sqlite3", "bg.sqlite3-journal", "bg.sqlite3-wal", "bg.sqlite3-shm", "leases", "dashboard", "runs-index.lock", "promote.lock", "promote-journal"]' "$work/lab1.json"
+	jqe '.provenance.git.excluded == [":(top,glob)**/.benchgate/**", "bg.sqlite3", "bg.sqlite3-journal", "bg.sqlite3-wal", "bg.sqlite3-shm", "leases", "dashboard", "runs-index.lock", "promote.lock", "abandon.lock", "promote-journal"]' "$work/lab1.json"
 check "... clean" jqe '.provenance.git.dirty == false' "$work/lab1.json"
 # render makes no lock file there (it takes promote's lock only where a
 # promotion made one)
 (cd lab && "$B" render --output gen.md >/dev/null 2>&1); rm -f lab/gen.md
 check "render makes no lock file in the project's folder" test ! -e lab/promote.lock
 # benchgate's locks and a promotion's journal, which live there too
-: >lab/runs-index.lock; : >lab/promote.lock; mkdir -p lab/promote-journal && : >lab/promote-journal/index.json
+: >lab/runs-index.lock; : >lab/promote.lock; : >lab/abandon.lock; mkdir -p lab/promote-journal && : >lab/promote-journal/index.json
 (cd lab && m -- true) >"$work/lab1b.json"
 check "... its locks and journal left out" jqe '.provenance.git.dirty == false' "$work/lab1b.json"
-rm -rf lab/runs-index.lock lab/promote.lock lab/promote-journal
+rm -rf lab/runs-index.lock lab/promote.lock lab/abandon.lock lab/promote-journal
 # a store named by an absolute path inside the project: the relative path it names
 printf '{"schema_version": 1, "store": "sqlite:%s/lab/db/s.sqlite3"}\n' "$(pwd -P)" >lab/benchgate.json
 git add lab && git commit -qm "lab: an absolute store"
 (cd lab && m -- true >/dev/null 2>&1)
 (cd lab && m -- true) >"$work/lab3.json"
 check "a store named by an absolute path inside the project: its files left out" \
-	jqe '.provenance.git.excluded[1:] == ["db/s.sqlite3", "db/s.sqlite3-journal", "db/s.sqlite3-wal", "db/s.sqlite3-shm", "db/leases", "db/dashboard", "db/runs-index.lock", "db/promote.lock", "db/promote-journal"] and .provenance.git.dirty == false' "$work/lab3.json"
+	jqe '.provenance.git.excluded[1:] == ["db/s.sqlite3", "db/s.sqlite3-journal", "db/s.sqlite3-wal", "db/s.sqlite3-shm", "db/leases", "db/dashboard", "db/runs-index.lock", "db/promote.lock", "db/abandon.lock", "db/promote-journal"] and .provenance.git.dirty == false' "$work/lab3.json"
 # never the folder: a source beside the store is part of the source
 printf 'echo v1\n' >lab/db/kernel.sh
 git add lab && git commit -qm "lab: a source beside the store"
