@@ -2018,8 +2018,14 @@ static int sqlite_open_file(const char *path, const char *display, bool exists, 
 				      "who may write it",
 				      s->display, s->version, READER_VERSION, NMIGRATIONS);
 	} else if (rc == BG_OK) {
-		rc = exec(s, "PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL;",
-			  "cannot configure the store", ctx);
+		/* a newer store is refused before anything is written to it (the
+		 * journal mode too: it changes the file) */
+		rc = current_version(s, &s->version, ctx);
+		if (rc == BG_OK)
+			rc = schema_known(s, ctx);
+		if (rc == BG_OK)
+			rc = exec(s, "PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL;",
+				  "cannot configure the store", ctx);
 		if (rc == BG_OK)
 			rc = migrate(s, ctx);
 	}

@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "benchgate/fsutil.h"
 #include "benchgate/store.h"
 #include "store/sqlite_api.h"
 
@@ -243,6 +244,27 @@ static void test_newer_schema(void **state)
 	assert_null(st);
 	assert_non_null(strstr(bg_ctx_message(&ctx), "store schema version 999 is newer than this benchgate knows ("));
 	assert_non_null(strstr(bg_ctx_message(&ctx), "); upgrade benchgate"));
+	/* refused before anything is written: a reader and a writer leave the
+	 * file as it was (the journal mode was switched to WAL first) */
+	damage(path, "PRAGMA journal_mode=DELETE");
+	{
+		struct bg_strbuf before = BG_STRBUF_INIT, after = BG_STRBUF_INIT;
+		struct stat sb;
+		char wal[340];
+
+		assert_int_equal(bg_file_read(path, NULL, &before, &ctx), BG_OK);
+		for (int m = 0; m < 2; m++) {
+			assert_int_equal(bg_store_open(spec, dir, m ? BG_STORE_CREATE : BG_STORE_READ, &st, &ctx), BG_EIO);
+			assert_null(st);
+		}
+		assert_int_equal(bg_file_read(path, NULL, &after, &ctx), BG_OK);
+		assert_int_equal(before.len, after.len);
+		assert_memory_equal(before.buf, after.buf, before.len);
+		snprintf(wal, sizeof(wal), "%s-wal", path);
+		assert_int_not_equal(stat(wal, &sb), 0);
+		bg_strbuf_release(&before);
+		bg_strbuf_release(&after);
+	}
 	bg_ctx_release(&ctx);
 }
 
