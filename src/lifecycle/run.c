@@ -1507,13 +1507,17 @@ int bg_run_gate(const struct bg_run_request *req, struct bg_run_result *res, str
 	if (!bg_run_tier_valid(req->tier))
 		return bg_error(ctx, BG_EUSAGE, "unknown tier '%s' (scheduled-profile, release-signoff, diagnostic, pr-smoke)",
 				req->tier);
-	/* the session is stored at the end: a store this user may not write
-	 * stops the run before anything runs */
+	/* the session is stored at the end: a store this user may not write,
+	 * or that cannot be opened (damaged, another program's, newer than
+	 * this benchgate), stops the run before anything runs, as measure */
 	if ((rc = preflight(&r, ctx)) || (rc = session_opts(&r, &o, argv, ctx)) ||
-	    (rc = runs_index_writable(r.cfg, ctx)) || (rc = bg_store_check_write(r.cfg->store, r.cfg->root, ctx))) {
+	    (rc = runs_index_writable(r.cfg, ctx)) || (rc = bg_store_check_write(r.cfg->store, r.cfg->root, ctx)) ||
+	    (rc = bg_store_open(r.cfg->store, r.cfg->root, BG_STORE_CREATE, &store, ctx))) {
 		rc = interrupted_instead(req, rc, ctx);
 		goto out;
 	}
+	bg_store_close(store);
+	store = NULL;
 	/* a cold state cannot be had on a memory file system, nor from a file
 	 * that is not there (nothing of the run makes it before the first
 	 * eviction) or holds no data: refused before anything is written */

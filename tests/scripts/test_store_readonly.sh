@@ -212,6 +212,14 @@ if command -v git >/dev/null; then
 	check "run: says it is not a file" grep -q "benchgate: .benchgate/store.sqlite3: cannot open the store: a folder, not a file; name a file in 'store' of benchgate.json" "$work/err"
 	check "run: still no experiment"   bash -c "ls '$work/p/experiments' | cmp -s - '$work/exps.before'"
 	check "run: RUNS.md still unchanged" cmp -s "$work/p/experiments/RUNS.md" "$work/runs.before"
+	# a store that cannot be opened (not a database) stops it as early: the
+	# runbook ran whole before the store was opened
+	rmdir "$work/p/.benchgate/store.sqlite3"
+	echo 'not a database' >"$work/p/.benchgate/store.sqlite3"
+	check "run: a store not a database, exit 4" test "$(rc_of "$B" -C "$work/p" run -q --no-repeat life.ok)" = 4
+	check "... named, before anything ran" sh -c "grep -q '^benchgate: .benchgate/store.sqlite3: ' '$work/err' && ! grep -q 'what was measured is kept' '$work/err'"
+	check "... no experiment"         bash -c "ls '$work/p/experiments' | cmp -s - '$work/exps.before'"
+	check "... RUNS.md unchanged"     cmp -s "$work/p/experiments/RUNS.md" "$work/runs.before"
 else
 	echo "skipped: the run case needs git"
 fi
