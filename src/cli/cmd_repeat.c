@@ -47,6 +47,49 @@ static const char *on_opt(int id, const char *v, void *data)
 static volatile sig_atomic_t interrupted;
 
 /*
+ * The first two sessions of gate after id after that the run child (its
+ * pid, on this host) stored, into ids: its experiments' manifests name
+ * it. Another run of the gate may store sessions meanwhile (one waited
+ * for with --wait, another checkout sharing the store): they are not
+ * this repeat's. *n receives how many were found.
+ */
+static int own_sessions_after(const struct bg_config *cfg, struct bg_store *store, const char *gate, long long after,
+			      pid_t child, long long *ids, size_t *n, struct bg_ctx *ctx)
+{
+	enum { LOOK = 64 }; /* the gate's sessions after it looked at */
+	long long cand[LOOK];
+	size_t got = 0;
+	struct bg_strbuf host = BG_STRBUF_INIT;
+	int rc;
+
+	*n = 0;
+	if ((rc = bg_store_gate_sessions_after(store, gate, after, cand, LOOK, &got, ctx)))
+		return rc;
+	bg_lifecycle_hostname(&host);
+	for (size_t i = 0; i < got && *n < 2; i++) {
+		json_t *v = NULL, *m = NULL, *ex;
+		struct bg_ctx c;
+		const char *exp;
+
+		bg_ctx_init(&c);
+		if (bg_store_verdict(store, cand[i], &v, &c) == BG_OK &&
+		    (exp = json_string_value(json_object_get(v, "experiment_id"))) &&
+		    bg_experiment_read_manifest_view(cfg, exp, &m, &c) == BG_OK) {
+			ex = json_object_get(m, "execution");
+			if (json_integer_value(json_object_get(ex, "pid")) == (json_int_t)child &&
+			    json_is_string(json_object_get(ex, "host")) &&
+			    strcmp(json_string_value(json_object_get(ex, "host")), host.buf) == 0)
+				ids[(*n)++] = cand[i];
+		}
+		json_decref(v);
+		json_decref(m);
+		bg_ctx_release(&c);
+	}
+	bg_strbuf_release(&host);
+	return BG_OK;
+}
+
+/*
  * Runs argv (argv[0] is /proc/self/exe) and returns its exit status, or 4.
  * A SIGINT, SIGTERM, SIGQUIT or SIGHUP meanwhile is passed on to it (as SIGTERM: it
  * records its experiment as interrupted), and this process waits for it;
@@ -56,7 +99,7 @@ static volatile sig_atomic_t interrupted;
  * process stops too, so that the shell sees the job stopped, and goes on
  * with it when continued.
  */
-static int run_child(char **argv)
+static int run_child(char **argv, pid_t *child)
 {
 	bool passed_on = false;
 	pid_t pid, parent;
@@ -80,6 +123,7 @@ static int run_child(char **argv)
 		fprintf(stderr, "benchgate: cannot start '/proc/self/exe run': %s\n", strerror(errno));
 		return BG_EIO;
 	}
+	*child = pid;
 	for (;;) {
 		if (waitpid(pid, &status, WUNTRACED) == pid) {
 			if (!WIFSTOPPED(status))
@@ -217,6 +261,7 @@ static int run_repeat(struct bg_cli *cli, const struct bg_cmd *self)
 	{
 		char *argv[24], warmups[32], runs[32], timeout[40], cfgarg[PATH_MAX + 16];
 		long long before = 0;
+		pid_t child = 0;
 		size_t got = 0;
 		int n = 0, st;
 
@@ -279,7 +324,7 @@ static int run_repeat(struct bg_cli *cli, const struct bg_cmd *self)
 		bg_store_close(store);
 		store = NULL;
 		fprintf(stderr, "benchgate repeat: two more sessions of gate %s (tier %s)\n", g.buf, t.buf);
-		st = run_child(argv);
+		st = run_child(argv, &child);
 		if (st == BG_EIO && bg_cli_stdout_reader_gone()) {
 			/* the run stopped because the reader left (cmd_run.c): nothing to say to anyone */
 			rc = st;
@@ -295,7 +340,7 @@ static int run_repeat(struct bg_cli *cli, const struct bg_cmd *self)
 		worst = st;
 		/* the two sessions after it (the gate's index, not its history) */
 		if ((rc = bg_store_open(cfg.store, cfg.root, BG_STORE_READ, &store, &ctx)) || !store ||
-		    (rc = bg_store_gate_sessions_after(store, gate, before, ids + 1, 2, &got, &ctx))) {
+		    (rc = own_sessions_after(&cfg, store, gate, before, child, ids + 1, &got, &ctx))) {
 			rc = bg_cli_fail(rc ? rc : BG_EIO, rc ? bg_ctx_message(&ctx) : "the store disappeared");
 			goto out;
 		}

@@ -201,5 +201,26 @@ check "... two sessions more"       test "$("$B" history life.ok --json | jq '.[
 m=$(ls -d experiments/*-life-ok* | sort -V | tail -n 1)/manifest.json
 check "... the same question"       test "$(jq -r .question "$m")" = "-is-it-faster?"
 
+# the repeats are the sessions repeat's own run stored: another run of the
+# gate that stores one meanwhile (here inside the repeat's run's first git
+# call, before it takes the lease) is not listed as one (it was)
+for _ in $(seq 10); do echo fast; done >>plan
+mkdir -p "$work/bin2"
+cat >"$work/bin2/git" <<SH
+#!/bin/sh
+if [ -e "$work/arm" ] && mkdir "$work/other2" 2>/dev/null; then
+	PATH="$PATH" "$B" run -q life.ok --no-repeat >"$work/other2/out" 2>&1 </dev/null
+fi
+exec $(command -v git) "\$@"
+SH
+chmod +x "$work/bin2/git"
+s=$("$B" history life.ok --json | jq '.[-1].id')
+touch "$work/arm"
+check "another run meanwhile: repeat exit 0 or 1" test "$(PATH="$work/bin2:$PATH" rc_of "$B" repeat "$s")" -le 1
+rm -f "$work/arm"
+check "... the other run stored a session" grep -q "^session $((s + 1)):" "$work/other2/out"
+check "... repeat lists its own: $s, $((s + 2)), $((s + 3))" \
+	test "$(grep -o '^  session [0-9]*:' "$work/out" | tr -d ' :' | tr '\n' ,)" = "session$s,session$((s + 2)),session$((s + 3)),"
+
 echo "$fails failed"
 [ "$fails" = 0 ]
