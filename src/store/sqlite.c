@@ -39,7 +39,26 @@ struct sqlite_store {
 	bool immutable; /* read as the file was when opened (open_read_only, no -wal) */
 	char *path;     /* the file, for changed_under */
 	struct stat opened; /* the file when it was opened immutable */
+	char *wpath;        /* a store opened to write: its file, and its identity then */
+	dev_t wdev;
+	ino_t wino;
 };
+
+/*
+ * BG_EIO when the file of a store opened to write is no longer the one
+ * opened (removed, or replaced by another): SQLite, holding it open in
+ * WAL mode, would store a session into the removed file and say nothing,
+ * and the next session would take the same id in a new store.
+ */
+static int replaced_under(const struct sqlite_store *s, struct bg_ctx *ctx)
+{
+	struct stat now;
+
+	if (!s->wpath || (stat(s->wpath, &now) == 0 && now.st_dev == s->wdev && now.st_ino == s->wino))
+		return BG_OK;
+	return bg_error(ctx, BG_EIO, "%s: the store was removed or replaced after it was opened; the session is "
+			"not stored in it: put the store back (or keep the new one) and run again", s->display);
+}
 
 /*
  * A store read immutable is read as the file was when it was opened,
@@ -521,6 +540,8 @@ static int insert_session(struct sqlite_store *s, const json_t *doc, const struc
 	size_t i, nruns, rows = 0, starts[RUN_BATCH];
 	int rc;
 
+	if ((rc = replaced_under(s, ctx)))
+		return rc;
 	rc = exec(s, "BEGIN IMMEDIATE", "cannot start the session transaction", ctx);
 	if (rc)
 		return rc;
@@ -1521,6 +1542,7 @@ static void close_store(struct bg_store *base)
 	bg_sym_sqlite3_close(s->db);
 	free(s->display);
 	free(s->path);
+	free(s->wpath);
 	free(s);
 }
 
@@ -2026,6 +2048,15 @@ static int sqlite_open_file(const char *path, const char *display, bool exists, 
 		if (rc == BG_OK)
 			rc = exec(s, "PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL;",
 				  "cannot configure the store", ctx);
+		if (rc == BG_OK) {
+			struct stat st;
+
+			if (stat(path, &st) == 0) {
+				s->wpath = bg_xstrdup(path);
+				s->wdev = st.st_dev;
+				s->wino = st.st_ino;
+			}
+		}
 		if (rc == BG_OK)
 			rc = migrate(s, ctx);
 	}
