@@ -5,10 +5,9 @@
 # -shm file cannot grow; neither says the store may be corrupted; once space
 # is freed, the store reads and stores as before. `promote` with little
 # room: promoted, or exit 4 naming a project-relative file with no file of
-# the project changed. `run`: a device lease
-# that cannot be written says to free space (not to make the leases folder
-# writable); a manifest that cannot be written leaves no experiment folder
-# behind; a session that cannot be stored, on an experiment that cannot be
+# the project changed. `run`: with no room at all it stops as it opens the
+# store, before any lease or experiment (the file system named full); a
+# manifest that cannot be written leaves no experiment folder behind; a session that cannot be stored, on an experiment that cannot be
 # marked failed either, says that it stays running and how to abandon it,
 # which works once space is freed. The file system is an 8 MiB tmpfs
 # mounted in a mount namespace of the test's own (unshare), so nothing is
@@ -93,15 +92,29 @@ cd "$work/fs/life" || exit 1
 "$B" render >/dev/null
 git init -q . && git add -A && git -c user.email=t@t -c user.name=t commit -qm init || exit 1
 check "run with room: exit 0"          test "$(rc_of "$B" run -q --no-repeat life.ok)" = 0
+# no room at all: the store is opened first (SQLite's -wal and -shm), so
+# the run stops before it takes a lease or makes an experiment
 fill 0
-check "no room for the lease: exit 4"  test "$(rc_of "$B" run -q --no-repeat life.ok)" = 4
-check "no room for the lease: said"    grep -qF ".benchgate/leases/test-host.json: cannot write: No space left on device; free some space on that file system" "$work/err"
+check "no room at all: exit 4"         test "$(rc_of "$B" run -q --no-repeat life.ok)" = 4
+check "no room at all: said"           grep -qF ".benchgate/store.sqlite3: cannot read the schema: disk I/O error (No space left on device): the file system that holds the store is full; free some space there and run it again" "$work/err"
 rc_of "$B" lease status >/dev/null
-check "no room for the lease: free"    grep -q "^test-host  *free$" "$work/out"
-fill 4
+check "no room at all: the lease free" grep -q "^test-host  *free$" "$work/out"
+check "no room at all: no experiment"  test "$(ls experiments | grep -c "^2")" = 1
+# the store and its state (the leases) on another file system, the
+# experiments on this one: the lease is taken, the manifest cannot be
+# written, and no folder is left
+rm -f "$work/fs/filler"
+mkdir -p "$work/elsewhere"
+cp benchgate.json "$work/config.kept"
+jq --arg s "sqlite:$work/elsewhere/store.sqlite3" '.store = $s' "$work/config.kept" >benchgate.json
+fill 0
 check "no room for the manifest: exit 4" test "$(rc_of "$B" run -q --no-repeat life.ok)" = 4
 check "no room for the manifest: said" grep -q "/manifest.json: cannot write: No space left on device$" "$work/err"
 check "no room for the manifest: no folder left" test "$(ls experiments | grep -c "^2")" = 1
+rc_of "$B" lease status >/dev/null
+check "no room for the manifest: the lease free" grep -q "^test-host  *free$" "$work/out"
+rm -f "$work/fs/filler"
+cp "$work/config.kept" benchgate.json
 fill 40
 check "no room to store: exit 4"       test "$(rc_of "$B" run -q --no-repeat life.ok)" = 4
 id=$(grep -o "abandon [^ ]* --why" "$work/err" | cut -d' ' -f2)
