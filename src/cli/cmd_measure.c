@@ -407,6 +407,25 @@ static char *pattern_named(const char *pattern)
 	return bg_strbuf_detach(&sb, NULL);
 }
 
+/* Whether path (st: its stat, or NULL when it is not there) and other are
+ * one file: the same file when both are there, else the same name (both
+ * named from the root, links resolved), also one not made yet. */
+static bool same_file(const char *path, const struct stat *st, const char *other)
+{
+	struct stat t;
+	char *x, *y;
+	bool same;
+
+	if (st && stat(other, &t) == 0)
+		return st->st_dev == t.st_dev && st->st_ino == t.st_ino;
+	x = named(path);
+	y = named(other);
+	same = x && y && strcmp(x, y) == 0;
+	free(x);
+	free(y);
+	return same;
+}
+
 /* What writing the export at path would replace: one of the project's
  * files (bg_cli_project_file_at), or what this command reads: a file or a
  * folder's file that --evict names (the dataset the cold claim is about),
@@ -427,21 +446,8 @@ static const char *export_over_input(const struct bg_config *cfg, const struct m
 			what = "a file --evict names (the data the cold claim is about)";
 	}
 	/* the reference --parity allclose compares with, there or not yet */
-	if (!what && a->o.parity_reference) {
-		const char *ref = a->o.parity_reference;
-
-		if (there && stat(ref, &t) == 0) {
-			if (st.st_dev == t.st_dev && st.st_ino == t.st_ino)
-				what = "the reference --parity allclose compares with";
-		} else {
-			char *x = named(path), *y = named(ref);
-
-			if (x && y && strcmp(x, y) == 0)
-				what = "the reference --parity allclose compares with";
-			free(x);
-			free(y);
-		}
-	}
+	if (!what && a->o.parity_reference && same_file(path, there ? &st : NULL, a->o.parity_reference))
+		what = "the reference --parity allclose compares with";
 	/* an output as named (also one the command makes later), or one a
 	 * pattern matches, by name as glob(3) will match it after the runs */
 	for (size_t i = 0; !what && i < a->noutputs; i++) {
@@ -457,16 +463,8 @@ static const char *export_over_input(const struct bg_config *cfg, const struct m
 				what = "a file --output names";
 			free(x);
 			free(y);
-		} else if (there && stat(o, &t) == 0) {
-			if (st.st_dev == t.st_dev && st.st_ino == t.st_ino)
-				what = "a file --output names";
-		} else {
-			char *x = named(path), *y = named(o);
-
-			if (x && y && strcmp(x, y) == 0)
-				what = "a file --output names";
-			free(x);
-			free(y);
+		} else if (same_file(path, there ? &st : NULL, o)) {
+			what = "a file --output names";
 		}
 	}
 	return what;
