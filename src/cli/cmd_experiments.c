@@ -104,6 +104,7 @@ static bool link_to_folder(const char *dir, const char *name, struct bg_strbuf *
 static int collect(const struct bg_config *cfg, json_t **out, struct bg_ctx *ctx_out)
 {
 	struct bg_strbuf dir = BG_STRBUF_INIT, runs_path = BG_STRBUF_INIT, runs = BG_STRBUF_INIT, row = BG_STRBUF_INIT;
+	struct bg_strbuf target = BG_STRBUF_INIT; /* a link's, link_to_folder */
 	json_t *list = json_array();
 	bool have_runs, runs_unread;
 	struct bg_arena *rows_arena = NULL;
@@ -150,13 +151,13 @@ static int collect(const struct bg_config *cfg, json_t **out, struct bg_ctx *ctx
 		const char *status, *owner = NULL;
 
 		bg_ctx_init(&ctx);
-		if (link_to_folder(dir.buf, names[i], &row)) {
+		if (link_to_folder(dir.buf, names[i], &target)) {
 			/* no experiment of its own: repair and abandon refuse it */
 			struct bg_strbuf why = BG_STRBUF_INIT;
 
 			bg_strbuf_addf(&why, "a link to the folder %s, not an experiment's own folder: nothing to repair "
 					     "or abandon under this name; name the experiment it leads to, or remove the link "
-					     "('rm %s/%s')", row.buf, cfg->experiments, names[i]);
+					     "('rm %s/%s')", target.buf, cfg->experiments, names[i]);
 			json_array_append_new(list, json_pack("{s:o, s:s, s:o}", "id", bg_json_text(names[i]), "status",
 							      "link", "error", bg_json_text(why.buf)));
 			bg_strbuf_release(&why);
@@ -240,6 +241,7 @@ static int collect(const struct bg_config *cfg, json_t **out, struct bg_ctx *ctx
 	bg_strbuf_release(&runs_path);
 	bg_strbuf_release(&runs);
 	bg_strbuf_release(&row);
+	bg_strbuf_release(&target);
 	bg_arena_free(rows_arena);
 	*out = list;
 	return BG_OK;

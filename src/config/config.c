@@ -491,13 +491,6 @@ static void tidy_path(struct bg_strbuf *out, const char *root, const char *rel)
 	bg_strbuf_release(&joined);
 }
 
-/*
- * BG_ECHECK when the file tidy (as tidy_path gives it; field names it, as
- * given) is one SQLite or benchgate keeps beside the sqlite store: the
- * store's -wal, -shm or -journal, or in its folder (the state folder)
- * leases/, dashboard/, promote-journal/, runs-index.lock, promote.lock or
- * abandon.lock.
- */
 /* What benchgate keeps in the store's folder (a folder ends in '/'). */
 static const char *const held[][2] = {
 	{"leases/", "the device leases' folder"},   {"dashboard/", "the dashboard's folder"},
@@ -505,6 +498,13 @@ static const char *const held[][2] = {
 	{"promote.lock", "the lock of promotions"}, {"abandon.lock", "the lock of abandons"},
 };
 
+/*
+ * BG_ECHECK when the file tidy (as tidy_path gives it; field names it, as
+ * given) is one SQLite or benchgate keeps beside the sqlite store: the
+ * store's -wal, -shm or -journal, or in its folder (the state folder)
+ * leases/, dashboard/, promote-journal/, runs-index.lock, promote.lock or
+ * abandon.lock.
+ */
 static int not_state(const struct bg_config *cfg, const char *tidy, const char *field, const char *given,
 		     const char *display, struct bg_ctx *ctx)
 {
