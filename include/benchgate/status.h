@@ -56,10 +56,21 @@ const char *bg_ctx_message(const struct bg_ctx *ctx);
  * crashes or reports valid JSON as invalid, and a member is dropped). */
 void bg_set_out_of_memory(void (*handler)(size_t n));
 void *bg_xmalloc(size_t n);
+/* bg_xmalloc for a big block that is filled a little at a time (an arena's):
+ * its pages are left to fault in as they are touched. bg_xmalloc and
+ * bg_xcalloc fault a block of 64 KiB or more in at once (bg_prefault). */
+void *bg_xmalloc_lazy(size_t n);
 void *bg_xcalloc(size_t n, size_t size);
 void *bg_xrealloc(void *p, size_t n);
 char *bg_xstrdup(const char *s);
 char *bg_xstrndup(const char *s, size_t n);
+
+/* Faults in the whole pages within [p, p + n) for writing, with one call
+ * (MADV_POPULATE_WRITE), for memory about to be filled: touching fresh pages
+ * one at a time costs a trap apiece, ten times more a page on the VMs
+ * benchgate is measured on (docs/performance.md). A hint: a kernel without
+ * it (before Linux 5.14) leaves the pages to fault in as they are touched. */
+void bg_prefault(void *p, size_t n);
 
 #ifdef __cplusplus
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 void bg_ctx_init(struct bg_ctx *ctx)
 {
@@ -68,7 +69,27 @@ static void out_of_memory(size_t n)
 	abort();
 }
 
-void *bg_xmalloc(size_t n)
+void bg_prefault(void *p, size_t n)
+{
+#ifdef MADV_POPULATE_WRITE
+	const uintptr_t page = 4096; /* the smallest x86-64 and arm64 page */
+	uintptr_t lo = ((uintptr_t)p + page - 1) & ~(page - 1);
+	uintptr_t hi = ((uintptr_t)p + n) & ~(page - 1);
+
+	if (hi > lo)
+		(void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
+#else
+	(void)p;
+	(void)n;
+#endif
+}
+
+/* Blocks this big are faulted in at once (bg_prefault) by bg_xmalloc and
+ * bg_xcalloc: such a block is a file's text, a page being built, a sort's
+ * keys, all filled as soon as they are had. */
+#define PREFAULT_MIN ((size_t)64 << 10)
+
+void *bg_xmalloc_lazy(size_t n)
 {
 	void *p = malloc(n ? n : 1);
 
@@ -77,12 +98,26 @@ void *bg_xmalloc(size_t n)
 	return p;
 }
 
+void *bg_xmalloc(size_t n)
+{
+	void *p = bg_xmalloc_lazy(n);
+
+	if (n >= PREFAULT_MIN)
+		bg_prefault(p, n);
+	return p;
+}
+
 void *bg_xcalloc(size_t n, size_t size)
 {
-	void *p = calloc(n ? n : 1, size ? size : 1);
+	void *p;
 
-	if (!p) /* the size asked for, SIZE_MAX when it does not fit a size_t */
-		out_of_memory(size && n > SIZE_MAX / size ? SIZE_MAX : n * size);
+	if (size && n > SIZE_MAX / size) /* the size asked for: SIZE_MAX, it does not fit a size_t */
+		out_of_memory(SIZE_MAX);
+	if (n * size >= PREFAULT_MIN) /* faulted in before it is cleared */
+		return memset(bg_xmalloc(n * size), 0, n * size);
+	p = calloc(n ? n : 1, size ? size : 1);
+	if (!p)
+		out_of_memory(n * size);
 	return p;
 }
 

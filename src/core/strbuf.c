@@ -28,6 +28,10 @@ void bg_strbuf_reset(struct bg_strbuf *sb)
 	bg_strbuf_setlen(sb, 0);
 }
 
+/* A buffer grown by this much or more has the new room faulted in at once
+ * (bg_prefault): it is about to be filled, a file read or a page rendered. */
+#define PREFAULT_MIN ((size_t)64 << 10)
+
 void bg_strbuf_grow(struct bg_strbuf *sb, size_t extra)
 {
 	size_t need = sb->len + extra + 1;
@@ -40,6 +44,8 @@ void bg_strbuf_grow(struct bg_strbuf *sb, size_t extra)
 		cap = cap / 2 * 3 + 16;
 	if (sb->cap) {
 		sb->buf = bg_xrealloc(sb->buf, cap);
+		if (cap - sb->len >= PREFAULT_MIN) /* (bg_xmalloc does it for a new buffer) */
+			bg_prefault(sb->buf + sb->len, cap - sb->len);
 	} else {
 		sb->buf = bg_xmalloc(cap);
 		sb->buf[0] = '\0';

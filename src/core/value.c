@@ -44,11 +44,33 @@ void bg_arena_free(struct bg_arena *a)
 	free(a);
 }
 
+/* Extends b's ready bytes to hold at least need more, by half of what it
+ * has used, within bounds: the pages are faulted in at once (bg_prefault), a
+ * small arena's 64 KiB at a time, a big one's up to 8 MiB, so that at most a
+ * third of what it prepares goes unused. */
+#define READY_MIN ((size_t)64 << 10)
+#define READY_MAX ((size_t)8 << 20)
+static void ready_more(struct arena_block *b, size_t need)
+{
+	size_t step = b->used / 2, to;
+
+	if (step < READY_MIN)
+		step = READY_MIN;
+	if (step > READY_MAX)
+		step = READY_MAX;
+	if (step < need)
+		step = need;
+	to = b->cap - b->size < step ? b->cap : b->size + step;
+	bg_prefault(b->data + b->size, to - b->size);
+	b->size = to;
+}
+
 /*
- * A block of at least size bytes. Big blocks are mapped directly, so that
- * freeing the arena returns them to the system at once. (They are not
- * marked for transparent huge pages: with the usual defrag=madvise setting
- * the page faults then stall on compaction, which cost more than it saved.)
+ * A block of at least size bytes, none of them ready yet. Big blocks are
+ * mapped directly, so that freeing the arena returns them to the system at
+ * once. (They are not marked for transparent huge pages: with the usual
+ * defrag=madvise setting the page faults then stall on compaction, which
+ * cost more than it saved.)
  */
 static struct arena_block *new_block(struct bg_arena *a, size_t size)
 {
@@ -62,16 +84,17 @@ static struct arena_block *new_block(struct bg_arena *a, size_t size)
 		if (p != MAP_FAILED) {
 			b = p;
 			b->mapped = whole;
-			b->size = whole - sizeof(*b);
+			b->cap = whole - sizeof(*b);
 		}
 	}
 	if (!b) {
-		b = bg_xmalloc(sizeof(*b) + size);
+		b = bg_xmalloc_lazy(sizeof(*b) + size);
 		b->mapped = 0;
-		b->size = size;
+		b->cap = size;
 	}
+	b->size = 0;
 	b->used = 0;
-	a->total += b->size;
+	a->total += b->cap;
 	return b;
 }
 
@@ -88,7 +111,7 @@ void *bg_arena_alloc_slow(struct bg_arena *a, size_t size)
 	size = (size + 7) & ~(size_t)7;
 	if (size == 0)
 		size = 8;
-	if (!b || b->size - b->used < size) {
+	if (!b || b->cap - b->used < size) {
 		/* blocks grow with the arena: half of what it holds, within bounds */
 		size_t want = a->total / 2;
 		if (want < ARENA_MIN_BLOCK)
@@ -96,7 +119,8 @@ void *bg_arena_alloc_slow(struct bg_arena *a, size_t size)
 		if (want > ARENA_MAX_BLOCK)
 			want = ARENA_MAX_BLOCK;
 		if (size > want / 4) {
-			/* a big request gets its own block, behind the current one */
+			/* a big request gets its own block, behind the current one,
+			 * all of it ready: it is filled at once */
 			struct arena_block *big = new_block(a, size);
 			if (b) {
 				big->next = b->next;
@@ -105,13 +129,16 @@ void *bg_arena_alloc_slow(struct bg_arena *a, size_t size)
 				big->next = NULL;
 				a->head = big;
 			}
-			big->used = size;
+			bg_prefault(big->data, size);
+			big->size = big->used = size;
 			return big->data;
 		}
 		b = new_block(a, want);
 		b->next = a->head;
 		a->head = b;
 	}
+	if (b->size - b->used < size)
+		ready_more(b, b->used + size - b->size);
 	p = b->data + b->used;
 	b->used += size;
 	return p;

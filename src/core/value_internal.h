@@ -15,7 +15,8 @@
 
 struct arena_block {
 	struct arena_block *next;
-	size_t size;   /* usable bytes in data */
+	size_t size;   /* bytes of data ready for use: faulted in ahead (value.c) */
+	size_t cap;    /* usable bytes in data */
 	size_t used;
 	size_t mapped; /* bytes mapped with mmap (the whole block), or 0 when malloc'ed */
 	_Alignas(16) unsigned char data[];

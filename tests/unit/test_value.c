@@ -680,6 +680,52 @@ static void test_python_semantics(void **state)
 	bg_arena_free(a);
 }
 
+/* Allocations of every size class across the arena's ready boundaries
+ * (64 KiB steps, faulted in ahead), a big request's own block and a second
+ * block: each is 8-byte aligned, writable, and none overlaps another. */
+static void test_arena_ready_steps(void **state)
+{
+	struct bg_arena *a = bg_arena_new();
+	static unsigned char *p[6000];
+	static size_t len[6000];
+	size_t n = 0, total = 0;
+
+	(void)state;
+	for (size_t i = 0; n < 6000; i++, n++) {
+		len[n] = i % 7 == 6 ? (size_t)300 << 10 : 1 + (i * 37) % 1500; /* some big ones */
+		p[n] = bg_arena_alloc(a, len[n]);
+		assert_int_equal((uintptr_t)p[n] % 8, 0);
+		memset(p[n], (int)(n & 0xff), len[n]);
+		total += len[n];
+	}
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(p[i][0], (unsigned char)(i & 0xff));
+		assert_int_equal(p[i][len[i] - 1], (unsigned char)(i & 0xff));
+	}
+	assert_true(bg_arena_bytes(a) >= total);
+	bg_arena_free(a);
+}
+
+/* bg_prefault is a hint: whatever the range (empty, within one page, not
+ * aligned), what the memory holds is unchanged. */
+static void test_prefault_keeps_contents(void **state)
+{
+	size_t n = (size_t)200 << 10;
+	unsigned char *b = bg_xmalloc(n);
+
+	(void)state;
+	for (size_t i = 0; i < n; i++)
+		b[i] = (unsigned char)(i * 7);
+	bg_prefault(b, 0);
+	bg_prefault(b + 1, 10);
+	bg_prefault(b + 3, n - 5);
+	bg_prefault(b, n);
+	for (size_t i = 0; i < n; i++)
+		if (b[i] != (unsigned char)(i * 7))
+			fail_msg("byte %zu changed", i);
+	free(b);
+}
+
 static void test_construction(void **state)
 {
 	struct bg_arena *a = bg_arena_new();
@@ -1309,6 +1355,8 @@ int main(void)
 		cmocka_unit_test(test_py_key),
 		cmocka_unit_test(test_floor),
 		cmocka_unit_test(test_py_floordiv),
+		cmocka_unit_test(test_arena_ready_steps),
+		cmocka_unit_test(test_prefault_keeps_contents),
 		cmocka_unit_test(test_construction),
 		cmocka_unit_test(test_parse_file),
 		cmocka_unit_test(test_reject_duplicates),
