@@ -65,7 +65,7 @@ void *bg_xrealloc(void *p, size_t n);
 char *bg_xstrdup(const char *s);
 char *bg_xstrndup(const char *s, size_t n);
 
-/* Faults in the whole pages within [p, p + n) for writing, with one call
+/* Faults in the pages holding [p, p + n) for writing, with one call
  * (MADV_POPULATE_WRITE), for memory about to be filled: touching fresh pages
  * one at a time costs a trap apiece, ten times more a page on the VMs
  * benchgate is measured on (docs/performance.md). A hint: a kernel without

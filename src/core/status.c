@@ -72,11 +72,14 @@ static void out_of_memory(size_t n)
 void bg_prefault(void *p, size_t n)
 {
 #ifdef MADV_POPULATE_WRITE
-	const uintptr_t page = 4096; /* the smallest x86-64 and arm64 page */
-	uintptr_t lo = ((uintptr_t)p + page - 1) & ~(page - 1);
-	uintptr_t hi = ((uintptr_t)p + n) & ~(page - 1);
+	/* every page holding a byte of the range: a page is mapped whole, and
+	 * faulting one in changes nothing it holds (4096: the smallest x86-64
+	 * and arm64 page; a bigger page is faulted in by its first 4096) */
+	const uintptr_t page = 4096;
+	uintptr_t lo = (uintptr_t)p & ~(page - 1);
+	uintptr_t hi = ((uintptr_t)p + n + page - 1) & ~(page - 1);
 
-	if (hi > lo)
+	if (n)
 		(void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
 #else
 	(void)p;
