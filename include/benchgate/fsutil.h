@@ -40,6 +40,15 @@ struct bg_file_view {
 int bg_file_view_open(struct bg_file_view *view, const char *path, const char *display,
 		      struct bg_ctx *ctx);
 void bg_file_view_release(struct bg_file_view *view);
+/*
+ * Lets bg_file_view_release leave mapped views, up to budget bytes of them
+ * in all, for the system to take back at exit instead of unmapping each
+ * (0, the default: every view is unmapped when released). For a short-lived
+ * program: unmapping costs by the page, more than the exit does for the
+ * same pages (docs/performance.md). Process-wide; views past the budget are
+ * unmapped as before.
+ */
+void bg_file_view_leave_mapped(size_t budget);
 /* Writes path whole or not at all (below). On BG_EIO errno is the failed
  * call's (ENOSPC: the file system is full), for a caller's advice. */
 int bg_file_write_atomic(const char *path, const char *display, const char *data, size_t len,

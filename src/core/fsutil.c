@@ -15,6 +15,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,10 +167,25 @@ int bg_file_view_open(struct bg_file_view *view, const char *path, const char *d
 	return BG_OK;
 }
 
+/* What bg_file_view_release may still leave mapped (bg_file_view_leave_mapped). */
+static _Atomic size_t leave_budget;
+
+void bg_file_view_leave_mapped(size_t budget)
+{
+	atomic_store(&leave_budget, budget);
+}
+
 void bg_file_view_release(struct bg_file_view *view)
 {
-	if (view->map)
-		munmap(view->map, view->map_len);
+	if (view->map) {
+		size_t left = atomic_load(&leave_budget);
+
+		while (left >= view->map_len &&
+		       !atomic_compare_exchange_weak(&leave_budget, &left, left - view->map_len))
+			;
+		if (left < view->map_len)
+			munmap(view->map, view->map_len);
+	}
 	bg_strbuf_release(&view->sb);
 	memset(view, 0, sizeof(*view));
 	bg_strbuf_init(&view->sb);

@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <pthread.h>
@@ -177,6 +178,56 @@ static void test_file_view(void **state)
 		assert_string_equal(bg_ctx_message(&ctx), "none: cannot read: No such file or directory");
 		bg_ctx_release(&ctx);
 	}
+}
+
+/* Whether [p, p + n) is mapped (msync says ENOMEM for a range that is not). */
+static bool is_mapped(void *p, size_t n)
+{
+	return msync(p, n, MS_ASYNC) == 0;
+}
+
+/* bg_file_view_leave_mapped: released views stay mapped while the budget
+ * lasts, the next ones are unmapped; the default (0) unmaps each. */
+static void test_view_leave_mapped(void **state)
+{
+	char path[128];
+	size_t n = 65536;
+	char *data = malloc(n);
+	struct bg_file_view v;
+	struct bg_ctx ctx;
+	void *map;
+	size_t map_len;
+
+	(void)state;
+	memset(data, 'x', n);
+	snprintf(path, sizeof(path), "%s/leave", tmpdir);
+	write_file(path, data, n);
+	bg_ctx_init(&ctx);
+	/* the default: unmapped when released */
+	assert_int_equal(bg_file_view_open(&v, path, NULL, &ctx), BG_OK);
+	map = v.map;
+	map_len = v.map_len;
+	assert_non_null(map);
+	bg_file_view_release(&v);
+	assert_false(is_mapped(map, map_len));
+	/* a budget for one view and a half: the first stays, the second goes */
+	bg_file_view_leave_mapped(map_len + map_len / 2);
+	assert_int_equal(bg_file_view_open(&v, path, NULL, &ctx), BG_OK);
+	map = v.map;
+	bg_file_view_release(&v);
+	assert_true(is_mapped(map, map_len));
+	assert_memory_equal(map, data, n); /* untouched, as it was */
+	assert_int_equal(bg_file_view_open(&v, path, NULL, &ctx), BG_OK);
+	{
+		void *second = v.map;
+		bg_file_view_release(&v);
+		assert_false(is_mapped(second, map_len));
+	}
+	bg_file_view_leave_mapped(0);
+	munmap(map, map_len);
+	unlink(path);
+	bg_ctx_release(&ctx);
+	free(data);
 }
 
 static void test_atomic_file(void **state)
@@ -537,6 +588,7 @@ int main(void)
 		cmocka_unit_test(test_atomic_file_killed),
 		cmocka_unit_test(test_rmdirs_made),
 		cmocka_unit_test(test_lock_file),
+		cmocka_unit_test(test_view_leave_mapped),
 		cmocka_unit_test(test_shared_scalars),
 	};
 
