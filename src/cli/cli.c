@@ -3,9 +3,11 @@
  * stored text shown on a terminal without its control bytes.
  */
 #include "cli/cli.h"
+#include "cli/inputs.h"
 #include "benchgate/format.h"
 #include "benchgate/fsutil.h"
 #include "benchgate/json.h"
+#include "benchgate/lifecycle.h"
 #include "benchgate/measure.h"
 #include "core/bytes.h"
 
@@ -307,6 +309,75 @@ const char *bg_cli_shown(struct bg_strbuf *tmp, const char *s)
 	return tmp->buf;
 }
 
+/* The last name of path ("" for none). */
+static const char *last_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/*
+ * Whether the paths a and b name one file, there or not yet, links
+ * followed (a link to nothing too), hard links found. Two files that are
+ * there and no links are compared by inode with two lstat calls: every
+ * verb reads the config, so the common case costs no more.
+ */
+static bool same_file_named(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	bool there_a = lstat(a, &sa) == 0, there_b = lstat(b, &sb) == 0;
+	bool link = (there_a && S_ISLNK(sa.st_mode)) || (there_b && S_ISLNK(sb.st_mode));
+	const char *na = last_name(a), *nb = last_name(b);
+	char *fa, *fb;
+	bool same;
+
+	if (!link && there_a && there_b)
+		return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+	if (!link && there_a != there_b) /* one there, the other not: two files */
+		return false;
+	/* neither there, or a link: by name, as each will be named once made
+	 * (a name not there and no link keeps its last name) */
+	if (!link && strcmp(na, nb) != 0 && strcmp(na, "..") != 0 && strcmp(nb, "..") != 0 &&
+	    strcmp(na, ".") != 0 && strcmp(nb, ".") != 0 && *na && *nb)
+		return false;
+	fa = bg_cli_named_later_followed(a);
+	fb = bg_cli_named_later_followed(b);
+	same = fa && fb && strcmp(fa, fb) == 0;
+	free(fa);
+	free(fb);
+	return same;
+}
+
+/*
+ * BG_ECHECK when the sqlite store is the machine lease's lock file (by name,
+ * there or not yet, links followed, a link to nothing too): a run writes
+ * its record into that file while it holds the machine, over the store's
+ * pages. The lease lives outside the project, so the config cannot know
+ * it; checked here, where every verb reads the config.
+ */
+static int store_not_machine_lease(const struct bg_config *cfg, struct bg_ctx *ctx)
+{
+	struct bg_strbuf store = BG_STRBUF_INIT, lease = BG_STRBUF_INIT;
+	struct bg_ctx ignored;
+	int rc = BG_OK;
+
+	if (strncmp(cfg->store, "sqlite:", 7) != 0)
+		return BG_OK;
+	bg_ctx_init(&ignored); /* a bad BENCHGATE_MACHINE_LOCK is said by the verbs that take the lease */
+	if (bg_machine_lease_path(&lease, &ignored) == BG_OK) {
+		bg_config_path(cfg, &store, cfg->store + 7);
+		if (same_file_named(store.buf, lease.buf))
+			rc = bg_error(ctx, BG_ECHECK,
+				      "%s: 'store' names '%s', which is the machine lease's lock file (%s); name another file, or point BENCHGATE_MACHINE_LOCK at another",
+				      cfg->config_path ? cfg->config_path : "benchgate.json", cfg->store, lease.buf);
+	}
+	bg_ctx_release(&ignored);
+	bg_strbuf_release(&store);
+	bg_strbuf_release(&lease);
+	return rc;
+}
+
 int bg_cli_load_config(struct bg_cli *cli, struct bg_config *cfg)
 {
 	struct bg_ctx ctx;
@@ -314,6 +385,8 @@ int bg_cli_load_config(struct bg_cli *cli, struct bg_config *cfg)
 
 	bg_ctx_init(&ctx);
 	rc = bg_config_load(cfg, cli->chdir_root, cli->config_file, &ctx);
+	if (!rc)
+		rc = store_not_machine_lease(cfg, &ctx);
 	if (rc) {
 		bg_cli_fail(rc, bg_ctx_message(&ctx));
 		bg_config_release(cfg);

@@ -172,12 +172,7 @@ static const char *evidence_import(const struct bg_registry *reg, const struct s
 	return what;
 }
 
-/*
- * path as bg_path_named_later gives it, a link to nothing followed to the
- * name it leads to (the file a write through it would make); NULL when no
- * folder on the way is there.
- */
-static char *named_later_followed(const char *path)
+char *bg_cli_named_later_followed(const char *path)
 {
 	char *p = bg_xstrdup(path), *later;
 
@@ -220,7 +215,7 @@ static const char *file_at(const struct bg_config *cfg, const struct bg_registry
 	 * one ("new/../benchmarks/benchmark_registry.json"); but it may be one
 	 * that benchgate reads or locks once it is there */
 	if (stat(path, &at) != 0) {
-		if (!(later = named_later_followed(path)))
+		if (!(later = bg_cli_named_later_followed(path)))
 			return NULL;
 		if (stat(later, &at) != 0) {
 			/* where a folder benchgate reads would hold it, or by its name */

@@ -29,6 +29,12 @@ const char *bg_cli_input_at(const char *path, const struct bg_registry *reg, boo
  * document included.
  */
 const char *bg_cli_project_file_at(const struct bg_config *cfg, const char *path);
+/*
+ * path as bg_path_named_later gives it, a link to nothing followed to the
+ * name it leads to (the file a write through it would make); NULL when no
+ * folder on the way is there. The caller frees it.
+ */
+char *bg_cli_named_later_followed(const char *path);
 /* Whether path (there or not yet) lies in folder or below it, links resolved. */
 bool bg_cli_file_within(const char *path, const char *folder);
 
