@@ -260,24 +260,35 @@ static int table_columns(struct sqlite_store *s, const char *table, struct bg_st
 	return BG_OK;
 }
 
+static bool table_exists(struct sqlite_store *s, const char *name);
+
 /*
  * Whether the schema_migrations table there is benchgate's: its columns
  * (version, applied_at), and, once migration 1 is applied, the sessions
- * and runs tables with the columns benchgate reads (*version: its
- * version, 0 when not ours). Other programs keep a table of that name too
- * (golang-migrate, Rails, Ecto).
+ * and runs tables with the columns benchgate reads and every table a
+ * migration applied made (*version: its version, 0 when not ours). Other
+ * programs keep a table of that name too (golang-migrate, Rails, Ecto),
+ * never with those columns: where they are benchgate's and a table is
+ * missing or lacks its columns, *lacking names it (a damaged store).
  */
-static int schema_is_ours(struct sqlite_store *s, bool *ours, int *version, struct bg_ctx *ctx)
+static int schema_is_ours(struct sqlite_store *s, bool *ours, int *version, const char **lacking,
+			  struct bg_ctx *ctx)
 {
 	static const char *const need[][2] = {
 		{"sessions", ",id,started_at,"}, {"sessions", ",kind,status,"}, {"sessions", ",command,timed_runs,"},
 		{"sessions", ",document,"}, {"runs", ",session_id,ordinal,phase,"}, {"runs", ",record,"},
 	};
+	/* the tables each migration made: (from version, name) */
+	static const struct {
+		int version;
+		const char *table;
+	} made[] = {{2, "curations"}, {4, "decision_notes"}};
 	struct bg_strbuf cols = BG_STRBUF_INIT;
 	int rc;
 
 	*ours = false;
 	*version = 0;
+	*lacking = NULL;
 	if ((rc = table_columns(s, "schema_migrations", &cols, ctx)))
 		goto out;
 	if (strcmp(cols.buf ? cols.buf : "", ",version,applied_at,") != 0)
@@ -290,7 +301,14 @@ static int schema_is_ours(struct sqlite_store *s, bool *ours, int *version, stru
 			if ((rc = table_columns(s, need[i][0], &cols, ctx)))
 				goto out;
 		*ours = cols.buf && strstr(cols.buf, need[i][1]) != NULL;
+		if (!*ours)
+			*lacking = need[i][0];
 	}
+	for (size_t i = 0; *ours && i < sizeof(made) / sizeof(made[0]); i++)
+		if (*version >= made[i].version && !table_exists(s, made[i].table)) {
+			*ours = false;
+			*lacking = made[i].table;
+		}
 out:
 	bg_strbuf_release(&cols);
 	return rc;
@@ -314,18 +332,25 @@ static bool table_exists(struct sqlite_store *s, const char *name)
 /*
  * A database with tables of its own but no schema_migrations, or with a
  * schema_migrations that is not benchgate's (schema_is_ours), is some other
- * program's: refused before anything (WAL mode, benchgate's tables) is
- * written into it.
+ * program's; benchgate's own with a table missing is a damaged store, said
+ * so by the table's name: both refused before anything (WAL mode,
+ * benchgate's tables) is written into them.
  */
 static int refuse_foreign(struct sqlite_store *s, struct bg_ctx *ctx)
 {
 	sqlite3_stmt *st;
 	int rc, version, tables = 0;
+	const char *lacking;
 	bool ours;
 
 	if (table_exists(s, "schema_migrations")) {
-		if ((rc = schema_is_ours(s, &ours, &version, ctx)))
+		if ((rc = schema_is_ours(s, &ours, &version, &lacking, ctx)))
 			return rc;
+		if (!ours && lacking)
+			return bg_error(ctx, BG_EIO, "%s: a damaged benchgate store: its table '%s' is missing or "
+					"lacks the columns benchgate reads (schema version %d); restore the file from a "
+					"backup, or name another file in 'store' of benchgate.json",
+					s->display, lacking, version);
 		if (!ours)
 			return bg_error(ctx, BG_EIO, "%s: not a benchgate store (a table 'schema_migrations' of "
 					"another program's, such as a migration tool's, and not benchgate's tables); "

@@ -6,6 +6,8 @@
 #   exit 4, by a verb that reads and one that writes, and left byte for
 #   byte as it was (no WAL mode, no benchgate table); so is one whose only
 #   table's name looks like SQLite's own (SQLiteCache);
+# - benchgate's own store with a table dropped (runs, curations,
+#   decision_notes) is said to be a damaged benchgate store, naming it;
 # - a database with no table at all is no store yet to a verb that reads it
 #   (left as it is) and becomes one for a verb that writes;
 # - through a link, a reader who may not write reads the sessions still in
@@ -49,6 +51,19 @@ check "no table: no sessions yet (exit 0)" test "$(rc_of "$B" -C e sessions)" = 
 check "no table: a reader leaves it as it was" unchanged e
 check "no table: measure makes it a store" test "$(rc_of "$B" -C e measure -q -r 1 -w 0 -- true)" = 0
 check "no table: the session is stored" jqe 'length == 1' <("$B" -C e sessions --json)
+
+# benchgate's own store with a table dropped: said to be damaged, naming
+# the table, not another program's (nor a bare SQL error later)
+mkdir -p d && echo '{}' >d/benchgate.json
+check "damaged: a session stored" test "$(rc_of "$B" -C d measure -q -r 1 -w 0 -- true)" = 0
+cp d/.benchgate/store.sqlite3 d.orig
+for t in runs curations decision_notes; do
+	cp d.orig d/.benchgate/store.sqlite3 && rm -f d/.benchgate/store.sqlite3-*
+	sql d/.benchgate/store.sqlite3 "DROP TABLE $t;"
+	check "damaged, no $t: sessions refused (exit 4)" test "$(rc_of "$B" -C d sessions)" = 4
+	check "damaged, no $t: said" grep -qF "a damaged benchgate store: its table '$t' is missing" "$work/err"
+	check "damaged, no $t: measure refused (exit 4)" test "$(rc_of "$B" -C d measure -q -r 1 -w 0 -- true)" = 4
+done
 
 # a store file name too long to be made beside its temporary name: said
 # so, with the most it may be (one of that length is made)
