@@ -104,6 +104,21 @@ const char *bg_config_file_role(const struct bg_config *cfg, const struct stat *
  * itself given so).
  */
 const char *bg_config_file_named(const struct bg_config *cfg, const char *name, unsigned roles);
+/*
+ * What benchgate keeps in its state folder (the sqlite store's folder, else
+ * .benchgate/) besides the store, in one table for every check of it: the
+ * config (no file it writes may be one of them, nor the store), the dirty
+ * check (git leaves them out) and the verbs that write a file of their own
+ * (cli/inputs.c). name: the file's or folder's name; what: the phrase a
+ * message names it by; folder: whether what lies in it counts.
+ */
+struct bg_state_file {
+	const char *name;
+	const char *what;
+	bool folder;
+};
+#define BG_STATE_FILES 6
+extern const struct bg_state_file bg_state_files[BG_STATE_FILES];
 /* path as shown to a person: relative to the root when inside it (a pointer
  * into path), else path itself. */
 const char *bg_config_relative(const struct bg_config *cfg, const char *path);

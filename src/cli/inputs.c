@@ -111,15 +111,6 @@ static const char *config_found_here(const struct bg_config *cfg, const char *a)
  */
 static const char *named_role(const struct bg_config *cfg, const char *a, unsigned roles)
 {
-	static const struct {
-		const char *name, *what;
-		bool folder; /* what lies in it too */
-	} held[] = {
-		{"/runs-index.lock", "the lock of RUNS.md", false},
-		{"/promote.lock", "the lock of promotions", false},
-		{"/abandon.lock", "the lock of abandons", false},
-		{"/promote-journal", "a promotion's journal", true},
-	};
 	struct bg_strbuf p = BG_STRBUF_INIT;
 	const char *what = bg_config_file_named(cfg, a, roles);
 	struct bg_ctx ctx;
@@ -127,12 +118,17 @@ static const char *named_role(const struct bg_config *cfg, const char *a, unsign
 
 	bg_lifecycle_state_dir(cfg, &p);
 	state = bg_path_named_later(p.buf);
-	for (size_t i = 0; state && i < sizeof(held) / sizeof(held[0]) && !what; i++) {
-		size_t n = strlen(state), m = strlen(held[i].name);
+	for (size_t i = 0; state && i < BG_STATE_FILES && !what; i++) {
+		const struct bg_state_file *f = &bg_state_files[i];
+		size_t n = strlen(state), m = strlen(f->name);
 
-		if (strncmp(a, state, n) == 0 && strncmp(a + n, held[i].name, m) == 0 &&
-		    (a[n + m] == '\0' || (held[i].folder && a[n + m] == '/')))
-			what = held[i].what;
+		/* the leases are found by their folder (folder_role), and the
+		 * dashboard's folder is where dashboard writes */
+		if (strcmp(f->name, "leases") == 0 || strcmp(f->name, "dashboard") == 0)
+			continue;
+		if (strncmp(a, state, n) == 0 && a[n] == '/' && strncmp(a + n + 1, f->name, m) == 0 &&
+		    (a[n + 1 + m] == '\0' || (f->folder && a[n + 1 + m] == '/')))
+			what = f->what;
 	}
 	free(state);
 	bg_strbuf_reset(&p);

@@ -491,11 +491,14 @@ static void tidy_path(struct bg_strbuf *out, const char *root, const char *rel)
 	bg_strbuf_release(&joined);
 }
 
-/* What benchgate keeps in the store's folder (a folder ends in '/'). */
-static const char *const held[][2] = {
-	{"leases/", "the device leases' folder"},   {"dashboard/", "the dashboard's folder"},
-	{"promote-journal/", "a promotion's journal"}, {"runs-index.lock", "the lock of RUNS.md"},
-	{"promote.lock", "the lock of promotions"}, {"abandon.lock", "the lock of abandons"},
+/* (in the order a session's provenance lists them among git's excludes) */
+const struct bg_state_file bg_state_files[BG_STATE_FILES] = {
+	{"leases", "the device leases' folder", true},
+	{"dashboard", "the dashboard's folder", true},
+	{"runs-index.lock", "the lock of RUNS.md", false},
+	{"promote.lock", "the lock of promotions", false},
+	{"abandon.lock", "the lock of abandons", false},
+	{"promote-journal", "a promotion's journal", true},
 };
 
 /*
@@ -526,12 +529,13 @@ static int not_state(const struct bg_config *cfg, const char *tidy, const char *
 			what = side[k];
 	slash = strrchr(st.buf, '/');
 	dir = slash ? (size_t)(slash - st.buf) + 1 : 0;
-	for (size_t k = 0; !what && k < sizeof(held) / sizeof(held[0]); k++) {
-		size_t n = strlen(held[k][0]);
-		if (strncmp(tidy, st.buf, dir) == 0 && strncmp(tidy + dir, held[k][0], n) == 0 &&
-		    (held[k][0][n - 1] == '/' || tidy[dir + n] == '\0')) {
-			what = held[k][1];
-			folder = held[k][0][n - 1] == '/';
+	for (size_t k = 0; !what && k < BG_STATE_FILES; k++) {
+		const struct bg_state_file *f = &bg_state_files[k];
+		size_t n = strlen(f->name);
+		if (strncmp(tidy, st.buf, dir) == 0 && strncmp(tidy + dir, f->name, n) == 0 &&
+		    tidy[dir + n] == (f->folder ? '/' : '\0')) {
+			what = f->what;
+			folder = f->folder;
 		}
 	}
 	if (what && what[0] == '-')
@@ -599,12 +603,11 @@ static int written_apart(const struct bg_config *cfg, const char *display, struc
 	if (!rc && store) {
 		const char *base = strrchr(tidy[N - 1].buf, '/') ? strrchr(tidy[N - 1].buf, '/') + 1 : tidy[N - 1].buf;
 
-		for (size_t k = 0; k < sizeof(held) / sizeof(held[0]) && !rc; k++) {
-			size_t n = strlen(held[k][0]) - (held[k][0][strlen(held[k][0]) - 1] == '/');
-			if (strncmp(base, held[k][0], n) == 0 && base[n] == '\0')
+		for (size_t k = 0; k < BG_STATE_FILES && !rc; k++) {
+			if (strcmp(base, bg_state_files[k].name) == 0)
 				rc = bg_error(ctx, BG_ECHECK, "%s: 'store' names '%s', which is %s, benchgate's own "
 						"state in the store's folder; name another file",
-					      display, cfg->store, held[k][1]);
+					      display, cfg->store, bg_state_files[k].what);
 		}
 	}
 	/* the generated document among the experiments, where every new file

@@ -52,11 +52,8 @@ void bg_lifecycle_state_dir(const struct bg_config *cfg, struct bg_strbuf *out)
 	bg_strbuf_release(&file);
 }
 
-/* What benchgate keeps in its state folder besides the store: the leases,
- * the dashboard, the locks of RUNS.md, of promotions and of abandons, a
- * promotion's journal. */
-static const char *const root_state[] = {"leases", "dashboard", "runs-index.lock", "promote.lock", "abandon.lock",
-					  "promote-journal"};
+_Static_assert(BG_STATE_EXCLUDES_MAX == 1 + 4 + BG_STATE_FILES,
+	       "the state folders, the store and its three side files, and the state files");
 
 size_t bg_lifecycle_state_excludes(const struct bg_config *cfg, char **out, size_t max)
 {
@@ -88,13 +85,14 @@ size_t bg_lifecycle_state_excludes(const struct bg_config *cfg, char **out, size
 	/* the store's files and the rest of benchgate's state beside it
 	 * (state_dir is the store's folder), never that folder itself: it may
 	 * hold sources (a store in benchmarks/) */
-	for (size_t k = 0; k < 4 + sizeof(root_state) / sizeof(root_state[0]) && n < max; k++) {
+	for (size_t k = 0; k < 4 + BG_STATE_FILES && n < max; k++) {
 		struct bg_strbuf sb = BG_STRBUF_INIT;
 
 		if (k < 4)
 			bg_strbuf_addf(&sb, "%s%s", path, beside[k]);
 		else
-			bg_strbuf_addf(&sb, "%.*s%s", slash ? (int)(slash - path + 1) : 0, path, root_state[k - 4]);
+			bg_strbuf_addf(&sb, "%.*s%s", slash ? (int)(slash - path + 1) : 0, path,
+				       bg_state_files[k - 4].name);
 		out[n++] = bg_provenance_glob_escape(sb.buf);
 		bg_strbuf_release(&sb);
 	}
