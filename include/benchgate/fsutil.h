@@ -46,7 +46,9 @@ void bg_file_view_release(struct bg_file_view *view);
  * (0, the default: every view is unmapped when released). For a short-lived
  * program: unmapping costs by the page, more than the exit does for the
  * same pages (docs/performance.md). Process-wide; views past the budget are
- * unmapped as before.
+ * unmapped as before. A page still mapped is one no eviction can drop
+ * (posix_fadvise POSIX_FADV_DONTNEED): a program that makes files cold
+ * (measure's --evict) must leave the default.
  */
 void bg_file_view_leave_mapped(size_t budget);
 /* Writes path whole or not at all (below). On BG_EIO errno is the failed

@@ -36,6 +36,11 @@ struct bg_cmd {
 	 * after it. BG_OK, or the status of the usage error it printed. NULL
 	 * when the verb's positionals take any word. */
 	int (*check_pos)(const struct bg_cmd *self, int index, const char *word);
+	/* Whether the verb reads the project and exits, evicting nothing from
+	 * the page cache: its released file views are left mapped for the exit
+	 * (bg_file_view_leave_mapped; a page still mapped is one no eviction
+	 * can drop, so measure and run unmap theirs). */
+	bool reads_only;
 };
 
 /* Option descriptors for bg_cli_parse. */

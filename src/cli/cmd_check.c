@@ -59,4 +59,5 @@ const struct bg_cmd bg_cmd_check = {
 	NULL,
 	run,
 	NULL,
+	true,
 };

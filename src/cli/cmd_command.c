@@ -46,4 +46,5 @@ const struct bg_cmd bg_cmd_command = {
 	NULL,
 	run,
 	NULL,
+	true,
 };

@@ -267,4 +267,5 @@ const struct bg_cmd bg_cmd_compare = {
 	"                           investigate session exits 1\n",
 	run_compare,
 	bg_vp_check_session_pos,
+	false,
 };

@@ -233,6 +233,7 @@ const struct bg_cmd bg_cmd_accept = {
 	"  --why TEXT   why the session is accepted (stored with your user name and the time)\n",
 	run_accept,
 	bg_vp_check_session_pos,
+	false,
 };
 
 const struct bg_cmd bg_cmd_reject = {
@@ -242,4 +243,5 @@ const struct bg_cmd bg_cmd_reject = {
 	"  --why TEXT   why the session is rejected (stored with your user name and the time)\n",
 	run_reject,
 	bg_vp_check_session_pos,
+	false,
 };

@@ -624,4 +624,5 @@ const struct bg_cmd bg_cmd_dashboard = {
 	"  --output DIR   the folder for index.html (default .benchgate/dashboard, beside the store)\n",
 	run_dashboard,
 	NULL,
+	false,
 };

@@ -557,4 +557,5 @@ const struct bg_cmd bg_cmd_experiments = {
 	"                     benchgate cannot see: you say it has stopped there\n",
 	run,
 	check_action,
+	false,
 };

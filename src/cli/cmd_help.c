@@ -38,4 +38,5 @@ const struct bg_cmd bg_cmd_help = {
 	NULL,
 	run_help,
 	NULL,
+	false,
 };

@@ -230,4 +230,5 @@ const struct bg_cmd bg_cmd_history = {
 	"  --json     print a JSON array of session summaries\n",
 	run_history,
 	NULL,
+	false,
 };

@@ -156,4 +156,5 @@ const struct bg_cmd bg_cmd_key = {
 	"  --json     print the key fields as JSON\n",
 	run_key,
 	bg_vp_check_session_pos,
+	false,
 };

@@ -130,4 +130,5 @@ const struct bg_cmd bg_cmd_lease = {
 	"  --json             print the leases as JSON\n",
 	run,
 	check_action,
+	false,
 };

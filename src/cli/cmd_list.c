@@ -43,4 +43,5 @@ const struct bg_cmd bg_cmd_list = {
 	BG_FILTER_HELP,
 	run,
 	NULL,
+	true,
 };

@@ -853,4 +853,5 @@ const struct bg_cmd bg_cmd_measure = {
 	"  --sample-interval MS     memory sampling period (default 5)\n",
 	run_measure,
 	NULL,
+	false,
 };

@@ -69,4 +69,5 @@ const struct bg_cmd bg_cmd_next = {
 	"                     only gates whose runbook's evidence level is 'physical performance'\n" BG_FILTER_HELP,
 	run,
 	NULL,
+	true,
 };

@@ -119,4 +119,5 @@ const struct bg_cmd bg_cmd_promote = {
 	"  --json     print the criteria report as JSON\n",
 	run_promote,
 	bg_vp_check_session_pos,
+	false,
 };

@@ -150,4 +150,5 @@ const struct bg_cmd bg_cmd_render = {
 	"                     registry.generated from benchgate.json; '-': standard output\n",
 	run,
 	NULL,
+	true,
 };

@@ -404,4 +404,5 @@ const struct bg_cmd bg_cmd_repeat = {
 	"                     seconds for it (run --wait) instead of refusing\n",
 	run_repeat,
 	bg_vp_check_session_pos,
+	false,
 };

@@ -425,4 +425,5 @@ const struct bg_cmd bg_cmd_run = {
 	"  -q, --quiet        no progress line\n",
 	run,
 	NULL,
+	false,
 };

@@ -137,4 +137,5 @@ const struct bg_cmd bg_cmd_session = {
 	"  --json     print the whole session document with its runs as JSON\n",
 	run_session,
 	bg_vp_check_session_pos,
+	false,
 };

@@ -110,4 +110,5 @@ const struct bg_cmd bg_cmd_sessions = {
 	"  --json     print a JSON array of session summaries\n",
 	run_sessions,
 	NULL,
+	false,
 };

@@ -44,4 +44,5 @@ const struct bg_cmd bg_cmd_show = {
 	NULL,
 	run,
 	NULL,
+	true,
 };

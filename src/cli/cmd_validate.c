@@ -61,4 +61,5 @@ const struct bg_cmd bg_cmd_validate = {
 	"  --no-render-check  do not compare the generated coverage document\n",
 	run,
 	NULL,
+	true,
 };

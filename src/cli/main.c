@@ -262,10 +262,6 @@ static int run_main(int argc, char **argv)
 	 * flush) per block; the system takes it all back at exit. */
 	mallopt(M_MMAP_THRESHOLD, 64 << 20);
 	mallopt(M_TRIM_THRESHOLD, 256 << 20);
-	/* and the inputs it read whole stay mapped (up to 16 MiB of them): on
-	 * the VMs benchgate is measured on, unmapping validate's three views
-	 * cost 6% of its time (docs/performance.md) */
-	bg_file_view_leave_mapped((size_t)16 << 20);
 	{
 		struct sigaction sa;
 		memset(&sa, 0, sizeof(sa));
@@ -345,6 +341,11 @@ static int run_main(int argc, char **argv)
 	}
 	cli.argc = argc - i;
 	cli.argv = argv + i;
+	/* a verb that only reads leaves the inputs it read whole mapped (up to
+	 * 16 MiB of them): on the VMs benchgate is measured on, unmapping
+	 * validate's three views cost 6% of its time (docs/performance.md) */
+	if (verb->reads_only)
+		bg_file_view_leave_mapped((size_t)16 << 20);
 	rc = verb->run(&cli, verb);
 	return rc == BG_CLI_HELP_SHOWN ? BG_OK : rc;
 }

@@ -3,7 +3,8 @@
 # by the command is below 1% resident before every run, and so are the files
 # of a folder named to --evict; a file whose pages
 # cannot be dropped (tmpfs: the pages are the file) is refused before any
-# run; one another process maps blocks the session, naming that process.
+# run; one another process maps blocks the session, naming that process;
+# a benchgate.json benchgate read (mapped) is evicted as any file.
 # Needs jq.
 set -u
 . "$(cd "$(dirname "$0")" && pwd)/checks.sh"
@@ -96,5 +97,23 @@ if [ -d /dev/shm ] && [ "$(stat -f -c %T /dev/shm)" = tmpfs ]; then
 else
 	echo "skip: no tmpfs /dev/shm for the first-process case"
 fi
+
+# a file benchgate itself read whole (a benchgate.json of 32 KiB or more is
+# mapped to be read): released before the runs, never still mapped by
+# benchgate where an eviction cannot drop it
+mkdir -p big && (
+	cd big || exit 1
+	{
+		printf '{"schema_version": 1, "module_labels": {'
+		for i in $(seq 1000); do printf '"mod%05d": "%040d", ' "$i" 0; done
+		printf '"last": "x"}}\n'
+	} >benchgate.json
+	[ "$(stat -c %s benchgate.json)" -ge 32768 ] || { echo "benchgate.json too small"; exit 1; }
+	cat benchgate.json >/dev/null # warm
+	check "a big benchgate.json evicted: cold session" \
+		test "$(rc_of "$B" measure -q -w 0 -r 1 --json --evict benchgate.json -- cat benchgate.json)" = 0
+	check "... cold" jqe '.cache.state == "cold"' "$work/out"
+	[ "$fails" = 0 ]
+) || fails=$((fails + 1))
 
 [ "$fails" = 0 ] || { echo "$fails failed"; exit 1; }
