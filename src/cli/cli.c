@@ -309,37 +309,41 @@ const char *bg_cli_shown(struct bg_strbuf *tmp, const char *s)
 	return tmp->buf;
 }
 
-/* The last name of path ("" for none). */
-static const char *last_name(const char *path)
+/*
+ * The name path's file has or will have as the last of its path, there or
+ * not yet, or NULL when that takes resolving: the last name as written,
+ * unless it is a link (there), "." or "..". The caller's lstat of path is
+ * st (ok: whether it succeeded).
+ */
+static const char *final_name(const char *path, bool ok, const struct stat *st)
 {
-	const char *slash = strrchr(path, '/');
+	const char *slash = strrchr(path, '/'), *name = slash ? slash + 1 : path;
 
-	return slash ? slash + 1 : path;
+	if ((ok && S_ISLNK(st->st_mode)) || !*name || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+		return NULL;
+	return name;
 }
 
 /*
- * Whether the paths a and b name one file, there or not yet, links
- * followed (a link to nothing too), hard links found. Two files that are
- * there and no links are compared by inode with two lstat calls: every
- * verb reads the config, so the common case costs no more.
+ * Whether the paths a and b name one file, there or not yet: links
+ * followed (a link to nothing too), folders not made yet as they will be
+ * named, a second hard link found. Every verb reads the config, so the
+ * common cases cost a few lstat and stat calls: two files there are one
+ * when their inodes are; two that will end with different names are two.
  */
 static bool same_file_named(const char *a, const char *b)
 {
-	struct stat sa, sb;
-	bool there_a = lstat(a, &sa) == 0, there_b = lstat(b, &sb) == 0;
-	bool link = (there_a && S_ISLNK(sa.st_mode)) || (there_b && S_ISLNK(sb.st_mode));
-	const char *na = last_name(a), *nb = last_name(b);
+	struct stat la, lb, sa, sb;
+	bool ok_a = lstat(a, &la) == 0, ok_b = lstat(b, &lb) == 0;
+	bool there_a = ok_a && (!S_ISLNK(la.st_mode) ? (sa = la, true) : stat(a, &sa) == 0);
+	bool there_b = ok_b && (!S_ISLNK(lb.st_mode) ? (sb = lb, true) : stat(b, &sb) == 0);
+	const char *na = final_name(a, ok_a, &la), *nb = final_name(b, ok_b, &lb);
 	char *fa, *fb;
 	bool same;
 
-	if (!link && there_a && there_b)
+	if (there_a && there_b)
 		return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-	if (!link && there_a != there_b) /* one there, the other not: two files */
-		return false;
-	/* neither there, or a link: by name, as each will be named once made
-	 * (a name not there and no link keeps its last name) */
-	if (!link && strcmp(na, nb) != 0 && strcmp(na, "..") != 0 && strcmp(nb, "..") != 0 &&
-	    strcmp(na, ".") != 0 && strcmp(nb, ".") != 0 && *na && *nb)
+	if (na && nb && strcmp(na, nb) != 0) /* one made later is never a second name of the other */
 		return false;
 	fa = bg_cli_named_later_followed(a);
 	fb = bg_cli_named_later_followed(b);
