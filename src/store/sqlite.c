@@ -268,8 +268,9 @@ static bool table_exists(struct sqlite_store *s, const char *name);
  * and runs tables with the columns benchgate reads and every table a
  * migration applied made (*version: its version, 0 when not ours). Other
  * programs keep a table of that name too (golang-migrate, Rails, Ecto),
- * never with those columns: where they are benchgate's and a table is
- * missing or lacks its columns, *lacking names it (a damaged store).
+ * never with those columns: where they are benchgate's, one of its tables
+ * is, and another is missing or lacks its columns, *lacking names that one
+ * (a damaged store).
  */
 static int schema_is_ours(struct sqlite_store *s, bool *ours, int *version, const char **lacking,
 			  struct bg_ctx *ctx)
@@ -284,6 +285,7 @@ static int schema_is_ours(struct sqlite_store *s, bool *ours, int *version, cons
 		const char *table;
 	} made[] = {{2, "curations"}, {4, "decision_notes"}};
 	struct bg_strbuf cols = BG_STRBUF_INIT;
+	bool whole = false, table_ok = true; /* a table of benchgate's with every column it reads */
 	int rc;
 
 	*ours = false;
@@ -296,19 +298,33 @@ static int schema_is_ours(struct sqlite_store *s, bool *ours, int *version, cons
 	if ((rc = current_version(s, version, ctx)))
 		goto out;
 	*ours = true;
-	for (size_t i = 0; *version >= 1 && i < sizeof(need) / sizeof(need[0]) && *ours; i++) {
-		if (i == 0 || strcmp(need[i][0], need[i - 1][0]) != 0)
+	/* every column benchgate reads, table by table: one table whole is
+	 * enough to call the file benchgate's (damaged) rather than another
+	 * program's that keeps a schema_migrations of the same shape */
+	for (size_t i = 0; *version >= 1 && i < sizeof(need) / sizeof(need[0]); i++) {
+		if (i == 0 || strcmp(need[i][0], need[i - 1][0]) != 0) {
+			whole = whole || (i > 0 && table_ok); /* the table before */
+			table_ok = true;
 			if ((rc = table_columns(s, need[i][0], &cols, ctx)))
 				goto out;
-		*ours = cols.buf && strstr(cols.buf, need[i][1]) != NULL;
-		if (!*ours)
-			*lacking = need[i][0];
+		}
+		if (!cols.buf || !strstr(cols.buf, need[i][1])) {
+			table_ok = *ours = false;
+			if (!*lacking)
+				*lacking = need[i][0];
+		}
 	}
-	for (size_t i = 0; *ours && i < sizeof(made) / sizeof(made[0]); i++)
+	whole = whole || (*version >= 1 && table_ok);
+	/* the tables later migrations made, in a store this benchgate knows
+	 * (a newer one may have dropped them: schema_known says so) */
+	for (size_t i = 0; *ours && *version <= NMIGRATIONS && i < sizeof(made) / sizeof(made[0]); i++)
 		if (*version >= made[i].version && !table_exists(s, made[i].table)) {
 			*ours = false;
 			*lacking = made[i].table;
 		}
+	if (!*ours && (!whole || *version > NMIGRATIONS))
+		*lacking = NULL; /* no table of benchgate's whole, or a schema this
+				  * benchgate does not know: not called damaged */
 out:
 	bg_strbuf_release(&cols);
 	return rc;

@@ -64,6 +64,20 @@ for t in runs curations decision_notes; do
 	check "damaged, no $t: said" grep -qF "a damaged benchgate store: its table '$t' is missing" "$work/err"
 	check "damaged, no $t: measure refused (exit 4)" test "$(rc_of "$B" -C d measure -q -r 1 -w 0 -- true)" = 4
 done
+# another program's schema_migrations of benchgate's very shape, with no
+# table of benchgate's whole (its own sessions): not called damaged
+fresh h "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT);
+	INSERT INTO schema_migrations VALUES (1, 'x'), (2, 'y');
+	CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT);
+	CREATE TABLE sessions (id TEXT PRIMARY KEY, user_id INTEGER, expires_at TEXT);"
+check "benchgate's shape, another program's tables: refused (exit 4)" test "$(rc_of "$B" -C h sessions)" = 4
+check "... said to be another program's" grep -qF "not a benchgate store" "$work/err"
+check "... left as it was" unchanged h
+# a newer benchgate's store without a table this one's migrations made: newer, not damaged
+cp d.orig d/.benchgate/store.sqlite3 && rm -f d/.benchgate/store.sqlite3-*
+sql d/.benchgate/store.sqlite3 "DROP TABLE decision_notes; INSERT INTO schema_migrations VALUES (5, '2099-01-01T00:00:00Z');"
+check "newer, a table gone: refused (exit 4)" test "$(rc_of "$B" -C d sessions)" = 4
+check "... said to be newer" grep -qF "store schema version 5 is newer than this benchgate knows" "$work/err"
 
 # a store file name too long to be made beside its temporary name: said
 # so, with the most it may be (one of that length is made)
