@@ -60,6 +60,9 @@ void *bg_xmalloc(size_t n);
  * its pages are left to fault in as they are touched. bg_xmalloc and
  * bg_xcalloc fault a block of 64 KiB or more in at once (bg_prefault). */
 void *bg_xmalloc_lazy(size_t n);
+/* The size from which bg_xmalloc, bg_xcalloc and a growing string buffer
+ * fault a block's pages in at once. */
+#define BG_PREFAULT_MIN ((size_t)64 << 10)
 void *bg_xcalloc(size_t n, size_t size);
 void *bg_xrealloc(void *p, size_t n);
 char *bg_xstrdup(const char *s);

@@ -87,11 +87,6 @@ void bg_prefault(void *p, size_t n)
 #endif
 }
 
-/* Blocks this big are faulted in at once (bg_prefault) by bg_xmalloc and
- * bg_xcalloc: such a block is a file's text, a page being built, a sort's
- * keys, all filled as soon as they are had. */
-#define PREFAULT_MIN ((size_t)64 << 10)
-
 void *bg_xmalloc_lazy(size_t n)
 {
 	void *p = malloc(n ? n : 1);
@@ -105,7 +100,7 @@ void *bg_xmalloc(size_t n)
 {
 	void *p = bg_xmalloc_lazy(n);
 
-	if (n >= PREFAULT_MIN)
+	if (n >= BG_PREFAULT_MIN) /* a file's text, a page being built, a sort's keys: filled at once */
 		bg_prefault(p, n);
 	return p;
 }
@@ -116,7 +111,7 @@ void *bg_xcalloc(size_t n, size_t size)
 
 	if (size && n > SIZE_MAX / size) /* the size asked for: SIZE_MAX, it does not fit a size_t */
 		out_of_memory(SIZE_MAX);
-	if (n * size >= PREFAULT_MIN) /* faulted in before it is cleared */
+	if (n * size >= BG_PREFAULT_MIN) /* faulted in before it is cleared */
 		return memset(bg_xmalloc(n * size), 0, n * size);
 	p = calloc(n ? n : 1, size ? size : 1);
 	if (!p)

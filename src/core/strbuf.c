@@ -28,10 +28,6 @@ void bg_strbuf_reset(struct bg_strbuf *sb)
 	bg_strbuf_setlen(sb, 0);
 }
 
-/* A buffer grown by this much or more has the new room faulted in at once
- * (bg_prefault): it is about to be filled, a file read or a page rendered. */
-#define PREFAULT_MIN ((size_t)64 << 10)
-
 void bg_strbuf_grow(struct bg_strbuf *sb, size_t extra)
 {
 	size_t need = sb->len + extra + 1;
@@ -44,7 +40,9 @@ void bg_strbuf_grow(struct bg_strbuf *sb, size_t extra)
 		cap = cap / 2 * 3 + 16;
 	if (sb->cap) {
 		sb->buf = bg_xrealloc(sb->buf, cap);
-		if (cap - sb->len >= PREFAULT_MIN) /* (bg_xmalloc does it for a new buffer) */
+		/* the new room is about to be filled (a file read, a page
+		 * rendered): faulted in at once, as bg_xmalloc does a new buffer */
+		if (cap - sb->len >= BG_PREFAULT_MIN)
 			bg_prefault(sb->buf + sb->len, cap - sb->len);
 	} else {
 		sb->buf = bg_xmalloc(cap);
