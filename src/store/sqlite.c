@@ -260,7 +260,20 @@ static int table_columns(struct sqlite_store *s, const char *table, struct bg_st
 	return BG_OK;
 }
 
-static bool table_exists(struct sqlite_store *s, const char *name);
+/* Whether the database has a table of that name. */
+static bool table_exists(struct sqlite_store *s, const char *name)
+{
+	sqlite3_stmt *st;
+	bool found = false;
+
+	if (bg_sym_sqlite3_prepare_v2(s->db, "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?1", -1, &st,
+				   NULL) != SQLITE_OK)
+		return false;
+	bg_sym_sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	found = bg_sym_sqlite3_step(st) == SQLITE_ROW;
+	bg_sym_sqlite3_finalize(st);
+	return found;
+}
 
 /*
  * Whether the schema_migrations table there is benchgate's: its columns
@@ -328,21 +341,6 @@ static int schema_is_ours(struct sqlite_store *s, bool *ours, int *version, cons
 out:
 	bg_strbuf_release(&cols);
 	return rc;
-}
-
-/* Whether the database has a table of that name. */
-static bool table_exists(struct sqlite_store *s, const char *name)
-{
-	sqlite3_stmt *st;
-	bool found = false;
-
-	if (bg_sym_sqlite3_prepare_v2(s->db, "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?1", -1, &st,
-				   NULL) != SQLITE_OK)
-		return false;
-	bg_sym_sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	found = bg_sym_sqlite3_step(st) == SQLITE_ROW;
-	bg_sym_sqlite3_finalize(st);
-	return found;
 }
 
 /*
