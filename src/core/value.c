@@ -14,7 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 /* ------------------------------------------------------------------ arena */
 
@@ -65,13 +67,89 @@ static void ready_more(struct arena_block *b, size_t need)
 	b->size = to;
 }
 
+size_t bg_buddy_free_blocks(const char *text, unsigned order)
+{
+	size_t total = 0;
+
+	for (const char *line = text; line && *line;) {
+		const char *end = strchr(line, '\n'), *zone = strstr(line, " zone "), *p;
+
+		if (!end)
+			end = line + strlen(line);
+		if (zone && zone < end) {
+			p = zone + 6;
+			while (p < end && *p == ' ')
+				p++;
+			while (p < end && *p != ' ') /* the zone's name */
+				p++;
+			for (unsigned k = 0; k < 64; k++) {
+				size_t n = 0;
+
+				while (p < end && *p == ' ')
+					p++;
+				if (p == end || !isdigit((unsigned char)*p))
+					break;
+				for (; p < end && isdigit((unsigned char)*p); p++) {
+					if (n > (SIZE_MAX - 9) / 10)
+						return SIZE_MAX;
+					n = n * 10 + (size_t)(*p - '0');
+				}
+				if (k < order || !n)
+					continue;
+				if (n > (SIZE_MAX - total) >> (k - order)) /* k < 64 */
+					return SIZE_MAX;
+				total += n << (k - order);
+			}
+		}
+		line = *end ? end + 1 : end;
+	}
+	return total;
+}
+
+/*
+ * Whether the kernel has count free blocks of MAP_MIN at hand, so that
+ * faulting them in as huge pages waits on no compaction: with the usual
+ * defrag=madvise an advised region's fault compacts memory when none is
+ * free, which on a fragmented machine costs more than the huge pages save.
+ */
+static bool huge_blocks_free(size_t count)
+{
+	char text[16384];
+	size_t len = 0, page = (size_t)sysconf(_SC_PAGESIZE);
+	unsigned order = 0;
+	ssize_t r;
+	int fd;
+
+	if (page == 0 || page >= MAP_MIN || MAP_MIN % page)
+		return false;
+	while (((size_t)1 << order) * page < MAP_MIN)
+		order++;
+	if (((size_t)1 << order) * page != MAP_MIN)
+		return false;
+	fd = open("/proc/buddyinfo", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	while (len < sizeof(text) - 1 && (r = read(fd, text + len, sizeof(text) - 1 - len)) != 0) {
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		len += (size_t)r;
+	}
+	close(fd);
+	text[len] = '\0'; /* a cut last line reads short: fewer blocks, not more */
+	return bg_buddy_free_blocks(text, order) >= count;
+}
+
 /*
  * whole bytes (a multiple of MAP_MIN) of fresh memory on a MAP_MIN boundary,
- * marked for transparent huge pages, or NULL. A kernel from 6.7 places such
- * a mapping on the boundary itself; an older one gets MAP_MIN more and the
- * ends cut off. With 2 MiB pages, validate and render at 10,000 and 100,000
- * gates took 7-46% less time on a paravirtualised guest, where 4 KiB page
- * faults and TLB misses are dear (docs/performance.md).
+ * or NULL; marked for transparent huge pages when the kernel has free blocks
+ * for them (huge_blocks_free). A kernel from 6.7 places such a mapping on
+ * the boundary itself; an older one gets MAP_MIN more and the ends cut off.
+ * With 2 MiB pages, validate and render at 10,000 and 100,000 gates took
+ * 7-46% less time on a paravirtualised guest, where 4 KiB page faults and
+ * TLB misses are dear (docs/performance.md).
  */
 static void *map_aligned(size_t whole)
 {
@@ -97,7 +175,8 @@ static void *map_aligned(size_t whole)
 		p = (char *)at;
 	}
 #ifdef MADV_HUGEPAGE
-	(void)madvise(p, whole, MADV_HUGEPAGE); /* advice: without it, 4 KiB pages */
+	if (huge_blocks_free(whole / MAP_MIN))
+		(void)madvise(p, whole, MADV_HUGEPAGE); /* advice: without it, 4 KiB pages */
 #endif
 	return p;
 }

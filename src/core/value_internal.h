@@ -27,6 +27,12 @@ struct bg_arena {
 	size_t total;
 };
 
+/* The free blocks of 2^order pages that text, the contents of
+ * /proc/buddyinfo, lists over all its zones: a free block of a higher order
+ * counts as the blocks of this order it holds. Lines it cannot read count
+ * nothing; the sum saturates at SIZE_MAX. */
+size_t bg_buddy_free_blocks(const char *text, unsigned order);
+
 /* bg_arena_alloc when the current block has no room (or there is none). */
 void *bg_arena_alloc_slow(struct bg_arena *a, size_t size);
 

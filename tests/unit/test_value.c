@@ -1328,6 +1328,49 @@ static void test_py_lower(void **state)
 	expect_lower("A\xff" "B\xce", "a\xff" "b\xce");                               /* no UTF-8: kept */
 }
 
+/* The free 2 MiB blocks the arena reads off /proc/buddyinfo before it asks
+ * for huge pages: every zone, higher orders split, bad lines counting nothing. */
+static void test_buddy_free_blocks(void **state)
+{
+	const char *info =
+		"Node 0, zone      DMA      0      0      0      0      0      0      0      0      1      1      3 \n"
+		"Node 0, zone    DMA32      0      4      2      2      1      2      0      3      3      1    753 \n"
+		"Node 0, zone   Normal   2762   2008   1612   1162    681    389    228    133    235    172    187 \n";
+	char big[200];
+
+	(void)state;
+	assert_int_equal(bg_buddy_free_blocks(info, 9), 1 + 1 + 172 + 2 * (3 + 753 + 187));
+	assert_int_equal(bg_buddy_free_blocks(info, 10), 3 + 753 + 187);
+	assert_int_equal(bg_buddy_free_blocks(info, 11), 0);
+	assert_int_equal(bg_buddy_free_blocks("Node 0, zone Normal 1 2 3", 0), 1 + 2 * 2 + 3 * 4);
+	assert_int_equal(bg_buddy_free_blocks("Node 0, zone Normal 1 2 3", 1), 2 + 3 * 2);
+	/* lines it cannot read */
+	assert_int_equal(bg_buddy_free_blocks(NULL, 0), 0);
+	assert_int_equal(bg_buddy_free_blocks("", 0), 0);
+	assert_int_equal(bg_buddy_free_blocks("\n\n", 0), 0);
+	assert_int_equal(bg_buddy_free_blocks("garbage 1 2 3\n", 0), 0);
+	assert_int_equal(bg_buddy_free_blocks("Node 0, zone Normal -5 7\n", 0), 0);
+	assert_int_equal(bg_buddy_free_blocks("Node 0, zone Normal 1 x 7\n", 0), 1);
+	assert_int_equal(bg_buddy_free_blocks("Node 0, zone Normal 1\n2 3\nNode 0, zone Movable 4", 0), 1 + 4);
+	assert_int_equal(bg_buddy_free_blocks("Node 0, zone Normal\n", 0), 0);
+	assert_int_equal(bg_buddy_free_blocks("Node 0, zone ", 0), 0);
+	/* sums that do not fit saturate */
+	assert_true(bg_buddy_free_blocks("Node 0, zone Normal 99999999999999999999999999", 0) == SIZE_MAX);
+	memset(big, 0, sizeof(big));
+	strcpy(big, "Node 0, zone A");
+	for (int k = 0; k < 64; k++)
+		strcat(big, k == 63 ? " 1" : " 0");
+#if SIZE_MAX > 0xffffffffu
+	assert_true(bg_buddy_free_blocks(big, 0) == (size_t)1 << 63);
+#endif
+	big[strlen(big) - 1] = '2';
+	assert_true(bg_buddy_free_blocks(big, 0) == SIZE_MAX);
+	/* columns past the 64th are not read */
+	big[strlen(big) - 1] = '0';
+	strcat(big, " 1");
+	assert_int_equal(bg_buddy_free_blocks(big, 0), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1363,6 +1406,7 @@ int main(void)
 		cmocka_unit_test(test_array_foreach_arrays_only),
 		cmocka_unit_test(test_py_lower),
 		cmocka_unit_test(test_number_text),
+		cmocka_unit_test(test_buddy_free_blocks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
