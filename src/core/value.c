@@ -148,8 +148,8 @@ static bool huge_blocks_free(size_t count)
  * for them (huge_blocks_free). A kernel from 6.7 places such a mapping on
  * the boundary itself; an older one gets MAP_MIN more and the ends cut off.
  * With 2 MiB pages, validate and render at 10,000 and 100,000 gates took
- * 7-46% less time on a paravirtualised guest, where 4 KiB page faults and
- * TLB misses are dear (docs/performance.md).
+ * 5-58% less time (a third in the median) on a paravirtualised guest, where
+ * 4 KiB page faults and TLB misses are dear (docs/performance.md).
  */
 static void *map_aligned(size_t whole)
 {
