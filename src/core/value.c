@@ -106,6 +106,7 @@ size_t bg_buddy_free_blocks(const char *text, unsigned order)
 	return total;
 }
 
+#ifdef MADV_HUGEPAGE
 /*
  * Whether the kernel has count free blocks of MAP_MIN at hand, so that
  * faulting them in as huge pages waits on no compaction: with the usual
@@ -141,6 +142,7 @@ static bool huge_blocks_free(size_t count)
 	text[len] = '\0'; /* a cut last line reads short: fewer blocks, not more */
 	return bg_buddy_free_blocks(text, order) >= count;
 }
+#endif
 
 /*
  * whole bytes (a multiple of MAP_MIN) of fresh memory on a MAP_MIN boundary,
