@@ -72,11 +72,12 @@ size_t bg_buddy_free_blocks(const char *text, unsigned order)
 	size_t total = 0;
 
 	for (const char *line = text; line && *line;) {
-		const char *end = strchr(line, '\n'), *zone = strstr(line, " zone "), *p;
+		const char *end = strchr(line, '\n'), *zone, *p;
 
 		if (!end)
 			end = line + strlen(line);
-		if (zone && zone < end) {
+		zone = memmem(line, (size_t)(end - line), " zone ", 6);
+		if (zone) {
 			p = zone + 6;
 			while (p < end && *p == ' ')
 				p++;
@@ -89,12 +90,17 @@ size_t bg_buddy_free_blocks(const char *text, unsigned order)
 					p++;
 				if (p == end || !isdigit((unsigned char)*p))
 					break;
+				if (k < order) { /* a column of smaller blocks: not read */
+					while (p < end && isdigit((unsigned char)*p))
+						p++;
+					continue;
+				}
 				for (; p < end && isdigit((unsigned char)*p); p++) {
 					if (n > (SIZE_MAX - 9) / 10)
 						return SIZE_MAX;
 					n = n * 10 + (size_t)(*p - '0');
 				}
-				if (k < order || !n)
+				if (!n)
 					continue;
 				if (n > (SIZE_MAX - total) >> (k - order)) /* k < 64 */
 					return SIZE_MAX;

@@ -1354,6 +1354,9 @@ static void test_buddy_free_blocks(void **state)
 	assert_int_equal(bg_buddy_free_blocks("Node 0, zone Normal 1\n2 3\nNode 0, zone Movable 4", 0), 1 + 4);
 	assert_int_equal(bg_buddy_free_blocks("Node 0, zone Normal\n", 0), 0);
 	assert_int_equal(bg_buddy_free_blocks("Node 0, zone ", 0), 0);
+	/* a column it does not read cannot saturate the sum */
+	assert_int_equal(bg_buddy_free_blocks("Node 0, zone Normal 99999999999999999999999 0 0 0 0 0 0 0 0 0 5", 9),
+			 10);
 	/* sums that do not fit saturate */
 	assert_true(bg_buddy_free_blocks("Node 0, zone Normal 99999999999999999999999999", 0) == SIZE_MAX);
 	memset(big, 0, sizeof(big));
