@@ -139,6 +139,14 @@ EOF2
 	done
 	check "terminal Ctrl-Z: benchgate stopped" awk '{exit $3 != "T"}' "/proc/$bgpid/stat"
 	[ -n "$bgpid" ] && kill -CONT "$bgpid"
+	# script (util-linux) stops itself too once it sees its child stopped,
+	# as a shell would, and goes on (continuing the child) at a SIGCONT:
+	# the shell's fg, here, until the session has ended
+	for _ in $(seq 400); do
+		kill -0 "$tz" 2>/dev/null || break
+		pkill -CONT -P "$tz" 2>/dev/null
+		sleep 0.05
+	done
 	wait "$tz"
 	check "terminal Ctrl-Z: the session went on" jqe '.status == "ok" and .runs[0].suspended and .counts.timed == 1' tz.json
 	# Ctrl-C reaches benchgate, not the run (which would catch it and exit
