@@ -141,6 +141,9 @@ int bg_registry_lookup_gate(const struct bg_registry *reg, const char *id, struc
  * Python's str() of the value and want, both lower-cased as Python does,
  * equal (a missing field is ""); an empty or NULL want passes every gate. */
 bool bg_registry_field_matches(const struct bg_value *gate, const char *field, const char *want);
+/* Whether some gate of reg passes the filter for want on field
+ * (bg_registry_field_matches), want lower-cased once for all of them. */
+bool bg_registry_any_field_matches(const struct bg_registry *reg, const char *field, const char *want);
 
 struct bg_gate_filter {
 	const char *state; /* NULL or "" : any */

@@ -41,7 +41,7 @@ static int cmp_text(const void *a, const void *b)
 }
 
 /*
- * For one filter: when no gate's field passes it (bg_registry_field_matches),
+ * For one filter: when no gate's field passes it (bg_registry_any_field_matches),
  * appends "benchgate VERB: no gate has FIELD 'WANT'" and the values it is a
  * slip for to out, one line.
  */
@@ -53,12 +53,8 @@ static void say_unmatched(struct bg_strbuf *out, const char *verb, const struct 
 	char **values;
 	struct bg_value *gate;
 
-	if (!want || !*want)
+	if (!want || !*want || bg_registry_any_field_matches(reg, field, want))
 		return;
-	BG_VALUE_ARRAY_FOREACH(reg->gates, i, gate) {
-		if (bg_registry_field_matches(gate, field, want))
-			return;
-	}
 	/* each value once, in order (the nearest are then named once) */
 	values = bg_xcalloc(n + 1, sizeof(*values));
 	BG_VALUE_ARRAY_FOREACH(reg->gates, i, gate) {

@@ -34,31 +34,88 @@ static int placed(const struct bg_registry *reg, int rc, struct bg_ctx *ctx)
 	return rc;
 }
 
+/* bg_registry_field_matches with want already lower-cased (bg_py_lower). */
+static bool field_matches_lowered(const struct bg_value *gate, const char *field, const char *lowered)
+{
+	struct bg_strbuf have = BG_STRBUF_INIT, a = BG_STRBUF_INIT;
+	struct bg_value *v;
+	bool ok;
+
+	if (!lowered || !*lowered)
+		return true;
+	v = bg_value_get(gate, field);
+	if (v)
+		bg_value_py_str(&have, v);
+	bg_py_lower(&a, have.buf);
+	ok = strcmp(a.buf, lowered) == 0;
+	bg_strbuf_release(&have);
+	bg_strbuf_release(&a);
+	return ok;
+}
+
 bool bg_registry_field_matches(const struct bg_value *gate, const char *field, const char *want)
 {
-	struct bg_strbuf have = BG_STRBUF_INIT, a = BG_STRBUF_INIT, b = BG_STRBUF_INIT;
-	struct bg_value *v = bg_value_get(gate, field);
+	struct bg_strbuf b = BG_STRBUF_INIT;
 	bool ok;
 
 	if (!want || !*want)
 		return true;
-	if (v)
-		bg_value_py_str(&have, v);
-	bg_py_lower(&a, have.buf);
 	bg_py_lower(&b, want);
-	ok = strcmp(a.buf, b.buf) == 0;
-	bg_strbuf_release(&have);
-	bg_strbuf_release(&a);
+	ok = field_matches_lowered(gate, field, b.buf);
 	bg_strbuf_release(&b);
 	return ok;
 }
 
-static bool filters_match(const struct bg_value *gate, const struct bg_gate_filter *f)
+bool bg_registry_any_field_matches(const struct bg_registry *reg, const char *field, const char *want)
 {
-	return bg_registry_field_matches(gate, "state", f->state) &&
-	       bg_registry_field_matches(gate, "platform", f->platform) &&
-	       bg_registry_field_matches(gate, "module", f->module) &&
-	       bg_registry_field_matches(gate, "computer", f->computer);
+	struct bg_strbuf lowered = BG_STRBUF_INIT;
+	struct bg_value *gate;
+	size_t i;
+	bool found = false;
+
+	if (!want || !*want)
+		return bg_value_size(reg->gates) > 0;
+	bg_py_lower(&lowered, want);
+	BG_VALUE_ARRAY_FOREACH(reg->gates, i, gate) {
+		if ((found = field_matches_lowered(gate, field, lowered.buf)))
+			break;
+	}
+	bg_strbuf_release(&lowered);
+	return found;
+}
+
+/* A filter's wants, lower-cased once for every gate they are matched with. */
+struct lowered_filter {
+	struct bg_strbuf want[4]; /* state, platform, module, computer */
+};
+
+static const char *const filter_fields[4] = {"state", "platform", "module", "computer"};
+
+static void lowered_filter_init(struct lowered_filter *lf, const struct bg_gate_filter *f)
+{
+	const char *wants[4] = {f->state, f->platform, f->module, f->computer};
+
+	for (int k = 0; k < 4; k++) {
+		bg_strbuf_init(&lf->want[k]);
+		if (wants[k] && *wants[k])
+			bg_py_lower(&lf->want[k], wants[k]);
+	}
+}
+
+static void lowered_filter_release(struct lowered_filter *lf)
+{
+	for (int k = 0; k < 4; k++)
+		bg_strbuf_release(&lf->want[k]);
+}
+
+/* A want lower-cased to "" (none does: lower() keeps a nonempty text
+ * nonempty) is an empty want, which passes every gate. */
+static bool filters_match(const struct bg_value *gate, const struct lowered_filter *lf)
+{
+	for (int k = 0; k < 4; k++)
+		if (!field_matches_lowered(gate, filter_fields[k], lf->want[k].buf))
+			return false;
+	return true;
 }
 
 static int emit(struct bg_keysort_item *items, size_t n, struct bg_strbuf *out, struct bg_ctx *ctx)
@@ -122,10 +179,12 @@ int bg_registry_list(struct bg_registry *reg, const struct bg_gate_filter *f,
 	size_t n = 0, i;
 	struct bg_value *gate;
 	struct bg_keysort_item *items = bg_xcalloc(bg_value_size(reg->gates) + 1, sizeof(*items));
+	struct lowered_filter lf;
 	int rc = BG_OK;
 
+	lowered_filter_init(&lf, f);
 	BG_VALUE_ARRAY_FOREACH(reg->gates, i, gate) {
-		if (!filters_match(gate, f))
+		if (!filters_match(gate, &lf))
 			continue;
 		for (int k = 0; k < 3; k++) {
 			items[n].keys[k] = bg_value_get(gate, keys[k]);
@@ -136,6 +195,7 @@ int bg_registry_list(struct bg_registry *reg, const struct bg_gate_filter *f,
 		items[n].index = n;
 		n++;
 	}
+	lowered_filter_release(&lf);
 	if (!rc)
 		rc = sorted_emit(items, n, keys, 3, -1, out, ctx);
 	free(items);
@@ -149,12 +209,14 @@ int bg_registry_next(struct bg_registry *reg, const struct bg_gate_filter *f, lo
 	size_t n = 0, i;
 	struct bg_value *gate;
 	struct bg_keysort_item *items = bg_xcalloc(bg_value_size(reg->gates) + 1, sizeof(*items));
+	struct lowered_filter lf;
 	int rc = BG_OK;
 
+	lowered_filter_init(&lf, f);
 	BG_VALUE_ARRAY_FOREACH(reg->gates, i, gate) {
 		struct bg_value *st;
 
-		if (!filters_match(gate, f))
+		if (!filters_match(gate, &lf))
 			continue;
 		st = bg_value_get(gate, "state");
 		if (!st) {
@@ -212,6 +274,7 @@ int bg_registry_next(struct bg_registry *reg, const struct bg_gate_filter *f, lo
 		items[n].index = n;
 		n++;
 	}
+	lowered_filter_release(&lf);
 	if (!rc)
 		rc = sorted_emit(items, n, next_keys, 2, limit < 0 ? 0 : limit, out, ctx);
 	free(items);
