@@ -21,9 +21,11 @@ static char *absolute_dir(const char *dir, struct bg_ctx *ctx)
 	char *abs = realpath(dir, NULL);
 
 	if (!abs) {
-		bg_error(ctx, BG_EIO, "%s: cannot open project directory: %s", dir, strerror(errno));
+		bg_error(ctx, BG_EIO, "%s: cannot open project directory: %s; give -C the project's folder", dir,
+			 strerror(errno));
 	} else if (!bg_is_dir(abs)) {
-		bg_error(ctx, BG_EIO, "%s: cannot open project directory: not a directory", dir);
+		bg_error(ctx, BG_EIO, "%s: cannot open project directory: not a directory; give -C the project's folder",
+			 dir);
 		free(abs);
 		abs = NULL;
 	}
@@ -743,6 +745,11 @@ int bg_config_load(struct bg_config *cfg, const char *chdir_root, const char *co
 		rc = bg_value_parse_file_flags(cfg->arena, file, display,
 					       BG_VALUE_REJECT_DUPLICATES | BG_VALUE_FINITE, &raw, ctx);
 		free(file);
+		if (rc == BG_EIO && config_file)
+			return bg_error(ctx, rc, "%s; name a readable benchgate.json with --config", bg_ctx_message(ctx));
+		if (rc == BG_EIO)
+			return bg_error(ctx, rc, "%s; make %s a readable file, or move it away to use the defaults",
+					bg_ctx_message(ctx), display);
 		if (rc)
 			return rc;
 		if (!bg_value_is_object(raw)) {
