@@ -687,6 +687,15 @@ static int fill(struct bg_config *cfg, const char *display, struct bg_ctx *ctx)
 	return BG_OK;
 }
 
+/* Whether msg, a read error "DISPLAY: ...", already says what to do (after
+ * a ';', which no strerror text holds). */
+static bool advised(const char *msg, const char *display)
+{
+	size_t n = strlen(display);
+
+	return strchr(strncmp(msg, display, n) == 0 ? msg + n : msg, ';') != NULL;
+}
+
 int bg_config_load(struct bg_config *cfg, const char *chdir_root, const char *config_file,
 		   struct bg_ctx *ctx)
 {
@@ -745,11 +754,15 @@ int bg_config_load(struct bg_config *cfg, const char *chdir_root, const char *co
 		rc = bg_value_parse_file_flags(cfg->arena, file, display,
 					       BG_VALUE_REJECT_DUPLICATES | BG_VALUE_FINITE, &raw, ctx);
 		free(file);
-		if (rc == BG_EIO && config_file)
-			return bg_error(ctx, rc, "%s; name a readable benchgate.json with --config", bg_ctx_message(ctx));
-		if (rc == BG_EIO)
-			return bg_error(ctx, rc, "%s; make %s a readable file, or move it away to use the defaults",
-					bg_ctx_message(ctx), display);
+		if (rc == BG_EIO && !advised(bg_ctx_message(ctx), display)) {
+			if (config_file)
+				return bg_error(ctx, rc, "%s; name a readable benchgate.json with --config",
+						bg_ctx_message(ctx));
+			return bg_error(ctx, rc,
+					"%s; make the benchgate.json in '%s' a readable file, or move it away (benchgate "
+					"then looks in the folders above, or uses the defaults)",
+					bg_ctx_message(ctx), cfg->root);
+		}
 		if (rc)
 			return rc;
 		if (!bg_value_is_object(raw)) {
