@@ -103,8 +103,9 @@ bool bg_registry_document_matches(const char *on_disk, size_t len, const char *r
  * text is not held whole (when the bytes differ, whole texts decide, the
  * file's line ends normalised). *matches is false when the file cannot be
  * read, and when the document holds a lone surrogate (no UTF-8 file can)
- * or a '\r' (no file read in text mode can): the reference finds it stale. Errors: those of bg_registry_render but the
- * surrogate (*matches then false).
+ * or a '\r' (no file read in text mode can): the reference finds it
+ * stale. Errors: those of bg_registry_render but the surrogate (*matches
+ * then false).
  */
 int bg_registry_render_matches(struct bg_registry *reg, const char *path, bool *matches,
 			       struct bg_ctx *ctx);
