@@ -657,8 +657,9 @@ static int check_experiments(struct bg_arena *ar, const struct bg_config *cfg, s
 				}
 				names[n++] = bg_xstrdup(e->d_name);
 			} else if (*why) {
-				rc = bg_error(ctx, BG_EIO, "%s/%s/manifest.json: cannot read: %s", cfg->experiments,
-					      e->d_name, why);
+				rc = bg_error(ctx, BG_EIO,
+					      "%s/%s/manifest.json: cannot read: %s; an experiment's manifest.json is a "
+					      "JSON file: move what is there away", cfg->experiments, e->d_name, why);
 			}
 			bg_strbuf_release(&mp);
 		}
@@ -721,10 +722,11 @@ static int runs_utf8(const struct bg_strbuf *text, const char *display, struct b
 		if (!n)
 			return bg_error(ctx, BG_ECHECK, "%s:%zu:%zu: cannot read: the byte 0x%02x is not UTF-8 "
 					"text; save the file as UTF-8", display, line, col, u[i]);
-		if (u[i] == '\n') {
+		/* lines end as in Python's text mode: "\n", "\r\n" or "\r" */
+		if (u[i] == '\n' || (u[i] == '\r' && !(i + 1 < text->len && u[i + 1] == '\n'))) {
 			line++;
 			col = 1;
-		} else {
+		} else if (u[i] != '\r') {
 			col++;
 		}
 		i += n;
