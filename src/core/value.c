@@ -5,6 +5,7 @@
  * for the contract.
  */
 #include "core/value_internal.h"
+#include "benchgate/fsutil.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -14,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -121,11 +121,10 @@ size_t bg_buddy_free_blocks(const char *text, unsigned order)
  */
 static bool huge_blocks_free(size_t count)
 {
-	char text[16384];
-	size_t len = 0, page = (size_t)sysconf(_SC_PAGESIZE);
+	struct bg_strbuf text = BG_STRBUF_INIT;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	unsigned order = 0;
-	ssize_t r;
-	int fd;
+	bool enough;
 
 	if (page == 0 || page >= MAP_MIN || MAP_MIN % page)
 		return false;
@@ -133,20 +132,10 @@ static bool huge_blocks_free(size_t count)
 		order++;
 	if (((size_t)1 << order) * page != MAP_MIN)
 		return false;
-	fd = open("/proc/buddyinfo", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	while (len < sizeof(text) - 1 && (r = read(fd, text + len, sizeof(text) - 1 - len)) != 0) {
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		len += (size_t)r;
-	}
-	close(fd);
-	text[len] = '\0'; /* a cut last line reads short: fewer blocks, not more */
-	return bg_buddy_free_blocks(text, order) >= count;
+	enough = bg_file_read("/proc/buddyinfo", NULL, &text, NULL) == BG_OK &&
+		 bg_buddy_free_blocks(text.buf, order) >= count;
+	bg_strbuf_release(&text);
+	return enough;
 }
 #endif
 
